@@ -1,0 +1,404 @@
+//! Command-line surface (clap derive types only).
+//!
+//! These are the raw flags. Each command module turns its `*Args` into its own
+//! validated options before doing any work; nothing below `lib.rs` sees clap.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Lint, install, list and run agent roles for the `pi` coding agent.
+#[derive(Debug, Parser)]
+#[command(
+    name = "pwk",
+    version,
+    about = "Lint, install, list and run agent roles for the pi coding agent",
+    long_about = "pwk checks agent role definitions (Markdown with YAML frontmatter) against a \
+documented schema, installs the canonical PWK roles safely, shows which role definition wins \
+across the package, global and project layers, and runs delegated work on the real `pi` CLI.",
+    after_long_help = "Exit codes: 0 success, 1 the tool worked and found problems, 2 the tool \
+could not do its job (bad usage, unreadable input, nothing matched).\n\nExamples:\n  \
+pwk lint                      lint .agents/agents/ and .pi/agents/\n  \
+pwk lint --format github      annotations for GitHub Actions\n  \
+pwk setup --dry-run --diff    show what setup would change\n  \
+pwk list                      every visible role and where it comes from\n  \
+pwk rules unknown-key         explain one lint rule"
+)]
+pub struct Cli {
+    /// When to use colour: auto, always or never (NO_COLOR is honoured).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
+    pub color: ColorChoice,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Lint role definitions (Markdown with YAML frontmatter).
+    #[command(
+        long_about = "Lint role definitions (Markdown with YAML frontmatter) against the \
+documented schema (`pwk schema`). Every problem points at the exact line and column of the \
+offending key or value.",
+        after_long_help = "With no PATH, lints `.agents/agents/` and `.pi/agents/` under the \
+current directory, whichever exist. A directory means every `*.md` directly inside it \
+(`--recursive` walks it).\n\nExamples:\n  pwk lint\n  pwk lint roles/ --host nicobailon\n  \
+pwk lint --format sarif > pwk.sarif\n  pwk lint --deny-warnings .agents/agents/pwk-spec-reviewer.md"
+    )]
+    Lint(LintArgs),
+
+    /// Print the JSON Schema of role frontmatter.
+    Schema(SchemaArgs),
+
+    /// List the lint rules, or explain one rule with a bad and a good example.
+    Rules(RulesArgs),
+
+    /// Install the canonical PWK roles into `.agents/agents/`.
+    #[command(
+        long_about = "Install the canonical PWK roles into `<dir>/.agents/agents/` (or the \
+global agents directory with `--global`). Files you edited are never overwritten without \
+`--force`, and a forced replacement keeps your copy as `<name>.md.bak`. Writes never follow \
+symlinks and never leave a half-written file. Unix only.",
+        after_long_help = "Examples:\n  pwk setup\n  pwk setup --dry-run --diff\n  \
+pwk setup --check                 exit 1 if anything would change (CI)\n  \
+pwk setup --fast-model anthropic/claude-haiku-4-5"
+    )]
+    Setup(SetupArgs),
+
+    /// List every visible role with its source layer and what it shadows.
+    List(ListArgs),
+
+    /// Show the effective definition of one role and its resolved runtime settings.
+    Show(ShowArgs),
+
+    /// Write a new role file from the complete authoring template.
+    New(NewArgs),
+
+    /// Smoke-test a role: lint it, resolve it, and print how `pi` would be launched.
+    Smoke(SmokeArgs),
+
+    /// Run one atomic task on `pi`: a JSON request on stdin, one JSON result on stdout.
+    #[command(
+        long_about = "Run one atomic task on `pi`. Reads one JSON request on stdin, writes \
+exactly one JSON result on stdout and progress on stderr. Vague, non-atomic or \
+under-authorised requests are refused (`status: blocked`, `NEEDS_DECISION`) before anything \
+is launched. The pi binary is `$PWK_PI_BIN`, else `pi` on PATH."
+    )]
+    Delegate(DelegateArgs),
+
+    /// Run the codebase recon scout on a topic.
+    Recon(ReconArgs),
+
+    /// Run reviewer roles over a review packet, in parallel.
+    Review(ReviewArgs),
+
+    /// Run a provider DelegationRequest (JSON on stdin) and print normalized outcomes.
+    RunRequest(RunRequestArgs),
+
+    /// Print what pwk can honestly claim as a delegation provider.
+    Capabilities(CapabilitiesArgs),
+
+    /// Check delegation coverage: `{"required":[…],"outcomes":[…]}` on stdin.
+    Coverage,
+
+    /// Print shell completions.
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LintFormat {
+    Human,
+    Json,
+    Sarif,
+    Github,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Host {
+    /// pwk's own portable profile: what every supported host understands.
+    Pwk,
+    /// @tintinweb/pi-subagents: identity is the file stem.
+    Tintinweb,
+    /// nicobailon pi-subagents: identity is `name`.
+    Nicobailon,
+    /// pi-herdr-agents: comma-only tools, never reads `.agents/agents`.
+    Herdr,
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Files or directories to lint.
+    pub paths: Vec<PathBuf>,
+
+    /// Walk directories recursively.
+    #[arg(long, short = 'r')]
+    pub recursive: bool,
+
+    /// The host profile to lint for.
+    #[arg(long, value_enum, default_value_t = Host::Pwk)]
+    pub host: Host,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = LintFormat::Human)]
+    pub format: LintFormat,
+
+    /// Exit 1 on warnings too.
+    #[arg(long)]
+    pub deny_warnings: bool,
+
+    /// Exit 0 when no file matched instead of 2.
+    #[arg(long)]
+    pub allow_empty: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// Print the schema as read by this host profile.
+    #[arg(long, value_enum)]
+    pub host: Option<Host>,
+}
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// A rule id to explain, e.g. `unknown-key`.
+    pub rule: Option<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct SetupArgs {
+    /// Project directory to install into (`<dir>/.agents/agents/`).
+    #[arg(long, conflicts_with = "global")]
+    pub dir: Option<PathBuf>,
+
+    /// Install into the global agents directory (`$PI_CODING_AGENT_DIR/agents/`).
+    #[arg(long)]
+    pub global: bool,
+
+    /// Change nothing; say what would happen.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Show a unified diff for every file that differs.
+    #[arg(long)]
+    pub diff: bool,
+
+    /// Replace locally modified files (your copy is kept as `<name>.md.bak`).
+    #[arg(long)]
+    pub force: bool,
+
+    /// Exit 1 if anything would change; change nothing (for CI).
+    #[arg(long)]
+    pub check: bool,
+
+    /// Set the model hint of the fast reviewers (smell, hazard), as `provider/id`.
+    #[arg(long, value_name = "MODEL")]
+    pub fast_model: Option<String>,
+
+    /// With --fast-model: set it on all four reviewers.
+    #[arg(long, requires = "fast_model")]
+    pub all_roles: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Also list hidden adapters (`disable-model-invocation: true`).
+    #[arg(long)]
+    pub all: bool,
+
+    /// Show visibility as this host sees it.
+    #[arg(long, value_enum, default_value_t = Host::Pwk)]
+    pub host: Host,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The role name.
+    pub name: String,
+
+    /// Resolve as this host would.
+    #[arg(long, value_enum, default_value_t = Host::Pwk)]
+    pub host: Host,
+
+    /// An explicit model for this invocation (top of the resolution chain).
+    #[arg(long)]
+    pub model: Option<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RoleKind {
+    /// One bounded responsibility; never spawns.
+    Leaf,
+    /// Owns a multi-stage child session; may delegate.
+    Coordinator,
+    /// A hidden runtime adapter (external CLI), invoked by exact name only.
+    Adapter,
+}
+
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// The role name (a lowercase slug; also the file name).
+    pub name: String,
+
+    /// What kind of role to scaffold.
+    #[arg(long, value_enum, default_value_t = RoleKind::Leaf)]
+    pub kind: RoleKind,
+
+    /// Directory to write into (default: `.agents/agents/` under the current directory).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct SmokeArgs {
+    /// The role name.
+    pub name: String,
+
+    /// Launch it once with a harmless read-only prompt and report the outcome.
+    #[arg(long)]
+    pub run: bool,
+
+    /// Resolve as this host would.
+    #[arg(long, value_enum, default_value_t = Host::Pwk)]
+    pub host: Host,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct DelegateArgs {
+    /// Read the request from this file instead of stdin.
+    #[arg(long, value_name = "FILE")]
+    pub request: Option<PathBuf>,
+
+    /// Validate the request and print the launch plan without starting pi.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ProviderRunArgs {
+    /// Maximum roles running at once (default: min(4, number of roles)).
+    #[arg(long, value_name = "N")]
+    pub max_parallel: Option<usize>,
+
+    /// Per-role timeout in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    pub timeout: u64,
+
+    /// Check worker reports against a result schema.
+    #[arg(long, value_enum)]
+    pub result_schema: Option<ResultSchema>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ResultSchema {
+    /// conclusion, evidence, files_and_lines, tests_or_checks, risks, recommended_parent_action
+    SixField,
+}
+
+#[derive(Debug, Args)]
+pub struct ReconArgs {
+    /// What to map, e.g. "session persistence".
+    #[arg(long)]
+    pub topic: String,
+
+    /// One line on what the recon is for.
+    #[arg(long)]
+    pub intent: String,
+
+    /// Repository root (default: current directory).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub run: ProviderRunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// Reviewer roles: short names (spec, tracing, smell, hazard) or full role names.
+    #[arg(long, value_delimiter = ',', default_value = "spec,tracing,smell,hazard")]
+    pub roles: Vec<String>,
+
+    /// The review packet: the diff, acceptance criteria, changed files.
+    #[arg(long, value_name = "FILE")]
+    pub packet: PathBuf,
+
+    /// Repository root (default: current directory).
+    #[arg(long)]
+    pub cwd: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub run: ProviderRunArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RunRequestArgs {
+    /// Maximum roles running at once (default: min(4, number of roles)).
+    #[arg(long, value_name = "N")]
+    pub max_parallel: Option<usize>,
+
+    /// Per-role timeout in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 600)]
+    pub timeout: u64,
+
+    /// Check worker reports against a result schema.
+    #[arg(long, value_enum)]
+    pub result_schema: Option<ResultSchema>,
+}
+
+#[derive(Debug, Args)]
+pub struct CapabilitiesArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: Shell,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+}

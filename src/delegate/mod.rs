@@ -1,0 +1,3 @@
+//! `pwk delegate`: one atomic task on the real `pi` CLI.
+
+pub mod command;

@@ -1,0 +1,3 @@
+//! Role discovery across the package, global and project layers.
+
+pub mod command;

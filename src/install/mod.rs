@@ -1,0 +1,3 @@
+//! `pwk setup`: the canonical roles and the descriptor-based installer (Unix only).
+
+pub mod command;

@@ -1,0 +1,3 @@
+//! `pwk lint`: rules, diagnostics and renderers.
+
+pub mod command;

@@ -1,0 +1,131 @@
+//! Finding the `---` fenced YAML frontmatter of a Markdown file, keeping byte offsets.
+//!
+//! Offsets always refer to the original text (BOM and `\r` included), so every
+//! position pwk reports is a position in the `.md` file itself.
+
+use std::ops::Range;
+
+/// How the frontmatter was closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CloseKind {
+    /// `---`
+    Dashes,
+    /// `...` (YAML's document end marker; several hosts do not accept it)
+    Dots,
+}
+
+/// Where the pieces of a role file are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fences {
+    /// The file starts with a UTF-8 byte order mark.
+    pub bom: bool,
+    /// The opening `---` line, without its line break.
+    pub open: Range<usize>,
+    /// The YAML text between the fences (may be empty).
+    pub yaml: Range<usize>,
+    /// The closing line, without its line break.
+    pub close: Range<usize>,
+    pub close_kind: CloseKind,
+    /// Everything after the closing line's line break.
+    pub body: Range<usize>,
+}
+
+/// Why no frontmatter could be found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SplitError {
+    /// The first line is not `---`. `first_line` is that line (BOM excluded).
+    MissingOpeningFence { first_line: Range<usize> },
+    /// An opening `---` without a closing `---` or `...` line.
+    Unterminated { open: Range<usize> },
+}
+
+const BOM: &str = "\u{feff}";
+
+/// The lines of `text` from byte `from`: (line range without `\n`, offset after the `\n`).
+fn lines_from(text: &str, from: usize) -> impl Iterator<Item = (Range<usize>, usize)> + '_ {
+    let mut pos = from;
+    std::iter::from_fn(move || {
+        if pos >= text.len() {
+            return None;
+        }
+        let start = pos;
+        let (end, next) = match text[start..].find('\n') {
+            Some(i) => (start + i, start + i + 1),
+            None => (text.len(), text.len()),
+        };
+        pos = next;
+        Some((start..end, next))
+    })
+}
+
+/// A fence line's content with trailing spaces, tabs and `\r` removed.
+fn fence_text(line: &str) -> &str {
+    line.trim_end_matches([' ', '\t', '\r'])
+}
+
+/// Split `text` into frontmatter and body.
+pub fn split(text: &str) -> Result<Fences, SplitError> {
+    let bom = text.starts_with(BOM);
+    let start = if bom { BOM.len() } else { 0 };
+    let mut lines = lines_from(text, start);
+    let Some((open, after_open)) = lines.next() else {
+        return Err(SplitError::MissingOpeningFence { first_line: start..start });
+    };
+    if fence_text(&text[open.clone()]) != "---" {
+        return Err(SplitError::MissingOpeningFence { first_line: open });
+    }
+    for (line, next) in lines {
+        let kind = match fence_text(&text[line.clone()]) {
+            "---" => CloseKind::Dashes,
+            "..." => CloseKind::Dots,
+            _ => continue,
+        };
+        return Ok(Fences {
+            bom,
+            open,
+            yaml: after_open..line.start,
+            close: line,
+            close_kind: kind,
+            body: next..text.len(),
+        });
+    }
+    Err(SplitError::Unterminated { open })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_plain_file() {
+        let t = "---\nname: a\n---\nbody\n";
+        let f = split(t).unwrap();
+        assert_eq!(&t[f.yaml.clone()], "name: a\n");
+        assert_eq!(&t[f.body.clone()], "body\n");
+        assert_eq!(f.close_kind, CloseKind::Dashes);
+    }
+
+    #[test]
+    fn keeps_offsets_with_bom_and_crlf() {
+        let t = "\u{feff}---\r\nname: a\r\n...\r\nbody";
+        let f = split(t).unwrap();
+        assert!(f.bom);
+        assert_eq!(&t[f.yaml.clone()], "name: a\r\n");
+        assert_eq!(f.close_kind, CloseKind::Dots);
+        assert_eq!(&t[f.body.clone()], "body");
+    }
+
+    #[test]
+    fn reports_missing_and_unterminated() {
+        assert!(matches!(split("# title\n"), Err(SplitError::MissingOpeningFence { .. })));
+        assert!(matches!(split(""), Err(SplitError::MissingOpeningFence { .. })));
+        assert!(matches!(split("---\nname: a\n"), Err(SplitError::Unterminated { .. })));
+    }
+
+    #[test]
+    fn empty_frontmatter() {
+        let t = "---\n---\n";
+        let f = split(t).unwrap();
+        assert!(f.yaml.is_empty());
+    }
+}

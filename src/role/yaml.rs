@@ -1,0 +1,523 @@
+//! The frontmatter YAML as a tree in which every key and value carries its byte
+//! span in the original `.md` file.
+//!
+//! Parsing is done by `marked-yaml` (anchors and aliases are refused, so no
+//! expansion bombs); this module converts its character markers into byte spans
+//! of the whole file, works out where each scalar ends, and types plain scalars by
+//! the YAML 1.2 core schema.
+
+use std::ops::Range;
+
+use marked_yaml::{LoadError, LoaderOptions, Node as MNode};
+
+/// A byte range in the whole file.
+pub type Span = Range<usize>;
+
+/// One YAML node with its span.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub span: Span,
+    pub value: Value,
+}
+
+/// A mapping key: always a scalar.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Key {
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// A scalar; `plain` is false for quoted and block scalars (always strings).
+    Scalar { text: String, plain: bool },
+    Sequence(Vec<Node>),
+    Mapping(Vec<(Key, Node)>),
+}
+
+/// The type a scalar has under the YAML 1.2 core schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarType {
+    Null,
+    Bool,
+    Int,
+    Float,
+    String,
+}
+
+/// Why the YAML could not be turned into a tree.
+#[derive(Debug, Clone, PartialEq)]
+pub enum YamlError {
+    /// A syntax error at `at`.
+    Syntax { message: String, at: usize },
+    /// The same key twice in one mapping.
+    DuplicateKey { key: String, first: Span, second: Span },
+    /// An anchor (`&name`) or alias; refused so nothing can expand.
+    Anchor { at: usize },
+    /// An explicit tag (`!!str`, `!foo`).
+    Tag { at: usize },
+    /// The top level is not a mapping.
+    NotMapping { at: usize },
+    /// A mapping key that is not a scalar.
+    ComplexKey { at: usize },
+}
+
+impl Node {
+    pub fn as_mapping(&self) -> Option<&[(Key, Node)]> {
+        match &self.value {
+            Value::Mapping(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_sequence(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Sequence(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The scalar text, whatever its type.
+    pub fn as_scalar(&self) -> Option<&str> {
+        match &self.value {
+            Value::Scalar { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    /// The scalar as a string only when YAML would type it as a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::Scalar { text, plain } if scalar_type(text, *plain) == ScalarType::String => {
+                Some(text)
+            }
+            _ => None,
+        }
+    }
+
+    /// A mapping entry by key.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.entry(key).map(|(_, v)| v)
+    }
+
+    /// A mapping entry (key and value) by key.
+    pub fn entry(&self, key: &str) -> Option<(&Key, &Node)> {
+        self.as_mapping()?.iter().find(|(k, _)| k.text == key).map(|(k, v)| (k, v))
+    }
+
+    /// What JSON Schema should see for this node (YAML 1.2 core typing).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match &self.value {
+            Value::Scalar { text, plain } => match scalar_type(text, *plain) {
+                ScalarType::Null => J::Null,
+                ScalarType::Bool => J::Bool(matches!(text.as_str(), "true" | "True" | "TRUE")),
+                ScalarType::Int => parse_int(text).map(J::from).unwrap_or(J::String(text.clone())),
+                ScalarType::Float => parse_float(text)
+                    .and_then(serde_json::Number::from_f64)
+                    .map(J::Number)
+                    .unwrap_or(J::String(text.clone())),
+                ScalarType::String => J::String(text.clone()),
+            },
+            Value::Sequence(items) => J::Array(items.iter().map(Node::to_json).collect()),
+            Value::Mapping(entries) => J::Object(
+                entries.iter().map(|(k, v)| (k.text.clone(), v.to_json())).collect(),
+            ),
+        }
+    }
+
+    /// The node at a JSON pointer (`/tools/2`), with the key that leads to it.
+    pub fn pointer(&self, pointer: &str) -> Option<(Option<&Key>, &Node)> {
+        let mut node = self;
+        let mut key = None;
+        for raw in pointer.split('/').skip(1) {
+            let part = raw.replace("~1", "/").replace("~0", "~");
+            match &node.value {
+                Value::Mapping(m) => {
+                    let (k, v) = m.iter().find(|(k, _)| k.text == part)?;
+                    key = Some(k);
+                    node = v;
+                }
+                Value::Sequence(s) => {
+                    node = s.get(part.parse::<usize>().ok()?)?;
+                    key = None;
+                }
+                Value::Scalar { .. } => return None,
+            }
+        }
+        Some((key, node))
+    }
+}
+
+/// The YAML 1.2 core-schema type of a scalar.
+pub fn scalar_type(text: &str, plain: bool) -> ScalarType {
+    if !plain {
+        return ScalarType::String;
+    }
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => ScalarType::Null,
+        "true" | "True" | "TRUE" | "false" | "False" | "FALSE" => ScalarType::Bool,
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
+        | ".nan" | ".NaN" | ".NAN" => ScalarType::Float,
+        _ if parse_int(text).is_some() => ScalarType::Int,
+        _ if is_core_float(text) => ScalarType::Float,
+        _ => ScalarType::String,
+    }
+}
+
+fn parse_int(text: &str) -> Option<i64> {
+    if let Some(hex) = text.strip_prefix("0x") {
+        return (!hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+            .then(|| i64::from_str_radix(hex, 16).ok())
+            .flatten();
+    }
+    if let Some(oct) = text.strip_prefix("0o") {
+        return (!oct.is_empty() && oct.bytes().all(|b| (b'0'..=b'7').contains(&b)))
+            .then(|| i64::from_str_radix(oct, 8).ok())
+            .flatten();
+    }
+    let digits = text.strip_prefix(['-', '+']).unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse::<i64>().ok()
+}
+
+fn is_core_float(text: &str) -> bool {
+    // [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )?
+    let s = text.strip_prefix(['-', '+']).unwrap_or(text);
+    let (mantissa, exponent) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    };
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some((int, frac)) => {
+            int.bytes().all(|b| b.is_ascii_digit())
+                && frac.bytes().all(|b| b.is_ascii_digit())
+                && (!int.is_empty() || !frac.is_empty())
+        }
+        None => !mantissa.is_empty() && mantissa.bytes().all(|b| b.is_ascii_digit()),
+    };
+    let exponent_ok = exponent.is_none_or(|e| {
+        let d = e.strip_prefix(['-', '+']).unwrap_or(e);
+        !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+    });
+    mantissa_ok && exponent_ok
+}
+
+fn parse_float(text: &str) -> Option<f64> {
+    match text.trim_start_matches('+').to_ascii_lowercase().as_str() {
+        ".inf" | "-.inf" | ".nan" => None, // not representable in JSON
+        t => t.parse::<f64>().ok(),
+    }
+}
+
+/// Maps marked-yaml's character indices (into the YAML slice) to byte offsets in the file.
+struct Offsets<'a> {
+    file: &'a str,
+    base: usize,
+    /// Byte offset (relative to `base`) of every character, when the slice is not ASCII.
+    chars: Option<Vec<usize>>,
+}
+
+impl<'a> Offsets<'a> {
+    fn new(file: &'a str, yaml: &Span) -> Offsets<'a> {
+        let slice = &file[yaml.clone()];
+        let chars = (!slice.is_ascii()).then(|| slice.char_indices().map(|(i, _)| i).collect());
+        Offsets { file, base: yaml.start, chars }
+    }
+
+    fn byte(&self, character: usize) -> usize {
+        let rel = match &self.chars {
+            None => character,
+            Some(v) => v.get(character).copied().unwrap_or(self.end() - self.base),
+        };
+        (self.base + rel).min(self.end())
+    }
+
+    fn end(&self) -> usize {
+        self.base + self.file[self.base..].len()
+    }
+
+    fn marker(&self, m: Option<&marked_yaml::Marker>) -> usize {
+        m.map(|m| self.byte(m.character())).unwrap_or(self.base)
+    }
+}
+
+/// Parse the YAML in `file[yaml]` into a spanned tree. The top level must be a
+/// mapping; empty YAML (or comments only) is an empty mapping.
+pub fn parse(file: &str, yaml: Span) -> Result<Node, YamlError> {
+    let offsets = Offsets::new(file, &yaml);
+    let slice = &file[yaml.clone()];
+    let options = || LoaderOptions::default().error_on_duplicate_keys(true).prevent_coercion(true);
+    // marked-yaml asserts on some states it considers impossible; a panic inside the
+    // parser must never take the linter down, so it is caught and reported.
+    let parsed = std::panic::catch_unwind(|| marked_yaml::parse_yaml_with_options(0, slice, options()));
+    let node = match parsed {
+        Ok(Ok(node)) => node,
+        Ok(Err(err)) => return Err(convert_error(&offsets, err)),
+        Err(_) => {
+            return Err(YamlError::Syntax {
+                message: "the YAML parser could not read this frontmatter".into(),
+                at: yaml.start,
+            });
+        }
+    };
+    if slice.trim().is_empty() || only_comments(slice) {
+        return Ok(Node { span: yaml.start..yaml.start, value: Value::Mapping(Vec::new()) });
+    }
+    let tree = convert(&offsets, &node);
+    if tree.as_mapping().is_none() {
+        return Err(YamlError::NotMapping { at: tree.span.start });
+    }
+    Ok(tree)
+}
+
+fn only_comments(slice: &str) -> bool {
+    slice.lines().all(|l| {
+        let t = l.trim();
+        t.is_empty() || t.starts_with('#')
+    })
+}
+
+fn convert_error(offsets: &Offsets<'_>, err: LoadError) -> YamlError {
+    match err {
+        LoadError::TopLevelMustBeMapping(m) | LoadError::TopLevelMustBeSequence(m) => {
+            YamlError::NotMapping { at: offsets.byte(m.character()) }
+        }
+        LoadError::UnexpectedAnchor(m) => YamlError::Anchor { at: offsets.byte(m.character()) },
+        LoadError::MappingKeyMustBeScalar(m) => {
+            YamlError::ComplexKey { at: offsets.byte(m.character()) }
+        }
+        LoadError::UnexpectedTag(m) => YamlError::Tag { at: offsets.byte(m.character()) },
+        LoadError::ScanError(m, scan) => {
+            let info = scan.info().to_string();
+            // An alias to an unknown anchor is still an alias: report it as such.
+            if info.contains("unknown anchor") {
+                return YamlError::Anchor { at: offsets.byte(m.character()) };
+            }
+            YamlError::Syntax { message: info, at: offsets.byte(scan.marker().index()) }
+        }
+        LoadError::DuplicateKey(dup) => {
+            let first = offsets.marker(dup.prev_key.span().start());
+            let second = offsets.marker(dup.key.span().start());
+            YamlError::DuplicateKey {
+                key: dup.key.as_str().to_string(),
+                first: first..scalar_end(offsets.file, first),
+                second: second..scalar_end(offsets.file, second),
+            }
+        }
+    }
+}
+
+fn convert(offsets: &Offsets<'_>, node: &MNode) -> Node {
+    match node {
+        MNode::Scalar(s) => {
+            let start = offsets.marker(s.span().start());
+            Node {
+                span: start..scalar_end(offsets.file, start),
+                value: Value::Scalar { text: s.as_str().to_string(), plain: s.may_coerce() },
+            }
+        }
+        MNode::Sequence(seq) => {
+            let items: Vec<Node> = seq.iter().map(|n| convert(offsets, n)).collect();
+            let start = offsets.marker(seq.span().start());
+            let end = collection_end(offsets, seq.span().end(), start, items.last());
+            Node { span: start..end, value: Value::Sequence(items) }
+        }
+        MNode::Mapping(map) => {
+            let entries: Vec<(Key, Node)> = map
+                .iter()
+                .map(|(k, v)| {
+                    let ks = offsets.marker(k.span().start());
+                    let key = Key { text: k.as_str().to_string(), span: ks..scalar_end(offsets.file, ks) };
+                    (key, convert(offsets, v))
+                })
+                .collect();
+            // marked-yaml marks a block mapping from its first key; use that key's start.
+            let start = entries
+                .first()
+                .map(|(k, _)| k.span.start)
+                .unwrap_or_else(|| offsets.marker(map.span().start()));
+            let end = collection_end(offsets, map.span().end(), start, entries.last().map(|(_, v)| v));
+            Node { span: start..end, value: Value::Mapping(entries) }
+        }
+    }
+}
+
+/// The end of a collection: its last child's end, or the closing bracket of a flow
+/// collection when that is what the parser marked.
+fn collection_end(
+    offsets: &Offsets<'_>,
+    end: Option<&marked_yaml::Marker>,
+    start: usize,
+    last: Option<&Node>,
+) -> usize {
+    let file = offsets.file;
+    let flow_close = match file.as_bytes().get(start) {
+        Some(b'[') => Some(b']'),
+        Some(b'{') => Some(b'}'),
+        _ => None,
+    };
+    let child_end = last.map(|n| n.span.end).unwrap_or(start);
+    if let Some(close) = flow_close {
+        let marked = offsets.marker(end);
+        // The parser's end marker sits just after the closing bracket.
+        if marked > start && file.as_bytes().get(marked - 1) == Some(&close) {
+            return marked;
+        }
+        if let Some(i) = file[child_end..].find(close as char) {
+            return child_end + i + 1;
+        }
+    }
+    child_end.max(start)
+}
+
+/// Where the scalar token starting at byte `start` ends.
+///
+/// Quoted scalars end at their closing quote; block scalars (`|`, `>`) at the end of
+/// their indicator line; plain scalars at the end of the line, before a comment or a
+/// flow indicator.
+pub fn scalar_end(file: &str, start: usize) -> usize {
+    let bytes = file.as_bytes();
+    let Some(&first) = bytes.get(start) else { return start };
+    let line_end = file[start..].find(['\n', '\r']).map(|i| start + i).unwrap_or(file.len());
+    match first {
+        b'"' => {
+            let mut i = start + 1;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'\\' => i += 2,
+                    b'"' => return i + 1,
+                    _ => i += 1,
+                }
+            }
+            line_end
+        }
+        b'\'' => {
+            let mut i = start + 1;
+            while i < bytes.len() {
+                if bytes[i] == b'\'' {
+                    if bytes.get(i + 1) == Some(&b'\'') {
+                        i += 2;
+                        continue;
+                    }
+                    return i + 1;
+                }
+                i += 1;
+            }
+            line_end
+        }
+        b'|' | b'>' => line_end,
+        _ => {
+            let line = &file[start..line_end];
+            let mut end = line.len();
+            // A comment starts at ` #`; in a flow context `,` `]` `}` end the scalar,
+            // and `: ` ends a key.
+            let lb = line.as_bytes();
+            for i in 0..lb.len() {
+                let next_is_space = lb.get(i + 1).is_none_or(|b| *b == b' ' || *b == b'\t');
+                match lb[i] {
+                    b'#' if i > 0 && (lb[i - 1] == b' ' || lb[i - 1] == b'\t') => {
+                        end = i;
+                        break;
+                    }
+                    b',' | b']' | b'}' if in_flow(file, start) => {
+                        end = i;
+                        break;
+                    }
+                    b':' if next_is_space => {
+                        end = i;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            start + line[..end].trim_end().len()
+        }
+    }
+}
+
+/// Whether byte `at` is inside a flow collection on its line (a cheap, line-local check).
+fn in_flow(file: &str, at: usize) -> bool {
+    let line_start = file[..at].rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let before = &file[line_start..at];
+    let opens = before.matches(['[', '{']).count();
+    let closes = before.matches([']', '}']).count();
+    opens > closes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_all(t: &str) -> Result<Node, YamlError> {
+        parse(t, 0..t.len())
+    }
+
+    #[test]
+    fn spans_point_at_keys_and_values() {
+        let t = "name: foo\ntools: [read, \"grep\"]\nmax_turns: \"20\" # quoted\n";
+        let n = parse_all(t).unwrap();
+        let (k, v) = n.entry("name").unwrap();
+        assert_eq!(&t[k.span.clone()], "name");
+        assert_eq!(&t[v.span.clone()], "foo");
+        let tools = n.get("tools").unwrap();
+        assert_eq!(&t[tools.span.clone()], "[read, \"grep\"]");
+        let items = tools.as_sequence().unwrap();
+        assert_eq!(&t[items[1].span.clone()], "\"grep\"");
+        let mt = n.get("max_turns").unwrap();
+        assert_eq!(&t[mt.span.clone()], "\"20\"");
+        assert_eq!(mt.to_json(), serde_json::json!("20"));
+    }
+
+    #[test]
+    fn non_ascii_before_value() {
+        let t = "description: héllo wörld\nmodel: x y\n";
+        let n = parse_all(t).unwrap();
+        let v = n.get("model").unwrap();
+        assert_eq!(&t[v.span.clone()], "x y");
+    }
+
+    #[test]
+    fn core_schema_typing() {
+        let t = "a: 20\nb: \"20\"\nc: true\nd: 'true'\ne:\nf: 1.5\ng: 0x1F\nh: yes\n";
+        let j = parse_all(t).unwrap().to_json();
+        assert_eq!(
+            j,
+            serde_json::json!({"a":20,"b":"20","c":true,"d":"true","e":null,"f":1.5,"g":31,"h":"yes"})
+        );
+    }
+
+    #[test]
+    fn duplicate_key_has_both_positions() {
+        let t = "name: a\nname: b\n";
+        match parse_all(t) {
+            Err(YamlError::DuplicateKey { first, second, .. }) => {
+                assert_eq!(first, 0..4);
+                assert_eq!(second, 8..12);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn anchors_are_refused() {
+        assert!(matches!(parse_all("a: &x 1\nb: *x\n"), Err(YamlError::Anchor { .. })));
+        assert!(matches!(parse_all("b: *x\n"), Err(YamlError::Anchor { .. })));
+    }
+
+    #[test]
+    fn comments_and_empty() {
+        let n = parse_all("# model: x\n").unwrap();
+        assert_eq!(n.as_mapping().unwrap().len(), 0);
+        let n = parse_all("name: a\n# model: x\nthinking: low\n").unwrap();
+        assert_eq!(n.as_mapping().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn top_level_must_be_mapping() {
+        assert!(matches!(parse_all("- a\n"), Err(YamlError::NotMapping { .. })));
+        assert!(matches!(parse_all("just text\n"), Err(YamlError::NotMapping { .. })));
+    }
+}

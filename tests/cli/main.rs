@@ -1,0 +1,6 @@
+//! The one integration-test binary: every subcommand is driven as a user would,
+//! through the built `pwk` binary, in a temporary directory.
+
+mod support;
+
+mod basics;
