@@ -17,7 +17,10 @@ impl BundledRole {
 
 macro_rules! role {
     ($name:literal) => {
-        BundledRole { name: $name, content: include_str!(concat!("../../roles/", $name, ".md")) }
+        BundledRole {
+            name: $name,
+            content: include_str!(concat!("../../roles/", $name, ".md")),
+        }
     };
 }
 
