@@ -127,10 +127,9 @@ pub fn list_rows(d: &Discovery, all: bool) -> Vec<ListRow> {
 }
 
 fn broken_note(host: Host, f: &RoleFile) -> String {
-    let problem = f.problem.as_deref().unwrap_or("cannot be loaded");
     match (&f.doc, &f.role) {
-        (Some(_), Some(_)) => format!("{} skips it: {problem}", host.as_str()),
-        _ => "hosts skip it".to_string(),
+        (Some(_), Some(_)) => format!("{} skips this file", host.as_str()),
+        _ => "hosts skip this file".to_string(),
     }
 }
 
@@ -277,9 +276,17 @@ pub fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Style) -> S
             let problem = r.error.as_deref().unwrap_or("cannot be loaded");
             out.push_str(&style.red(&wrap(&format!("{pad}broken: "), problem, indent + 8, WIDTH)));
             out.push('\n');
+        } else if let Some(problem) = &r.error {
+            out.push_str(&style.red(&wrap(
+                &format!("{pad}problem: "),
+                problem,
+                indent + 9,
+                WIDTH,
+            )));
+            out.push('\n');
         }
         for note in &r.host_notes {
-            if r.broken && note == "hosts skip it" {
+            if r.broken && (note.ends_with("skip this file") || note.ends_with("skips this file")) {
                 continue;
             }
             out.push_str(&style.yellow(&wrap(&format!("{pad}note: "), note, indent + 6, WIDTH)));
