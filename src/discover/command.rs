@@ -18,6 +18,17 @@ fn json_line(value: &impl serde::Serialize) -> anyhow::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Human output: absolute paths under `$HOME` as `~/…` (paths under the current
+/// directory are already relative).
+fn tilde(text: &str, ctx: &Context) -> String {
+    match &ctx.env.home {
+        Some(home) if home.parent().is_some() => {
+            text.replace(&format!("{}/", home.display()), "~/")
+        }
+        _ => text.to_string(),
+    }
+}
+
 /// `pwk list`: exit 0, or 1 when a role file is broken.
 pub fn list(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let d = resolve(ctx, Host::from(args.host));
@@ -43,7 +54,7 @@ pub fn list(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                     color: ctx.color_stdout,
                 },
             );
-            write_stdout(text.as_bytes())?;
+            write_stdout(tilde(&text, ctx).as_bytes())?;
         }
     }
     Ok(if d.has_broken() {
@@ -59,7 +70,7 @@ pub fn show(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let host = Host::from(args.host);
     let d = resolve(ctx, host);
     let Some(role) = d.find(&args.name) else {
-        return show_unavailable(&d, &args.name, args.format);
+        return show_unavailable(&d, &args.name, args.format, ctx);
     };
     let agent_dir = ctx.env.agent_dir();
     let inputs = RuntimeInputs {
@@ -98,14 +109,19 @@ pub fn show(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                     color: ctx.color_stdout,
                 },
             );
-            write_stdout(text.as_bytes())?;
+            write_stdout(tilde(&text, ctx).as_bytes())?;
         }
     }
     Ok(ExitStatus::Success)
 }
 
 /// No effective definition answers to `name`: explain why, or suggest names.
-fn show_unavailable(d: &Discovery, name: &str, format: Format) -> anyhow::Result<ExitStatus> {
+fn show_unavailable(
+    d: &Discovery,
+    name: &str,
+    format: Format,
+    ctx: &Context,
+) -> anyhow::Result<ExitStatus> {
     let host = d.host.as_str();
     let files = d.unloaded(name);
     if !files.is_empty() {
@@ -155,7 +171,7 @@ fn show_unavailable(d: &Discovery, name: &str, format: Format) -> anyhow::Result
                         f.layer.as_str()
                     ));
                 }
-                write_stdout(text.as_bytes())?;
+                write_stdout(tilde(&text, ctx).as_bytes())?;
             }
         }
         return Ok(ExitStatus::Failure);
@@ -197,7 +213,7 @@ fn show_unavailable(d: &Discovery, name: &str, format: Format) -> anyhow::Result
             msg.push_str(&format!("\n  did you mean one of {}?", list.join(", ")));
         }
     }
-    crate::context::eprintln_safe(&format!("pwk: error: {msg}"));
+    crate::context::eprintln_safe(&tilde(&format!("pwk: error: {msg}"), ctx));
     Ok(ExitStatus::Error)
 }
 
@@ -282,7 +298,7 @@ pub fn new(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         "Next: replace the description and the body, then run `pwk lint {shown}` and `pwk show {}`.\n",
         args.name
     ));
-    write_stdout(text.as_bytes())?;
+    write_stdout(tilde(&text, ctx).as_bytes())?;
     Ok(ExitStatus::Success)
 }
 
