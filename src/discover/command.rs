@@ -18,6 +18,24 @@ fn json_line(value: &impl serde::Serialize) -> anyhow::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Colour and width for human output on stdout: the terminal's width clamped to
+/// 80..=100 columns, or 100 when stdout is not a terminal.
+fn style(ctx: &Context) -> Style {
+    use std::io::IsTerminal;
+    let stdout = std::io::stdout();
+    let width = if stdout.is_terminal() {
+        rustix::termios::tcgetwinsize(&stdout)
+            .map(|w| usize::from(w.ws_col).clamp(80, render::WIDTH))
+            .unwrap_or(render::WIDTH)
+    } else {
+        render::WIDTH
+    };
+    Style {
+        color: ctx.color_stdout,
+        width,
+    }
+}
+
 /// Human output: absolute paths under `$HOME` as `~/…` (paths under the current
 /// directory are already relative).
 fn tilde(text: &str, ctx: &Context) -> String {
@@ -46,14 +64,7 @@ pub fn list(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             write_stdout(&json_line(&doc)?)?;
         }
         Format::Human => {
-            let text = render::list_human(
-                &d,
-                &rows,
-                args.all,
-                Style {
-                    color: ctx.color_stdout,
-                },
-            );
+            let text = render::list_human(&d, &rows, args.all, style(ctx));
             write_stdout(tilde(&text, ctx).as_bytes())?;
         }
     }
@@ -101,14 +112,7 @@ pub fn show(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             write_stdout(&json_line(&doc)?)?;
         }
         Format::Human => {
-            let text = render::show_human(
-                &d,
-                role,
-                &rt,
-                Style {
-                    color: ctx.color_stdout,
-                },
-            );
+            let text = render::show_human(&d, role, &rt, style(ctx));
             write_stdout(tilde(&text, ctx).as_bytes())?;
         }
     }
@@ -271,9 +275,9 @@ pub fn new(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let read_here = d
         .sources
         .iter()
-        .any(|s| s.path.as_deref() == Some(dir.as_path()));
+        .any(|s| s.path.as_deref().is_some_and(|p| same_path(p, &dir)));
     match d.find(&args.name) {
-        Some(r) if r.path.as_file() == Some(path.as_path()) => {
+        Some(r) if r.path.as_file().is_some_and(|p| same_path(p, &path)) => {
             for s in &r.shadows {
                 text.push_str(&format!("It shadows {} ({}).\n", s.path, s.source.as_str()));
             }
@@ -300,6 +304,15 @@ pub fn new(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     ));
     write_stdout(tilde(&text, ctx).as_bytes())?;
     Ok(ExitStatus::Success)
+}
+
+/// Whether two paths name the same file or directory (`..` and symlinked parents
+/// resolved when both exist).
+fn same_path(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
 }
 
 pub fn smoke(_args: &SmokeArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
