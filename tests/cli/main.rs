@@ -4,3 +4,4 @@
 mod support;
 
 mod basics;
+mod delegate_e2e;
