@@ -30,7 +30,9 @@ pub fn pi_bin(generation: Gen) -> Option<PathBuf> {
         .or_else(|| Some(repo_root().join(".pi-test/bin").join(file)))
         .filter(|p| p.is_file());
     if p.is_none() {
-        let msg = format!("{var} is not set and .pi-test/bin/{file} does not exist: run ./scripts/provision-pi.sh");
+        let msg = format!(
+            "{var} is not set and .pi-test/bin/{file} does not exist: run ./scripts/provision-pi.sh"
+        );
         if std::env::var("PWK_TEST_REQUIRE_PI").is_ok_and(|v| v == "1") {
             panic!("PWK_TEST_REQUIRE_PI=1 but the real pi is missing: {msg}");
         }
@@ -40,7 +42,8 @@ pub fn pi_bin(generation: Gen) -> Option<PathBuf> {
 }
 
 /// Fast-fail settings: no agent retries, no SDK retries, 5 s to headers.
-pub const FAST_FAIL: &str = r#"{"retry":{"enabled":false,"provider":{"maxRetries":0,"timeoutMs":5000}}}"#;
+pub const FAST_FAIL: &str =
+    r#"{"retry":{"enabled":false,"provider":{"maxRetries":0,"timeoutMs":5000}}}"#;
 
 /// One test's world: temp dirs, the fake LLM, and an agent dir pointing pi at it.
 pub struct World {
@@ -53,7 +56,13 @@ pub struct World {
 }
 
 impl World {
-    pub fn new(generation: Gen, pi: PathBuf, script: Vec<Reply>, default: Reply, settings: &str) -> World {
+    pub fn new(
+        generation: Gen,
+        pi: PathBuf,
+        script: Vec<Reply>,
+        default: Reply,
+        settings: &str,
+    ) -> World {
         let env = TestEnv::new();
         let llm = FakeLlm::start(script, default);
         let agent = env.path("agent");
@@ -65,7 +74,14 @@ impl World {
             "models": [{"id": "mock-model"}, {"id": "mock-reasoner", "reasoning": true}]}}});
         std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
         std::fs::write(agent.join("settings.json"), settings).unwrap();
-        World { env, llm, agent, work, pi, generation }
+        World {
+            env,
+            llm,
+            agent,
+            work,
+            pi,
+            generation,
+        }
     }
 
     /// `pwk` with pi pointed at this world.
@@ -77,19 +93,28 @@ impl World {
         cmd.env("PWK_PI_BIN", &self.pi)
             .env("PI_CODING_AGENT_DIR", &self.agent)
             .env("PI_OFFLINE", "1")
-            .env("NODE_COMPILE_CACHE", Path::new(env!("CARGO_TARGET_TMPDIR")).join("pi-node-compile-cache"));
+            .env(
+                "NODE_COMPILE_CACHE",
+                Path::new(env!("CARGO_TARGET_TMPDIR")).join("pi-node-compile-cache"),
+            );
         cmd
     }
 
     /// The same environment for an in-process `run_pi`.
     pub fn spec_env(&self) -> Vec<(String, String)> {
         vec![
-            ("PI_CODING_AGENT_DIR".into(), self.agent.display().to_string()),
+            (
+                "PI_CODING_AGENT_DIR".into(),
+                self.agent.display().to_string(),
+            ),
             ("PI_OFFLINE".into(), "1".into()),
             ("HOME".into(), self.env.home.display().to_string()),
             (
                 "NODE_COMPILE_CACHE".into(),
-                Path::new(env!("CARGO_TARGET_TMPDIR")).join("pi-node-compile-cache").display().to_string(),
+                Path::new(env!("CARGO_TARGET_TMPDIR"))
+                    .join("pi-node-compile-cache")
+                    .display()
+                    .to_string(),
             ),
         ]
     }
@@ -104,9 +129,13 @@ impl World {
     }
 
     pub fn delegate(&self, req: &Value) -> (Output, Value) {
-        let out = run_with_stdin(&mut self.pwk().arg("delegate"), req.to_string().as_bytes());
-        let v: Value = serde_json::from_str(&out.stdout)
-            .unwrap_or_else(|e| panic!("stdout is not one JSON document ({e}):\n{}\nstderr:\n{}", out.stdout, out.stderr));
+        let out = run_with_stdin(self.pwk().arg("delegate"), req.to_string().as_bytes());
+        let v: Value = serde_json::from_str(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "{:?}: stdout is not one JSON document ({e}):\n{}\nstderr:\n{}",
+                self.generation, out.stdout, out.stderr
+            )
+        });
         (out, v)
     }
 
@@ -115,7 +144,9 @@ impl World {
         let needle = format!("PI_CODING_AGENT_DIR={}", self.agent.display());
         let mut out = Vec::new();
         for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-            let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+            let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else {
+                continue;
+            };
             if let Ok(env) = std::fs::read(e.path().join("environ"))
                 && env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes())
                 && !std::fs::read_to_string(e.path().join("stat")).is_ok_and(|s| s.contains(") Z "))
@@ -173,7 +204,13 @@ both_generations! {
 }
 
 fn text_answer_with_report(generation: Gen, pi: PathBuf) {
-    let w = World::new(generation, pi, vec![], Reply::Text(report_text("listed the files")), FAST_FAIL);
+    let w = World::new(
+        generation,
+        pi,
+        vec![],
+        Reply::Text(report_text("listed the files")),
+        FAST_FAIL,
+    );
     let (out, v) = w.delegate(&w.request("List the files in the work directory and name them"));
     assert_eq!(out.code, 0, "{generation:?}: {v:#}\n{}", out.stderr);
     assert_eq!(v["status"], "completed");
@@ -182,20 +219,36 @@ fn text_answer_with_report(generation: Gen, pi: PathBuf) {
     assert_eq!(v["validation"], json!(["read the files -> ok"]));
     assert_eq!(v["provider"], "mock");
     assert_eq!(v["model"], "mock-model");
-    assert_eq!(v["usage"]["input"], 100, "usage comes from the server's usage chunk: {v:#}");
+    assert_eq!(
+        v["usage"]["input"], 100,
+        "usage comes from the server's usage chunk: {v:#}"
+    );
     assert_eq!(v["exitCode"], 0);
     assert_eq!(v["promptTransport"], "stdin");
     let session = PathBuf::from(v["sessionFile"].as_str().expect("sessionFile"));
     assert!(session.starts_with(&w.agent), "{session:?}");
     assert!(session.is_file());
     assert!(v["sessionId"].as_str().is_some_and(|s| !s.is_empty()));
-    assert!(out.stderr.contains("[task-1] turn 1"), "progress on stderr: {}", out.stderr);
+    assert!(
+        out.stderr.contains("[task-1] turn 1"),
+        "progress on stderr: {}",
+        out.stderr
+    );
     let reqs = w.llm.requests();
     assert_eq!(reqs.len(), 1);
-    let tools: Vec<&str> = reqs[0]["tools"].as_array().unwrap().iter().filter_map(|t| t["function"]["name"].as_str()).collect();
+    let tools: Vec<&str> = reqs[0]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
     let mut sorted = tools.clone();
     sorted.sort();
-    assert_eq!(sorted, ["find", "grep", "ls", "read"], "readonly profile tools");
+    assert_eq!(
+        sorted,
+        ["find", "grep", "ls", "read"],
+        "readonly profile tools"
+    );
 }
 
 fn tool_call_round_trip(generation: Gen, pi: PathBuf) {
@@ -214,8 +267,16 @@ fn tool_call_round_trip(generation: Gen, pi: PathBuf) {
     assert!(out.stderr.contains("[task-1] tool read"), "{}", out.stderr);
     let reqs = w.llm.requests();
     assert_eq!(reqs.len(), 2);
-    let tool_msg = reqs[1]["messages"].as_array().unwrap().iter().find(|m| m["role"] == "tool").expect("tool result sent");
-    assert!(tool_msg.to_string().contains("greetings from the file"), "{tool_msg}");
+    let tool_msg = reqs[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("tool result sent");
+    assert!(
+        tool_msg.to_string().contains("greetings from the file"),
+        "{tool_msg}"
+    );
 }
 
 fn readonly_profile_denies_write_and_bash(generation: Gen, pi: PathBuf) {
@@ -249,7 +310,13 @@ fn http_401_is_auth_error(generation: Gen, pi: PathBuf) {
     let w = World::new(generation, pi, vec![], Reply::status(401), FAST_FAIL);
     let (out, v) = w.delegate(&w.request("List the files in the work directory and name them"));
     expect_failure(&v, &out, "AUTH_ERROR");
-    assert!(v["error"]["message"].as_str().unwrap().starts_with("401 Incorrect API key"), "{v:#}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("401 Incorrect API key"),
+        "{v:#}"
+    );
     assert_eq!(w.llm.requests().len(), 1, "no retry, no login attempt");
 }
 
@@ -268,7 +335,8 @@ fn http_500_fast_fail(generation: Gen, pi: PathBuf) {
 }
 
 /// pi's own agent-level retries (default count 3; delays shortened for the test).
-const PI_RETRIES: &str = r#"{"retry":{"enabled":true,"baseDelayMs":100,"provider":{"maxRetries":0,"timeoutMs":5000}}}"#;
+const PI_RETRIES: &str =
+    r#"{"retry":{"enabled":true,"baseDelayMs":100,"provider":{"maxRetries":0,"timeoutMs":5000}}}"#;
 
 fn http_500_with_pi_retries(generation: Gen, pi: PathBuf) {
     let w = World::new(generation, pi, vec![], Reply::status(500), PI_RETRIES);
@@ -279,7 +347,13 @@ fn http_500_with_pi_retries(generation: Gen, pi: PathBuf) {
 }
 
 fn http_500_then_ok_after_pi_retry(generation: Gen, pi: PathBuf) {
-    let w = World::new(generation, pi, vec![Reply::status(500)], Reply::Text(report_text("second try")), PI_RETRIES);
+    let w = World::new(
+        generation,
+        pi,
+        vec![Reply::status(500)],
+        Reply::Text(report_text("second try")),
+        PI_RETRIES,
+    );
     let (out, v) = w.delegate(&w.request("List the files in the work directory and name them"));
     assert_eq!(out.code, 0, "{v:#}");
     assert_eq!(v["summary"], "second try");
@@ -294,8 +368,15 @@ fn stall_after_headers_times_out(generation: Gen, pi: PathBuf) {
     assert_eq!(out.code, 1, "{v:#}");
     assert_eq!(v["status"], "timed_out");
     assert_eq!(v["error"]["code"], "TIMEOUT");
-    assert!(v["error"]["message"].as_str().unwrap().contains("no event"), "{v:#}");
-    assert!(w.leftover_processes().is_empty(), "pi's process group was not killed: {:?}", w.leftover_processes());
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("no event"),
+        "{v:#}"
+    );
+    assert!(
+        w.leftover_processes().is_empty(),
+        "pi's process group was not killed: {:?}",
+        w.leftover_processes()
+    );
 }
 
 fn drop_mid_stream(generation: Gen, pi: PathBuf) {
@@ -312,7 +393,13 @@ fn drop_mid_stream(generation: Gen, pi: PathBuf) {
         // 1.6 reports `Stream ended without finish_reason`.
         Gen::Pi16 => {
             expect_failure(&v, &out, "PROVIDER_ERROR");
-            assert!(v["error"]["message"].as_str().unwrap().contains("Stream ended without finish_reason"), "{v:#}");
+            assert!(
+                v["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("Stream ended without finish_reason"),
+                "{v:#}"
+            );
         }
     }
 }
@@ -324,21 +411,41 @@ fn unknown_model_with_provider(generation: Gen, pi: PathBuf) {
     let (out, v) = w.delegate(&req);
     expect_failure(&v, &out, "UNKNOWN_MODEL");
     let disc = v["error"]["discovery"].as_str().expect("discovery ran");
-    assert!(disc.contains("pi --list-models mock") && disc.contains("mock-model"), "{disc}");
+    assert!(
+        disc.contains("pi --list-models mock") && disc.contains("mock-model"),
+        "{disc}"
+    );
 }
 
 fn unknown_model_without_provider(generation: Gen, pi: PathBuf) {
-    let w = World::new(generation, pi.clone(), vec![], Reply::text("unused"), FAST_FAIL);
+    let w = World::new(
+        generation,
+        pi.clone(),
+        vec![],
+        Reply::text("unused"),
+        FAST_FAIL,
+    );
     let mut spec = pwk::delegate::PiRunSpec::new(&w.work, "Say hello");
     spec.model = Some("nope-model".into());
     spec.env = w.spec_env();
-    let env = pwk::env::Env { pi_bin: Some(pi), ..Default::default() };
+    let env = pwk::env::Env {
+        pi_bin: Some(pi),
+        ..Default::default()
+    };
     let o = pwk::delegate::run_pi(&spec, &env, &|_| {});
     let e = o.error.expect("an error");
-    assert_eq!(e.code, pwk::delegate::ErrorCode::UnknownModel, "{e:?}\n{}", o.stderr);
+    assert_eq!(
+        e.code,
+        pwk::delegate::ErrorCode::UnknownModel,
+        "{e:?}\n{}",
+        o.stderr
+    );
     assert!(!o.started);
     let disc = e.discovery.expect("discovery ran");
-    assert!(disc.contains("pi --list-models") && disc.contains("mock-model"), "{disc}");
+    assert!(
+        disc.contains("pi --list-models") && disc.contains("mock-model"),
+        "{disc}"
+    );
     assert!(w.llm.requests().is_empty());
 }
 
@@ -349,13 +456,25 @@ fn missing_api_key(generation: Gen, pi: PathBuf) {
     req["model"] = json!("gpt-4o-mini");
     let (out, v) = w.delegate(&req);
     expect_failure(&v, &out, "AUTH_ERROR");
-    assert!(v["error"]["message"].as_str().unwrap().contains("No API key found for openai"), "{v:#}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("No API key found for openai"),
+        "{v:#}"
+    );
     assert_eq!(v["executionStarted"], false);
     assert!(w.llm.requests().is_empty());
 }
 
 fn continuation_same_and_conflicting_model(generation: Gen, pi: PathBuf) {
-    let w = World::new(generation, pi, vec![], Reply::Text(report_text("first")), FAST_FAIL);
+    let w = World::new(
+        generation,
+        pi,
+        vec![],
+        Reply::Text(report_text("first")),
+        FAST_FAIL,
+    );
     let (_, first) = w.delegate(&w.request("List the files in the work directory and name them"));
     assert_eq!(first["status"], "completed", "{first:#}");
     let session = first["sessionFile"].as_str().unwrap().to_string();
@@ -368,7 +487,12 @@ fn continuation_same_and_conflicting_model(generation: Gen, pi: PathBuf) {
     assert_eq!(v["sessionId"], first["sessionId"]);
     let reqs = w.llm.requests();
     assert_eq!(reqs.len(), 2);
-    assert!(reqs[1].to_string().contains("List the files in the work directory"), "history replayed");
+    assert!(
+        reqs[1]
+            .to_string()
+            .contains("List the files in the work directory"),
+        "history replayed"
+    );
 
     let mut conflict = cont.clone();
     conflict["provider"] = json!("mock");
@@ -377,7 +501,10 @@ fn continuation_same_and_conflicting_model(generation: Gen, pi: PathBuf) {
     assert_eq!(out.code, 1);
     assert_eq!(v["status"], "blocked");
     assert_eq!(v["error"]["code"], "NEEDS_DECISION");
-    assert!(v["decisionNeeded"].as_str().unwrap().contains("mock-model"), "{v:#}");
+    assert!(
+        v["decisionNeeded"].as_str().unwrap().contains("mock-model"),
+        "{v:#}"
+    );
     assert_eq!(w.llm.requests().len(), 2, "nothing launched");
 
     let other = w.env.path("elsewhere");
@@ -392,41 +519,81 @@ fn continuation_same_and_conflicting_model(generation: Gen, pi: PathBuf) {
 const NASTY: &str = "Explain what `rm -rf $(pwd)` and $HOME would do in scripts/x.sh, \"quoted\" 'single' \\backslash\nsecond line: naïve café 日本語 🚀 — done";
 
 fn task_text_arrives_verbatim(generation: Gen, pi: PathBuf) {
-    let w = World::new(generation, pi, vec![], Reply::Text(report_text("explained")), FAST_FAIL);
+    let w = World::new(
+        generation,
+        pi,
+        vec![],
+        Reply::Text(report_text("explained")),
+        FAST_FAIL,
+    );
     let mut req = w.request(NASTY);
     req["scope"] = json!(["scripts/x.sh (the `$(…)` part)"]);
     req["constraints"] = json!(["Do not run `$(anything)`"]);
     let (_, v) = w.delegate(&req);
     assert_eq!(v["status"], "completed", "{v:#}");
     let texts = w.llm.user_texts();
-    assert!(texts[0].contains(NASTY), "objective changed on the way:\n{}", texts[0]);
+    assert!(
+        texts[0].contains(NASTY),
+        "objective changed on the way:\n{}",
+        texts[0]
+    );
     assert!(texts[0].contains("scripts/x.sh (the `$(…)` part)"));
     assert!(texts[0].contains("Do not run `$(anything)`"));
 }
 
 fn prompt_starting_with_dash_or_at(generation: Gen, pi: PathBuf) {
-    for prompt in ["-x --help $(id) `id` \"q\"\nline 2 ünïcødé", "@hello.txt is not a file reference $(id)"] {
+    for prompt in [
+        "-x --help $(id) `id` \"q\"\nline 2 ünïcødé",
+        "@hello.txt is not a file reference $(id)",
+    ] {
         let w = World::new(generation, pi.clone(), vec![], Reply::text("ok"), FAST_FAIL);
         let mut spec = pwk::delegate::PiRunSpec::new(&w.work, prompt);
         spec.provider = Some("mock".into());
         spec.model = Some("mock-model".into());
         spec.env = w.spec_env();
-        let env = pwk::env::Env { pi_bin: Some(pi.clone()), ..Default::default() };
+        let env = pwk::env::Env {
+            pi_bin: Some(pi.clone()),
+            ..Default::default()
+        };
         let o = pwk::delegate::run_pi(&spec, &env, &|_| {});
-        assert_eq!(o.status, pwk::delegate::RunStatus::Completed, "{:?}\n{}", o.error, o.stderr);
+        assert_eq!(
+            o.status,
+            pwk::delegate::RunStatus::Completed,
+            "{:?}\n{}",
+            o.error,
+            o.stderr
+        );
         assert_eq!(w.llm.user_texts(), [prompt.to_string()]);
     }
 }
 
 fn length_and_content_filter(generation: Gen, pi: PathBuf) {
-    let w = World::new(generation, pi.clone(), vec![], Reply::Length("cut short".into()), FAST_FAIL);
+    let w = World::new(
+        generation,
+        pi.clone(),
+        vec![],
+        Reply::Length("cut short".into()),
+        FAST_FAIL,
+    );
     let (_, v) = w.delegate(&w.request("List the files in the work directory and name them"));
     assert_eq!(v["status"], "completed", "{v:#}");
     assert_eq!(v["stopReason"], "length");
     assert_eq!(v["reportParsed"], false);
     assert!(v["warnings"].to_string().contains("output limit"), "{v:#}");
-    let w = World::new(generation, pi, vec![], Reply::ContentFilter("blocked".into()), FAST_FAIL);
+    let w = World::new(
+        generation,
+        pi,
+        vec![],
+        Reply::ContentFilter("blocked".into()),
+        FAST_FAIL,
+    );
     let (out, v) = w.delegate(&w.request("List the files in the work directory and name them"));
     expect_failure(&v, &out, "PROVIDER_ERROR");
-    assert!(v["error"]["message"].as_str().unwrap().contains("content_filter"), "{v:#}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("content_filter"),
+        "{v:#}"
+    );
 }

@@ -5,3 +5,4 @@ mod support;
 
 mod basics;
 mod delegate_e2e;
+mod delegate_faults;
