@@ -157,6 +157,34 @@ fn median(v: &mut [Duration]) -> Duration {
 
 /// run_pi against a bare launch of the same pi with the same arguments.
 fn overhead(pi: PathBuf, n: usize) {
+    // `canned`: a shell script that prints a recorded-shape stream, so the only
+    // variable cost left is the runner itself (no Node, no model).
+    let pi = if pi.as_os_str() == "canned" {
+        let dir = std::env::temp_dir().join(format!("pwk-bench-canned-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let stream = dir.join("stream.jsonl");
+        std::fs::write(
+            &stream,
+            concat!(
+                r#"{"type":"session","version":3,"id":"c","timestamp":"t","cwd":"/w"}"#, "\n",
+                r#"{"type":"agent_start"}"#, "\n", r#"{"type":"turn_start"}"#, "\n",
+                r#"{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"hi"}],"provider":"mock","model":"mock-model","stopReason":"stop","usage":{"input":1,"output":1,"totalTokens":2}}}"#, "\n",
+                r#"{"type":"agent_end","messages":[]}"#, "\n",
+            ),
+        )
+        .unwrap();
+        let script = dir.join("pi");
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\nexec cat {}\n", stream.display()),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        script
+    } else {
+        pi
+    };
     let llm = fake_llm::FakeLlm::start(vec![], fake_llm::Reply::text("hello from the fake server"));
     let dir = std::env::temp_dir().join(format!("pwk-bench-{}", std::process::id()));
     let agent = dir.join("agent");
@@ -205,7 +233,7 @@ fn overhead(pi: PathBuf, n: usize) {
             .stderr(Stdio::null())
             .spawn()
             .expect("spawn pi");
-        child.stdin.take().unwrap().write_all(b"Say hello").unwrap();
+        let _ = child.stdin.take().unwrap().write_all(b"Say hello"); // the canned script never reads it
         let mut out = Vec::new();
         child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
         child.wait().unwrap();
@@ -230,15 +258,28 @@ fn overhead(pi: PathBuf, n: usize) {
     bare();
     managed();
     let (mut b, mut m) = (Vec::new(), Vec::new());
-    for _ in 0..n {
-        b.push(bare());
-        m.push(managed());
+    for i in 0..n {
+        // Alternate which goes first, so neither always runs on a warmer machine.
+        if i % 2 == 0 {
+            b.push(bare());
+            m.push(managed());
+        } else {
+            m.push(managed());
+            b.push(bare());
+        }
     }
     let mean = |v: &[Duration]| v.iter().sum::<Duration>() / v.len() as u32;
+    let (bmin, mmin) = (
+        b.iter().min().copied().unwrap_or_default(),
+        m.iter().min().copied().unwrap_or_default(),
+    );
     let (bm, mm) = (mean(&b), mean(&m));
     let (bmed, mmed) = (median(&mut b), median(&mut m));
     println!(
-        "runs={n} bare_median_ms={:.1} run_pi_median_ms={:.1} overhead_median_ms={:.1} bare_mean_ms={:.1} run_pi_mean_ms={:.1} overhead_mean_ms={:.1} ratio={:.3}",
+        "runs={n} bare_min_ms={:.1} run_pi_min_ms={:.1} overhead_min_ms={:.1} bare_median_ms={:.1} run_pi_median_ms={:.1} overhead_median_ms={:.1} bare_mean_ms={:.1} run_pi_mean_ms={:.1} overhead_mean_ms={:.1} ratio={:.3}",
+        bmin.as_secs_f64() * 1e3,
+        mmin.as_secs_f64() * 1e3,
+        (mmin.as_secs_f64() - bmin.as_secs_f64()) * 1e3,
         bmed.as_secs_f64() * 1e3,
         mmed.as_secs_f64() * 1e3,
         (mmed.as_secs_f64() - bmed.as_secs_f64()) * 1e3,

@@ -4,8 +4,9 @@
 #      message_update snapshots (default 1 GiB): MB/s and peak RSS, next to a
 #      baseline that only splits the same bytes on LF (same run, same pipe);
 #      targets: >= 300 MB/s, <= 32 MiB peak RSS;
-#   2. run_pi's own overhead over a bare launch of the same pi with the same
-#      arguments against the fake LLM server (interleaved pairs); target <= 20 ms.
+#   2. run_pi's own overhead over a bare launch of the same program with the same
+#      arguments against the fake LLM server (interleaved pairs; min, median, mean),
+#      with the scripted fake pi and with both real pi generations; target <= 20 ms.
 # Usage: scripts/bench-delegate.sh [BYTES] [RUNS]     (needs .pi-test/ for part 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +27,13 @@ awk -v b="$b" -v p="$p" -v r="$rss" 'BEGIN {
   printf "parser/baseline throughput ratio: %.2f\n", p / b;
   printf "parser: %.0f MB/s (target >= 300: %s), peak RSS %.1f MiB (target <= 32: %s)\n",
     p, (p >= 300 ? "ok" : "MISSED"), r / 1024, (r / 1024 <= 32 ? "ok" : "MISSED") }'
+
+# pi itself varies by hundreds of ms per start on a busy machine, which hides a few ms of
+# overhead; the scripted fake pi (python, ~30 ms) gives the precise number.
+echo "== run_pi overhead vs bare canned stream (sh + cat, $((runs * 10)) pairs)"
+"$bin" overhead canned $((runs * 10))
+echo "== run_pi overhead vs bare scripted fake pi (tests/cli/support/fake_pi.py, $((runs * 5)) pairs)"
+FAKE_PI_MODE=ok "$bin" overhead "$PWD/tests/cli/support/fake_pi.py" $((runs * 5))
 
 for gen in pi16 pi073; do
   pi=".pi-test/bin/$gen"
