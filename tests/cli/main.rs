@@ -5,3 +5,5 @@ mod support;
 
 mod basics;
 mod discover;
+mod delegate_e2e;
+mod delegate_faults;
