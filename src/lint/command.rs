@@ -96,12 +96,12 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
                 .into_iter()
                 .filter_map(|h| {
                     let s = hosts::profile(h).severity_of(rule.id, rule.severity);
-                    (s != rule.severity).then(|| format!("{} with --host {}", s, hosts::host_id(h)))
+                    (s != rule.severity).then(|| format!("{s} with --host {}", hosts::host_id(h)))
                 })
                 .collect();
-            let extra = if overrides.is_empty() { String::new() } else { format!(" ({})", overrides.join(", ")) };
+            let extra = if overrides.is_empty() { String::new() } else { format!("; {}", overrides.join(", ")) };
             format!(
-                "{id} ({severity}{extra})\n\n{summary}.\n\n{explanation}\n\nBad:\n{bad}\n\nGood:\n{good}\n",
+                "{id} [{severity}{extra}]\n\n{summary}.\n\n{explanation}\n\nBad:\n{bad}\n\nGood:\n{good}\n",
                 id = rule.id,
                 severity = rule.severity,
                 summary = capitalize(rule.summary),

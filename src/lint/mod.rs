@@ -109,7 +109,13 @@ pub fn lint_files(files: &[PathBuf], opts: LintOptions) -> LintReport {
         touched.push(i);
     }
     for i in touched {
-        files_out[i].diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        let file = &mut files_out[i];
+        file.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        // The file had no findings of its own, so its text was not kept: read it
+        // again for the snippet (rare: only files with a shared name).
+        if opts.keep_text && file.text.is_none() {
+            file.text = read_role_file(&file.path).ok().map(|b| String::from_utf8_lossy(&b).into_owned());
+        }
     }
     LintReport { files: files_out, failures }
 }

@@ -4,3 +4,5 @@
 mod support;
 
 mod basics;
+mod lint;
+mod lint_fuzz;

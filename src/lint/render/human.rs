@@ -12,7 +12,9 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
         .with_width(opts.width)
         .with_links(false)
         .without_primary_span_start()
-        .with_context_lines(1);
+        .with_context_lines(1)
+        // Never break a word at a hyphen (`external-cli-unsupported`, rule ids).
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation);
     let mut out = String::new();
     for file in &report.files {
         for d in &file.diagnostics {

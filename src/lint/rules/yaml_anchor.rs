@@ -16,9 +16,15 @@ pub(crate) const RULE: Rule = Rule {
 pub(crate) fn check(cx: &mut Checker<'_>, at: usize) {
     let text = &cx.doc.text;
     let at = at.min(text.len());
-    // The marker may sit just before the `&`/`*`; point at the anchor token itself.
+    // The parser marks the node after the anchor; point at the `&name`/`*name` token.
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
     let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
-    let start = text[at..line_end].find(['&', '*']).map_or(at, |i| at + i);
+    let line = &text[line_start..line_end];
+    let token = line.char_indices().find(|&(i, c)| {
+        (c == '&' || c == '*')
+            && line[..i].chars().next_back().is_none_or(|p| matches!(p, ' ' | '\t' | '[' | '{' | ',' | ':' | '-'))
+    });
+    let start = token.map_or(at, |(i, _)| line_start + i);
     let end = text[start..line_end]
         .find([' ', '\t', '\r', ',', ']', '}'])
         .map_or(line_end, |i| start + i)
