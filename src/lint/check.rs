@@ -22,7 +22,12 @@ pub(crate) struct Checker<'a> {
 
 impl<'a> Checker<'a> {
     fn new(doc: &'a RoleDoc, host: Host) -> Checker<'a> {
-        Checker { doc, host, profile: hosts::profile(host), out: Vec::new() }
+        Checker {
+            doc,
+            host,
+            profile: hosts::profile(host),
+            out: Vec::new(),
+        }
     }
 
     /// Record a finding of `rule` at `span` (bytes in the file).
@@ -184,7 +189,9 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
                 _ => {}
             },
             kind => {
-                let Some((_, node)) = tree.pointer(&pointer) else { continue };
+                let Some((_, node)) = tree.pointer(&pointer) else {
+                    continue;
+                };
                 let top = top_key(&pointer);
                 let rule = value_rule(cx, &top, &pointer, kind, node);
                 if seen.insert((pointer.clone(), rule.id)) {
@@ -197,15 +204,28 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
 
 /// The first key of a JSON pointer (`/tools/2` → `tools`).
 fn top_key(pointer: &str) -> String {
-    pointer.split('/').nth(1).unwrap_or("").replace("~1", "/").replace("~0", "~")
+    pointer
+        .split('/')
+        .nth(1)
+        .unwrap_or("")
+        .replace("~1", "/")
+        .replace("~0", "~")
 }
 
 /// Which rule a schema error on a value belongs to.
-fn value_rule(cx: &Checker<'_>, top: &str, pointer: &str, kind: &Kind, node: &Node) -> &'static Rule {
+fn value_rule(
+    cx: &Checker<'_>,
+    top: &str,
+    pointer: &str,
+    kind: &Kind,
+    node: &Node,
+) -> &'static Rule {
     let whole = pointer == format!("/{top}");
     match (top, kind) {
         ("name", Kind::Pattern { .. }) => &rules::name_not_slug::RULE,
-        ("description", Kind::MinLength { .. } | Kind::Pattern { .. }) => &rules::empty_description::RULE,
+        ("description", Kind::MinLength { .. } | Kind::Pattern { .. }) => {
+            &rules::empty_description::RULE
+        }
         ("description", Kind::Type { .. }) if matches!(node.to_json(), serde_json::Value::Null) => {
             &rules::empty_description::RULE
         }
@@ -215,13 +235,24 @@ fn value_rule(cx: &Checker<'_>, top: &str, pointer: &str, kind: &Kind, node: &No
         }
         ("max_turns", _) => &rules::invalid_max_turns::RULE,
         ("model" | "cli-model", Kind::Pattern { .. }) => &rules::invalid_model::RULE,
-        ("tools" | "deny-tools", _) if !cx.profile.tools_list && whole => &rules::host_tools_list::RULE,
-        (_, Kind::Type { .. } | Kind::OneOfNotValid { .. } | Kind::AnyOf { .. }) => &rules::invalid_type::RULE,
+        ("tools" | "deny-tools", _) if !cx.profile.tools_list && whole => {
+            &rules::host_tools_list::RULE
+        }
+        (_, Kind::Type { .. } | Kind::OneOfNotValid { .. } | Kind::AnyOf { .. }) => {
+            &rules::invalid_type::RULE
+        }
         _ => &rules::invalid_value::RULE,
     }
 }
 
-fn report_value(cx: &mut Checker<'_>, rule: &'static Rule, top: &str, pointer: &str, kind: &Kind, node: &Node) {
+fn report_value(
+    cx: &mut Checker<'_>,
+    rule: &'static Rule,
+    top: &str,
+    pointer: &str,
+    kind: &Kind,
+    node: &Node,
+) {
     let id = rule.id;
     if id == rules::name_not_slug::RULE.id {
         rules::name_not_slug::report(cx, node);
@@ -249,7 +280,10 @@ pub(crate) fn describe(node: &Node) -> String {
         Value::Mapping(_) => "a mapping".into(),
         Value::Scalar { text, plain } => {
             if !plain {
-                return format!("the quoted string {}", serde_json::Value::from(text.as_str()));
+                return format!(
+                    "the quoted string {}",
+                    serde_json::Value::from(text.as_str())
+                );
             }
             match node.to_json() {
                 serde_json::Value::Null => "no value".into(),
@@ -278,9 +312,12 @@ pub(crate) fn expected(cx: &Checker<'_>, top: &str) -> String {
     };
     match &prop["type"] {
         serde_json::Value::String(t) => one(t).into(),
-        serde_json::Value::Array(ts) => {
-            ts.iter().filter_map(|t| t.as_str()).map(one).collect::<Vec<_>>().join(" or ")
-        }
+        serde_json::Value::Array(ts) => ts
+            .iter()
+            .filter_map(|t| t.as_str())
+            .map(one)
+            .collect::<Vec<_>>()
+            .join(" or "),
         _ => "another type".into(),
     }
 }

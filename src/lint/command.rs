@@ -25,20 +25,40 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     };
     let files = collect_files(&paths, args.recursive)?;
     if files.is_empty() && !args.allow_empty {
-        let shown: Vec<String> = paths.iter().map(|p| format!("`{}`", ctx.display_path(p))).collect();
+        let shown: Vec<String> = paths
+            .iter()
+            .map(|p| format!("`{}`", ctx.display_path(p)))
+            .collect();
         anyhow::bail!(
             "nothing to lint: no `*.md` file in {}{}",
             shown.join(", "),
-            if args.recursive { "" } else { " (use --recursive to look in subdirectories)" }
+            if args.recursive {
+                ""
+            } else {
+                " (use --recursive to look in subdirectories)"
+            }
         );
     }
-    let opts = LintOptions { host: args.host, recursive: args.recursive, keep_text: args.format == LintFormat::Human };
+    let opts = LintOptions {
+        host: args.host,
+        recursive: args.recursive,
+        keep_text: args.format == LintFormat::Human,
+    };
     let report = lint_files(&files, opts);
     let show = |p: &std::path::Path| ctx.display_path(p);
-    let render_opts = RenderOptions { show_path: &show, color: ctx.color_stdout, width: HUMAN_WIDTH };
-    write_stdout(render(args.format, &report, &render_opts).as_bytes()).context("cannot write to stdout")?;
+    let render_opts = RenderOptions {
+        show_path: &show,
+        color: ctx.color_stdout,
+        width: HUMAN_WIDTH,
+    };
+    write_stdout(render(args.format, &report, &render_opts).as_bytes())
+        .context("cannot write to stdout")?;
     for f in &report.failures {
-        eprintln_safe(&format!("pwk: error: cannot read `{}`: {}", ctx.display_path(&f.path), f.message));
+        eprintln_safe(&format!(
+            "pwk: error: cannot read `{}`: {}",
+            ctx.display_path(&f.path),
+            f.message
+        ));
     }
     let (errors, warnings) = report.counts();
     Ok(if !report.failures.is_empty() {
@@ -73,7 +93,12 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
                 let width = rules::RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
                 let mut out = String::new();
                 for r in rules::RULES {
-                    out.push_str(&format!("{:width$}  {:7}  {}\n", r.id, r.severity.as_str(), r.summary));
+                    out.push_str(&format!(
+                        "{:width$}  {:7}  {}\n",
+                        r.id,
+                        r.severity.as_str(),
+                        r.summary
+                    ));
                 }
                 out.push_str("\nRun `pwk rules <ID>` for an explanation with examples.\n");
                 out
@@ -99,7 +124,11 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
                     (s != rule.severity).then(|| format!("{s} with --host {}", hosts::host_id(h)))
                 })
                 .collect();
-            let extra = if overrides.is_empty() { String::new() } else { format!("; {}", overrides.join(", ")) };
+            let extra = if overrides.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", overrides.join(", "))
+            };
             format!(
                 "{id} [{severity}{extra}]\n\n{summary}.\n\n{explanation}\n\nBad:\n{bad}\n\nGood:\n{good}\n",
                 id = rule.id,
@@ -128,11 +157,17 @@ fn rule_json(r: &rules::Rule) -> serde_json::Value {
 
 fn capitalize(s: &str) -> String {
     let mut c = s.chars();
-    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
 }
 
 fn indent(s: &str) -> String {
-    s.trim_end_matches('\n').lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")
+    s.trim_end_matches('\n')
+        .lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn wrap(s: &str, width: usize) -> String {
@@ -151,4 +186,3 @@ fn wrap(s: &str, width: usize) -> String {
     }
     out
 }
-

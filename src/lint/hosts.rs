@@ -56,7 +56,9 @@ struct HostsFile {
 
 fn hosts() -> &'static HostsFile {
     static HOSTS: OnceLock<HostsFile> = OnceLock::new();
-    HOSTS.get_or_init(|| serde_json::from_str(HOSTS_JSON).expect("schemas/hosts.json is valid (tested)"))
+    HOSTS.get_or_init(|| {
+        serde_json::from_str(HOSTS_JSON).expect("schemas/hosts.json is valid (tested)")
+    })
 }
 
 /// The profile id as written in `hosts.json` and on the command line.
@@ -91,8 +93,12 @@ impl HostProfile {
 /// plus a note in `description`), and `tools` narrowed to a string where the host
 /// takes no YAML list. For `pwk` this is the shipped schema unchanged.
 pub fn host_schema(host: Host) -> &'static serde_json::Value {
-    static SCHEMAS: [OnceLock<serde_json::Value>; 4] =
-        [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    static SCHEMAS: [OnceLock<serde_json::Value>; 4] = [
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+    ];
     SCHEMAS[host as usize].get_or_init(|| derive_schema(host))
 }
 
@@ -109,15 +115,25 @@ fn derive_schema(host: Host) -> serde_json::Value {
         "identity": match p.identity { Identity::Name => "name", Identity::Stem => "file stem" },
         "reads .agents/agents": p.reads_agents_agents,
     });
-    let props = schema["properties"].as_object_mut().expect("schema has properties");
+    let props = schema["properties"]
+        .as_object_mut()
+        .expect("schema has properties");
     for (key, note) in &p.ignored {
         if let Some(prop) = props.get_mut(key) {
-            annotate(prop, "x-pwk-ignored", &format!("[ignored by {}: {note}]", host_id(host)));
+            annotate(
+                prop,
+                "x-pwk-ignored",
+                &format!("[ignored by {}: {note}]", host_id(host)),
+            );
         }
     }
     for (key, note) in &p.rejected {
         if let Some(prop) = props.get_mut(key) {
-            annotate(prop, "x-pwk-rejected", &format!("[rejected by {}: {note}]", host_id(host)));
+            annotate(
+                prop,
+                "x-pwk-rejected",
+                &format!("[rejected by {}: {note}]", host_id(host)),
+            );
         }
     }
     if !p.tools_list {
@@ -147,8 +163,12 @@ pub fn validator(host: Host) -> &'static jsonschema::Validator {
     if host == Host::Pwk {
         return crate::role::schema::validator();
     }
-    static VALIDATORS: [OnceLock<jsonschema::Validator>; 4] =
-        [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    static VALIDATORS: [OnceLock<jsonschema::Validator>; 4] = [
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+        OnceLock::new(),
+    ];
     VALIDATORS[host as usize].get_or_init(|| {
         jsonschema::draft202012::new(host_schema(host)).expect("host schemas compile (tested)")
     })
@@ -176,10 +196,17 @@ mod tests {
             let _ = validator(h);
             let props = host_schema(h)["properties"].as_object().unwrap();
             for key in p.ignored.keys().chain(p.rejected.keys()) {
-                assert!(props.contains_key(key), "{}: `{key}` is not a schema key", host_id(h));
+                assert!(
+                    props.contains_key(key),
+                    "{}: `{key}` is not a schema key",
+                    host_id(h)
+                );
             }
             for rule in p.severity.keys() {
-                assert!(crate::lint::rules::find(rule).is_some(), "unknown rule {rule}");
+                assert!(
+                    crate::lint::rules::find(rule).is_some(),
+                    "unknown rule {rule}"
+                );
             }
         }
     }

@@ -21,8 +21,8 @@ pub use diagnostic::{Diagnostic, Related, Severity};
 pub use walk::{WalkError, collect_files, default_dirs};
 
 use crate::cli::Host;
-use crate::role::source::{ReadError, read_role_file};
 use crate::role::RoleDoc;
+use crate::role::source::{ReadError, read_role_file};
 use rules::duplicate_name::NameSite;
 
 /// The findings for one file.
@@ -59,7 +59,10 @@ impl LintReport {
 
     /// (errors, warnings)
     pub fn counts(&self) -> (usize, usize) {
-        let errors = self.diagnostics().filter(|d| d.severity == Severity::Error).count();
+        let errors = self
+            .diagnostics()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
         let total = self.diagnostics().count();
         (errors, total - errors)
     }
@@ -110,14 +113,20 @@ pub fn lint_files(files: &[PathBuf], opts: LintOptions) -> LintReport {
     }
     for i in touched {
         let file = &mut files_out[i];
-        file.diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        file.diagnostics
+            .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         // The file had no findings of its own, so its text was not kept: read it
         // again for the snippet (rare: only files with a shared name).
         if opts.keep_text && file.text.is_none() {
-            file.text = read_role_file(&file.path).ok().map(|b| String::from_utf8_lossy(&b).into_owned());
+            file.text = read_role_file(&file.path)
+                .ok()
+                .map(|b| String::from_utf8_lossy(&b).into_owned());
         }
     }
-    LintReport { files: files_out, failures }
+    LintReport {
+        files: files_out,
+        failures,
+    }
 }
 
 /// Map `f` over `items` on every core, keeping the order.
@@ -148,28 +157,48 @@ fn run_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("lint worker panicked")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("lint worker panicked"))
+            .collect()
     });
     for (i, r) in parts.into_iter().flatten() {
         slots[i] = Some(r);
     }
-    slots.into_iter().map(|r| r.expect("every file was linted")).collect()
+    slots
+        .into_iter()
+        .map(|r| r.expect("every file was linted"))
+        .collect()
 }
 
 fn lint_one(path: &Path, opts: LintOptions) -> Outcome {
     let profile = hosts::profile(opts.host);
     let file_finding = |rule: &'static rules::Rule, message: String, help: &str| {
         let severity = profile.severity_of(rule.id, rule.severity);
-        Diagnostic::whole_file(rule.id, severity, path.to_path_buf(), message, Some(help.to_string()))
+        Diagnostic::whole_file(
+            rule.id,
+            severity,
+            path.to_path_buf(),
+            message,
+            Some(help.to_string()),
+        )
     };
-    let report = |diagnostics, text| FileReport { path: path.to_path_buf(), diagnostics, text };
+    let report = |diagnostics, text| FileReport {
+        path: path.to_path_buf(),
+        diagnostics,
+        text,
+    };
     match read_role_file(path) {
         Ok(bytes) => {
             let doc = RoleDoc::parse(path, &bytes);
             let diagnostics = check_doc(&doc, opts.host);
             let name = name_site(&doc);
             let text = (opts.keep_text && !diagnostics.is_empty()).then_some(doc.text);
-            Outcome { report: report(diagnostics, text), name, failure: None }
+            Outcome {
+                report: report(diagnostics, text),
+                name,
+                failure: None,
+            }
         }
         Err(err @ (ReadError::Symlink | ReadError::NotRegular(_))) => {
             let d = file_finding(
@@ -177,7 +206,11 @@ fn lint_one(path: &Path, opts: LintOptions) -> Outcome {
                 format!("not linted: the path {err}"),
                 "replace it with a regular file",
             );
-            Outcome { report: report(vec![d], None), name: None, failure: None }
+            Outcome {
+                report: report(vec![d], None),
+                name: None,
+                failure: None,
+            }
         }
         Err(err @ ReadError::TooLarge(_)) => {
             let d = file_finding(
@@ -185,12 +218,19 @@ fn lint_one(path: &Path, opts: LintOptions) -> Outcome {
                 format!("not linted: the file {err}"),
                 "keep role files small; move reference material into a skill",
             );
-            Outcome { report: report(vec![d], None), name: None, failure: None }
+            Outcome {
+                report: report(vec![d], None),
+                name: None,
+                failure: None,
+            }
         }
         Err(err) => Outcome {
             report: report(Vec::new(), None),
             name: None,
-            failure: Some(ReadFailure { path: path.to_path_buf(), message: err.to_string() }),
+            failure: Some(ReadFailure {
+                path: path.to_path_buf(),
+                message: err.to_string(),
+            }),
         },
     }
 }
@@ -208,6 +248,7 @@ fn name_site(doc: &RoleDoc) -> Option<NameSite> {
 
 /// The first error in a parsed file, for listings that show broken roles.
 pub fn first_error(doc: &RoleDoc, host: Host) -> Option<Diagnostic> {
-    check_doc(doc, host).into_iter().find(|d| d.severity == Severity::Error)
+    check_doc(doc, host)
+        .into_iter()
+        .find(|d| d.severity == Severity::Error)
 }
-

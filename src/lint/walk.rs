@@ -33,8 +33,15 @@ pub fn collect_files(paths: &[PathBuf], recursive: bool) -> Result<Vec<PathBuf>,
     for path in paths {
         let meta = match std::fs::symlink_metadata(path) {
             Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(WalkError::NotFound(path.clone())),
-            Err(source) => return Err(WalkError::Io { path: path.clone(), source }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(WalkError::NotFound(path.clone()));
+            }
+            Err(source) => {
+                return Err(WalkError::Io {
+                    path: path.clone(),
+                    source,
+                });
+            }
         };
         // A directory named on the command line is entered even through a symlink:
         // the user chose it. Below it, links are never followed.
@@ -51,12 +58,21 @@ pub fn collect_files(paths: &[PathBuf], recursive: bool) -> Result<Vec<PathBuf>,
 }
 
 fn walk(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<(), WalkError> {
-    let io = |source| WalkError::Io { path: dir.to_path_buf(), source };
-    let mut entries: Vec<_> = std::fs::read_dir(dir).map_err(io)?.collect::<Result<_, _>>().map_err(io)?;
+    let io = |source| WalkError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(io)?
+        .collect::<Result<_, _>>()
+        .map_err(io)?;
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
-        let ft = entry.file_type().map_err(|source| WalkError::Io { path: path.clone(), source })?;
+        let ft = entry.file_type().map_err(|source| WalkError::Io {
+            path: path.clone(),
+            source,
+        })?;
         if ft.is_dir() {
             if recursive {
                 walk(&path, recursive, out)?;

@@ -5,7 +5,9 @@ use crate::lint::{LintReport, Severity};
 
 /// Escape a workflow command's message (`%`, CR, LF).
 pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 /// Escape a workflow command property (also `:` and `,`).

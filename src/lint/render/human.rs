@@ -7,7 +7,11 @@ use super::RenderOptions;
 use crate::lint::{Diagnostic, LintReport, Severity};
 
 pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
-    let theme = if opts.color { GraphicalTheme::unicode() } else { GraphicalTheme::unicode_nocolor() };
+    let theme = if opts.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(opts.width)
         .with_links(false)
@@ -32,26 +36,38 @@ fn render_one(
     opts: &RenderOptions<'_>,
     out: &mut String,
 ) {
-    let location = format!("{}:{}:{}", (opts.show_path)(&d.path), d.start.line, d.start.column);
+    let location = format!(
+        "{}:{}:{}",
+        (opts.show_path)(&d.path),
+        d.start.line,
+        d.start.column
+    );
     let severity = match d.severity {
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,
     };
-    let mut diag = MietteDiagnostic::new(d.message.clone()).with_code(format!("{}[{}]", d.severity, d.rule)).with_severity(severity);
+    let mut diag = MietteDiagnostic::new(d.message.clone())
+        .with_code(format!("{}[{}]", d.severity, d.rule))
+        .with_severity(severity);
     if let Some(help) = &d.help {
         diag = diag.with_help(help.clone());
     }
-    let snippet = text.is_some() && !(d.span.is_empty() && d.start.line == 1 && d.start.column == 1 && d.label.is_empty());
+    let snippet = text.is_some()
+        && !(d.span.is_empty() && d.start.line == 1 && d.start.column == 1 && d.label.is_empty());
     if let (true, Some(text)) = (snippet, text) {
         let mut labels = vec![LabeledSpan::new_primary_with_span(
             (!d.label.is_empty()).then(|| d.label.clone()),
             d.span.clone(),
         )];
         for r in &d.related {
-            labels.push(LabeledSpan::new_with_span(Some(r.label.clone()), r.span.clone()));
+            labels.push(LabeledSpan::new_with_span(
+                Some(r.label.clone()),
+                r.span.clone(),
+            ));
         }
         diag = diag.with_labels(labels);
-        let report = miette::Report::new(diag).with_source_code(NamedSource::new(location, text.to_string()));
+        let report = miette::Report::new(diag)
+            .with_source_code(NamedSource::new(location, text.to_string()));
         let _ = handler.render_report(out, report.as_ref());
     } else {
         let _ = handler.render_report(out, &diag);
@@ -72,7 +88,11 @@ pub fn summary(report: &LintReport) -> String {
     if errors + warnings == 0 {
         return format!("{} checked: no problems.\n", plural(files, "file"));
     }
-    let with = report.files.iter().filter(|f| !f.diagnostics.is_empty()).count();
+    let with = report
+        .files
+        .iter()
+        .filter(|f| !f.diagnostics.is_empty())
+        .count();
     format!(
         "Found {} and {} in {with} of {}.\n",
         plural(errors, "error"),

@@ -20,7 +20,11 @@ pub struct RenderOptions<'a> {
 }
 
 /// Render `report` in `format`.
-pub fn render(format: crate::cli::LintFormat, report: &LintReport, opts: &RenderOptions<'_>) -> String {
+pub fn render(
+    format: crate::cli::LintFormat,
+    report: &LintReport,
+    opts: &RenderOptions<'_>,
+) -> String {
     use crate::cli::LintFormat as F;
     match format {
         F::Human => human::render(report, opts),

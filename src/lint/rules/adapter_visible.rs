@@ -15,8 +15,11 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
-    let Some((key, _)) = tree.entry("cli") else { return };
-    let hidden = tree.get("disable-model-invocation").map(Node::to_json) == Some(serde_json::Value::Bool(true));
+    let Some((key, _)) = tree.entry("cli") else {
+        return;
+    };
+    let hidden = tree.get("disable-model-invocation").map(Node::to_json)
+        == Some(serde_json::Value::Bool(true));
     if hidden {
         return;
     }

@@ -15,7 +15,9 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
-    let Some((key, _)) = tree.entry("cli-model") else { return };
+    let Some((key, _)) = tree.entry("cli-model") else {
+        return;
+    };
     if tree.get("cli").is_some() {
         return;
     }

@@ -14,13 +14,18 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn check(cx: &mut Checker<'_>) {
-    let Some(at) = cx.doc.text.find("\r\n") else { return };
+    let Some(at) = cx.doc.text.find("\r\n") else {
+        return;
+    };
     let count = cx.doc.text.matches("\r\n").count();
     cx.emit(
         &RULE,
         at..at + 1,
         "CR before LF",
-        format!("the file uses CRLF line endings ({count} line{}); some hosts keep the `\\r` in values", if count == 1 { "" } else { "s" }),
+        format!(
+            "the file uses CRLF line endings ({count} line{}); some hosts keep the `\\r` in values",
+            if count == 1 { "" } else { "s" }
+        ),
         Some("convert the file to LF line endings".into()),
     );
 }

@@ -25,7 +25,13 @@ pub(crate) fn removal_date() -> &'static str {
         (0..b.len().saturating_sub(9))
             .map(|i| &desc[i..i + 10])
             .find(|w| {
-                w.bytes().enumerate().all(|(j, c)| if j == 4 || j == 7 { c == b'-' } else { c.is_ascii_digit() })
+                w.bytes().enumerate().all(|(j, c)| {
+                    if j == 4 || j == 7 {
+                        c == b'-'
+                    } else {
+                        c.is_ascii_digit()
+                    }
+                })
             })
             .unwrap_or("a documented date")
             .to_string()
@@ -33,7 +39,9 @@ pub(crate) fn removal_date() -> &'static str {
 }
 
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
-    let Some((key, _)) = tree.entry("skill") else { return };
+    let Some((key, _)) = tree.entry("skill") else {
+        return;
+    };
     let both = tree.get("skills").is_some();
     let date = removal_date();
     cx.emit(

@@ -22,7 +22,9 @@ pub(crate) fn check(cx: &mut Checker<'_>, key: &str, first: Range<usize>, second
         &RULE,
         second,
         "again here",
-        format!("`{key}` appears twice (first on line {first_line}); hosts disagree on which value wins"),
+        format!(
+            "`{key}` appears twice (first on line {first_line}); hosts disagree on which value wins"
+        ),
         Some(format!("keep one `{key}` line")),
     );
     d.related.push(related);

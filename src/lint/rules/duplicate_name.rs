@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
-use crate::lint::{Diagnostic, Severity};
 use crate::lint::rules::Rule;
+use crate::lint::{Diagnostic, Severity};
 use crate::role::Position;
 
 pub(crate) const RULE: Rule = Rule {
@@ -26,7 +26,11 @@ pub struct NameSite {
 
 /// One pass over every file's name: a finding on each file whose name is shared,
 /// naming the others. `sites[i]` belongs to `paths[i]`.
-pub(crate) fn check(paths: &[&std::path::Path], sites: &[Option<&NameSite>], show: impl Fn(&std::path::Path) -> String) -> Vec<(usize, Diagnostic)> {
+pub(crate) fn check(
+    paths: &[&std::path::Path],
+    sites: &[Option<&NameSite>],
+    show: impl Fn(&std::path::Path) -> String,
+) -> Vec<(usize, Diagnostic)> {
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, site) in sites.iter().enumerate() {
         if let Some(s) = site {
@@ -40,7 +44,11 @@ pub(crate) fn check(paths: &[&std::path::Path], sites: &[Option<&NameSite>], sho
         }
         for &i in &files {
             let site = sites[i].expect("indexed");
-            let others: Vec<String> = files.iter().filter(|&&j| j != i).map(|&j| format!("`{}`", show(paths[j]))).collect();
+            let others: Vec<String> = files
+                .iter()
+                .filter(|&&j| j != i)
+                .map(|&j| format!("`{}`", show(paths[j])))
+                .collect();
             out.push((
                 i,
                 Diagnostic {

@@ -15,11 +15,19 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences, at: usize) {
-    let at = if at < fences.yaml.start { fences.yaml.start } else { at };
+    let at = if at < fences.yaml.start {
+        fences.yaml.start
+    } else {
+        at
+    };
     let first = cx.doc.text[at..].trim_start();
     let at = cx.doc.text.len() - first.len();
     let end = at + first.find(['\n', '\r']).unwrap_or(first.len());
-    let what = if first.starts_with('-') { "a list" } else { "a plain value" };
+    let what = if first.starts_with('-') {
+        "a list"
+    } else {
+        "a plain value"
+    };
     cx.emit(
         &RULE,
         at..end,

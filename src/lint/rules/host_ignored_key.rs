@@ -16,10 +16,14 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
-    let Some(entries) = tree.as_mapping() else { return };
+    let Some(entries) = tree.as_mapping() else {
+        return;
+    };
     let host = host_id(cx.host);
     for (key, _) in entries {
-        let Some(note) = cx.profile.ignored.get(&key.text) else { continue };
+        let Some(note) = cx.profile.ignored.get(&key.text) else {
+            continue;
+        };
         let note = note.clone();
         cx.emit(
             &RULE,

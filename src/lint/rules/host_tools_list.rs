@@ -17,7 +17,10 @@ pub(crate) const RULE: Rule = Rule {
 
 pub(crate) fn report(cx: &mut Checker<'_>, key: &str, node: &Node) {
     let host = host_id(cx.host);
-    let items: Vec<&str> = node.as_sequence().map(|s| s.iter().filter_map(Node::as_scalar).collect()).unwrap_or_default();
+    let items: Vec<&str> = node
+        .as_sequence()
+        .map(|s| s.iter().filter_map(Node::as_scalar).collect())
+        .unwrap_or_default();
     let help = if items.is_empty() {
         format!("write `{key}` as one comma-separated line")
     } else {
@@ -27,7 +30,10 @@ pub(crate) fn report(cx: &mut Checker<'_>, key: &str, node: &Node) {
         &RULE,
         node.span.clone(),
         "one comma-separated line expected",
-        format!("{host} reads `{key}` only as one comma-separated line, found {}", describe(node)),
+        format!(
+            "{host} reads `{key}` only as one comma-separated line, found {}",
+            describe(node)
+        ),
         Some(help),
     );
 }

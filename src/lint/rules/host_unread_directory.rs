@@ -22,7 +22,8 @@ pub(crate) fn check(cx: &mut Checker<'_>) {
     }
     let comps: Vec<_> = cx.doc.path.components().collect();
     let inside = comps.windows(2).any(|w| {
-        w[0] == Component::Normal(".agents".as_ref()) && w[1] == Component::Normal("agents".as_ref())
+        w[0] == Component::Normal(".agents".as_ref())
+            && w[1] == Component::Normal("agents".as_ref())
     });
     if inside {
         let host = host_id(cx.host);

@@ -17,15 +17,23 @@ pub(crate) const RULE: Rule = Rule {
 pub(crate) fn report(cx: &mut Checker<'_>, node: &Node) {
     let json = node.to_json();
     let help = match json.as_f64() {
-        Some(n) if n <= 0.0 => "use a positive number such as `max_turns: 20`; remove the key for no bound".to_string(),
-        Some(n) => format!("use a whole number, e.g. `max_turns: {}`", n.ceil().max(1.0) as u64),
+        Some(n) if n <= 0.0 => {
+            "use a positive number such as `max_turns: 20`; remove the key for no bound".to_string()
+        }
+        Some(n) => format!(
+            "use a whole number, e.g. `max_turns: {}`",
+            n.ceil().max(1.0) as u64
+        ),
         None => "use a positive whole number such as `max_turns: 20`".to_string(),
     };
     cx.emit(
         &RULE,
         node.span.clone(),
         "expected a positive whole number",
-        format!("`max_turns` must be a positive whole number, found {}", describe(node)),
+        format!(
+            "`max_turns` must be a positive whole number, found {}",
+            describe(node)
+        ),
         Some(help),
     );
 }

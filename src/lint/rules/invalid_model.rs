@@ -21,7 +21,10 @@ pub(crate) fn report_whitespace(cx: &mut Checker<'_>, key: &str, node: &Node) {
     let message = if text.trim().is_empty() {
         format!("`{key}` is empty")
     } else {
-        format!("`{key}` must be one `provider/id` token without whitespace, found {}", describe(node))
+        format!(
+            "`{key}` must be one `provider/id` token without whitespace, found {}",
+            describe(node)
+        )
     };
     cx.emit(
         &RULE,
@@ -38,9 +41,15 @@ pub(crate) fn report_whitespace(cx: &mut Checker<'_>, key: &str, node: &Node) {
 
 /// A bare id without `provider/` (a warning).
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
-    let Some(node) = tree.get("model") else { return };
+    let Some(node) = tree.get("model") else {
+        return;
+    };
     let Some(text) = node.as_str() else { return };
-    if text.is_empty() || text.chars().any(char::is_whitespace) || text.contains('/') || text == "inherit" {
+    if text.is_empty()
+        || text.chars().any(char::is_whitespace)
+        || text.contains('/')
+        || text == "inherit"
+    {
         return;
     }
     let effect = cx.profile.unresolvable_model.clone();

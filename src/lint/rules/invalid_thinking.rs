@@ -33,7 +33,11 @@ pub(crate) fn report(cx: &mut Checker<'_>, node: &Node) {
         &RULE,
         node.span.clone(),
         "unknown level",
-        format!("`thinking` must be one of {}, found {}", LEVELS.join(", "), describe(node)),
+        format!(
+            "`thinking` must be one of {}, found {}",
+            LEVELS.join(", "),
+            describe(node)
+        ),
         Some(help),
     );
 }

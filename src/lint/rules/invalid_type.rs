@@ -28,10 +28,16 @@ pub(crate) fn report(cx: &mut Checker<'_>, top: &str, pointer: &str, node: &Node
     let want = expected(cx, top);
     let whole = pointer == format!("/{top}");
     let (message, help) = if !whole {
-        let index = pointer.rsplit('/').next().and_then(|i| i.parse::<usize>().ok()).map_or(0, |i| i + 1);
+        let index = pointer
+            .rsplit('/')
+            .next()
+            .and_then(|i| i.parse::<usize>().ok())
+            .map_or(0, |i| i + 1);
         (
             format!("item {index} of `{top}` must be a non-empty string, found {found}"),
-            Some(format!("write `{top}` as a list of names, or as one comma-separated string")),
+            Some(format!(
+                "write `{top}` as a list of names, or as one comma-separated string"
+            )),
         )
     } else if is_quoted_number(node) || is_quoted_bool(node) {
         let bare = node.as_scalar().unwrap_or_default().trim();
@@ -42,10 +48,18 @@ pub(crate) fn report(cx: &mut Checker<'_>, top: &str, pointer: &str, node: &Node
     } else if want == "true or false" {
         (
             format!("`{top}` must be true or false, found {found}"),
-            Some(format!("write `{top}: true` or `{top}: false` (YAML 1.2 reads `yes`/`on` as strings)")),
+            Some(format!(
+                "write `{top}: true` or `{top}: false` (YAML 1.2 reads `yes`/`on` as strings)"
+            )),
         )
     } else {
         (format!("`{top}` must be {want}, found {found}"), None)
     };
-    cx.emit(&RULE, node.span.clone(), format!("expected {want}"), message, help);
+    cx.emit(
+        &RULE,
+        node.span.clone(),
+        format!("expected {want}"),
+        message,
+        help,
+    );
 }

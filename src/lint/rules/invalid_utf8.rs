@@ -15,7 +15,9 @@ pub(crate) const RULE: Rule = Rule {
 
 /// Report the first invalid byte; true when the file is not UTF-8 (nothing else is checked).
 pub(crate) fn check(cx: &mut Checker<'_>) -> bool {
-    let Some(at) = cx.doc.invalid_utf8_at else { return false };
+    let Some(at) = cx.doc.invalid_utf8_at else {
+        return false;
+    };
     // The replacement character sits at the same byte offset in the lossy text.
     let end = at + cx.doc.text[at..].chars().next().map_or(0, char::len_utf8);
     cx.emit(

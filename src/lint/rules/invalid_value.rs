@@ -20,8 +20,13 @@ pub(crate) fn report(cx: &mut Checker<'_>, top: &str, kind: &Kind, node: &Node) 
     let found = describe(node);
     let (message, help) = match kind {
         Kind::Enum { options } => {
-            let opts: Vec<&str> = options.as_array().map(|a| a.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
-            let guess = node.as_scalar().and_then(|t| did_you_mean(t, opts.iter().copied()));
+            let opts: Vec<&str> = options
+                .as_array()
+                .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+                .unwrap_or_default();
+            let guess = node
+                .as_scalar()
+                .and_then(|t| did_you_mean(t, opts.iter().copied()));
             (
                 format!("`{top}` must be one of {}, found {found}", opts.join(", ")),
                 Some(match guess {
@@ -30,9 +35,18 @@ pub(crate) fn report(cx: &mut Checker<'_>, top: &str, kind: &Kind, node: &Node) 
                 }),
             )
         }
-        Kind::MinLength { .. } => (format!("`{top}` must not be empty"), Some(format!("set `{top}` or remove it"))),
-        Kind::Minimum { limit } => (format!("`{top}` must be at least {limit}, found {found}"), None),
-        _ => (format!("`{top}` has a value the schema does not allow ({found})"), Some("see `pwk schema`".into())),
+        Kind::MinLength { .. } => (
+            format!("`{top}` must not be empty"),
+            Some(format!("set `{top}` or remove it")),
+        ),
+        Kind::Minimum { limit } => (
+            format!("`{top}` must be at least {limit}, found {found}"),
+            None,
+        ),
+        _ => (
+            format!("`{top}` has a value the schema does not allow ({found})"),
+            Some("see `pwk schema`".into()),
+        ),
     };
     cx.emit(&RULE, node.span.clone(), "not allowed", message, help);
 }

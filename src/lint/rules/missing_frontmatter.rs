@@ -29,6 +29,9 @@ pub(crate) fn check(cx: &mut Checker<'_>, first_line: Range<usize>) {
         first_line,
         "expected `---` here",
         message,
-        Some("start the file with `---`, the role's keys (`name`, `description`, …), then `---`".into()),
+        Some(
+            "start the file with `---`, the role's keys (`name`, `description`, …), then `---`"
+                .into(),
+        ),
     );
 }

@@ -21,6 +21,9 @@ pub(crate) fn report(cx: &mut Checker<'_>) {
         span,
         "no `name` in this frontmatter",
         "the frontmatter has no `name`; hosts that call roles by name will not find this one",
-        Some(format!("add `name: {}`", super::name_not_slug::slugify(&stem))),
+        Some(format!(
+            "add `name: {}`",
+            super::name_not_slug::slugify(&stem)
+        )),
     );
 }

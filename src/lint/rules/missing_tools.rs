@@ -25,6 +25,9 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         span,
         "no `tools` in this frontmatter",
         format!("the role has no `tools` allow-list; {effect}"),
-        Some("add `tools:` with exactly what the role needs, e.g. `tools: read, grep, find, ls`".into()),
+        Some(
+            "add `tools:` with exactly what the role needs, e.g. `tools: read, grep, find, ls`"
+                .into(),
+        ),
     );
 }

@@ -104,12 +104,19 @@ pub fn find(id: &str) -> Option<&'static Rule> {
 }
 
 /// The candidate closest to `word`, when it is close enough to be a likely typo.
-pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let lower = word.to_lowercase();
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         let cl = c.to_lowercase();
-        let d = if cl == lower { 0 } else { strsim::damerau_levenshtein(&lower, &cl) };
+        let d = if cl == lower {
+            0
+        } else {
+            strsim::damerau_levenshtein(&lower, &cl)
+        };
         let limit = match c.chars().count().max(word.chars().count()) {
             0..=3 => 1,
             4..=6 => 2,
@@ -129,13 +136,30 @@ mod tests {
     #[test]
     fn registry_is_sorted_unique_and_documented() {
         for pair in RULES.windows(2) {
-            assert!(pair[0].id < pair[1].id, "{} before {}", pair[0].id, pair[1].id);
+            assert!(
+                pair[0].id < pair[1].id,
+                "{} before {}",
+                pair[0].id,
+                pair[1].id
+            );
         }
         for r in RULES {
-            assert!(r.id.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'), "{}", r.id);
-            assert!(!r.summary.is_empty() && !r.summary.ends_with('.'), "{}: summary", r.id);
+            assert!(
+                r.id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{}",
+                r.id
+            );
+            assert!(
+                !r.summary.is_empty() && !r.summary.ends_with('.'),
+                "{}: summary",
+                r.id
+            );
             assert!(r.explanation.len() > 40, "{}: explanation", r.id);
-            assert!(!r.bad.is_empty() && !r.good.is_empty(), "{}: examples", r.id);
+            assert!(
+                !r.bad.is_empty() && !r.good.is_empty(),
+                "{}: examples",
+                r.id
+            );
             assert_ne!(r.bad, r.good, "{}", r.id);
         }
     }

@@ -18,7 +18,9 @@ pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
     let text = &cx.doc.text;
     let mut pos = fences.yaml.start;
     while pos < fences.yaml.end {
-        let end = text[pos..fences.yaml.end].find('\n').map_or(fences.yaml.end, |i| pos + i);
+        let end = text[pos..fences.yaml.end]
+            .find('\n')
+            .map_or(fences.yaml.end, |i| pos + i);
         let line = &text[pos..end];
         let marker = line.starts_with("---") || line.starts_with("...");
         if marker && line[3..].starts_with([' ', '\t']) && !line[3..].trim().is_empty() {
@@ -26,7 +28,10 @@ pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
                 &RULE,
                 pos..pos + 3,
                 "starts a second document",
-                format!("`{}` starts a second YAML document; every key after it is ignored", line.trim_end()),
+                format!(
+                    "`{}` starts a second YAML document; every key after it is ignored",
+                    line.trim_end()
+                ),
                 Some("remove this line or turn it into a comment (`# …`)".into()),
             );
             return;

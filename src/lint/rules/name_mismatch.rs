@@ -17,7 +17,9 @@ pub(crate) const RULE: Rule = Rule {
 
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     let Some(node) = tree.get("name") else { return };
-    let (Some(name), Some(stem)) = (node.as_str(), cx.doc.stem()) else { return };
+    let (Some(name), Some(stem)) = (node.as_str(), cx.doc.stem()) else {
+        return;
+    };
     if name == stem {
         return;
     }
@@ -34,6 +36,8 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         node.span.clone(),
         format!("file is `{stem}.md`"),
         message,
-        Some(format!("rename the file to `{name}.md`, or set `name: {stem}`")),
+        Some(format!(
+            "rename the file to `{name}.md`, or set `name: {stem}`"
+        )),
     );
 }

@@ -25,12 +25,20 @@ pub(crate) fn slugify(s: &str) -> String {
         }
     }
     let out = out.trim_end_matches('-').to_string();
-    if out.is_empty() { "my-role".into() } else { out }
+    if out.is_empty() {
+        "my-role".into()
+    } else {
+        out
+    }
 }
 
 pub(crate) fn report(cx: &mut Checker<'_>, node: &Node) {
     let value = node.as_scalar().unwrap_or_default();
-    let colon = if value.contains(':') { "; tintinweb skips a role whose name contains `:`" } else { "" };
+    let colon = if value.contains(':') {
+        "; tintinweb skips a role whose name contains `:`"
+    } else {
+        ""
+    };
     cx.emit(
         &RULE,
         node.span.clone(),

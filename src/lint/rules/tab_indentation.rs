@@ -20,7 +20,9 @@ pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) -> bool {
     let text = &cx.doc.text;
     let mut pos = fences.yaml.start;
     while pos < fences.yaml.end {
-        let end = text[pos..fences.yaml.end].find('\n').map_or(fences.yaml.end, |i| pos + i);
+        let end = text[pos..fences.yaml.end]
+            .find('\n')
+            .map_or(fences.yaml.end, |i| pos + i);
         let line = &text[pos..end];
         let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
         if let Some(i) = line[..indent].find('\t') {

@@ -59,10 +59,10 @@ const ALIASES: &[(&str, &str)] = &[
 /// The key `key` was probably meant to be, among those `host` knows.
 pub(crate) fn suggestion(host: Host, key: &str) -> Option<&'static str> {
     let known = hosts::known_keys(host);
-    if let Some((_, target)) = ALIASES.iter().find(|(alias, _)| *alias == key) {
-        if let Some(k) = known.iter().find(|k| *k == target) {
-            return Some(k);
-        }
+    if let Some((_, target)) = ALIASES.iter().find(|(alias, _)| *alias == key)
+        && let Some(k) = known.iter().find(|k| *k == target)
+    {
+        return Some(k);
     }
     did_you_mean(key, known.iter().copied())
 }
@@ -77,21 +77,31 @@ fn read_by_other_hosts(host: Host, key: &str) -> Vec<&'static str> {
 }
 
 pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {
-    let Some((k, _)) = tree.entry(key) else { return };
+    let Some((k, _)) = tree.entry(key) else {
+        return;
+    };
     let span = k.span.clone();
     let suggested = suggestion(cx.host, key);
     let others = read_by_other_hosts(cx.host, key);
     let mut message = format!("unknown key `{key}`; hosts ignore it");
     if suggested == Some("tools") {
-        message.push_str(&format!(", and without `tools` {}", cx.profile.missing_tools));
+        message.push_str(&format!(
+            ", and without `tools` {}",
+            cx.profile.missing_tools
+        ));
     }
     let mut help = match suggested {
         Some(s) => format!("did you mean `{s}`?"),
-        None => "remove it, or namespace it as an extension key (`x-…` or `vendor.key`)".to_string(),
+        None => {
+            "remove it, or namespace it as an extension key (`x-…` or `vendor.key`)".to_string()
+        }
     };
     if !others.is_empty() {
         let list = others.join(", ");
-        help.push_str(&format!(" `{key}` is read only by {list}; lint with `--host {}` if you target it", others[0]));
+        help.push_str(&format!(
+            " `{key}` is read only by {list}; lint with `--host {}` if you target it",
+            others[0]
+        ));
     }
     let label = match suggested {
         Some(s) => format!("did you mean `{s}`?"),

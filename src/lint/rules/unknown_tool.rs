@@ -41,8 +41,15 @@ fn entries<'a>(text: &'a str, node: &'a Node) -> Vec<(&'a str, std::ops::Range<u
             let raw = &text[node.span.clone()];
             // Spans of the parts are exact only when the value is written as-is (plain
             // or simply quoted on one line); otherwise all entries point at the value.
-            let quoted = raw.len() == value.len() + 2 && raw.get(1..raw.len() - 1) == Some(value.as_str());
-            let offset = if raw == value { Some(0) } else if quoted { Some(1) } else { None };
+            let quoted =
+                raw.len() == value.len() + 2 && raw.get(1..raw.len() - 1) == Some(value.as_str());
+            let offset = if raw == value {
+                Some(0)
+            } else if quoted {
+                Some(1)
+            } else {
+                None
+            };
             let mut out = Vec::new();
             let mut pos = 0;
             for part in value.split(',') {
@@ -93,8 +100,14 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
                 did_you_mean(name, BUILTINS)
             };
             let help = match guess {
-                Some(g) => format!("did you mean `{g}`? pi's built-in tools are {}", BUILTINS.join(", ")),
-                None => format!("pi's built-in tools are {}; prefix extension tools with `ext:` or `mcp:`", BUILTINS.join(", ")),
+                Some(g) => format!(
+                    "did you mean `{g}`? pi's built-in tools are {}",
+                    BUILTINS.join(", ")
+                ),
+                None => format!(
+                    "pi's built-in tools are {}; prefix extension tools with `ext:` or `mcp:`",
+                    BUILTINS.join(", ")
+                ),
             };
             cx.emit(
                 &RULE,

@@ -22,7 +22,10 @@ pub(crate) fn check(cx: &mut Checker<'_>, at: usize) {
     let line = &text[line_start..line_end];
     let token = line.char_indices().find(|&(i, c)| {
         (c == '&' || c == '*')
-            && line[..i].chars().next_back().is_none_or(|p| matches!(p, ' ' | '\t' | '[' | '{' | ',' | ':' | '-'))
+            && line[..i]
+                .chars()
+                .next_back()
+                .is_none_or(|p| matches!(p, ' ' | '\t' | '[' | '{' | ',' | ':' | '-'))
     });
     let start = token.map_or(at, |(i, _)| line_start + i);
     let end = text[start..line_end]

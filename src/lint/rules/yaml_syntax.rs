@@ -14,7 +14,13 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 fn token_end(text: &str, at: usize) -> usize {
-    text[at..].chars().next().map_or(at, |c| if c == '\n' || c == '\r' { at } else { at + c.len_utf8() })
+    text[at..].chars().next().map_or(at, |c| {
+        if c == '\n' || c == '\r' {
+            at
+        } else {
+            at + c.len_utf8()
+        }
+    })
 }
 
 pub(crate) fn syntax(cx: &mut Checker<'_>, at: usize, message: &str) {
@@ -27,7 +33,13 @@ pub(crate) fn syntax(cx: &mut Checker<'_>, at: usize, message: &str) {
     } else {
         "fix the YAML at this position (quote values that contain `:`, `#`, `[` or `{`)"
     };
-    cx.emit(&RULE, at..end, "here", format!("invalid YAML: {message}"), Some(help.into()));
+    cx.emit(
+        &RULE,
+        at..end,
+        "here",
+        format!("invalid YAML: {message}"),
+        Some(help.into()),
+    );
 }
 
 pub(crate) fn tag(cx: &mut Checker<'_>, at: usize) {
