@@ -321,3 +321,78 @@ pub(crate) fn expected(cx: &Checker<'_>, top: &str) -> String {
         _ => "another type".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(text: &str, host: Host) -> Vec<(&'static str, usize, usize)> {
+        let doc = RoleDoc::parse("roles/r.md", text.as_bytes());
+        check_doc(&doc, host)
+            .iter()
+            .map(|d| (d.rule, d.start.line, d.start.column))
+            .collect()
+    }
+
+    const PWK_ROLE: &str = "---\nname: r\ndescription: Flags smells.\ntools: read, grep, find, ls, bash\nsystemPromptMode: replace\nmax_turns: 20\nthinking: low\n# model: <fast-tier> — set yours via /pwk-setup\n---\n# Body\n";
+
+    #[test]
+    fn pwk_shaped_role_is_clean_for_pwk() {
+        assert_eq!(rules(PWK_ROLE, Host::Pwk), []);
+    }
+
+    #[test]
+    fn host_profiles_flag_what_they_ignore() {
+        assert_eq!(
+            rules(PWK_ROLE, Host::Nicobailon),
+            [("host-ignored-key", 6, 1)]
+        );
+        assert_eq!(
+            rules(PWK_ROLE, Host::Tintinweb),
+            [("host-ignored-key", 5, 1)]
+        );
+        assert_eq!(
+            rules(PWK_ROLE, Host::Herdr),
+            [("host-ignored-key", 5, 1), ("host-ignored-key", 6, 1)]
+        );
+    }
+
+    #[test]
+    fn schema_errors_land_on_keys_and_values() {
+        let text = "---\nname: r\ndescription: d\ntools: read\nthinking: lots\nmax_turns: \"20\"\nspawning: yes\nx-owner: me\nacme.team: a\nowner: me\n---\nBody\n";
+        assert_eq!(
+            rules(text, Host::Pwk),
+            [
+                ("invalid-thinking", 5, 11),
+                ("invalid-type", 6, 12),
+                ("invalid-type", 7, 11),
+                ("unknown-key", 10, 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn required_keys_point_at_the_opening_fence() {
+        assert_eq!(
+            rules("---\ntools: read\n---\nBody\n", Host::Pwk),
+            [("missing-description", 1, 1), ("missing-name", 1, 1)]
+        );
+    }
+
+    #[test]
+    fn file_traps_stop_further_checks() {
+        assert_eq!(
+            rules("---\nname: r\n", Host::Pwk),
+            [("unterminated-frontmatter", 1, 1)]
+        );
+        assert_eq!(rules("", Host::Pwk), [("missing-frontmatter", 1, 1)]);
+        assert_eq!(
+            rules("---\n---\nBody\n", Host::Pwk),
+            [("empty-frontmatter", 1, 1)]
+        );
+        assert_eq!(
+            rules("---\nname: r\nname: s\n---\nBody\n", Host::Pwk),
+            [("duplicate-key", 3, 1)]
+        );
+    }
+}

@@ -837,3 +837,21 @@ fn readme_documents_linting() {
     assert!(lint < readme.find("## Exit codes").unwrap());
     assert!(readme.contains("yaml-language-server: $schema="));
 }
+
+#[test]
+fn a_device_given_as_a_path_is_a_finding() {
+    let env = TestEnv::new();
+    let out = run_bounded(
+        env.pwk().args(["lint", "--format", "json", "/dev/null"]),
+        Duration::from_secs(10),
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let doc = json(&out);
+    assert_eq!(rules_of(&doc), ["not-a-regular-file"]);
+    assert!(
+        doc["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("character device")
+    );
+}
