@@ -190,7 +190,7 @@ fn lint_one(path: &Path, opts: LintOptions) -> Outcome {
     };
     match read_role_file(path) {
         Ok(bytes) => {
-            let doc = RoleDoc::parse(path, &bytes);
+            let doc = RoleDoc::from_bytes(path, bytes);
             let diagnostics = check_doc(&doc, opts.host);
             let name = name_site(&doc);
             let text = (opts.keep_text && !diagnostics.is_empty()).then_some(doc.text);

@@ -145,7 +145,8 @@ mod tests {
         }
         for r in RULES {
             assert!(
-                r.id.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                r.id.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
                 "{}",
                 r.id
             );
