@@ -5,4 +5,3 @@ mod support;
 
 mod basics;
 mod lint;
-mod lint_fuzz;
