@@ -43,8 +43,9 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         host: args.host,
         recursive: args.recursive,
         keep_text: args.format == LintFormat::Human,
+        cwd: Some(ctx.cwd.clone()),
     };
-    let report = lint_files(&files, opts);
+    let report = lint_files(&files, &opts);
     let show = |p: &std::path::Path| ctx.display_path(p);
     let render_opts = RenderOptions {
         show_path: &show,

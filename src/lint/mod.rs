@@ -69,16 +69,18 @@ impl LintReport {
 }
 
 /// What to lint and how.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct LintOptions {
     pub host: Host,
     pub recursive: bool,
     /// Keep the text of files with findings (for source snippets).
     pub keep_text: bool,
+    /// Paths in messages are shown relative to this directory when under it.
+    pub cwd: Option<PathBuf>,
 }
 
 /// Find the role files under `paths` and lint them.
-pub fn lint_paths(paths: &[PathBuf], opts: LintOptions) -> Result<LintReport, WalkError> {
+pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, WalkError> {
     let files = collect_files(paths, opts.recursive)?;
     Ok(lint_files(&files, opts))
 }
@@ -90,7 +92,7 @@ struct Outcome {
 }
 
 /// Lint these files (already collected and sorted), in parallel.
-pub fn lint_files(files: &[PathBuf], opts: LintOptions) -> LintReport {
+pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
     let outcomes = run_parallel(files, |path| lint_one(path, opts));
     let mut files_out = Vec::with_capacity(outcomes.len());
     let mut failures = Vec::new();
@@ -104,7 +106,10 @@ pub fn lint_files(files: &[PathBuf], opts: LintOptions) -> LintReport {
     let paths: Vec<&Path> = files_out.iter().map(|f| f.path.as_path()).collect();
     let sites: Vec<Option<&NameSite>> = names.iter().map(Option::as_ref).collect();
     let profile = hosts::profile(opts.host);
-    let dups = rules::duplicate_name::check(&paths, &sites, |p| p.display().to_string());
+    let dups = rules::duplicate_name::check(&paths, &sites, |p| match &opts.cwd {
+        Some(cwd) => crate::context::display_path(cwd, p),
+        None => p.display().to_string(),
+    });
     let mut touched = Vec::new();
     for (i, mut d) in dups {
         d.severity = profile.severity_of(d.rule, d.severity);
@@ -131,6 +136,10 @@ pub fn lint_files(files: &[PathBuf], opts: LintOptions) -> LintReport {
 
 /// Map `f` over `items` on every core, keeping the order.
 fn run_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    // A handful of files (a pre-commit run) is not worth a thread.
+    if items.len() < 16 {
+        return items.iter().map(&f).collect();
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = cores.min(items.len() / 8 + 1);
     if workers <= 1 {
@@ -171,7 +180,7 @@ fn run_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
         .collect()
 }
 
-fn lint_one(path: &Path, opts: LintOptions) -> Outcome {
+fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
     let profile = hosts::profile(opts.host);
     let file_finding = |rule: &'static rules::Rule, message: String, help: &str| {
         let severity = profile.severity_of(rule.id, rule.severity);

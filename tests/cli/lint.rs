@@ -859,7 +859,7 @@ fn a_device_given_as_a_path_is_a_finding() {
 /// Property test: arbitrary bytes as a role file never panic the linter, and every
 /// reported position lies inside the file.
 ///
-/// Default: a few hundred cases (a few seconds). For a long run:
+/// Default: 3,000 cases (a few seconds). For a long run:
 /// `PWK_FUZZ_SECS=600 cargo test --release --test cli lint::fuzz -- --nocapture`
 /// (or `PWK_FUZZ_CASES=N` for a fixed number of cases per round).
 mod fuzz {
@@ -1062,4 +1062,23 @@ mod fuzz {
             started.elapsed().as_secs_f64()
         );
     }
+}
+
+#[test]
+fn absolute_paths_under_the_current_directory_are_shown_relative() {
+    let env = TestEnv::new();
+    let body = "---\nname: reviewer\ndescription: d\ntools: read\n---\nBody.\n";
+    let a = env.write("a/reviewer.md", body);
+    let b = env.write("b/reviewer.md", body);
+    let doc = json(&run(env
+        .pwk()
+        .args(["lint", "--format", "json"])
+        .arg(&a)
+        .arg(&b)));
+    let d = &doc["diagnostics"][0];
+    assert_eq!(d["path"], "a/reviewer.md");
+    assert_eq!(
+        d["message"],
+        "`name: reviewer` is also declared by `b/reviewer.md`"
+    );
 }
