@@ -1082,3 +1082,45 @@ fn absolute_paths_under_the_current_directory_are_shown_relative() {
         "`name: reviewer` is also declared by `b/reviewer.md`"
     );
 }
+
+#[test]
+fn a_bare_model_id_is_a_warning_that_names_the_host_behaviour() {
+    let env = TestEnv::new();
+    env.write(
+        "r.md",
+        "---\nname: r\ndescription: d\ntools: read\nmodel: claude-haiku-4-5\n---\nBody.\n",
+    );
+    let lint = |host: &str| {
+        json(&run(env
+            .pwk()
+            .args(["lint", "--format", "json", "--host", host, "r.md"])))
+    };
+    let nico = lint("nicobailon");
+    let d = &nico["diagnostics"][0];
+    assert_eq!(
+        (d["rule"].as_str(), d["severity"].as_str()),
+        (Some("invalid-model"), Some("warning"))
+    );
+    assert!(
+        d["message"].as_str().unwrap().contains("refuses to launch"),
+        "{d}"
+    );
+    assert_eq!(
+        d["help"],
+        "write it as `provider/claude-haiku-4-5` (e.g. `anthropic/claude-haiku-4-5`)"
+    );
+    let tintin = lint("tintinweb");
+    assert!(
+        tintin["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("parent's model")
+    );
+    let out = run(env.pwk().args(["lint", "r.md"]));
+    assert_eq!(out.code, 0, "a warning alone does not fail the run");
+    env.write("ok.md", "---\nname: ok\ndescription: d\ntools: read\nmodel: anthropic/claude-haiku-4-5\n---\nBody.\n");
+    assert_eq!(
+        json(&run(env.pwk().args(["lint", "--format", "json", "ok.md"])))["diagnostics"],
+        serde_json::json!([])
+    );
+}
