@@ -1,17 +1,189 @@
 //! Command glue for `pwk lint`, `pwk schema` and `pwk rules`.
 
-use crate::cli::{LintArgs, RulesArgs, SchemaArgs};
+use anyhow::Context as _;
+
+use crate::cli::{Format, Host, LintArgs, LintFormat, RulesArgs, SchemaArgs};
+use crate::context::{eprintln_safe, write_stdout};
+use crate::lint::render::{RenderOptions, render};
+use crate::lint::{LintOptions, collect_files, default_dirs, hosts, lint_files, rules};
 use crate::{Context, ExitStatus};
 
-pub fn run(_args: &LintArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("`pwk lint` is not built yet")
+/// Width of human output: fixed, so output does not depend on the terminal.
+const HUMAN_WIDTH: usize = 100;
+
+pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let paths = if args.paths.is_empty() {
+        let dirs = default_dirs(&ctx.cwd);
+        if dirs.is_empty() && !args.allow_empty {
+            anyhow::bail!(
+                "nothing to lint: neither `.agents/agents/` nor `.pi/agents/` exists here; pass files or directories, or --allow-empty"
+            );
+        }
+        dirs
+    } else {
+        args.paths.clone()
+    };
+    let files = collect_files(&paths, args.recursive)?;
+    if files.is_empty() && !args.allow_empty {
+        let shown: Vec<String> = paths
+            .iter()
+            .map(|p| format!("`{}`", ctx.display_path(p)))
+            .collect();
+        anyhow::bail!(
+            "nothing to lint: no `*.md` file in {}{}",
+            shown.join(", "),
+            if args.recursive {
+                ""
+            } else {
+                " (use --recursive to look in subdirectories)"
+            }
+        );
+    }
+    let opts = LintOptions {
+        host: args.host,
+        recursive: args.recursive,
+        keep_text: args.format == LintFormat::Human,
+        cwd: Some(ctx.cwd.clone()),
+    };
+    let report = lint_files(&files, &opts);
+    let show = |p: &std::path::Path| ctx.display_path(p);
+    let render_opts = RenderOptions {
+        show_path: &show,
+        color: ctx.color_stdout,
+        width: HUMAN_WIDTH,
+    };
+    write_stdout(render(args.format, &report, &render_opts).as_bytes())
+        .context("cannot write to stdout")?;
+    for f in &report.failures {
+        eprintln_safe(&format!(
+            "pwk: error: cannot read `{}`: {}",
+            ctx.display_path(&f.path),
+            f.message
+        ));
+    }
+    let (errors, warnings) = report.counts();
+    Ok(if !report.failures.is_empty() {
+        ExitStatus::Error
+    } else if errors > 0 || (args.deny_warnings && warnings > 0) {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
 }
 
-pub fn schema(_args: &SchemaArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
-    crate::context::write_stdout(crate::role::schema::ROLE_SCHEMA.as_bytes())?;
+pub fn schema(args: &SchemaArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
+    match args.host {
+        None | Some(Host::Pwk) => write_stdout(crate::role::schema::ROLE_SCHEMA.as_bytes())?,
+        Some(host) => {
+            let mut text = serde_json::to_string_pretty(hosts::host_schema(host))?;
+            text.push('\n');
+            write_stdout(text.as_bytes())?;
+        }
+    }
     Ok(ExitStatus::Success)
 }
 
-pub fn rules(_args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("`pwk rules` is not built yet")
+pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let Some(id) = &args.rule else {
+        let text = match args.format {
+            Format::Json => {
+                let list: Vec<_> = rules::RULES.iter().map(|r| rule_json(r)).collect();
+                format!("{}\n", serde_json::to_string_pretty(&list)?)
+            }
+            Format::Human => {
+                let width = rules::RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
+                let mut out = String::new();
+                for r in rules::RULES {
+                    out.push_str(&format!(
+                        "{:width$}  {:7}  {}\n",
+                        r.id,
+                        r.severity.as_str(),
+                        r.summary
+                    ));
+                }
+                out.push_str("\nRun `pwk rules <ID>` for an explanation with examples.\n");
+                out
+            }
+        };
+        write_stdout(text.as_bytes())?;
+        return Ok(ExitStatus::Success);
+    };
+    let Some(rule) = rules::find(id) else {
+        let hint = rules::did_you_mean(id, rules::RULES.iter().map(|r| r.id))
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_else(|| "; `pwk rules` lists them".into());
+        eprintln_safe(&format!("pwk: error: no rule `{id}`{hint}"));
+        return Ok(ExitStatus::Error);
+    };
+    let text = match args.format {
+        Format::Json => format!("{}\n", serde_json::to_string_pretty(&rule_json(rule))?),
+        Format::Human => {
+            let overrides: Vec<String> = [Host::Tintinweb, Host::Nicobailon, Host::Herdr]
+                .into_iter()
+                .filter_map(|h| {
+                    let s = hosts::profile(h).severity_of(rule.id, rule.severity);
+                    (s != rule.severity).then(|| format!("{s} with --host {}", hosts::host_id(h)))
+                })
+                .collect();
+            let extra = if overrides.is_empty() {
+                String::new()
+            } else {
+                format!("; {}", overrides.join(", "))
+            };
+            format!(
+                "{id} [{severity}{extra}]\n\n{summary}.\n\n{explanation}\n\nBad:\n{bad}\n\nGood:\n{good}\n",
+                id = rule.id,
+                severity = rule.severity,
+                summary = capitalize(rule.summary),
+                explanation = wrap(rule.explanation, 88),
+                bad = indent(rule.bad),
+                good = indent(rule.good),
+            )
+        }
+    };
+    write_stdout(text.as_bytes())?;
+    Ok(ExitStatus::Success)
+}
+
+fn rule_json(r: &rules::Rule) -> serde_json::Value {
+    serde_json::json!({
+        "id": r.id,
+        "severity": r.severity,
+        "summary": r.summary,
+        "explanation": r.explanation,
+        "bad": r.bad,
+        "good": r.good,
+    })
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+fn indent(s: &str) -> String {
+    s.trim_end_matches('\n')
+        .lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn wrap(s: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for word in s.split_whitespace() {
+        if line > 0 && line + 1 + word.chars().count() > width {
+            out.push('\n');
+            line = 0;
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += word.chars().count();
+    }
+    out
 }

@@ -1,3 +1,263 @@
 //! `pwk lint`: rules, diagnostics and renderers.
+//!
+//! [`check_doc`] checks one parsed file (no I/O); [`lint_paths`] finds the files,
+//! reads and checks them on every core, adds the cross-file `duplicate-name`
+//! findings from one index, and returns everything sorted by path and position.
+//! Renderers under [`render`] turn the result into each output format.
 
+pub(crate) mod check;
 pub mod command;
+pub mod diagnostic;
+pub mod hosts;
+pub mod render;
+pub mod rules;
+pub mod walk;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub use check::check_doc;
+pub use diagnostic::{Diagnostic, Related, Severity};
+pub use walk::{WalkError, collect_files, default_dirs};
+
+use crate::cli::Host;
+use crate::role::RoleDoc;
+use crate::role::source::{ReadError, read_role_file};
+use rules::duplicate_name::NameSite;
+
+/// The findings for one file.
+#[derive(Debug, Clone)]
+pub struct FileReport {
+    pub path: PathBuf,
+    /// Sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The file's text, kept only when asked for and the file has findings
+    /// (the human renderer shows source snippets).
+    pub text: Option<String>,
+}
+
+/// A file pwk could not read at all (an I/O error, not a finding): exit 2.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadFailure {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+/// The result of one lint run.
+#[derive(Debug, Clone, Default)]
+pub struct LintReport {
+    /// One entry per linted file, sorted by path.
+    pub files: Vec<FileReport>,
+    pub failures: Vec<ReadFailure>,
+}
+
+impl LintReport {
+    /// Every finding, sorted by path, then position.
+    pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.files.iter().flat_map(|f| f.diagnostics.iter())
+    }
+
+    /// (errors, warnings)
+    pub fn counts(&self) -> (usize, usize) {
+        let errors = self
+            .diagnostics()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        let total = self.diagnostics().count();
+        (errors, total - errors)
+    }
+}
+
+/// What to lint and how.
+#[derive(Debug, Clone)]
+pub struct LintOptions {
+    pub host: Host,
+    pub recursive: bool,
+    /// Keep the text of files with findings (for source snippets).
+    pub keep_text: bool,
+    /// Paths in messages are shown relative to this directory when under it.
+    pub cwd: Option<PathBuf>,
+}
+
+/// Find the role files under `paths` and lint them.
+pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, WalkError> {
+    let files = collect_files(paths, opts.recursive)?;
+    Ok(lint_files(&files, opts))
+}
+
+struct Outcome {
+    report: FileReport,
+    name: Option<NameSite>,
+    failure: Option<ReadFailure>,
+}
+
+/// Lint these files (already collected and sorted), in parallel.
+pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
+    let outcomes = run_parallel(files, |path| lint_one(path, opts));
+    let mut files_out = Vec::with_capacity(outcomes.len());
+    let mut failures = Vec::new();
+    let mut names = Vec::with_capacity(outcomes.len());
+    for o in outcomes {
+        failures.extend(o.failure);
+        names.push(o.name);
+        files_out.push(o.report);
+    }
+    // duplicate-name: one index over every file's name, built once.
+    let paths: Vec<&Path> = files_out.iter().map(|f| f.path.as_path()).collect();
+    let sites: Vec<Option<&NameSite>> = names.iter().map(Option::as_ref).collect();
+    let profile = hosts::profile(opts.host);
+    let dups = rules::duplicate_name::check(&paths, &sites, |p| match &opts.cwd {
+        Some(cwd) => crate::context::display_path(cwd, p),
+        None => p.display().to_string(),
+    });
+    let mut touched = Vec::new();
+    for (i, mut d) in dups {
+        d.severity = profile.severity_of(d.rule, d.severity);
+        files_out[i].diagnostics.push(d);
+        touched.push(i);
+    }
+    for i in touched {
+        let file = &mut files_out[i];
+        file.diagnostics
+            .sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        // The file had no findings of its own, so its text was not kept: read it
+        // again for the snippet (rare: only files with a shared name).
+        if opts.keep_text && file.text.is_none() {
+            file.text = read_role_file(&file.path)
+                .ok()
+                .map(|b| String::from_utf8_lossy(&b).into_owned());
+        }
+    }
+    LintReport {
+        files: files_out,
+        failures,
+    }
+}
+
+/// Map `f` over `items` on every core, keeping the order.
+fn run_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    // A handful of files (a pre-commit run) is not worth a thread.
+    if items.len() < 16 {
+        return items.iter().map(&f).collect();
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = cores.min(items.len() / 8 + 1);
+    if workers <= 1 {
+        return items.iter().map(&f).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+    let parts: Vec<Vec<(usize, R)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        // Small batches keep both cores busy to the end.
+                        let start = next.fetch_add(16, Ordering::Relaxed);
+                        if start >= items.len() {
+                            break;
+                        }
+                        for (i, item) in items.iter().enumerate().skip(start).take(16) {
+                            mine.push((i, f(item)));
+                        }
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("lint worker panicked"))
+            .collect()
+    });
+    for (i, r) in parts.into_iter().flatten() {
+        slots[i] = Some(r);
+    }
+    slots
+        .into_iter()
+        .map(|r| r.expect("every file was linted"))
+        .collect()
+}
+
+fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
+    let profile = hosts::profile(opts.host);
+    let file_finding = |rule: &'static rules::Rule, message: String, help: &str| {
+        let severity = profile.severity_of(rule.id, rule.severity);
+        Diagnostic::whole_file(
+            rule.id,
+            severity,
+            path.to_path_buf(),
+            message,
+            Some(help.to_string()),
+        )
+    };
+    let report = |diagnostics, text| FileReport {
+        path: path.to_path_buf(),
+        diagnostics,
+        text,
+    };
+    match read_role_file(path) {
+        Ok(bytes) => {
+            let doc = RoleDoc::from_bytes(path, bytes);
+            let diagnostics = check_doc(&doc, opts.host);
+            let name = name_site(&doc);
+            let text = (opts.keep_text && !diagnostics.is_empty()).then_some(doc.text);
+            Outcome {
+                report: report(diagnostics, text),
+                name,
+                failure: None,
+            }
+        }
+        Err(err @ (ReadError::Symlink | ReadError::NotRegular(_))) => {
+            let d = file_finding(
+                &rules::not_a_regular_file::RULE,
+                format!("not linted: the path {err}"),
+                "replace it with a regular file",
+            );
+            Outcome {
+                report: report(vec![d], None),
+                name: None,
+                failure: None,
+            }
+        }
+        Err(err @ ReadError::TooLarge(_)) => {
+            let d = file_finding(
+                &rules::file_too_large::RULE,
+                format!("not linted: the file {err}"),
+                "keep role files small; move reference material into a skill",
+            );
+            Outcome {
+                report: report(vec![d], None),
+                name: None,
+                failure: None,
+            }
+        }
+        Err(err) => Outcome {
+            report: report(Vec::new(), None),
+            name: None,
+            failure: Some(ReadFailure {
+                path: path.to_path_buf(),
+                message: err.to_string(),
+            }),
+        },
+    }
+}
+
+fn name_site(doc: &RoleDoc) -> Option<NameSite> {
+    let node = doc.mapping()?.get("name")?;
+    let name = node.as_str()?.to_string();
+    Some(NameSite {
+        name,
+        start: doc.position(node.span.start),
+        end: doc.position(node.span.end),
+        span: node.span.clone(),
+    })
+}
+
+/// The first error in a parsed file, for listings that show broken roles.
+pub fn first_error(doc: &RoleDoc, host: Host) -> Option<Diagnostic> {
+    check_doc(doc, host)
+        .into_iter()
+        .find(|d| d.severity == Severity::Error)
+}

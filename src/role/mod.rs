@@ -34,12 +34,17 @@ pub struct RoleDoc {
 impl RoleDoc {
     /// Parse a role file from its bytes. Never fails: problems are recorded.
     pub fn parse(path: impl Into<PathBuf>, bytes: &[u8]) -> RoleDoc {
-        let (text, invalid_utf8_at) = match std::str::from_utf8(bytes) {
-            Ok(s) => (s.to_string(), None),
-            Err(e) => (
-                String::from_utf8_lossy(bytes).into_owned(),
-                Some(e.valid_up_to()),
-            ),
+        RoleDoc::from_bytes(path, bytes.to_vec())
+    }
+
+    /// [`RoleDoc::parse`] without copying valid UTF-8 input.
+    pub fn from_bytes(path: impl Into<PathBuf>, bytes: Vec<u8>) -> RoleDoc {
+        let (text, invalid_utf8_at) = match String::from_utf8(bytes) {
+            Ok(s) => (s, None),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                (String::from_utf8_lossy(e.as_bytes()).into_owned(), Some(at))
+            }
         };
         RoleDoc::from_text(path.into(), text, invalid_utf8_at)
     }

@@ -477,6 +477,7 @@ pub fn scalar_end(file: &str, start: usize) -> usize {
             // A comment starts at ` #`; in a flow context `,` `]` `}` end the scalar,
             // and `: ` ends a key.
             let lb = line.as_bytes();
+            let mut flow: Option<bool> = None; // computed once, on the first `,` `]` `}`
             for i in 0..lb.len() {
                 let next_is_space = lb.get(i + 1).is_none_or(|b| *b == b' ' || *b == b'\t');
                 match lb[i] {
@@ -484,7 +485,7 @@ pub fn scalar_end(file: &str, start: usize) -> usize {
                         end = i;
                         break;
                     }
-                    b',' | b']' | b'}' if in_flow(file, start) => {
+                    b',' | b']' | b'}' if *flow.get_or_insert_with(|| in_flow(file, start)) => {
                         end = i;
                         break;
                     }

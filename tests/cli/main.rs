@@ -7,3 +7,4 @@ mod basics;
 mod discover;
 mod delegate_e2e;
 mod delegate_faults;
+mod lint;

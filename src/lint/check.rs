@@ -1,0 +1,398 @@
+//! Checking one parsed role file: the file-level traps, the schema (mapped onto
+//! rule ids), then the rules the schema cannot express.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use jsonschema::error::ValidationErrorKind as Kind;
+
+use super::hosts::{self, HostProfile};
+use super::rules::{self, Rule};
+use super::{Diagnostic, Related};
+use crate::cli::Host;
+use crate::role::{Fences, Node, RoleDoc, SplitError, Value};
+
+/// What a rule sees: the document, the host profile, and where findings go.
+pub(crate) struct Checker<'a> {
+    pub doc: &'a RoleDoc,
+    pub host: Host,
+    pub profile: &'static HostProfile,
+    pub out: Vec<Diagnostic>,
+}
+
+impl<'a> Checker<'a> {
+    fn new(doc: &'a RoleDoc, host: Host) -> Checker<'a> {
+        Checker {
+            doc,
+            host,
+            profile: hosts::profile(host),
+            out: Vec::new(),
+        }
+    }
+
+    /// Record a finding of `rule` at `span` (bytes in the file).
+    pub fn emit(
+        &mut self,
+        rule: &'static Rule,
+        span: Range<usize>,
+        label: impl Into<String>,
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> &mut Diagnostic {
+        let span = self.clamp(span);
+        let d = Diagnostic {
+            rule: rule.id,
+            severity: self.profile.severity_of(rule.id, rule.severity),
+            message: message.into(),
+            help,
+            path: self.doc.path.clone(),
+            start: self.doc.position(span.start),
+            end: self.doc.position(span.end),
+            span,
+            label: label.into(),
+            related: Vec::new(),
+        };
+        self.out.push(d);
+        self.out.last_mut().expect("just pushed")
+    }
+
+    /// A secondary label in the same file.
+    pub fn related(&self, span: Range<usize>, label: impl Into<String>) -> Related {
+        let span = self.clamp(span);
+        Related {
+            start: self.doc.position(span.start),
+            end: self.doc.position(span.end),
+            span,
+            label: label.into(),
+        }
+    }
+
+    fn clamp(&self, span: Range<usize>) -> Range<usize> {
+        let text = &self.doc.text;
+        let fix = |mut o: usize| {
+            o = o.min(text.len());
+            while !text.is_char_boundary(o) {
+                o -= 1;
+            }
+            o
+        };
+        let start = fix(span.start);
+        start..fix(span.end).max(start)
+    }
+
+    /// The span of a top-level key, when the frontmatter parsed.
+    pub fn mapping_key_span(&self, key: &str) -> Option<Range<usize>> {
+        self.doc.mapping()?.entry(key).map(|(k, _)| k.span.clone())
+    }
+
+    /// The opening `---` line, where file-level frontmatter findings point.
+    pub fn open_fence(&self) -> Range<usize> {
+        match &self.doc.fences {
+            Ok(f) => f.open.clone(),
+            Err(SplitError::Unterminated { open }) => open.clone(),
+            Err(SplitError::MissingOpeningFence { first_line }) => first_line.clone(),
+        }
+    }
+}
+
+/// All single-file findings for `doc` under `host`, sorted by position.
+pub fn check_doc(doc: &RoleDoc, host: Host) -> Vec<Diagnostic> {
+    let mut cx = Checker::new(doc, host);
+    run(&mut cx);
+    let mut out = cx.out;
+    out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    out.dedup();
+    out
+}
+
+fn run(cx: &mut Checker<'_>) {
+    if rules::invalid_utf8::check(cx) {
+        return;
+    }
+    rules::bom::check(cx);
+    rules::crlf::check(cx);
+    rules::host_unread_directory::check(cx);
+    let fences = match &cx.doc.fences {
+        Ok(f) => f.clone(),
+        Err(SplitError::MissingOpeningFence { first_line }) => {
+            rules::missing_frontmatter::check(cx, first_line.clone());
+            return;
+        }
+        Err(SplitError::Unterminated { open }) => {
+            rules::unterminated_frontmatter::check(cx, open.clone());
+            return;
+        }
+    };
+    rules::dot_closing_fence::check(cx, &fences);
+    rules::multiple_documents::check(cx, &fences);
+    rules::empty_body::check(cx, &fences);
+    let tree = match &cx.doc.tree {
+        Some(Ok(tree)) => tree,
+        Some(Err(err)) => {
+            yaml_error(cx, &fences, err);
+            return;
+        }
+        None => return,
+    };
+    if tree.as_mapping().is_none_or(<[_]>::is_empty) {
+        rules::empty_frontmatter::check(cx, &fences);
+        return;
+    }
+    schema(cx, tree);
+    rules::name_mismatch::check(cx, tree);
+    rules::invalid_model::check(cx, tree);
+    rules::unknown_tool::check(cx, tree);
+    rules::deprecated_skill_key::check(cx, tree);
+    rules::cli_model_without_cli::check(cx, tree);
+    rules::adapter_visible::check(cx, tree);
+    rules::missing_tools::check(cx, tree);
+    rules::host_ignored_key::check(cx, tree);
+    rules::host_rejected_key::check(cx, tree);
+}
+
+fn yaml_error(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlError) {
+    use crate::role::YamlError as E;
+    match err {
+        E::Syntax { message, at } => {
+            if !rules::tab_indentation::check(cx, fences) {
+                rules::yaml_syntax::syntax(cx, *at, message);
+            }
+        }
+        E::DuplicateKey { key, first, second } => {
+            rules::duplicate_key::check(cx, key, first.clone(), second.clone());
+        }
+        E::Anchor { at } => rules::yaml_anchor::check(cx, *at),
+        E::Tag { at } => rules::yaml_syntax::tag(cx, *at),
+        E::ComplexKey { at } => rules::yaml_syntax::complex_key(cx, *at),
+        E::NotMapping { at } => rules::frontmatter_not_mapping::check(cx, fences, *at),
+    }
+}
+
+/// Run the host's schema over the frontmatter and map each error to a rule.
+fn schema(cx: &mut Checker<'_>, tree: &Node) {
+    let json = tree.to_json();
+    let validator = hosts::validator(cx.host);
+    let mut seen: HashSet<(String, &'static str)> = HashSet::new();
+    for err in validator.iter_errors(&json) {
+        let pointer = err.instance_path().as_str().to_string();
+        match err.kind() {
+            Kind::AdditionalProperties { unexpected } if pointer.is_empty() => {
+                for key in unexpected {
+                    if seen.insert((format!("/{key}"), rules::unknown_key::RULE.id)) {
+                        rules::unknown_key::report(cx, tree, key);
+                    }
+                }
+            }
+            Kind::Required { property } => match property.as_str() {
+                Some("name") => rules::missing_name::report(cx),
+                Some("description") => rules::missing_description::report(cx),
+                _ => {}
+            },
+            kind => {
+                let Some((_, node)) = tree.pointer(&pointer) else {
+                    continue;
+                };
+                let top = top_key(&pointer);
+                let rule = value_rule(cx, &top, &pointer, kind, node);
+                if seen.insert((pointer.clone(), rule.id)) {
+                    report_value(cx, rule, &top, &pointer, kind, node);
+                }
+            }
+        }
+    }
+}
+
+/// The first key of a JSON pointer (`/tools/2` → `tools`).
+fn top_key(pointer: &str) -> String {
+    pointer
+        .split('/')
+        .nth(1)
+        .unwrap_or("")
+        .replace("~1", "/")
+        .replace("~0", "~")
+}
+
+/// Which rule a schema error on a value belongs to.
+fn value_rule(
+    cx: &Checker<'_>,
+    top: &str,
+    pointer: &str,
+    kind: &Kind,
+    node: &Node,
+) -> &'static Rule {
+    let whole = pointer == format!("/{top}");
+    match (top, kind) {
+        ("name", Kind::Pattern { .. }) => &rules::name_not_slug::RULE,
+        ("description", Kind::MinLength { .. } | Kind::Pattern { .. }) => {
+            &rules::empty_description::RULE
+        }
+        ("description", Kind::Type { .. }) if matches!(node.to_json(), serde_json::Value::Null) => {
+            &rules::empty_description::RULE
+        }
+        ("thinking", _) => &rules::invalid_thinking::RULE,
+        ("max_turns", Kind::Type { .. }) if rules::invalid_type::is_quoted_number(node) => {
+            &rules::invalid_type::RULE
+        }
+        ("max_turns", _) => &rules::invalid_max_turns::RULE,
+        ("model" | "cli-model", Kind::Pattern { .. }) => &rules::invalid_model::RULE,
+        ("tools" | "deny-tools", _) if !cx.profile.tools_list && whole => {
+            &rules::host_tools_list::RULE
+        }
+        (_, Kind::Type { .. } | Kind::OneOfNotValid { .. } | Kind::AnyOf { .. }) => {
+            &rules::invalid_type::RULE
+        }
+        _ => &rules::invalid_value::RULE,
+    }
+}
+
+fn report_value(
+    cx: &mut Checker<'_>,
+    rule: &'static Rule,
+    top: &str,
+    pointer: &str,
+    kind: &Kind,
+    node: &Node,
+) {
+    let id = rule.id;
+    if id == rules::name_not_slug::RULE.id {
+        rules::name_not_slug::report(cx, node);
+    } else if id == rules::empty_description::RULE.id {
+        rules::empty_description::report(cx, node);
+    } else if id == rules::invalid_thinking::RULE.id {
+        rules::invalid_thinking::report(cx, node);
+    } else if id == rules::invalid_max_turns::RULE.id {
+        rules::invalid_max_turns::report(cx, node);
+    } else if id == rules::invalid_model::RULE.id {
+        rules::invalid_model::report_whitespace(cx, top, node);
+    } else if id == rules::host_tools_list::RULE.id {
+        rules::host_tools_list::report(cx, top, node);
+    } else if id == rules::invalid_type::RULE.id {
+        rules::invalid_type::report(cx, top, pointer, node);
+    } else {
+        rules::invalid_value::report(cx, top, kind, node);
+    }
+}
+
+/// How a YAML value reads to a person: `the quoted string "20"`, `a list`, …
+pub(crate) fn describe(node: &Node) -> String {
+    match &node.value {
+        Value::Sequence(_) => "a list".into(),
+        Value::Mapping(_) => "a mapping".into(),
+        Value::Scalar { text, plain } => {
+            if !plain {
+                return format!(
+                    "the quoted string {}",
+                    serde_json::Value::from(text.as_str())
+                );
+            }
+            match node.to_json() {
+                serde_json::Value::Null => "no value".into(),
+                serde_json::Value::Bool(b) => format!("the boolean {b}"),
+                serde_json::Value::Number(n) => format!("the number {n}"),
+                _ => format!("the string `{text}`"),
+            }
+        }
+    }
+}
+
+/// The schema's words for what a key takes (`a string`, `true or false`, …).
+pub(crate) fn expected(cx: &Checker<'_>, top: &str) -> String {
+    let prop = &hosts::host_schema(cx.host)["properties"][top];
+    if prop.get("oneOf").is_some() {
+        return "a comma-separated string or a list of strings".into();
+    }
+    let one = |t: &str| match t {
+        "string" => "a string",
+        "boolean" => "true or false",
+        "integer" => "a whole number",
+        "number" => "a number",
+        "array" => "a list",
+        "object" => "a mapping",
+        _ => "a value of another type",
+    };
+    match &prop["type"] {
+        serde_json::Value::String(t) => one(t).into(),
+        serde_json::Value::Array(ts) => ts
+            .iter()
+            .filter_map(|t| t.as_str())
+            .map(one)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ => "another type".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(text: &str, host: Host) -> Vec<(&'static str, usize, usize)> {
+        let doc = RoleDoc::parse("roles/r.md", text.as_bytes());
+        check_doc(&doc, host)
+            .iter()
+            .map(|d| (d.rule, d.start.line, d.start.column))
+            .collect()
+    }
+
+    const PWK_ROLE: &str = "---\nname: r\ndescription: Flags smells.\ntools: read, grep, find, ls, bash\nsystemPromptMode: replace\nmax_turns: 20\nthinking: low\n# model: <fast-tier> — set yours via /pwk-setup\n---\n# Body\n";
+
+    #[test]
+    fn pwk_shaped_role_is_clean_for_pwk() {
+        assert_eq!(rules(PWK_ROLE, Host::Pwk), []);
+    }
+
+    #[test]
+    fn host_profiles_flag_what_they_ignore() {
+        assert_eq!(
+            rules(PWK_ROLE, Host::Nicobailon),
+            [("host-ignored-key", 6, 1)]
+        );
+        assert_eq!(
+            rules(PWK_ROLE, Host::Tintinweb),
+            [("host-ignored-key", 5, 1)]
+        );
+        assert_eq!(
+            rules(PWK_ROLE, Host::Herdr),
+            [("host-ignored-key", 5, 1), ("host-ignored-key", 6, 1)]
+        );
+    }
+
+    #[test]
+    fn schema_errors_land_on_keys_and_values() {
+        let text = "---\nname: r\ndescription: d\ntools: read\nthinking: lots\nmax_turns: \"20\"\nspawning: yes\nx-owner: me\nacme.team: a\nowner: me\n---\nBody\n";
+        assert_eq!(
+            rules(text, Host::Pwk),
+            [
+                ("invalid-thinking", 5, 11),
+                ("invalid-type", 6, 12),
+                ("invalid-type", 7, 11),
+                ("unknown-key", 10, 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn required_keys_point_at_the_opening_fence() {
+        assert_eq!(
+            rules("---\ntools: read\n---\nBody\n", Host::Pwk),
+            [("missing-description", 1, 1), ("missing-name", 1, 1)]
+        );
+    }
+
+    #[test]
+    fn file_traps_stop_further_checks() {
+        assert_eq!(
+            rules("---\nname: r\n", Host::Pwk),
+            [("unterminated-frontmatter", 1, 1)]
+        );
+        assert_eq!(rules("", Host::Pwk), [("missing-frontmatter", 1, 1)]);
+        assert_eq!(
+            rules("---\n---\nBody\n", Host::Pwk),
+            [("empty-frontmatter", 1, 1)]
+        );
+        assert_eq!(
+            rules("---\nname: r\nname: s\n---\nBody\n", Host::Pwk),
+            [("duplicate-key", 3, 1)]
+        );
+    }
+}

@@ -1,0 +1,102 @@
+//! `--format human`: miette's graphical reports, with the source line and a label
+//! under the exact key or value, then a one-line summary.
+
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
+
+use super::RenderOptions;
+use crate::lint::{Diagnostic, LintReport, Severity};
+
+pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
+    let theme = if opts.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(opts.width)
+        .with_links(false)
+        .without_primary_span_start()
+        .with_context_lines(1)
+        // Never break a word at a hyphen (`external-cli-unsupported`, rule ids).
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation);
+    let mut out = String::new();
+    for file in &report.files {
+        for d in &file.diagnostics {
+            render_one(&handler, d, file.text.as_deref(), opts, &mut out);
+        }
+    }
+    out.push_str(&summary(report));
+    out
+}
+
+fn render_one(
+    handler: &GraphicalReportHandler,
+    d: &Diagnostic,
+    text: Option<&str>,
+    opts: &RenderOptions<'_>,
+    out: &mut String,
+) {
+    let location = format!(
+        "{}:{}:{}",
+        (opts.show_path)(&d.path),
+        d.start.line,
+        d.start.column
+    );
+    let severity = match d.severity {
+        Severity::Error => miette::Severity::Error,
+        Severity::Warning => miette::Severity::Warning,
+    };
+    let mut diag = MietteDiagnostic::new(d.message.clone())
+        .with_code(format!("{}[{}]", d.severity, d.rule))
+        .with_severity(severity);
+    if let Some(help) = &d.help {
+        diag = diag.with_help(help.clone());
+    }
+    let snippet = text.is_some()
+        && !(d.span.is_empty() && d.start.line == 1 && d.start.column == 1 && d.label.is_empty());
+    if let (true, Some(text)) = (snippet, text) {
+        let mut labels = vec![LabeledSpan::new_primary_with_span(
+            (!d.label.is_empty()).then(|| d.label.clone()),
+            d.span.clone(),
+        )];
+        for r in &d.related {
+            labels.push(LabeledSpan::new_with_span(
+                Some(r.label.clone()),
+                r.span.clone(),
+            ));
+        }
+        diag = diag.with_labels(labels);
+        let report = miette::Report::new(diag)
+            .with_source_code(NamedSource::new(location, text.to_string()));
+        let _ = handler.render_report(out, report.as_ref());
+    } else {
+        let _ = handler.render_report(out, &diag);
+        // No source to show: say where.
+        out.push_str(&format!("  at {location}\n"));
+    }
+    out.push('\n');
+}
+
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+/// `Found 2 errors and 1 warning in 2 of 5 files.` / `5 files checked: no problems.`
+pub fn summary(report: &LintReport) -> String {
+    let (errors, warnings) = report.counts();
+    let files = report.files.len();
+    if errors + warnings == 0 {
+        return format!("{} checked: no problems.\n", plural(files, "file"));
+    }
+    let with = report
+        .files
+        .iter()
+        .filter(|f| !f.diagnostics.is_empty())
+        .count();
+    format!(
+        "Found {} and {} in {with} of {}.\n",
+        plural(errors, "error"),
+        plural(warnings, "warning"),
+        plural(files, "file")
+    )
+}

@@ -1,0 +1,59 @@
+//! `--format json`: the stable, versioned JSON document.
+
+use serde::Serialize;
+
+use super::RenderOptions;
+use crate::lint::LintReport;
+
+#[derive(Serialize)]
+struct Document<'a> {
+    version: u32,
+    files: usize,
+    diagnostics: Vec<Entry<'a>>,
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+struct Entry<'a> {
+    path: String,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    severity: &'static str,
+    rule: &'static str,
+    message: &'a str,
+    help: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    errors: usize,
+    warnings: usize,
+}
+
+pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
+    let (errors, warnings) = report.counts();
+    let doc = Document {
+        version: 1,
+        files: report.files.len(),
+        diagnostics: report
+            .diagnostics()
+            .map(|d| Entry {
+                path: (opts.show_path)(&d.path),
+                line: d.start.line,
+                column: d.start.column,
+                end_line: d.end.line,
+                end_column: d.end.column,
+                severity: d.severity.as_str(),
+                rule: d.rule,
+                message: &d.message,
+                help: d.help.as_deref(),
+            })
+            .collect(),
+        summary: Summary { errors, warnings },
+    };
+    let mut out = serde_json::to_string_pretty(&doc).expect("plain data serializes");
+    out.push('\n');
+    out
+}

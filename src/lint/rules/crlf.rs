@@ -1,0 +1,31 @@
+//! `crlf`: Windows line endings.
+
+use crate::lint::Severity;
+use crate::lint::check::Checker;
+use crate::lint::rules::Rule;
+
+pub(crate) const RULE: Rule = Rule {
+    id: "crlf",
+    severity: Severity::Warning,
+    summary: "the file uses CRLF line endings",
+    explanation: "Hosts with hand-written frontmatter readers split on `\\n` and keep the `\\r`, so `tools: read, grep\\r` names a tool `grep\\r` and a `---\\r` fence may not be recognised. Use LF line endings (`git config core.autocrlf input`, or a `.gitattributes` line `*.md text eol=lf`).",
+    bad: "---\\r\\nname: reviewer\\r\\n---\\r\\n",
+    good: "---\\nname: reviewer\\n---\\n",
+};
+
+pub(crate) fn check(cx: &mut Checker<'_>) {
+    let Some(at) = cx.doc.text.find("\r\n") else {
+        return;
+    };
+    let count = cx.doc.text.matches("\r\n").count();
+    cx.emit(
+        &RULE,
+        at..at + 1,
+        "CR before LF",
+        format!(
+            "the file uses CRLF line endings ({count} line{}); some hosts keep the `\\r` in values",
+            if count == 1 { "" } else { "s" }
+        ),
+        Some("convert the file to LF line endings".into()),
+    );
+}

@@ -1,0 +1,27 @@
+//! `dot-closing-fence`: frontmatter closed with `...`.
+
+use crate::lint::Severity;
+use crate::lint::check::Checker;
+use crate::lint::rules::Rule;
+use crate::role::{CloseKind, Fences};
+
+pub(crate) const RULE: Rule = Rule {
+    id: "dot-closing-fence",
+    severity: Severity::Error,
+    summary: "the frontmatter is closed with `...` instead of `---`",
+    explanation: "YAML allows `...` to end a document, but pi's frontmatter reader and the subagent hosts look for a closing `---`. With `...` they find no end to the frontmatter and skip or misread the role.",
+    bad: "---\nname: reviewer\n...\n",
+    good: "---\nname: reviewer\n---\n",
+};
+
+pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
+    if fences.close_kind == CloseKind::Dots {
+        cx.emit(
+            &RULE,
+            fences.close.start..fences.close.start + 3,
+            "use `---`",
+            "the frontmatter is closed with `...`; hosts only recognise `---`",
+            Some("replace `...` with `---`".into()),
+        );
+    }
+}

@@ -1,0 +1,70 @@
+//! `duplicate-name`: two linted files declare the same `name`.
+
+use std::collections::HashMap;
+
+use crate::lint::rules::Rule;
+use crate::lint::{Diagnostic, Severity};
+use crate::role::Position;
+
+pub(crate) const RULE: Rule = Rule {
+    id: "duplicate-name",
+    severity: Severity::Error,
+    summary: "two linted role files declare the same `name`",
+    explanation: "Hosts keep one role per name: the later directory (or whichever file they read last) silently shadows the other, so one of the two never runs. Give each role its own name. Checked across all files of one `pwk lint` run.",
+    bad: "a/reviewer.md: name: reviewer\nb/reviewer.md: name: reviewer\n",
+    good: "a/reviewer.md: name: reviewer\nb/security-reviewer.md: name: security-reviewer\n",
+};
+
+/// Where one file declares its name.
+#[derive(Debug, Clone)]
+pub struct NameSite {
+    pub name: String,
+    pub span: std::ops::Range<usize>,
+    pub start: Position,
+    pub end: Position,
+}
+
+/// One pass over every file's name: a finding on each file whose name is shared,
+/// naming the others. `sites[i]` belongs to `paths[i]`.
+pub(crate) fn check(
+    paths: &[&std::path::Path],
+    sites: &[Option<&NameSite>],
+    show: impl Fn(&std::path::Path) -> String,
+) -> Vec<(usize, Diagnostic)> {
+    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, site) in sites.iter().enumerate() {
+        if let Some(s) = site {
+            by_name.entry(s.name.as_str()).or_default().push(i);
+        }
+    }
+    let mut out = Vec::new();
+    for (name, files) in by_name {
+        if files.len() < 2 {
+            continue;
+        }
+        for &i in &files {
+            let site = sites[i].expect("indexed");
+            let others: Vec<String> = files
+                .iter()
+                .filter(|&&j| j != i)
+                .map(|&j| format!("`{}`", show(paths[j])))
+                .collect();
+            out.push((
+                i,
+                Diagnostic {
+                    rule: RULE.id,
+                    severity: RULE.severity,
+                    message: format!("`name: {name}` is also declared by {}", others.join(", ")),
+                    help: Some("give each role its own name (and file name)".into()),
+                    path: paths[i].to_path_buf(),
+                    span: site.span.clone(),
+                    start: site.start,
+                    end: site.end,
+                    label: "duplicate name".into(),
+                    related: Vec::new(),
+                },
+            ));
+        }
+    }
+    out
+}

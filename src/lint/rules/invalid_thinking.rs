@@ -1,0 +1,43 @@
+//! `invalid-thinking`: an unknown reasoning level.
+
+use crate::lint::Severity;
+use crate::lint::check::{Checker, describe};
+use crate::lint::rules::{Rule, did_you_mean};
+use crate::role::Node;
+
+pub(crate) const RULE: Rule = Rule {
+    id: "invalid-thinking",
+    severity: Severity::Error,
+    summary: "`thinking` is not one of off, minimal, low, medium, high, xhigh",
+    explanation: "`thinking` sets the child's reasoning effort. Hosts handle an unknown level differently: herdr drops it silently, others clamp it to `off` or pass it on until pi rejects it. Use one of off, minimal, low, medium, high, xhigh.",
+    bad: "---\nthinking: med\n---\n",
+    good: "---\nthinking: medium\n---\n",
+};
+
+const LEVELS: [&str; 6] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+
+pub(crate) fn report(cx: &mut Checker<'_>, node: &Node) {
+    let text = node.as_scalar().unwrap_or_default();
+    let guess = match text.to_lowercase().as_str() {
+        "none" | "false" | "no" | "disabled" => Some("off"),
+        "max" | "maximum" | "extra-high" | "extra_high" | "very-high" => Some("xhigh"),
+        "med" | "mid" | "normal" | "default" => Some("medium"),
+        "min" => Some("minimal"),
+        _ => did_you_mean(text, LEVELS),
+    };
+    let help = match guess {
+        Some(g) => format!("did you mean `{g}`? Levels: {}", LEVELS.join(", ")),
+        None => format!("use one of {}", LEVELS.join(", ")),
+    };
+    cx.emit(
+        &RULE,
+        node.span.clone(),
+        "unknown level",
+        format!(
+            "`thinking` must be one of {}, found {}",
+            LEVELS.join(", "),
+            describe(node)
+        ),
+        Some(help),
+    );
+}

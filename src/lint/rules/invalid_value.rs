@@ -1,0 +1,52 @@
+//! `invalid-value`: a value outside what the key allows.
+
+use jsonschema::error::ValidationErrorKind as Kind;
+
+use crate::lint::Severity;
+use crate::lint::check::{Checker, describe};
+use crate::lint::rules::{Rule, did_you_mean};
+use crate::role::Node;
+
+pub(crate) const RULE: Rule = Rule {
+    id: "invalid-value",
+    severity: Severity::Error,
+    summary: "a value is not one the key allows",
+    explanation: "Keys with a fixed set of values (`systemPromptMode`, `system-prompt`, `session-mode`) or a minimum (`cwd`, `cli` must not be empty) are checked against the schema. A value a host does not recognise is ignored or replaced by its default, silently.",
+    bad: "---\nsystemPromptMode: replaced\n---\n",
+    good: "---\nsystemPromptMode: replace\n---\n",
+};
+
+pub(crate) fn report(cx: &mut Checker<'_>, top: &str, kind: &Kind, node: &Node) {
+    let found = describe(node);
+    let (message, help) = match kind {
+        Kind::Enum { options } => {
+            let opts: Vec<&str> = options
+                .as_array()
+                .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+                .unwrap_or_default();
+            let guess = node
+                .as_scalar()
+                .and_then(|t| did_you_mean(t, opts.iter().copied()));
+            (
+                format!("`{top}` must be one of {}, found {found}", opts.join(", ")),
+                Some(match guess {
+                    Some(g) => format!("did you mean `{g}`?"),
+                    None => format!("use one of {}", opts.join(", ")),
+                }),
+            )
+        }
+        Kind::MinLength { .. } => (
+            format!("`{top}` must not be empty"),
+            Some(format!("set `{top}` or remove it")),
+        ),
+        Kind::Minimum { limit } => (
+            format!("`{top}` must be at least {limit}, found {found}"),
+            None,
+        ),
+        _ => (
+            format!("`{top}` has a value the schema does not allow ({found})"),
+            Some("see `pwk schema`".into()),
+        ),
+    };
+    cx.emit(&RULE, node.span.clone(), "not allowed", message, help);
+}

@@ -1,0 +1,33 @@
+//! `missing-tools`: no `tools` allow-list.
+
+use crate::lint::Severity;
+use crate::lint::check::Checker;
+use crate::lint::rules::Rule;
+use crate::role::Node;
+
+pub(crate) const RULE: Rule = Rule {
+    id: "missing-tools",
+    severity: Severity::Warning,
+    summary: "the role has no `tools` allow-list, so hosts give it mutating tools",
+    explanation: "Without `tools` (or with a misspelt one such as `tols`) no host restricts the child: tintinweb gives it all seven built-ins, nicobailon pi's defaults read, bash, edit, write. A read-only reviewer then can edit files. List exactly the tools the role needs.",
+    bad: "---\nname: reviewer\ndescription: Read-only reviewer.\n---\n",
+    good: "---\nname: reviewer\ndescription: Read-only reviewer.\ntools: read, grep, find, ls\n---\n",
+};
+
+pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
+    if tree.get("tools").is_some() {
+        return;
+    }
+    let span = cx.open_fence();
+    let effect = cx.profile.missing_tools.clone();
+    cx.emit(
+        &RULE,
+        span,
+        "no `tools` in this frontmatter",
+        format!("the role has no `tools` allow-list; {effect}"),
+        Some(
+            "add `tools:` with exactly what the role needs, e.g. `tools: read, grep, find, ls`"
+                .into(),
+        ),
+    );
+}

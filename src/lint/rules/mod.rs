@@ -1,0 +1,176 @@
+//! The rule registry: one file per rule, each with its id, default severity, docs
+//! and (for rules that are not schema checks) its check.
+
+use super::Severity;
+
+pub(crate) mod adapter_visible;
+pub(crate) mod bom;
+pub(crate) mod cli_model_without_cli;
+pub(crate) mod crlf;
+pub(crate) mod deprecated_skill_key;
+pub(crate) mod dot_closing_fence;
+pub(crate) mod duplicate_key;
+pub(crate) mod duplicate_name;
+pub(crate) mod empty_body;
+pub(crate) mod empty_description;
+pub(crate) mod empty_frontmatter;
+pub(crate) mod file_too_large;
+pub(crate) mod frontmatter_not_mapping;
+pub(crate) mod host_ignored_key;
+pub(crate) mod host_rejected_key;
+pub(crate) mod host_tools_list;
+pub(crate) mod host_unread_directory;
+pub(crate) mod invalid_max_turns;
+pub(crate) mod invalid_model;
+pub(crate) mod invalid_thinking;
+pub(crate) mod invalid_type;
+pub(crate) mod invalid_utf8;
+pub(crate) mod invalid_value;
+pub(crate) mod missing_description;
+pub(crate) mod missing_frontmatter;
+pub(crate) mod missing_name;
+pub(crate) mod missing_tools;
+pub(crate) mod multiple_documents;
+pub(crate) mod name_mismatch;
+pub(crate) mod name_not_slug;
+pub(crate) mod not_a_regular_file;
+pub(crate) mod tab_indentation;
+pub(crate) mod unknown_key;
+pub(crate) mod unknown_tool;
+pub(crate) mod unterminated_frontmatter;
+pub(crate) mod yaml_anchor;
+pub(crate) mod yaml_syntax;
+
+/// A lint rule's identity and documentation.
+#[derive(Debug)]
+pub struct Rule {
+    /// kebab-case, names the problem (`unknown-key`).
+    pub id: &'static str,
+    pub severity: Severity,
+    /// One line for `pwk rules`.
+    pub summary: &'static str,
+    /// Why it matters and what to do, for `pwk rules ID`.
+    pub explanation: &'static str,
+    /// A role file (or fragment) that triggers the rule.
+    pub bad: &'static str,
+    /// The same file, fixed.
+    pub good: &'static str,
+}
+
+/// Every rule, sorted by id.
+pub static RULES: &[&Rule] = &[
+    &adapter_visible::RULE,
+    &bom::RULE,
+    &cli_model_without_cli::RULE,
+    &crlf::RULE,
+    &deprecated_skill_key::RULE,
+    &dot_closing_fence::RULE,
+    &duplicate_key::RULE,
+    &duplicate_name::RULE,
+    &empty_body::RULE,
+    &empty_description::RULE,
+    &empty_frontmatter::RULE,
+    &file_too_large::RULE,
+    &frontmatter_not_mapping::RULE,
+    &host_ignored_key::RULE,
+    &host_rejected_key::RULE,
+    &host_tools_list::RULE,
+    &host_unread_directory::RULE,
+    &invalid_max_turns::RULE,
+    &invalid_model::RULE,
+    &invalid_thinking::RULE,
+    &invalid_type::RULE,
+    &invalid_utf8::RULE,
+    &invalid_value::RULE,
+    &missing_description::RULE,
+    &missing_frontmatter::RULE,
+    &missing_name::RULE,
+    &missing_tools::RULE,
+    &multiple_documents::RULE,
+    &name_mismatch::RULE,
+    &name_not_slug::RULE,
+    &not_a_regular_file::RULE,
+    &tab_indentation::RULE,
+    &unknown_key::RULE,
+    &unknown_tool::RULE,
+    &unterminated_frontmatter::RULE,
+    &yaml_anchor::RULE,
+    &yaml_syntax::RULE,
+];
+
+/// A rule by id.
+pub fn find(id: &str) -> Option<&'static Rule> {
+    RULES.iter().copied().find(|r| r.id == id)
+}
+
+/// The candidate closest to `word`, when it is close enough to be a likely typo.
+pub fn did_you_mean<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let lower = word.to_lowercase();
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let cl = c.to_lowercase();
+        let d = if cl == lower {
+            0
+        } else {
+            strsim::damerau_levenshtein(&lower, &cl)
+        };
+        let limit = match c.chars().count().max(word.chars().count()) {
+            0..=3 => 1,
+            4..=6 => 2,
+            _ => 3,
+        };
+        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_is_sorted_unique_and_documented() {
+        for pair in RULES.windows(2) {
+            assert!(
+                pair[0].id < pair[1].id,
+                "{} before {}",
+                pair[0].id,
+                pair[1].id
+            );
+        }
+        for r in RULES {
+            assert!(
+                r.id.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{}",
+                r.id
+            );
+            assert!(
+                !r.summary.is_empty() && !r.summary.ends_with('.'),
+                "{}: summary",
+                r.id
+            );
+            assert!(r.explanation.len() > 40, "{}: explanation", r.id);
+            assert!(
+                !r.bad.is_empty() && !r.good.is_empty(),
+                "{}: examples",
+                r.id
+            );
+            assert_ne!(r.bad, r.good, "{}", r.id);
+        }
+    }
+
+    #[test]
+    fn suggestions() {
+        let keys = ["name", "description", "tools", "max_turns", "thinking"];
+        assert_eq!(did_you_mean("tols", keys), Some("tools"));
+        assert_eq!(did_you_mean("descripton", keys), Some("description"));
+        assert_eq!(did_you_mean("Name", keys), Some("name"));
+        assert_eq!(did_you_mean("owner", keys), None);
+    }
+}

@@ -1,0 +1,1126 @@
+//! `pwk lint`, `pwk rules`, `pwk schema --host`: driven through the binary.
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{Output, TestEnv, repo_root, run};
+
+/// Run a command with a hard timeout, so a hang fails the test instead of stalling it.
+fn run_bounded(cmd: &mut Command, limit: Duration) -> Output {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn pwk");
+    let started = Instant::now();
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("pwk did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().expect("output");
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
+}
+
+fn rules_of(doc: &serde_json::Value) -> Vec<String> {
+    doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn fixtures() -> PathBuf {
+    repo_root().join("fixtures/lint")
+}
+
+/// How a fixture is placed and linted: (relative paths to copy it to, host, lint args).
+fn fixture_setup(rule: &str) -> (Vec<String>, &'static str, Vec<String>) {
+    match rule {
+        "duplicate-name" => (
+            vec!["a/duplicate-name.md".into(), "b/duplicate-name.md".into()],
+            "pwk",
+            vec!["a".into(), "b".into()],
+        ),
+        "host-unread-directory" => (
+            vec![".agents/agents/host-unread-directory.md".into()],
+            "herdr",
+            vec![],
+        ),
+        "host-ignored-key" => (
+            vec![format!("{rule}.md")],
+            "nicobailon",
+            vec![format!("{rule}.md")],
+        ),
+        "host-rejected-key" | "host-tools-list" => (
+            vec![format!("{rule}.md")],
+            "herdr",
+            vec![format!("{rule}.md")],
+        ),
+        _ => (
+            vec![format!("{rule}.md")],
+            "pwk",
+            vec![format!("{rule}.md")],
+        ),
+    }
+}
+
+#[test]
+fn each_fixture_triggers_its_rule() {
+    insta::glob!("../../fixtures/lint", "*.md", |path| {
+        let rule = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let env = TestEnv::new();
+        let (copies, host, args) = fixture_setup(&rule);
+        let bytes = std::fs::read(path).unwrap();
+        for c in &copies {
+            env.write(c, &bytes);
+        }
+        let lint = |format: &str| {
+            run(env
+                .pwk()
+                .args(["lint", "--host", host, "--format", format])
+                .args(&args))
+        };
+        let human = lint("human");
+        let machine = lint("json");
+        let doc = json(&machine);
+        assert!(
+            rules_of(&doc).contains(&rule),
+            "{rule}: not reported:\n{}",
+            machine.stdout
+        );
+        assert_eq!(
+            human.code, machine.code,
+            "{rule}: exit codes differ between formats"
+        );
+        let expected_code = if doc["summary"]["errors"].as_u64().unwrap() > 0 {
+            1
+        } else {
+            0
+        };
+        assert_eq!(machine.code, expected_code, "{rule}: {}", machine.stderr);
+        assert!(
+            machine.stderr.is_empty(),
+            "{rule}: stderr: {}",
+            machine.stderr
+        );
+        env.insta_settings().bind(|| {
+            insta::assert_snapshot!(format!(
+                "$ pwk lint --host {host} {}\nexit: {}\n\n{}\n$ pwk lint --format json …\n{}",
+                args.join(" "),
+                human.code,
+                human.stdout,
+                machine.stdout
+            ));
+        });
+    });
+}
+
+#[test]
+fn every_rule_has_a_fixture_and_every_fixture_a_rule() {
+    let out = run(TestEnv::new().pwk().args(["rules", "--format", "json"]));
+    let ids: Vec<String> = json(&out)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    // These two are about the file itself and are created at test time (below).
+    let made_at_test_time = ["file-too-large", "not-a-regular-file"];
+    for id in &ids {
+        let exists = fixtures().join(format!("{id}.md")).exists();
+        assert!(
+            exists || made_at_test_time.contains(&id.as_str()),
+            "no fixture for rule `{id}`"
+        );
+    }
+    for entry in std::fs::read_dir(fixtures()).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().is_some_and(|e| e == "md") {
+            let stem = p.file_stem().unwrap().to_str().unwrap().to_string();
+            assert!(ids.contains(&stem), "fixture {stem}.md names no rule");
+        }
+    }
+}
+
+#[test]
+fn pwk_shaped_roles_lint_clean() {
+    let env = TestEnv::new();
+    for entry in std::fs::read_dir(fixtures().join("clean")).unwrap() {
+        let p = entry.unwrap().path();
+        env.write(
+            &format!(
+                ".agents/agents/{}",
+                p.file_name().unwrap().to_str().unwrap()
+            ),
+            std::fs::read(&p).unwrap(),
+        );
+    }
+    let out = run(env
+        .pwk()
+        .args(["lint", "--format", "json", "--deny-warnings"]));
+    let doc = json(&out);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(doc["files"], 5);
+    assert_eq!(
+        doc["diagnostics"].as_array().unwrap().len(),
+        0,
+        "{}",
+        out.stdout
+    );
+    let human = run(env.pwk().arg("lint"));
+    assert_eq!(human.code, 0);
+    assert_eq!(human.stdout, "5 files checked: no problems.\n");
+}
+
+#[test]
+fn host_profiles_change_what_is_reported() {
+    let env = TestEnv::new();
+    env.write(
+        "pwk-smell-reviewer.md",
+        "---\nname: pwk-smell-checker\ndescription: Flags smells.\ntools: read, grep\nsystemPromptMode: replace\nmax_turns: 20\n---\nBody.\n",
+    );
+    let lint = |host: &str| {
+        json(&run(env.pwk().args([
+            "lint",
+            "--format",
+            "json",
+            "--host",
+            host,
+            "pwk-smell-reviewer.md",
+        ])))
+    };
+    let find = |doc: &serde_json::Value, rule: &str| -> Vec<serde_json::Value> {
+        doc["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["rule"] == rule)
+            .cloned()
+            .collect()
+    };
+
+    let tintin = lint("tintinweb");
+    let m = &find(&tintin, "name-mismatch")[0];
+    assert_eq!(m["severity"], "error");
+    assert!(
+        m["message"].as_str().unwrap().contains("all seven tools"),
+        "{m}"
+    );
+    let ignored = find(&tintin, "host-ignored-key");
+    assert!(
+        ignored
+            .iter()
+            .any(|d| d["message"].as_str().unwrap().contains("systemPromptMode")),
+        "{tintin}"
+    );
+
+    let nico = lint("nicobailon");
+    assert_eq!(find(&nico, "name-mismatch")[0]["severity"], "warning");
+    let ignored = find(&nico, "host-ignored-key");
+    assert!(
+        ignored
+            .iter()
+            .any(|d| d["message"].as_str().unwrap().contains("toolBudget")),
+        "{nico}"
+    );
+    assert!(
+        !ignored
+            .iter()
+            .any(|d| d["message"].as_str().unwrap().contains("systemPromptMode"))
+    );
+
+    let pwk = lint("pwk");
+    assert_eq!(find(&pwk, "name-mismatch")[0]["severity"], "error");
+    assert!(find(&pwk, "host-ignored-key").is_empty());
+
+    // prompt_mode is tintinweb's own key: unknown elsewhere, with a pointer to the host.
+    env.write(
+        "r.md",
+        "---\nname: r\ndescription: d\ntools: read\nprompt_mode: append\n---\nBody.\n",
+    );
+    let tintin = json(&run(env.pwk().args([
+        "lint",
+        "--format",
+        "json",
+        "--host",
+        "tintinweb",
+        "r.md",
+    ])));
+    assert!(find(&tintin, "unknown-key").is_empty(), "{tintin}");
+    let pwk = json(&run(env.pwk().args(["lint", "--format", "json", "r.md"])));
+    let unknown = &find(&pwk, "unknown-key")[0];
+    assert!(
+        unknown["help"]
+            .as_str()
+            .unwrap()
+            .contains("--host tintinweb"),
+        "{unknown}"
+    );
+}
+
+#[test]
+fn missing_or_misspelt_tools_says_what_the_child_gets() {
+    let env = TestEnv::new();
+    env.write(
+        "r.md",
+        "---\nname: r\ndescription: d\ntols: read\n---\nBody.\n",
+    );
+    for (host, words) in [
+        ("tintinweb", "all seven"),
+        ("nicobailon", "read, bash, edit, write"),
+        ("herdr", "--tools"),
+    ] {
+        let doc = json(&run(env
+            .pwk()
+            .args(["lint", "--format", "json", "--host", host, "r.md"])));
+        let diags = doc["diagnostics"].as_array().unwrap();
+        let unknown = diags
+            .iter()
+            .find(|d| d["rule"] == "unknown-key")
+            .expect("unknown-key");
+        assert_eq!(unknown["help"], "did you mean `tools`?");
+        assert!(
+            unknown["message"].as_str().unwrap().contains(words),
+            "{host}: {unknown}"
+        );
+        assert_eq!(
+            (unknown["line"].as_u64(), unknown["column"].as_u64()),
+            (Some(4), Some(1))
+        );
+        let missing = diags
+            .iter()
+            .find(|d| d["rule"] == "missing-tools")
+            .expect("missing-tools");
+        assert_eq!(missing["severity"], "warning");
+        assert!(
+            missing["message"].as_str().unwrap().contains(words),
+            "{host}: {missing}"
+        );
+    }
+}
+
+#[test]
+fn did_you_mean_for_keys_aliases_and_rules() {
+    let env = TestEnv::new();
+    env.write(
+        "r.md",
+        "---\nname: r\ndescription: d\ntools: read\nallowedTools: read\nmaxTurns: 3\nmodel_name: a/b\ndescriptoin: x\n---\nBody.\n",
+    );
+    let doc = json(&run(env.pwk().args(["lint", "--format", "json", "r.md"])));
+    let helps: Vec<(String, String)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "unknown-key")
+        .map(|d| {
+            (
+                d["message"].as_str().unwrap().to_string(),
+                d["help"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expect = [
+        ("allowedTools", "tools"),
+        ("maxTurns", "max_turns"),
+        ("model_name", "model"),
+        ("descriptoin", "description"),
+    ];
+    for (key, target) in expect {
+        assert!(
+            helps.iter().any(|(m, h)| m.contains(&format!("`{key}`"))
+                && h == &format!("did you mean `{target}`?")),
+            "{key} → {target}: {helps:?}"
+        );
+    }
+    let out = run(env.pwk().args(["rules", "unknwn-key"]));
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("did you mean `unknown-key`?"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn columns_count_unicode_scalars_after_cjk_and_emoji() {
+    let env = TestEnv::new();
+    env.write(
+        "r.md",
+        "---\nname: r\ndescription: 日本語の説明 🎉\ntools: [日本語, 🎉, Rd]\n---\nBody.\n",
+    );
+    let out = run(env.pwk().args(["lint", "--format", "json", "r.md"]));
+    let doc = json(&out);
+    let rd = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().contains("`Rd`"))
+        .unwrap();
+    // `tools: [` is 8 scalars, `日本語, ` 5, `🎉, ` 3: `Rd` starts at column 17.
+    assert_eq!(
+        (
+            rd["line"].as_u64(),
+            rd["column"].as_u64(),
+            rd["end_column"].as_u64()
+        ),
+        (Some(4), Some(17), Some(19))
+    );
+    let emoji = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().contains("`🎉`"))
+        .unwrap();
+    assert_eq!(
+        (emoji["column"].as_u64(), emoji["end_column"].as_u64()),
+        (Some(14), Some(15))
+    );
+    let sarif = json(&run(env.pwk().args(["lint", "--format", "sarif", "r.md"])));
+    assert_eq!(sarif["runs"][0]["columnKind"], "unicodeCodePoints");
+    let github = run(env.pwk().args(["lint", "--format", "github", "r.md"])).stdout;
+    assert!(
+        github.contains("line=4,col=17,endLine=4,endColumn=19,title=unknown-tool::"),
+        "{github}"
+    );
+}
+
+#[test]
+fn billion_laughs_is_refused_cleanly() {
+    let env = TestEnv::new();
+    let mut yaml = String::from(
+        "---\nname: laughs\ndescription: d\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    for (i, c) in ('b'..='i').enumerate() {
+        let prev = (b'a' + i as u8) as char;
+        yaml.push_str(&format!(
+            "{c}: &{c} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
+        ));
+    }
+    yaml.push_str("---\nBody.\n");
+    env.write("laughs.md", yaml);
+    let out = run_bounded(
+        env.pwk().args(["lint", "--format", "json", "laughs.md"]),
+        Duration::from_secs(10),
+    );
+    assert_eq!(out.code, 1);
+    let doc = json(&out);
+    assert_eq!(rules_of(&doc), ["yaml-anchor"]);
+    assert_eq!(doc["diagnostics"][0]["line"], 4);
+}
+
+#[test]
+fn fifo_socket_symlink_and_oversize_are_findings_not_hangs() {
+    let env = TestEnv::new();
+    let dir = env.path(".agents/agents");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo.md");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o644),
+        0,
+    )
+    .expect("mkfifo");
+    let _sock = std::os::unix::net::UnixListener::bind(dir.join("socket.md")).expect("socket");
+    env.write(
+        "outside.md",
+        "---\nname: outside\ndescription: d\ntools: read\n---\nBody.\n",
+    );
+    std::os::unix::fs::symlink(env.path("outside.md"), dir.join("link.md")).unwrap();
+    std::os::unix::fs::symlink(env.path("nowhere.md"), dir.join("dangling.md")).unwrap();
+    let big = std::fs::File::create(dir.join("big.md")).unwrap();
+    big.set_len(4 * 1024 * 1024 * 1024).unwrap(); // sparse: refused from its size, never read
+    drop(big);
+
+    // As a directory scan.
+    let out = run_bounded(
+        env.pwk().args(["lint", "--format", "json"]),
+        Duration::from_secs(10),
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let doc = json(&out);
+    let by_file: Vec<(String, String)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_string(),
+                d["rule"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expect = [
+        (".agents/agents/big.md", "file-too-large"),
+        (".agents/agents/dangling.md", "not-a-regular-file"),
+        (".agents/agents/fifo.md", "not-a-regular-file"),
+        (".agents/agents/link.md", "not-a-regular-file"),
+        (".agents/agents/socket.md", "not-a-regular-file"),
+    ];
+    assert_eq!(by_file, expect.map(|(a, b)| (a.to_string(), b.to_string())));
+    for d in doc["diagnostics"].as_array().unwrap() {
+        assert_eq!(
+            (d["line"].as_u64(), d["column"].as_u64()),
+            (Some(1), Some(1))
+        );
+    }
+
+    // Named explicitly, one by one, in every format.
+    for name in ["fifo.md", "link.md", "big.md"] {
+        let path = format!(".agents/agents/{name}");
+        for format in ["human", "json", "sarif", "github"] {
+            let out = run_bounded(
+                env.pwk().args(["lint", "--format", format, &path]),
+                Duration::from_secs(10),
+            );
+            assert_eq!(out.code, 1, "{name} {format}: {}", out.stderr);
+        }
+    }
+    let human = run_bounded(
+        env.pwk().args(["lint", ".agents/agents/fifo.md"]),
+        Duration::from_secs(10),
+    );
+    env.insta_settings()
+        .bind(|| insta::assert_snapshot!(human.stdout));
+}
+
+#[test]
+fn exit_codes() {
+    let env = TestEnv::new();
+    env.write("warn.md", "---\nname: warn\ndescription: d\n---\nBody.\n"); // missing-tools: a warning
+    env.write("err/bad.md", "---\nname: bad\n---\nBody.\n");
+    assert_eq!(run(env.pwk().args(["lint", "warn.md"])).code, 0);
+    assert_eq!(
+        run(env.pwk().args(["lint", "--deny-warnings", "warn.md"])).code,
+        1
+    );
+    assert_eq!(run(env.pwk().args(["lint", "err"])).code, 1);
+
+    let missing = run(env.pwk().args(["lint", "nowhere.md"]));
+    assert_eq!(missing.code, 2);
+    assert!(
+        missing.stderr.contains("`nowhere.md` does not exist"),
+        "{}",
+        missing.stderr
+    );
+    assert!(missing.stdout.is_empty());
+
+    // No PATH and neither default directory.
+    let none = run(env.pwk().arg("lint"));
+    assert_eq!(none.code, 2);
+    assert!(none.stderr.contains(".agents/agents/"), "{}", none.stderr);
+    assert_eq!(run(env.pwk().args(["lint", "--allow-empty"])).code, 0);
+
+    // A directory without *.md files.
+    std::fs::create_dir_all(env.path("empty/sub")).unwrap();
+    env.write(
+        "empty/sub/deep.md",
+        "---\nname: deep\ndescription: d\ntools: read\n---\nBody.\n",
+    );
+    let empty = run(env.pwk().args(["lint", "empty"]));
+    assert_eq!(empty.code, 2);
+    assert!(empty.stderr.contains("--recursive"), "{}", empty.stderr);
+    assert_eq!(
+        run(env.pwk().args(["lint", "--allow-empty", "empty"])).code,
+        0
+    );
+    assert_eq!(
+        run(env.pwk().args(["lint", "--recursive", "empty"])).code,
+        0
+    );
+}
+
+#[test]
+fn recursive_walk_never_follows_symlinked_directories() {
+    let env = TestEnv::new();
+    env.write(
+        "roles/a.md",
+        "---\nname: a\ndescription: d\ntools: read\n---\nBody.\n",
+    );
+    env.write(
+        "roles/nested/b.md",
+        "---\nname: b\ndescription: d\ntools: read\n---\nBody.\n",
+    );
+    env.write("elsewhere/c.md", "---\nname: c\n---\n");
+    std::os::unix::fs::symlink(env.path("elsewhere"), env.path("roles/linked")).unwrap();
+    std::os::unix::fs::symlink(env.path("roles"), env.path("roles/nested/loop")).unwrap();
+    let out = run_bounded(
+        env.pwk()
+            .args(["lint", "--recursive", "--format", "json", "roles"]),
+        Duration::from_secs(10),
+    );
+    let doc = json(&out);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(doc["files"], 2);
+    let flat = json(&run(env.pwk().args(["lint", "--format", "json", "roles"])));
+    assert_eq!(flat["files"], 1);
+}
+
+#[test]
+fn output_is_sorted_by_path_then_position_and_deterministic() {
+    let env = TestEnv::new();
+    for i in (0..60).rev() {
+        env.write(
+            &format!("roles/r{i:02}.md"),
+            format!("---\nname: r{i:02}\ntols: x\ndescription: d\nthinking: lots\n---\nBody.\n"),
+        );
+    }
+    let first = run(env.pwk().args(["lint", "--format", "json", "roles"]));
+    let second = run(env.pwk().args(["lint", "--format", "json", "roles"]));
+    assert_eq!(first.stdout, second.stdout);
+    let doc = json(&first);
+    let keys: Vec<(String, u64, u64)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted);
+    assert_eq!(doc["files"], 60);
+    assert_eq!(doc["summary"]["errors"], 120);
+}
+
+#[test]
+fn duplicate_names_across_files_name_both_paths() {
+    let env = TestEnv::new();
+    env.write(
+        ".agents/agents/reviewer.md",
+        "---\nname: reviewer\ndescription: d\ntools: read\n---\nBody.\n",
+    );
+    env.write(
+        ".pi/agents/reviewer.md",
+        "---\nname: reviewer\ndescription: d\ntools: read\n---\nBody.\n",
+    );
+    let doc = json(&run(env.pwk().args(["lint", "--format", "json"])));
+    let d = doc["diagnostics"].as_array().unwrap();
+    assert_eq!(d.len(), 2);
+    assert_eq!(d[0]["path"], ".agents/agents/reviewer.md");
+    assert!(
+        d[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains(".pi/agents/reviewer.md")
+    );
+    assert_eq!(d[1]["path"], ".pi/agents/reviewer.md");
+    assert!(
+        d[1]["message"]
+            .as_str()
+            .unwrap()
+            .contains(".agents/agents/reviewer.md")
+    );
+    assert_eq!(
+        (d[0]["line"].as_u64(), d[0]["column"].as_u64()),
+        (Some(2), Some(7))
+    );
+}
+
+#[test]
+fn json_sarif_and_github_shapes() {
+    let env = TestEnv::new();
+    env.write(
+        "a, b%.md",
+        "---\nname: a-b\ndescription: \"50% off\"\nthinking: lots\ntools: read\n---\nBody.\n",
+    );
+    env.write("ok.md", "---\nname: ok\ndescription: d\n---\nBody.\n");
+
+    let doc = json(&run(env
+        .pwk()
+        .args(["lint", "--format", "json", "a, b%.md", "ok.md"])));
+    let top: Vec<&str> = doc
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(top, ["diagnostics", "files", "summary", "version"]);
+    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["files"], 2);
+    for d in doc["diagnostics"].as_array().unwrap() {
+        let keys: Vec<&str> = d.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "column",
+                "end_column",
+                "end_line",
+                "help",
+                "line",
+                "message",
+                "path",
+                "rule",
+                "severity"
+            ]
+        );
+    }
+    assert_eq!(
+        doc["summary"],
+        serde_json::json!({"errors": 2, "warnings": 1})
+    );
+
+    let sarif = json(&run(env
+        .pwk()
+        .args(["lint", "--format", "sarif", "a, b%.md", "ok.md"])));
+    assert_eq!(sarif["version"], "2.1.0");
+    let run0 = &sarif["runs"][0];
+    let rules: Vec<&str> = run0["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rules,
+        ["invalid-thinking", "missing-tools", "name-mismatch"]
+    );
+    for r in run0["results"].as_array().unwrap() {
+        let i = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(r["ruleId"], rules[i]);
+        let region = &r["locations"][0]["physicalLocation"]["region"];
+        assert!(
+            region["startLine"].as_u64().unwrap() >= 1
+                && region["startColumn"].as_u64().unwrap() >= 1
+        );
+    }
+    assert_eq!(
+        run0["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "a%2C%20b%25.md"
+    );
+
+    let gh = run(env
+        .pwk()
+        .args(["lint", "--format", "github", "a, b%.md", "ok.md"]));
+    let lines: Vec<&str> = gh.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", gh.stdout);
+    assert!(
+        lines[0].starts_with(
+            "::error file=a%2C b%25.md,line=2,col=7,endLine=2,endColumn=10,title=name-mismatch::"
+        ),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("::warning file=ok.md,")),
+        "{}",
+        gh.stdout
+    );
+    assert!(lines.iter().all(|l| !l.contains('\r')));
+    assert!(lines[0].contains("%0Ahelp: "), "{}", lines[0]);
+}
+
+#[test]
+fn color_follows_the_flag() {
+    let env = TestEnv::new();
+    env.write(
+        "r.md",
+        "---\nname: r\ndescription: d\nthinking: lots\ntools: read\n---\nBody.\n",
+    );
+    let plain = run(env.pwk().args(["lint", "r.md"]));
+    assert!(!plain.stdout.contains('\u{1b}'));
+    let colored = run(env.pwk().args(["lint", "--color", "always", "r.md"]));
+    assert!(colored.stdout.contains('\u{1b}'), "{}", colored.stdout);
+    let never = run(env
+        .pwk()
+        .args(["lint", "--color", "never", "r.md"])
+        .env_remove("NO_COLOR"));
+    assert!(!never.stdout.contains('\u{1b}'));
+}
+
+#[test]
+fn rules_lists_and_explains() {
+    let env = TestEnv::new();
+    let list = run(env.pwk().arg("rules"));
+    assert_eq!(list.code, 0);
+    for id in [
+        "unknown-key",
+        "missing-description",
+        "invalid-thinking",
+        "duplicate-name",
+        "bom",
+    ] {
+        assert!(
+            list.stdout.lines().any(|l| l.starts_with(id)),
+            "{id} not listed"
+        );
+    }
+    let doc = json(&run(env.pwk().args(["rules", "--format", "json"])));
+    assert!(doc.as_array().unwrap().len() >= 35);
+    let one = run(env.pwk().args(["rules", "name-mismatch"]));
+    assert_eq!(one.code, 0);
+    env.insta_settings()
+        .bind(|| insta::assert_snapshot!(one.stdout));
+    let one_json = json(&run(env.pwk().args([
+        "rules",
+        "unknown-tool",
+        "--format",
+        "json",
+    ])));
+    assert_eq!(one_json["id"], "unknown-tool");
+    assert!(one_json["bad"].as_str().unwrap().contains("all"));
+}
+
+#[test]
+fn schema_per_host() {
+    let env = TestEnv::new();
+    let shipped = std::fs::read_to_string(repo_root().join("schemas/role.schema.json")).unwrap();
+    assert_eq!(
+        run(env.pwk().args(["schema", "--host", "pwk"])).stdout,
+        shipped
+    );
+    let nico = json(&run(env.pwk().args(["schema", "--host", "nicobailon"])));
+    assert_eq!(nico["properties"]["toolBudget"]["type"], "object");
+    assert_eq!(nico["properties"]["max_turns"]["x-pwk-ignored"], true);
+    assert!(
+        nico["properties"]["max_turns"]["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("[ignored by nicobailon")
+    );
+    let herdr = json(&run(env.pwk().args(["schema", "--host", "herdr"])));
+    assert_eq!(herdr["properties"]["tools"]["type"], "string");
+    assert_eq!(herdr["properties"]["cli"]["x-pwk-rejected"], true);
+    assert_eq!(herdr["x-pwk-host"]["reads .agents/agents"], false);
+    let tintin = json(&run(env.pwk().args(["schema", "--host", "tintinweb"])));
+    assert_eq!(
+        tintin["properties"]["prompt_mode"]["enum"],
+        serde_json::json!(["append", "replace"])
+    );
+    assert_eq!(tintin["x-pwk-host"]["identity"], "file stem");
+}
+
+#[test]
+fn pre_commit_hook_definition() {
+    let text = std::fs::read_to_string(repo_root().join(".pre-commit-hooks.yaml")).unwrap();
+    for needle in [
+        "id: pwk-lint",
+        "entry: pwk lint",
+        "language: rust",
+        "pass_filenames: true",
+        "\\.agents/agents",
+        "\\.pi/agents",
+    ] {
+        assert!(text.contains(needle), "missing `{needle}`");
+    }
+}
+
+#[test]
+fn readme_documents_linting() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let lint = readme
+        .find("## Linting")
+        .expect("README has a Linting section");
+    assert!(lint < readme.find("## Exit codes").unwrap());
+    assert!(readme.contains("yaml-language-server: $schema="));
+}
+
+#[test]
+fn a_device_given_as_a_path_is_a_finding() {
+    let env = TestEnv::new();
+    let out = run_bounded(
+        env.pwk().args(["lint", "--format", "json", "/dev/null"]),
+        Duration::from_secs(10),
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let doc = json(&out);
+    assert_eq!(rules_of(&doc), ["not-a-regular-file"]);
+    assert!(
+        doc["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("character device")
+    );
+}
+
+/// Property test: arbitrary bytes as a role file never panic the linter, and every
+/// reported position lies inside the file.
+///
+/// Default: 3,000 cases (a few seconds). For a long run:
+/// `PWK_FUZZ_SECS=600 cargo test --release --test cli lint::fuzz -- --nocapture`
+/// (or `PWK_FUZZ_CASES=N` for a fixed number of cases per round).
+mod fuzz {
+    use std::time::{Duration, Instant};
+
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestCaseError, TestRunner};
+    use pwk::cli::Host;
+    use pwk::lint::render::{RenderOptions, render};
+    use pwk::lint::{FileReport, LintReport, check_doc};
+    use pwk::role::RoleDoc;
+
+    /// Pieces of role files, valid and broken, that the generator strings together.
+    const FRAGMENTS: &[&str] = &[
+        "---\n",
+        "---\r\n",
+        "---",
+        "...\n",
+        "--- x\n",
+        "... y\n",
+        "\u{feff}",
+        "\r\n",
+        "\n",
+        "\t",
+        "  ",
+        "name: pwk-a\n",
+        "name: A B:c\n",
+        "name:\n",
+        "description: d\n",
+        "description: \"\"\n",
+        "description: a: b\n",
+        "tools: read, grep, find, ls\n",
+        "tools: Read, all, *\n",
+        "tools:\n  - read\n",
+        "\t- grep\n",
+        "tools: [read, {a: b}]\n",
+        "tols: read\n",
+        "allowed_tools: x\n",
+        "max_turns: 20\n",
+        "max_turns: \"20\"\n",
+        "max_turns: -1\n",
+        "max_turns: 2.5\n",
+        "thinking: low\n",
+        "thinking: med\n",
+        "model: a b\n",
+        "model: haiku\n",
+        "spawning: \"true\"\n",
+        "spawning: yes\n",
+        "skill: x\n",
+        "cli: claude\n",
+        "cli-model: m\n",
+        "disable-model-invocation: true\n",
+        "# model: <fast-tier>\n",
+        "a: &x [1]\n",
+        "b: *x\n",
+        "!!str t\n",
+        "? [a]\n: b\n",
+        "|\n  block\n",
+        ">-\n folded\n",
+        "'unterminated\n",
+        "\"esc \\u00e9 \\\"\n",
+        "日本語: 🎉\n",
+        "x-owner: me\n",
+        "acme.k: v\n",
+        "key: {a: [b, c]}\n",
+        ": \n",
+        "- a\n",
+        "just text\n",
+        "name: x\nname: y\n",
+        "# Body\n",
+        "\u{0}",
+        "\u{2028}",
+        "é",
+        "\r",
+    ];
+
+    fn role_like() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            4 => proptest::sample::select(FRAGMENTS).prop_map(|s| s.as_bytes().to_vec()),
+            1 => proptest::collection::vec(any::<u8>(), 0..6),
+        ];
+        proptest::collection::vec(piece, 0..24).prop_map(|v| v.concat())
+    }
+
+    fn any_input() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            3 => role_like(),
+            1 => proptest::collection::vec(any::<u8>(), 0..512),
+        ]
+    }
+
+    const HOSTS: [Host; 4] = [Host::Pwk, Host::Tintinweb, Host::Nicobailon, Host::Herdr];
+
+    fn check_one(bytes: &[u8], host_index: usize) -> Result<(), TestCaseError> {
+        let host = HOSTS[host_index % HOSTS.len()];
+        let doc = RoleDoc::parse("fuzz/role.md", bytes);
+        let diags = check_doc(&doc, host);
+        let text = &doc.text;
+        let lines: Vec<&str> = text.split('\n').collect();
+        let within = |line: usize, column: usize| -> bool {
+            line >= 1
+                && line <= lines.len()
+                && column >= 1
+                && column <= lines[line - 1].chars().count() + 1
+        };
+        for d in &diags {
+            prop_assert!(
+                d.span.start <= d.span.end && d.span.end <= text.len(),
+                "{d:?}"
+            );
+            prop_assert!(
+                text.is_char_boundary(d.span.start) && text.is_char_boundary(d.span.end),
+                "{d:?}"
+            );
+            prop_assert!(
+                within(d.start.line, d.start.column),
+                "start outside the file: {d:?}"
+            );
+            prop_assert!(
+                within(d.end.line, d.end.column),
+                "end outside the file: {d:?}"
+            );
+            prop_assert!(d.start <= d.end, "{d:?}");
+            for r in &d.related {
+                prop_assert!(
+                    within(r.start.line, r.start.column) && within(r.end.line, r.end.column),
+                    "{r:?}"
+                );
+            }
+        }
+        // Every renderer copes with whatever was found.
+        let report = LintReport {
+            files: vec![FileReport {
+                path: doc.path.clone(),
+                diagnostics: diags,
+                text: Some(doc.text.clone()),
+            }],
+            failures: Vec::new(),
+        };
+        let show = |p: &std::path::Path| p.display().to_string();
+        let opts = RenderOptions {
+            show_path: &show,
+            color: false,
+            width: 100,
+        };
+        for f in [
+            pwk::cli::LintFormat::Human,
+            pwk::cli::LintFormat::Json,
+            pwk::cli::LintFormat::Sarif,
+            pwk::cli::LintFormat::Github,
+        ] {
+            let _ = render(f, &report, &opts);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic_and_positions_stay_inside() {
+        let cases: u32 = std::env::var("PWK_FUZZ_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(3000);
+        let budget = std::env::var("PWK_FUZZ_SECS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map(Duration::from_secs);
+        let started = Instant::now();
+        let mut executed: u64 = 0;
+        let mut round: u64 = 0;
+        loop {
+            let mut runner = TestRunner::new(Config {
+                cases: if budget.is_some() {
+                    cases.max(2000)
+                } else {
+                    cases
+                },
+                failure_persistence: None,
+                rng_seed: proptest::test_runner::RngSeed::Fixed(
+                    round.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5eed,
+                ),
+                ..Config::default()
+            });
+            let count = std::sync::atomic::AtomicU64::new(0);
+            let result = runner.run(&(any_input(), 0usize..4), |(bytes, host)| {
+                count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                check_one(&bytes, host)
+            });
+            executed += count.into_inner();
+            if let Err(e) = result {
+                panic!("after {executed} executions: {e}");
+            }
+            round += 1;
+            match budget {
+                Some(b) if started.elapsed() < b => continue,
+                _ => break,
+            }
+        }
+        eprintln!(
+            "lint fuzz: {executed} executions in {:.1}s ({round} rounds)",
+            started.elapsed().as_secs_f64()
+        );
+    }
+}
+
+#[test]
+fn absolute_paths_under_the_current_directory_are_shown_relative() {
+    let env = TestEnv::new();
+    let body = "---\nname: reviewer\ndescription: d\ntools: read\n---\nBody.\n";
+    let a = env.write("a/reviewer.md", body);
+    let b = env.write("b/reviewer.md", body);
+    let doc = json(&run(env
+        .pwk()
+        .args(["lint", "--format", "json"])
+        .arg(&a)
+        .arg(&b)));
+    let d = &doc["diagnostics"][0];
+    assert_eq!(d["path"], "a/reviewer.md");
+    assert_eq!(
+        d["message"],
+        "`name: reviewer` is also declared by `b/reviewer.md`"
+    );
+}
+
+#[test]
+fn a_bare_model_id_is_a_warning_that_names_the_host_behaviour() {
+    let env = TestEnv::new();
+    env.write(
+        "r.md",
+        "---\nname: r\ndescription: d\ntools: read\nmodel: claude-haiku-4-5\n---\nBody.\n",
+    );
+    let lint = |host: &str| {
+        json(&run(env
+            .pwk()
+            .args(["lint", "--format", "json", "--host", host, "r.md"])))
+    };
+    let nico = lint("nicobailon");
+    let d = &nico["diagnostics"][0];
+    assert_eq!(
+        (d["rule"].as_str(), d["severity"].as_str()),
+        (Some("invalid-model"), Some("warning"))
+    );
+    assert!(
+        d["message"].as_str().unwrap().contains("refuses to launch"),
+        "{d}"
+    );
+    assert_eq!(
+        d["help"],
+        "write it as `provider/claude-haiku-4-5` (e.g. `anthropic/claude-haiku-4-5`)"
+    );
+    let tintin = lint("tintinweb");
+    assert!(
+        tintin["diagnostics"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("parent's model")
+    );
+    let out = run(env.pwk().args(["lint", "r.md"]));
+    assert_eq!(out.code, 0, "a warning alone does not fail the run");
+    env.write("ok.md", "---\nname: ok\ndescription: d\ntools: read\nmodel: anthropic/claude-haiku-4-5\n---\nBody.\n");
+    assert_eq!(
+        json(&run(env.pwk().args(["lint", "--format", "json", "ok.md"])))["diagnostics"],
+        serde_json::json!([])
+    );
+}
