@@ -4,7 +4,8 @@
 mod support;
 
 mod basics;
-mod discover;
 mod delegate_e2e;
 mod delegate_faults;
+mod discover;
 mod lint;
+mod smoke;
