@@ -332,12 +332,17 @@ impl SafeDir {
     /// Take the directory lock (`flock` on this descriptor): exclusive for runs that
     /// write, shared for runs that only look. Waits a bounded time for another run.
     pub fn lock(&self, exclusive: bool) -> Result<(), SafeWriteError> {
+        self.lock_within(exclusive, LOCK_WAIT)
+    }
+
+    /// [`SafeDir::lock`], waiting at most `wait`.
+    pub fn lock_within(&self, exclusive: bool, wait: Duration) -> Result<(), SafeWriteError> {
         let op = if exclusive {
             FlockOperation::NonBlockingLockExclusive
         } else {
             FlockOperation::NonBlockingLockShared
         };
-        let deadline = Instant::now() + LOCK_WAIT;
+        let deadline = Instant::now() + wait;
         loop {
             match rustix::fs::flock(self.fd.as_fd(), op) {
                 Ok(()) => return Ok(()),
@@ -647,44 +652,66 @@ pub(crate) fn create_file_exclusive_with(
 }
 
 /// Open `dir`, creating missing directories, with `dir` itself and every created
-/// component opened without following symlinks.
+/// component opened without following symlinks. A relative `dir` is resolved
+/// below the current directory with *every* component no-follow; an absolute one
+/// below its deepest existing ancestor (symlinks above that are the user's layout).
 fn open_dir_creating(dir: &Path, hooks: &mut dyn Hooks) -> Result<SafeDir, SafeWriteError> {
-    let bad_path = |why| SafeWriteError::BadName { name: dir.display().to_string(), why };
-    let mut rest: Vec<String> = Vec::new();
-    let mut anchor = dir.to_path_buf();
-    loop {
-        let last = match anchor.file_name() {
-            Some(n) => n.to_str().ok_or_else(|| bad_path("it is not valid UTF-8"))?.to_string(),
-            None => {
-                if rest.is_empty() {
-                    return Err(bad_path("it has no final directory name"));
+    let mut opened = if dir.is_relative() {
+        open_beneath(Path::new("."), dir, hooks)?
+    } else {
+        let mut anchor = dir.to_path_buf();
+        // Walk up to the deepest existing proper ancestor; `dir` itself is always
+        // opened below it, no-follow.
+        loop {
+            match anchor.parent() {
+                Some(parent) => {
+                    anchor = parent.to_path_buf();
+                    if std::fs::symlink_metadata(&anchor).is_ok() {
+                        break;
+                    }
                 }
-                break;
+                None => break,
+            }
+        }
+        let rest = dir.strip_prefix(&anchor).unwrap_or(dir);
+        open_beneath(&anchor, rest, hooks)?
+    };
+    // Messages name the path the caller gave.
+    opened.path = dir.to_path_buf();
+    Ok(opened)
+}
+
+/// Open (creating as needed) `rel` below the directory `base`, one no-follow
+/// component at a time. `..` is refused.
+pub(crate) fn open_beneath(base: &Path, rel: &Path, hooks: &mut dyn Hooks) -> Result<SafeDir, SafeWriteError> {
+    use std::path::Component;
+    let mut current = SafeDir::open_root(base)?;
+    for comp in rel.components() {
+        let name = match comp {
+            Component::CurDir => continue,
+            Component::Normal(n) => n.to_str().ok_or_else(|| SafeWriteError::BadName {
+                name: rel.display().to_string(),
+                why: "it is not valid UTF-8",
+            })?,
+            Component::ParentDir => {
+                return Err(SafeWriteError::BadName {
+                    name: rel.display().to_string(),
+                    why: "it goes up with `..`",
+                });
+            }
+            Component::RootDir | Component::Prefix(_) => {
+                return Err(SafeWriteError::BadName {
+                    name: rel.display().to_string(),
+                    why: "it is not relative",
+                });
             }
         };
-        let exists = std::fs::symlink_metadata(&anchor).is_ok();
-        if exists && !rest.is_empty() {
-            break;
-        }
-        rest.insert(0, last);
-        anchor = match anchor.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        if anchor == Path::new(".") || anchor == Path::new("/") {
-            break;
-        }
-    }
-    let mut current = SafeDir::open_root(&anchor)?;
-    for name in &rest {
-        check_name(name)?;
-        current = current.open_child(name, true, hooks)?.ok_or_else(|| SafeWriteError::Io {
+        let next = current.open_child(name, true, hooks)?;
+        current = next.ok_or_else(|| SafeWriteError::Io {
             action: "create directory",
             path: current.path.join(name),
             source: std::io::Error::from(std::io::ErrorKind::NotFound),
         })?;
     }
-    // Messages name the path the caller gave.
-    current.path = dir.to_path_buf();
     Ok(current)
 }
