@@ -92,7 +92,7 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             .with_context(|| format!("cannot create `{}`", ctx.display_path(&target.root)))?;
     }
     let dir = if root_exists || !look_only {
-        match open_agents_dir(&target, !look_only) {
+        match open_agents_dir(&target, !look_only, ctx) {
             Ok(d) => d,
             Err(e) => {
                 eprintln_safe(&format!("pwk: error: {e}"));
@@ -176,8 +176,10 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     Ok(status)
 }
 
-fn open_agents_dir(target: &Target, create: bool) -> Result<Option<SafeDir>, safe::SafeWriteError> {
-    let mut dir = SafeDir::open_root(&target.root)?;
+fn open_agents_dir(target: &Target, create: bool, ctx: &Context) -> Result<Option<SafeDir>, safe::SafeWriteError> {
+    // Messages name paths relative to the current directory, as everywhere.
+    let shown = if target.root == ctx.cwd { PathBuf::new() } else { PathBuf::from(ctx.display_path(&target.root)) };
+    let mut dir = SafeDir::open_root(&target.root)?.with_display_path(shown);
     for name in &target.below {
         match dir.open_child(name, create, &mut NoHooks)? {
             Some(child) => dir = child,

@@ -2,6 +2,32 @@
 
 use super::plan::{Outcome, RoleResult};
 
+/// `{"version":1,"target","dry_run","roles":[…],"reload_needed","partial","warnings"}`.
+#[derive(Debug, serde::Serialize)]
+pub struct JsonReport<'a> {
+    pub version: u32,
+    pub target: &'a str,
+    pub dry_run: bool,
+    pub roles: Vec<JsonRole<'a>>,
+    pub reload_needed: bool,
+    pub partial: bool,
+    pub warnings: &'a [String],
+}
+
+/// One role in the JSON report.
+#[derive(Debug, serde::Serialize)]
+pub struct JsonRole<'a> {
+    pub name: &'a str,
+    pub path: &'a str,
+    pub outcome: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backup: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<&'a str>,
+}
+
 /// Everything the report says.
 #[derive(Debug)]
 pub struct Report {
@@ -39,38 +65,29 @@ impl Report {
         self.results.iter().any(|r| r.outcome != Outcome::Unchanged)
     }
 
-    pub fn to_json(&self) -> serde_json::Value {
-        let roles: Vec<serde_json::Value> = self
-            .results
-            .iter()
-            .zip(&self.paths)
-            .map(|(r, path)| {
-                let mut o = serde_json::json!({
-                    "name": r.name,
-                    "path": path,
-                    "outcome": r.outcome.as_str(),
-                });
-                if let Some(reason) = &r.reason {
-                    o["reason"] = reason.clone().into();
-                }
-                if let Some(b) = &r.backup {
-                    o["backup"] = b.display().to_string().into();
-                }
-                if let Some(d) = &r.diff {
-                    o["diff"] = d.clone().into();
-                }
-                o
-            })
-            .collect();
-        serde_json::json!({
-            "version": 1,
-            "target": self.target,
-            "dry_run": self.dry_run || self.check,
-            "roles": roles,
-            "reload_needed": self.reload_needed(),
-            "partial": self.partial(),
-            "warnings": self.warnings,
-        })
+    /// The JSON document (`--format json`), fields in contract order.
+    pub fn to_json(&self) -> JsonReport<'_> {
+        JsonReport {
+            version: 1,
+            target: &self.target,
+            dry_run: self.dry_run || self.check,
+            roles: self
+                .results
+                .iter()
+                .zip(&self.paths)
+                .map(|(r, path)| JsonRole {
+                    name: &r.name,
+                    path,
+                    outcome: r.outcome.as_str(),
+                    reason: r.reason.as_deref(),
+                    backup: r.backup.as_ref().map(|b| b.display().to_string()),
+                    diff: r.diff.as_deref(),
+                })
+                .collect(),
+            reload_needed: self.reload_needed(),
+            partial: self.partial(),
+            warnings: &self.warnings,
+        }
     }
 
     pub fn to_human(&self, color: bool) -> String {
@@ -109,7 +126,6 @@ impl Report {
                 counts.push(format!("{n} {}", o.as_str()));
             }
         }
-        let verb = if looking { "would be" } else { "" };
         if looking {
             out.push_str(&format!("Summary (what a real run would do): {}.\n", counts.join(", ")));
         } else {
@@ -133,7 +149,7 @@ impl Report {
                     if alone == 1 { "is" } else { "are" },
                 )
             } else {
-                format!("No role {} installed as shipped.", if looking { verb } else { "is" })
+                format!("No role {} installed as shipped.", if looking { "would be" } else { "is" })
             };
             out.push_str(&what);
             out.push('\n');

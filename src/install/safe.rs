@@ -259,6 +259,13 @@ impl SafeDir {
         Ok(SafeDir { fd, path: path.to_path_buf() })
     }
 
+    /// Name this directory by `path` in messages from now on (e.g. a path
+    /// relative to the current directory). Nothing is ever opened by it.
+    pub fn with_display_path(mut self, path: PathBuf) -> SafeDir {
+        self.path = path;
+        self
+    }
+
     /// The path this directory was reached by.
     pub fn path(&self) -> &Path {
         &self.path

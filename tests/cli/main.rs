@@ -4,3 +4,6 @@
 mod support;
 
 mod basics;
+mod setup;
+mod setup_outcomes;
+mod setup_roles;
