@@ -81,7 +81,10 @@ const fn all_names_valid(roles: &[BundledRole]) -> bool {
 }
 
 // The build fails if a bundled name could escape the agents directory.
-const _: () = assert!(all_names_valid(BUNDLED_ROLES), "a bundled role name is not a plain slug");
+const _: () = assert!(
+    all_names_valid(BUNDLED_ROLES),
+    "a bundled role name is not a plain slug"
+);
 
 #[cfg(test)]
 mod tests {
@@ -92,7 +95,9 @@ mod tests {
         for good in ["pwk-recon-scout", "a", "a1-b2"] {
             assert!(valid_role_name(good), "{good}");
         }
-        for bad in ["", "..", ".", "../x", "/x", "a/b", "a\0b", "-a", "a-", "a--b", "A", ".hidden", "a.b"] {
+        for bad in [
+            "", "..", ".", "../x", "/x", "a/b", "a\0b", "-a", "a-", "a--b", "A", ".hidden", "a.b",
+        ] {
             assert!(!valid_role_name(bad), "{bad:?}");
         }
     }

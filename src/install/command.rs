@@ -41,15 +41,25 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     };
     let target = if args.global {
         let Some(agent_dir) = ctx.env.agent_dir() else {
-            anyhow::bail!("--global needs PI_CODING_AGENT_DIR or HOME to find pi's agent directory");
+            anyhow::bail!(
+                "--global needs PI_CODING_AGENT_DIR or HOME to find pi's agent directory"
+            );
         };
-        Target { root: agent_dir, below: vec!["agents"], create_root: true }
+        Target {
+            root: agent_dir,
+            below: vec!["agents"],
+            create_root: true,
+        }
     } else {
         let root = match &args.dir {
             Some(d) => ctx.cwd.join(d),
             None => ctx.cwd.clone(),
         };
-        Target { root, below: super::PROJECT_AGENTS_DIR.to_vec(), create_root: false }
+        Target {
+            root,
+            below: super::PROJECT_AGENTS_DIR.to_vec(),
+            create_root: false,
+        }
     };
     let agents_path = target.agents_dir();
     let look_only = args.dry_run || args.check;
@@ -115,15 +125,31 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         if !look_only {
             let mut names: Vec<String> = BUNDLED_ROLES.iter().map(|r| r.file_name()).collect();
             names.push(MANIFEST_NAME.to_string());
-            names.extend(BUNDLED_ROLES.iter().map(|r| format!("{}.bak", r.file_name())));
+            names.extend(
+                BUNDLED_ROLES
+                    .iter()
+                    .map(|r| format!("{}.bak", r.file_name())),
+            );
             let refs: Vec<&str> = names.iter().map(String::as_str).collect();
             stray_temps_removed = d.remove_stray_temps(&refs);
         }
     }
 
     let (manifest, manifest_state) = read_manifest(dir.as_ref(), &mut warnings);
-    let opts = Options { force: args.force, fast_model, all_roles: args.all_roles, want_diff: args.diff };
-    let planned = plan::plan(BUNDLED_ROLES, dir.as_ref(), &agents_path, &manifest, &opts, &mut hooks)?;
+    let opts = Options {
+        force: args.force,
+        fast_model,
+        all_roles: args.all_roles,
+        want_diff: args.diff,
+    };
+    let planned = plan::plan(
+        BUNDLED_ROLES,
+        dir.as_ref(),
+        &agents_path,
+        &manifest,
+        &opts,
+        &mut hooks,
+    )?;
 
     let results = match (&dir, look_only) {
         (Some(d), false) => {
@@ -137,7 +163,9 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         _ => planned.into_iter().map(|p| p.result).collect(),
     };
 
-    let manifest_failed = warnings.iter().any(|w| w.starts_with("the install manifest was not written"));
+    let manifest_failed = warnings
+        .iter()
+        .any(|w| w.starts_with("the install manifest was not written"));
     let report = Report {
         target: ctx.display_path(&agents_path),
         paths: results.iter().map(|r| ctx.display_path(&r.path)).collect(),
@@ -176,9 +204,17 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     Ok(status)
 }
 
-fn open_agents_dir(target: &Target, create: bool, ctx: &Context) -> Result<Option<SafeDir>, safe::SafeWriteError> {
+fn open_agents_dir(
+    target: &Target,
+    create: bool,
+    ctx: &Context,
+) -> Result<Option<SafeDir>, safe::SafeWriteError> {
     // Messages name paths relative to the current directory, as everywhere.
-    let shown = if target.root == ctx.cwd { PathBuf::new() } else { PathBuf::from(ctx.display_path(&target.root)) };
+    let shown = if target.root == ctx.cwd {
+        PathBuf::new()
+    } else {
+        PathBuf::from(ctx.display_path(&target.root))
+    };
     let mut dir = SafeDir::open_root(&target.root)?.with_display_path(shown);
     for name in &target.below {
         match dir.open_child(name, create, &mut NoHooks)? {
@@ -192,13 +228,19 @@ fn open_agents_dir(target: &Target, create: bool, ctx: &Context) -> Result<Optio
 /// What was at the manifest's name when it was read.
 enum ManifestState {
     Absent,
-    File { bytes: Vec<u8>, ident: safe::Ident, mode: u32 },
+    File {
+        bytes: Vec<u8>,
+        ident: safe::Ident,
+        mode: u32,
+    },
     /// Something pwk will not replace (symlink, FIFO, …): leave it.
     Untouchable,
 }
 
 fn read_manifest(dir: Option<&SafeDir>, warnings: &mut Vec<String>) -> (Manifest, ManifestState) {
-    let Some(d) = dir else { return (Manifest::new(), ManifestState::Absent) };
+    let Some(d) = dir else {
+        return (Manifest::new(), ManifestState::Absent);
+    };
     match d.inspect(MANIFEST_NAME, MAX_FILE_BYTES, &mut NoHooks) {
         Ok(Inspect::Absent) => (Manifest::new(), ManifestState::Absent),
         Ok(Inspect::File(ex)) => {
@@ -209,7 +251,14 @@ fn read_manifest(dir: Option<&SafeDir>, warnings: &mut Vec<String>) -> (Manifest
                 ));
                 Manifest::new()
             });
-            (m, ManifestState::File { bytes: ex.content, ident: ex.ident, mode: ex.mode & 0o777 })
+            (
+                m,
+                ManifestState::File {
+                    bytes: ex.content,
+                    ident: ex.ident,
+                    mode: ex.mode & 0o777,
+                },
+            )
         }
         Ok(Inspect::Refused(r)) => {
             warnings.push(format!(
@@ -236,12 +285,21 @@ fn write_manifest(d: &SafeDir, next: &Manifest, state: &ManifestState) -> Result
             MANIFEST_NAME,
             &bytes,
             Replace::Existing(*ident),
-            WriteOptions { mode: *mode, mtime: None },
+            WriteOptions {
+                mode: *mode,
+                ..WriteOptions::default()
+            },
             &mut NoHooks,
         ),
-        ManifestState::Absent => {
-            d.write_file(MANIFEST_NAME, &bytes, Replace::Fresh, WriteOptions::default(), &mut NoHooks)
-        }
+        ManifestState::Absent => d.write_file(
+            MANIFEST_NAME,
+            &bytes,
+            Replace::Fresh,
+            WriteOptions::default(),
+            &mut NoHooks,
+        ),
     };
-    written.map(|_| ()).map_err(|e| format!("the install manifest was not written: {e}"))
+    written
+        .map(|_| ())
+        .map_err(|e| format!("the install manifest was not written: {e}"))
 }

@@ -22,7 +22,12 @@ pub struct ModelHint(String);
 
 impl ModelHint {
     pub fn parse(value: &str) -> Result<ModelHint, ModelError> {
-        let err = |why| Err(ModelError { value: value.to_string(), why });
+        let err = |why| {
+            Err(ModelError {
+                value: value.to_string(),
+                why,
+            })
+        };
         if value.is_empty() {
             return err("it is empty; give it as provider/id, e.g. anthropic/claude-haiku-4-5");
         }
@@ -74,11 +79,15 @@ impl ModelHint {
 
 /// The top-level frontmatter lines of `text` (ranges without the line break).
 fn frontmatter_lines(text: &str) -> Vec<Range<usize>> {
-    let Ok(f) = frontmatter::split(text) else { return Vec::new() };
+    let Ok(f) = frontmatter::split(text) else {
+        return Vec::new();
+    };
     let mut out = Vec::new();
     let mut pos = f.yaml.start;
     while pos < f.yaml.end {
-        let end = text[pos..f.yaml.end].find('\n').map_or(f.yaml.end, |i| pos + i);
+        let end = text[pos..f.yaml.end]
+            .find('\n')
+            .map_or(f.yaml.end, |i| pos + i);
         out.push(pos..end);
         pos = end + 1;
     }
@@ -146,7 +155,9 @@ mod tests {
     fn validates_models() {
         assert!(ModelHint::parse("anthropic/claude-haiku-4-5").is_ok());
         assert!(ModelHint::parse("openrouter/anthropic/claude-3.5:beta").is_ok());
-        for bad in ["", "haiku", "/x", "x/", "a b/c", "a/b c", "a/b\n", "a/b#c", "-a/b", "a/'b'"] {
+        for bad in [
+            "", "haiku", "/x", "x/", "a b/c", "a/b c", "a/b\n", "a/b#c", "-a/b", "a/'b'",
+        ] {
             assert!(ModelHint::parse(bad).is_err(), "{bad:?} accepted");
         }
         let m = ModelHint::parse("mock/mock-small:low").unwrap();
@@ -159,15 +170,24 @@ mod tests {
         assert!(once.contains("\nmodel: a/b\n---\n"), "{once}");
         assert!(!once.contains("# model:"));
         let twice = with_model_line(&once, "model: c/d");
-        assert!(twice.contains("\nmodel: c/d\n") && !twice.contains("a/b"), "{twice}");
-        assert!(twice.ends_with("# Body\nmodel: not-this\n"), "body untouched");
+        assert!(
+            twice.contains("\nmodel: c/d\n") && !twice.contains("a/b"),
+            "{twice}"
+        );
+        assert!(
+            twice.ends_with("# Body\nmodel: not-this\n"),
+            "body untouched"
+        );
         assert_eq!(model_line(&twice), Some("model: c/d"));
     }
 
     #[test]
     fn inserts_after_system_prompt_mode() {
         let out = with_model_line(JUDGE, "model: a/b");
-        assert_eq!(out, "---\nname: y\nsystemPromptMode: replace\nmodel: a/b\nmax_turns: 40\n---\nBody\n");
+        assert_eq!(
+            out,
+            "---\nname: y\nsystemPromptMode: replace\nmodel: a/b\nmax_turns: 40\n---\nBody\n"
+        );
     }
 
     #[test]
@@ -180,6 +200,9 @@ mod tests {
             JUDGE,
             "an inserted line normalizes away"
         );
-        assert!(without_model_lines(FAST).contains("model: not-this"), "body kept");
+        assert!(
+            without_model_lines(FAST).contains("model: not-this"),
+            "body kept"
+        );
     }
 }

@@ -11,11 +11,26 @@ use sha2::{Digest, Sha256};
 /// `(role name, sha256 of the normalized text)` of every earlier version.
 pub const EARLIER_VERSIONS: &[(&str, &str)] = &[
     // The placeholder roles of the first development snapshot.
-    ("pwk-recon-scout", "9acd85fea600a185f094cda1a00255f51a13400f454e07de4a19daaca87a65ef"),
-    ("pwk-spec-reviewer", "db9f2093adb746ff4aa8c832f11df53fb90295e099f2577f83855eb44c40f573"),
-    ("pwk-tracing-reviewer", "f319aee1283caca2b3b1290c7ac6bec4109665a44f763c50a5c8448997c5a4c0"),
-    ("pwk-smell-reviewer", "19d9e2d8d28160222b626cac80cbe66c968ea4b441b888325b79c18634adeb11"),
-    ("pwk-hazard-reviewer", "43308f2ac4e6b24996212ee9cc243a7b778b666a6ec33e475e0b4f1f26cf6eb1"),
+    (
+        "pwk-recon-scout",
+        "9acd85fea600a185f094cda1a00255f51a13400f454e07de4a19daaca87a65ef",
+    ),
+    (
+        "pwk-spec-reviewer",
+        "db9f2093adb746ff4aa8c832f11df53fb90295e099f2577f83855eb44c40f573",
+    ),
+    (
+        "pwk-tracing-reviewer",
+        "f319aee1283caca2b3b1290c7ac6bec4109665a44f763c50a5c8448997c5a4c0",
+    ),
+    (
+        "pwk-smell-reviewer",
+        "19d9e2d8d28160222b626cac80cbe66c968ea4b441b888325b79c18634adeb11",
+    ),
+    (
+        "pwk-hazard-reviewer",
+        "43308f2ac4e6b24996212ee9cc243a7b778b666a6ec33e475e0b4f1f26cf6eb1",
+    ),
 ];
 
 /// Lower-case hex SHA-256 of `bytes`.
@@ -31,7 +46,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// Whether the normalized text `normalized` of role `name` is an earlier canonical version.
 pub fn is_earlier_version(name: &str, normalized: &str) -> bool {
     let digest = sha256_hex(normalized.as_bytes());
-    EARLIER_VERSIONS.iter().any(|(n, d)| *n == name && *d == digest)
+    EARLIER_VERSIONS
+        .iter()
+        .any(|(n, d)| *n == name && *d == digest)
 }
 
 #[cfg(test)]
@@ -45,24 +62,44 @@ mod tests {
 
     #[test]
     fn placeholders_are_earlier_versions() {
-        assert!(is_earlier_version("pwk-smell-reviewer", &without_model_lines(PLACEHOLDER_SMELL)));
-        assert!(is_earlier_version("pwk-spec-reviewer", &without_model_lines(PLACEHOLDER_SPEC)));
-        assert!(!is_earlier_version("pwk-hazard-reviewer", &without_model_lines(PLACEHOLDER_SPEC)));
+        assert!(is_earlier_version(
+            "pwk-smell-reviewer",
+            &without_model_lines(PLACEHOLDER_SMELL)
+        ));
+        assert!(is_earlier_version(
+            "pwk-spec-reviewer",
+            &without_model_lines(PLACEHOLDER_SPEC)
+        ));
+        assert!(!is_earlier_version(
+            "pwk-hazard-reviewer",
+            &without_model_lines(PLACEHOLDER_SPEC)
+        ));
     }
 
     #[test]
     fn every_row_names_a_bundled_role_and_a_digest() {
         for (name, digest) in EARLIER_VERSIONS {
-            assert!(crate::install::bundled::bundled_role(name).is_some(), "{name}");
+            assert!(
+                crate::install::bundled::bundled_role(name).is_some(),
+                "{name}"
+            );
             assert_eq!(digest.len(), 64);
-            assert!(digest.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()));
+            assert!(
+                digest
+                    .bytes()
+                    .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+            );
         }
     }
 
     #[test]
     fn the_current_version_is_not_listed_as_earlier() {
         for role in crate::install::bundled::BUNDLED_ROLES {
-            assert!(!is_earlier_version(role.name, &without_model_lines(role.content)), "{}", role.name);
+            assert!(
+                !is_earlier_version(role.name, &without_model_lines(role.content)),
+                "{}",
+                role.name
+            );
         }
     }
 }

@@ -24,7 +24,10 @@ pub struct Entry {
 
 impl Manifest {
     pub fn new() -> Manifest {
-        Manifest { version: 1, roles: BTreeMap::new() }
+        Manifest {
+            version: 1,
+            roles: BTreeMap::new(),
+        }
     }
 
     /// Parse a manifest; `Err` with a reason when it is not one pwk can use.
@@ -63,7 +66,10 @@ mod tests {
         m.record("pwk-a", "aa".into());
         let bytes = m.to_bytes();
         let text = String::from_utf8(bytes.clone()).unwrap();
-        assert!(text.find("pwk-a").unwrap() < text.find("pwk-b").unwrap(), "sorted");
+        assert!(
+            text.find("pwk-a").unwrap() < text.find("pwk-b").unwrap(),
+            "sorted"
+        );
         assert_eq!(Manifest::parse(&bytes).unwrap(), m);
         assert!(Manifest::parse(b"[]").is_err());
         assert!(Manifest::parse(b"{\"version\":2,\"roles\":{}}").is_err());

@@ -34,7 +34,10 @@ pub fn find_pi(env: &Env) -> Result<PathBuf, String> {
         return if bin.is_file() {
             Ok(bin.clone())
         } else {
-            Err(format!("PWK_PI_BIN points to `{}`, which is not a file", bin.display()))
+            Err(format!(
+                "PWK_PI_BIN points to `{}`, which is not a file",
+                bin.display()
+            ))
         };
     }
     let path = env.path.as_ref().ok_or("PATH is not set")?;
@@ -57,7 +60,11 @@ pub fn check_model(env: &Env, model: &ModelHint, timeout: Duration) -> ModelChec
     };
     let output = match run_bounded(&pi, &["--list-models", model.provider()], timeout) {
         Ok(o) => o,
-        Err(why) => return ModelCheck::Unchecked { why: format!("`{} --list-models` {why}", pi.display()) },
+        Err(why) => {
+            return ModelCheck::Unchecked {
+                why: format!("`{} --list-models` {why}", pi.display()),
+            };
+        }
     };
     let listed = listed_models(&output, model.provider());
     if listed.iter().any(|id| id == model.id()) {
@@ -110,7 +117,10 @@ fn run_bounded(bin: &Path, args: &[&str], timeout: Duration) -> Result<String, S
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("did not finish within {} s and was stopped", timeout.as_secs()));
+                return Err(format!(
+                    "did not finish within {} s and was stopped",
+                    timeout.as_secs()
+                ));
             }
             Err(e) => return Err(format!("could not be waited for: {e}")),
         }
@@ -121,7 +131,12 @@ fn run_bounded(bin: &Path, args: &[&str], timeout: Duration) -> Result<String, S
         text.push('\n');
     }
     if !status.success() {
-        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string();
+        let first = text
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("")
+            .trim()
+            .to_string();
         return Err(format!("failed ({status}): {first}"));
     }
     Ok(text)
@@ -134,7 +149,10 @@ mod tests {
     #[test]
     fn parses_the_model_table() {
         let table = "provider  model          context  max-out  thinking  images\nmock      mock-model     128K     16.4K    no        no    \nmock      mock-reasoner  128K     16.4K    yes       no    \nother     x              1K       1K       no        no\n";
-        assert_eq!(listed_models(table, "mock"), ["mock-model", "mock-reasoner"]);
+        assert_eq!(
+            listed_models(table, "mock"),
+            ["mock-model", "mock-reasoner"]
+        );
         assert!(listed_models(table, "nope").is_empty());
     }
 }

@@ -15,7 +15,8 @@ use super::hint::{self, ModelHint};
 use super::history::{is_earlier_version, sha256_hex};
 use super::manifest::Manifest;
 use super::safe::{
-    self, Existing, Hooks, Ident, Inspect, MAX_FILE_BYTES, Replace, SafeDir, SafeWriteError, WriteOptions,
+    self, Existing, Hooks, Ident, Inspect, MAX_FILE_BYTES, Replace, SafeDir, SafeWriteError,
+    WriteOptions,
 };
 
 /// The flags that shape a plan.
@@ -78,8 +79,15 @@ pub struct RoleResult {
 #[derive(Debug)]
 enum Action {
     Nothing,
-    Create { content: String },
-    Replace { content: String, expect: Ident, mode: u32, backup: Option<Existing> },
+    Create {
+        content: String,
+    },
+    Replace {
+        content: String,
+        expect: Ident,
+        mode: u32,
+        backup: Option<Existing>,
+    },
 }
 
 /// One role's decision.
@@ -130,18 +138,41 @@ fn plan_one(
     if !valid_role_name(role.name) || safe::check_name(&file_name).is_err() {
         result.path = dir_path.to_path_buf();
         result.outcome = Outcome::Refused;
-        result.reason = Some(format!("invalid role name {:?}: not a plain lowercase slug", role.name));
-        return Ok(PlannedRole { file_name, action: Action::Nothing, result });
+        result.reason = Some(format!(
+            "invalid role name {:?}: not a plain lowercase slug",
+            role.name
+        ));
+        return Ok(PlannedRole {
+            file_name,
+            action: Action::Nothing,
+            result,
+        });
     }
 
     let targeted = opts.fast_model.as_ref().filter(|_| {
-        let group = if opts.all_roles { REVIEWERS } else { FAST_REVIEWERS };
+        let group = if opts.all_roles {
+            REVIEWERS
+        } else {
+            FAST_REVIEWERS
+        };
         group.contains(&role.name)
     });
     let canonical = role.content;
 
     let existing = match dir {
-        Some(d) => d.inspect(&file_name, MAX_FILE_BYTES, hooks)?,
+        Some(d) => match d.inspect(&file_name, MAX_FILE_BYTES, hooks) {
+            Ok(found) => found,
+            // One unreadable file does not stop the others.
+            Err(e) => {
+                result.outcome = Outcome::Failed;
+                result.reason = Some(e.to_string());
+                return Ok(PlannedRole {
+                    file_name,
+                    action: Action::Nothing,
+                    result,
+                });
+            }
+        },
         None => Inspect::Absent,
     };
     let ex = match existing {
@@ -152,12 +183,20 @@ fn plan_one(
             };
             result.outcome = Outcome::Created;
             result.installed_sha256 = Some(sha256_hex(content.as_bytes()));
-            return Ok(PlannedRole { file_name, action: Action::Create { content }, result });
+            return Ok(PlannedRole {
+                file_name,
+                action: Action::Create { content },
+                result,
+            });
         }
         Inspect::Refused(r) => {
             result.outcome = Outcome::Refused;
             result.reason = Some(r.reason());
-            return Ok(PlannedRole { file_name, action: Action::Nothing, result });
+            return Ok(PlannedRole {
+                file_name,
+                action: Action::Nothing,
+                result,
+            });
         }
         Inspect::File(ex) => ex,
     };
@@ -176,7 +215,11 @@ fn plan_one(
     if ex.content == desired.as_bytes() {
         result.outcome = Outcome::Unchanged;
         result.installed_sha256 = Some(sha256_hex(&ex.content));
-        return Ok(PlannedRole { file_name, action: Action::Nothing, result });
+        return Ok(PlannedRole {
+            file_name,
+            action: Action::Nothing,
+            result,
+        });
     }
 
     let ours = text.and_then(|t| {
@@ -203,7 +246,9 @@ fn plan_one(
     let (reason, backup) = match ours {
         Some(why) => (why, None),
         None if opts.force => (
-            format!("--force replaced your edited copy; it is kept as {file_name}.bak (or the next free .bak.N)"),
+            format!(
+                "--force replaced your edited copy; it is kept as {file_name}.bak (or the next free .bak.N)"
+            ),
             Some(ex),
         ),
         None => {
@@ -211,13 +256,26 @@ fn plan_one(
             result.reason = Some(format!(
                 "locally modified; left untouched (--diff shows the difference, --force replaces it and keeps your copy as {file_name}.bak)"
             ));
-            return Ok(PlannedRole { file_name, action: Action::Nothing, result });
+            return Ok(PlannedRole {
+                file_name,
+                action: Action::Nothing,
+                result,
+            });
         }
     };
     result.outcome = Outcome::Updated;
     result.reason = Some(reason);
     result.installed_sha256 = Some(sha256_hex(desired.as_bytes()));
-    Ok(PlannedRole { file_name, action: Action::Replace { content: desired, expect, mode, backup }, result })
+    Ok(PlannedRole {
+        file_name,
+        action: Action::Replace {
+            content: desired,
+            expect,
+            mode,
+            backup,
+        },
+        result,
+    })
 }
 
 fn unified_diff(old: &[u8], new: &str, file_name: &str) -> String {
@@ -225,24 +283,58 @@ fn unified_diff(old: &[u8], new: &str, file_name: &str) -> String {
     similar::TextDiff::from_lines(old.as_ref(), new)
         .unified_diff()
         .context_radius(3)
-        .header(&format!("{file_name} (yours)"), &format!("{file_name} (pwk)"))
+        .header(
+            &format!("{file_name} (yours)"),
+            &format!("{file_name} (pwk)"),
+        )
         .to_string()
 }
 
 /// Carry out the plan. Every role gets its own outcome; one failure never stops
 /// the others.
 pub fn apply(planned: Vec<PlannedRole>, dir: &SafeDir, hooks: &mut dyn Hooks) -> Vec<RoleResult> {
-    planned.into_iter().map(|p| apply_one(p, dir, hooks)).collect()
+    let mut results: Vec<RoleResult> = planned
+        .into_iter()
+        .map(|p| apply_one(p, dir, hooks))
+        .collect();
+    // One directory fsync for all the renames (each file was fsynced before its
+    // rename, so no file can be seen half-written).
+    if results.iter().any(|r| r.outcome.changes())
+        && let Err(e) = dir.sync()
+    {
+        for r in results.iter_mut().filter(|r| r.outcome.changes()) {
+            r.outcome = Outcome::Failed;
+            r.reason = Some(format!("written but not made durable: {e}"));
+            r.installed_sha256 = None;
+        }
+    }
+    results
 }
 
 fn apply_one(p: PlannedRole, dir: &SafeDir, hooks: &mut dyn Hooks) -> RoleResult {
-    let PlannedRole { file_name, action, mut result } = p;
+    let PlannedRole {
+        file_name,
+        action,
+        mut result,
+    } = p;
     let written = match action {
         Action::Nothing => return result,
-        Action::Create { content } => {
-            dir.write_file(&file_name, content.as_bytes(), Replace::Fresh, WriteOptions::default(), hooks)
-        }
-        Action::Replace { content, expect, mode, backup } => {
+        Action::Create { content } => dir.write_file(
+            &file_name,
+            content.as_bytes(),
+            Replace::Fresh,
+            WriteOptions {
+                sync_dir: false,
+                ..WriteOptions::default()
+            },
+            hooks,
+        ),
+        Action::Replace {
+            content,
+            expect,
+            mode,
+            backup,
+        } => {
             if let Some(ex) = backup {
                 match write_backup(dir, &file_name, &ex, hooks) {
                     Ok(path) => {
@@ -254,14 +346,26 @@ fn apply_one(p: PlannedRole, dir: &SafeDir, hooks: &mut dyn Hooks) -> RoleResult
                     }
                     Err(e) => {
                         result.outcome = Outcome::Failed;
-                        result.reason = Some(format!("could not keep a backup, so nothing was replaced: {e}"));
+                        result.reason = Some(format!(
+                            "could not keep a backup, so nothing was replaced: {e}"
+                        ));
                         result.installed_sha256 = None;
                         return result;
                     }
                 }
             }
-            let opts = WriteOptions { mode, mtime: None };
-            dir.write_file(&file_name, content.as_bytes(), Replace::Existing(expect), opts, hooks)
+            let opts = WriteOptions {
+                mode,
+                mtime: None,
+                sync_dir: false,
+            };
+            dir.write_file(
+                &file_name,
+                content.as_bytes(),
+                Replace::Existing(expect),
+                opts,
+                hooks,
+            )
         }
     };
     if let Err(e) = written {
@@ -277,7 +381,10 @@ fn apply_one(p: PlannedRole, dir: &SafeDir, hooks: &mut dyn Hooks) -> RoleResult
             _ => (Outcome::Failed, e.to_string()),
         };
         result.outcome = outcome;
-        let kept = result.backup.as_ref().map(|b| format!(" (your copy is also kept as {})", b.display()));
+        let kept = result
+            .backup
+            .as_ref()
+            .map(|b| format!(" (your copy is also kept as {})", b.display()));
         result.reason = Some(format!("{reason}{}", kept.unwrap_or_default()));
         result.installed_sha256 = None;
     }
@@ -286,17 +393,32 @@ fn apply_one(p: PlannedRole, dir: &SafeDir, hooks: &mut dyn Hooks) -> RoleResult
 
 /// Keep the user's copy next to the role, as `<file>.bak`, `<file>.bak.1`, … —
 /// never replacing an existing backup. Same content, permissions and mtime.
-fn write_backup(dir: &SafeDir, file_name: &str, ex: &Existing, hooks: &mut dyn Hooks) -> Result<PathBuf, SafeWriteError> {
-    let opts = WriteOptions { mode: ex.mode & 0o777, mtime: Some(ex.ident.mtime) };
+fn write_backup(
+    dir: &SafeDir,
+    file_name: &str,
+    ex: &Existing,
+    hooks: &mut dyn Hooks,
+) -> Result<PathBuf, SafeWriteError> {
+    let opts = WriteOptions {
+        mode: ex.mode & 0o777,
+        mtime: Some(ex.ident.mtime),
+        sync_dir: true,
+    };
     for n in 0..100 {
-        let name = if n == 0 { format!("{file_name}.bak") } else { format!("{file_name}.bak.{n}") };
+        let name = if n == 0 {
+            format!("{file_name}.bak")
+        } else {
+            format!("{file_name}.bak.{n}")
+        };
         match dir.write_file(&name, &ex.content, Replace::Fresh, opts, hooks) {
             Ok(_) => return Ok(dir.path().join(name)),
             Err(SafeWriteError::AlreadyExists { .. }) => continue,
             Err(e) => return Err(e),
         }
     }
-    Err(SafeWriteError::AlreadyExists { path: dir.path().join(format!("{file_name}.bak.99")) })
+    Err(SafeWriteError::AlreadyExists {
+        path: dir.path().join(format!("{file_name}.bak.99")),
+    })
 }
 
 /// The manifest after a run: every role that is now pwk's own (created, updated,

@@ -94,12 +94,18 @@ impl Report {
         let mut out = String::new();
         let looking = self.dry_run || self.check;
         if looking {
-            out.push_str(&format!("Dry run for {} (nothing is changed):\n", self.target));
+            out.push_str(&format!(
+                "Dry run for {} (nothing is changed):\n",
+                self.target
+            ));
         } else {
             out.push_str(&format!("Installing the PWK roles into {}\n", self.target));
         }
         for r in &self.results {
-            let file = r.path.file_name().map_or_else(|| r.name.clone(), |f| f.to_string_lossy().into_owned());
+            let file = r
+                .path
+                .file_name()
+                .map_or_else(|| r.name.clone(), |f| f.to_string_lossy().into_owned());
             let word = paint(r.outcome, color);
             let pad = " ".repeat(10usize.saturating_sub(r.outcome.as_str().len()));
             match &r.reason {
@@ -127,7 +133,10 @@ impl Report {
             }
         }
         if looking {
-            out.push_str(&format!("Summary (what a real run would do): {}.\n", counts.join(", ")));
+            out.push_str(&format!(
+                "Summary (what a real run would do): {}.\n",
+                counts.join(", ")
+            ));
         } else {
             out.push_str(&format!("Summary: {}.\n", counts.join(", ")));
         }
@@ -149,7 +158,10 @@ impl Report {
                     if alone == 1 { "is" } else { "are" },
                 )
             } else {
-                format!("No role {} installed as shipped.", if looking { "would be" } else { "is" })
+                format!(
+                    "No role {} installed as shipped.",
+                    if looking { "would be" } else { "is" }
+                )
             };
             out.push_str(&what);
             out.push('\n');
@@ -158,7 +170,9 @@ impl Report {
             out.push_str("--check: the installed roles are not up to date (exit 1).\n");
         }
         if self.reload_needed() {
-            out.push_str("Running Pi sessions need /reload (or a new session) to see the changed roles.\n");
+            out.push_str(
+                "Running Pi sessions need /reload (or a new session) to see the changed roles.\n",
+            );
         }
         out
     }
@@ -171,5 +185,9 @@ fn paint(o: Outcome, color: bool) -> String {
         Outcome::Conflict => "33",
         Outcome::Refused | Outcome::Failed => "31",
     };
-    if color { format!("\x1b[{code}m{}\x1b[0m", o.as_str()) } else { o.as_str().to_string() }
+    if color {
+        format!("\x1b[{code}m{}\x1b[0m", o.as_str())
+    } else {
+        o.as_str().to_string()
+    }
 }

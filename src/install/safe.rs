@@ -69,14 +69,23 @@ pub enum SafeWriteError {
 
 impl SafeWriteError {
     fn io(action: &'static str, path: &Path, errno: Errno) -> SafeWriteError {
-        SafeWriteError::Io { action, path: path.to_path_buf(), source: errno.into() }
+        SafeWriteError::Io {
+            action,
+            path: path.to_path_buf(),
+            source: errno.into(),
+        }
     }
 }
 
 /// Check that `name` is one plain directory entry name: not empty, not `.` or
 /// `..`, no `/`, no NUL. Everything pwk opens by name goes through this.
 pub fn check_name(name: &str) -> Result<(), SafeWriteError> {
-    let bad = |why| Err(SafeWriteError::BadName { name: name.to_string(), why });
+    let bad = |why| {
+        Err(SafeWriteError::BadName {
+            name: name.to_string(),
+            why,
+        })
+    };
     if name.is_empty() {
         return bad("it is empty");
     }
@@ -176,11 +185,18 @@ pub struct WriteOptions {
     pub mode: u32,
     /// Set the new file's modification time (used for backups).
     pub mtime: Option<(i64, i64)>,
+    /// fsync the directory after the rename. A caller writing several files may
+    /// pass `false` and call [`SafeDir::sync`] once at the end instead.
+    pub sync_dir: bool,
 }
 
 impl Default for WriteOptions {
     fn default() -> Self {
-        WriteOptions { mode: FILE_MODE, mtime: None }
+        WriteOptions {
+            mode: FILE_MODE,
+            mtime: None,
+            sync_dir: true,
+        }
     }
 }
 
@@ -191,13 +207,19 @@ impl Default for WriteOptions {
 pub enum Step<'a> {
     /// About to open a child directory; set `*use_openat2 = false` to force the
     /// portable per-component fallback.
-    OpenChild { name: &'a str, use_openat2: &'a mut bool },
+    OpenChild {
+        name: &'a str,
+        use_openat2: &'a mut bool,
+    },
     /// A directory was opened and checked.
     DirOpened { path: &'a Path },
     /// An existing target was opened and passed its `fstat` checks; not yet read.
     TargetChecked { name: &'a str },
     /// A temporary name was picked (tests may change it or pre-create it).
-    TempName { target: &'a str, temp: &'a mut String },
+    TempName {
+        target: &'a str,
+        temp: &'a mut String,
+    },
     /// The temp file holds the content and was fsynced; not yet renamed.
     TempWritten { target: &'a str, temp: &'a str },
     /// The temp file was renamed over the target; not yet verified.
@@ -252,11 +274,17 @@ impl SafeDir {
                 let kind = std::fs::metadata(path)
                     .map(|m| kind_of_std(&m.file_type()))
                     .unwrap_or("non-directory");
-                return Err(SafeWriteError::NotDirectory { path: path.to_path_buf(), kind });
+                return Err(SafeWriteError::NotDirectory {
+                    path: path.to_path_buf(),
+                    kind,
+                });
             }
             Err(e) => return Err(SafeWriteError::io("open directory", path, e)),
         };
-        Ok(SafeDir { fd, path: path.to_path_buf() })
+        Ok(SafeDir {
+            fd,
+            path: path.to_path_buf(),
+        })
     }
 
     /// Name this directory by `path` in messages from now on (e.g. a path
@@ -264,6 +292,11 @@ impl SafeDir {
     pub fn with_display_path(mut self, path: PathBuf) -> SafeDir {
         self.path = path;
         self
+    }
+
+    /// fsync the directory, making renames in it durable.
+    pub fn sync(&self) -> Result<(), SafeWriteError> {
+        rustix::fs::fsync(self.fd.as_fd()).map_err(|e| SafeWriteError::io("sync", &self.path, e))
     }
 
     /// The path this directory was reached by.
@@ -287,17 +320,28 @@ impl SafeDir {
         check_name(name)?;
         let path = self.path.join(name);
         let mut use_openat2 = true;
-        hook(hooks, Step::OpenChild { name, use_openat2: &mut use_openat2 }, &path)?;
+        hook(
+            hooks,
+            Step::OpenChild {
+                name,
+                use_openat2: &mut use_openat2,
+            },
+            &path,
+        )?;
         let mut created = false;
         // Two rounds at most: open, or create then open. A racing creator is fine
         // (EEXIST); whatever is there is checked by the open either way.
         for _ in 0..2 {
             match open_dir_nofollow(self.fd.as_fd(), name, use_openat2) {
                 Ok(fd) => {
-                    let st = rustix::fs::fstat(&fd).map_err(|e| SafeWriteError::io("inspect", &path, e))?;
+                    let st = rustix::fs::fstat(&fd)
+                        .map_err(|e| SafeWriteError::io("inspect", &path, e))?;
                     let ft = FileType::from_raw_mode(st.st_mode);
                     if ft != FileType::Directory {
-                        return Err(SafeWriteError::NotDirectory { path, kind: file_type_name(ft) });
+                        return Err(SafeWriteError::NotDirectory {
+                            path,
+                            kind: file_type_name(ft),
+                        });
                     }
                     if created {
                         // The umask may have narrowed the mode: apply the policy.
@@ -311,7 +355,8 @@ impl SafeDir {
                     return Ok(Some(dir));
                 }
                 Err(Errno::NOENT) if create && !created => {
-                    match rustix::fs::mkdirat(self.fd.as_fd(), name, Mode::from_raw_mode(DIR_MODE)) {
+                    match rustix::fs::mkdirat(self.fd.as_fd(), name, Mode::from_raw_mode(DIR_MODE))
+                    {
                         Ok(()) => created = true,
                         Err(Errno::EXIST) => {}
                         Err(e) => return Err(SafeWriteError::io("create directory", &path, e)),
@@ -321,14 +366,21 @@ impl SafeDir {
                 Err(Errno::LOOP) => return Err(SafeWriteError::Symlink { path }),
                 Err(Errno::NOTDIR) | Err(Errno::XDEV) => {
                     // Say what is there instead, without following it.
-                    let kind = match rustix::fs::statat(self.fd.as_fd(), name, AtFlags::SYMLINK_NOFOLLOW) {
+                    let kind = match rustix::fs::statat(
+                        self.fd.as_fd(),
+                        name,
+                        AtFlags::SYMLINK_NOFOLLOW,
+                    ) {
                         Ok(st) => FileType::from_raw_mode(st.st_mode),
                         Err(_) => FileType::Unknown,
                     };
                     if kind == FileType::Symlink {
                         return Err(SafeWriteError::Symlink { path });
                     }
-                    return Err(SafeWriteError::NotDirectory { path, kind: file_type_name(kind) });
+                    return Err(SafeWriteError::NotDirectory {
+                        path,
+                        kind: file_type_name(kind),
+                    });
                 }
                 Err(e) => return Err(SafeWriteError::io("open directory", &path, e)),
             }
@@ -356,7 +408,11 @@ impl SafeDir {
                 Err(Errno::WOULDBLOCK) | Err(Errno::INTR) if Instant::now() < deadline => {
                     std::thread::sleep(Duration::from_millis(5));
                 }
-                Err(Errno::WOULDBLOCK) => return Err(SafeWriteError::Locked { path: self.path.clone() }),
+                Err(Errno::WOULDBLOCK) => {
+                    return Err(SafeWriteError::Locked {
+                        path: self.path.clone(),
+                    });
+                }
                 // Filesystems without flock support: carry on unlocked.
                 Err(Errno::NOLCK) | Err(Errno::OPNOTSUPP) => return Ok(()),
                 Err(e) => return Err(SafeWriteError::io("lock", &self.path, e)),
@@ -366,7 +422,12 @@ impl SafeDir {
 
     /// Look at `name` without following a link or blocking, and read it when it
     /// is a regular file with one link and at most `cap` bytes.
-    pub fn inspect(&self, name: &str, cap: u64, hooks: &mut dyn Hooks) -> Result<Inspect, SafeWriteError> {
+    pub fn inspect(
+        &self,
+        name: &str,
+        cap: u64,
+        hooks: &mut dyn Hooks,
+    ) -> Result<Inspect, SafeWriteError> {
         check_name(name)?;
         let path = self.path.join(name);
         let fd = match open_file_nofollow(self.fd.as_fd(), name) {
@@ -394,9 +455,19 @@ impl SafeDir {
         let content = match read_capped(fd, cap) {
             Ok(Some(c)) => c,
             Ok(None) => return Ok(Inspect::Refused(Refusal::TooLarge(cap + 1))),
-            Err(e) => return Err(SafeWriteError::Io { action: "read", path, source: e }),
+            Err(e) => {
+                return Err(SafeWriteError::Io {
+                    action: "read",
+                    path,
+                    source: e,
+                });
+            }
         };
-        Ok(Inspect::File(Existing { content, ident, mode: st.st_mode & 0o7777 }))
+        Ok(Inspect::File(Existing {
+            content,
+            ident,
+            mode: st.st_mode & 0o7777,
+        }))
     }
 
     /// Write `content` to `name` atomically: temp file, fsync, rename, fsync the
@@ -412,11 +483,18 @@ impl SafeDir {
         check_name(name)?;
         let path = self.path.join(name);
         let (temp_name, temp_fd) = self.create_temp(name, hooks)?;
-        let mut guard = TempGuard { dir: self.fd.as_fd(), name: Some(temp_name.clone()) };
+        let mut guard = TempGuard {
+            dir: self.fd.as_fd(),
+            name: Some(temp_name.clone()),
+        };
 
         let mut file = std::fs::File::from(temp_fd);
         file.write_all(content)
-            .map_err(|source| SafeWriteError::Io { action: "write", path: path.clone(), source })?;
+            .map_err(|source| SafeWriteError::Io {
+                action: "write",
+                path: path.clone(),
+                source,
+            })?;
         rustix::fs::fchmod(&file, Mode::from_raw_mode(opts.mode))
             .map_err(|e| SafeWriteError::io("set the mode of", &path, e))?;
         if let Some((sec, nsec)) = opts.mtime {
@@ -425,11 +503,21 @@ impl SafeDir {
                 last_access: ts(0, rustix::fs::UTIME_OMIT),
                 last_modification: ts(sec, nsec),
             };
-            rustix::fs::futimens(&file, &times).map_err(|e| SafeWriteError::io("set the time of", &path, e))?;
+            rustix::fs::futimens(&file, &times)
+                .map_err(|e| SafeWriteError::io("set the time of", &path, e))?;
         }
         rustix::fs::fsync(&file).map_err(|e| SafeWriteError::io("sync", &path, e))?;
-        let written = Ident::of(&rustix::fs::fstat(&file).map_err(|e| SafeWriteError::io("inspect", &path, e))?);
-        hook(hooks, Step::TempWritten { target: name, temp: &temp_name }, &path)?;
+        let written = Ident::of(
+            &rustix::fs::fstat(&file).map_err(|e| SafeWriteError::io("inspect", &path, e))?,
+        );
+        hook(
+            hooks,
+            Step::TempWritten {
+                target: name,
+                temp: &temp_name,
+            },
+            &path,
+        )?;
 
         match replace {
             Replace::Fresh => self.rename_noreplace(&temp_name, name, &path)?,
@@ -448,35 +536,66 @@ impl SafeDir {
             }
         }
         guard.name = None; // the temp name is gone: it is the target now
-        rustix::fs::fsync(self.fd.as_fd()).map_err(|e| SafeWriteError::io("sync", &self.path, e))?;
+        if opts.sync_dir {
+            self.sync()?;
+        }
         hook(hooks, Step::Renamed { target: name }, &path)?;
         self.verify(name, &path, content, &written)?;
         Ok(written)
     }
 
-    fn create_temp(&self, name: &str, hooks: &mut dyn Hooks) -> Result<(String, OwnedFd), SafeWriteError> {
+    fn create_temp(
+        &self,
+        name: &str,
+        hooks: &mut dyn Hooks,
+    ) -> Result<(String, OwnedFd), SafeWriteError> {
         let path = self.path.join(name);
-        let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+        let flags =
+            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         // A name that exists (whatever it is, a symlink included) is never reused:
         // O_EXCL fails and the next, fresh random name is tried.
         for _ in 0..32 {
             let mut temp = format!(".{name}{TEMP_MARKER}{:016x}", random_u64());
-            hook(hooks, Step::TempName { target: name, temp: &mut temp }, &path)?;
+            hook(
+                hooks,
+                Step::TempName {
+                    target: name,
+                    temp: &mut temp,
+                },
+                &path,
+            )?;
             check_name(&temp)?;
-            match rustix::fs::openat(self.fd.as_fd(), temp.as_str(), flags, Mode::from_raw_mode(FILE_MODE)) {
+            match rustix::fs::openat(
+                self.fd.as_fd(),
+                temp.as_str(),
+                flags,
+                Mode::from_raw_mode(FILE_MODE),
+            ) {
                 Ok(fd) => return Ok((temp, fd)),
                 Err(Errno::EXIST) | Err(Errno::LOOP) => continue,
-                Err(e) => return Err(SafeWriteError::io("create a temporary file in", &self.path, e)),
+                Err(e) => {
+                    return Err(SafeWriteError::io(
+                        "create a temporary file in",
+                        &self.path,
+                        e,
+                    ));
+                }
             }
         }
-        Err(SafeWriteError::io("create a temporary file in", &self.path, Errno::EXIST))
+        Err(SafeWriteError::io(
+            "create a temporary file in",
+            &self.path,
+            Errno::EXIST,
+        ))
     }
 
     fn rename_noreplace(&self, temp: &str, name: &str, path: &Path) -> Result<(), SafeWriteError> {
         let dir = self.fd.as_fd();
         match rustix::fs::renameat_with(dir, temp, dir, name, RenameFlags::NOREPLACE) {
             Ok(()) => Ok(()),
-            Err(Errno::EXIST) => Err(SafeWriteError::AlreadyExists { path: path.to_path_buf() }),
+            Err(Errno::EXIST) => Err(SafeWriteError::AlreadyExists {
+                path: path.to_path_buf(),
+            }),
             // A filesystem without RENAME_NOREPLACE: link(2) never replaces either.
             Err(Errno::INVAL) | Err(Errno::NOSYS) | Err(Errno::OPNOTSUPP) => {
                 match rustix::fs::linkat(dir, temp, dir, name, AtFlags::empty()) {
@@ -484,7 +603,9 @@ impl SafeDir {
                         let _ = rustix::fs::unlinkat(dir, temp, AtFlags::empty());
                         Ok(())
                     }
-                    Err(Errno::EXIST) => Err(SafeWriteError::AlreadyExists { path: path.to_path_buf() }),
+                    Err(Errno::EXIST) => Err(SafeWriteError::AlreadyExists {
+                        path: path.to_path_buf(),
+                    }),
                     Err(e) => Err(SafeWriteError::io("create", path, e)),
                 }
             }
@@ -492,8 +613,19 @@ impl SafeDir {
         }
     }
 
-    fn verify(&self, name: &str, path: &Path, content: &[u8], written: &Ident) -> Result<(), SafeWriteError> {
-        let fail = |why: String| Err(SafeWriteError::Verify { path: path.to_path_buf(), why });
+    fn verify(
+        &self,
+        name: &str,
+        path: &Path,
+        content: &[u8],
+        written: &Ident,
+    ) -> Result<(), SafeWriteError> {
+        let fail = |why: String| {
+            Err(SafeWriteError::Verify {
+                path: path.to_path_buf(),
+                why,
+            })
+        };
         let fd = match open_file_nofollow(self.fd.as_fd(), name) {
             Ok(fd) => fd,
             Err(Errno::LOOP) => return fail("the name now holds a symbolic link".into()),
@@ -527,10 +659,14 @@ impl SafeDir {
     /// `targets`. Call only while holding the exclusive lock, so no running pwk
     /// owns them. Returns how many were removed.
     pub fn remove_stray_temps(&self, targets: &[&str]) -> usize {
-        let Ok(dir) = rustix::fs::Dir::read_from(self.fd.as_fd()) else { return 0 };
+        let Ok(dir) = rustix::fs::Dir::read_from(self.fd.as_fd()) else {
+            return 0;
+        };
         let mut strays = Vec::new();
         for entry in dir.flatten() {
-            let Ok(file_name) = entry.file_name().to_str() else { continue };
+            let Ok(file_name) = entry.file_name().to_str() else {
+                continue;
+            };
             if targets.iter().any(|t| is_temp_name_for(file_name, t)) {
                 strays.push(file_name.to_string());
             }
@@ -573,7 +709,8 @@ impl Drop for TempGuard<'_> {
 }
 
 fn open_file_nofollow(dir: BorrowedFd<'_>, name: &str) -> Result<OwnedFd, Errno> {
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+    let flags =
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
     rustix::fs::openat(dir, name, flags, Mode::empty())
 }
 
@@ -582,7 +719,8 @@ fn open_dir_nofollow(dir: BorrowedFd<'_>, name: &str, use_openat2: bool) -> Resu
     #[cfg(any(target_os = "linux", target_os = "android"))]
     if use_openat2 {
         use rustix::fs::ResolveFlags;
-        let resolve = ResolveFlags::NO_SYMLINKS | ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
+        let resolve =
+            ResolveFlags::NO_SYMLINKS | ResolveFlags::BENEATH | ResolveFlags::NO_MAGICLINKS;
         match rustix::fs::openat2(dir, name, flags, Mode::empty(), resolve) {
             // No openat2 (old kernel) or a seccomp filter that denies it: fall back.
             Err(Errno::NOSYS) | Err(Errno::PERM) => {}
@@ -599,7 +737,11 @@ fn read_capped(fd: OwnedFd, cap: u64) -> std::io::Result<Option<Vec<u8>>> {
     let file = std::fs::File::from(fd);
     let mut buf = Vec::new();
     file.take(cap + 1).read_to_end(&mut buf)?;
-    if buf.len() as u64 > cap { Ok(None) } else { Ok(Some(buf)) }
+    if buf.len() as u64 > cap {
+        Ok(None)
+    } else {
+        Ok(Some(buf))
+    }
 }
 
 fn kind_of_std(ft: &std::fs::FileType) -> &'static str {
@@ -642,7 +784,11 @@ fn random_u64() -> u64 {
 /// compared. The file's mode is 0644 whatever the umask.
 ///
 /// Returns `dir/file_name`.
-pub fn create_file_exclusive(dir: &Path, file_name: &str, content: &[u8]) -> Result<PathBuf, SafeWriteError> {
+pub fn create_file_exclusive(
+    dir: &Path,
+    file_name: &str,
+    content: &[u8],
+) -> Result<PathBuf, SafeWriteError> {
     create_file_exclusive_with(dir, file_name, content, &mut NoHooks)
 }
 
@@ -654,7 +800,13 @@ pub(crate) fn create_file_exclusive_with(
 ) -> Result<PathBuf, SafeWriteError> {
     check_name(file_name)?;
     let handle = open_dir_creating(dir, hooks)?;
-    handle.write_file(file_name, content, Replace::Fresh, WriteOptions::default(), hooks)?;
+    handle.write_file(
+        file_name,
+        content,
+        Replace::Fresh,
+        WriteOptions::default(),
+        hooks,
+    )?;
     Ok(dir.join(file_name))
 }
 
@@ -669,15 +821,10 @@ fn open_dir_creating(dir: &Path, hooks: &mut dyn Hooks) -> Result<SafeDir, SafeW
         let mut anchor = dir.to_path_buf();
         // Walk up to the deepest existing proper ancestor; `dir` itself is always
         // opened below it, no-follow.
-        loop {
-            match anchor.parent() {
-                Some(parent) => {
-                    anchor = parent.to_path_buf();
-                    if std::fs::symlink_metadata(&anchor).is_ok() {
-                        break;
-                    }
-                }
-                None => break,
+        while let Some(parent) = anchor.parent() {
+            anchor = parent.to_path_buf();
+            if std::fs::symlink_metadata(&anchor).is_ok() {
+                break;
             }
         }
         let rest = dir.strip_prefix(&anchor).unwrap_or(dir);
@@ -690,7 +837,11 @@ fn open_dir_creating(dir: &Path, hooks: &mut dyn Hooks) -> Result<SafeDir, SafeW
 
 /// Open (creating as needed) `rel` below the directory `base`, one no-follow
 /// component at a time. `..` is refused.
-pub(crate) fn open_beneath(base: &Path, rel: &Path, hooks: &mut dyn Hooks) -> Result<SafeDir, SafeWriteError> {
+pub(crate) fn open_beneath(
+    base: &Path,
+    rel: &Path,
+    hooks: &mut dyn Hooks,
+) -> Result<SafeDir, SafeWriteError> {
     use std::path::Component;
     let mut current = SafeDir::open_root(base)?;
     for comp in rel.components() {

@@ -26,7 +26,10 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Fixture {
-        let tmp = tempfile::Builder::new().prefix("pwk-unit-").tempdir().unwrap();
+        let tmp = tempfile::Builder::new()
+            .prefix("pwk-unit-")
+            .tempdir()
+            .unwrap();
         let project = tmp.path().join("project");
         let outside = tmp.path().join("outside");
         std::fs::create_dir_all(&project).unwrap();
@@ -35,7 +38,14 @@ impl Fixture {
         let victim_bytes = b"victim: do not touch\n".to_vec();
         std::fs::write(&victim, &victim_bytes).unwrap();
         let m = std::fs::metadata(&victim).unwrap();
-        Fixture { _tmp: tmp, project, outside, victim, victim_bytes, victim_mtime: (m.mtime(), m.mtime_nsec()) }
+        Fixture {
+            _tmp: tmp,
+            project,
+            outside,
+            victim,
+            victim_bytes,
+            victim_mtime: (m.mtime(), m.mtime_nsec()),
+        }
     }
 
     fn agents(&self) -> PathBuf {
@@ -43,11 +53,26 @@ impl Fixture {
     }
 
     fn assert_victim_untouched(&self) {
-        assert_eq!(std::fs::read(&self.victim).unwrap(), self.victim_bytes, "victim content changed");
+        assert_eq!(
+            std::fs::read(&self.victim).unwrap(),
+            self.victim_bytes,
+            "victim content changed"
+        );
         let m = std::fs::metadata(&self.victim).unwrap();
-        assert_eq!((m.mtime(), m.mtime_nsec()), self.victim_mtime, "victim mtime changed");
-        let names: Vec<_> = std::fs::read_dir(&self.outside).unwrap().map(|e| e.unwrap().file_name()).collect();
-        assert_eq!(names, ["victim.md"], "something appeared outside the project");
+        assert_eq!(
+            (m.mtime(), m.mtime_nsec()),
+            self.victim_mtime,
+            "victim mtime changed"
+        );
+        let names: Vec<_> = std::fs::read_dir(&self.outside)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            names,
+            ["victim.md"],
+            "something appeared outside the project"
+        );
     }
 
     /// The whole setup flow (open chain, plan, apply) with `hooks`.
@@ -92,7 +117,11 @@ fn canonical(name: &str) -> &'static str {
 }
 
 fn no_temp_files(f: &Fixture) {
-    let temps: Vec<_> = f.entries().into_iter().filter(|n| n.contains(".pwk-tmp-")).collect();
+    let temps: Vec<_> = f
+        .entries()
+        .into_iter()
+        .filter(|n| n.contains(".pwk-tmp-"))
+        .collect();
     assert!(temps.is_empty(), "temporary files left behind: {temps:?}");
 }
 
@@ -114,7 +143,10 @@ fn a06_agents_dir_swapped_for_symlink_after_open() {
         Ok(())
     };
     let results = f.install(&mut hooks).unwrap();
-    assert!(results.iter().all(|r| r.outcome == Outcome::Created), "{results:?}");
+    assert!(
+        results.iter().all(|r| r.outcome == Outcome::Created),
+        "{results:?}"
+    );
     for role in BUNDLED_ROLES {
         let real = f.project.join(".agents/agents.real").join(role.file_name());
         assert_eq!(std::fs::read_to_string(real).unwrap(), role.content);
@@ -137,7 +169,11 @@ fn a07_target_swapped_for_symlink_before_rename() {
     let victim = f.victim.clone();
     let t = target.clone();
     let mut hooks = |step: Step<'_>| {
-        if let Step::TempWritten { target: "pwk-spec-reviewer.md", .. } = step {
+        if let Step::TempWritten {
+            target: "pwk-spec-reviewer.md",
+            ..
+        } = step
+        {
             std::fs::remove_file(&t)?;
             symlink(&victim, &t)?;
         }
@@ -146,8 +182,18 @@ fn a07_target_swapped_for_symlink_before_rename() {
     let results = f.install(&mut hooks).unwrap();
     let r = outcome_of(&results, "pwk-spec-reviewer");
     assert_eq!(r.outcome, Outcome::Conflict, "{r:?}");
-    assert!(r.reason.as_deref().unwrap().contains("changed while pwk was replacing it"));
-    assert!(std::fs::symlink_metadata(&target).unwrap().file_type().is_symlink());
+    assert!(
+        r.reason
+            .as_deref()
+            .unwrap()
+            .contains("changed while pwk was replacing it")
+    );
+    assert!(
+        std::fs::symlink_metadata(&target)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     no_temp_files(&f);
     f.assert_victim_untouched();
 }
@@ -161,15 +207,30 @@ fn a07_symlink_planted_at_fresh_name_before_rename() {
     let target = f.role_path("pwk-recon-scout");
     let t = target.clone();
     let mut hooks = |step: Step<'_>| {
-        if let Step::TempWritten { target: "pwk-recon-scout.md", .. } = step {
+        if let Step::TempWritten {
+            target: "pwk-recon-scout.md",
+            ..
+        } = step
+        {
             symlink(&victim, &t)?;
         }
         Ok(())
     };
     let results = f.install(&mut hooks).unwrap();
-    assert_eq!(outcome_of(&results, "pwk-recon-scout").outcome, Outcome::Conflict);
-    assert_eq!(outcome_of(&results, "pwk-spec-reviewer").outcome, Outcome::Created);
-    assert!(std::fs::symlink_metadata(&target).unwrap().file_type().is_symlink());
+    assert_eq!(
+        outcome_of(&results, "pwk-recon-scout").outcome,
+        Outcome::Conflict
+    );
+    assert_eq!(
+        outcome_of(&results, "pwk-spec-reviewer").outcome,
+        Outcome::Created
+    );
+    assert!(
+        std::fs::symlink_metadata(&target)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     no_temp_files(&f);
     f.assert_victim_untouched();
 }
@@ -183,7 +244,10 @@ fn a08_target_swapped_between_rename_and_verify() {
     let target = f.role_path("pwk-smell-reviewer");
     let t = target.clone();
     let mut hooks = |step: Step<'_>| {
-        if let Step::Renamed { target: "pwk-smell-reviewer.md" } = step {
+        if let Step::Renamed {
+            target: "pwk-smell-reviewer.md",
+        } = step
+        {
             std::fs::remove_file(&t)?;
             symlink(&victim, &t)?;
         }
@@ -192,7 +256,10 @@ fn a08_target_swapped_between_rename_and_verify() {
     let results = f.install(&mut hooks).unwrap();
     let r = outcome_of(&results, "pwk-smell-reviewer");
     assert_eq!(r.outcome, Outcome::Failed, "{r:?}");
-    assert!(r.reason.as_deref().unwrap().contains("verification"), "{r:?}");
+    assert!(
+        r.reason.as_deref().unwrap().contains("verification"),
+        "{r:?}"
+    );
     f.assert_victim_untouched();
 }
 
@@ -203,7 +270,10 @@ fn a08_target_replaced_by_other_file_before_verify() {
     let target = f.role_path("pwk-hazard-reviewer");
     let t = target.clone();
     let mut hooks = |step: Step<'_>| {
-        if let Step::Renamed { target: "pwk-hazard-reviewer.md" } = step {
+        if let Step::Renamed {
+            target: "pwk-hazard-reviewer.md",
+        } = step
+        {
             std::fs::remove_file(&t)?;
             std::fs::write(&t, "impostor\n")?;
         }
@@ -212,7 +282,10 @@ fn a08_target_replaced_by_other_file_before_verify() {
     let results = f.install(&mut hooks).unwrap();
     let r = outcome_of(&results, "pwk-hazard-reviewer");
     assert_eq!(r.outcome, Outcome::Failed);
-    assert!(r.reason.as_deref().unwrap().contains("different file"), "{r:?}");
+    assert!(
+        r.reason.as_deref().unwrap().contains("different file"),
+        "{r:?}"
+    );
     f.assert_victim_untouched();
 }
 
@@ -237,12 +310,24 @@ fn a09_precreated_temp_name_is_never_used() {
         Ok(())
     };
     let results = f.install(&mut hooks).unwrap();
-    assert!(results.iter().all(|r| r.outcome == Outcome::Created), "{results:?}");
-    assert!(!dangling.exists(), "the dangling symlink's target was created");
+    assert!(
+        results.iter().all(|r| r.outcome == Outcome::Created),
+        "{results:?}"
+    );
+    assert!(
+        !dangling.exists(),
+        "the dangling symlink's target was created"
+    );
     f.assert_victim_untouched();
     // The planted links are still there (pwk never writes through or reuses them);
     // the next run's stray-temp sweep removes them.
-    assert_eq!(f.entries().iter().filter(|n| n.contains(".pwk-tmp-")).count(), 2);
+    assert_eq!(
+        f.entries()
+            .iter()
+            .filter(|n| n.contains(".pwk-tmp-"))
+            .count(),
+        2
+    );
     let dir = SafeDir::open_root(&f.agents()).unwrap();
     let names: Vec<String> = BUNDLED_ROLES.iter().map(|r| r.file_name()).collect();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
@@ -260,7 +345,10 @@ fn a16_file_growing_while_read_is_bounded() {
     let target = f.role_path("pwk-tracing-reviewer");
     let t = target.clone();
     let mut hooks = |step: Step<'_>| {
-        if let Step::TargetChecked { name: "pwk-tracing-reviewer.md" } = step {
+        if let Step::TargetChecked {
+            name: "pwk-tracing-reviewer.md",
+        } = step
+        {
             let mut file = std::fs::OpenOptions::new().append(true).open(&t)?;
             file.write_all(&vec![b'x'; (safe::MAX_FILE_BYTES + 4096) as usize])?;
         }
@@ -269,7 +357,10 @@ fn a16_file_growing_while_read_is_bounded() {
     let results = f.install(&mut hooks).unwrap();
     let r = outcome_of(&results, "pwk-tracing-reviewer");
     assert_eq!(r.outcome, Outcome::Refused, "{r:?}");
-    assert!(r.reason.as_deref().unwrap().starts_with("too large"), "{r:?}");
+    assert!(
+        r.reason.as_deref().unwrap().starts_with("too large"),
+        "{r:?}"
+    );
     f.assert_victim_untouched();
 }
 
@@ -284,15 +375,25 @@ fn a19_fault_before_rename_keeps_original_and_cleans_temp() {
     let with_model = super::hint::with_model_line(canonical("pwk-smell-reviewer"), "model: a/b");
     std::fs::remove_file(&target).unwrap();
     std::fs::write(&target, &with_model).unwrap();
-    let opts = Options { fast_model: Some(super::hint::ModelHint::parse("c/d").unwrap()), ..Options::default() };
+    let opts = Options {
+        fast_model: Some(super::hint::ModelHint::parse("c/d").unwrap()),
+        ..Options::default()
+    };
     let mut hooks = |step: Step<'_>| match step {
-        Step::TempWritten { target: "pwk-smell-reviewer.md", .. } => Err(std::io::Error::from_raw_os_error(28)),
+        Step::TempWritten {
+            target: "pwk-smell-reviewer.md",
+            ..
+        } => Err(std::io::Error::from_raw_os_error(28)),
         _ => Ok(()),
     };
     let results = f.install_roles(BUNDLED_ROLES, &opts, &mut hooks).unwrap();
     let r = outcome_of(&results, "pwk-smell-reviewer");
     assert_eq!(r.outcome, Outcome::Failed, "{r:?}");
-    assert_eq!(std::fs::read_to_string(&target).unwrap(), with_model, "original intact");
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        with_model,
+        "original intact"
+    );
     no_temp_files(&f);
     f.assert_victim_untouched();
 }
@@ -303,7 +404,9 @@ fn a19_fault_before_rename_keeps_original_and_cleans_temp() {
 fn a19_stray_temp_from_a_crash_is_swept() {
     let f = Fixture::new();
     f.install(&mut NoHooks).unwrap();
-    let stray = f.agents().join(".pwk-spec-reviewer.md.pwk-tmp-0123456789abcdef");
+    let stray = f
+        .agents()
+        .join(".pwk-spec-reviewer.md.pwk-tmp-0123456789abcdef");
     let lookalike = f.agents().join(".notes.md.pwk-tmp-0123456789abcdef");
     let short = f.agents().join(".pwk-spec-reviewer.md.pwk-tmp-0123");
     for p in [&stray, &lookalike, &short] {
@@ -342,15 +445,38 @@ fn openat_fallback_refuses_symlinks_too() {
 fn a20_bad_bundle_names_are_refused() {
     let f = Fixture::new();
     let bad = [
-        BundledRole { name: "../escape", content: "x" },
-        BundledRole { name: "..", content: "x" },
-        BundledRole { name: "a/b", content: "x" },
-        BundledRole { name: "/abs", content: "x" },
-        BundledRole { name: "nul\0byte", content: "x" },
-        BundledRole { name: "", content: "x" },
+        BundledRole {
+            name: "../escape",
+            content: "x",
+        },
+        BundledRole {
+            name: "..",
+            content: "x",
+        },
+        BundledRole {
+            name: "a/b",
+            content: "x",
+        },
+        BundledRole {
+            name: "/abs",
+            content: "x",
+        },
+        BundledRole {
+            name: "nul\0byte",
+            content: "x",
+        },
+        BundledRole {
+            name: "",
+            content: "x",
+        },
     ];
-    let results = f.install_roles(&bad, &Options::default(), &mut NoHooks).unwrap();
-    assert!(results.iter().all(|r| r.outcome == Outcome::Refused), "{results:?}");
+    let results = f
+        .install_roles(&bad, &Options::default(), &mut NoHooks)
+        .unwrap();
+    assert!(
+        results.iter().all(|r| r.outcome == Outcome::Refused),
+        "{results:?}"
+    );
     assert!(f.entries().is_empty(), "{:?}", f.entries());
     assert!(!f.project.join(".agents/escape.md").exists());
     f.assert_victim_untouched();
@@ -367,7 +493,9 @@ fn a23_second_run_waits_for_the_lock() {
     let first = SafeDir::open_root(&f.agents()).unwrap();
     first.lock(true).unwrap();
     let second = SafeDir::open_root(&f.agents()).unwrap();
-    let err = second.lock_within(true, std::time::Duration::ZERO).unwrap_err();
+    let err = second
+        .lock_within(true, std::time::Duration::ZERO)
+        .unwrap_err();
     assert!(matches!(err, SafeWriteError::Locked { .. }), "{err:?}");
     drop(first);
     second.lock_within(true, std::time::Duration::ZERO).unwrap();
@@ -381,18 +509,34 @@ fn force_picks_the_next_free_backup_name() {
     let target = f.role_path("pwk-spec-reviewer");
     std::fs::remove_file(&target).unwrap();
     std::fs::write(&target, "my own spec reviewer\n").unwrap();
-    std::fs::write(f.agents().join("pwk-spec-reviewer.md.bak"), "older backup\n").unwrap();
-    let opts = Options { force: true, ..Options::default() };
+    std::fs::write(
+        f.agents().join("pwk-spec-reviewer.md.bak"),
+        "older backup\n",
+    )
+    .unwrap();
+    let opts = Options {
+        force: true,
+        ..Options::default()
+    };
     let results = f.install_roles(BUNDLED_ROLES, &opts, &mut NoHooks).unwrap();
     let r = outcome_of(&results, "pwk-spec-reviewer");
     assert_eq!(r.outcome, Outcome::Updated);
-    assert_eq!(r.backup.as_deref(), Some(f.agents().join("pwk-spec-reviewer.md.bak.1").as_path()));
-    assert_eq!(std::fs::read_to_string(f.agents().join("pwk-spec-reviewer.md.bak")).unwrap(), "older backup\n");
+    assert_eq!(
+        r.backup.as_deref(),
+        Some(f.agents().join("pwk-spec-reviewer.md.bak.1").as_path())
+    );
+    assert_eq!(
+        std::fs::read_to_string(f.agents().join("pwk-spec-reviewer.md.bak")).unwrap(),
+        "older backup\n"
+    );
     assert_eq!(
         std::fs::read_to_string(f.agents().join("pwk-spec-reviewer.md.bak.1")).unwrap(),
         "my own spec reviewer\n"
     );
-    assert_eq!(std::fs::read_to_string(&target).unwrap(), canonical("pwk-spec-reviewer"));
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        canonical("pwk-spec-reviewer")
+    );
 }
 
 /// `create_file_exclusive`: creates missing parents, refuses an existing file,
@@ -407,12 +551,18 @@ fn create_file_exclusive_contract() {
     assert_eq!(std::fs::metadata(&path).unwrap().mode() & 0o777, 0o644);
 
     let err = safe::create_file_exclusive(&dir, "new-role.md", b"again\n").unwrap_err();
-    assert!(matches!(err, SafeWriteError::AlreadyExists { .. }), "{err:?}");
+    assert!(
+        matches!(err, SafeWriteError::AlreadyExists { .. }),
+        "{err:?}"
+    );
     assert_eq!(std::fs::read(&path).unwrap(), b"hello\n");
 
     symlink(&f.victim, dir.join("link.md")).unwrap();
     let err = safe::create_file_exclusive(&dir, "link.md", b"x\n").unwrap_err();
-    assert!(matches!(err, SafeWriteError::AlreadyExists { .. }), "{err:?}");
+    assert!(
+        matches!(err, SafeWriteError::AlreadyExists { .. }),
+        "{err:?}"
+    );
 
     let linked = f.project.join("linked");
     symlink(&f.outside, &linked).unwrap();

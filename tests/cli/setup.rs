@@ -31,7 +31,9 @@ pub const WATCHDOG: Duration = Duration::from_secs(20);
 /// Run a command with stdin closed, collect its output, and kill it (failing
 /// the test) if it runs longer than `limit`.
 pub fn run_watched(cmd: &mut Command, limit: Duration) -> Output {
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn pwk");
     let mut out = child.stdout.take().unwrap();
     let mut err = child.stderr.take().unwrap();
@@ -77,13 +79,23 @@ pub struct Scene {
 impl Scene {
     pub fn new() -> Scene {
         let env = TestEnv::new();
-        let outside_tmp = tempfile::Builder::new().prefix("pwk-outside-").tempdir().unwrap();
+        let outside_tmp = tempfile::Builder::new()
+            .prefix("pwk-outside-")
+            .tempdir()
+            .unwrap();
         let outside = outside_tmp.path().to_path_buf();
         let victim = outside.join("victim.md");
         let victim_bytes = b"---\nname: victim\n---\nThe victim must never change.\n".to_vec();
         std::fs::write(&victim, &victim_bytes).unwrap();
         let m = std::fs::metadata(&victim).unwrap();
-        Scene { env, _outside_tmp: outside_tmp, outside, victim, victim_bytes, victim_mtime: (m.mtime(), m.mtime_nsec()) }
+        Scene {
+            env,
+            _outside_tmp: outside_tmp,
+            outside,
+            victim,
+            victim_bytes,
+            victim_mtime: (m.mtime(), m.mtime_nsec()),
+        }
     }
 
     pub fn agents(&self) -> PathBuf {
@@ -101,16 +113,26 @@ impl Scene {
     /// The victim is byte-for-byte and mtime unchanged, and nothing else appeared
     /// outside the project.
     pub fn assert_victim_untouched(&self) {
-        assert_eq!(std::fs::read(&self.victim).unwrap(), self.victim_bytes, "victim content changed");
+        assert_eq!(
+            std::fs::read(&self.victim).unwrap(),
+            self.victim_bytes,
+            "victim content changed"
+        );
         let m = std::fs::metadata(&self.victim).unwrap();
-        assert_eq!((m.mtime(), m.mtime_nsec()), self.victim_mtime, "victim mtime changed");
+        assert_eq!(
+            (m.mtime(), m.mtime_nsec()),
+            self.victim_mtime,
+            "victim mtime changed"
+        );
         let mut names: Vec<String> = std::fs::read_dir(&self.outside)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
         assert!(
-            names.iter().all(|n| n == "victim.md" || n.starts_with("keep-")),
+            names
+                .iter()
+                .all(|n| n == "victim.md" || n.starts_with("keep-")),
             "something appeared outside the project: {names:?}"
         );
     }
@@ -134,19 +156,30 @@ impl Scene {
     pub fn assert_installed_except(&self, except: &[&str]) {
         for name in ROLES.iter().filter(|n| !except.contains(n)) {
             let want = pwk::install::bundled::bundled_role(name).unwrap().content;
-            assert_eq!(std::fs::read_to_string(self.role(name)).unwrap(), want, "{name}");
+            assert_eq!(
+                std::fs::read_to_string(self.role(name)).unwrap(),
+                want,
+                "{name}"
+            );
         }
     }
 }
 
 fn outcome_line<'a>(out: &'a Output, name: &str) -> &'a str {
     let file = format!(" {name}.md");
-    out.stdout.lines().find(|l| l.contains(&file)).unwrap_or_else(|| panic!("no line for {name}:\n{}", out.stdout))
+    out.stdout
+        .lines()
+        .find(|l| l.contains(&file))
+        .unwrap_or_else(|| panic!("no line for {name}:\n{}", out.stdout))
 }
 
 /// A refused target: exit 1, the rest installed, the install called partial.
 fn assert_refused(scene: &Scene, out: &Output, name: &str, reason: &str) {
-    assert_eq!(out.code, 1, "stdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.code, 1,
+        "stdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
     let line = outcome_line(out, name);
     assert!(line.trim_start().starts_with("refused"), "{line}");
     assert!(line.contains(reason), "{line:?} should mention {reason:?}");
@@ -163,7 +196,12 @@ fn a01_target_symlink_to_outside_file_is_refused() {
     symlink(&s.victim, s.role("pwk-spec-reviewer")).unwrap();
     let out = s.setup(&[]);
     assert_refused(&s, &out, "pwk-spec-reviewer", "symlink");
-    assert!(std::fs::symlink_metadata(s.role("pwk-spec-reviewer")).unwrap().file_type().is_symlink());
+    assert!(
+        std::fs::symlink_metadata(s.role("pwk-spec-reviewer"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     // --force does not change that.
     let out = s.setup(&["--force"]);
     assert_refused(&s, &out, "pwk-spec-reviewer", "symlink");
@@ -193,8 +231,16 @@ fn a03_symlink_to_a_file_inside_the_project_is_refused() {
 
 /// The target directory cannot be used safely: exit 2, nothing written anywhere.
 fn assert_unusable_dir(s: &Scene, out: &Output, says: &str) {
-    assert_eq!(out.code, 2, "stdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
-    assert!(out.stderr.contains(says), "stderr should mention {says:?}:\n{}", out.stderr);
+    assert_eq!(
+        out.code, 2,
+        "stdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(
+        out.stderr.contains(says),
+        "stderr should mention {says:?}:\n{}",
+        out.stderr
+    );
     assert!(out.stdout.is_empty(), "{}", out.stdout);
     s.assert_victim_untouched();
 }
@@ -229,7 +275,11 @@ fn a10_hard_linked_target_is_refused_and_the_other_name_unchanged() {
         let out = s.setup(args);
         assert_refused(&s, &out, "pwk-tracing-reviewer", "hard link");
     }
-    assert_eq!(std::fs::metadata(&s.victim).unwrap().nlink(), 2, "the link was left as it was");
+    assert_eq!(
+        std::fs::metadata(&s.victim).unwrap().nlink(),
+        2,
+        "the link was left as it was"
+    );
 }
 
 #[test]
@@ -239,7 +289,11 @@ fn a11_fifo_target_is_refused_without_blocking() {
     mkfifo(&s.role("pwk-recon-scout"));
     let started = Instant::now();
     let out = s.setup(&[]);
-    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        started.elapsed()
+    );
     assert_refused(&s, &out, "pwk-recon-scout", "not a regular file");
 }
 
@@ -259,7 +313,10 @@ fn a13_directory_at_the_target_name_is_refused() {
     std::fs::write(s.role("pwk-smell-reviewer").join("inside.txt"), "keep\n").unwrap();
     let out = s.setup(&["--force"]);
     assert_refused(&s, &out, "pwk-smell-reviewer", "directory");
-    assert_eq!(std::fs::read_to_string(s.role("pwk-smell-reviewer").join("inside.txt")).unwrap(), "keep\n");
+    assert_eq!(
+        std::fs::read_to_string(s.role("pwk-smell-reviewer").join("inside.txt")).unwrap(),
+        "keep\n"
+    );
 }
 
 #[test]
@@ -270,7 +327,11 @@ fn a14_endless_fifo_fed_forever_is_refused_without_reading() {
     mkfifo(&fifo);
     // Keep a reader end open ourselves so the feeder's open does not block, then
     // feed the FIFO for ever.
-    let _keep_open = std::fs::OpenOptions::new().read(true).write(true).open(&fifo).unwrap();
+    let _keep_open = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&fifo)
+        .unwrap();
     let mut feeder = Command::new("sh")
         .arg("-c")
         .arg("exec yes endless > \"$0\"")
@@ -296,7 +357,12 @@ fn a15_huge_sparse_file_is_refused_from_its_size() {
     let out = s.setup(&["--force", "--diff"]);
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_refused(&s, &out, "pwk-tracing-reviewer", "too large");
-    assert_eq!(std::fs::metadata(s.role("pwk-tracing-reviewer")).unwrap().len(), 4 << 30);
+    assert_eq!(
+        std::fs::metadata(s.role("pwk-tracing-reviewer"))
+            .unwrap()
+            .len(),
+        4 << 30
+    );
 }
 
 #[test]
@@ -330,15 +396,87 @@ fn a18_unwritable_directory_is_a_clear_error() {
     }
     let out = run_watched(&mut cmd, WATCHDOG);
     std::fs::set_permissions(s.agents(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    assert_eq!(out.code, 2, "stdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("failed") || out.stderr.contains("ermission"), "{}{}", out.stdout, out.stderr);
+    assert_eq!(
+        out.code, 2,
+        "stdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    assert!(
+        out.stdout.contains("failed") || out.stderr.contains("ermission"),
+        "{}{}",
+        out.stdout,
+        out.stderr
+    );
     assert!(
         out.stdout.contains("Permission denied") || out.stderr.contains("Permission denied"),
         "the error names the cause:\n{}{}",
         out.stdout,
         out.stderr
     );
-    assert_eq!(std::fs::read_dir(s.agents()).unwrap().count(), 0, "nothing (not even a temp file) was left");
+    assert_eq!(
+        std::fs::read_dir(s.agents()).unwrap().count(),
+        0,
+        "nothing (not even a temp file) was left"
+    );
+    s.assert_victim_untouched();
+}
+
+/// A18, per file: one role file pwk may not read fails alone; the others are
+/// still installed. As root, pwk runs as user 65534 (see above).
+#[test]
+fn a18_unreadable_role_file_fails_alone() {
+    let s = Scene::new();
+    s.mkdir_agents();
+    let locked = s.role("pwk-spec-reviewer");
+    std::fs::write(&locked, "private\n").unwrap();
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let mut cmd = s.env.pwk();
+    cmd.arg("setup");
+    if rustix::process::geteuid().is_root() {
+        use std::os::unix::process::CommandExt;
+        for dir in [s.env.root(), &s.env.path(".agents")] {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        std::fs::set_permissions(s.agents(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        cmd.uid(65534).gid(65534);
+    }
+    let out = run_watched(&mut cmd, WATCHDOG);
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert_eq!(
+        out.code, 2,
+        "stdout:\n{}\nstderr:\n{}",
+        out.stdout, out.stderr
+    );
+    let line = outcome_line(&out, "pwk-spec-reviewer");
+    assert!(
+        line.trim_start().starts_with("failed") && line.contains("Permission denied"),
+        "{line}"
+    );
+    assert_eq!(std::fs::read_to_string(&locked).unwrap(), "private\n");
+    s.assert_installed_except(&["pwk-spec-reviewer"]);
+    s.assert_no_temps();
+    s.assert_victim_untouched();
+}
+
+/// A19 through the binary: a temp file a killed run left behind is removed by
+/// the next run (the fault itself is injected in the unit tests).
+#[test]
+fn a19_leftover_temp_file_is_removed_by_the_next_run() {
+    let s = Scene::new();
+    assert_eq!(s.setup(&[]).code, 0);
+    let stray = s
+        .agents()
+        .join(".pwk-smell-reviewer.md.pwk-tmp-00112233445566ff");
+    std::fs::write(&stray, "half a ro").unwrap();
+    let out = s.setup(&[]);
+    assert_eq!(out.code, 0);
+    assert!(!stray.exists());
+    assert!(
+        out.stdout.contains("Removed 1 leftover temporary file"),
+        "{}",
+        out.stdout
+    );
+    s.assert_installed_except(&[]);
     s.assert_victim_untouched();
 }
 
@@ -346,14 +484,29 @@ fn a18_unwritable_directory_is_a_clear_error() {
 fn a21_locally_modified_file_is_a_conflict_without_force() {
     let s = Scene::new();
     assert_eq!(s.setup(&[]).code, 0);
-    let edited = s.env.read(".agents/agents/pwk-spec-reviewer.md").replace("Spec alignment", "Spec alignment (mine)");
+    let edited = s
+        .env
+        .read(".agents/agents/pwk-spec-reviewer.md")
+        .replace("Spec alignment", "Spec alignment (mine)");
     s.env.write(".agents/agents/pwk-spec-reviewer.md", &edited);
     let out = s.setup(&["--diff"]);
     assert_eq!(out.code, 1, "{}", out.stdout);
-    assert!(outcome_line(&out, "pwk-spec-reviewer").trim_start().starts_with("conflict"));
-    assert!(out.stdout.contains("-### Spec alignment (mine)"), "diff shown:\n{}", out.stdout);
+    assert!(
+        outcome_line(&out, "pwk-spec-reviewer")
+            .trim_start()
+            .starts_with("conflict")
+    );
+    assert!(
+        out.stdout.contains("-### Spec alignment (mine)"),
+        "diff shown:\n{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("+### Spec alignment"), "{}", out.stdout);
-    assert_eq!(s.env.read(".agents/agents/pwk-spec-reviewer.md"), edited, "the edit is kept");
+    assert_eq!(
+        s.env.read(".agents/agents/pwk-spec-reviewer.md"),
+        edited,
+        "the edit is kept"
+    );
     s.assert_victim_untouched();
 }
 
@@ -363,7 +516,13 @@ fn a22_installing_twice_touches_nothing() {
     assert_eq!(s.setup(&[]).code, 0);
     let snapshot = |p: &Path| {
         let m = std::fs::metadata(p).unwrap();
-        (m.ino(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec())
+        (
+            m.ino(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+        )
     };
     let mut files: Vec<PathBuf> = ROLES.iter().map(|n| s.role(n)).collect();
     files.push(s.agents().join(".pwk-manifest.json"));
@@ -372,11 +531,22 @@ fn a22_installing_twice_touches_nothing() {
     let out = s.setup(&[]);
     assert_eq!(out.code, 0);
     for name in ROLES {
-        assert!(outcome_line(&out, name).trim_start().starts_with("unchanged"));
+        assert!(
+            outcome_line(&out, name)
+                .trim_start()
+                .starts_with("unchanged")
+        );
     }
-    assert!(!out.stdout.contains("/reload"), "a no-op run needs no reload:\n{}", out.stdout);
+    assert!(
+        !out.stdout.contains("/reload"),
+        "a no-op run needs no reload:\n{}",
+        out.stdout
+    );
     let after: Vec<_> = files.iter().map(|p| snapshot(p)).collect();
-    assert_eq!(before, after, "inode, mtime or ctime changed on a no-op run");
+    assert_eq!(
+        before, after,
+        "inode, mtime or ctime changed on a no-op run"
+    );
     s.assert_victim_untouched();
 }
 
@@ -392,18 +562,28 @@ fn a23_two_installs_at_once_end_consistent() {
     let outs: Vec<Output> = runs.into_iter().map(|t| t.join().unwrap()).collect();
     let mut created = std::collections::HashMap::new();
     for out in &outs {
-        assert_eq!(out.code, 0, "stdout:\n{}\nstderr:\n{}", out.stdout, out.stderr);
+        assert_eq!(
+            out.code, 0,
+            "stdout:\n{}\nstderr:\n{}",
+            out.stdout, out.stderr
+        );
         let json: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
         for r in json["roles"].as_array().unwrap() {
             let outcome = r["outcome"].as_str().unwrap();
             assert!(outcome == "created" || outcome == "unchanged", "{r}");
             if outcome == "created" {
-                *created.entry(r["name"].as_str().unwrap().to_string()).or_insert(0) += 1;
+                *created
+                    .entry(r["name"].as_str().unwrap().to_string())
+                    .or_insert(0) += 1;
             }
         }
     }
     for name in ROLES {
-        assert_eq!(created.get(name), Some(&1), "{name} created exactly once: {created:?}");
+        assert_eq!(
+            created.get(name),
+            Some(&1),
+            "{name} created exactly once: {created:?}"
+        );
     }
     s.assert_installed_except(&[]);
     s.assert_no_temps();
@@ -464,11 +644,19 @@ fn a26_modes_follow_the_policy_under_odd_umasks() {
             let mode = std::fs::metadata(s.role(name)).unwrap().mode() & 0o7777;
             assert_eq!(mode, 0o644, "umask {umask}: {name} has mode {mode:o}");
         }
-        let mode = std::fs::metadata(s.agents().join(".pwk-manifest.json")).unwrap().mode() & 0o7777;
+        let mode = std::fs::metadata(s.agents().join(".pwk-manifest.json"))
+            .unwrap()
+            .mode()
+            & 0o7777;
         assert_eq!(mode, 0o644, "umask {umask}: manifest");
         for dir in [s.env.path(".agents"), s.agents()] {
             let mode = std::fs::metadata(&dir).unwrap().mode() & 0o7777;
-            assert_eq!(mode, 0o755, "umask {umask}: {} has mode {mode:o}", dir.display());
+            assert_eq!(
+                mode,
+                0o755,
+                "umask {umask}: {} has mode {mode:o}",
+                dir.display()
+            );
         }
         s.assert_victim_untouched();
     }
