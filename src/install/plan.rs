@@ -224,14 +224,14 @@ fn plan_one(
 
     let ours = text.and_then(|t| {
         let normalized = hint::without_model_lines(t);
-        if manifest.digest(role.name) == Some(sha256_hex(&ex.content).as_str()) {
-            Some("it was the copy pwk installed last".to_string())
-        } else if normalized == hint::without_model_lines(canonical) {
+        if normalized == hint::without_model_lines(canonical) {
             Some(match (targeted, &model_line) {
                 (Some(m), _) => format!("model hint set to {}", m.as_str()),
                 (None, Some(line)) => format!("only the model hint differed; kept your `{line}`"),
                 (None, None) => "only the model hint differed".to_string(),
             })
+        } else if manifest.digest(role.name) == Some(sha256_hex(&ex.content).as_str()) {
+            Some("it was the copy pwk installed last".to_string())
         } else if is_earlier_version(role.name, &normalized) {
             Some("it was an unedited earlier version".to_string())
         } else {

@@ -586,3 +586,58 @@ fn dir_flag_and_missing_dir() {
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("does not exist"), "{}", out.stderr);
 }
+
+/// The model check against the real pi (0.73.1 and 1.6.0, provisioned by
+/// `scripts/test.sh`): a model from models.json resolves without a warning, an
+/// unknown one is reported. Without a provisioned pi this test says so and
+/// returns, unless PWK_TEST_REQUIRE_PI is set (CI), where it fails.
+#[test]
+fn fast_model_check_against_the_real_pi() {
+    let mut pis = Vec::new();
+    for var in ["PWK_TEST_PI073", "PWK_TEST_PI16"] {
+        if let Some(p) = std::env::var_os(var) {
+            pis.push(std::path::PathBuf::from(p));
+        }
+    }
+    if pis.is_empty() {
+        assert!(
+            std::env::var_os("PWK_TEST_REQUIRE_PI").is_none(),
+            "PWK_TEST_REQUIRE_PI is set but no real pi was provisioned"
+        );
+        eprintln!("fast_model_check_against_the_real_pi: no PWK_TEST_PI073/PWK_TEST_PI16; not run");
+        return;
+    }
+    for pi in pis {
+        let s = Scene::new();
+        let agent = s.env.path("agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        std::fs::write(
+            agent.join("models.json"),
+            r#"{"providers":{"mock":{"baseUrl":"http://127.0.0.1:9/v1","api":"openai-completions","apiKey":"mock-key","models":[{"id":"mock-model"},{"id":"mock-small"}]}}}"#,
+        )
+        .unwrap();
+        let run = |model: &str| {
+            run_watched(
+                s.env
+                    .pwk()
+                    .env("PWK_PI_BIN", &pi)
+                    .env("PI_CODING_AGENT_DIR", &agent)
+                    .args(["setup", "--fast-model", model]),
+                WATCHDOG,
+            )
+        };
+        let out = run("mock/mock-small");
+        assert_eq!(out.code, 0, "{}: {}", pi.display(), out.stderr);
+        assert!(out.stderr.is_empty(), "{}: {}", pi.display(), out.stderr);
+        let out = run("mock/no-such-model");
+        assert_eq!(out.code, 0);
+        assert!(
+            out.stderr
+                .contains("does not list the model `mock/no-such-model`")
+                && out.stderr.contains("mock-small"),
+            "{}: {}",
+            pi.display(),
+            out.stderr
+        );
+    }
+}
