@@ -1,7 +1,7 @@
 //! Command glue for `pwk setup`: resolve the target, open it safely, plan, apply,
 //! write the manifest, report.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
@@ -40,13 +40,17 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         }
     };
     let target = if args.global {
-        let Some(agent_dir) = ctx.env.agent_dir() else {
+        let Some(global) = ctx.env.global_agents_dir() else {
             anyhow::bail!(
                 "--global needs PI_CODING_AGENT_DIR or HOME to find pi's agent directory"
             );
         };
+        // pi's agent dir is the anchor; `agents` below it is opened no-follow.
+        let root = global
+            .parent()
+            .map_or_else(|| global.clone(), Path::to_path_buf);
         Target {
-            root: agent_dir,
+            root,
             below: vec!["agents"],
             create_root: true,
         }

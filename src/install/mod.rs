@@ -25,7 +25,7 @@ pub mod safe;
 #[cfg(test)]
 mod tests;
 
-pub use safe::{SafeWriteError, create_file_exclusive};
+pub use safe::{SafeWriteError, create_file_beneath, create_file_exclusive};
 
 /// The agents directory below a project root.
 pub const PROJECT_AGENTS_DIR: [&str; 2] = [".agents", "agents"];

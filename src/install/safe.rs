@@ -792,6 +792,31 @@ pub fn create_file_exclusive(
     create_file_exclusive_with(dir, file_name, content, &mut NoHooks)
 }
 
+/// Like [`create_file_exclusive`], with the trust boundary explicit: `base` is
+/// opened following symlinks (it is the caller's anchor, e.g. the project root),
+/// and *every* component of `rel_dir` below it is created or opened without
+/// following one, so a symlinked `.agents` is refused even when it points at an
+/// existing directory. `rel_dir` must be relative and free of `..`.
+///
+/// Returns `base/rel_dir/file_name`.
+pub fn create_file_beneath(
+    base: &Path,
+    rel_dir: &Path,
+    file_name: &str,
+    content: &[u8],
+) -> Result<PathBuf, SafeWriteError> {
+    check_name(file_name)?;
+    let dir = open_beneath(base, rel_dir, &mut NoHooks)?;
+    dir.write_file(
+        file_name,
+        content,
+        Replace::Fresh,
+        WriteOptions::default(),
+        &mut NoHooks,
+    )?;
+    Ok(base.join(rel_dir).join(file_name))
+}
+
 pub(crate) fn create_file_exclusive_with(
     dir: &Path,
     file_name: &str,

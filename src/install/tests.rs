@@ -585,3 +585,30 @@ fn create_file_exclusive_contract() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
     f.assert_victim_untouched();
 }
+
+/// `create_file_beneath`: every component below the base is no-follow, even an
+/// existing symlinked `.agents` that points at a real directory.
+#[test]
+fn create_file_beneath_refuses_any_symlink_below_the_base() {
+    let f = Fixture::new();
+    let path =
+        safe::create_file_beneath(&f.project, Path::new(".agents/agents"), "r.md", b"x\n").unwrap();
+    assert_eq!(path, f.project.join(".agents/agents/r.md"));
+    assert_eq!(std::fs::read(&path).unwrap(), b"x\n");
+    let err = safe::create_file_beneath(&f.project, Path::new(".agents/agents"), "r.md", b"y\n")
+        .unwrap_err();
+    assert!(
+        matches!(err, SafeWriteError::AlreadyExists { .. }),
+        "{err:?}"
+    );
+
+    let g = Fixture::new();
+    symlink(&g.outside, g.project.join(".agents")).unwrap();
+    let err = safe::create_file_beneath(&g.project, Path::new(".agents/agents"), "r.md", b"x\n")
+        .unwrap_err();
+    assert!(matches!(err, SafeWriteError::Symlink { .. }), "{err:?}");
+    let err = safe::create_file_beneath(&g.project, Path::new("/abs"), "r.md", b"x\n").unwrap_err();
+    assert!(matches!(err, SafeWriteError::BadName { .. }), "{err:?}");
+    g.assert_victim_untouched();
+    f.assert_victim_untouched();
+}
