@@ -141,14 +141,21 @@ impl Refusal {
     /// The short reason shown to the user.
     pub fn reason(&self) -> String {
         match self {
-            Refusal::Symlink => "symlink: pwk never writes through a symbolic link".into(),
-            Refusal::NotRegular(kind) => format!("not a regular file: it is a {kind}"),
-            Refusal::HardLink(n) => {
-                format!("hard link: the file has {n} names, and replacing it would split them")
+            Refusal::Symlink => {
+                "symlink: pwk never writes through a symbolic link (remove the link and re-run)"
+                    .into()
             }
-            Refusal::TooLarge(n) => {
-                format!("too large: {n} bytes or more, over the {MAX_FILE_BYTES}-byte limit")
+            Refusal::NotRegular(kind) => {
+                format!("not a regular file: it is a {kind} (move it away and re-run)")
             }
+            Refusal::HardLink(n) => format!(
+                "hard link: the file has {n} names and replacing it would split them \
+                 (remove this name and re-run)"
+            ),
+            Refusal::TooLarge(n) => format!(
+                "too large: {n} bytes or more, over the {MAX_FILE_BYTES}-byte limit \
+                 (move it away and re-run)"
+            ),
         }
     }
 }
