@@ -781,10 +781,13 @@ fn random_u64() -> u64 {
 
 /// Create `dir/file_name` holding `content`, atomically, and fail if it exists.
 ///
-/// Missing directories on the way to `dir` are created (mode 0755). The
-/// directories this call creates or opens below the deepest existing ancestor of
-/// `dir` — and `dir` itself, always — are opened without following symbolic
-/// links, so a symlinked `dir` is refused. The file is written to a temporary
+/// Missing directories on the way to `dir` are created (mode 0755). The anchor
+/// is the deepest existing ancestor of `dir` that is a real directory (not a
+/// symlink); every component below it — those this call creates, a symlink on
+/// the way, and `dir` itself — is opened without following symbolic links, so a
+/// symlinked `dir` or a symlinked `.agents` above it is refused. (Symlinks
+/// *above* the anchor, e.g. in the user's home path, are followed.) A relative
+/// `dir` is resolved below the current directory with every component no-follow. The file is written to a temporary
 /// name, fsynced, renamed into place with `RENAME_NOREPLACE` (so an existing file
 /// is never replaced, even one created a moment earlier), the directory is
 /// fsynced, and the file is read back through a fresh no-follow descriptor and
@@ -845,7 +848,7 @@ pub(crate) fn create_file_exclusive_with(
 /// Open `dir`, creating missing directories, with `dir` itself and every created
 /// component opened without following symlinks. A relative `dir` is resolved
 /// below the current directory with *every* component no-follow; an absolute one
-/// below its deepest existing ancestor (symlinks above that are the user's layout).
+/// below its deepest existing ancestor that is not a symlink.
 fn open_dir_creating(dir: &Path, hooks: &mut dyn Hooks) -> Result<SafeDir, SafeWriteError> {
     let mut opened = if dir.is_relative() {
         open_beneath(Path::new("."), dir, hooks)?
@@ -855,7 +858,9 @@ fn open_dir_creating(dir: &Path, hooks: &mut dyn Hooks) -> Result<SafeDir, SafeW
         // opened below it, no-follow.
         while let Some(parent) = anchor.parent() {
             anchor = parent.to_path_buf();
-            if std::fs::symlink_metadata(&anchor).is_ok() {
+            // A symlink is never the anchor: it is a component below it, and so
+            // refused (a symlinked `.agents` pointing at a real directory included).
+            if std::fs::symlink_metadata(&anchor).is_ok_and(|m| !m.file_type().is_symlink()) {
                 break;
             }
         }

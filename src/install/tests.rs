@@ -568,6 +568,15 @@ fn create_file_exclusive_contract() {
     symlink(&f.outside, &linked).unwrap();
     let err = safe::create_file_exclusive(&linked, "x.md", b"x\n").unwrap_err();
     assert!(matches!(err, SafeWriteError::Symlink { .. }), "{err:?}");
+    // An existing symlinked `.agents` that points at a real directory, with
+    // `agents` still to be created below it: refused, nothing written outside.
+    let g = Fixture::new();
+    symlink(&g.outside, g.project.join(".agents")).unwrap();
+    let err =
+        safe::create_file_exclusive(&g.project.join(".agents/agents"), "r.md", b"x\n").unwrap_err();
+    assert!(matches!(err, SafeWriteError::Symlink { .. }), "{err:?}");
+    g.assert_victim_untouched();
+
     // Relative to a base, every component is no-follow: a symlinked middle
     // directory is refused too.
     let err = safe::open_beneath(&f.project, Path::new("linked/sub"), &mut NoHooks).unwrap_err();
