@@ -352,7 +352,11 @@ pub struct ReconArgs {
 #[derive(Debug, Args)]
 pub struct ReviewArgs {
     /// Reviewer roles: short names (spec, tracing, smell, hazard) or full role names.
-    #[arg(long, value_delimiter = ',', default_value = "spec,tracing,smell,hazard")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "spec,tracing,smell,hazard"
+    )]
     pub roles: Vec<String>,
 
     /// The review packet: the diff, acceptance criteria, changed files.

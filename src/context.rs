@@ -40,7 +40,12 @@ impl Context {
 
     /// A context for tests and embedding: no colour, the given directory and environment.
     pub fn for_dir(cwd: PathBuf, env: Env) -> Context {
-        Context { cwd, env, color_stderr: false, color_stdout: false }
+        Context {
+            cwd,
+            env,
+            color_stderr: false,
+            color_stdout: false,
+        }
     }
 
     /// A path as shown in messages: relative to the current directory when under it.

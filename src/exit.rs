@@ -22,7 +22,11 @@ impl ExitStatus {
 
     /// The worse of two statuses.
     pub fn max(self, other: ExitStatus) -> ExitStatus {
-        if other.code() > self.code() { other } else { self }
+        if other.code() > self.code() {
+            other
+        } else {
+            self
+        }
     }
 }
 

@@ -69,7 +69,9 @@ pub fn split(text: &str) -> Result<Fences, SplitError> {
     let start = if bom { BOM.len() } else { 0 };
     let mut lines = lines_from(text, start);
     let Some((open, after_open)) = lines.next() else {
-        return Err(SplitError::MissingOpeningFence { first_line: start..start });
+        return Err(SplitError::MissingOpeningFence {
+            first_line: start..start,
+        });
     };
     if fence_text(&text[open.clone()]) != "---" {
         return Err(SplitError::MissingOpeningFence { first_line: open });
@@ -117,9 +119,18 @@ mod tests {
 
     #[test]
     fn reports_missing_and_unterminated() {
-        assert!(matches!(split("# title\n"), Err(SplitError::MissingOpeningFence { .. })));
-        assert!(matches!(split(""), Err(SplitError::MissingOpeningFence { .. })));
-        assert!(matches!(split("---\nname: a\n"), Err(SplitError::Unterminated { .. })));
+        assert!(matches!(
+            split("# title\n"),
+            Err(SplitError::MissingOpeningFence { .. })
+        ));
+        assert!(matches!(
+            split(""),
+            Err(SplitError::MissingOpeningFence { .. })
+        ));
+        assert!(matches!(
+            split("---\nname: a\n"),
+            Err(SplitError::Unterminated { .. })
+        ));
     }
 
     #[test]

@@ -16,7 +16,12 @@ pub struct Position {
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
         let mut starts = vec![0];
-        starts.extend(text.bytes().enumerate().filter(|&(_, b)| b == b'\n').map(|(i, _)| i + 1));
+        starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
         LineIndex { starts }
     }
 
@@ -33,7 +38,10 @@ impl LineIndex {
         };
         let start = self.starts[line];
         let column = text[start..offset].chars().count() + 1;
-        Position { line: line + 1, column }
+        Position {
+            line: line + 1,
+            column,
+        }
     }
 
     /// The byte offset where 1-based `line` starts.

@@ -36,7 +36,10 @@ impl RoleDoc {
     pub fn parse(path: impl Into<PathBuf>, bytes: &[u8]) -> RoleDoc {
         let (text, invalid_utf8_at) = match std::str::from_utf8(bytes) {
             Ok(s) => (s.to_string(), None),
-            Err(e) => (String::from_utf8_lossy(bytes).into_owned(), Some(e.valid_up_to())),
+            Err(e) => (
+                String::from_utf8_lossy(bytes).into_owned(),
+                Some(e.valid_up_to()),
+            ),
         };
         RoleDoc::from_text(path.into(), text, invalid_utf8_at)
     }
@@ -50,7 +53,14 @@ impl RoleDoc {
             (Ok(f), None) => Some(yaml::parse(&text, f.yaml.clone())),
             (Err(_), None) => None,
         };
-        RoleDoc { path, text, lines, invalid_utf8_at, fences, tree }
+        RoleDoc {
+            path,
+            text,
+            lines,
+            invalid_utf8_at,
+            fences,
+            tree,
+        }
     }
 
     /// The frontmatter mapping, when the file parsed.
@@ -122,7 +132,10 @@ impl Role {
             model: string("model"),
             thinking: string("thinking"),
             max_turns: m.get("max_turns").and_then(|n| n.to_json().as_u64()),
-            skills: m.get("skills").or_else(|| m.get("skill")).and_then(string_list),
+            skills: m
+                .get("skills")
+                .or_else(|| m.get("skill"))
+                .and_then(string_list),
             spawning: boolean("spawning"),
             system_prompt: string("system-prompt"),
             system_prompt_mode: string("systemPromptMode"),
@@ -135,16 +148,19 @@ impl Role {
 
     /// The identity a host uses: `name`, falling back to the file stem.
     pub fn identity<'a>(&'a self, path: &'a Path) -> Option<&'a str> {
-        self.name.as_deref().or_else(|| path.file_stem().and_then(|s| s.to_str()))
+        self.name
+            .as_deref()
+            .or_else(|| path.file_stem().and_then(|s| s.to_str()))
     }
 }
 
 /// A list given either as a YAML sequence of strings or a comma-separated string.
 pub fn string_list(node: &Node) -> Option<Vec<String>> {
     match &node.value {
-        Value::Sequence(items) => {
-            items.iter().map(|n| n.as_scalar().map(|s| s.trim().to_string())).collect()
-        }
+        Value::Sequence(items) => items
+            .iter()
+            .map(|n| n.as_scalar().map(|s| s.trim().to_string()))
+            .collect(),
         Value::Scalar { .. } => node.as_str().map(split_csv),
         Value::Mapping(_) => None,
     }
@@ -152,7 +168,11 @@ pub fn string_list(node: &Node) -> Option<Vec<String>> {
 
 /// Split `a, b,c` into trimmed, non-empty items.
 pub fn split_csv(s: &str) -> Vec<String> {
-    s.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
+    s.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 #[cfg(test)]
@@ -165,7 +185,10 @@ mod tests {
         let doc = RoleDoc::parse("roles/pwk-smell-reviewer.md", text.as_bytes());
         let role = Role::from_doc(&doc).unwrap();
         assert_eq!(role.name.as_deref(), Some("pwk-smell-reviewer"));
-        assert_eq!(role.tools.as_deref().unwrap(), ["read", "grep", "find", "ls"]);
+        assert_eq!(
+            role.tools.as_deref().unwrap(),
+            ["read", "grep", "find", "ls"]
+        );
         assert_eq!(role.max_turns, Some(20));
         assert_eq!(role.thinking.as_deref(), Some("low"));
         assert_eq!(role.model, None);

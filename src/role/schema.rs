@@ -46,7 +46,9 @@ pub fn is_extension_key(key: &str) -> bool {
         Some((vendor, k)) => {
             !vendor.is_empty()
                 && !k.is_empty()
-                && vendor.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+                && vendor
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
                 && vendor.as_bytes()[0].is_ascii_alphanumeric()
         }
         None => false,
@@ -62,13 +64,31 @@ mod tests {
         let _ = validator();
         let keys = known_keys();
         for k in [
-            "name", "description", "tools", "deny-tools", "model", "thinking", "max_turns",
-            "skills", "skill", "spawning", "auto-exit", "interactive", "session-mode",
-            "system-prompt", "cwd", "cli", "cli-model", "disable-model-invocation",
+            "name",
+            "description",
+            "tools",
+            "deny-tools",
+            "model",
+            "thinking",
+            "max_turns",
+            "skills",
+            "skill",
+            "spawning",
+            "auto-exit",
+            "interactive",
+            "session-mode",
+            "system-prompt",
+            "cwd",
+            "cli",
+            "cli-model",
+            "disable-model-invocation",
             "systemPromptMode",
         ] {
             assert!(keys.contains(&k), "{k} missing from the schema");
-            assert!(key_description(k).is_some_and(|d| !d.is_empty()), "{k} has no description");
+            assert!(
+                key_description(k).is_some_and(|d| !d.is_empty()),
+                "{k} has no description"
+            );
         }
     }
 

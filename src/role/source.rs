@@ -43,7 +43,8 @@ pub fn file_type_name(ft: FileType) -> &'static str {
 
 /// Read `path` as a role file: regular files only, at most [`MAX_ROLE_FILE_BYTES`].
 pub fn read_role_file(path: &Path) -> Result<Vec<u8>, ReadError> {
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+    let flags =
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
     let fd = match rustix::fs::open(path, flags, Mode::empty()) {
         Ok(fd) => fd,
         Err(rustix::io::Errno::LOOP) => return Err(ReadError::Symlink),

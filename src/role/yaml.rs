@@ -30,7 +30,10 @@ pub struct Key {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     /// A scalar; `plain` is false for quoted and block scalars (always strings).
-    Scalar { text: String, plain: bool },
+    Scalar {
+        text: String,
+        plain: bool,
+    },
     Sequence(Vec<Node>),
     Mapping(Vec<(Key, Node)>),
 }
@@ -51,7 +54,11 @@ pub enum YamlError {
     /// A syntax error at `at`.
     Syntax { message: String, at: usize },
     /// The same key twice in one mapping.
-    DuplicateKey { key: String, first: Span, second: Span },
+    DuplicateKey {
+        key: String,
+        first: Span,
+        second: Span,
+    },
     /// An anchor (`&name`) or alias; refused so nothing can expand.
     Anchor { at: usize },
     /// An explicit tag (`!!str`, `!foo`).
@@ -102,7 +109,10 @@ impl Node {
 
     /// A mapping entry (key and value) by key.
     pub fn entry(&self, key: &str) -> Option<(&Key, &Node)> {
-        self.as_mapping()?.iter().find(|(k, _)| k.text == key).map(|(k, v)| (k, v))
+        self.as_mapping()?
+            .iter()
+            .find(|(k, _)| k.text == key)
+            .map(|(k, v)| (k, v))
     }
 
     /// What JSON Schema should see for this node (YAML 1.2 core typing).
@@ -112,7 +122,9 @@ impl Node {
             Value::Scalar { text, plain } => match scalar_type(text, *plain) {
                 ScalarType::Null => J::Null,
                 ScalarType::Bool => J::Bool(matches!(text.as_str(), "true" | "True" | "TRUE")),
-                ScalarType::Int => parse_int(text).map(J::from).unwrap_or(J::String(text.clone())),
+                ScalarType::Int => parse_int(text)
+                    .map(J::from)
+                    .unwrap_or(J::String(text.clone())),
                 ScalarType::Float => parse_float(text)
                     .and_then(serde_json::Number::from_f64)
                     .map(J::Number)
@@ -121,7 +133,10 @@ impl Node {
             },
             Value::Sequence(items) => J::Array(items.iter().map(Node::to_json).collect()),
             Value::Mapping(entries) => J::Object(
-                entries.iter().map(|(k, v)| (k.text.clone(), v.to_json())).collect(),
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.text.clone(), v.to_json()))
+                    .collect(),
             ),
         }
     }
@@ -224,7 +239,11 @@ impl<'a> Offsets<'a> {
     fn new(file: &'a str, yaml: &Span) -> Offsets<'a> {
         let slice = &file[yaml.clone()];
         let chars = (!slice.is_ascii()).then(|| slice.char_indices().map(|(i, _)| i).collect());
-        Offsets { file, base: yaml.start, chars }
+        Offsets {
+            file,
+            base: yaml.start,
+            chars,
+        }
     }
 
     fn byte(&self, character: usize) -> usize {
@@ -249,10 +268,15 @@ impl<'a> Offsets<'a> {
 pub fn parse(file: &str, yaml: Span) -> Result<Node, YamlError> {
     let offsets = Offsets::new(file, &yaml);
     let slice = &file[yaml.clone()];
-    let options = || LoaderOptions::default().error_on_duplicate_keys(true).prevent_coercion(true);
+    let options = || {
+        LoaderOptions::default()
+            .error_on_duplicate_keys(true)
+            .prevent_coercion(true)
+    };
     // marked-yaml asserts on some states it considers impossible; a panic inside the
     // parser must never take the linter down, so it is caught and reported.
-    let parsed = std::panic::catch_unwind(|| marked_yaml::parse_yaml_with_options(0, slice, options()));
+    let parsed =
+        std::panic::catch_unwind(|| marked_yaml::parse_yaml_with_options(0, slice, options()));
     let node = match parsed {
         Ok(Ok(node)) => node,
         Ok(Err(err)) => return Err(convert_error(&offsets, err)),
@@ -264,11 +288,16 @@ pub fn parse(file: &str, yaml: Span) -> Result<Node, YamlError> {
         }
     };
     if slice.trim().is_empty() || only_comments(slice) {
-        return Ok(Node { span: yaml.start..yaml.start, value: Value::Mapping(Vec::new()) });
+        return Ok(Node {
+            span: yaml.start..yaml.start,
+            value: Value::Mapping(Vec::new()),
+        });
     }
     let tree = convert(&offsets, &node);
     if tree.as_mapping().is_none() {
-        return Err(YamlError::NotMapping { at: tree.span.start });
+        return Err(YamlError::NotMapping {
+            at: tree.span.start,
+        });
     }
     Ok(tree)
 }
@@ -283,20 +312,31 @@ fn only_comments(slice: &str) -> bool {
 fn convert_error(offsets: &Offsets<'_>, err: LoadError) -> YamlError {
     match err {
         LoadError::TopLevelMustBeMapping(m) | LoadError::TopLevelMustBeSequence(m) => {
-            YamlError::NotMapping { at: offsets.byte(m.character()) }
+            YamlError::NotMapping {
+                at: offsets.byte(m.character()),
+            }
         }
-        LoadError::UnexpectedAnchor(m) => YamlError::Anchor { at: offsets.byte(m.character()) },
-        LoadError::MappingKeyMustBeScalar(m) => {
-            YamlError::ComplexKey { at: offsets.byte(m.character()) }
-        }
-        LoadError::UnexpectedTag(m) => YamlError::Tag { at: offsets.byte(m.character()) },
+        LoadError::UnexpectedAnchor(m) => YamlError::Anchor {
+            at: offsets.byte(m.character()),
+        },
+        LoadError::MappingKeyMustBeScalar(m) => YamlError::ComplexKey {
+            at: offsets.byte(m.character()),
+        },
+        LoadError::UnexpectedTag(m) => YamlError::Tag {
+            at: offsets.byte(m.character()),
+        },
         LoadError::ScanError(m, scan) => {
             let info = scan.info().to_string();
             // An alias to an unknown anchor is still an alias: report it as such.
             if info.contains("unknown anchor") {
-                return YamlError::Anchor { at: offsets.byte(m.character()) };
+                return YamlError::Anchor {
+                    at: offsets.byte(m.character()),
+                };
             }
-            YamlError::Syntax { message: info, at: offsets.byte(scan.marker().index()) }
+            YamlError::Syntax {
+                message: info,
+                at: offsets.byte(scan.marker().index()),
+            }
         }
         LoadError::DuplicateKey(dup) => {
             let first = offsets.marker(dup.prev_key.span().start());
@@ -316,21 +356,30 @@ fn convert(offsets: &Offsets<'_>, node: &MNode) -> Node {
             let start = offsets.marker(s.span().start());
             Node {
                 span: start..scalar_end(offsets.file, start),
-                value: Value::Scalar { text: s.as_str().to_string(), plain: s.may_coerce() },
+                value: Value::Scalar {
+                    text: s.as_str().to_string(),
+                    plain: s.may_coerce(),
+                },
             }
         }
         MNode::Sequence(seq) => {
             let items: Vec<Node> = seq.iter().map(|n| convert(offsets, n)).collect();
             let start = offsets.marker(seq.span().start());
             let end = collection_end(offsets, seq.span().end(), start, items.last());
-            Node { span: start..end, value: Value::Sequence(items) }
+            Node {
+                span: start..end,
+                value: Value::Sequence(items),
+            }
         }
         MNode::Mapping(map) => {
             let entries: Vec<(Key, Node)> = map
                 .iter()
                 .map(|(k, v)| {
                     let ks = offsets.marker(k.span().start());
-                    let key = Key { text: k.as_str().to_string(), span: ks..scalar_end(offsets.file, ks) };
+                    let key = Key {
+                        text: k.as_str().to_string(),
+                        span: ks..scalar_end(offsets.file, ks),
+                    };
                     (key, convert(offsets, v))
                 })
                 .collect();
@@ -339,8 +388,16 @@ fn convert(offsets: &Offsets<'_>, node: &MNode) -> Node {
                 .first()
                 .map(|(k, _)| k.span.start)
                 .unwrap_or_else(|| offsets.marker(map.span().start()));
-            let end = collection_end(offsets, map.span().end(), start, entries.last().map(|(_, v)| v));
-            Node { span: start..end, value: Value::Mapping(entries) }
+            let end = collection_end(
+                offsets,
+                map.span().end(),
+                start,
+                entries.last().map(|(_, v)| v),
+            );
+            Node {
+                span: start..end,
+                value: Value::Mapping(entries),
+            }
         }
     }
 }
@@ -380,8 +437,13 @@ fn collection_end(
 /// flow indicator.
 pub fn scalar_end(file: &str, start: usize) -> usize {
     let bytes = file.as_bytes();
-    let Some(&first) = bytes.get(start) else { return start };
-    let line_end = file[start..].find(['\n', '\r']).map(|i| start + i).unwrap_or(file.len());
+    let Some(&first) = bytes.get(start) else {
+        return start;
+    };
+    let line_end = file[start..]
+        .find(['\n', '\r'])
+        .map(|i| start + i)
+        .unwrap_or(file.len());
     match first {
         b'"' => {
             let mut i = start + 1;
@@ -503,8 +565,14 @@ mod tests {
 
     #[test]
     fn anchors_are_refused() {
-        assert!(matches!(parse_all("a: &x 1\nb: *x\n"), Err(YamlError::Anchor { .. })));
-        assert!(matches!(parse_all("b: *x\n"), Err(YamlError::Anchor { .. })));
+        assert!(matches!(
+            parse_all("a: &x 1\nb: *x\n"),
+            Err(YamlError::Anchor { .. })
+        ));
+        assert!(matches!(
+            parse_all("b: *x\n"),
+            Err(YamlError::Anchor { .. })
+        ));
     }
 
     #[test]
@@ -517,7 +585,13 @@ mod tests {
 
     #[test]
     fn top_level_must_be_mapping() {
-        assert!(matches!(parse_all("- a\n"), Err(YamlError::NotMapping { .. })));
-        assert!(matches!(parse_all("just text\n"), Err(YamlError::NotMapping { .. })));
+        assert!(matches!(
+            parse_all("- a\n"),
+            Err(YamlError::NotMapping { .. })
+        ));
+        assert!(matches!(
+            parse_all("just text\n"),
+            Err(YamlError::NotMapping { .. })
+        ));
     }
 }

@@ -8,10 +8,27 @@ fn help_lists_every_command() {
     let out = run(env.pwk().arg("--help"));
     assert_eq!(out.code, 0, "{}", out.stderr);
     for cmd in [
-        "lint", "schema", "rules", "setup", "list", "show", "new", "smoke", "delegate", "recon",
-        "review", "run-request", "capabilities", "coverage", "completions",
+        "lint",
+        "schema",
+        "rules",
+        "setup",
+        "list",
+        "show",
+        "new",
+        "smoke",
+        "delegate",
+        "recon",
+        "review",
+        "run-request",
+        "capabilities",
+        "coverage",
+        "completions",
     ] {
-        assert!(out.stdout.contains(cmd), "--help does not mention `{cmd}`:\n{}", out.stdout);
+        assert!(
+            out.stdout.contains(cmd),
+            "--help does not mention `{cmd}`:\n{}",
+            out.stdout
+        );
     }
 }
 
@@ -34,8 +51,14 @@ fn completions_for_each_shell() {
     for shell in ["bash", "zsh", "fish"] {
         let out = run(env.pwk().args(["completions", shell]));
         assert_eq!(out.code, 0, "{shell}: {}", out.stderr);
-        assert!(out.stdout.contains("pwk"), "{shell} completions mention pwk");
-        assert!(out.stdout.contains("setup"), "{shell} completions know the subcommands");
+        assert!(
+            out.stdout.contains("pwk"),
+            "{shell} completions mention pwk"
+        );
+        assert!(
+            out.stdout.contains("setup"),
+            "{shell} completions know the subcommands"
+        );
     }
 }
 
@@ -44,6 +67,8 @@ fn schema_prints_the_shipped_file() {
     let env = TestEnv::new();
     let out = run(env.pwk().arg("schema"));
     assert_eq!(out.code, 0);
-    let shipped = std::fs::read_to_string(crate::support::repo_root().join("schemas/role.schema.json")).unwrap();
+    let shipped =
+        std::fs::read_to_string(crate::support::repo_root().join("schemas/role.schema.json"))
+            .unwrap();
     assert_eq!(out.stdout, shipped);
 }

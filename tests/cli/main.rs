@@ -4,6 +4,7 @@
 mod support;
 
 mod basics;
+mod discover;
 mod setup;
 mod setup_outcomes;
 mod setup_roles;

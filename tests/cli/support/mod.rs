@@ -15,7 +15,10 @@ pub struct TestEnv {
 
 impl TestEnv {
     pub fn new() -> TestEnv {
-        let dir = tempfile::Builder::new().prefix("pwk-test-").tempdir().expect("temp dir");
+        let dir = tempfile::Builder::new()
+            .prefix("pwk-test-")
+            .tempdir()
+            .expect("temp dir");
         let home = dir.path().join("home");
         std::fs::create_dir_all(&home).expect("home dir");
         TestEnv { dir, home }
@@ -52,7 +55,11 @@ impl TestEnv {
         cmd.current_dir(self.root());
         for (k, _) in std::env::vars_os() {
             let k = k.to_string_lossy().into_owned();
-            if k.starts_with("PWK_") || k.starts_with("PI_") || k == "NO_COLOR" || k == "GITHUB_ACTIONS" {
+            if k.starts_with("PWK_")
+                || k.starts_with("PI_")
+                || k == "NO_COLOR"
+                || k == "GITHUB_ACTIONS"
+            {
                 cmd.env_remove(&k);
             }
         }
@@ -98,7 +105,9 @@ pub fn run(cmd: &mut Command) -> Output {
 pub fn run_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Output {
     use std::io::Write;
     use std::process::Stdio;
-    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn pwk");
     {
         let mut input = child.stdin.take().expect("stdin");
