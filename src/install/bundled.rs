@@ -37,3 +37,76 @@ pub const BUNDLED_ROLES: &[BundledRole] = &[
 pub fn bundled_role(name: &str) -> Option<&'static BundledRole> {
     BUNDLED_ROLES.iter().find(|r| r.name == name)
 }
+
+/// The reviewers whose model hint `pwk setup --fast-model` sets by default.
+pub const FAST_REVIEWERS: &[&str] = &["pwk-smell-reviewer", "pwk-hazard-reviewer"];
+
+/// All four reviewers (`--fast-model … --all-roles`). The scout never gets a model.
+pub const REVIEWERS: &[&str] = &[
+    "pwk-spec-reviewer",
+    "pwk-tracing-reviewer",
+    "pwk-smell-reviewer",
+    "pwk-hazard-reviewer",
+];
+
+/// Whether `name` is a role slug: lowercase letters and digits in hyphen-separated
+/// words (`pwk-spec-reviewer`). Such a name can never be `..`, contain `/` or NUL,
+/// or start with `.`, so `<name>.md` is always one plain file name.
+pub const fn valid_role_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    if b.is_empty() || b.len() > 64 || b[0] == b'-' || b[b.len() - 1] == b'-' {
+        return false;
+    }
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        let ok = c.is_ascii_lowercase() || c.is_ascii_digit() || (c == b'-' && b[i - 1] != b'-');
+        if !ok {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+const fn all_names_valid(roles: &[BundledRole]) -> bool {
+    let mut i = 0;
+    while i < roles.len() {
+        if !valid_role_name(roles[i].name) {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+// The build fails if a bundled name could escape the agents directory.
+const _: () = assert!(
+    all_names_valid(BUNDLED_ROLES),
+    "a bundled role name is not a plain slug"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn role_names_are_slugs() {
+        for good in ["pwk-recon-scout", "a", "a1-b2"] {
+            assert!(valid_role_name(good), "{good}");
+        }
+        for bad in [
+            "", "..", ".", "../x", "/x", "a/b", "a\0b", "-a", "a-", "a--b", "A", ".hidden", "a.b",
+        ] {
+            assert!(!valid_role_name(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn role_groups_name_bundled_roles() {
+        for n in FAST_REVIEWERS.iter().chain(REVIEWERS) {
+            assert!(bundled_role(n).is_some(), "{n}");
+        }
+        assert!(!REVIEWERS.contains(&"pwk-recon-scout"));
+    }
+}

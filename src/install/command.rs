@@ -1,8 +1,309 @@
-//! Command glue for `pwk setup`.
+//! Command glue for `pwk setup`: resolve the target, open it safely, plan, apply,
+//! write the manifest, report.
 
-use crate::cli::SetupArgs;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+
+use super::bundled::BUNDLED_ROLES;
+use super::hint::ModelHint;
+use super::manifest::{MANIFEST_NAME, Manifest};
+use super::pi_check::{self, ModelCheck};
+use super::plan::{self, Options, Outcome};
+use super::render::Report;
+use super::safe::{self, Inspect, MAX_FILE_BYTES, NoHooks, Replace, SafeDir, WriteOptions};
+use crate::cli::{Format, SetupArgs};
+use crate::context::{eprintln_safe, write_stdout};
 use crate::{Context, ExitStatus};
 
-pub fn run(_args: &SetupArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("`pwk setup` is not built yet")
+/// Where the roles go: a trust anchor the user named, and the directories below
+/// it that are opened without following symlinks.
+struct Target {
+    root: PathBuf,
+    below: Vec<&'static str>,
+    /// The root may be created (pi's agent dir); a project dir must exist.
+    create_root: bool,
+}
+
+impl Target {
+    fn agents_dir(&self) -> PathBuf {
+        self.below.iter().fold(self.root.clone(), |p, c| p.join(c))
+    }
+}
+
+pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let fast_model = match args.fast_model.as_deref().map(ModelHint::parse).transpose() {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln_safe(&format!("pwk: error: {e}"));
+            return Ok(ExitStatus::Error);
+        }
+    };
+    let target = if args.global {
+        let Some(global) = ctx.env.global_agents_dir() else {
+            anyhow::bail!(
+                "--global needs PI_CODING_AGENT_DIR or HOME to find pi's agent directory"
+            );
+        };
+        // pi's agent dir is the anchor; `agents` below it is opened no-follow.
+        let root = global
+            .parent()
+            .map_or_else(|| global.clone(), Path::to_path_buf);
+        Target {
+            root,
+            below: vec!["agents"],
+            create_root: true,
+        }
+    } else {
+        let root = match &args.dir {
+            Some(d) => ctx.cwd.join(d),
+            None => ctx.cwd.clone(),
+        };
+        Target {
+            root,
+            below: super::PROJECT_AGENTS_DIR.to_vec(),
+            create_root: false,
+        }
+    };
+    let agents_path = target.agents_dir();
+    let look_only = args.dry_run || args.check;
+    let mut hooks = NoHooks;
+    let mut warnings = Vec::new();
+
+    // The model check asks pi only; it changes nothing, so dry runs do it too.
+    if let Some(m) = &fast_model {
+        match pi_check::check_model(&ctx.env, m, pi_check::LIST_MODELS_TIMEOUT) {
+            ModelCheck::Resolvable => {}
+            ModelCheck::NotListed { pi, listed } => warnings.push(format!(
+                "pi (`{}`) does not list the model `{}` (it lists {} for provider `{}`). \
+                 nicobailon's pi-subagents refuses to launch a role whose model it cannot resolve, \
+                 so the reviewers given this hint would be out of service there; check `pi --list-models {}`",
+                pi.display(),
+                m.as_str(),
+                if listed.is_empty() { "no models".to_string() } else { listed.join(", ") },
+                m.provider(),
+                m.provider(),
+            )),
+            ModelCheck::Unchecked { why } => warnings.push(format!(
+                "could not check that pi can resolve `{}` ({why}); hosts that cannot resolve it \
+                 (nicobailon's pi-subagents) refuse to launch the role",
+                m.as_str()
+            )),
+        }
+    }
+
+    // Open the anchor, then the agents directory below it, never through a symlink.
+    let root_exists = std::fs::metadata(&target.root).is_ok();
+    if !root_exists && !target.create_root {
+        eprintln_safe(&format!(
+            "pwk: error: `{}` does not exist; give an existing project directory",
+            ctx.display_path(&target.root)
+        ));
+        return Ok(ExitStatus::Error);
+    }
+    if !root_exists && !look_only {
+        std::fs::create_dir_all(&target.root)
+            .with_context(|| format!("cannot create `{}`", ctx.display_path(&target.root)))?;
+    }
+    let dir = if root_exists || !look_only {
+        match open_agents_dir(&target, !look_only, ctx) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln_safe(&format!("pwk: error: {e}"));
+                eprintln_safe(&format!(
+                    "  pwk setup only writes into a real directory `{}`; move what is in the way and re-run",
+                    ctx.display_path(&agents_path)
+                ));
+                return Ok(ExitStatus::Error);
+            }
+        }
+    } else {
+        None
+    };
+
+    // Hold the directory lock from the first read to the last write, so two runs
+    // at once see each other's results rather than interleaving.
+    let mut stray_temps_removed = 0;
+    if let Some(d) = &dir {
+        d.lock(!look_only).map_err(anyhow::Error::from)?;
+        if !look_only {
+            let mut names: Vec<String> = BUNDLED_ROLES.iter().map(|r| r.file_name()).collect();
+            names.push(MANIFEST_NAME.to_string());
+            names.extend(
+                BUNDLED_ROLES
+                    .iter()
+                    .map(|r| format!("{}.bak", r.file_name())),
+            );
+            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+            stray_temps_removed = d.remove_stray_temps(&refs);
+        }
+    }
+
+    let (manifest, manifest_state) = read_manifest(dir.as_ref(), &mut warnings);
+    let opts = Options {
+        force: args.force,
+        fast_model,
+        all_roles: args.all_roles,
+        want_diff: args.diff,
+    };
+    let planned = plan::plan(
+        BUNDLED_ROLES,
+        dir.as_ref(),
+        &agents_path,
+        &manifest,
+        &opts,
+        &mut hooks,
+    )?;
+
+    let results = match (&dir, look_only) {
+        (Some(d), false) => {
+            let results = plan::apply(planned, d, &mut hooks);
+            let next = plan::next_manifest(&manifest, &results);
+            if let Err(e) = write_manifest(d, &next, &manifest_state) {
+                warnings.push(e);
+            }
+            results
+        }
+        _ => planned.into_iter().map(|p| p.result).collect(),
+    };
+
+    let manifest_failed = warnings
+        .iter()
+        .any(|w| w.starts_with("the install manifest was not written"));
+    let report = Report {
+        target: ctx.display_path(&agents_path),
+        paths: results.iter().map(|r| ctx.display_path(&r.path)).collect(),
+        results,
+        dry_run: args.dry_run,
+        check: args.check,
+        warnings,
+        stray_temps_removed,
+    };
+    for w in &report.warnings {
+        eprintln_safe(&format!("pwk: warning: {w}"));
+    }
+    match args.format {
+        Format::Json => {
+            let mut text = serde_json::to_string_pretty(&report.to_json())?;
+            text.push('\n');
+            write_stdout(text.as_bytes())?;
+        }
+        Format::Human => write_stdout(report.to_human(ctx.color_stdout).as_bytes())?,
+    }
+
+    let mut status = ExitStatus::Success;
+    for r in &report.results {
+        status = status.max(match r.outcome {
+            Outcome::Conflict | Outcome::Refused => ExitStatus::Failure,
+            Outcome::Failed => ExitStatus::Error,
+            _ => ExitStatus::Success,
+        });
+    }
+    if args.check && report.would_change() {
+        status = status.max(ExitStatus::Failure);
+    }
+    if manifest_failed {
+        status = status.max(ExitStatus::Error);
+    }
+    Ok(status)
+}
+
+fn open_agents_dir(
+    target: &Target,
+    create: bool,
+    ctx: &Context,
+) -> Result<Option<SafeDir>, safe::SafeWriteError> {
+    // Messages name paths relative to the current directory, as everywhere.
+    let shown = if target.root == ctx.cwd {
+        PathBuf::new()
+    } else {
+        PathBuf::from(ctx.display_path(&target.root))
+    };
+    let mut dir = SafeDir::open_root(&target.root)?.with_display_path(shown);
+    for name in &target.below {
+        match dir.open_child(name, create, &mut NoHooks)? {
+            Some(child) => dir = child,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(dir))
+}
+
+/// What was at the manifest's name when it was read.
+enum ManifestState {
+    Absent,
+    File {
+        bytes: Vec<u8>,
+        ident: safe::Ident,
+        mode: u32,
+    },
+    /// Something pwk will not replace (symlink, FIFO, …): leave it.
+    Untouchable,
+}
+
+fn read_manifest(dir: Option<&SafeDir>, warnings: &mut Vec<String>) -> (Manifest, ManifestState) {
+    let Some(d) = dir else {
+        return (Manifest::new(), ManifestState::Absent);
+    };
+    match d.inspect(MANIFEST_NAME, MAX_FILE_BYTES, &mut NoHooks) {
+        Ok(Inspect::Absent) => (Manifest::new(), ManifestState::Absent),
+        Ok(Inspect::File(ex)) => {
+            let m = Manifest::parse(&ex.content).unwrap_or_else(|why| {
+                warnings.push(format!(
+                    "ignoring the unreadable install manifest {} ({why}); it will be rewritten",
+                    d.path().join(MANIFEST_NAME).display()
+                ));
+                Manifest::new()
+            });
+            (
+                m,
+                ManifestState::File {
+                    bytes: ex.content,
+                    ident: ex.ident,
+                    mode: ex.mode & 0o777,
+                },
+            )
+        }
+        Ok(Inspect::Refused(r)) => {
+            warnings.push(format!(
+                "the install manifest {} is left alone ({}); edited roles cannot be told from pwk's own copies",
+                d.path().join(MANIFEST_NAME).display(),
+                r.reason()
+            ));
+            (Manifest::new(), ManifestState::Untouchable)
+        }
+        Err(e) => {
+            warnings.push(format!("cannot read the install manifest: {e}"));
+            (Manifest::new(), ManifestState::Untouchable)
+        }
+    }
+}
+
+/// Write the manifest only when its content changes (a no-op run writes nothing).
+fn write_manifest(d: &SafeDir, next: &Manifest, state: &ManifestState) -> Result<(), String> {
+    let bytes = next.to_bytes();
+    let written = match state {
+        ManifestState::Untouchable => return Ok(()),
+        ManifestState::File { bytes: old, .. } if *old == bytes => return Ok(()),
+        ManifestState::File { ident, mode, .. } => d.write_file(
+            MANIFEST_NAME,
+            &bytes,
+            Replace::Existing(*ident),
+            WriteOptions {
+                mode: *mode,
+                ..WriteOptions::default()
+            },
+            &mut NoHooks,
+        ),
+        ManifestState::Absent => d.write_file(
+            MANIFEST_NAME,
+            &bytes,
+            Replace::Fresh,
+            WriteOptions::default(),
+            &mut NoHooks,
+        ),
+    };
+    written
+        .map(|_| ())
+        .map_err(|e| format!("the install manifest was not written: {e}"))
 }

@@ -9,3 +9,6 @@ mod delegate_faults;
 mod discover;
 mod lint;
 mod smoke;
+mod setup;
+mod setup_outcomes;
+mod setup_roles;
