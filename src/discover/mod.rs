@@ -665,8 +665,25 @@ fn loadable_by(host: Host, doc: &RoleDoc, role: &Role) -> bool {
 ///
 /// Reports the reader's own findings: invalid UTF-8, missing or unterminated
 /// frontmatter fences, YAML errors, and a missing `name` or `description`.
-// lead: switch to lint::check_doc (first error-severity diagnostic) once the linter lands.
+///
+/// Whether a file is broken is decided by the reader; what is shown is the file's
+/// first lint error (`pwk lint` would report the same, with its rule id), which names
+/// the exact line and column.
 pub fn first_problem(doc: &RoleDoc) -> Option<String> {
+    let reader = reader_problem(doc)?;
+    Some(
+        match crate::lint::first_error(doc, crate::cli::Host::Pwk) {
+            Some(d) => format!(
+                "line {}, column {}: {} [{}]",
+                d.start.line, d.start.column, d.message, d.rule
+            ),
+            None => reader,
+        },
+    )
+}
+
+/// The reader's own verdict: why hosts would skip this file, if they would.
+fn reader_problem(doc: &RoleDoc) -> Option<String> {
     let at = |offset: usize| {
         let p = doc.position(offset);
         format!("line {}, column {}", p.line, p.column)
@@ -932,26 +949,21 @@ mod tests {
 
     #[test]
     fn first_problem_names_the_reader_errors() {
+        // Broken-ness is the reader's verdict; the text is the first lint error, with
+        // its position and rule id.
         let p = |text: &str| first_problem(&RoleDoc::parse("x.md", text.as_bytes()));
         assert_eq!(p(&role("x", "d")), None);
-        assert!(p("# no frontmatter\n").unwrap().contains("no frontmatter"));
-        assert!(p("---\nname: x\n").unwrap().contains("never closed"));
-        assert!(
-            p("---\nname: [x\n---\n")
-                .unwrap()
-                .contains("YAML syntax error")
-        );
-        assert!(
-            p("---\nname: x\n---\n")
-                .unwrap()
-                .contains("missing `description`")
-        );
-        assert!(
-            p("---\nname: x\nname: y\ndescription: d\n---\n")
-                .unwrap()
-                .contains("duplicate key")
-        );
+        let has = |text: &str, want: &str| {
+            let got = p(text).unwrap_or_default();
+            assert!(got.contains(want), "{text:?}: {got}");
+        };
+        has("# no frontmatter\n", "[missing-frontmatter]");
+        has("---\nname: x\n", "[unterminated-frontmatter]");
+        has("---\nname: [x\n---\n", "[yaml-syntax]");
+        has("---\nname: x\n---\n", "[missing-description]");
+        has("---\nname: x\nname: y\ndescription: d\n---\n", "[duplicate-key]");
+        has("---\nname: x\nname: y\ndescription: d\n---\n", "line 3, column 1");
         let bad = first_problem(&RoleDoc::parse("x.md", b"---\nname: \xff\n---\n"));
-        assert!(bad.unwrap().contains("invalid UTF-8"));
+        assert!(bad.unwrap().contains("[invalid-utf8]"));
     }
 }
