@@ -1,0 +1,1389 @@
+//! One pi process: plan the argument array, launch it in its own process group, feed
+//! the prompt on stdin, read the event stream, enforce the time limits and the turn
+//! budget, and classify what happened.
+//!
+//! Guarantees:
+//! * never a shell: the program and an argument array; the prompt goes to stdin, which
+//!   is then closed (never stdin and argv together: pi glues them);
+//! * pi runs in its own process group; timeouts, stalls, the turn budget and SIGINT/
+//!   SIGTERM to pwk send SIGTERM to that group, then SIGKILL after [`KILL_GRACE`];
+//!   the group is also swept with SIGKILL after pi exits, so no tool child survives;
+//! * stdout is read to EOF (closing it early crashes pi), stderr is drained on its own
+//!   thread with a bounded head and tail kept;
+//! * a task is run again only when pi confirmed, before any event, that it rejects
+//!   stdin (one retry with the prompt on argv) or JSON mode (one retry in text mode).
+//!   Discovery (`pi --help`, `pi --list-models`) runs only after a recognised
+//!   startup failure.
+
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::classify::{self, StartupFailure};
+use super::stream::{LineFramer, StreamState};
+use super::types::{ErrorCode, Progress, RunError, RunStatus, Usage, snippet};
+use crate::env::Env;
+
+/// Time between SIGTERM and SIGKILL for pi's process group.
+pub const KILL_GRACE: Duration = Duration::from_secs(3);
+/// How much of stderr is kept: the first and the last bytes.
+const STDERR_HEAD: usize = 16 << 10;
+const STDERR_TAIL: usize = 48 << 10;
+/// Text-mode fallback: the most stdout kept as the answer.
+const TEXT_MODE_CAP: usize = 16 << 20;
+/// The built-in tools pi enables when `--tools` is not given.
+pub const PI_DEFAULT_TOOLS: [&str; 4] = ["read", "bash", "edit", "write"];
+
+/// Where the session lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionChoice {
+    /// A new session at exactly this path (`--session <path>`; created by pi).
+    NewFile(PathBuf),
+    /// Continue the session stored in this file (`--session <path>`).
+    Continue(PathBuf),
+    /// No session file (`--no-session`).
+    Ephemeral,
+}
+
+/// How the role body reaches pi.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SystemPromptMode {
+    /// `--system-prompt <file>`: replaces pi's default prompt.
+    #[default]
+    Replace,
+    /// `--append-system-prompt <file>`.
+    Append,
+}
+
+/// How the user prompt reaches pi.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PromptTransport {
+    Stdin,
+    Argv,
+}
+
+/// One pi process to run.
+#[derive(Debug, Clone)]
+pub struct PiRunSpec {
+    pub cwd: PathBuf,
+    /// The user prompt, sent on stdin.
+    pub prompt: String,
+    /// A role body: written to a 0600 temp file passed as `--system-prompt <file>`.
+    pub system_prompt: Option<String>,
+    pub system_prompt_mode: SystemPromptMode,
+    /// `Some(v)` → `--tools v.join(",")`; `Some(empty)` → `--no-tools`; `None` → pi's default.
+    pub tools: Option<Vec<String>>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub thinking: Option<String>,
+    pub session: SessionChoice,
+    /// Overall wall-clock limit.
+    pub timeout: Option<Duration>,
+    /// Longest time without any event from pi while no tool is running.
+    pub stall_timeout: Option<Duration>,
+    /// Turn budget: the run is stopped when `turn_start` count exceeds it.
+    pub max_turns: Option<u32>,
+    /// Extra flags, e.g. `--no-extensions`, `--no-skills`, `--no-prompt-templates`.
+    pub extra_args: Vec<String>,
+    /// Progress-line prefix, e.g. `[pwk-spec-reviewer]`.
+    pub label: String,
+}
+
+impl PiRunSpec {
+    /// A spec with pi's defaults: no system prompt, default tools, no session file.
+    pub fn new(cwd: impl Into<PathBuf>, prompt: impl Into<String>) -> PiRunSpec {
+        PiRunSpec {
+            cwd: cwd.into(),
+            prompt: prompt.into(),
+            system_prompt: None,
+            system_prompt_mode: SystemPromptMode::Replace,
+            tools: None,
+            provider: None,
+            model: None,
+            thinking: None,
+            session: SessionChoice::Ephemeral,
+            timeout: None,
+            stall_timeout: None,
+            max_turns: None,
+            extra_args: Vec::new(),
+            label: "[pi]".to_string(),
+        }
+    }
+
+    /// The spec for running a role: its body as the system prompt (`systemPromptMode:
+    /// append` appends it), its tools minus `deny-tools`, its thinking level, its model
+    /// (`provider/id` → `--provider` + `--model`), its `max_turns`; no session file;
+    /// extensions and prompt templates off, skills off unless the role lists some.
+    pub fn for_role(role: &crate::role::Role, cwd: &Path, prompt: String) -> PiRunSpec {
+        let mut spec = PiRunSpec::new(cwd, prompt);
+        if !role.body.trim().is_empty() {
+            spec.system_prompt = Some(role.body.clone());
+        }
+        if role.system_prompt_mode.as_deref() == Some("append") {
+            spec.system_prompt_mode = SystemPromptMode::Append;
+        }
+        let deny = role.deny_tools.clone().unwrap_or_default();
+        spec.tools = match (&role.tools, deny.is_empty()) {
+            (Some(t), _) => Some(t.iter().filter(|x| !deny.contains(x)).cloned().collect()),
+            (None, false) => Some(
+                PI_DEFAULT_TOOLS
+                    .iter()
+                    .map(|s| s.to_string())
+                    .filter(|x| !deny.contains(x))
+                    .collect(),
+            ),
+            (None, true) => None,
+        };
+        spec.thinking = role.thinking.clone();
+        if let Some(m) = role
+            .model
+            .as_deref()
+            .map(str::trim)
+            .filter(|m| !m.is_empty())
+        {
+            match m.split_once('/') {
+                Some((p, id)) if !p.is_empty() && !id.is_empty() => {
+                    spec.provider = Some(p.to_string());
+                    spec.model = Some(id.to_string());
+                }
+                _ => spec.model = Some(m.to_string()),
+            }
+        }
+        spec.max_turns = role.max_turns.map(|n| n.min(u32::MAX as u64) as u32);
+        spec.extra_args = vec!["--no-extensions".into(), "--no-prompt-templates".into()];
+        if role.skills.is_none() {
+            spec.extra_args.push("--no-skills".into());
+        }
+        if let Some(name) = role.name.as_deref() {
+            spec.label = format!("[{name}]");
+        }
+        spec
+    }
+}
+
+/// What would be launched: the program, its argument array, and the prompt transport.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PiLaunch {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub prompt_transport: PromptTransport,
+}
+
+/// The placeholder `plan_launch` shows for the system-prompt temp file.
+pub const SYSTEM_PROMPT_PLACEHOLDER: &str = "<system-prompt temp file>";
+
+/// Plan the launch: locate the program and build the argument array. Pure apart from
+/// locating the program (`$PWK_PI_BIN` when set, with no fallback; else `pi` on PATH).
+pub fn plan_launch(spec: &PiRunSpec, env: &Env) -> Result<PiLaunch, RunError> {
+    let program = locate_pi(env)?;
+    let sys = spec
+        .system_prompt
+        .as_ref()
+        .map(|_| PathBuf::from(SYSTEM_PROMPT_PLACEHOLDER));
+    Ok(PiLaunch {
+        program,
+        args: build_args(
+            spec,
+            sys.as_deref(),
+            OutputMode::Json,
+            PromptTransport::Stdin,
+        ),
+        prompt_transport: PromptTransport::Stdin,
+    })
+}
+
+/// Find the pi program.
+pub fn locate_pi(env: &Env) -> Result<PathBuf, RunError> {
+    if let Some(bin) = &env.pi_bin {
+        return if bin.is_file() {
+            Ok(bin.clone())
+        } else {
+            Err(RunError::new(
+                ErrorCode::PiNotFound,
+                format!(
+                    "PWK_PI_BIN is set to {}, which is not a file (pwk does not fall back to PATH when PWK_PI_BIN is set)",
+                    bin.display()
+                ),
+            ))
+        };
+    }
+    if let Some(path) = &env.path {
+        for dir in std::env::split_paths(path) {
+            let cand = dir.join("pi");
+            if is_executable_file(&cand) {
+                return Ok(cand);
+            }
+        }
+    }
+    Err(RunError::new(
+        ErrorCode::PiNotFound,
+        "`pi` was not found on PATH; install the pi coding agent or set PWK_PI_BIN to its path",
+    ))
+}
+
+fn is_executable_file(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OutputMode {
+    Json,
+    Text,
+}
+
+fn build_args(
+    spec: &PiRunSpec,
+    system_prompt_file: Option<&Path>,
+    mode: OutputMode,
+    transport: PromptTransport,
+) -> Vec<String> {
+    let mut a: Vec<String> = Vec::new();
+    match mode {
+        OutputMode::Json => a.extend(["--mode".into(), "json".into()]),
+        OutputMode::Text => a.push("--print".into()),
+    }
+    if let Some(p) = &spec.provider {
+        a.extend(["--provider".into(), p.clone()]);
+    }
+    if let Some(m) = &spec.model {
+        a.extend(["--model".into(), m.clone()]);
+    }
+    if let Some(t) = &spec.thinking {
+        a.extend(["--thinking".into(), t.clone()]);
+    }
+    match &spec.tools {
+        Some(t) if t.is_empty() => a.push("--no-tools".into()),
+        Some(t) => a.extend(["--tools".into(), t.join(",")]),
+        None => {}
+    }
+    match &spec.session {
+        SessionChoice::NewFile(p) | SessionChoice::Continue(p) => {
+            a.extend(["--session".into(), p.display().to_string()]);
+        }
+        SessionChoice::Ephemeral => a.push("--no-session".into()),
+    }
+    if let Some(f) = system_prompt_file {
+        let flag = match spec.system_prompt_mode {
+            SystemPromptMode::Replace => "--system-prompt",
+            SystemPromptMode::Append => "--append-system-prompt",
+        };
+        a.extend([flag.into(), f.display().to_string()]);
+    }
+    a.extend(spec.extra_args.iter().cloned());
+    if transport == PromptTransport::Argv {
+        a.push(spec.prompt.clone());
+    }
+    a
+}
+
+/// The result of one `run_pi`.
+#[derive(Debug, Clone)]
+pub struct PiRunOutcome {
+    pub status: RunStatus,
+    pub error: Option<RunError>,
+    /// The text of the last assistant message (also after a stop or a failure).
+    pub final_text: Option<String>,
+    pub stop_reason: Option<String>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub usage: Option<Usage>,
+    pub turns: u32,
+    pub tool_calls: u32,
+    pub turn_budget_reached: bool,
+    pub exit_code: Option<i32>,
+    pub duration: Duration,
+    /// The session file, when it exists after the run.
+    pub session_file: Option<PathBuf>,
+    pub session_id: Option<String>,
+    pub malformed_lines: u64,
+    /// Whether any event showed the task started (never re-run it then).
+    pub started: bool,
+    /// Lines over the line limit (dropped, see `stream::MAX_LINE`).
+    pub oversized_lines: u64,
+    pub prompt_transport: PromptTransport,
+    /// `"argv"` or `"text-mode"` when the single confirmed-rejection retry was used.
+    pub fallback_used: Option<String>,
+    /// The signal that ended pi, when one did.
+    pub signal: Option<i32>,
+    /// The kept part of pi's stderr (head and tail).
+    pub stderr: String,
+    pub warnings: Vec<String>,
+    /// The launch actually used (last attempt).
+    pub launch: Option<PiLaunch>,
+}
+
+impl PiRunOutcome {
+    fn failed(error: RunError, started: Instant) -> PiRunOutcome {
+        PiRunOutcome {
+            status: RunStatus::Failed,
+            error: Some(error),
+            final_text: None,
+            stop_reason: None,
+            provider: None,
+            model: None,
+            usage: None,
+            turns: 0,
+            tool_calls: 0,
+            turn_budget_reached: false,
+            exit_code: None,
+            duration: started.elapsed(),
+            session_file: None,
+            session_id: None,
+            malformed_lines: 0,
+            started: false,
+            oversized_lines: 0,
+            prompt_transport: PromptTransport::Stdin,
+            fallback_used: None,
+            signal: None,
+            stderr: String::new(),
+            warnings: Vec::new(),
+            launch: None,
+        }
+    }
+}
+
+/// SIGINT/SIGTERM received by pwk (the signal number), shared by every run.
+fn interrupted() -> &'static Arc<AtomicUsize> {
+    static FLAG: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicUsize::new(0));
+        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            // Registration only fails for forbidden signals; these two are allowed.
+            let _ = signal_hook::flag::register_usize(sig, Arc::clone(&flag), sig as usize);
+        }
+        flag
+    })
+}
+
+/// A 0600 temp file holding the system prompt, removed on drop.
+struct TempPromptFile(PathBuf);
+
+impl TempPromptFile {
+    fn create(body: &str) -> std::io::Result<TempPromptFile> {
+        use std::os::unix::fs::OpenOptionsExt;
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir();
+        for _ in 0..16 {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.subsec_nanos());
+            let name = format!(
+                "pwk-system-prompt-{}-{}-{nanos:x}.md",
+                std::process::id(),
+                COUNTER.fetch_add(1, Ordering::Relaxed)
+            );
+            let path = dir.join(name);
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path)
+            {
+                Ok(mut f) => {
+                    f.write_all(body.as_bytes())?;
+                    return Ok(TempPromptFile(path));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(std::io::Error::other("could not create a unique temp file"))
+    }
+}
+
+impl Drop for TempPromptFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KillReason {
+    Timeout(Duration),
+    Stall(Duration),
+    TurnBudget(u32),
+    Signal(i32),
+}
+
+/// Everything one attempt produced.
+struct Attempt {
+    state: StreamState,
+    text_output: Option<String>,
+    stderr: String,
+    status: Option<ExitStatus>,
+    killed: Option<KillReason>,
+    spawn_error: Option<std::io::Error>,
+    stdout_abandoned: bool,
+}
+
+/// Run pi once (plus at most one confirmed-rejection retry). Never panics on pi's
+/// behaviour; every failure is classified into the outcome.
+pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)) -> PiRunOutcome {
+    let start = Instant::now();
+    let program = match locate_pi(env) {
+        Ok(p) => p,
+        Err(e) => return PiRunOutcome::failed(e, start),
+    };
+    if !spec.cwd.is_dir() {
+        return PiRunOutcome::failed(
+            RunError::new(
+                ErrorCode::PiFailed,
+                format!(
+                    "the working directory {} does not exist",
+                    spec.cwd.display()
+                ),
+            ),
+            start,
+        );
+    }
+    let sys_file = match spec
+        .system_prompt
+        .as_deref()
+        .map(TempPromptFile::create)
+        .transpose()
+    {
+        Ok(f) => f,
+        Err(e) => {
+            return PiRunOutcome::failed(
+                RunError::new(
+                    ErrorCode::PiFailed,
+                    format!("cannot write the system prompt to a temp file: {e}"),
+                ),
+                start,
+            );
+        }
+    };
+    if let SessionChoice::NewFile(p) = &spec.session
+        && let Some(parent) = p.parent()
+    {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    let flag = interrupted();
+    let mut transport = PromptTransport::Stdin;
+    let mut mode = OutputMode::Json;
+    let mut fallback_used = None;
+    let mut warnings = Vec::new();
+    let (attempt, launch) = loop {
+        let args = build_args(
+            spec,
+            sys_file.as_ref().map(|f| f.0.as_path()),
+            mode,
+            transport,
+        );
+        let launch = PiLaunch {
+            program: program.clone(),
+            args,
+            prompt_transport: transport,
+        };
+        let attempt = attempt_once(spec, &launch, mode, start, flag, progress);
+        let confirmed_before_start = !attempt.state.started
+            && attempt.state.events == 0
+            && attempt.killed.is_none()
+            && attempt.spawn_error.is_none()
+            && attempt.status.is_some_and(|s| !s.success());
+        if confirmed_before_start && fallback_used.is_none() {
+            match classify::classify_startup(&attempt.stderr) {
+                Some(StartupFailure::StdinRejected(line))
+                    if transport == PromptTransport::Stdin
+                        && !spec.prompt.starts_with(['-', '@']) =>
+                {
+                    let w = format!(
+                        "pi rejected the prompt on stdin before starting ({line}); retrying once with the prompt on argv"
+                    );
+                    progress(&Progress::Warning(w.clone()));
+                    warnings.push(w);
+                    transport = PromptTransport::Argv;
+                    fallback_used = Some("argv".to_string());
+                    continue;
+                }
+                Some(StartupFailure::JsonModeRejected(line)) if mode == OutputMode::Json => {
+                    let w = format!(
+                        "pi rejected JSON mode before starting ({line}); retrying once in text mode"
+                    );
+                    progress(&Progress::Warning(w.clone()));
+                    warnings.push(w);
+                    mode = OutputMode::Text;
+                    fallback_used = Some("text-mode".to_string());
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        break (attempt, launch);
+    };
+    let mut outcome = finish(spec, &program, attempt, start, mode);
+    outcome.prompt_transport = transport;
+    outcome.fallback_used = fallback_used;
+    warnings.append(&mut outcome.warnings);
+    outcome.warnings = warnings;
+    outcome.launch = Some(launch);
+    outcome.session_file = match &spec.session {
+        SessionChoice::NewFile(p) | SessionChoice::Continue(p) if p.is_file() => Some(p.clone()),
+        _ => None,
+    };
+    outcome
+}
+
+fn attempt_once(
+    spec: &PiRunSpec,
+    launch: &PiLaunch,
+    mode: OutputMode,
+    start: Instant,
+    flag: &Arc<AtomicUsize>,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Attempt {
+    let mut cmd = Command::new(&launch.program);
+    cmd.args(&launch.args)
+        .current_dir(&spec.cwd)
+        .stdin(if launch.prompt_transport == PromptTransport::Stdin {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            return Attempt {
+                state: StreamState::default(),
+                text_output: None,
+                stderr: String::new(),
+                status: None,
+                killed: None,
+                spawn_error: Some(e),
+                stdout_abandoned: false,
+            };
+        }
+    };
+    let pgid = child.id();
+
+    // The prompt goes in on its own thread (a large prompt fills the pipe before pi
+    // reads it), and stdin is closed right after.
+    if let Some(mut stdin) = child.stdin.take() {
+        let prompt = spec.prompt.clone();
+        let _ = std::thread::Builder::new()
+            .name("pi-stdin".into())
+            .spawn(move || {
+                let _ = stdin.write_all(prompt.as_bytes());
+                drop(stdin);
+            });
+    }
+
+    let stderr_rx = child.stderr.take().map(|mut err| {
+        let (tx, rx) = mpsc::channel();
+        let _ = std::thread::Builder::new()
+            .name("pi-stderr".into())
+            .spawn(move || {
+                let mut cap = StderrCapture::default();
+                let mut buf = [0u8; 8192];
+                loop {
+                    match err.read(&mut buf) {
+                        Ok(0) => break,
+                        Ok(n) => cap.push(&buf[..n]),
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                        Err(_) => break,
+                    }
+                }
+                let _ = tx.send(cap.into_string());
+            });
+        rx
+    });
+
+    let shared = Arc::new(Shared::default());
+    let (ptx, prx) = mpsc::channel::<Progress>();
+    let stdout = child.stdout.take();
+    let reader = {
+        let shared = Arc::clone(&shared);
+        std::thread::Builder::new()
+            .name("pi-stdout".into())
+            .spawn(move || read_stdout(stdout, mode, &shared, ptx, start))
+    };
+    let reader = reader.ok();
+
+    let mut killed: Option<KillReason> = None;
+    let mut term_at: Option<Instant> = None;
+    let mut kill_sent = false;
+    let mut exited: Option<(ExitStatus, Instant)> = None;
+    let mut reader_done = reader.is_none();
+    let mut stdout_abandoned = false;
+    loop {
+        match prx.recv_timeout(Duration::from_millis(25)) {
+            Ok(p) => {
+                if let (Progress::TurnStarted(n), Some(max)) = (&p, spec.max_turns)
+                    && *n > max
+                    && killed.is_none()
+                {
+                    killed = Some(KillReason::TurnBudget(max));
+                } else if killed.is_none() {
+                    progress(&p);
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => reader_done = true,
+        }
+        if exited.is_none()
+            && let Ok(Some(st)) = child.try_wait()
+        {
+            exited = Some((st, Instant::now()));
+        }
+        if killed.is_none() && exited.is_none() {
+            let now_ms = start.elapsed().as_millis() as u64;
+            let sig = flag.load(Ordering::Relaxed);
+            if sig != 0 {
+                killed = Some(KillReason::Signal(sig as i32));
+            } else if let Some(t) = spec.timeout
+                && start.elapsed() >= t
+            {
+                killed = Some(KillReason::Timeout(t));
+            } else if let Some(stall) = spec.stall_timeout
+                && shared.tools_in_flight.load(Ordering::Relaxed) == 0
+                && now_ms.saturating_sub(shared.last_event_ms.load(Ordering::Relaxed))
+                    >= stall.as_millis() as u64
+            {
+                killed = Some(KillReason::Stall(stall));
+            }
+        }
+        if killed.is_some() && term_at.is_none() && exited.is_none() {
+            signal_group(pgid, rustix::process::Signal::TERM);
+            term_at = Some(Instant::now());
+        }
+        if let Some(t) = term_at
+            && !kill_sent
+            && exited.is_none()
+            && t.elapsed() >= KILL_GRACE
+        {
+            signal_group(pgid, rustix::process::Signal::KILL);
+            kill_sent = true;
+        }
+        if reader_done && exited.is_some() {
+            break;
+        }
+        // pi exited but something in its group still holds stdout open: sweep the group.
+        if let Some((_, at)) = exited
+            && !reader_done
+        {
+            if at.elapsed() >= Duration::from_secs(2) && !kill_sent {
+                signal_group(pgid, rustix::process::Signal::KILL);
+                kill_sent = true;
+            }
+            if at.elapsed() >= Duration::from_secs(5) {
+                stdout_abandoned = true;
+                break;
+            }
+        }
+    }
+    // Sweep leftovers (tool children) of pi's group; ESRCH when there are none.
+    signal_group(pgid, rustix::process::Signal::KILL);
+    let status = match exited {
+        Some((st, _)) => Some(st),
+        None => child.wait().ok(),
+    };
+    let (state, text_output) = match reader {
+        Some(h) if !stdout_abandoned => h.join().unwrap_or_default(),
+        _ => (StreamState::default(), None),
+    };
+    let stderr = stderr_rx
+        .and_then(|rx| rx.recv_timeout(Duration::from_secs(2)).ok())
+        .unwrap_or_default();
+    reap(&mut child);
+    Attempt {
+        state,
+        text_output,
+        stderr,
+        status,
+        killed,
+        spawn_error: None,
+        stdout_abandoned,
+    }
+}
+
+fn reap(child: &mut Child) {
+    let _ = child.try_wait();
+}
+
+fn signal_group(pgid: u32, sig: rustix::process::Signal) {
+    if let Some(pid) = rustix::process::Pid::from_raw(pgid as i32) {
+        let _ = rustix::process::kill_process_group(pid, sig);
+    }
+}
+
+#[derive(Default)]
+struct Shared {
+    last_event_ms: AtomicU64,
+    tools_in_flight: AtomicU32,
+}
+
+fn read_stdout(
+    stdout: Option<std::process::ChildStdout>,
+    mode: OutputMode,
+    shared: &Shared,
+    ptx: mpsc::Sender<Progress>,
+    start: Instant,
+) -> (StreamState, Option<String>) {
+    let mut state = StreamState::default();
+    let Some(mut out) = stdout else {
+        return (state, None);
+    };
+    let mut buf = vec![0u8; 64 << 10];
+    let mut framer = LineFramer::default();
+    let mut text: Vec<u8> = Vec::new();
+    let mut text_total: u64 = 0;
+    loop {
+        let n = match out.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        shared
+            .last_event_ms
+            .store(start.elapsed().as_millis() as u64, Ordering::Relaxed);
+        match mode {
+            OutputMode::Json => {
+                framer.push(&buf[..n], &mut |line| {
+                    state.feed(line, &mut |p| {
+                        let _ = ptx.send(p);
+                    })
+                });
+                shared
+                    .tools_in_flight
+                    .store(state.tools_in_flight, Ordering::Relaxed);
+            }
+            OutputMode::Text => {
+                text_total += n as u64;
+                let room = TEXT_MODE_CAP.saturating_sub(text.len());
+                text.extend_from_slice(&buf[..n.min(room)]);
+            }
+        }
+    }
+    match mode {
+        OutputMode::Json => {
+            framer.finish(&mut |line| {
+                state.feed(line, &mut |p| {
+                    let _ = ptx.send(p);
+                })
+            });
+            (state, None)
+        }
+        OutputMode::Text => {
+            let mut s = String::from_utf8_lossy(&text).into_owned();
+            if text_total > text.len() as u64 {
+                s.push_str("\n[pwk: output cut at 16 MiB]");
+            }
+            (state, Some(s))
+        }
+    }
+}
+
+/// The first and last bytes of a stream.
+#[derive(Default)]
+struct StderrCapture {
+    head: Vec<u8>,
+    tail: std::collections::VecDeque<u8>,
+    dropped: u64,
+}
+
+impl StderrCapture {
+    fn push(&mut self, mut bytes: &[u8]) {
+        if self.head.len() < STDERR_HEAD {
+            let take = (STDERR_HEAD - self.head.len()).min(bytes.len());
+            self.head.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+        }
+        self.tail.extend(bytes);
+        while self.tail.len() > STDERR_TAIL {
+            let excess = self.tail.len() - STDERR_TAIL;
+            self.tail.drain(..excess);
+            self.dropped += excess as u64;
+        }
+    }
+
+    fn into_string(self) -> String {
+        let mut s = String::from_utf8_lossy(&self.head).into_owned();
+        if self.dropped > 0 {
+            s.push_str(&format!(
+                "\n[… {} bytes of stderr not kept …]\n",
+                self.dropped
+            ));
+        }
+        let tail: Vec<u8> = self.tail.into_iter().collect();
+        s.push_str(&String::from_utf8_lossy(&tail));
+        s
+    }
+}
+
+/// Last non-empty lines of a text, for messages.
+fn last_lines(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    lines[lines.len().saturating_sub(n)..].join(" | ")
+}
+
+fn finish(
+    spec: &PiRunSpec,
+    program: &Path,
+    a: Attempt,
+    start: Instant,
+    mode: OutputMode,
+) -> PiRunOutcome {
+    let mut o = PiRunOutcome::failed(RunError::new(ErrorCode::PiFailed, ""), start);
+    o.error = None;
+    o.stderr = a.stderr.clone();
+    o.exit_code = a.status.and_then(|s| s.code());
+    o.signal = a
+        .status
+        .and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s));
+    let st = &a.state;
+    o.started = st.started;
+    o.turns = st.turns;
+    o.tool_calls = st.tool_calls;
+    o.malformed_lines = st.malformed_lines;
+    o.oversized_lines = st.oversized_lines;
+    o.session_id = st.session_id.clone();
+    o.usage = st.usage.clone();
+    if let Some(f) = &st.final_message {
+        o.final_text = Some(f.text.clone());
+        o.stop_reason = f.stop_reason.clone();
+        o.provider = f.provider.clone();
+        o.model = f.model.clone();
+    }
+    if o.model.is_none() {
+        o.provider = spec.provider.clone();
+        o.model = spec.model.clone();
+    }
+    if st.malformed_lines > 0 {
+        o.warnings.push(format!(
+            "{} line(s) of pi's output were not JSON events (first: {})",
+            st.malformed_lines,
+            st.first_malformed
+                .as_deref()
+                .map(|s| snippet(s, 80))
+                .unwrap_or_default()
+        ));
+    }
+    if a.stdout_abandoned {
+        o.warnings
+            .push("pi exited but its stdout stayed open; stopped reading it".into());
+    }
+    let fail = |o: &mut PiRunOutcome, code: ErrorCode, msg: String| {
+        o.status = RunStatus::Failed;
+        o.error = Some(RunError::new(code, msg));
+    };
+
+    if let Some(e) = &a.spawn_error {
+        match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                fail(
+                    &mut o,
+                    ErrorCode::PiNotFound,
+                    format!("cannot start {}: {e}", program.display()),
+                );
+            }
+            std::io::ErrorKind::PermissionDenied => {
+                let mut err = RunError::new(
+                    ErrorCode::SandboxPermission,
+                    format!("permission denied starting {}: {e}", program.display()),
+                );
+                err.denied_path = Some(program.display().to_string());
+                err.execution_started = Some(false);
+                o.status = RunStatus::Failed;
+                o.error = Some(err);
+            }
+            _ => fail(
+                &mut o,
+                ErrorCode::PiFailed,
+                format!("cannot start {}: {e}", program.display()),
+            ),
+        }
+        o.duration = start.elapsed();
+        return o;
+    }
+
+    match a.killed {
+        Some(KillReason::Timeout(t)) => {
+            o.status = RunStatus::TimedOut;
+            o.error = Some(RunError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "pi did not finish within {}; its process group was terminated",
+                    human_duration(t)
+                ),
+            ));
+        }
+        Some(KillReason::Stall(t)) => {
+            o.status = RunStatus::TimedOut;
+            o.error = Some(RunError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "no event from pi for {} while no tool was running (stalled stream); its process group was terminated",
+                    human_duration(t)
+                ),
+            ));
+        }
+        Some(KillReason::TurnBudget(max)) => {
+            o.turn_budget_reached = true;
+            fail(
+                &mut o,
+                ErrorCode::TurnBudget,
+                format!("the turn budget of {max} was reached; pi was stopped"),
+            );
+        }
+        Some(KillReason::Signal(sig)) => {
+            let name = if sig == signal_hook::consts::SIGINT {
+                "SIGINT"
+            } else {
+                "SIGTERM"
+            };
+            fail(
+                &mut o,
+                ErrorCode::PiFailed,
+                format!("pwk received {name}; pi's process group was terminated"),
+            );
+        }
+        None => classify_outcome(spec, program, &a, &mut o, mode),
+    }
+    o.duration = start.elapsed();
+    o
+}
+
+fn classify_outcome(
+    spec: &PiRunSpec,
+    program: &Path,
+    a: &Attempt,
+    o: &mut PiRunOutcome,
+    mode: OutputMode,
+) {
+    let st = &a.state;
+    let ok_exit = a.status.is_some_and(|s| s.success());
+    // Startup failures: pi exited non-zero before the agent loop began.
+    if !st.started && !ok_exit {
+        let err = match classify::classify_startup(&a.stderr) {
+            Some(StartupFailure::UnknownOption(opts)) => {
+                let mut e = RunError::new(
+                    ErrorCode::UnsupportedOption,
+                    format!("this pi does not accept {}", opts.join(", ")),
+                );
+                e.discovery = Some(discover_help(program, &spec.cwd, &opts));
+                e
+            }
+            Some(StartupFailure::UnknownModel(m)) => {
+                let mut e = RunError::new(
+                    ErrorCode::UnknownModel,
+                    format!("pi does not know the model \"{m}\""),
+                );
+                e.discovery = Some(discover_models(
+                    program,
+                    &spec.cwd,
+                    spec.provider.as_deref(),
+                ));
+                e
+            }
+            Some(StartupFailure::UnknownProvider(p)) => {
+                let mut e = RunError::new(
+                    ErrorCode::UnknownModel,
+                    format!("pi does not know the provider \"{p}\""),
+                );
+                e.discovery = Some(discover_models(program, &spec.cwd, None));
+                e
+            }
+            Some(StartupFailure::MissingApiKey(line)) => RunError::new(
+                ErrorCode::AuthError,
+                format!(
+                    "{line} pwk does not log in or substitute credentials; configure the key for pi (its /login, auth.json or the provider's environment variable)"
+                ),
+            ),
+            Some(StartupFailure::Permission(path)) => {
+                let mut e = RunError::new(
+                    ErrorCode::SandboxPermission,
+                    format!(
+                        "pi was denied access at startup: {}",
+                        last_lines(&a.stderr, 2)
+                    ),
+                );
+                e.denied_path = path;
+                e.execution_started = Some(false);
+                e
+            }
+            Some(StartupFailure::StdinRejected(line)) => {
+                RunError::new(ErrorCode::PromptStdinUnsupported, line)
+            }
+            Some(StartupFailure::JsonModeRejected(line)) => {
+                RunError::new(ErrorCode::StreamUnsupported, line)
+            }
+            Some(StartupFailure::NodeTooOld(line)) => RunError::new(
+                ErrorCode::PiFailed,
+                format!("pi could not start, most likely Node.js is too old for it: {line}"),
+            ),
+            Some(StartupFailure::Session(line)) => RunError::new(ErrorCode::PiFailed, line),
+            None => {
+                let code = a
+                    .status
+                    .and_then(|s| s.code())
+                    .map_or("a signal".to_string(), |c| format!("status {c}"));
+                let tail = last_lines(&a.stderr, 3);
+                RunError::new(
+                    ErrorCode::PiFailed,
+                    if tail.is_empty() {
+                        format!("pi exited with {code} before starting the task, without a message")
+                    } else {
+                        format!("pi exited with {code} before starting the task: {tail}")
+                    },
+                )
+            }
+        };
+        o.status = RunStatus::Failed;
+        o.error = Some(err);
+        return;
+    }
+
+    if mode == OutputMode::Text {
+        let text = a.text_output.clone().unwrap_or_default();
+        if ok_exit && !text.trim().is_empty() {
+            o.status = RunStatus::Completed;
+            o.final_text = Some(text);
+        } else {
+            let msg = last_lines(&a.stderr, 2);
+            let code = if msg.is_empty() {
+                ErrorCode::PiFailed
+            } else {
+                classify::classify_error_message(&msg)
+            };
+            o.status = RunStatus::Failed;
+            o.error = Some(RunError::new(
+                code,
+                if msg.is_empty() {
+                    "pi (text mode) produced no answer".to_string()
+                } else {
+                    classify::human_message(&msg)
+                },
+            ));
+        }
+        return;
+    }
+
+    let Some(f) = &st.final_message else {
+        o.status = RunStatus::Failed;
+        let why = if st.started {
+            "the stream ended before any assistant message (truncated stream or pi died)"
+        } else {
+            "pi produced no events"
+        };
+        o.error = Some(RunError::new(
+            ErrorCode::PiFailed,
+            format!("{why}; {}", exit_text(a)),
+        ));
+        return;
+    };
+    if st.pending_retry {
+        let msg = st
+            .retry_final_error
+            .clone()
+            .or_else(|| f.error_message.clone())
+            .unwrap_or_default();
+        o.status = RunStatus::Failed;
+        o.error = Some(RunError::new(
+            classify::classify_error_message(&msg),
+            format!(
+                "the stream ended while pi was retrying after: {}",
+                classify::human_message(&msg)
+            ),
+        ));
+        return;
+    }
+    match f.stop_reason.as_deref() {
+        Some("error") | Some("aborted") => {
+            let msg = f
+                .error_message
+                .clone()
+                .unwrap_or_else(|| "the model call failed without a message".into());
+            let code = classify::classify_error_message(&msg);
+            let mut e = RunError::new(code, classify::human_message(&msg));
+            if code == ErrorCode::UnknownModel {
+                e.discovery = Some(discover_models(
+                    program,
+                    &spec.cwd,
+                    spec.provider.as_deref(),
+                ));
+            }
+            if let Some(reason) = &st.saw_compaction {
+                e.message.push_str(&format!(
+                    " (pi then started a {reason} compaction and stopped)"
+                ));
+            }
+            o.status = RunStatus::Failed;
+            o.error = Some(e);
+        }
+        Some("stop") | Some("length") if ok_exit => {
+            o.status = RunStatus::Completed;
+            if f.stop_reason.as_deref() == Some("length") {
+                o.warnings.push(
+                    "the answer was cut at the model's output limit (stopReason length)".into(),
+                );
+            }
+        }
+        Some("stop") | Some("length") => {
+            o.status = RunStatus::Failed;
+            o.error = Some(RunError::new(
+                ErrorCode::PiFailed,
+                format!("pi did not exit cleanly after the answer; {}", exit_text(a)),
+            ));
+        }
+        other => {
+            o.status = RunStatus::Failed;
+            o.error = Some(RunError::new(
+                ErrorCode::PiFailed,
+                format!(
+                    "the stream ended mid-task (last stop reason {}); {}",
+                    other.unwrap_or("none"),
+                    exit_text(a)
+                ),
+            ));
+        }
+    }
+}
+
+fn exit_text(a: &Attempt) -> String {
+    let base = match a.status {
+        Some(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
+            (Some(c), _) => format!("pi exited with status {c}"),
+            (None, Some(sig)) => format!("pi was killed by signal {sig}"),
+            _ => "pi ended".to_string(),
+        },
+        None => "pi's exit status is unknown".to_string(),
+    };
+    let tail = last_lines(&a.stderr, 2);
+    if tail.is_empty() {
+        base
+    } else {
+        format!("{base}: {tail}")
+    }
+}
+
+fn human_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms % 1000 == 0 {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+/// Run a short discovery command (`pi --help`, `pi --list-models …`) and capture both
+/// streams (pi prints them on stdout or stderr depending on version and TTY).
+fn capture(program: &Path, args: &[&str], cwd: &Path) -> Result<String, String> {
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let pgid = child.id();
+    let mut handles = Vec::new();
+    for mut r in [
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        handles.push(std::thread::spawn(move || {
+            let mut cap = StderrCapture::default();
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = r.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                cap.push(&buf[..n]);
+            }
+            cap.into_string()
+        }));
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok(Some(_)) = child.try_wait() {
+            break;
+        }
+        if Instant::now() >= deadline {
+            signal_group(pgid, rustix::process::Signal::KILL);
+            let _ = child.wait();
+            return Err("timed out after 30 s".into());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    signal_group(pgid, rustix::process::Signal::KILL);
+    Ok(handles
+        .into_iter()
+        .filter_map(|h| h.join().ok())
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
+
+fn discover_models(program: &Path, cwd: &Path, provider: Option<&str>) -> String {
+    let mut args = vec!["--list-models"];
+    if let Some(p) = provider {
+        args.push(p);
+    }
+    let cmd = format!("pi {}", args.join(" "));
+    match capture(program, &args, cwd) {
+        Ok(out) => {
+            let table: Vec<&str> = out
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .take(60)
+                .collect();
+            if table.is_empty() {
+                format!("`{cmd}` printed nothing")
+            } else {
+                format!("`{cmd}` says:\n{}", table.join("\n"))
+            }
+        }
+        Err(e) => format!("`{cmd}` failed: {e}"),
+    }
+}
+
+fn discover_help(program: &Path, cwd: &Path, rejected: &[String]) -> String {
+    match capture(program, &["--help"], cwd) {
+        Ok(out) => {
+            let mut listed: Vec<String> = Vec::new();
+            for word in out
+                .split(|c: char| c.is_whitespace() || c == ',' || c == '=' || c == '[' || c == ']')
+            {
+                if word.starts_with("--")
+                    && word.len() > 2
+                    && word[2..]
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-')
+                    && !listed.iter().any(|w| w == word)
+                {
+                    listed.push(word.to_string());
+                }
+            }
+            let verdicts: Vec<String> = rejected
+                .iter()
+                .map(|o| {
+                    if listed.iter().any(|w| w == o) {
+                        format!("{o} is listed by `pi --help` (rejected anyway: check its value)")
+                    } else {
+                        format!("{o} is not listed by `pi --help`")
+                    }
+                })
+                .collect();
+            format!(
+                "{}; options it lists: {}",
+                verdicts.join("; "),
+                listed.join(" ")
+            )
+        }
+        Err(e) => format!("`pi --help` failed: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn args_for_a_readonly_task_with_model() {
+        let mut spec = PiRunSpec::new("/w", "-starts with a dash");
+        spec.provider = Some("mock".into());
+        spec.model = Some("mock-model".into());
+        spec.thinking = Some("low".into());
+        spec.tools = Some(vec!["read".into(), "grep".into()]);
+        spec.session = SessionChoice::NewFile("/s/a.jsonl".into());
+        let args = build_args(&spec, None, OutputMode::Json, PromptTransport::Stdin);
+        assert_eq!(
+            args,
+            [
+                "--mode",
+                "json",
+                "--provider",
+                "mock",
+                "--model",
+                "mock-model",
+                "--thinking",
+                "low",
+                "--tools",
+                "read,grep",
+                "--session",
+                "/s/a.jsonl"
+            ]
+        );
+        spec.tools = Some(vec![]);
+        spec.session = SessionChoice::Ephemeral;
+        spec.provider = None;
+        spec.model = None;
+        spec.thinking = None;
+        let args = build_args(
+            &spec,
+            Some(Path::new("/tmp/p.md")),
+            OutputMode::Text,
+            PromptTransport::Argv,
+        );
+        assert_eq!(
+            args,
+            [
+                "--print",
+                "--no-tools",
+                "--no-session",
+                "--system-prompt",
+                "/tmp/p.md",
+                "-starts with a dash"
+            ]
+        );
+    }
+
+    #[test]
+    fn role_spec() {
+        let role = crate::role::Role {
+            name: Some("pwk-x".into()),
+            tools: Some(vec!["read".into(), "bash".into()]),
+            deny_tools: Some(vec!["bash".into()]),
+            model: Some("mock/mock-model".into()),
+            thinking: Some("low".into()),
+            max_turns: Some(7),
+            body: "# Role\n".into(),
+            ..Default::default()
+        };
+        let spec = PiRunSpec::for_role(&role, Path::new("/w"), "go".into());
+        assert_eq!(spec.tools.as_deref().unwrap(), ["read"]);
+        assert_eq!(spec.provider.as_deref(), Some("mock"));
+        assert_eq!(spec.model.as_deref(), Some("mock-model"));
+        assert_eq!(spec.max_turns, Some(7));
+        assert_eq!(spec.system_prompt.as_deref(), Some("# Role\n"));
+        assert_eq!(spec.label, "[pwk-x]");
+    }
+
+    #[test]
+    fn pwk_pi_bin_has_no_fallback() {
+        let env = Env {
+            pi_bin: Some("/nonexistent/pi".into()),
+            path: Some("/usr/bin".into()),
+            ..Default::default()
+        };
+        assert_eq!(locate_pi(&env).unwrap_err().code, ErrorCode::PiNotFound);
+    }
+}

@@ -1,0 +1,678 @@
+//! Reading pi's `--mode json` event stream.
+//!
+//! * [`LineFramer`] splits raw stdout bytes on LF. It works on bytes, so a UTF-8 code
+//!   point split across two reads is reassembled before anything decodes it. A line
+//!   longer than [`MAX_LINE`] is not kept: its first [`OVERSIZED_PREFIX`] bytes are
+//!   kept to tell what it was, the rest is counted and dropped. Memory held by the
+//!   framer is therefore bounded by `MAX_LINE` whatever the stream size.
+//! * [`StreamState`] parses one line at a time into only the fields the runner uses.
+//!   The quadratic snapshots pi 0.73.1 puts in every `message_update` (`message`,
+//!   `assistantMessageEvent.partial`) are skipped by serde's `IgnoredAny` without being
+//!   allocated; strings without escapes are borrowed from the line.
+//!
+//! The final answer is the last assistant `message_end`; `role: "system"` messages
+//! (pi 1.6) and unknown event types (`agent_settled`, `entry_appended`, …) are ignored.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, SeqAccess, Visitor};
+
+use super::types::{Progress, Usage, snippet};
+
+/// The longest line kept whole (8 MiB). Longer lines are dropped and counted.
+pub const MAX_LINE: usize = 8 << 20;
+/// How much of an over-long line is kept to identify it.
+pub const OVERSIZED_PREFIX: usize = 4096;
+
+/// One line handed out by the framer.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line<'a> {
+    /// A complete line, without its LF.
+    Complete(&'a [u8]),
+    /// A line longer than the limit: its first bytes and its full length.
+    Oversized { prefix: &'a [u8], len: u64 },
+}
+
+/// Splits a byte stream on LF with a bounded buffer.
+#[derive(Debug)]
+pub struct LineFramer {
+    buf: Vec<u8>,
+    max: usize,
+    /// Bytes of the current line when it is over the limit (then `buf` holds the prefix).
+    oversized_len: Option<u64>,
+}
+
+impl Default for LineFramer {
+    fn default() -> Self {
+        LineFramer::new(MAX_LINE)
+    }
+}
+
+impl LineFramer {
+    pub fn new(max: usize) -> LineFramer {
+        LineFramer {
+            buf: Vec::new(),
+            max: max.max(OVERSIZED_PREFIX),
+            oversized_len: None,
+        }
+    }
+
+    /// Feed one read's bytes; `on_line` gets every line completed by them.
+    pub fn push(&mut self, mut chunk: &[u8], on_line: &mut dyn FnMut(Line<'_>)) {
+        while !chunk.is_empty() {
+            match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    let (head, rest) = (&chunk[..i], &chunk[i + 1..]);
+                    if self.buf.is_empty() && self.oversized_len.is_none() && head.len() <= self.max
+                    {
+                        // Fast path: the whole line is inside this read; no copy.
+                        on_line(Line::Complete(head));
+                    } else {
+                        self.append(head);
+                        self.emit(on_line);
+                    }
+                    chunk = rest;
+                }
+                None => {
+                    self.append(chunk);
+                    chunk = &[];
+                }
+            }
+        }
+        if self.buf.capacity() > self.max * 2 && self.buf.is_empty() {
+            self.buf = Vec::new();
+        }
+    }
+
+    /// End of stream: hand out a final line that had no LF.
+    pub fn finish(&mut self, on_line: &mut dyn FnMut(Line<'_>)) {
+        if !self.buf.is_empty() || self.oversized_len.is_some() {
+            self.emit(on_line);
+        }
+    }
+
+    /// Bytes currently held (for the memory bound).
+    pub fn buffered(&self) -> usize {
+        self.buf.len()
+    }
+
+    fn append(&mut self, bytes: &[u8]) {
+        if let Some(len) = &mut self.oversized_len {
+            *len += bytes.len() as u64;
+            return;
+        }
+        if self.buf.len() + bytes.len() > self.max {
+            let total = (self.buf.len() + bytes.len()) as u64;
+            let keep = OVERSIZED_PREFIX
+                .saturating_sub(self.buf.len())
+                .min(bytes.len());
+            self.buf.truncate(OVERSIZED_PREFIX);
+            self.buf.extend_from_slice(&bytes[..keep]);
+            self.buf.shrink_to(OVERSIZED_PREFIX);
+            self.oversized_len = Some(total);
+        } else {
+            self.buf.extend_from_slice(bytes);
+        }
+    }
+
+    fn emit(&mut self, on_line: &mut dyn FnMut(Line<'_>)) {
+        match self.oversized_len.take() {
+            Some(len) => on_line(Line::Oversized {
+                prefix: &self.buf,
+                len,
+            }),
+            None => on_line(Line::Complete(&self.buf)),
+        }
+        self.buf.clear();
+        if self.buf.capacity() > self.max {
+            self.buf = Vec::new();
+        }
+    }
+}
+
+/// The last assistant message of the run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FinalMessage {
+    pub text: String,
+    pub stop_reason: Option<String>,
+    pub error_message: Option<String>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+}
+
+/// What the runner knows after reading some of the stream.
+#[derive(Debug, Clone, Default)]
+pub struct StreamState {
+    pub session_id: Option<String>,
+    pub session_cwd: Option<String>,
+    /// Any event after the session header: the prompt reached the agent loop.
+    pub started: bool,
+    pub turns: u32,
+    pub tool_calls: u32,
+    /// Tools started and not yet ended (the stall watchdog pauses while > 0).
+    pub tools_in_flight: u32,
+    pub final_message: Option<FinalMessage>,
+    /// An `auto_retry_start` with no assistant `message_end` after it yet.
+    pub pending_retry: bool,
+    /// The error of the last retry round, when pi gave up (`auto_retry_end`).
+    pub retry_final_error: Option<String>,
+    pub usage: Option<Usage>,
+    pub events: u64,
+    pub malformed_lines: u64,
+    pub oversized_lines: u64,
+    /// The first malformed line, cut short, for the report.
+    pub first_malformed: Option<String>,
+    pub saw_agent_end: bool,
+    pub saw_compaction: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct TypeOnly<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+}
+
+#[derive(Deserialize)]
+struct SessionEv {
+    id: Option<String>,
+    cwd: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct MessageEv<'a> {
+    #[serde(borrow)]
+    message: MessageView<'a>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct MessageView<'a> {
+    #[serde(borrow)]
+    role: Option<Cow<'a, str>>,
+    #[serde(default)]
+    content: ContentText,
+    provider: Option<String>,
+    model: Option<String>,
+    usage: Option<UsageView>,
+    stop_reason: Option<String>,
+    error_message: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct UsageView {
+    #[serde(default)]
+    input: f64,
+    #[serde(default)]
+    output: f64,
+    #[serde(default)]
+    cache_read: f64,
+    #[serde(default)]
+    cache_write: f64,
+    #[serde(default)]
+    total_tokens: f64,
+    cost: Option<CostView>,
+}
+
+#[derive(Deserialize, Default)]
+struct CostView {
+    #[serde(default)]
+    total: f64,
+}
+
+/// The text of a message's `content`: a string, or the `text` blocks of an array.
+#[derive(Default)]
+struct ContentText(String);
+
+impl<'de> Deserialize<'de> for ContentText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ContentText;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or an array of content blocks")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<ContentText, E> {
+                Ok(ContentText(s.to_string()))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<ContentText, E> {
+                Ok(ContentText::default())
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ContentText, A::Error> {
+                let mut out = String::new();
+                while let Some(block) = seq.next_element::<Block<'de>>()? {
+                    if block.kind.as_deref() == Some("text")
+                        && let Some(t) = block.text
+                    {
+                        if !out.is_empty() {
+                            out.push('\n');
+                        }
+                        out.push_str(&t);
+                    }
+                }
+                Ok(ContentText(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    text: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct UpdateEv<'a> {
+    #[serde(rename = "assistantMessageEvent", borrow)]
+    event: Option<AssistantEv<'a>>,
+    // `message` (0.73.1's snapshot) is not named here: serde skips it as IgnoredAny.
+}
+
+#[derive(Deserialize)]
+struct AssistantEv<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(borrow)]
+    content: Option<Cow<'a, str>>,
+    // `partial` and `delta` are skipped.
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolEv<'a> {
+    #[serde(borrow)]
+    tool_name: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RetryStartEv {
+    #[serde(default)]
+    attempt: u32,
+    #[serde(default)]
+    max_attempts: u32,
+    error_message: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RetryEndEv {
+    #[serde(default)]
+    success: bool,
+    final_error: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct CompactionEv {
+    reason: Option<String>,
+}
+
+/// Fast path for `{"type":"NAME"…`: the event type without a full parse.
+fn sniff_type(line: &[u8]) -> Option<&str> {
+    let rest = line.strip_prefix(br#"{"type":""#)?;
+    let end = rest.iter().position(|&b| b == b'"' || b == b'\\')?;
+    if rest[end] != b'"' {
+        return None;
+    }
+    std::str::from_utf8(&rest[..end]).ok()
+}
+
+impl StreamState {
+    /// Parse one line. Progress worth showing is passed to `progress`.
+    pub fn feed(&mut self, line: Line<'_>, progress: &mut dyn FnMut(Progress)) {
+        match line {
+            Line::Complete(bytes) => self.feed_line(bytes, progress),
+            Line::Oversized { prefix, len } => {
+                self.oversized_lines += 1;
+                let kind = sniff_type(prefix).unwrap_or("unknown").to_string();
+                // A huge message_update only loses a live snapshot; anything else loses data.
+                if kind != "message_update" {
+                    self.malformed_lines += 1;
+                    self.note_malformed(prefix);
+                    progress(Progress::Warning(format!(
+                        "dropped a {len}-byte `{kind}` event (over the {} MiB line limit)",
+                        MAX_LINE >> 20
+                    )));
+                } else {
+                    self.events += 1;
+                }
+            }
+        }
+    }
+
+    fn note_malformed(&mut self, bytes: &[u8]) {
+        if self.first_malformed.is_none() {
+            let cut = &bytes[..bytes.len().min(200)];
+            self.first_malformed = Some(String::from_utf8_lossy(cut).into_owned());
+        }
+    }
+
+    fn malformed(&mut self, bytes: &[u8], progress: &mut dyn FnMut(Progress)) {
+        self.malformed_lines += 1;
+        if self.malformed_lines == 1 {
+            progress(Progress::Warning(format!(
+                "pi printed a line that is not a JSON event: {}",
+                snippet(&String::from_utf8_lossy(&bytes[..bytes.len().min(200)]), 80)
+            )));
+        }
+        self.note_malformed(bytes);
+    }
+
+    fn feed_line(&mut self, line: &[u8], progress: &mut dyn FnMut(Progress)) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let owned_kind;
+        let kind: &str = match sniff_type(line) {
+            Some(k) => k,
+            None => match serde_json::from_slice::<TypeOnly<'_>>(line) {
+                Ok(t) => {
+                    owned_kind = t.kind.into_owned();
+                    &owned_kind
+                }
+                Err(_) => return self.malformed(line, progress),
+            },
+        };
+        let ok = match kind {
+            "message_update" => match serde_json::from_slice::<UpdateEv<'_>>(line) {
+                Ok(u) => {
+                    if let Some(ev) = u.event
+                        && ev.kind == "text_end"
+                        && let Some(text) = ev.content
+                        && !text.trim().is_empty()
+                    {
+                        progress(Progress::Text(snippet(&text, 100)));
+                    }
+                    true
+                }
+                Err(_) => false,
+            },
+            "message_end" => match serde_json::from_slice::<MessageEv<'_>>(line) {
+                Ok(m) => {
+                    self.on_message_end(m.message, progress);
+                    true
+                }
+                Err(_) => false,
+            },
+            "session" => match serde_json::from_slice::<SessionEv>(line) {
+                Ok(s) => {
+                    self.session_id = s.id.or(self.session_id.take());
+                    self.session_cwd = s.cwd.or(self.session_cwd.take());
+                    true
+                }
+                Err(_) => false,
+            },
+            "turn_start" => self.check_object(
+                line,
+                |s| {
+                    s.started = true;
+                    s.turns += 1;
+                    Some(Progress::TurnStarted(s.turns))
+                },
+                progress,
+            ),
+            "agent_start" => self.check_object(
+                line,
+                |s| {
+                    s.started = true;
+                    s.saw_agent_end = false;
+                    None
+                },
+                progress,
+            ),
+            "agent_end" => self.check_object(
+                line,
+                |s| {
+                    s.saw_agent_end = true;
+                    None
+                },
+                progress,
+            ),
+            "tool_execution_start" => match serde_json::from_slice::<ToolEv<'_>>(line) {
+                Ok(t) => {
+                    self.started = true;
+                    self.tool_calls += 1;
+                    self.tools_in_flight += 1;
+                    let name = t
+                        .tool_name
+                        .map(Cow::into_owned)
+                        .unwrap_or_else(|| "?".into());
+                    progress(Progress::ToolCall { name });
+                    true
+                }
+                Err(_) => false,
+            },
+            "tool_execution_end" => self.check_object(
+                line,
+                |s| {
+                    s.tools_in_flight = s.tools_in_flight.saturating_sub(1);
+                    None
+                },
+                progress,
+            ),
+            "auto_retry_start" => match serde_json::from_slice::<RetryStartEv>(line) {
+                Ok(r) => {
+                    self.pending_retry = true;
+                    progress(Progress::Retry {
+                        attempt: r.attempt,
+                        max_attempts: r.max_attempts,
+                        error: snippet(r.error_message.as_deref().unwrap_or(""), 120),
+                    });
+                    true
+                }
+                Err(_) => false,
+            },
+            "auto_retry_end" => match serde_json::from_slice::<RetryEndEv>(line) {
+                Ok(r) => {
+                    if !r.success {
+                        self.retry_final_error = r.final_error;
+                    }
+                    true
+                }
+                Err(_) => false,
+            },
+            "compaction_start" => match serde_json::from_slice::<CompactionEv>(line) {
+                Ok(c) => {
+                    let reason = c.reason.unwrap_or_else(|| "unknown".into());
+                    progress(Progress::Warning(format!(
+                        "pi started a compaction ({reason})"
+                    )));
+                    self.saw_compaction = Some(reason);
+                    true
+                }
+                Err(_) => false,
+            },
+            // agent_settled, entry_appended, turn_end, message_start, tool_execution_update,
+            // queue_update, compaction_end and event types added later: validated, ignored.
+            _ => serde_json::from_slice::<IgnoredAny>(line).is_ok(),
+        };
+        if ok {
+            self.events += 1;
+            // Anything after the session header means the prompt reached the agent loop.
+            self.started |= kind != "session";
+        } else {
+            self.malformed(line, progress);
+        }
+    }
+
+    fn check_object(
+        &mut self,
+        line: &[u8],
+        apply: impl FnOnce(&mut StreamState) -> Option<Progress>,
+        progress: &mut dyn FnMut(Progress),
+    ) -> bool {
+        if serde_json::from_slice::<IgnoredAny>(line).is_err() {
+            return false;
+        }
+        if let Some(p) = apply(self) {
+            progress(p);
+        }
+        true
+    }
+
+    fn on_message_end(&mut self, m: MessageView<'_>, progress: &mut dyn FnMut(Progress)) {
+        self.started = true;
+        if m.role.as_deref() != Some("assistant") {
+            return; // user, toolResult, and pi 1.6's system messages
+        }
+        self.pending_retry = false;
+        if let Some(u) = &m.usage {
+            let usage = Usage {
+                input: u.input as u64,
+                output: u.output as u64,
+                cache_read: u.cache_read as u64,
+                cache_write: u.cache_write as u64,
+                total_tokens: u.total_tokens as u64,
+                cost: u.cost.as_ref().map_or(0.0, |c| c.total),
+            };
+            self.usage.get_or_insert_with(Usage::default).add(&usage);
+        }
+        if m.stop_reason.as_deref() == Some("error")
+            && let Some(e) = &m.error_message
+        {
+            progress(Progress::Warning(format!(
+                "model call failed: {}",
+                snippet(e, 160)
+            )));
+        }
+        self.final_message = Some(FinalMessage {
+            text: m.content.0,
+            stop_reason: m.stop_reason,
+            error_message: m.error_message,
+            provider: m.provider,
+            model: m.model,
+        });
+    }
+}
+
+/// Parse a whole stream held in memory (tests, benchmarks and fuzzing).
+pub fn parse_all(bytes: &[u8], chunk: usize) -> StreamState {
+    let mut framer = LineFramer::default();
+    let mut state = StreamState::default();
+    let mut sink = |_p: Progress| {};
+    for piece in bytes.chunks(chunk.max(1)) {
+        framer.push(piece, &mut |line| state.feed(line, &mut sink));
+    }
+    framer.finish(&mut |line| state.feed(line, &mut sink));
+    state
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT_073: &str = concat!(
+        r#"{"type":"session","version":3,"id":"s-1","timestamp":"t","cwd":"/w"}"#,
+        "\n",
+        r#"{"type":"agent_start"}"#,
+        "\n",
+        r#"{"type":"turn_start"}"#,
+        "\n",
+        r#"{"type":"message_start","message":{"role":"user","content":[{"type":"text","text":"Say hello"}],"timestamp":1}}"#,
+        "\n",
+        r#"{"type":"message_end","message":{"role":"user","content":[{"type":"text","text":"Say hello"}],"timestamp":1}}"#,
+        "\n",
+        r#"{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"Hé","partial":{"role":"assistant","content":[{"type":"text","text":"Héllo"}]}},"message":{"role":"assistant","content":[{"type":"text","text":"Héllo"}]}}"#,
+        "\n",
+        r#"{"type":"message_update","assistantMessageEvent":{"type":"text_end","contentIndex":0,"content":"Héllo","partial":{}}}"#,
+        "\n",
+        r#"{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"Héllo"}],"api":"openai-completions","provider":"mock","model":"mock-model","usage":{"input":664,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":669,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5}},"stopReason":"stop","timestamp":2}}"#,
+        "\n",
+        r#"{"type":"agent_end","messages":[]}"#,
+        "\n",
+        r#"{"type":"agent_settled","aborted":false}"#,
+        "\n",
+    );
+
+    #[test]
+    fn final_answer_usage_and_session() {
+        for chunk in [1, 2, 3, 7, 4096] {
+            let s = parse_all(TEXT_073.as_bytes(), chunk);
+            let f = s.final_message.as_ref().unwrap();
+            assert_eq!(f.text, "Héllo", "chunk {chunk}");
+            assert_eq!(f.stop_reason.as_deref(), Some("stop"));
+            assert_eq!(f.model.as_deref(), Some("mock-model"));
+            assert_eq!(s.session_id.as_deref(), Some("s-1"));
+            assert_eq!(s.turns, 1);
+            assert_eq!(s.malformed_lines, 0);
+            let u = s.usage.unwrap();
+            assert_eq!((u.input, u.output, u.total_tokens), (664, 5, 669));
+            assert!(s.started);
+        }
+    }
+
+    #[test]
+    fn system_messages_and_string_content_are_ignored() {
+        let text = concat!(
+            r#"{"type":"message_end","message":{"role":"assistant","content":[{"type":"thinking","thinking":"x"},{"type":"text","text":"A"}],"stopReason":"stop"}}"#,
+            "\n",
+            r#"{"type":"message_end","message":{"role":"system","content":"","sections":{}}}"#,
+            "\n",
+        );
+        let s = parse_all(text.as_bytes(), 5);
+        assert_eq!(s.final_message.unwrap().text, "A");
+        assert_eq!(s.malformed_lines, 0);
+    }
+
+    #[test]
+    fn malformed_and_invalid_utf8_lines_are_counted() {
+        let mut bytes = b"not json\n{\"type\":\"turn_start\"}\n".to_vec();
+        bytes.extend_from_slice(b"{\"type\":\"message_end\",\"message\":{\"role\":\"assistant\",\"content\":\"\xff\"}}\n");
+        bytes.extend_from_slice(b"{\"type\":\"turn_start\"");
+        let s = parse_all(&bytes, 3);
+        assert_eq!(s.malformed_lines, 3);
+        assert_eq!(s.turns, 1);
+        assert_eq!(s.first_malformed.as_deref(), Some("not json"));
+    }
+
+    #[test]
+    fn retry_after_agent_end_is_not_final() {
+        let text = concat!(
+            r#"{"type":"message_end","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"429 slow down"}}"#,
+            "\n",
+            r#"{"type":"agent_end","messages":[]}"#,
+            "\n",
+            r#"{"type":"auto_retry_start","attempt":1,"maxAttempts":3,"delayMs":2000,"errorMessage":"429 slow down"}"#,
+            "\n",
+        );
+        let s = parse_all(text.as_bytes(), 64);
+        assert!(s.pending_retry);
+    }
+
+    #[test]
+    fn oversized_lines_are_bounded() {
+        let mut framer = LineFramer::new(1 << 16);
+        let mut seen = Vec::new();
+        let big = vec![b'a'; 300_000];
+        framer.push(b"{\"type\":\"message_update\",\"x\":\"", &mut |l| {
+            seen.push(format!("{l:?}"))
+        });
+        for _ in 0..10 {
+            framer.push(&big, &mut |l| seen.push(format!("{l:?}")));
+            assert!(framer.buffered() <= OVERSIZED_PREFIX);
+        }
+        framer.push(b"\"}\nok\n", &mut |l| match l {
+            Line::Oversized { prefix, len } => {
+                assert!(prefix.starts_with(b"{\"type\":\"message_update\""));
+                assert_eq!(len, 3_000_000 + 30 + 2);
+                seen.push("big".into());
+            }
+            Line::Complete(b) => seen.push(String::from_utf8_lossy(b).into_owned()),
+        });
+        assert_eq!(seen, ["big", "ok"]);
+    }
+
+    #[test]
+    fn sniffing_matches_full_parse() {
+        assert_eq!(sniff_type(br#"{"type":"turn_start"}"#), Some("turn_start"));
+        assert_eq!(sniff_type(br#"{"type":"a\"b"}"#), None);
+        assert_eq!(sniff_type(br#"{ "type":"x"}"#), None);
+    }
+}

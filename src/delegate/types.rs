@@ -1,0 +1,169 @@
+//! Data shared by the runner, the stream reader and the `pwk delegate` command.
+
+use serde::Serialize;
+
+/// Why a run did not complete. Spelled as in the CLI contract (`SCREAMING_SNAKE_CASE`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    NeedsDecision,
+    PiNotFound,
+    UnknownModel,
+    UnsupportedOption,
+    PromptStdinUnsupported,
+    StreamUnsupported,
+    AuthError,
+    RateLimit,
+    ProviderError,
+    SandboxPermission,
+    Timeout,
+    PiFailed,
+    InvalidRequest,
+    /// The caller's turn budget (`max_turns`) was reached and the run was stopped.
+    TurnBudget,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::NeedsDecision => "NEEDS_DECISION",
+            ErrorCode::PiNotFound => "PI_NOT_FOUND",
+            ErrorCode::UnknownModel => "UNKNOWN_MODEL",
+            ErrorCode::UnsupportedOption => "UNSUPPORTED_OPTION",
+            ErrorCode::PromptStdinUnsupported => "PROMPT_STDIN_UNSUPPORTED",
+            ErrorCode::StreamUnsupported => "STREAM_UNSUPPORTED",
+            ErrorCode::AuthError => "AUTH_ERROR",
+            ErrorCode::RateLimit => "RATE_LIMIT",
+            ErrorCode::ProviderError => "PROVIDER_ERROR",
+            ErrorCode::SandboxPermission => "SANDBOX_PERMISSION",
+            ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::PiFailed => "PI_FAILED",
+            ErrorCode::InvalidRequest => "INVALID_REQUEST",
+            ErrorCode::TurnBudget => "TURN_BUDGET",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A classified failure: a code callers branch on, a message people read, and the
+/// evidence that was gathered (discovery output, the denied path).
+#[derive(Debug, Clone, PartialEq, Serialize, thiserror::Error)]
+#[serde(rename_all = "camelCase")]
+#[error("{code}: {message}")]
+pub struct RunError {
+    pub code: ErrorCode,
+    pub message: String,
+    /// What targeted discovery found (`pi --list-models …`, `pi --help`), when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub discovery: Option<String>,
+    /// SANDBOX_PERMISSION: the path that was denied, when pi named it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub denied_path: Option<String>,
+    /// SANDBOX_PERMISSION: whether task execution had begun (never retry when true).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub execution_started: Option<bool>,
+}
+
+impl RunError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> RunError {
+        RunError {
+            code,
+            message: message.into(),
+            discovery: None,
+            denied_path: None,
+            execution_started: None,
+        }
+    }
+}
+
+/// The outcome of one pi process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    Completed,
+    Failed,
+    TimedOut,
+}
+
+/// Token usage and cost, summed over the assistant `message_end` events of the run.
+/// Only ever built from what pi reported.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub total_tokens: u64,
+    /// Cost in USD as pi computed it from the model definition.
+    pub cost: f64,
+}
+
+impl Usage {
+    pub fn add(&mut self, other: &Usage) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.total_tokens += other.total_tokens;
+        self.cost += other.cost;
+    }
+}
+
+/// Live progress of a run, for stderr lines and live displays.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Progress {
+    /// The n-th model call (turn) began.
+    TurnStarted(u32),
+    /// pi started executing a tool.
+    ToolCall { name: String },
+    /// A text block the model finished (a short snippet).
+    Text(String),
+    /// pi is retrying after a provider error.
+    Retry {
+        attempt: u32,
+        max_attempts: u32,
+        error: String,
+    },
+    /// Something worth telling a person (malformed output, fallback, compaction, …).
+    Warning(String),
+}
+
+impl std::fmt::Display for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Progress::TurnStarted(n) => write!(f, "turn {n}"),
+            Progress::ToolCall { name } => write!(f, "tool {name}"),
+            Progress::Text(s) => write!(f, "text: {s}"),
+            Progress::Retry {
+                attempt,
+                max_attempts,
+                error,
+            } => {
+                write!(f, "retry {attempt}/{max_attempts}: {error}")
+            }
+            Progress::Warning(w) => write!(f, "warning: {w}"),
+        }
+    }
+}
+
+/// Cut `s` to at most `max` characters on one line, with an ellipsis when cut.
+pub fn snippet(s: &str, max: usize) -> String {
+    // Look at a bounded prefix only: the text may be megabytes long.
+    let end = s
+        .char_indices()
+        .nth(max.saturating_mul(4) + 16)
+        .map_or(s.len(), |(i, _)| i);
+    let one_line: String = s[..end].split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    let mut out: String = one_line.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
