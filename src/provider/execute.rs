@@ -246,6 +246,7 @@ mod tests {
             contract: ReportContract::Role(role),
             notes: vec![],
             source: String::new(),
+            definition: crate::role::Role::default(),
         }
     }
 

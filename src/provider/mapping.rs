@@ -50,6 +50,51 @@ impl RoleCatalog for BundledCatalog {
     }
 }
 
+/// Role files on disk, then the bundled copy: project (`<cwd>/.agents/agents/`, then
+/// `<cwd>/.pi/agents/`) > global (`<agent dir>/agents/`) > package (bundled).
+///
+/// A small, provider-local lookup by file name `<role>.md`; the layer rules of
+/// `pwk list`/`show` live in `discover/`, which this defers to once it resolves roles.
+pub struct FileCatalog {
+    pub project_dirs: Vec<PathBuf>,
+    pub global_dir: Option<PathBuf>,
+}
+
+impl FileCatalog {
+    pub fn new(cwd: &std::path::Path, env: &crate::env::Env) -> FileCatalog {
+        FileCatalog {
+            project_dirs: vec![cwd.join(".agents").join("agents"), cwd.join(".pi").join("agents")],
+            global_dir: env.global_agents_dir(),
+        }
+    }
+}
+
+impl RoleCatalog for FileCatalog {
+    fn effective(&self, role: LogicalRole) -> Result<EffectiveRole, String> {
+        let file = format!("{}.md", role.name());
+        let layers = self
+            .project_dirs
+            .iter()
+            .map(|d| (d.join(&file), "project"))
+            .chain(self.global_dir.iter().map(|d| (d.join(&file), "global")));
+        for (path, layer) in layers {
+            match std::fs::symlink_metadata(&path) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                _ => {}
+            }
+            let bytes = crate::role::source::read_role_file(&path).map_err(|e| format!("{} {e}", path.display()))?;
+            let doc = RoleDoc::parse(&path, &bytes);
+            let parsed = Role::from_doc(&doc)
+                .ok_or_else(|| format!("{} has no readable frontmatter (run `pwk lint` on it)", path.display()))?;
+            if parsed.body.trim().is_empty() {
+                return Err(format!("{} has an empty body, so the role would run without its contract", path.display()));
+            }
+            return Ok(EffectiveRole { role: parsed, path: Some(path), layer: layer.to_string() });
+        }
+        BundledCatalog.effective(role)
+    }
+}
+
 /// What pi can run: `(provider, model id)` pairs from `pi --list-models`.
 pub trait ModelCatalog {
     /// The `(provider, model)` a hint resolves to, or `Err(why not)`.
@@ -144,6 +189,8 @@ pub struct RoleJob {
     pub notes: Vec<String>,
     /// Where the definition came from, for the human summary.
     pub source: String,
+    /// The effective definition itself (system-prompt mode, skills, …).
+    pub definition: Role,
 }
 
 /// Per-run settings that apply to every job.
@@ -222,6 +269,7 @@ pub fn build_job(
         contract,
         notes,
         source,
+        definition: r.clone(),
     }
 }
 
@@ -329,6 +377,26 @@ mod tests {
         assert_eq!(job.contract, ReportContract::SixField);
         assert!(job.prompt.contains("recommended_parent_action:"));
         assert!(job.notes.iter().any(|n| n.contains("turn budget of 50")));
+    }
+
+    #[test]
+    fn file_catalog_prefers_project_then_global_then_bundled() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cwd = tmp.path().join("repo");
+        let global = tmp.path().join("agent").join("agents");
+        std::fs::create_dir_all(cwd.join(".agents/agents")).unwrap();
+        std::fs::create_dir_all(&global).unwrap();
+        let role = |model: &str| format!("---\nname: pwk-smell-reviewer\ndescription: d\nmodel: {model}\n---\nBody\n");
+        std::fs::write(global.join("pwk-smell-reviewer.md"), role("g/m")).unwrap();
+        let cat = FileCatalog { project_dirs: vec![cwd.join(".agents/agents")], global_dir: Some(global.clone()) };
+        let d = cat.effective(LogicalRole::SmellReviewer).unwrap();
+        assert_eq!((d.layer.as_str(), d.role.model.as_deref()), ("global", Some("g/m")));
+        std::fs::write(cwd.join(".agents/agents/pwk-smell-reviewer.md"), role("p/m")).unwrap();
+        let d = cat.effective(LogicalRole::SmellReviewer).unwrap();
+        assert_eq!((d.layer.as_str(), d.role.model.as_deref()), ("project", Some("p/m")));
+        assert_eq!(cat.effective(LogicalRole::HazardReviewer).unwrap().layer, "package");
+        std::fs::write(cwd.join(".agents/agents/pwk-hazard-reviewer.md"), "---\nname: [\n---\nB\n").unwrap();
+        assert!(cat.effective(LogicalRole::HazardReviewer).unwrap_err().contains("frontmatter"));
     }
 
     #[test]
