@@ -8,9 +8,12 @@ use super::contract::SCOUT_FALLBACK;
 use super::mapping::FileCatalog;
 use super::pi::{LazyModels, PiExecutor};
 use super::progress::ProgressDisplay;
+use super::rpc::RpcExecutor;
 use super::request::{self, DelegationRequest, LogicalRole, Operation, Status};
 use super::{RunOutput, RunSettings};
-use crate::cli::{CapabilitiesArgs, Format, ProviderRunArgs, ReconArgs, ResultSchema, ReviewArgs, RunRequestArgs};
+use crate::cli::{
+    CapabilitiesArgs, Format, ProviderRunArgs, ReconArgs, ResultSchema, ReviewArgs, RunRequestArgs, Transport,
+};
 use crate::context::{eprintln_safe, write_stdout};
 use crate::{Context, ExitStatus};
 
@@ -43,7 +46,7 @@ pub fn coverage(_ctx: &Context) -> anyhow::Result<ExitStatus> {
 }
 
 pub fn run_request(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let Some(settings) = settings(args.timeout, args.max_parallel, args.result_schema) else {
+    let Some(settings) = settings(args.timeout, args.max_parallel, args.result_schema, args.transport) else {
         return Ok(ExitStatus::Error);
     };
     let Some(bytes) = read_stdin()? else { return Ok(ExitStatus::Error) };
@@ -140,16 +143,23 @@ fn exit_for(out: &RunOutput) -> ExitStatus {
 fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> RunOutput {
     let catalog = FileCatalog::new(&req.cwd, &ctx.env);
     let models = LazyModels::new(&ctx.env, &req.cwd);
-    let executor = PiExecutor { env: &ctx.env };
     let display = ProgressDisplay::new(&req.roles, std::io::stderr().is_terminal(), ctx.color_stderr);
-    super::run(req, settings, &catalog, &models, &executor, &|p| display.update(&p))
+    let rpc = RpcExecutor { env: &ctx.env };
+    let json = PiExecutor { env: &ctx.env };
+    let executor: &dyn super::RoleExecutor = if settings.steer { &rpc } else { &json };
+    super::run(req, settings, &catalog, &models, executor, &|p| display.update(&p))
 }
 
 fn run_settings(a: &ProviderRunArgs) -> Option<RunSettings> {
-    settings(a.timeout, a.max_parallel, a.result_schema)
+    settings(a.timeout, a.max_parallel, a.result_schema, a.transport)
 }
 
-fn settings(timeout: u64, max_parallel: Option<usize>, schema: Option<ResultSchema>) -> Option<RunSettings> {
+fn settings(
+    timeout: u64,
+    max_parallel: Option<usize>,
+    schema: Option<ResultSchema>,
+    transport: Transport,
+) -> Option<RunSettings> {
     if timeout == 0 {
         eprintln_safe("pwk: error: --timeout must be at least 1 second");
         return None;
@@ -162,6 +172,7 @@ fn settings(timeout: u64, max_parallel: Option<usize>, schema: Option<ResultSche
         timeout: Duration::from_secs(timeout),
         max_parallel,
         six_field: schema == Some(ResultSchema::SixField),
+        steer: transport == Transport::Rpc,
     })
 }
 

@@ -21,6 +21,7 @@ pub mod packet;
 pub mod pi;
 pub mod progress;
 pub mod request;
+pub mod rpc;
 
 use std::time::Duration;
 
@@ -40,6 +41,8 @@ pub struct RunSettings {
     pub max_parallel: Option<usize>,
     /// `--result-schema six-field`.
     pub six_field: bool,
+    /// `--transport rpc` (steer at the turn budget) rather than `json` (stop there).
+    pub steer: bool,
 }
 
 /// The `run-request` document.
@@ -179,7 +182,7 @@ mod tests {
             cwd: "/".into(),
             parallel: true,
         };
-        let settings = RunSettings { timeout: Duration::from_secs(5), max_parallel: None, six_field: false };
+        let settings = RunSettings { timeout: Duration::from_secs(5), max_parallel: None, six_field: false, steer: false };
         let out = run(&req, &settings, &BrokenSpec, &ModelList::default(), &Echo, &|_| {});
         let roles: Vec<_> = out.results.iter().map(|r| r.role).collect();
         assert_eq!(roles, req.roles);
