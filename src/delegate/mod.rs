@@ -7,7 +7,11 @@
 
 pub mod classify;
 pub mod command;
+pub mod lock;
+pub mod report;
+pub mod request;
 pub mod runner;
+pub mod session;
 pub mod stream;
 pub mod types;
 

@@ -95,6 +95,9 @@ pub struct PiRunSpec {
     pub extra_args: Vec<String>,
     /// Progress-line prefix, e.g. `[pwk-spec-reviewer]`.
     pub label: String,
+    /// Variables set for pi on top of the inherited environment (pwk otherwise passes
+    /// the caller's environment through unchanged).
+    pub env: Vec<(String, String)>,
 }
 
 impl PiRunSpec {
@@ -115,6 +118,7 @@ impl PiRunSpec {
             max_turns: None,
             extra_args: Vec::new(),
             label: "[pi]".to_string(),
+            env: Vec::new(),
         }
     }
 
@@ -365,6 +369,16 @@ fn interrupted() -> &'static Arc<AtomicUsize> {
     })
 }
 
+/// Install pwk's SIGINT/SIGTERM flag (once) and return the signal received, if any.
+/// While a run is active the signal terminates pi's process group; callers that wait
+/// (e.g. for the write lock) poll this.
+pub fn pending_signal() -> Option<i32> {
+    match interrupted().load(Ordering::Relaxed) {
+        0 => None,
+        s => Some(s as i32),
+    }
+}
+
 /// A 0600 temp file holding the system prompt, removed on drop.
 struct TempPromptFile(PathBuf);
 
@@ -545,6 +559,7 @@ fn attempt_once(
     let mut cmd = Command::new(&launch.program);
     cmd.args(&launch.args)
         .current_dir(&spec.cwd)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .stdin(if launch.prompt_transport == PromptTransport::Stdin {
             Stdio::piped()
         } else {
@@ -978,7 +993,7 @@ fn classify_outcome(
                     ErrorCode::UnsupportedOption,
                     format!("this pi does not accept {}", opts.join(", ")),
                 );
-                e.discovery = Some(discover_help(program, &spec.cwd, &opts));
+                e.discovery = Some(discover_help(program, spec, &opts));
                 e
             }
             Some(StartupFailure::UnknownModel(m)) => {
@@ -986,11 +1001,7 @@ fn classify_outcome(
                     ErrorCode::UnknownModel,
                     format!("pi does not know the model \"{m}\""),
                 );
-                e.discovery = Some(discover_models(
-                    program,
-                    &spec.cwd,
-                    spec.provider.as_deref(),
-                ));
+                e.discovery = Some(discover_models(program, spec, spec.provider.as_deref()));
                 e
             }
             Some(StartupFailure::UnknownProvider(p)) => {
@@ -998,7 +1009,7 @@ fn classify_outcome(
                     ErrorCode::UnknownModel,
                     format!("pi does not know the provider \"{p}\""),
                 );
-                e.discovery = Some(discover_models(program, &spec.cwd, None));
+                e.discovery = Some(discover_models(program, spec, None));
                 e
             }
             Some(StartupFailure::MissingApiKey(line)) => RunError::new(
@@ -1114,11 +1125,7 @@ fn classify_outcome(
             let code = classify::classify_error_message(&msg);
             let mut e = RunError::new(code, classify::human_message(&msg));
             if code == ErrorCode::UnknownModel {
-                e.discovery = Some(discover_models(
-                    program,
-                    &spec.cwd,
-                    spec.provider.as_deref(),
-                ));
+                e.discovery = Some(discover_models(program, spec, spec.provider.as_deref()));
             }
             if let Some(reason) = &st.saw_compaction {
                 e.message.push_str(&format!(
@@ -1185,10 +1192,11 @@ fn human_duration(d: Duration) -> String {
 
 /// Run a short discovery command (`pi --help`, `pi --list-models …`) and capture both
 /// streams (pi prints them on stdout or stderr depending on version and TTY).
-fn capture(program: &Path, args: &[&str], cwd: &Path) -> Result<String, String> {
+fn capture(program: &Path, args: &[&str], spec: &PiRunSpec) -> Result<String, String> {
     let mut child = Command::new(program)
         .args(args)
-        .current_dir(cwd)
+        .current_dir(&spec.cwd)
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -1242,13 +1250,13 @@ fn capture(program: &Path, args: &[&str], cwd: &Path) -> Result<String, String> 
         .join("\n"))
 }
 
-fn discover_models(program: &Path, cwd: &Path, provider: Option<&str>) -> String {
+fn discover_models(program: &Path, spec: &PiRunSpec, provider: Option<&str>) -> String {
     let mut args = vec!["--list-models"];
     if let Some(p) = provider {
         args.push(p);
     }
     let cmd = format!("pi {}", args.join(" "));
-    match capture(program, &args, cwd) {
+    match capture(program, &args, spec) {
         Ok(out) => {
             let table: Vec<&str> = out
                 .lines()
@@ -1265,8 +1273,8 @@ fn discover_models(program: &Path, cwd: &Path, provider: Option<&str>) -> String
     }
 }
 
-fn discover_help(program: &Path, cwd: &Path, rejected: &[String]) -> String {
-    match capture(program, &["--help"], cwd) {
+fn discover_help(program: &Path, spec: &PiRunSpec, rejected: &[String]) -> String {
+    match capture(program, &["--help"], spec) {
         Ok(out) => {
             let mut listed: Vec<String> = Vec::new();
             for word in out

@@ -1,3 +1,949 @@
 //! Role discovery across the package, global and project layers.
+//!
+//! [`resolve`] scans the layers a host reads, parses every role file it finds, and
+//! works out which definition wins for each role name and what it shadows:
+//!
+//! - **package**: the canonical roles built into pwk ([`BUNDLED_ROLES`]).
+//! - **global**: `$PI_CODING_AGENT_DIR/agents/` (default `~/.pi/agent/agents/`).
+//! - **project**: `.agents/agents/` and `.pi/agents/` under the project root
+//!   ([`find_project_root`]), `.pi/agents/` winning.
+//!
+//! Precedence is project > global > package. [`Host`] picks the directories and the
+//! identity rule a real host uses (see [`HostProfile`]): tintinweb names a role by its
+//! file stem, the others by `name`; herdr never reads `.agents/agents/`; nicobailon
+//! scans `.agents/**` recursively. Files that a host does not read are still reported,
+//! with the reason, so a role that is installed but invisible never goes unnoticed.
+//!
+//! Files are read with [`read_role_file`] (no symlinks, non-blocking, size-capped):
+//! a symlink, FIFO or device in an agents directory is listed as broken, never
+//! followed and never waited on. Directory entries are sorted, so the result never
+//! depends on the order the file system lists them in.
 
 pub mod command;
+mod render;
+pub mod runtime;
+mod scan;
+pub mod template;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::context::Context;
+use crate::install::bundled::BUNDLED_ROLES;
+use crate::role::source::read_role_file;
+use crate::role::{Role, RoleDoc, SplitError, YamlError};
+
+/// The host whose discovery rules to apply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Host {
+    /// pwk's own rules: package < global < `.agents/agents` < `.pi/agents`; identity `name`.
+    Pwk,
+    /// `@tintinweb/pi-subagents`: global < `.agents/agents` < `.pi/agents` (flat, from the
+    /// current directory); identity is the file stem.
+    Tintinweb,
+    /// nicobailon `pi-subagents`: global `**` < `~/.agents/**` < `.agents/**` < `.pi/agents/**`
+    /// (recursive); identity is `name` (required, as is `description`).
+    Nicobailon,
+    /// `pi-herdr-agents`: global < `.pi/agents` (from the current directory); never
+    /// `.agents/agents`; identity is `name`, falling back to the stem.
+    Herdr,
+}
+
+impl Host {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Host::Pwk => "pwk",
+            Host::Tintinweb => "tintinweb",
+            Host::Nicobailon => "nicobailon",
+            Host::Herdr => "herdr",
+        }
+    }
+
+    /// How this host names a role.
+    pub fn identity_rule(self) -> &'static str {
+        match self {
+            Host::Tintinweb => "file stem (`name` is ignored)",
+            Host::Nicobailon => "`name` (required)",
+            Host::Pwk | Host::Herdr => "`name`, else the file stem",
+        }
+    }
+
+    /// Whether the host honours `disable-model-invocation: true`.
+    pub fn honours_hidden(self) -> bool {
+        matches!(self, Host::Pwk | Host::Herdr)
+    }
+}
+
+impl From<crate::cli::Host> for Host {
+    fn from(h: crate::cli::Host) -> Host {
+        match h {
+            crate::cli::Host::Pwk => Host::Pwk,
+            crate::cli::Host::Tintinweb => Host::Tintinweb,
+            crate::cli::Host::Nicobailon => Host::Nicobailon,
+            crate::cli::Host::Herdr => Host::Herdr,
+        }
+    }
+}
+
+/// A discovery layer. Later variants win a name clash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layer {
+    Package,
+    Global,
+    Project,
+}
+
+impl Layer {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layer::Package => "package",
+            Layer::Global => "global",
+            Layer::Project => "project",
+        }
+    }
+}
+
+/// Which kind of directory a source is; decides the notes pwk gives about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirKind {
+    /// The roles compiled into pwk.
+    Package,
+    /// `<agent dir>/agents/`.
+    GlobalAgents,
+    /// `~/.agents/` (nicobailon's second user directory).
+    HomeAgents,
+    /// `<project>/.agents/agents/`.
+    ProjectAgents,
+    /// `<project>/.agents/` as a whole (nicobailon's recursive legacy scan).
+    ProjectDotAgents,
+    /// `<project>/.pi/agents/`.
+    ProjectPi,
+}
+
+/// One place roles are looked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceDir {
+    pub layer: Layer,
+    pub kind: DirKind,
+    /// The directory; `None` for the package layer.
+    pub path: Option<PathBuf>,
+    /// Whether sub-directories are searched too.
+    pub recursive: bool,
+    /// Whether the host reads this directory. Unread directories are scanned only so
+    /// that pwk can say which installed roles the host cannot see.
+    pub read_by_host: bool,
+    /// Why the host does not read it (set when `read_by_host` is false).
+    pub unread_reason: Option<String>,
+    /// Position in the host's load order (higher wins).
+    pub rank: usize,
+    /// Whether the directory exists (always true for the package layer).
+    pub exists: bool,
+    /// Why the directory could not be listed, if it could not.
+    pub error: Option<String>,
+}
+
+impl SourceDir {
+    /// The directory as shown to the user.
+    pub fn display(&self, cwd: &Path) -> String {
+        match &self.path {
+            None => "built into pwk".to_string(),
+            Some(p) => {
+                let mut s = crate::context::display_path(cwd, p);
+                if !s.ends_with('/') {
+                    s.push('/');
+                }
+                if self.recursive {
+                    s.push_str("**");
+                }
+                s
+            }
+        }
+    }
+}
+
+/// Where a role file is.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RolePath {
+    /// A role compiled into pwk, by file name (`pwk-recon-scout.md`).
+    Builtin(String),
+    /// A file on disk (absolute).
+    File(PathBuf),
+}
+
+impl RolePath {
+    /// The path as shown to the user: relative to `cwd` when under it.
+    pub fn display(&self, cwd: &Path) -> String {
+        match self {
+            RolePath::Builtin(file) => format!("builtin:{file}"),
+            RolePath::File(p) => crate::context::display_path(cwd, p),
+        }
+    }
+
+    /// The file on disk, if it is one.
+    pub fn as_file(&self) -> Option<&Path> {
+        match self {
+            RolePath::File(p) => Some(p),
+            RolePath::Builtin(_) => None,
+        }
+    }
+}
+
+/// One role file found in a source, parsed, with what the host makes of it.
+#[derive(Debug, Clone)]
+pub struct RoleFile {
+    pub path: RolePath,
+    /// Index into [`Discovery::sources`].
+    pub source: usize,
+    pub layer: Layer,
+    /// The file name without `.md`.
+    pub stem: String,
+    /// The parsed file; `None` when it could not be read.
+    pub doc: Option<RoleDoc>,
+    /// The typed view; `None` when the frontmatter did not parse.
+    pub role: Option<Role>,
+    /// The first problem with the file (read error, parse error, missing key).
+    pub problem: Option<String>,
+    /// Whether the host can load it (broken files are skipped by hosts).
+    pub loadable: bool,
+    /// `disable-model-invocation: true` and the host honours it.
+    pub hidden: bool,
+    /// `disable-model-invocation: true` in the file, whatever the host makes of it.
+    pub declares_hidden: bool,
+    /// The name the host knows it by.
+    pub identity: String,
+}
+
+/// A definition the current one beats.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Shadowed {
+    pub source: Layer,
+    /// As shown to the user (relative to the current directory when under it).
+    pub path: String,
+    #[serde(skip)]
+    pub role_path: RolePath,
+}
+
+/// The effective definition of one role name.
+#[derive(Debug, Clone)]
+pub struct ResolvedRole {
+    /// The name the host knows it by.
+    pub name: String,
+    /// The winning file.
+    pub path: RolePath,
+    pub layer: Layer,
+    /// Index into [`Discovery::sources`].
+    pub source: usize,
+    pub doc: RoleDoc,
+    pub role: Role,
+    /// Hidden from listings (`disable-model-invocation: true`, honoured by the host).
+    pub hidden: bool,
+    /// Lower-priority definitions of the same name, highest first.
+    pub shadows: Vec<Shadowed>,
+    /// What the user should know about this role under the host.
+    pub notes: Vec<String>,
+}
+
+/// Everything discovery found.
+#[derive(Debug, Clone)]
+pub struct Discovery {
+    pub host: Host,
+    pub cwd: PathBuf,
+    pub project_root: PathBuf,
+    /// The marker that made `project_root` the root (`.git`, `.agents`, `.pi`), if any.
+    pub root_marker: Option<&'static str>,
+    /// Every source, lowest priority first.
+    pub sources: Vec<SourceDir>,
+    /// Every role file found, in load order (lowest priority first, then by path).
+    pub files: Vec<RoleFile>,
+    /// The winners, sorted by name (hidden ones included).
+    pub roles: Vec<ResolvedRole>,
+    /// Discovery-wide notes (e.g. the host reads the current directory, not the root).
+    pub notes: Vec<String>,
+}
+
+impl Discovery {
+    /// The effective definition of `name` (hidden roles too: they stay invokable by
+    /// exact name). Under tintinweb, which matches case-insensitively, a unique
+    /// case-insensitive match is accepted.
+    pub fn find(&self, name: &str) -> Option<&ResolvedRole> {
+        if let Some(r) = self.roles.iter().find(|r| r.name == name) {
+            return Some(r);
+        }
+        if self.host == Host::Tintinweb {
+            let mut it = self
+                .roles
+                .iter()
+                .filter(|r| r.name.eq_ignore_ascii_case(name));
+            if let (Some(r), None) = (it.next(), it.next()) {
+                return Some(r);
+            }
+        }
+        None
+    }
+
+    /// Files with `name` as identity that the host does not load: broken, or in a
+    /// directory the host does not read.
+    pub fn unloaded(&self, name: &str) -> Vec<&RoleFile> {
+        self.files
+            .iter()
+            .filter(|f| f.identity == name && (!f.loadable || !self.sources[f.source].read_by_host))
+            .collect()
+    }
+
+    /// Every name pwk knows (identities, stems and `name` values), for did-you-mean.
+    pub fn known_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for f in &self.files {
+            names.push(f.identity.clone());
+            names.push(f.stem.clone());
+            if let Some(n) = f.role.as_ref().and_then(|r| r.name.clone()) {
+                names.push(n);
+            }
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    /// The source a file or role came from.
+    pub fn source(&self, index: usize) -> &SourceDir {
+        &self.sources[index]
+    }
+
+    /// Whether any file is broken (unreadable or unparseable, or missing what the
+    /// host requires).
+    pub fn has_broken(&self) -> bool {
+        self.files.iter().any(|f| !f.loadable)
+    }
+}
+
+/// The directories discovery starts from; [`resolve`] fills them in from the context.
+#[derive(Debug, Clone)]
+pub struct Roots {
+    pub cwd: PathBuf,
+    pub home: Option<PathBuf>,
+    /// `$PI_CODING_AGENT_DIR/agents` (default `~/.pi/agent/agents`).
+    pub global_agents_dir: Option<PathBuf>,
+}
+
+/// Discover every role under `host`'s rules, from the context's directory and
+/// environment.
+pub fn resolve(ctx: &Context, host: Host) -> Discovery {
+    resolve_in(
+        &Roots {
+            cwd: ctx.cwd.clone(),
+            home: ctx.env.home.clone(),
+            global_agents_dir: ctx.env.global_agents_dir(),
+        },
+        host,
+    )
+}
+
+/// The project root: the nearest directory, from `cwd` upwards, that contains `.git`,
+/// `.agents` or `.pi`. The walk stops below `home` (whose `.pi/` is pi's own
+/// configuration, not a project), unless `cwd` is `home` itself. Without a marker the
+/// root is `cwd`.
+pub fn find_project_root(cwd: &Path, home: Option<&Path>) -> (PathBuf, Option<&'static str>) {
+    for dir in cwd.ancestors() {
+        if home.is_some_and(|h| h == dir) && dir != cwd {
+            break;
+        }
+        for marker in [".git", ".agents", ".pi"] {
+            let exists = std::fs::symlink_metadata(dir.join(marker)).is_ok();
+            if exists {
+                return (dir.to_path_buf(), Some(marker));
+            }
+        }
+    }
+    (cwd.to_path_buf(), None)
+}
+
+/// Discover every role under `host`'s rules from explicit roots.
+pub fn resolve_in(roots: &Roots, host: Host) -> Discovery {
+    let (project_root, root_marker) = find_project_root(&roots.cwd, roots.home.as_deref());
+    let mut notes = Vec::new();
+    let mut sources = profile_sources(host, roots, &project_root, &mut notes);
+    let mut files = Vec::new();
+    for (index, source) in sources.iter_mut().enumerate() {
+        match source.kind {
+            DirKind::Package => {
+                for bundled in BUNDLED_ROLES {
+                    let file_name = bundled.file_name();
+                    let doc = RoleDoc::parse(PathBuf::from(&file_name), bundled.content.as_bytes());
+                    files.push(classify(
+                        host,
+                        RolePath::Builtin(file_name),
+                        index,
+                        source.layer,
+                        Ok(doc),
+                    ));
+                }
+            }
+            _ => {
+                let Some(dir) = source.path.clone() else {
+                    continue;
+                };
+                let listing = scan::list_md_files(&dir, source.recursive, source.kind);
+                source.exists = listing.exists;
+                source.error = listing.error;
+                for path in listing.files {
+                    let doc = match read_role_file(&path) {
+                        Ok(bytes) => Ok(RoleDoc::parse(path.clone(), &bytes)),
+                        Err(e) => Err(e.to_string()),
+                    };
+                    files.push(classify(
+                        host,
+                        RolePath::File(path),
+                        index,
+                        source.layer,
+                        doc,
+                    ));
+                }
+            }
+        }
+    }
+    // Load order: source rank, then path (sorted, never the directory's order).
+    files.sort_by(|a, b| {
+        sources[a.source]
+            .rank
+            .cmp(&sources[b.source].rank)
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    let roles = pick_winners(host, &roots.cwd, &sources, &files);
+    Discovery {
+        host,
+        cwd: roots.cwd.clone(),
+        project_root,
+        root_marker,
+        sources,
+        files,
+        roles,
+        notes,
+    }
+}
+
+/// The sources `host` reads (and the pwk ones it does not), lowest priority first.
+fn profile_sources(
+    host: Host,
+    roots: &Roots,
+    root: &Path,
+    notes: &mut Vec<String>,
+) -> Vec<SourceDir> {
+    let dir = |layer, kind, path: Option<PathBuf>, recursive, read: Option<String>| SourceDir {
+        layer,
+        kind,
+        exists: path.is_none(),
+        path,
+        recursive,
+        read_by_host: read.is_none(),
+        unread_reason: read,
+        rank: 0,
+        error: None,
+    };
+    let name = host.as_str();
+    let package_unread = match host {
+        Host::Pwk => None,
+        Host::Herdr => Some(format!(
+            "built into pwk only; install with `pwk setup --global` (plain `pwk setup` writes \
+             .agents/agents/, which {name} never reads)"
+        )),
+        _ => Some("built into pwk only; install with `pwk setup`".to_string()),
+    };
+    let global = roots.global_agents_dir.clone();
+    let cwd = roots.cwd.as_path();
+    let mut out = vec![dir(
+        Layer::Package,
+        DirKind::Package,
+        None,
+        false,
+        package_unread,
+    )];
+    match host {
+        Host::Pwk => {
+            out.push(dir(
+                Layer::Global,
+                DirKind::GlobalAgents,
+                global,
+                false,
+                None,
+            ));
+            out.push(dir(
+                Layer::Project,
+                DirKind::ProjectAgents,
+                Some(root.join(".agents/agents")),
+                false,
+                None,
+            ));
+            out.push(dir(
+                Layer::Project,
+                DirKind::ProjectPi,
+                Some(root.join(".pi/agents")),
+                false,
+                None,
+            ));
+        }
+        Host::Tintinweb | Host::Herdr => {
+            out.push(dir(
+                Layer::Global,
+                DirKind::GlobalAgents,
+                global,
+                false,
+                None,
+            ));
+            // These hosts read project roles from the directory pi starts in.
+            if root != cwd {
+                let why = format!(
+                    "{name} reads project roles from the directory pi starts in (here: the current directory), not from the project root"
+                );
+                notes.push(format!(
+                    "{name} reads project roles from the current directory, not from the project root {}: start pi there to see them",
+                    root.display()
+                ));
+                out.push(dir(
+                    Layer::Project,
+                    DirKind::ProjectAgents,
+                    Some(root.join(".agents/agents")),
+                    false,
+                    Some(why.clone()),
+                ));
+                out.push(dir(
+                    Layer::Project,
+                    DirKind::ProjectPi,
+                    Some(root.join(".pi/agents")),
+                    false,
+                    Some(why),
+                ));
+            }
+            let agents_unread = (host == Host::Herdr).then(|| {
+                "herdr never reads .agents/agents/; move the file to .pi/agents/ or the global agents directory"
+                    .to_string()
+            });
+            out.push(dir(
+                Layer::Project,
+                DirKind::ProjectAgents,
+                Some(cwd.join(".agents/agents")),
+                false,
+                agents_unread,
+            ));
+            out.push(dir(
+                Layer::Project,
+                DirKind::ProjectPi,
+                Some(cwd.join(".pi/agents")),
+                false,
+                None,
+            ));
+        }
+        Host::Nicobailon => {
+            out.push(dir(
+                Layer::Global,
+                DirKind::GlobalAgents,
+                global,
+                true,
+                None,
+            ));
+            if let Some(home) = &roots.home {
+                out.push(dir(
+                    Layer::Global,
+                    DirKind::HomeAgents,
+                    Some(home.join(".agents")),
+                    true,
+                    None,
+                ));
+            }
+            out.push(dir(
+                Layer::Project,
+                DirKind::ProjectDotAgents,
+                Some(root.join(".agents")),
+                true,
+                None,
+            ));
+            out.push(dir(
+                Layer::Project,
+                DirKind::ProjectPi,
+                Some(root.join(".pi/agents")),
+                true,
+                None,
+            ));
+        }
+    }
+    // The same directory twice (e.g. the project is $HOME): keep the higher-priority one.
+    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut deduped: Vec<SourceDir> = Vec::new();
+    for s in out.into_iter().rev() {
+        if let Some(p) = &s.path {
+            if seen.contains(p) {
+                continue;
+            }
+            seen.push(p.clone());
+        }
+        deduped.push(s);
+    }
+    deduped.reverse();
+    for (rank, s) in deduped.iter_mut().enumerate() {
+        s.rank = rank;
+    }
+    deduped
+}
+
+/// Parse results and host rules → one [`RoleFile`].
+fn classify(
+    host: Host,
+    path: RolePath,
+    source: usize,
+    layer: Layer,
+    doc: Result<RoleDoc, String>,
+) -> RoleFile {
+    let file_name = match &path {
+        RolePath::Builtin(f) => PathBuf::from(f),
+        RolePath::File(p) => p.clone(),
+    };
+    let stem = file_name
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (doc, problem) = match doc {
+        Ok(doc) => {
+            let p = first_problem(&doc);
+            (Some(doc), p)
+        }
+        Err(e) => (None, Some(e)),
+    };
+    let role = doc.as_ref().and_then(Role::from_doc);
+    let loadable = match (&doc, &role) {
+        (Some(doc), Some(role)) => loadable_by(host, doc, role),
+        _ => false,
+    };
+    let declares_hidden = role.as_ref().is_some_and(|r| r.disable_model_invocation);
+    let hidden = declares_hidden && host.honours_hidden();
+    let name = role
+        .as_ref()
+        .and_then(|r| r.name.clone())
+        .filter(|n| !n.trim().is_empty());
+    let identity = match host {
+        Host::Tintinweb => stem.clone(),
+        _ => name.unwrap_or_else(|| stem.clone()),
+    };
+    RoleFile {
+        path,
+        source,
+        layer,
+        stem,
+        doc,
+        role,
+        problem,
+        loadable,
+        hidden,
+        declares_hidden,
+        identity,
+    }
+}
+
+/// Whether `host` loads a file that parsed.
+fn loadable_by(host: Host, doc: &RoleDoc, role: &Role) -> bool {
+    let present = |v: &Option<String>| v.as_ref().is_some_and(|s| !s.trim().is_empty());
+    if doc.invalid_utf8_at.is_some() {
+        return false;
+    }
+    match host {
+        // pwk requires both (the schema does); nicobailon skips a file missing either.
+        Host::Pwk | Host::Nicobailon => present(&role.name) && present(&role.description),
+        Host::Tintinweb | Host::Herdr => true,
+    }
+}
+
+/// The first problem with a parsed role file, in words; `None` when it is usable.
+///
+/// Reports the reader's own findings: invalid UTF-8, missing or unterminated
+/// frontmatter fences, YAML errors, and a missing `name` or `description`.
+// lead: switch to lint::check_doc (first error-severity diagnostic) once the linter lands.
+pub fn first_problem(doc: &RoleDoc) -> Option<String> {
+    let at = |offset: usize| {
+        let p = doc.position(offset);
+        format!("line {}, column {}", p.line, p.column)
+    };
+    if let Some(offset) = doc.invalid_utf8_at {
+        return Some(format!("invalid UTF-8 at {}", at(offset)));
+    }
+    match &doc.fences {
+        Err(SplitError::MissingOpeningFence { .. }) => {
+            return Some("no frontmatter: the file must start with a `---` line".to_string());
+        }
+        Err(SplitError::Unterminated { open }) => {
+            return Some(format!(
+                "frontmatter opened at {} is never closed with a `---` line",
+                at(open.start)
+            ));
+        }
+        Ok(_) => {}
+    }
+    match &doc.tree {
+        Some(Err(e)) => return Some(yaml_problem(doc, e)),
+        None => return Some("the frontmatter could not be read".to_string()),
+        Some(Ok(_)) => {}
+    }
+    let mapping = doc.mapping()?;
+    for key in ["name", "description"] {
+        match mapping.get(key) {
+            None => return Some(format!("missing `{key}`")),
+            Some(node) => match node.as_str() {
+                Some(s) if !s.trim().is_empty() => {}
+                Some(_) => return Some(format!("`{key}` is empty")),
+                None => {
+                    return Some(format!(
+                        "`{key}` must be a string (at {})",
+                        at(node.span.start)
+                    ));
+                }
+            },
+        }
+    }
+    None
+}
+
+fn yaml_problem(doc: &RoleDoc, e: &YamlError) -> String {
+    let at = |offset: usize| {
+        let p = doc.position(offset);
+        format!("line {}, column {}", p.line, p.column)
+    };
+    match e {
+        YamlError::Syntax {
+            message,
+            at: offset,
+        } => {
+            format!("YAML syntax error at {}: {message}", at(*offset))
+        }
+        YamlError::DuplicateKey { key, first, second } => format!(
+            "duplicate key `{key}` at {} (first at {})",
+            at(second.start),
+            at(first.start)
+        ),
+        YamlError::Anchor { at: offset } => {
+            format!(
+                "YAML anchors and aliases are not allowed (at {})",
+                at(*offset)
+            )
+        }
+        YamlError::Tag { at: offset } => {
+            format!("YAML tags are not allowed (at {})", at(*offset))
+        }
+        YamlError::NotMapping { at: offset } => {
+            format!(
+                "the frontmatter is not a `key: value` mapping (at {})",
+                at(*offset)
+            )
+        }
+        YamlError::ComplexKey { at: offset } => {
+            format!(
+                "a frontmatter key must be a plain word (at {})",
+                at(*offset)
+            )
+        }
+    }
+}
+
+/// Group loadable files the host reads by identity; the highest-ranked wins.
+fn pick_winners(
+    host: Host,
+    cwd: &Path,
+    sources: &[SourceDir],
+    files: &[RoleFile],
+) -> Vec<ResolvedRole> {
+    let mut groups: BTreeMap<&str, Vec<&RoleFile>> = BTreeMap::new();
+    for f in files {
+        if f.loadable && sources[f.source].read_by_host {
+            groups.entry(f.identity.as_str()).or_default().push(f);
+        }
+    }
+    let mut roles = Vec::new();
+    for (name, mut candidates) in groups {
+        // Highest rank first; within one source the first path in sorted order wins.
+        candidates.sort_by(|a, b| {
+            sources[b.source]
+                .rank
+                .cmp(&sources[a.source].rank)
+                .then_with(|| a.path.cmp(&b.path))
+        });
+        let winner = candidates[0];
+        let (Some(doc), Some(role)) = (winner.doc.clone(), winner.role.clone()) else {
+            continue;
+        };
+        let shadows = candidates[1..]
+            .iter()
+            .map(|f| Shadowed {
+                source: f.layer,
+                path: f.path.display(cwd),
+                role_path: f.path.clone(),
+            })
+            .collect();
+        let mut notes = Vec::new();
+        let same_dir = candidates[1..]
+            .iter()
+            .filter(|f| f.source == winner.source)
+            .count();
+        if same_dir > 0 {
+            notes.push(format!(
+                "{} files in {} answer to `{name}`; hosts pick one by directory order, which is not stable: rename or remove the others",
+                same_dir + 1,
+                sources[winner.source].display(cwd)
+            ));
+        }
+        notes.extend(identity_notes(host, winner));
+        if winner.declares_hidden && !host.honours_hidden() {
+            notes.push(format!(
+                "{} ignores `disable-model-invocation`: this adapter is offered to the model like any other role",
+                host.as_str()
+            ));
+        }
+        if host == Host::Herdr && role.cli.is_some() {
+            notes.push(
+                "herdr refuses to launch roles that set `cli` (external CLI adapters are unsupported there)"
+                    .to_string(),
+            );
+        }
+        let winner_rank = sources[winner.source].rank;
+        for f in files {
+            if !f.loadable
+                && f.identity == name
+                && sources[f.source].read_by_host
+                && sources[f.source].rank >= winner_rank
+                && f.path != winner.path
+            {
+                notes.push(format!(
+                    "{} would override this definition but is broken, so hosts skip it",
+                    f.path.display(cwd)
+                ));
+            }
+        }
+        roles.push(ResolvedRole {
+            name: name.to_string(),
+            path: winner.path.clone(),
+            layer: winner.layer,
+            source: winner.source,
+            doc,
+            role,
+            hidden: winner.hidden,
+            shadows,
+            notes,
+        });
+    }
+    roles
+}
+
+/// Notes about how the host names this file.
+fn identity_notes(host: Host, f: &RoleFile) -> Vec<String> {
+    let Some(name) = f.role.as_ref().and_then(|r| r.name.as_deref()) else {
+        return if host == Host::Herdr || host == Host::Pwk {
+            vec![format!("no `name`: known by its file stem `{}`", f.stem)]
+        } else {
+            Vec::new()
+        };
+    };
+    if name == f.stem {
+        return Vec::new();
+    }
+    match host {
+        Host::Tintinweb => vec![format!(
+            "tintinweb ignores `name: {name}` and answers to the file stem `{}`; calling `{name}` runs a general-purpose agent with all seven tools",
+            f.stem
+        )],
+        _ => vec![format!(
+            "`name: {name}` differs from the file stem `{}`: tintinweb would call it `{}`",
+            f.stem, f.stem
+        )],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn role(name: &str, desc: &str) -> String {
+        format!("---\nname: {name}\ndescription: {desc}\ntools: read, grep\n---\nBody of {name}.\n")
+    }
+
+    fn roots(tmp: &Path) -> Roots {
+        Roots {
+            cwd: tmp.join("proj"),
+            home: Some(tmp.join("home")),
+            global_agents_dir: Some(tmp.join("home/.pi/agent/agents")),
+        }
+    }
+
+    #[test]
+    fn project_beats_global_beats_package() {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path();
+        std::fs::create_dir_all(t.join("proj/.git")).unwrap();
+        write(
+            t,
+            "home/.pi/agent/agents/pwk-spec-reviewer.md",
+            &role("pwk-spec-reviewer", "global"),
+        );
+        write(
+            t,
+            "proj/.agents/agents/pwk-spec-reviewer.md",
+            &role("pwk-spec-reviewer", "agents"),
+        );
+        write(
+            t,
+            "proj/.pi/agents/pwk-spec-reviewer.md",
+            &role("pwk-spec-reviewer", "pi"),
+        );
+        let d = resolve_in(&roots(t), Host::Pwk);
+        let r = d.find("pwk-spec-reviewer").unwrap();
+        assert_eq!(r.role.description.as_deref(), Some("pi"));
+        assert_eq!(r.layer, Layer::Project);
+        let layers: Vec<Layer> = r.shadows.iter().map(|s| s.source).collect();
+        assert_eq!(layers, [Layer::Project, Layer::Global, Layer::Package]);
+    }
+
+    #[test]
+    fn root_is_nearest_marker_but_never_home() {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path();
+        std::fs::create_dir_all(t.join("home/.pi/agent")).unwrap();
+        std::fs::create_dir_all(t.join("home/work/sub")).unwrap();
+        let (root, marker) = find_project_root(&t.join("home/work/sub"), Some(&t.join("home")));
+        assert_eq!(root, t.join("home/work/sub"));
+        assert_eq!(marker, None);
+        std::fs::create_dir_all(t.join("home/work/.git")).unwrap();
+        let (root, marker) = find_project_root(&t.join("home/work/sub"), Some(&t.join("home")));
+        assert_eq!(root, t.join("home/work"));
+        assert_eq!(marker, Some(".git"));
+        let (root, _) = find_project_root(&t.join("home"), Some(&t.join("home")));
+        assert_eq!(root, t.join("home"));
+    }
+
+    #[test]
+    fn first_problem_names_the_reader_errors() {
+        let p = |text: &str| first_problem(&RoleDoc::parse("x.md", text.as_bytes()));
+        assert_eq!(p(&role("x", "d")), None);
+        assert!(p("# no frontmatter\n").unwrap().contains("no frontmatter"));
+        assert!(p("---\nname: x\n").unwrap().contains("never closed"));
+        assert!(
+            p("---\nname: [x\n---\n")
+                .unwrap()
+                .contains("YAML syntax error")
+        );
+        assert!(
+            p("---\nname: x\n---\n")
+                .unwrap()
+                .contains("missing `description`")
+        );
+        assert!(
+            p("---\nname: x\nname: y\ndescription: d\n---\n")
+                .unwrap()
+                .contains("duplicate key")
+        );
+        let bad = first_problem(&RoleDoc::parse("x.md", b"---\nname: \xff\n---\n"));
+        assert!(bad.unwrap().contains("invalid UTF-8"));
+    }
+}

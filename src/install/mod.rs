@@ -2,3 +2,4 @@
 
 pub mod bundled;
 pub mod command;
+pub mod safe;

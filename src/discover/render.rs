@@ -1,0 +1,604 @@
+//! Human and JSON output of `pwk list` and `pwk show`.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::runtime::{LinkStatus, Runtime};
+use super::{Discovery, Host, Layer, ResolvedRole, RoleFile, Shadowed};
+
+/// Human output is laid out for this many columns.
+pub const WIDTH: usize = 100;
+
+/// ANSI styling, off unless colour is allowed.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(self, code: &str, s: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    }
+    pub fn bold(self, s: &str) -> String {
+        self.paint("1", s)
+    }
+    pub fn red(self, s: &str) -> String {
+        self.paint("31", s)
+    }
+    pub fn yellow(self, s: &str) -> String {
+        self.paint("33", s)
+    }
+    pub fn dim(self, s: &str) -> String {
+        self.paint("2", s)
+    }
+}
+
+/// One row of `pwk list`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ListRow {
+    pub name: String,
+    pub description: Option<String>,
+    pub source: Layer,
+    pub path: String,
+    pub shadows: Vec<Shadowed>,
+    pub hidden: bool,
+    /// The host loads this file and it is the effective definition of `name`.
+    pub visible: bool,
+    /// The file cannot be loaded (unreadable, unparseable, or missing what the host needs).
+    pub broken: bool,
+    /// The file's first problem.
+    pub error: Option<String>,
+    /// What the user should know about this file under the host.
+    pub host_notes: Vec<String>,
+}
+
+/// The rows of `pwk list`, sorted by name (the effective definition first).
+pub fn list_rows(d: &Discovery, all: bool) -> Vec<ListRow> {
+    let mut rows: Vec<(usize, ListRow)> = Vec::new();
+    for r in &d.roles {
+        if r.hidden && !all {
+            continue;
+        }
+        let f = d.files.iter().find(|f| f.path == r.path);
+        rows.push((
+            d.source(r.source).rank,
+            ListRow {
+                name: r.name.clone(),
+                description: r.role.description.clone(),
+                source: r.layer,
+                path: r.path.display(&d.cwd),
+                shadows: r.shadows.clone(),
+                hidden: r.hidden,
+                visible: true,
+                broken: false,
+                error: f.and_then(|f| f.problem.clone()),
+                host_notes: r.notes.clone(),
+            },
+        ));
+    }
+    for f in &d.files {
+        let source = d.source(f.source);
+        let winner = d.find(&f.identity).filter(|r| r.path == f.path).is_some();
+        if winner || (f.hidden && !all) {
+            continue;
+        }
+        let mut notes = Vec::new();
+        if !f.loadable {
+            notes.push(broken_note(d.host, f));
+        } else if source.read_by_host {
+            // A loadable file the host reads that did not win: it is in a winner's shadows.
+            continue;
+        } else if f.layer == Layer::Package && d.find(&f.identity).is_some() {
+            // A built-in role the host cannot see, but an installed copy it can: nothing to say.
+            continue;
+        }
+        if let Some(why) = &source.unread_reason {
+            notes.push(format!("not visible to {}: {why}", d.host.as_str()));
+        }
+        rows.push((
+            source.rank,
+            ListRow {
+                name: f.identity.clone(),
+                description: f.role.as_ref().and_then(|r| r.description.clone()),
+                source: f.layer,
+                path: f.path.display(&d.cwd),
+                shadows: Vec::new(),
+                hidden: f.hidden,
+                visible: false,
+                broken: !f.loadable,
+                error: f.problem.clone(),
+                host_notes: notes,
+            },
+        ));
+    }
+    rows.sort_by(|(ra, a), (rb, b)| {
+        a.name
+            .cmp(&b.name)
+            .then_with(|| b.visible.cmp(&a.visible))
+            .then_with(|| rb.cmp(ra))
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    rows.into_iter().map(|(_, r)| r).collect()
+}
+
+fn broken_note(host: Host, f: &RoleFile) -> String {
+    let problem = f.problem.as_deref().unwrap_or("cannot be loaded");
+    match (&f.doc, &f.role) {
+        (Some(_), Some(_)) => format!("{} skips it: {problem}", host.as_str()),
+        _ => "hosts skip it".to_string(),
+    }
+}
+
+/// The JSON document of `pwk list`.
+#[derive(Serialize)]
+pub struct ListJson<'a> {
+    pub version: u32,
+    pub host: Host,
+    pub project_root: String,
+    pub roles: &'a [ListRow],
+    pub searched: Vec<SearchedJson>,
+    pub notes: &'a [String],
+}
+
+#[derive(Serialize)]
+pub struct SearchedJson {
+    pub source: Layer,
+    pub path: String,
+    pub recursive: bool,
+    pub read_by_host: bool,
+    pub exists: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+pub fn searched(d: &Discovery) -> Vec<SearchedJson> {
+    d.sources
+        .iter()
+        .map(|s| SearchedJson {
+            source: s.layer,
+            path: s.display(&d.cwd),
+            recursive: s.recursive,
+            read_by_host: s.read_by_host,
+            exists: s.exists,
+            error: s.error.clone(),
+        })
+        .collect()
+}
+
+pub fn root_display(d: &Discovery) -> String {
+    if d.project_root == d.cwd {
+        ".".to_string()
+    } else {
+        d.project_root.display().to_string()
+    }
+}
+
+/// Truncate to `width` characters, ending in `…` when cut.
+fn truncate(s: &str, width: usize) -> String {
+    let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.chars().count() <= width {
+        return s;
+    }
+    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
+    out = out.trim_end().to_string();
+    out.push('…');
+    out
+}
+
+/// Word-wrap `text` to `width`, the first line after `first`, the rest indented by `indent`.
+fn wrap(first: &str, text: &str, indent: usize, width: usize) -> String {
+    let mut out = String::from(first);
+    let mut col = first.chars().count();
+    let start = col;
+    for word in text.split_whitespace() {
+        let w = word.chars().count();
+        if col > start && col + 1 + w > width {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+            col = indent;
+        } else if col > start {
+            out.push(' ');
+            col += 1;
+        }
+        out.push_str(word);
+        col += w;
+    }
+    out
+}
+
+/// `pwk list` for people.
+pub fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Style) -> String {
+    let mut out = String::new();
+    // Built-in roles a host cannot see are summed up in one note, not listed one by one.
+    let (builtin_unseen, rows): (Vec<&ListRow>, Vec<&ListRow>) = rows
+        .iter()
+        .partition(|r| !r.visible && !r.broken && r.source == Layer::Package);
+    let hidden_marker = " (hidden)";
+    let name_w = rows
+        .iter()
+        .map(|r| r.name.chars().count() + if r.hidden { hidden_marker.len() } else { 0 })
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 34);
+    let src_w = 7;
+    let indent = name_w + 2 + src_w + 2;
+    let desc_w = WIDTH.saturating_sub(indent).max(20);
+    if d.host != Host::Pwk {
+        out.push_str(&format!(
+            "As {} sees them (identity: {}).\n\n",
+            d.host.as_str(),
+            d.host.identity_rule()
+        ));
+    }
+    if rows.is_empty() {
+        out.push_str("No roles found.\n");
+    } else {
+        out.push_str(&style.bold(&format!(
+            "{:<name_w$}  {:<src_w$}  DESCRIPTION",
+            "NAME", "SOURCE"
+        )));
+        out.push('\n');
+    }
+    let pad = " ".repeat(indent);
+    for r in rows.iter().copied() {
+        let mut name = r.name.clone();
+        if r.hidden {
+            name.push_str(hidden_marker);
+        }
+        let desc = match &r.description {
+            Some(desc) => truncate(desc, desc_w),
+            None => "-".to_string(),
+        };
+        out.push_str(&format!(
+            "{name:<name_w$}  {:<src_w$}  {desc}\n",
+            r.source.as_str()
+        ));
+        out.push_str(&format!("{pad}{}\n", style.dim(&r.path)));
+        if !r.shadows.is_empty() {
+            let list: Vec<String> = r
+                .shadows
+                .iter()
+                .map(|s| format!("{} ({})", s.path, s.source.as_str()))
+                .collect();
+            out.push_str(&wrap(
+                &format!("{pad}shadows "),
+                &list.join(", "),
+                indent + 8,
+                WIDTH,
+            ));
+            out.push('\n');
+        }
+        if r.broken {
+            let problem = r.error.as_deref().unwrap_or("cannot be loaded");
+            out.push_str(&style.red(&wrap(&format!("{pad}broken: "), problem, indent + 8, WIDTH)));
+            out.push('\n');
+        }
+        for note in &r.host_notes {
+            if r.broken && note == "hosts skip it" {
+                continue;
+            }
+            out.push_str(&style.yellow(&wrap(&format!("{pad}note: "), note, indent + 6, WIDTH)));
+            out.push('\n');
+        }
+    }
+    // Summary.
+    let visible: Vec<&ListRow> = rows.iter().copied().filter(|r| r.visible).collect();
+    let count = |l: Layer| visible.iter().filter(|r| r.source == l).count();
+    let mut summary = format!(
+        "{} {}: {} project, {} global, {} package.",
+        visible.len(),
+        if visible.len() == 1 { "role" } else { "roles" },
+        count(Layer::Project),
+        count(Layer::Global),
+        count(Layer::Package)
+    );
+    let hidden_count = d.roles.iter().filter(|r| r.hidden).count();
+    if hidden_count > 0 && !all {
+        summary.push_str(&format!(
+            " {hidden_count} hidden {} not shown (--all lists {}).",
+            if hidden_count == 1 {
+                "adapter"
+            } else {
+                "adapters"
+            },
+            if hidden_count == 1 { "it" } else { "them" },
+        ));
+    }
+    let broken = d.files.iter().filter(|f| !f.loadable).count();
+    if broken > 0 {
+        summary.push_str(&format!(
+            " {broken} broken {}.",
+            if broken == 1 { "file" } else { "files" }
+        ));
+    }
+    let invisible = rows.iter().filter(|r| !r.visible && !r.broken).count();
+    if invisible > 0 {
+        summary.push_str(&format!(
+            " {invisible} installed {} not visible to {}.",
+            if invisible == 1 { "file" } else { "files" },
+            d.host.as_str()
+        ));
+    }
+    out.push('\n');
+    out.push_str(&wrap("", &summary, 0, WIDTH));
+    out.push('\n');
+    if !builtin_unseen.is_empty() {
+        let names: Vec<&str> = builtin_unseen.iter().map(|r| r.name.as_str()).collect();
+        let why = d
+            .sources
+            .iter()
+            .find(|s| s.layer == Layer::Package)
+            .and_then(|s| s.unread_reason.as_deref())
+            .unwrap_or("built into pwk only");
+        let text = format!(
+            "not installed for {}: {}; {why}.",
+            d.host.as_str(),
+            names.join(", ")
+        );
+        out.push_str(&style.yellow(&wrap("note: ", &text, 6, WIDTH)));
+        out.push('\n');
+    }
+    for note in &d.notes {
+        out.push_str(&style.yellow(&wrap("note: ", note, 6, WIDTH)));
+        out.push('\n');
+    }
+    out.push_str(&searched_human(d));
+    out
+}
+
+fn searched_human(d: &Discovery) -> String {
+    let mut out = String::from("\nSearched, lowest priority first:\n");
+    for s in &d.sources {
+        let state = if s.error.is_some() {
+            format!("({})", s.error.as_deref().unwrap_or_default())
+        } else if !s.exists {
+            "(not found)".to_string()
+        } else {
+            String::new()
+        };
+        let read = if s.read_by_host {
+            ""
+        } else {
+            " [not read by host]"
+        };
+        let line = format!(
+            "  {:<7}  {}{read} {state}",
+            s.layer.as_str(),
+            s.display(&d.cwd)
+        );
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    let marker = match d.root_marker {
+        Some(m) => format!("it has {m}"),
+        None => "no .git, .agents or .pi above it".to_string(),
+    };
+    out.push_str(&format!("Project root: {} ({marker}).\n", root_display(d)));
+    out
+}
+
+/// The JSON document of `pwk show`.
+#[derive(Serialize)]
+pub struct ShowJson<'a> {
+    pub version: u32,
+    pub host: Host,
+    pub name: &'a str,
+    pub description: Option<&'a str>,
+    pub source: Layer,
+    pub path: String,
+    pub shadows: &'a [Shadowed],
+    pub hidden: bool,
+    pub host_notes: &'a [String],
+    /// The first problem the reader found, if any.
+    pub error: Option<String>,
+    pub frontmatter: serde_json::Value,
+    /// The frontmatter exactly as written (comments included).
+    pub frontmatter_text: &'a str,
+    pub body: &'a str,
+    pub runtime: &'a Runtime,
+}
+
+pub fn frontmatter_text(role: &ResolvedRole) -> &str {
+    match &role.doc.fences {
+        Ok(f) => &role.doc.text[f.yaml.clone()],
+        Err(_) => "",
+    }
+}
+
+/// `pwk show` for people.
+pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -> String {
+    let cwd: &Path = &d.cwd;
+    let mut out = String::new();
+    let label_w = 12;
+    let field = |out: &mut String, label: &str, value: &str| {
+        out.push_str(&wrap(
+            &format!("  {label:<label_w$}"),
+            value,
+            label_w + 2,
+            WIDTH,
+        ));
+        out.push('\n');
+    };
+    out.push_str(&style.bold(&r.name));
+    if d.host != Host::Pwk {
+        out.push_str(&format!("  (as {} sees it)", d.host.as_str()));
+    }
+    out.push('\n');
+    field(&mut out, "source", r.layer.as_str());
+    field(&mut out, "path", &r.path.display(cwd));
+    if r.shadows.is_empty() {
+        field(&mut out, "shadows", "nothing");
+    } else {
+        for (i, s) in r.shadows.iter().enumerate() {
+            let label = if i == 0 { "shadows" } else { "" };
+            field(
+                &mut out,
+                label,
+                &format!("{} ({})", s.path, s.source.as_str()),
+            );
+        }
+    }
+    field(
+        &mut out,
+        "hidden",
+        if r.hidden {
+            "yes (disable-model-invocation: true)"
+        } else {
+            "no"
+        },
+    );
+    if let Some(desc) = &r.role.description {
+        field(&mut out, "description", desc);
+    }
+    if let Some(problem) = super::first_problem(&r.doc) {
+        out.push_str(&style.red(&wrap("  problem: ", &problem, 11, WIDTH)));
+        out.push('\n');
+    }
+    for note in &r.notes {
+        out.push_str(&style.yellow(&wrap("  note: ", note, 8, WIDTH)));
+        out.push('\n');
+    }
+
+    out.push('\n');
+    out.push_str(&style.bold(&format!("Runtime ({})", d.host.as_str())));
+    out.push('\n');
+    field(
+        &mut out,
+        "runs on",
+        if rt.kind == "pi" {
+            "pi"
+        } else {
+            "an external CLI"
+        },
+    );
+    if let Some(cli) = &rt.cli {
+        field(&mut out, "cli", &cli.cli);
+        field(
+            &mut out,
+            "cli-model",
+            cli.cli_model.as_deref().unwrap_or("(not set)"),
+        );
+    }
+    let tools = if rt.tools.effective.is_empty() {
+        "none".to_string()
+    } else {
+        rt.tools.effective.join(", ")
+    };
+    field(&mut out, "tools", &format!("{tools} ({})", rt.tools.note));
+    if let Some(deny) = &rt.tools.deny_tools {
+        field(&mut out, "deny-tools", &deny.join(", "));
+    }
+    let thinking = rt.thinking.value.clone().unwrap_or_else(|| "-".to_string());
+    field(
+        &mut out,
+        "thinking",
+        &format!("{thinking} ({})", rt.thinking.note),
+    );
+    let turns = rt
+        .max_turns
+        .value
+        .map(|n| n.to_string())
+        .unwrap_or_else(|| "-".to_string());
+    field(
+        &mut out,
+        "max_turns",
+        &format!("{turns} ({})", rt.max_turns.note),
+    );
+    let model = rt
+        .model
+        .effective
+        .clone()
+        .unwrap_or_else(|| "pi's default".to_string());
+    field(
+        &mut out,
+        "model",
+        &format!("{model} (decided by: {})", link_label(rt.model.decided_by)),
+    );
+    for (i, link) in rt.model.chain.iter().enumerate() {
+        let what = match &link.value {
+            Some(v) => format!("{v}, from {}", link.from),
+            None => link.from.clone(),
+        };
+        let first = format!(
+            "    {}. {:<18}{:<13}",
+            i + 1,
+            link_label(link.link),
+            link.status.as_str()
+        );
+        let hang = first.chars().count();
+        let line = wrap(&first, &what, hang, WIDTH);
+        out.push_str(&if link.status == LinkStatus::Decides {
+            style.bold(&line)
+        } else {
+            line
+        });
+        out.push('\n');
+        if let Some(note) = &link.note {
+            out.push_str(&wrap(&" ".repeat(hang), note, hang, WIDTH));
+            out.push('\n');
+        }
+    }
+    for note in &rt.model.notes {
+        out.push_str(&style.dim(&wrap("    note: ", note, 10, WIDTH)));
+        out.push('\n');
+    }
+    if !rt.config_files.is_empty() {
+        out.push_str("  config files:\n");
+        for c in &rt.config_files {
+            out.push_str(&wrap(
+                &format!("    {}: ", c.path),
+                &format!("{} ({})", c.status, c.purpose),
+                6,
+                WIDTH,
+            ));
+            out.push('\n');
+        }
+    }
+
+    out.push('\n');
+    out.push_str(&style.bold("Frontmatter"));
+    out.push('\n');
+    out.push_str("---\n");
+    let fm = frontmatter_text(r);
+    out.push_str(fm);
+    if !fm.is_empty() && !fm.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str("---\n\n");
+    out.push_str(&style.bold("Body"));
+    out.push('\n');
+    let body = r.doc.body();
+    out.push_str(body);
+    if !body.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+fn link_label(link: &str) -> &str {
+    match link {
+        "invocation" => "invocation",
+        "frontmatter" => "frontmatter",
+        "per-agent-config" => "per-agent config",
+        "global-config" => "global config",
+        "parent-default" => "parent/default",
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncates_and_wraps() {
+        assert_eq!(truncate("abc def", 10), "abc def");
+        assert_eq!(truncate("abcdefghijkl", 6), "abcde…");
+        assert_eq!(wrap("> ", "aa bb cc", 2, 7), "> aa bb\n  cc");
+    }
+}

@@ -1,0 +1,629 @@
+//! The runtime settings a role resolves to under a host: tools, thinking, turn
+//! budget, and the model chain of seed 004 §4.
+//!
+//! Model chain, first usable link wins: explicit invocation (`--model`) > the role's
+//! frontmatter `model` > per-agent config > global config > parent/default.
+//!
+//! Files read (all optional, read with the same no-symlink, size-capped reader as
+//! role files; a missing or broken file is reported, never an error):
+//! - per-agent and global config: pi-herdr-agents' `<agent dir>/herdr-agents/config.json`,
+//!   keys `models.agents.<role>` and `models.default`. Read for the pwk and herdr
+//!   hosts; tintinweb and nicobailon have no such links.
+//! - parent/default: pi's `<agent dir>/settings.json`, overridden by
+//!   `<cwd>/.pi/settings.json`: `defaultProvider` + `defaultModel`
+//!   (and `defaultThinkingLevel` for thinking). Without them pi takes the first
+//!   model that has credentials.
+//!
+//! A hint is never checked against pi's model registry (that needs a pi process and
+//! credentials); a hint that cannot be a model id at all (empty, whitespace, a
+//! `<placeholder>`) is shown as falling back to the next link.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::{Host, ResolvedRole};
+use crate::role::source::{ReadError, read_role_file};
+
+/// pi's default tool set when no allow-list is given.
+pub const PI_DEFAULT_TOOLS: [&str; 4] = ["read", "bash", "edit", "write"];
+/// pi's seven built-in tools (tintinweb's default).
+pub const ALL_BUILTIN_TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
+const MUTATING: [&str; 3] = ["bash", "edit", "write"];
+
+/// What `show` needs besides the role.
+#[derive(Debug, Clone)]
+pub struct RuntimeInputs<'a> {
+    pub host: Host,
+    /// `--model` for this invocation.
+    pub explicit_model: Option<&'a str>,
+    /// pi's agent directory (`$PI_CODING_AGENT_DIR`, default `~/.pi/agent`).
+    pub agent_dir: Option<&'a Path>,
+    /// The directory pi would start in (project `.pi/settings.json` is read there).
+    pub cwd: &'a Path,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Runtime {
+    /// `pi`, or `external-cli` for an adapter that sets `cli`.
+    pub kind: &'static str,
+    pub tools: Tools,
+    pub thinking: Setting<String>,
+    pub max_turns: Setting<u64>,
+    pub model: ModelResolution,
+    /// For adapters: the external CLI and its model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cli: Option<CliRuntime>,
+    /// Every config file consulted, with what was found.
+    pub config_files: Vec<ConfigFile>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Tools {
+    /// The `tools` value as written; `None` when absent.
+    pub declared: Option<Vec<String>>,
+    /// The tools the child gets.
+    pub effective: Vec<String>,
+    /// The host's default applies because `tools` is absent.
+    pub host_default: bool,
+    /// The child can change files (bash, edit or write).
+    pub mutating: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deny_tools: Option<Vec<String>>,
+    pub note: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Setting<T> {
+    pub value: Option<T>,
+    /// Whether the host acts on the key.
+    pub honoured: bool,
+    pub note: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CliRuntime {
+    pub cli: String,
+    pub cli_model: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelResolution {
+    /// The model the chain settles on; `None` when pi picks (first model with credentials).
+    pub effective: Option<String>,
+    /// The link that decided.
+    pub decided_by: &'static str,
+    pub chain: Vec<ChainLink>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChainLink {
+    /// `invocation`, `frontmatter`, `per-agent-config`, `global-config`, `parent-default`.
+    pub link: &'static str,
+    /// Where the value comes from, in words.
+    pub from: String,
+    pub value: Option<String>,
+    pub status: LinkStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinkStatus {
+    /// Nothing set here.
+    Unset,
+    /// This link decided.
+    Decides,
+    /// Set, but unusable: the chain moves on.
+    FallsBack,
+    /// Set, but a higher link decided.
+    NotReached,
+    /// The host has no such link.
+    NotRead,
+}
+
+impl LinkStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkStatus::Unset => "unset",
+            LinkStatus::Decides => "decides",
+            LinkStatus::FallsBack => "falls back",
+            LinkStatus::NotReached => "not reached",
+            LinkStatus::NotRead => "not read",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ConfigFile {
+    /// As shown (relative to the current directory when under it).
+    pub path: String,
+    /// What pwk reads it for.
+    pub purpose: &'static str,
+    /// `absent`, `read`, or the problem.
+    pub status: String,
+}
+
+/// Resolve the runtime settings of `role` under `inputs.host`.
+pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runtime {
+    let host = inputs.host;
+    let r = &role.role;
+    let mut config_files = Vec::new();
+    let settings = PiSettings::load(inputs, &mut config_files);
+    let tools = tools(host, r.tools.clone(), r.deny_tools.clone());
+    let thinking = thinking(host, role, &settings);
+    let max_turns = max_turns(host, role);
+    let (kind, model, cli) = match &r.cli {
+        Some(cli) => {
+            let mut notes = vec![format!(
+                "external CLI runtime `{cli}`: the pi model chain does not apply; `cli-model` selects the model"
+            )];
+            if r.model.is_some() {
+                notes.push(
+                    "`model` is set on an adapter: it does not select the CLI's model (use `cli-model`)"
+                        .to_string(),
+                );
+            }
+            let model = ModelResolution {
+                effective: r.cli_model.clone(),
+                decided_by: "cli-model",
+                chain: Vec::new(),
+                notes,
+            };
+            (
+                "external-cli",
+                model,
+                Some(CliRuntime {
+                    cli: cli.clone(),
+                    cli_model: r.cli_model.clone(),
+                }),
+            )
+        }
+        None => {
+            let herdr = match host {
+                Host::Pwk | Host::Herdr => {
+                    Some(HerdrConfig::load(inputs, &role.name, &mut config_files))
+                }
+                Host::Tintinweb | Host::Nicobailon => None,
+            };
+            (
+                "pi",
+                model_chain(role, inputs, herdr.as_ref(), &settings),
+                None,
+            )
+        }
+    };
+    Runtime {
+        kind,
+        tools,
+        thinking,
+        max_turns,
+        model,
+        cli,
+        config_files,
+    }
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
+}
+
+fn tools(host: Host, declared: Option<Vec<String>>, deny: Option<Vec<String>>) -> Tools {
+    let name = host.as_str();
+    let (effective, host_default, mut note) = match &declared {
+        None => match host {
+            Host::Tintinweb => (
+                strings(&ALL_BUILTIN_TOOLS),
+                true,
+                "absent: tintinweb gives all seven built-in tools".to_string(),
+            ),
+            Host::Nicobailon => (
+                strings(&PI_DEFAULT_TOOLS),
+                true,
+                "absent: pi's defaults (nicobailon adds its own bg_wait and contact_supervisor)"
+                    .to_string(),
+            ),
+            Host::Herdr | Host::Pwk => (
+                strings(&PI_DEFAULT_TOOLS),
+                true,
+                format!("absent: pi's defaults ({name} passes no --tools)"),
+            ),
+        },
+        Some(list) => {
+            let lower: Vec<String> = list.iter().map(|t| t.to_ascii_lowercase()).collect();
+            if host == Host::Tintinweb && lower.iter().any(|t| t == "*" || t == "all") {
+                (
+                    strings(&ALL_BUILTIN_TOOLS),
+                    false,
+                    "`all`: tintinweb gives all seven built-in tools".to_string(),
+                )
+            } else if host == Host::Tintinweb && lower.iter().any(|t| t == "none") {
+                (Vec::new(), false, "`none`: no tools".to_string())
+            } else if host == Host::Nicobailon {
+                (
+                    list.clone(),
+                    false,
+                    "as declared (nicobailon adds its contact_supervisor tool)".to_string(),
+                )
+            } else {
+                (list.clone(), false, "as declared".to_string())
+            }
+        }
+    };
+    let mutating = effective.iter().any(|t| MUTATING.contains(&t.as_str()));
+    if mutating {
+        note.push_str("; can change files (bash, edit or write)");
+    }
+    if deny.is_some() && host != Host::Herdr {
+        note.push_str(&format!(
+            "; `deny-tools` is read only by herdr, not by {name}"
+        ));
+    }
+    Tools {
+        declared,
+        effective,
+        host_default,
+        mutating,
+        deny_tools: deny,
+        note,
+    }
+}
+
+fn thinking(host: Host, role: &ResolvedRole, settings: &PiSettings) -> Setting<String> {
+    let raw = role.doc.mapping().and_then(|m| m.get("thinking"));
+    match (&role.role.thinking, raw) {
+        (Some(level), _) => Setting {
+            value: Some(level.clone()),
+            honoured: true,
+            note: match host {
+                Host::Nicobailon => format!("passed as the model suffix `:{level}`"),
+                _ => "as declared (pi clamps it to what the model supports)".to_string(),
+            },
+        },
+        (None, Some(node)) => Setting {
+            value: None,
+            honoured: false,
+            note: format!(
+                "`thinking` is not a level name ({}): hosts ignore it",
+                node.to_json()
+            ),
+        },
+        (None, None) => {
+            let default = match &settings.default_thinking {
+                Some((level, from)) => format!("pi's default level, {level}, from {from}"),
+                None => "pi's default level".to_string(),
+            };
+            let note = match host {
+                Host::Herdr => "not set: the parent's level".to_string(),
+                _ => format!("not set: {default}"),
+            };
+            Setting {
+                value: None,
+                honoured: true,
+                note,
+            }
+        }
+    }
+}
+
+fn max_turns(host: Host, role: &ResolvedRole) -> Setting<u64> {
+    let raw = role.doc.mapping().and_then(|m| m.get("max_turns"));
+    match (role.role.max_turns, raw) {
+        (Some(n), _) => {
+            let (honoured, note) = match host {
+                Host::Tintinweb => (
+                    true,
+                    format!(
+                        "honoured: told to wrap up at turn {n}, stopped at turn {}",
+                        n + 5
+                    ),
+                ),
+                Host::Pwk => (true, "honoured by pwk's runner".to_string()),
+                Host::Nicobailon => (
+                    false,
+                    "ignored by nicobailon (its bounds are `toolBudget` and `timeoutMs`)"
+                        .to_string(),
+                ),
+                Host::Herdr => (false, "ignored by herdr (it has no turn bound)".to_string()),
+            };
+            Setting {
+                value: Some(n),
+                honoured,
+                note,
+            }
+        }
+        (None, Some(node)) => Setting {
+            value: None,
+            honoured: false,
+            note: format!(
+                "`max_turns` is not a whole number ({}): hosts silently ignore it",
+                node.to_json()
+            ),
+        },
+        (None, None) => Setting {
+            value: None,
+            honoured: true,
+            note: "not set: no turn budget".to_string(),
+        },
+    }
+}
+
+/// Whether a hint can be a model id at all.
+fn unusable_reason(value: &str) -> Option<&'static str> {
+    if value.trim().is_empty() {
+        Some("empty")
+    } else if value.chars().any(char::is_whitespace) {
+        Some("contains whitespace")
+    } else if value.contains('<') || value.contains('>') {
+        Some("is a placeholder, not a model id")
+    } else {
+        None
+    }
+}
+
+fn model_chain(
+    role: &ResolvedRole,
+    inputs: &RuntimeInputs<'_>,
+    herdr: Option<&HerdrConfig>,
+    settings: &PiSettings,
+) -> ModelResolution {
+    let host = inputs.host;
+    let path = role.path.display(inputs.cwd);
+    let mut links = vec![
+        ChainLink {
+            link: "invocation",
+            from: "--model".to_string(),
+            value: inputs.explicit_model.map(str::to_string),
+            status: LinkStatus::Unset,
+            note: None,
+        },
+        ChainLink {
+            link: "frontmatter",
+            from: format!("`model` in {path}"),
+            value: role.role.model.clone(),
+            status: LinkStatus::Unset,
+            note: None,
+        },
+    ];
+    let not_read = |link: &'static str, what: &str| {
+        ChainLink {
+        link,
+        from: what.to_string(),
+        value: None,
+        status: LinkStatus::NotRead,
+        note: Some(match host {
+            Host::Nicobailon => {
+                "nicobailon has no such file (its settings `subagents.agentOverrides` are not read by pwk)"
+                    .to_string()
+            }
+            _ => format!("{} has no such link", host.as_str()),
+        }),
+    }
+    };
+    match herdr {
+        Some(cfg) => {
+            links.push(ChainLink {
+                link: "per-agent-config",
+                from: format!("`models.agents.{}` in {}", role.name, cfg.display),
+                value: cfg.per_agent.clone(),
+                status: LinkStatus::Unset,
+                note: cfg.problem.clone(),
+            });
+            links.push(ChainLink {
+                link: "global-config",
+                from: format!("`models.default` in {}", cfg.display),
+                value: cfg.default.clone(),
+                status: LinkStatus::Unset,
+                note: cfg.problem.clone(),
+            });
+        }
+        None => {
+            links.push(not_read("per-agent-config", "per-agent config"));
+            links.push(not_read("global-config", "global config"));
+        }
+    }
+    links.push(ChainLink {
+        link: "parent-default",
+        from: match &settings.default_model {
+            Some((_, from)) => format!("`defaultProvider`/`defaultModel` in {from}"),
+            None => "pi's default: the first model with credentials".to_string(),
+        },
+        value: settings.default_model.as_ref().map(|(m, _)| m.clone()),
+        status: LinkStatus::Unset,
+        note: None,
+    });
+
+    let mut decided: Option<usize> = None;
+    for (i, link) in links.iter_mut().enumerate() {
+        if link.status == LinkStatus::NotRead {
+            continue;
+        }
+        let Some(value) = link.value.clone() else {
+            if link.link == "parent-default" && decided.is_none() {
+                link.status = LinkStatus::Decides;
+                decided = Some(i);
+            }
+            continue;
+        };
+        if decided.is_some() {
+            link.status = LinkStatus::NotReached;
+            continue;
+        }
+        match unusable_reason(&value) {
+            Some(why) => {
+                link.status = LinkStatus::FallsBack;
+                link.note = Some(format!("`{value}` {why}: falls back to the next link"));
+            }
+            None => {
+                link.status = LinkStatus::Decides;
+                decided = Some(i);
+            }
+        }
+    }
+    let decided = decided.unwrap_or(links.len() - 1);
+    let effective = links[decided]
+        .value
+        .clone()
+        .filter(|v| unusable_reason(v).is_none());
+    let mut notes = vec![
+        "model ids are not checked against pi's model registry; an unknown id falls back to the parent's model under tintinweb and makes nicobailon refuse the role"
+            .to_string(),
+    ];
+    if links[decided].link == "frontmatter" {
+        match host {
+            Host::Tintinweb => notes.push(
+                "tintinweb: if this hint does not resolve, the child silently runs on the parent's model"
+                    .to_string(),
+            ),
+            Host::Nicobailon => notes.push(
+                "nicobailon: if this hint does not resolve, it refuses to launch the role".to_string(),
+            ),
+            _ => {}
+        }
+    }
+    ModelResolution {
+        effective,
+        decided_by: links[decided].link,
+        chain: links,
+        notes,
+    }
+}
+
+/// Read an optional JSON file. `Ok(None)` when it does not exist.
+fn read_json(path: &Path) -> Result<Option<serde_json::Value>, String> {
+    match read_role_file(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| format!("not valid JSON ({e})")),
+        Err(ReadError::NotFound) => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// pi-herdr-agents' `config.json`.
+struct HerdrConfig {
+    display: String,
+    per_agent: Option<String>,
+    default: Option<String>,
+    problem: Option<String>,
+}
+
+impl HerdrConfig {
+    fn load(inputs: &RuntimeInputs<'_>, name: &str, files: &mut Vec<ConfigFile>) -> HerdrConfig {
+        let Some(dir) = inputs.agent_dir else {
+            return HerdrConfig {
+                display: "herdr-agents/config.json (no agent directory: HOME is not set)"
+                    .to_string(),
+                per_agent: None,
+                default: None,
+                problem: None,
+            };
+        };
+        let path = dir.join("herdr-agents").join("config.json");
+        let display = crate::context::display_path(inputs.cwd, &path);
+        let mut cfg = HerdrConfig {
+            display: display.clone(),
+            per_agent: None,
+            default: None,
+            problem: None,
+        };
+        let purpose = "per-agent and global model defaults";
+        match read_json(&path) {
+            Ok(None) => files.push(ConfigFile {
+                path: display,
+                purpose,
+                status: "absent".to_string(),
+            }),
+            Err(e) => {
+                cfg.problem = Some(format!("{display} {e}: ignored"));
+                files.push(ConfigFile {
+                    path: display,
+                    purpose,
+                    status: e,
+                });
+            }
+            Ok(Some(json)) => {
+                let models = &json["models"];
+                cfg.per_agent = model_value(&models["agents"][name]);
+                cfg.default = model_value(&models["default"]);
+                files.push(ConfigFile {
+                    path: display,
+                    purpose,
+                    status: "read".to_string(),
+                });
+            }
+        }
+        cfg
+    }
+}
+
+/// A model value: a string, or the first of a list of candidates.
+fn model_value(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Array(items) => {
+            items.first().and_then(|s| s.as_str()).map(str::to_string)
+        }
+        _ => None,
+    }
+}
+
+/// pi's own defaults from `settings.json` (global, then the project's).
+struct PiSettings {
+    /// `provider/model` (or the bare model) and the file it came from.
+    default_model: Option<(String, String)>,
+    default_thinking: Option<(String, String)>,
+}
+
+impl PiSettings {
+    fn load(inputs: &RuntimeInputs<'_>, files: &mut Vec<ConfigFile>) -> PiSettings {
+        let mut paths: Vec<PathBuf> = Vec::new();
+        if let Some(dir) = inputs.agent_dir {
+            paths.push(dir.join("settings.json"));
+        }
+        paths.push(inputs.cwd.join(".pi").join("settings.json"));
+        let mut provider: Option<(String, String)> = None;
+        let mut model: Option<(String, String)> = None;
+        let mut thinking: Option<(String, String)> = None;
+        for path in paths {
+            let display = crate::context::display_path(inputs.cwd, &path);
+            let purpose = "pi's default model and thinking level";
+            match read_json(&path) {
+                Ok(None) => files.push(ConfigFile {
+                    path: display,
+                    purpose,
+                    status: "absent".to_string(),
+                }),
+                Err(e) => files.push(ConfigFile {
+                    path: display,
+                    purpose,
+                    status: e,
+                }),
+                Ok(Some(json)) => {
+                    let get = |k: &str| json[k].as_str().map(|s| (s.to_string(), display.clone()));
+                    // Later files (the project's) override earlier ones key by key.
+                    provider = get("defaultProvider").or(provider);
+                    model = get("defaultModel").or(model);
+                    thinking = get("defaultThinkingLevel").or(thinking);
+                    files.push(ConfigFile {
+                        path: display,
+                        purpose,
+                        status: "read".to_string(),
+                    });
+                }
+            }
+        }
+        let default_model = match (provider, model) {
+            (Some((p, _)), Some((m, from))) if !m.contains('/') => Some((format!("{p}/{m}"), from)),
+            (_, Some(m)) => Some(m),
+            (Some(_), None) | (None, None) => None,
+        };
+        PiSettings {
+            default_model,
+            default_thinking: thinking,
+        }
+    }
+}
