@@ -85,7 +85,10 @@ pub fn to_json() -> String {
         version: 1,
         provider: "pwk",
         capabilities: caps.iter().map(|c| c.name).collect(),
-        notes: caps.iter().map(|c| (c.name.to_string(), serde_json::Value::String(c.how.clone()))).collect(),
+        notes: caps
+            .iter()
+            .map(|c| (c.name.to_string(), serde_json::Value::String(c.how.clone())))
+            .collect(),
     };
     let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
     s.push('\n');
@@ -101,7 +104,9 @@ pub fn to_human() -> String {
             s.push_str(&format!("      {line}\n"));
         }
     }
-    s.push_str("\nA request that needs anything else is refused, so the host can fall back inline.\n");
+    s.push_str(
+        "\nA request that needs anything else is refused, so the host can fall back inline.\n",
+    );
     s
 }
 
@@ -130,7 +135,12 @@ mod tests {
     #[test]
     fn all_seven_seed_capabilities_with_a_note_each() {
         let v: serde_json::Value = serde_json::from_str(&to_json()).unwrap();
-        let caps: Vec<&str> = v["capabilities"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+        let caps: Vec<&str> = v["capabilities"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
         assert_eq!(
             caps,
             [
@@ -146,6 +156,11 @@ mod tests {
         for c in caps {
             assert!(v["notes"][c].as_str().is_some_and(|s| !s.is_empty()), "{c}");
         }
-        assert!(v["notes"]["read-only-enforcement"].as_str().unwrap().contains("--tools read,grep,find,ls"));
+        assert!(
+            v["notes"]["read-only-enforcement"]
+                .as_str()
+                .unwrap()
+                .contains("--tools read,grep,find,ls")
+        );
     }
 }

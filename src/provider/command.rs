@@ -5,14 +5,15 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::contract::SCOUT_FALLBACK;
-use super::mapping::FileCatalog;
+use super::mapping::DiscoverCatalog;
 use super::pi::{LazyModels, PiExecutor};
 use super::progress::ProgressDisplay;
-use super::rpc::RpcExecutor;
 use super::request::{self, DelegationRequest, LogicalRole, Operation, Status};
+use super::rpc::RpcExecutor;
 use super::{RunOutput, RunSettings};
 use crate::cli::{
-    CapabilitiesArgs, Format, ProviderRunArgs, ReconArgs, ResultSchema, ReviewArgs, RunRequestArgs, Transport,
+    CapabilitiesArgs, Format, ProviderRunArgs, ReconArgs, ResultSchema, ReviewArgs, RunRequestArgs,
+    Transport,
 };
 use crate::context::{eprintln_safe, write_stdout};
 use crate::{Context, ExitStatus};
@@ -30,7 +31,9 @@ pub fn capabilities(args: &CapabilitiesArgs, _ctx: &Context) -> anyhow::Result<E
 }
 
 pub fn coverage(_ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let Some(bytes) = read_stdin()? else { return Ok(ExitStatus::Error) };
+    let Some(bytes) = read_stdin()? else {
+        return Ok(ExitStatus::Error);
+    };
     let (required, outcomes) = match super::coverage::parse_input(&bytes) {
         Ok(x) => x,
         Err(e) => {
@@ -42,14 +45,25 @@ pub fn coverage(_ctx: &Context) -> anyhow::Result<ExitStatus> {
     let mut s = serde_json::to_string_pretty(&c)?;
     s.push('\n');
     write_stdout(s.as_bytes())?;
-    Ok(if c.complete { ExitStatus::Success } else { ExitStatus::Failure })
+    Ok(if c.complete {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
 }
 
 pub fn run_request(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let Some(settings) = settings(args.timeout, args.max_parallel, args.result_schema, args.transport) else {
+    let Some(settings) = settings(
+        args.timeout,
+        args.max_parallel,
+        args.result_schema,
+        args.transport,
+    ) else {
         return Ok(ExitStatus::Error);
     };
-    let Some(bytes) = read_stdin()? else { return Ok(ExitStatus::Error) };
+    let Some(bytes) = read_stdin()? else {
+        return Ok(ExitStatus::Error);
+    };
     let map = match request::parse_json_object(&bytes) {
         Ok(m) => m,
         Err(e) => {
@@ -72,11 +86,17 @@ pub fn run_request(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitS
 }
 
 pub fn recon(args: &ReconArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let Some(settings) = run_settings(&args.run) else { return Ok(ExitStatus::Error) };
-    let Some(cwd) = repo_root(args.cwd.as_deref(), ctx) else { return Ok(ExitStatus::Error) };
+    let Some(settings) = run_settings(&args.run) else {
+        return Ok(ExitStatus::Error);
+    };
+    let Some(cwd) = repo_root(args.cwd.as_deref(), ctx) else {
+        return Ok(ExitStatus::Error);
+    };
     for (flag, value) in [("--topic", &args.topic), ("--intent", &args.intent)] {
         if value.trim().is_empty() {
-            eprintln_safe(&format!("pwk: error: {flag} is empty; the scout needs a topic and a one-line intent"));
+            eprintln_safe(&format!(
+                "pwk: error: {flag} is empty; the scout needs a topic and a one-line intent"
+            ));
             return Ok(ExitStatus::Error);
         }
     }
@@ -93,8 +113,12 @@ pub fn recon(args: &ReconArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
 }
 
 pub fn review(args: &ReviewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let Some(settings) = run_settings(&args.run) else { return Ok(ExitStatus::Error) };
-    let Some(cwd) = repo_root(args.cwd.as_deref(), ctx) else { return Ok(ExitStatus::Error) };
+    let Some(settings) = run_settings(&args.run) else {
+        return Ok(ExitStatus::Error);
+    };
+    let Some(cwd) = repo_root(args.cwd.as_deref(), ctx) else {
+        return Ok(ExitStatus::Error);
+    };
     let mut roles = Vec::new();
     for name in &args.roles {
         match LogicalRole::from_name_or_short(name) {
@@ -119,7 +143,10 @@ full pwk-…-reviewer names; the scout runs with `pwk recon`)"
     let packet = match super::packet::read_packet(&args.packet) {
         Ok(p) => p,
         Err(e) => {
-            eprintln_safe(&format!("pwk: error: the review packet {} {e}", ctx.display_path(&args.packet)));
+            eprintln_safe(&format!(
+                "pwk: error: the review packet {} {e}",
+                ctx.display_path(&args.packet)
+            ));
             return Ok(ExitStatus::Error);
         }
     };
@@ -136,18 +163,28 @@ full pwk-…-reviewer names; the scout runs with `pwk recon`)"
 }
 
 fn exit_for(out: &RunOutput) -> ExitStatus {
-    if out.coverage.complete { ExitStatus::Success } else { ExitStatus::Failure }
+    if out.coverage.complete {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    }
 }
 
 /// Run a validated request on the real pi with the live display on stderr.
 fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> RunOutput {
-    let catalog = FileCatalog::new(&req.cwd, &ctx.env);
+    let catalog = DiscoverCatalog::new(&req.cwd, &ctx.env);
     let models = LazyModels::new(&ctx.env, &req.cwd);
-    let display = ProgressDisplay::new(&req.roles, std::io::stderr().is_terminal(), ctx.color_stderr);
+    let display = ProgressDisplay::new(
+        &req.roles,
+        std::io::stderr().is_terminal(),
+        ctx.color_stderr,
+    );
     let rpc = RpcExecutor { env: &ctx.env };
     let json = PiExecutor { env: &ctx.env };
     let executor: &dyn super::RoleExecutor = if settings.steer { &rpc } else { &json };
-    super::run(req, settings, &catalog, &models, executor, &|p| display.update(&p))
+    super::run(req, settings, &catalog, &models, executor, &|p| {
+        display.update(&p)
+    })
 }
 
 fn run_settings(a: &ProviderRunArgs) -> Option<RunSettings> {
@@ -185,11 +222,17 @@ fn repo_root(given: Option<&Path>, ctx: &Context) -> Option<PathBuf> {
     match std::fs::metadata(&p) {
         Ok(m) if m.is_dir() => Some(std::fs::canonicalize(&p).unwrap_or(p)),
         Ok(_) => {
-            eprintln_safe(&format!("pwk: error: --cwd {} is not a directory", p.display()));
+            eprintln_safe(&format!(
+                "pwk: error: --cwd {} is not a directory",
+                p.display()
+            ));
             None
         }
         Err(e) => {
-            eprintln_safe(&format!("pwk: error: --cwd {} cannot be used: {e}", p.display()));
+            eprintln_safe(&format!(
+                "pwk: error: --cwd {} cannot be used: {e}",
+                p.display()
+            ));
             None
         }
     }
@@ -204,7 +247,9 @@ fn read_stdin() -> anyhow::Result<Option<Vec<u8>>> {
         .read_to_end(&mut buf)
         .map_err(|e| anyhow::anyhow!("cannot read stdin: {e}"))?;
     if buf.len() as u64 > MAX_STDIN_BYTES {
-        eprintln_safe(&format!("pwk: error: stdin is larger than {MAX_STDIN_BYTES} bytes"));
+        eprintln_safe(&format!(
+            "pwk: error: stdin is larger than {MAX_STDIN_BYTES} bytes"
+        ));
         return Ok(None);
     }
     Ok(Some(buf))
@@ -221,7 +266,13 @@ fn render(out: &RunOutput, format: Format, ctx: &Context) -> anyhow::Result<()> 
 
 /// The human rendering: each role's report (or why there is none), then coverage.
 pub fn human(out: &RunOutput, color: bool) -> String {
-    let paint = |code: &str, s: &str| if color { format!("\x1b[{code}m{s}\x1b[0m") } else { s.to_string() };
+    let paint = |code: &str, s: &str| {
+        if color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    };
     let mut s = String::new();
     for r in &out.results {
         let status = match r.status {
@@ -242,7 +293,11 @@ pub fn human(out: &RunOutput, color: bool) -> String {
         if let Some(m) = &r.model {
             facts.push(m.clone());
         }
-        s.push_str(&format!("== {}: {status} ({}) ==\n", r.role, facts.join(", ")));
+        s.push_str(&format!(
+            "== {}: {status} ({}) ==\n",
+            r.role,
+            facts.join(", ")
+        ));
         if let Some(e) = &r.error {
             s.push_str(&format!("error: {e}\n"));
         }
@@ -257,9 +312,15 @@ pub fn human(out: &RunOutput, color: bool) -> String {
         s.push('\n');
     }
     let total = out.results.len();
-    let done = out.results.iter().filter(|r| r.status == Status::Completed).count();
+    let done = out
+        .results
+        .iter()
+        .filter(|r| r.status == Status::Completed)
+        .count();
     if out.coverage.complete {
-        s.push_str(&format!("Coverage: complete ({done}/{total} roles reported).\n"));
+        s.push_str(&format!(
+            "Coverage: complete ({done}/{total} roles reported).\n"
+        ));
     } else {
         s.push_str(&format!(
             "Coverage: incomplete ({done}/{total} roles reported); missing: {}. Retry those roles or do them inline; \

@@ -20,11 +20,23 @@
 use super::request::LogicalRole;
 
 /// The five scout sections, in order.
-pub const SCOUT_SECTIONS: [&str; 5] = ["Relevant files", "Existing patterns", "Call sites", "Test layout", "Gotchas"];
+pub const SCOUT_SECTIONS: [&str; 5] = [
+    "Relevant files",
+    "Existing patterns",
+    "Call sites",
+    "Test layout",
+    "Gotchas",
+];
 
 /// The seed-003 result fields, in order.
-pub const SIX_FIELDS: [&str; 6] =
-    ["conclusion", "evidence", "files_and_lines", "tests_or_checks", "risks", "recommended_parent_action"];
+pub const SIX_FIELDS: [&str; 6] = [
+    "conclusion",
+    "evidence",
+    "files_and_lines",
+    "tests_or_checks",
+    "risks",
+    "recommended_parent_action",
+];
 
 /// The recon fallback line of seed 000.
 pub const SCOUT_FALLBACK: &str = "Scout: unavailable — inline recon used.";
@@ -37,16 +49,25 @@ pub enum ContractBreach {
     /// The scout said it could not produce the map.
     ScoutUnavailable(String),
     /// The report misses parts of its contract.
-    Missing { contract: String, missing: Vec<String> },
+    Missing {
+        contract: String,
+        missing: Vec<String>,
+    },
 }
 
 impl std::fmt::Display for ContractBreach {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ContractBreach::Empty => f.write_str("the report is empty"),
-            ContractBreach::ScoutUnavailable(reason) => write!(f, "the scout reported itself unavailable: {reason}"),
+            ContractBreach::ScoutUnavailable(reason) => {
+                write!(f, "the scout reported itself unavailable: {reason}")
+            }
             ContractBreach::Missing { contract, missing } => {
-                write!(f, "the report breaks the {contract}: {}", missing.join("; "))
+                write!(
+                    f,
+                    "the report breaks the {contract}: {}",
+                    missing.join("; ")
+                )
             }
         }
     }
@@ -67,7 +88,10 @@ pub fn check(contract: ReportContract, report: &str) -> Result<(), ContractBreac
         return Err(ContractBreach::Empty);
     }
     let (name, missing) = match contract {
-        ReportContract::SixField => ("six-field result schema".to_string(), six_field_problems(report)),
+        ReportContract::SixField => (
+            "six-field result schema".to_string(),
+            six_field_problems(report),
+        ),
         ReportContract::Role(role) => {
             let missing = match role {
                 LogicalRole::ReconScout => {
@@ -78,12 +102,21 @@ pub fn check(contract: ReportContract, report: &str) -> Result<(), ContractBreac
                 }
                 LogicalRole::SpecReviewer => spec_problems(report),
                 LogicalRole::HazardReviewer => hazard_problems(report),
-                LogicalRole::TracingReviewer | LogicalRole::SmellReviewer => reviewer_problems(report),
+                LogicalRole::TracingReviewer | LogicalRole::SmellReviewer => {
+                    reviewer_problems(report)
+                }
             };
             (format!("{role} contract"), missing)
         }
     };
-    if missing.is_empty() { Ok(()) } else { Err(ContractBreach::Missing { contract: name, missing }) }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(ContractBreach::Missing {
+            contract: name,
+            missing,
+        })
+    }
 }
 
 /// Lines outside fenced code blocks, with their text.
@@ -105,7 +138,10 @@ fn prose_lines(report: &str) -> Vec<&str> {
 
 /// Strip Markdown emphasis and code marks around a short line.
 fn plain(s: &str) -> String {
-    s.trim().trim_matches(|c| c == '*' || c == '_' || c == '`').trim().to_string()
+    s.trim()
+        .trim_matches(|c| c == '*' || c == '_' || c == '`')
+        .trim()
+        .to_string()
 }
 
 /// The heading text of a Markdown heading line (`### 1. Relevant files` → `relevant files`).
@@ -133,11 +169,18 @@ pub fn scout_unavailable(report: &str) -> Option<String> {
     let last = last_line(report)?;
     let rest = last.strip_prefix("Scout: unavailable")?;
     let reason = rest.trim_start_matches([' ', '—', '-', '–', ':']).trim();
-    Some(if reason.is_empty() { "no reason given".to_string() } else { reason.to_string() })
+    Some(if reason.is_empty() {
+        "no reason given".to_string()
+    } else {
+        reason.to_string()
+    })
 }
 
 fn scout_problems(report: &str) -> Vec<String> {
-    let headings: Vec<String> = prose_lines(report).into_iter().filter_map(heading_text).collect();
+    let headings: Vec<String> = prose_lines(report)
+        .into_iter()
+        .filter_map(heading_text)
+        .collect();
     let mut problems = Vec::new();
     let mut cursor = 0usize;
     let mut absent = Vec::new();
@@ -145,7 +188,9 @@ fn scout_problems(report: &str) -> Vec<String> {
         let want = section.to_ascii_lowercase();
         match headings.iter().position(|h| *h == want) {
             None => absent.push(section),
-            Some(at) if at < cursor => problems.push(format!("section \"{section}\" is out of order")),
+            Some(at) if at < cursor => {
+                problems.push(format!("section \"{section}\" is out of order"))
+            }
             Some(at) => cursor = at,
         }
     }
@@ -153,7 +198,8 @@ fn scout_problems(report: &str) -> Vec<String> {
         problems.insert(0, format!("missing section(s): {}", absent.join(", ")));
     }
     if last_line(report).as_deref() != Some("Scout: complete") {
-        problems.push("the report does not end with the terminal line \"Scout: complete\"".to_string());
+        problems
+            .push("the report does not end with the terminal line \"Scout: complete\"".to_string());
     }
     problems
 }
@@ -171,10 +217,15 @@ pub fn cites_file_line(text: &str) -> bool {
         let token = &text[start..i];
         let looks_like_path = !token.is_empty()
             && !token.contains("://")
-            && token.chars().all(|c| c.is_alphanumeric() || "._/-+@".contains(c))
-            && (token.contains('/') || token.rsplit_once('.').is_some_and(|(stem, ext)| {
-                !stem.is_empty() && !ext.is_empty() && ext.chars().all(|c| c.is_ascii_alphanumeric())
-            }));
+            && token
+                .chars()
+                .all(|c| c.is_alphanumeric() || "._/-+@".contains(c))
+            && (token.contains('/')
+                || token.rsplit_once('.').is_some_and(|(stem, ext)| {
+                    !stem.is_empty()
+                        && !ext.is_empty()
+                        && ext.chars().all(|c| c.is_ascii_alphanumeric())
+                }));
         if looks_like_path {
             return true;
         }
@@ -199,27 +250,43 @@ fn table_cells(line: &str) -> Option<Vec<String>> {
     if !t.starts_with('|') {
         return None;
     }
-    Some(t.trim_matches('|').split('|').map(|c| plain(c).to_ascii_lowercase()).collect())
+    Some(
+        t.trim_matches('|')
+            .split('|')
+            .map(|c| plain(c).to_ascii_lowercase())
+            .collect(),
+    )
 }
 
 fn spec_problems(report: &str) -> Vec<String> {
     let lines = prose_lines(report);
     let header = lines.iter().position(|l| {
         table_cells(l).is_some_and(|c| {
-            c.len() >= 3 && c[0].starts_with('r') && c.iter().any(|x| x == "verdict") && c.iter().any(|x| x == "evidence")
+            c.len() >= 3
+                && c[0].starts_with('r')
+                && c.iter().any(|x| x == "verdict")
+                && c.iter().any(|x| x == "evidence")
         })
     });
     let Some(header) = header else {
         return vec!["no coverage table with the header | R# | Verdict | Evidence |".to_string()];
     };
-    let verdict_col = table_cells(lines[header]).and_then(|c| c.iter().position(|x| x == "verdict")).unwrap_or(1);
+    let verdict_col = table_cells(lines[header])
+        .and_then(|c| c.iter().position(|x| x == "verdict"))
+        .unwrap_or(1);
     let rows = lines[header + 1..]
         .iter()
         .map_while(|l| table_cells(l))
-        .filter(|c| c.get(verdict_col).is_some_and(|v| ["covered", "gap", "scope-creep"].contains(&v.as_str())))
+        .filter(|c| {
+            c.get(verdict_col)
+                .is_some_and(|v| ["covered", "gap", "scope-creep"].contains(&v.as_str()))
+        })
         .count();
     if rows == 0 {
-        vec!["the coverage table has no row with a verdict of covered, gap or scope-creep".to_string()]
+        vec![
+            "the coverage table has no row with a verdict of covered, gap or scope-creep"
+                .to_string(),
+        ]
     } else {
         Vec::new()
     }
@@ -231,7 +298,10 @@ fn hazard_problems(report: &str) -> Vec<String> {
         if !(line.contains("[SAFE]") || line.contains("[TRIGGERED]")) {
             continue;
         }
-        let t = line.trim_start().trim_start_matches(['-', '*', '+', ' ', '#']).trim_start_matches(['*', '_']);
+        let t = line
+            .trim_start()
+            .trim_start_matches(['-', '*', '+', ' ', '#'])
+            .trim_start_matches(['*', '_']);
         let digits: String = t.chars().take_while(char::is_ascii_digit).collect();
         if let Ok(n) = digits.parse::<usize>()
             && (1..=7).contains(&n)
@@ -240,8 +310,10 @@ fn hazard_problems(report: &str) -> Vec<String> {
             answered[n - 1] = true;
         }
     }
-    let unanswered: Vec<String> =
-        (1..=7).filter(|n| !answered[n - 1]).map(|n| n.to_string()).collect();
+    let unanswered: Vec<String> = (1..=7)
+        .filter(|n| !answered[n - 1])
+        .map(|n| n.to_string())
+        .collect();
     if unanswered.is_empty() {
         Vec::new()
     } else {
@@ -257,7 +329,9 @@ pub fn six_field_problems(report: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for line in prose_lines(report) {
         // A top-level field starts at column 0: `name:` then a space or the line end.
-        let Some((name, rest)) = line.split_once(':') else { continue };
+        let Some((name, rest)) = line.split_once(':') else {
+            continue;
+        };
         if name.is_empty()
             || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             || !name.starts_with(|c: char| c.is_ascii_alphabetic())
@@ -273,25 +347,45 @@ pub fn six_field_problems(report: &str) -> Vec<String> {
         .map(String::as_str)
         .filter(|f| !SIX_FIELDS.contains(f))
         .collect();
-    let missing: Vec<&str> = SIX_FIELDS.iter().copied().filter(|f| !found.iter().any(|x| x == f)).collect();
+    let missing: Vec<&str> = SIX_FIELDS
+        .iter()
+        .copied()
+        .filter(|f| !found.iter().any(|x| x == f))
+        .collect();
     if !missing.is_empty() {
         problems.push(format!("missing field(s): {}", missing.join(", ")));
     }
     for e in &extras {
         let lower = e.to_ascii_lowercase();
         if SIX_FIELDS.contains(&lower.as_str()) {
-            problems.push(format!("field \"{e}\" must be spelled in lower case: \"{lower}\""));
+            problems.push(format!(
+                "field \"{e}\" must be spelled in lower case: \"{lower}\""
+            ));
         } else {
-            problems.push(format!("extra top-level field \"{e}\" (only the six fields are allowed)"));
+            problems.push(format!(
+                "extra top-level field \"{e}\" (only the six fields are allowed)"
+            ));
         }
     }
-    let known: Vec<&str> = found.iter().map(String::as_str).filter(|f| SIX_FIELDS.contains(f)).collect();
+    let known: Vec<&str> = found
+        .iter()
+        .map(String::as_str)
+        .filter(|f| SIX_FIELDS.contains(f))
+        .collect();
     let mut dedup = known.clone();
     dedup.dedup();
-    if dedup.len() != known.len() || known.iter().enumerate().any(|(i, f)| known[..i].contains(f)) {
+    if dedup.len() != known.len()
+        || known
+            .iter()
+            .enumerate()
+            .any(|(i, f)| known[..i].contains(f))
+    {
         problems.push("a field appears more than once".to_string());
     } else if missing.is_empty() && known != SIX_FIELDS {
-        problems.push(format!("fields are out of order (expected {})", SIX_FIELDS.join(", ")));
+        problems.push(format!(
+            "fields are out of order (expected {})",
+            SIX_FIELDS.join(", ")
+        ));
     }
     problems
 }
@@ -329,18 +423,24 @@ mod tests {
     #[test]
     fn scout_breaches_name_what_is_missing() {
         let no_gotchas = SCOUT_OK.replace("### Gotchas", "### Other");
-        let e = role(LogicalRole::ReconScout, &no_gotchas).unwrap_err().to_string();
+        let e = role(LogicalRole::ReconScout, &no_gotchas)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("missing section(s): Gotchas"), "{e}");
 
         let swapped = SCOUT_OK
             .replace("### Call sites", "### TMP")
             .replace("### Existing patterns", "### Call sites")
             .replace("### TMP", "### Existing patterns");
-        let e = role(LogicalRole::ReconScout, &swapped).unwrap_err().to_string();
+        let e = role(LogicalRole::ReconScout, &swapped)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("out of order"), "{e}");
 
         let unterminated = SCOUT_OK.replace("Scout: complete\n", "");
-        let e = role(LogicalRole::ReconScout, &unterminated).unwrap_err().to_string();
+        let e = role(LogicalRole::ReconScout, &unterminated)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("Scout: complete"), "{e}");
 
         // A heading inside a code fence does not count.
@@ -362,16 +462,24 @@ mod tests {
         for r in LogicalRole::ALL {
             assert_eq!(role(r, " \n\t"), Err(ContractBreach::Empty));
         }
-        assert_eq!(check(ReportContract::SixField, ""), Err(ContractBreach::Empty));
+        assert_eq!(
+            check(ReportContract::SixField, ""),
+            Err(ContractBreach::Empty)
+        );
     }
 
     #[test]
     fn reviewers_cite_file_line_or_say_no_findings() {
         for r in [LogicalRole::TracingReviewer, LogicalRole::SmellReviewer] {
-            assert_eq!(role(r, "1. src/provider/mod.rs:42 — duplicated match arm"), Ok(()));
+            assert_eq!(
+                role(r, "1. src/provider/mod.rs:42 — duplicated match arm"),
+                Ok(())
+            );
             assert_eq!(role(r, "No findings."), Ok(()));
             assert_eq!(role(r, "- (tests/cli/main.rs:7-9) dead helper"), Ok(()));
-            let e = role(r, "Looks fine overall, some naming could improve.").unwrap_err().to_string();
+            let e = role(r, "Looks fine overall, some naming could improve.")
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("file:line"), "{e}");
             // A URL or a time is not a file:line citation.
             assert!(role(r, "see https://example.test:8080 at 10:30").is_err());
@@ -382,10 +490,17 @@ mod tests {
     fn spec_reviewer_needs_its_coverage_table() {
         let ok = "| R# | Verdict | Evidence |\n|---|---|---|\n| R1 | covered | src/a.rs:3, tests/a.rs:9 |\n| R2 | gap | none |\n";
         assert_eq!(role(LogicalRole::SpecReviewer, ok), Ok(()));
-        let e = role(LogicalRole::SpecReviewer, "src/a.rs:3 covers R1").unwrap_err().to_string();
+        let e = role(LogicalRole::SpecReviewer, "src/a.rs:3 covers R1")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("coverage table"), "{e}");
         let no_rows = "| R# | Verdict | Evidence |\n|---|---|---|\n";
-        assert!(role(LogicalRole::SpecReviewer, no_rows).unwrap_err().to_string().contains("no row"));
+        assert!(
+            role(LogicalRole::SpecReviewer, no_rows)
+                .unwrap_err()
+                .to_string()
+                .contains("no row")
+        );
     }
 
     #[test]
@@ -397,13 +512,21 @@ mod tests {
         assert_eq!(role(LogicalRole::HazardReviewer, &ok), Ok(()));
         let triggered = ok.replace("3. item — [SAFE]", "**3.** item — [TRIGGERED] add a limit");
         assert_eq!(role(LogicalRole::HazardReviewer, &triggered), Ok(()));
-        let six = ok.replace("5. item — [SAFE] bounded by the cap\n", "5. item — looked fine\n");
-        let e = role(LogicalRole::HazardReviewer, &six).unwrap_err().to_string();
+        let six = ok.replace(
+            "5. item — [SAFE] bounded by the cap\n",
+            "5. item — looked fine\n",
+        );
+        let e = role(LogicalRole::HazardReviewer, &six)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("item(s) 5 not answered"), "{e}");
     }
 
     fn six(fields: &[&str]) -> String {
-        fields.iter().map(|f| format!("{f}: value\n  more detail\n")).collect()
+        fields
+            .iter()
+            .map(|f| format!("{f}: value\n  more detail\n"))
+            .collect()
     }
 
     #[test]
@@ -411,16 +534,31 @@ mod tests {
         assert_eq!(check(ReportContract::SixField, &six(&SIX_FIELDS)), Ok(()));
         let mut swapped = SIX_FIELDS;
         swapped.swap(0, 1);
-        assert!(six_field_problems(&six(&swapped)).iter().any(|p| p.contains("out of order")));
+        assert!(
+            six_field_problems(&six(&swapped))
+                .iter()
+                .any(|p| p.contains("out of order"))
+        );
         let mut extra = SIX_FIELDS.to_vec();
         extra.push("model");
-        assert!(six_field_problems(&six(&extra)).iter().any(|p| p.contains("extra top-level field \"model\"")));
+        assert!(
+            six_field_problems(&six(&extra))
+                .iter()
+                .any(|p| p.contains("extra top-level field \"model\""))
+        );
         let upper = six(&SIX_FIELDS).replace("conclusion:", "Conclusion:");
         let p = six_field_problems(&upper);
         assert!(p.iter().any(|p| p.contains("lower case")), "{p:?}");
-        assert!(p.iter().any(|p| p.contains("missing field(s): conclusion")), "{p:?}");
+        assert!(
+            p.iter().any(|p| p.contains("missing field(s): conclusion")),
+            "{p:?}"
+        );
         let dup = six(&SIX_FIELDS) + "risks: again\n";
-        assert!(six_field_problems(&dup).iter().any(|p| p.contains("more than once")));
+        assert!(
+            six_field_problems(&dup)
+                .iter()
+                .any(|p| p.contains("more than once"))
+        );
         // Indented lines and fenced blocks are not top-level fields.
         let nested = six(&SIX_FIELDS) + "  note: nested\n```\nfoo: bar\n```\n";
         assert_eq!(six_field_problems(&nested), Vec::<String>::new());

@@ -54,11 +54,18 @@ pub fn assess(required: &[String], outcomes: &[Outcome]) -> Coverage {
             .iter()
             .find(|o| &o.role == role && counts(&o.status, o.report.as_deref()));
         match hit {
-            Some(o) => retained.push(Retained { role: role.clone(), report: o.report.clone().unwrap_or_default() }),
+            Some(o) => retained.push(Retained {
+                role: role.clone(),
+                report: o.report.clone().unwrap_or_default(),
+            }),
             None => missing.push(role.clone()),
         }
     }
-    Coverage { complete: missing.is_empty(), missing, retained }
+    Coverage {
+        complete: missing.is_empty(),
+        missing,
+        retained,
+    }
 }
 
 /// Why a coverage input could not be read (exit 2).
@@ -88,12 +95,22 @@ pub fn parse_input(bytes: &[u8]) -> Result<(Vec<String>, Vec<Outcome>), Coverage
             for (i, v) in items.iter().enumerate() {
                 match v.as_str() {
                     Some(s) => out.push(s.to_string()),
-                    None => return shape(format!("required[{i}] must be a role name (string), found {}", json_kind(v))),
+                    None => {
+                        return shape(format!(
+                            "required[{i}] must be a role name (string), found {}",
+                            json_kind(v)
+                        ));
+                    }
                 }
             }
             out
         }
-        Some(v) => return shape(format!("required must be an array of role names, found {}", json_kind(v))),
+        Some(v) => {
+            return shape(format!(
+                "required must be an array of role names, found {}",
+                json_kind(v)
+            ));
+        }
         None => return shape("required is missing (an array of role names)".to_string()),
     };
     let outcomes = match map.get("outcomes") {
@@ -101,35 +118,63 @@ pub fn parse_input(bytes: &[u8]) -> Result<(Vec<String>, Vec<Outcome>), Coverage
             let mut out = Vec::new();
             for (i, v) in items.iter().enumerate() {
                 let Value::Object(o) = v else {
-                    return shape(format!("outcomes[{i}] must be an object, found {}", json_kind(v)));
+                    return shape(format!(
+                        "outcomes[{i}] must be an object, found {}",
+                        json_kind(v)
+                    ));
                 };
                 let role = match o.get("role") {
                     Some(Value::String(s)) => s.clone(),
-                    Some(v) => return shape(format!("outcomes[{i}].role must be a string, found {}", json_kind(v))),
+                    Some(v) => {
+                        return shape(format!(
+                            "outcomes[{i}].role must be a string, found {}",
+                            json_kind(v)
+                        ));
+                    }
                     None => return shape(format!("outcomes[{i}].role is missing")),
                 };
                 let status = match o.get("status") {
                     Some(Value::String(s)) if STATUSES.contains(&s.as_str()) => s.clone(),
                     Some(Value::String(s)) => {
-                        let hint = if s == "timed_out" { " (the seed spells it \"timed-out\")" } else { "" };
+                        let hint = if s == "timed_out" {
+                            " (the seed spells it \"timed-out\")"
+                        } else {
+                            ""
+                        };
                         return shape(format!(
                             "outcomes[{i}].status {s:?} is not one of completed, failed, timed-out, skipped{hint}"
                         ));
                     }
-                    Some(v) => return shape(format!("outcomes[{i}].status must be a string, found {}", json_kind(v))),
+                    Some(v) => {
+                        return shape(format!(
+                            "outcomes[{i}].status must be a string, found {}",
+                            json_kind(v)
+                        ));
+                    }
                     None => return shape(format!("outcomes[{i}].status is missing")),
                 };
                 let report = match o.get("report") {
                     None | Some(Value::Null) => None,
                     Some(Value::String(s)) => Some(s.clone()),
-                    Some(v) => return shape(format!("outcomes[{i}].report must be a string, found {}", json_kind(v))),
+                    Some(v) => {
+                        return shape(format!(
+                            "outcomes[{i}].report must be a string, found {}",
+                            json_kind(v)
+                        ));
+                    }
                 };
-                out.push(Outcome { role, status, report });
+                out.push(Outcome {
+                    role,
+                    status,
+                    report,
+                });
             }
             out
         }
         Some(v) => return shape(format!("outcomes must be an array, found {}", json_kind(v))),
-        None => return shape("outcomes is missing (an array of DelegationResult objects)".to_string()),
+        None => {
+            return shape("outcomes is missing (an array of DelegationResult objects)".to_string());
+        }
     };
     Ok((required, outcomes))
 }
@@ -139,7 +184,11 @@ mod tests {
     use super::*;
 
     fn o(role: &str, status: &str, report: Option<&str>) -> Outcome {
-        Outcome { role: role.into(), status: status.into(), report: report.map(str::to_string) }
+        Outcome {
+            role: role.into(),
+            status: status.into(),
+            report: report.map(str::to_string),
+        }
     }
 
     fn req(names: &[&str]) -> Vec<String> {
@@ -160,23 +209,45 @@ mod tests {
         let c = assess(&required, &outcomes);
         assert!(!c.complete);
         assert_eq!(c.missing, ["b", "c", "d", "e", "f"]);
-        assert_eq!(c.retained, [Retained { role: "a".into(), report: "report A".into() }]);
+        assert_eq!(
+            c.retained,
+            [Retained {
+                role: "a".into(),
+                report: "report A".into()
+            }]
+        );
     }
 
     #[test]
     fn complete_when_every_required_role_has_a_report() {
-        let c = assess(&req(&["a", "b"]), &[o("b", "completed", Some("B")), o("a", "completed", Some("A"))]);
+        let c = assess(
+            &req(&["a", "b"]),
+            &[
+                o("b", "completed", Some("B")),
+                o("a", "completed", Some("A")),
+            ],
+        );
         assert!(c.complete);
         assert!(c.missing.is_empty());
         // retained follows the required order
-        assert_eq!(c.retained.iter().map(|r| r.role.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(
+            c.retained
+                .iter()
+                .map(|r| r.role.as_str())
+                .collect::<Vec<_>>(),
+            ["a", "b"]
+        );
     }
 
     #[test]
     fn a_later_success_covers_an_earlier_failure_and_extras_are_ignored() {
         let c = assess(
             &req(&["a", "a"]),
-            &[o("a", "failed", None), o("a", "completed", Some("retry ok")), o("zzz", "completed", Some("x"))],
+            &[
+                o("a", "failed", None),
+                o("a", "completed", Some("retry ok")),
+                o("zzz", "completed", Some("x")),
+            ],
         );
         assert!(c.complete);
         assert_eq!(c.retained.len(), 1);
@@ -190,8 +261,13 @@ mod tests {
 
     #[test]
     fn input_shape_errors_name_the_place() {
-        let e = parse_input(br#"{"required":["a"],"outcomes":[{"role":"a","status":"timed_out"}]}"#).unwrap_err();
-        assert!(e.to_string().contains("outcomes[0].status \"timed_out\""), "{e}");
+        let e =
+            parse_input(br#"{"required":["a"],"outcomes":[{"role":"a","status":"timed_out"}]}"#)
+                .unwrap_err();
+        assert!(
+            e.to_string().contains("outcomes[0].status \"timed_out\""),
+            "{e}"
+        );
         assert!(e.to_string().contains("timed-out"), "{e}");
         let e = parse_input(br#"{"required":[1],"outcomes":[]}"#).unwrap_err();
         assert!(e.to_string().contains("required[0]"), "{e}");

@@ -103,9 +103,16 @@ pub fn run_all(
 ) -> Vec<DelegationResult> {
     let cap = cap.clamp(1, jobs.len().max(1));
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<DelegationResult>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
+    let slots: Vec<Mutex<Option<DelegationResult>>> =
+        jobs.iter().map(|_| Mutex::new(None)).collect();
     for job in jobs {
-        progress(RoleProgress { index: job.index, role: job.role, state: RoleState::Queued, turns: 0, tool_calls: 0 });
+        progress(RoleProgress {
+            index: job.index,
+            role: job.role,
+            state: RoleState::Queued,
+            turns: 0,
+            tool_calls: 0,
+        });
     }
     std::thread::scope(|scope| {
         for _ in 0..cap {
@@ -147,12 +154,17 @@ pub fn run_all(
         .into_iter()
         .zip(jobs)
         .map(|(slot, job)| {
-            slot.into_inner().unwrap_or_else(|e| e.into_inner()).unwrap_or_else(|| {
-                // A worker thread panicked before storing its result: never drop the role.
-                let mut r = DelegationResult::new(job.role, Status::Failed);
-                r.error = Some("pwk lost this role's result (internal error); run it again or inline".into());
-                r
-            })
+            slot.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .unwrap_or_else(|| {
+                    // A worker thread panicked before storing its result: never drop the role.
+                    let mut r = DelegationResult::new(job.role, Status::Failed);
+                    r.error = Some(
+                        "pwk lost this role's result (internal error); run it again or inline"
+                            .into(),
+                    );
+                    r
+                })
         })
         .collect()
 }
@@ -171,7 +183,8 @@ pub fn normalize(job: &RoleJob, run: &RoleRun) -> DelegationResult {
     r.notes = job.notes.clone();
     r.notes.extend(run.notes.iter().cloned());
     if run.turn_budget_reached {
-        r.notes.push(format!("turn budget of {} reached", job.turn_budget));
+        r.notes
+            .push(format!("turn budget of {} reached", job.turn_budget));
     }
     let text = run.final_text.as_deref().unwrap_or("");
     match run.end {
@@ -182,7 +195,9 @@ pub fn normalize(job: &RoleJob, run: &RoleRun) -> DelegationResult {
         RunEnd::TimedOut => {
             r.status = Status::TimedOut;
             r.error = Some(
-                run.error.clone().unwrap_or_else(|| format!("timed out after {} s", job.timeout.as_secs())),
+                run.error
+                    .clone()
+                    .unwrap_or_else(|| format!("timed out after {} s", job.timeout.as_secs())),
             );
             if !text.trim().is_empty() {
                 r.report = Some(text.to_string());
@@ -190,7 +205,11 @@ pub fn normalize(job: &RoleJob, run: &RoleRun) -> DelegationResult {
         }
         RunEnd::Failed => {
             r.status = Status::Failed;
-            r.error = Some(run.error.clone().unwrap_or_else(|| "pi failed without saying why".into()));
+            r.error = Some(
+                run.error
+                    .clone()
+                    .unwrap_or_else(|| "pi failed without saying why".into()),
+            );
             if !text.trim().is_empty() {
                 r.report = Some(text.to_string());
             }
@@ -220,7 +239,8 @@ pub fn normalize(job: &RoleJob, run: &RoleRun) -> DelegationResult {
         },
     }
     if job.role == LogicalRole::ReconScout && r.status != Status::Completed {
-        r.notes.push(format!("fallback: {}", contract::SCOUT_FALLBACK));
+        r.notes
+            .push(format!("fallback: {}", contract::SCOUT_FALLBACK));
     }
     r
 }
@@ -251,7 +271,10 @@ mod tests {
     }
 
     fn completed(text: &str) -> RoleRun {
-        RoleRun { final_text: Some(text.into()), ..RoleRun::new(RunEnd::Completed) }
+        RoleRun {
+            final_text: Some(text.into()),
+            ..RoleRun::new(RunEnd::Completed)
+        }
     }
 
     #[test]
@@ -264,26 +287,46 @@ mod tests {
 
         let empty = normalize(&j, &completed("  "));
         assert_eq!(empty.status, Status::Failed);
-        assert_eq!(empty.error.as_deref(), Some("the role ended with an empty report"));
+        assert_eq!(
+            empty.error.as_deref(),
+            Some("the role ended with an empty report")
+        );
         assert_eq!(empty.report, None);
 
-        let capped = RoleRun { turn_budget_reached: true, ..completed("") };
-        assert_eq!(normalize(&j, &capped).error.as_deref(), Some(BUDGET_WITHOUT_REPORT));
+        let capped = RoleRun {
+            turn_budget_reached: true,
+            ..completed("")
+        };
+        assert_eq!(
+            normalize(&j, &capped).error.as_deref(),
+            Some(BUDGET_WITHOUT_REPORT)
+        );
 
-        let capped_ok = RoleRun { turn_budget_reached: true, ..completed("No findings") };
+        let capped_ok = RoleRun {
+            turn_budget_reached: true,
+            ..completed("No findings")
+        };
         let r = normalize(&j, &capped_ok);
         assert_eq!(r.status, Status::Completed);
         assert!(r.notes.iter().any(|n| n == "turn budget of 5 reached"));
 
         let breach = normalize(&j, &completed("Looks fine."));
         assert_eq!(breach.status, Status::Failed);
-        assert!(breach.error.unwrap().contains("pwk-smell-reviewer contract"));
+        assert!(
+            breach
+                .error
+                .unwrap()
+                .contains("pwk-smell-reviewer contract")
+        );
 
         let timed = normalize(&j, &RoleRun::new(RunEnd::TimedOut));
         assert_eq!(timed.status, Status::TimedOut);
         assert_eq!(timed.error.as_deref(), Some("timed out after 7 s"));
 
-        let failed = RoleRun { error: Some("401 bad key".into()), ..RoleRun::new(RunEnd::Failed) };
+        let failed = RoleRun {
+            error: Some("401 bad key".into()),
+            ..RoleRun::new(RunEnd::Failed)
+        };
         assert_eq!(normalize(&j, &failed).error.as_deref(), Some("401 bad key"));
     }
 
@@ -292,7 +335,10 @@ mod tests {
         let j = job(0, LogicalRole::ReconScout);
         let r = normalize(&j, &completed("Scout: unavailable — no repo"));
         assert_eq!(r.status, Status::Failed);
-        assert!(r.notes.contains(&"fallback: Scout: unavailable — inline recon used.".to_string()));
+        assert!(
+            r.notes
+                .contains(&"fallback: Scout: unavailable — inline recon used.".to_string())
+        );
     }
 
     /// An in-process fake executor: sleeps per role, records peak concurrency.
@@ -327,7 +373,10 @@ mod tests {
         ];
         let jobs: Vec<RoleJob> = roles.iter().enumerate().map(|(i, r)| job(i, *r)).collect();
         for cap in [1, 2, 4] {
-            let fake = FakeExecutor { running: AtomicUsize::new(0), peak: AtomicUsize::new(0) };
+            let fake = FakeExecutor {
+                running: AtomicUsize::new(0),
+                peak: AtomicUsize::new(0),
+            };
             let events = Mutex::new(Vec::new());
             let out = run_all(&jobs, cap, &fake, &|p| events.lock().unwrap().push(p));
             assert_eq!(out.iter().map(|r| r.role).collect::<Vec<_>>(), roles);
@@ -335,7 +384,13 @@ mod tests {
             assert_eq!(out[4].report.as_deref(), Some("No findings (4)"));
             assert_eq!(fake.peak.load(Ordering::SeqCst), cap, "cap {cap}");
             let events = events.into_inner().unwrap();
-            assert_eq!(events.iter().filter(|e| matches!(e.state, RoleState::Done(_))).count(), 5);
+            assert_eq!(
+                events
+                    .iter()
+                    .filter(|e| matches!(e.state, RoleState::Done(_)))
+                    .count(),
+                5
+            );
         }
     }
 

@@ -29,6 +29,8 @@ pub struct EffectiveRole {
     pub path: Option<PathBuf>,
     /// `project`, `global` or `package`.
     pub layer: String,
+    /// What discovery noticed (e.g. a broken higher-layer file that was skipped).
+    pub notes: Vec<String>,
 }
 
 /// Where effective role definitions come from.
@@ -45,53 +47,65 @@ impl RoleCatalog for BundledCatalog {
         let bundled = crate::install::bundled::bundled_role(role.name())
             .ok_or_else(|| format!("{role} is not bundled with pwk"))?;
         let doc = RoleDoc::parse(bundled.file_name(), bundled.content.as_bytes());
-        let parsed = Role::from_doc(&doc).ok_or_else(|| format!("the bundled {role} definition does not parse"))?;
-        Ok(EffectiveRole { role: parsed, path: None, layer: "package".to_string() })
+        let parsed = Role::from_doc(&doc)
+            .ok_or_else(|| format!("the bundled {role} definition does not parse"))?;
+        Ok(EffectiveRole {
+            role: parsed,
+            path: None,
+            layer: "package".to_string(),
+            notes: Vec::new(),
+        })
     }
 }
 
-/// Role files on disk, then the bundled copy: project (`<cwd>/.agents/agents/`, then
-/// `<cwd>/.pi/agents/`) > global (`<agent dir>/agents/`) > package (bundled).
-///
-/// A small, provider-local lookup by file name `<role>.md`; the layer rules of
-/// `pwk list`/`show` live in `discover/`, which this defers to once it resolves roles.
-pub struct FileCatalog {
-    pub project_dirs: Vec<PathBuf>,
-    pub global_dir: Option<PathBuf>,
+/// Effective definitions through `discover/` under pwk's own layer rules
+/// (project `.pi/agents` > project `.agents/agents` > global > package), resolved
+/// from the request's repository root.
+pub struct DiscoverCatalog {
+    discovery: crate::discover::Discovery,
 }
 
-impl FileCatalog {
-    pub fn new(cwd: &std::path::Path, env: &crate::env::Env) -> FileCatalog {
-        FileCatalog {
-            project_dirs: vec![cwd.join(".agents").join("agents"), cwd.join(".pi").join("agents")],
-            global_dir: env.global_agents_dir(),
+impl DiscoverCatalog {
+    pub fn new(cwd: &std::path::Path, env: &crate::env::Env) -> DiscoverCatalog {
+        let roots = crate::discover::Roots {
+            cwd: cwd.to_path_buf(),
+            home: env.home.clone(),
+            global_agents_dir: env.global_agents_dir(),
+        };
+        DiscoverCatalog {
+            discovery: crate::discover::resolve_in(&roots, crate::discover::Host::Pwk),
         }
     }
 }
 
-impl RoleCatalog for FileCatalog {
+impl RoleCatalog for DiscoverCatalog {
     fn effective(&self, role: LogicalRole) -> Result<EffectiveRole, String> {
-        let file = format!("{}.md", role.name());
-        let layers = self
-            .project_dirs
-            .iter()
-            .map(|d| (d.join(&file), "project"))
-            .chain(self.global_dir.iter().map(|d| (d.join(&file), "global")));
-        for (path, layer) in layers {
-            match std::fs::symlink_metadata(&path) {
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                _ => {}
+        let found = self
+            .discovery
+            .find(role.name())
+            .ok_or_else(|| format!("no definition of {role} in any layer"))?;
+        let mut notes: Vec<String> = Vec::new();
+        for f in self.discovery.unloaded(role.name()) {
+            if let Some(problem) = &f.problem {
+                notes.push(format!(
+                    "{} was skipped ({problem}); the {} definition ran instead",
+                    f.path.display(&self.discovery.cwd),
+                    found.layer.as_str()
+                ));
             }
-            let bytes = crate::role::source::read_role_file(&path).map_err(|e| format!("{} {e}", path.display()))?;
-            let doc = RoleDoc::parse(&path, &bytes);
-            let parsed = Role::from_doc(&doc)
-                .ok_or_else(|| format!("{} has no readable frontmatter (run `pwk lint` on it)", path.display()))?;
-            if parsed.body.trim().is_empty() {
-                return Err(format!("{} has an empty body, so the role would run without its contract", path.display()));
-            }
-            return Ok(EffectiveRole { role: parsed, path: Some(path), layer: layer.to_string() });
         }
-        BundledCatalog.effective(role)
+        if found.role.body.trim().is_empty() {
+            return Err(format!(
+                "{} has an empty body, so the role would run without its contract",
+                found.path.display(&self.discovery.cwd)
+            ));
+        }
+        Ok(EffectiveRole {
+            role: found.role.clone(),
+            path: found.path.as_file().map(std::path::Path::to_path_buf),
+            layer: found.layer.as_str().to_string(),
+            notes,
+        })
     }
 }
 
@@ -150,8 +164,12 @@ impl ModelCatalog for ModelList {
         };
         match found {
             Some((p, m)) => Ok((p.clone(), m.clone())),
-            None if self.models.is_empty() => Err(format!("model hint {hint:?} cannot be checked: pi lists no models")),
-            None => Err(format!("model hint {hint:?} is not among the models pi lists")),
+            None if self.models.is_empty() => Err(format!(
+                "model hint {hint:?} cannot be checked: pi lists no models"
+            )),
+            None => Err(format!(
+                "model hint {hint:?} is not among the models pi lists"
+            )),
         }
     }
 }
@@ -210,7 +228,7 @@ pub fn build_job(
     settings: &JobSettings,
     models: &dyn ModelCatalog,
 ) -> RoleJob {
-    let mut notes = Vec::new();
+    let mut notes = def.notes.clone();
     let r = &def.role;
 
     let (tools, cut) = read_only_tools(r.tools.as_deref(), r.deny_tools.as_deref());
@@ -277,7 +295,10 @@ pub fn build_job(
 ///
 /// No `tools` key means pi's defaults (which include `bash`, `edit`, `write`): the role
 /// gets all four read-only tools instead. Order follows the definition.
-pub fn read_only_tools(tools: Option<&[String]>, deny: Option<&[String]>) -> (Vec<String>, Vec<String>) {
+pub fn read_only_tools(
+    tools: Option<&[String]>,
+    deny: Option<&[String]>,
+) -> (Vec<String>, Vec<String>) {
     let denied = |t: &str| deny.is_some_and(|d| d.iter().any(|x| x == t));
     let mut kept = Vec::new();
     let mut cut = Vec::new();
@@ -321,7 +342,10 @@ mod tests {
         let (kept, cut) = read_only_tools(Some(&s(&["read", "grep", "find", "ls", "bash"])), None);
         assert_eq!(kept, ["read", "grep", "find", "ls"]);
         assert_eq!(cut, ["bash"]);
-        let (kept, cut) = read_only_tools(Some(&s(&["write", "edit", "read", "mcp_tool"])), Some(&s(&["read"])));
+        let (kept, cut) = read_only_tools(
+            Some(&s(&["write", "edit", "read", "mcp_tool"])),
+            Some(&s(&["read"])),
+        );
         assert!(kept.is_empty());
         assert_eq!(cut, ["write", "edit", "mcp_tool"]);
         let (kept, cut) = read_only_tools(None, Some(&s(&["grep"])));
@@ -334,24 +358,61 @@ mod tests {
         let text = "Warning: something\nprovider  model          context  max-out  thinking  images\nmock      mock-model     128K     16.4K    no        no\nmock      mock-reasoner  128K     16.4K    yes       no\nother     mock-model     8K       1K       no        no\n";
         let list = ModelList::parse(text);
         assert_eq!(list.models.len(), 3);
-        assert_eq!(list.resolve("mock/mock-reasoner"), Ok(("mock".into(), "mock-reasoner".into())));
-        assert_eq!(list.resolve("mock-reasoner:low"), Ok(("mock".into(), "mock-reasoner".into())));
-        assert!(list.resolve("mock-model").unwrap_err().contains("ambiguous"));
-        assert!(list.resolve("anthropic/claude-x").unwrap_err().contains("not among"));
-        assert!(ModelList::default().resolve("x").unwrap_err().contains("lists no models"));
+        assert_eq!(
+            list.resolve("mock/mock-reasoner"),
+            Ok(("mock".into(), "mock-reasoner".into()))
+        );
+        assert_eq!(
+            list.resolve("mock-reasoner:low"),
+            Ok(("mock".into(), "mock-reasoner".into()))
+        );
+        assert!(
+            list.resolve("mock-model")
+                .unwrap_err()
+                .contains("ambiguous")
+        );
+        assert!(
+            list.resolve("anthropic/claude-x")
+                .unwrap_err()
+                .contains("not among")
+        );
+        assert!(
+            ModelList::default()
+                .resolve("x")
+                .unwrap_err()
+                .contains("lists no models")
+        );
     }
 
     fn def(text: &str) -> EffectiveRole {
         let doc = RoleDoc::parse("r.md", text.as_bytes());
-        EffectiveRole { role: Role::from_doc(&doc).unwrap(), path: Some("/p/r.md".into()), layer: "project".into() }
+        EffectiveRole {
+            role: Role::from_doc(&doc).unwrap(),
+            path: Some("/p/r.md".into()),
+            layer: "project".into(),
+            notes: vec![],
+        }
     }
 
     #[test]
     fn a_definition_maps_to_a_job() {
-        let d = def("---\nname: pwk-smell-reviewer\ndescription: d\ntools: read, grep, find, ls, bash\nthinking: low\nmax_turns: 20\nmodel: nope/fast\n---\n# PWK Reviewer\nbody\n");
+        let d = def(
+            "---\nname: pwk-smell-reviewer\ndescription: d\ntools: read, grep, find, ls, bash\nthinking: low\nmax_turns: 20\nmodel: nope/fast\n---\n# PWK Reviewer\nbody\n",
+        );
         let models = ModelList::parse("provider model\nmock mock-model\n");
-        let settings = JobSettings { timeout: Duration::from_secs(9), six_field: false };
-        let job = build_job(2, LogicalRole::SmellReviewer, &d, "Review it.", std::path::Path::new("/repo"), &settings, &models);
+        let settings = JobSettings {
+            timeout: Duration::from_secs(9),
+            six_field: false,
+        };
+        let job = build_job(
+            2,
+            LogicalRole::SmellReviewer,
+            &d,
+            "Review it.",
+            std::path::Path::new("/repo"),
+            &settings,
+            &models,
+        );
         assert_eq!(job.index, 2);
         assert_eq!(job.system_prompt, "# PWK Reviewer\nbody\n");
         assert_eq!(job.tools, ["read", "grep", "find", "ls"]);
@@ -359,19 +420,45 @@ mod tests {
         assert_eq!(job.thinking.as_deref(), Some("low"));
         assert_eq!(job.turn_budget, 20);
         assert_eq!(job.timeout, Duration::from_secs(9));
-        assert_eq!(job.contract, ReportContract::Role(LogicalRole::SmellReviewer));
+        assert_eq!(
+            job.contract,
+            ReportContract::Role(LogicalRole::SmellReviewer)
+        );
         assert_eq!(job.prompt, "Review it.");
-        assert!(job.notes.iter().any(|n| n.contains("removed tool(s) bash")), "{:?}", job.notes);
-        assert!(job.notes.iter().any(|n| n.contains("\"nope/fast\"") && n.contains("default model")), "{:?}", job.notes);
+        assert!(
+            job.notes.iter().any(|n| n.contains("removed tool(s) bash")),
+            "{:?}",
+            job.notes
+        );
+        assert!(
+            job.notes
+                .iter()
+                .any(|n| n.contains("\"nope/fast\"") && n.contains("default model")),
+            "{:?}",
+            job.notes
+        );
         assert!(job.source.contains("project"));
     }
 
     #[test]
     fn resolvable_hint_default_budget_and_six_field() {
-        let d = def("---\nname: pwk-recon-scout\ndescription: d\ntools: read, ls\nmodel: mock/mock-model\n---\nB\n");
+        let d = def(
+            "---\nname: pwk-recon-scout\ndescription: d\ntools: read, ls\nmodel: mock/mock-model\n---\nB\n",
+        );
         let models = ModelList::parse("provider model\nmock mock-model\n");
-        let settings = JobSettings { timeout: Duration::from_secs(1), six_field: true };
-        let job = build_job(0, LogicalRole::ReconScout, &d, "P", std::path::Path::new("/r"), &settings, &models);
+        let settings = JobSettings {
+            timeout: Duration::from_secs(1),
+            six_field: true,
+        };
+        let job = build_job(
+            0,
+            LogicalRole::ReconScout,
+            &d,
+            "P",
+            std::path::Path::new("/r"),
+            &settings,
+            &models,
+        );
         assert_eq!(job.model, Some(("mock".into(), "mock-model".into())));
         assert_eq!(job.turn_budget, DEFAULT_TURN_BUDGET);
         assert_eq!(job.contract, ReportContract::SixField);
@@ -380,23 +467,62 @@ mod tests {
     }
 
     #[test]
-    fn file_catalog_prefers_project_then_global_then_bundled() {
+    fn discover_catalog_prefers_project_then_global_then_bundled() {
         let tmp = tempfile::tempdir().unwrap();
         let cwd = tmp.path().join("repo");
-        let global = tmp.path().join("agent").join("agents");
+        let agent = tmp.path().join("agent");
+        std::fs::create_dir_all(cwd.join(".git")).unwrap();
         std::fs::create_dir_all(cwd.join(".agents/agents")).unwrap();
-        std::fs::create_dir_all(&global).unwrap();
-        let role = |model: &str| format!("---\nname: pwk-smell-reviewer\ndescription: d\nmodel: {model}\n---\nBody\n");
-        std::fs::write(global.join("pwk-smell-reviewer.md"), role("g/m")).unwrap();
-        let cat = FileCatalog { project_dirs: vec![cwd.join(".agents/agents")], global_dir: Some(global.clone()) };
-        let d = cat.effective(LogicalRole::SmellReviewer).unwrap();
-        assert_eq!((d.layer.as_str(), d.role.model.as_deref()), ("global", Some("g/m")));
-        std::fs::write(cwd.join(".agents/agents/pwk-smell-reviewer.md"), role("p/m")).unwrap();
-        let d = cat.effective(LogicalRole::SmellReviewer).unwrap();
-        assert_eq!((d.layer.as_str(), d.role.model.as_deref()), ("project", Some("p/m")));
-        assert_eq!(cat.effective(LogicalRole::HazardReviewer).unwrap().layer, "package");
-        std::fs::write(cwd.join(".agents/agents/pwk-hazard-reviewer.md"), "---\nname: [\n---\nB\n").unwrap();
-        assert!(cat.effective(LogicalRole::HazardReviewer).unwrap_err().contains("frontmatter"));
+        std::fs::create_dir_all(agent.join("agents")).unwrap();
+        let env = crate::env::Env {
+            pi_agent_dir: Some(agent.clone()),
+            home: Some(tmp.path().join("home")),
+            ..crate::env::Env::default()
+        };
+        let role = |model: &str| {
+            format!("---\nname: pwk-smell-reviewer\ndescription: d\nmodel: {model}\n---\nBody\n")
+        };
+        std::fs::write(agent.join("agents/pwk-smell-reviewer.md"), role("g/m")).unwrap();
+        let d = DiscoverCatalog::new(&cwd, &env)
+            .effective(LogicalRole::SmellReviewer)
+            .unwrap();
+        assert_eq!(
+            (d.layer.as_str(), d.role.model.as_deref()),
+            ("global", Some("g/m"))
+        );
+        std::fs::write(
+            cwd.join(".agents/agents/pwk-smell-reviewer.md"),
+            role("p/m"),
+        )
+        .unwrap();
+        let d = DiscoverCatalog::new(&cwd, &env)
+            .effective(LogicalRole::SmellReviewer)
+            .unwrap();
+        assert_eq!(
+            (d.layer.as_str(), d.role.model.as_deref()),
+            ("project", Some("p/m"))
+        );
+        assert_eq!(
+            DiscoverCatalog::new(&cwd, &env)
+                .effective(LogicalRole::HazardReviewer)
+                .unwrap()
+                .layer,
+            "package"
+        );
+        std::fs::write(
+            cwd.join(".agents/agents/pwk-hazard-reviewer.md"),
+            "---\nname: [\n---\nB\n",
+        )
+        .unwrap();
+        let d = DiscoverCatalog::new(&cwd, &env)
+            .effective(LogicalRole::HazardReviewer)
+            .unwrap();
+        assert_eq!(d.layer, "package");
+        assert!(
+            d.notes.iter().any(|n| n.contains("was skipped")),
+            "{:?}",
+            d.notes
+        );
     }
 
     #[test]

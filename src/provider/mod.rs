@@ -69,8 +69,14 @@ impl RunOutput {
             version: 1,
             operation: None,
             results: Vec::new(),
-            coverage: Coverage { complete: false, missing: refusal.requested.clone(), retained: Vec::new() },
-            refused: Some(RefusedJson { reason: refusal.reason.clone() }),
+            coverage: Coverage {
+                complete: false,
+                missing: refusal.requested.clone(),
+                retained: Vec::new(),
+            },
+            refused: Some(RefusedJson {
+                reason: refusal.reason.clone(),
+            }),
         }
     }
 
@@ -89,17 +95,29 @@ pub fn plan_jobs(
     catalog: &dyn RoleCatalog,
     models: &dyn ModelCatalog,
 ) -> Vec<Result<RoleJob, DelegationResult>> {
-    let job_settings = mapping::JobSettings { timeout: settings.timeout, six_field: settings.six_field };
+    let job_settings = mapping::JobSettings {
+        timeout: settings.timeout,
+        six_field: settings.six_field,
+    };
     req.roles
         .iter()
         .enumerate()
         .map(|(i, &role)| match catalog.effective(role) {
-            Ok(def) => Ok(mapping::build_job(i, role, &def, &req.prompt, &req.cwd, &job_settings, models)),
+            Ok(def) => Ok(mapping::build_job(
+                i,
+                role,
+                &def,
+                &req.prompt,
+                &req.cwd,
+                &job_settings,
+                models,
+            )),
             Err(why) => {
                 let mut r = DelegationResult::new(role, Status::Failed);
                 r.error = Some(format!("the {role} definition cannot be used: {why}"));
                 if role == LogicalRole::ReconScout {
-                    r.notes.push(format!("fallback: {}", contract::SCOUT_FALLBACK));
+                    r.notes
+                        .push(format!("fallback: {}", contract::SCOUT_FALLBACK));
                 }
                 Err(r)
             }
@@ -117,8 +135,17 @@ pub fn run(
     progress: &(dyn Fn(RoleProgress) + Sync),
 ) -> RunOutput {
     let planned = plan_jobs(req, settings, catalog, models);
-    let jobs: Vec<RoleJob> = planned.iter().filter_map(|p| p.as_ref().ok().cloned()).collect();
-    let cap = if req.parallel { settings.max_parallel.unwrap_or_else(|| execute::default_cap(jobs.len())) } else { 1 };
+    let jobs: Vec<RoleJob> = planned
+        .iter()
+        .filter_map(|p| p.as_ref().ok().cloned())
+        .collect();
+    let cap = if req.parallel {
+        settings
+            .max_parallel
+            .unwrap_or_else(|| execute::default_cap(jobs.len()))
+    } else {
+        1
+    };
     // run_all indexes its slots by position in `jobs`; keep the request index in the job.
     let mut ran = execute::run_all(&jobs, cap, executor, progress).into_iter();
     let results: Vec<DelegationResult> = planned
@@ -129,7 +156,13 @@ pub fn run(
         })
         .collect();
     let coverage = coverage_of(req, &results);
-    RunOutput { version: 1, operation: Some(req.operation), results, coverage, refused: None }
+    RunOutput {
+        version: 1,
+        operation: Some(req.operation),
+        results,
+        coverage,
+        refused: None,
+    }
 }
 
 /// Coverage of a request by its results.
@@ -158,7 +191,10 @@ mod tests {
                 LogicalRole::SmellReviewer => "No findings".to_string(),
                 _ => String::new(),
             };
-            RoleRun { final_text: Some(text), ..RoleRun::new(RunEnd::Completed) }
+            RoleRun {
+                final_text: Some(text),
+                ..RoleRun::new(RunEnd::Completed)
+            }
         }
     }
 
@@ -177,19 +213,44 @@ mod tests {
     fn run_keeps_request_order_including_roles_that_never_ran() {
         let req = DelegationRequest {
             operation: Operation::FeatureReview,
-            roles: vec![LogicalRole::HazardReviewer, LogicalRole::SpecReviewer, LogicalRole::SmellReviewer],
+            roles: vec![
+                LogicalRole::HazardReviewer,
+                LogicalRole::SpecReviewer,
+                LogicalRole::SmellReviewer,
+            ],
             prompt: "p".into(),
             cwd: "/".into(),
             parallel: true,
         };
-        let settings = RunSettings { timeout: Duration::from_secs(5), max_parallel: None, six_field: false, steer: false };
-        let out = run(&req, &settings, &BrokenSpec, &ModelList::default(), &Echo, &|_| {});
+        let settings = RunSettings {
+            timeout: Duration::from_secs(5),
+            max_parallel: None,
+            six_field: false,
+            steer: false,
+        };
+        let out = run(
+            &req,
+            &settings,
+            &BrokenSpec,
+            &ModelList::default(),
+            &Echo,
+            &|_| {},
+        );
         let roles: Vec<_> = out.results.iter().map(|r| r.role).collect();
         assert_eq!(roles, req.roles);
         assert_eq!(out.results[0].status, Status::Failed);
-        assert!(out.results[1].error.as_deref().unwrap().contains("frontmatter does not parse"));
+        assert!(
+            out.results[1]
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("frontmatter does not parse")
+        );
         assert_eq!(out.results[2].status, Status::Completed);
-        assert_eq!(out.coverage.missing, ["pwk-hazard-reviewer", "pwk-spec-reviewer"]);
+        assert_eq!(
+            out.coverage.missing,
+            ["pwk-hazard-reviewer", "pwk-spec-reviewer"]
+        );
         assert_eq!(out.coverage.retained.len(), 1);
     }
 }

@@ -19,11 +19,15 @@ pub enum PacketError {
     Symlink,
     #[error("is not a regular file ({0})")]
     NotRegular(&'static str),
-    #[error("is larger than the {MAX_PACKET_BYTES}-byte packet limit; trim the diff or list files instead")]
+    #[error(
+        "is larger than the {MAX_PACKET_BYTES}-byte packet limit; trim the diff or list files instead"
+    )]
     TooLarge,
     #[error("is not UTF-8 text (first invalid byte at offset {0})")]
     NotUtf8(usize),
-    #[error("is empty; a review packet holds the diff, the acceptance criteria and the changed files")]
+    #[error(
+        "is empty; a review packet holds the diff, the acceptance criteria and the changed files"
+    )]
     Empty,
     #[error("cannot be read: {0}")]
     Io(#[source] std::io::Error),
@@ -32,7 +36,8 @@ pub enum PacketError {
 /// Read a packet without following a symlink, blocking on a FIFO, or reading
 /// past the size cap.
 pub fn read_packet(path: &Path) -> Result<String, PacketError> {
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+    let flags =
+        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
     let fd = match rustix::fs::open(path, flags, Mode::empty()) {
         Ok(fd) => fd,
         Err(rustix::io::Errno::LOOP) => return Err(PacketError::Symlink),
@@ -43,7 +48,9 @@ pub fn read_packet(path: &Path) -> Result<String, PacketError> {
     let st = rustix::fs::fstat(&fd).map_err(|e| PacketError::Io(e.into()))?;
     let ft = FileType::from_raw_mode(st.st_mode);
     if ft != FileType::RegularFile {
-        return Err(PacketError::NotRegular(crate::role::source::file_type_name(ft)));
+        return Err(PacketError::NotRegular(
+            crate::role::source::file_type_name(ft),
+        ));
     }
     let mut buf = Vec::new();
     std::fs::File::from(fd)
@@ -53,7 +60,8 @@ pub fn read_packet(path: &Path) -> Result<String, PacketError> {
     if buf.len() as u64 > MAX_PACKET_BYTES {
         return Err(PacketError::TooLarge);
     }
-    let text = String::from_utf8(buf).map_err(|e| PacketError::NotUtf8(e.utf8_error().valid_up_to()))?;
+    let text =
+        String::from_utf8(buf).map_err(|e| PacketError::NotUtf8(e.utf8_error().valid_up_to()))?;
     if text.trim().is_empty() {
         return Err(PacketError::Empty);
     }
@@ -91,10 +99,19 @@ mod tests {
         let p = dir.path().join("packet.md");
         std::fs::write(&p, "## Requirement 1\nDo X\n").unwrap();
         assert!(read_packet(&p).unwrap().contains("Requirement 1"));
-        assert!(matches!(read_packet(&dir.path().join("nope")), Err(PacketError::NotFound)));
+        assert!(matches!(
+            read_packet(&dir.path().join("nope")),
+            Err(PacketError::NotFound)
+        ));
         std::os::unix::fs::symlink(&p, dir.path().join("link")).unwrap();
-        assert!(matches!(read_packet(&dir.path().join("link")), Err(PacketError::Symlink)));
-        assert!(matches!(read_packet(dir.path()), Err(PacketError::NotRegular("directory"))));
+        assert!(matches!(
+            read_packet(&dir.path().join("link")),
+            Err(PacketError::Symlink)
+        ));
+        assert!(matches!(
+            read_packet(dir.path()),
+            Err(PacketError::NotRegular("directory"))
+        ));
         std::fs::write(&p, " \n").unwrap();
         assert!(matches!(read_packet(&p), Err(PacketError::Empty)));
         std::fs::write(&p, b"ok\xff").unwrap();

@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 use super::execute::{RoleExecutor, RoleRun, RunEnd};
 use super::mapping::{ModelCatalog, ModelList, RoleJob};
-use crate::delegate::{ErrorCode, PiRunSpec, Progress, RunStatus, SessionChoice, locate_pi, run_pi};
+use crate::delegate::{
+    ErrorCode, PiRunSpec, Progress, RunStatus, SessionChoice, locate_pi, run_pi,
+};
 use crate::env::Env;
 use crate::role::Role;
 
@@ -64,7 +66,10 @@ impl RoleExecutor for PiExecutor<'_> {
             _ => {}
         };
         let o = run_pi(&spec, self.env, &on_progress);
-        let budget = o.error.as_ref().is_some_and(|e| e.code == ErrorCode::TurnBudget);
+        let budget = o
+            .error
+            .as_ref()
+            .is_some_and(|e| e.code == ErrorCode::TurnBudget);
         let end = match o.status {
             RunStatus::Completed => RunEnd::Completed,
             RunStatus::TimedOut => RunEnd::TimedOut,
@@ -74,7 +79,10 @@ impl RoleExecutor for PiExecutor<'_> {
         };
         let mut run = RoleRun::new(end);
         run.final_text = o.final_text.clone();
-        run.error = o.error.as_ref().map(|e| format!("{}: {}", e.code, e.message));
+        run.error = o
+            .error
+            .as_ref()
+            .map(|e| format!("{}: {}", e.code, e.message));
         run.turns = o.turns.max(turns.load(Ordering::Relaxed));
         run.tool_calls = o.tool_calls.max(tools.load(Ordering::Relaxed));
         run.turn_budget_reached = o.turn_budget_reached || budget;
@@ -102,13 +110,22 @@ pub struct LazyModels<'a> {
 
 impl<'a> LazyModels<'a> {
     pub fn new(env: &'a Env, cwd: &Path) -> LazyModels<'a> {
-        LazyModels { env, cwd: cwd.to_path_buf(), cell: OnceLock::new() }
+        LazyModels {
+            env,
+            cwd: cwd.to_path_buf(),
+            cell: OnceLock::new(),
+        }
     }
 
     fn list(&self) -> &Result<ModelList, String> {
         self.cell.get_or_init(|| {
             let program = locate_pi(self.env).map_err(|e| e.message)?;
-            let out = capture(&program, &["--list-models"], &self.cwd, Duration::from_secs(30))?;
+            let out = capture(
+                &program,
+                &["--list-models"],
+                &self.cwd,
+                Duration::from_secs(30),
+            )?;
             Ok(ModelList::parse(&out))
         })
     }
@@ -118,7 +135,9 @@ impl ModelCatalog for LazyModels<'_> {
     fn resolve(&self, hint: &str) -> Result<(String, String), String> {
         match self.list() {
             Ok(list) => list.resolve(hint),
-            Err(why) => Err(format!("model hint {hint:?} cannot be checked (`pi --list-models` failed: {why})")),
+            Err(why) => Err(format!(
+                "model hint {hint:?} cannot be checked (`pi --list-models` failed: {why})"
+            )),
         }
     }
 }
@@ -138,8 +157,14 @@ fn capture(program: &Path, args: &[&str], cwd: &Path, limit: Duration) -> Result
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
     let readers: Vec<_> = [
-        child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>),
-        child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
     ]
     .into_iter()
     .flatten()
@@ -170,7 +195,12 @@ fn capture(program: &Path, args: &[&str], cwd: &Path, limit: Duration) -> Result
         None => Err(format!("timed out after {} s", limit.as_secs())),
         Some(st) if !st.success() => Err(format!(
             "exited with {st}: {}",
-            text.join("\n").lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").trim()
+            text.join("\n")
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .trim()
         )),
         Some(_) => Ok(text.join("\n")),
     }
@@ -200,9 +230,15 @@ mod tests {
             source: String::new(),
             definition: Role::default(),
         };
-        let role = Role { body: job.system_prompt.clone(), ..Role::default() };
+        let role = Role {
+            body: job.system_prompt.clone(),
+            ..Role::default()
+        };
         let spec = PiExecutor::spec(&job, &role);
-        let env = Env { pi_bin: Some("/bin/sh".into()), ..Env::default() };
+        let env = Env {
+            pi_bin: Some("/bin/sh".into()),
+            ..Env::default()
+        };
         let launch = crate::delegate::plan_launch(&spec, &env).unwrap();
         let args = launch.args.join(" ");
         for want in [
@@ -224,8 +260,13 @@ mod tests {
         assert_eq!(spec.max_turns, Some(20));
         assert_eq!(spec.timeout, Some(Duration::from_secs(30)));
 
-        let no_tools = RoleJob { tools: vec![], model: None, ..job };
-        let launch = crate::delegate::plan_launch(&PiExecutor::spec(&no_tools, &role), &env).unwrap();
+        let no_tools = RoleJob {
+            tools: vec![],
+            model: None,
+            ..job
+        };
+        let launch =
+            crate::delegate::plan_launch(&PiExecutor::spec(&no_tools, &role), &env).unwrap();
         assert!(launch.args.contains(&"--no-tools".to_string()));
         assert!(!launch.args.contains(&"--model".to_string()));
     }

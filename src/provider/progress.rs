@@ -32,16 +32,29 @@ impl ProgressDisplay {
     pub fn new(roles: &[LogicalRole], tty: bool, color: bool) -> ProgressDisplay {
         let rows = roles
             .iter()
-            .map(|&role| Row { role, state: RoleState::Queued, turns: 0, tool_calls: 0, started: None, finished: None })
+            .map(|&role| Row {
+                role,
+                state: RoleState::Queued,
+                turns: 0,
+                tool_calls: 0,
+                started: None,
+                finished: None,
+            })
             .collect();
-        ProgressDisplay { tty, color, rows: Mutex::new((rows, false)) }
+        ProgressDisplay {
+            tty,
+            color,
+            rows: Mutex::new((rows, false)),
+        }
     }
 
     /// Take one update (called from worker threads).
     pub fn update(&self, p: &RoleProgress) {
         let mut guard = self.rows.lock().unwrap_or_else(|e| e.into_inner());
         let (rows, drawn) = &mut *guard;
-        let Some(row) = rows.get_mut(p.index) else { return };
+        let Some(row) = rows.get_mut(p.index) else {
+            return;
+        };
         let changed_state = row.state != p.state;
         if p.state == RoleState::Running && row.started.is_none() {
             row.started = Some(Instant::now());
@@ -80,7 +93,11 @@ impl ProgressDisplay {
             RoleState::Done(Status::TimedOut) => ("timed-out", "31"),
             RoleState::Done(Status::Skipped) => ("skipped", "33"),
         };
-        let state = if self.color { format!("\x1b[{code}m{word:<9}\x1b[0m") } else { format!("{word:<9}") };
+        let state = if self.color {
+            format!("\x1b[{code}m{word:<9}\x1b[0m")
+        } else {
+            format!("{word:<9}")
+        };
         let elapsed = match (row.started, row.finished) {
             (Some(s), Some(f)) => format!("  {:.1}s", f.duration_since(s).as_secs_f64()),
             (Some(s), None) => format!("  {:.1}s", s.elapsed().as_secs_f64()),

@@ -69,7 +69,9 @@ impl LogicalRole {
     /// A full role name or a short name (`spec` → `pwk-spec-reviewer`).
     pub fn from_name_or_short(name: &str) -> Option<LogicalRole> {
         let name = name.trim();
-        LogicalRole::ALL.into_iter().find(|r| r.name() == name || r.short() == name)
+        LogicalRole::ALL
+            .into_iter()
+            .find(|r| r.name() == name || r.short() == name)
     }
 
     pub fn is_reviewer(self) -> bool {
@@ -133,7 +135,9 @@ pub enum RequestSyntaxError {
 }
 
 /// Parse stdin bytes: a syntax error is `Err`, anything else is a `Value` object.
-pub fn parse_json_object(bytes: &[u8]) -> Result<serde_json::Map<String, Value>, RequestSyntaxError> {
+pub fn parse_json_object(
+    bytes: &[u8],
+) -> Result<serde_json::Map<String, Value>, RequestSyntaxError> {
     let value: Value = serde_json::from_slice(bytes).map_err(RequestSyntaxError::NotJson)?;
     match value {
         Value::Object(map) => Ok(map),
@@ -156,7 +160,10 @@ pub fn json_kind(v: &Value) -> &'static str {
 pub fn validate(map: &serde_json::Map<String, Value>) -> Result<DelegationRequest, Refusal> {
     let mut problems: Vec<String> = Vec::new();
     let requested: Vec<String> = match map.get("roles") {
-        Some(Value::Array(items)) => items.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect(),
         _ => Vec::new(),
     };
 
@@ -170,7 +177,10 @@ pub fn validate(map: &serde_json::Map<String, Value>) -> Result<DelegationReques
             None
         }
         Some(v) => {
-            problems.push(format!("operation must be a string, found {}", json_kind(v)));
+            problems.push(format!(
+                "operation must be a string, found {}",
+                json_kind(v)
+            ));
             None
         }
         None => {
@@ -194,7 +204,10 @@ pub fn validate(map: &serde_json::Map<String, Value>) -> Result<DelegationReques
                             LogicalRole::ALL.map(LogicalRole::name).join(", ")
                         )),
                     },
-                    None => problems.push(format!("roles[{i}] must be a string, found {}", json_kind(item))),
+                    None => problems.push(format!(
+                        "roles[{i}] must be a string, found {}",
+                        json_kind(item)
+                    )),
                 }
             }
         }
@@ -202,7 +215,11 @@ pub fn validate(map: &serde_json::Map<String, Value>) -> Result<DelegationReques
         None => problems.push("roles is missing".to_string()),
     }
     if let Some(op) = operation {
-        problems.extend(check_roles_fit(op, &roles, map.get("roles").is_some_and(Value::is_array)));
+        problems.extend(check_roles_fit(
+            op,
+            &roles,
+            map.get("roles").is_some_and(Value::is_array),
+        ));
     }
 
     let prompt = match map.get("prompt") {
@@ -242,7 +259,10 @@ pub fn validate(map: &serde_json::Map<String, Value>) -> Result<DelegationReques
     let parallel = match map.get("constraints") {
         Some(Value::Object(c)) => check_constraints(c, &mut problems),
         Some(v) => {
-            problems.push(format!("constraints must be an object, found {}", json_kind(v)));
+            problems.push(format!(
+                "constraints must be an object, found {}",
+                json_kind(v)
+            ));
             None
         }
         None => {
@@ -256,9 +276,18 @@ pub fn validate(map: &serde_json::Map<String, Value>) -> Result<DelegationReques
 
     match (operation, prompt, cwd, parallel) {
         (Some(operation), Some(prompt), Some(cwd), Some(parallel)) if problems.is_empty() => {
-            Ok(DelegationRequest { operation, roles, prompt, cwd, parallel })
+            Ok(DelegationRequest {
+                operation,
+                roles,
+                prompt,
+                cwd,
+                parallel,
+            })
         }
-        _ => Err(Refusal { reason: problems.join("; "), requested }),
+        _ => Err(Refusal {
+            reason: problems.join("; "),
+            requested,
+        }),
     }
 }
 
@@ -274,7 +303,11 @@ pub fn check_roles_fit(op: Operation, roles: &[LogicalRole], roles_present: bool
             if roles != [LogicalRole::ReconScout] {
                 problems.push(format!(
                     "codebase-recon runs exactly one role, [\"pwk-recon-scout\"]; got [{}]",
-                    roles.iter().map(|r| format!("{:?}", r.name())).collect::<Vec<_>>().join(", ")
+                    roles
+                        .iter()
+                        .map(|r| format!("{:?}", r.name()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
         }
@@ -297,7 +330,10 @@ fn check_cwd(p: &Path) -> Result<PathBuf, String> {
         return Err("cwd is empty".to_string());
     }
     if !p.is_absolute() {
-        return Err(format!("cwd {:?} is not absolute; send the repository root as an absolute path", p.display().to_string()));
+        return Err(format!(
+            "cwd {:?} is not absolute; send the repository root as an absolute path",
+            p.display().to_string()
+        ));
     }
     match std::fs::metadata(p) {
         Ok(m) if m.is_dir() => Ok(p.to_path_buf()),
@@ -306,25 +342,40 @@ fn check_cwd(p: &Path) -> Result<PathBuf, String> {
     }
 }
 
-fn check_constraints(c: &serde_json::Map<String, Value>, problems: &mut Vec<String>) -> Option<bool> {
+fn check_constraints(
+    c: &serde_json::Map<String, Value>,
+    problems: &mut Vec<String>,
+) -> Option<bool> {
     for (key, what) in [
         ("readOnly", "pwk runs delegated roles read-only only"),
-        ("freshContext", "pwk starts every role in a fresh pi session"),
-        ("bounded", "pwk always bounds roles by a timeout and a turn budget"),
+        (
+            "freshContext",
+            "pwk starts every role in a fresh pi session",
+        ),
+        (
+            "bounded",
+            "pwk always bounds roles by a timeout and a turn budget",
+        ),
     ] {
         match c.get(key) {
             Some(Value::Bool(true)) => {}
-            Some(Value::Bool(false)) => {
-                problems.push(format!("constraints.{key} is false, which pwk cannot satisfy ({what})"))
-            }
-            Some(v) => problems.push(format!("constraints.{key} must be true, found {}", json_kind(v))),
+            Some(Value::Bool(false)) => problems.push(format!(
+                "constraints.{key} is false, which pwk cannot satisfy ({what})"
+            )),
+            Some(v) => problems.push(format!(
+                "constraints.{key} must be true, found {}",
+                json_kind(v)
+            )),
             None => problems.push(format!("constraints.{key} is missing (must be true)")),
         }
     }
     match c.get("parallel") {
         Some(Value::Bool(b)) => Some(*b),
         Some(v) => {
-            problems.push(format!("constraints.parallel must be a boolean, found {}", json_kind(v)));
+            problems.push(format!(
+                "constraints.parallel must be a boolean, found {}",
+                json_kind(v)
+            ));
             None
         }
         None => {
@@ -427,7 +478,10 @@ mod tests {
     fn a_valid_review_request_keeps_role_order() {
         let r = req(good(&tmp())).unwrap();
         assert_eq!(r.operation, Operation::FeatureReview);
-        assert_eq!(r.roles, [LogicalRole::SpecReviewer, LogicalRole::HazardReviewer]);
+        assert_eq!(
+            r.roles,
+            [LogicalRole::SpecReviewer, LogicalRole::HazardReviewer]
+        );
         assert!(r.parallel);
     }
 
@@ -448,15 +502,29 @@ mod tests {
     fn review_refuses_scout_empty_duplicates_and_unknown_roles() {
         let mut v = good(&tmp());
         v["roles"] = json!(["pwk-recon-scout"]);
-        assert!(req(v.clone()).unwrap_err().reason.contains("reviewer roles only"));
+        assert!(
+            req(v.clone())
+                .unwrap_err()
+                .reason
+                .contains("reviewer roles only")
+        );
         v["roles"] = json!([]);
         assert!(req(v.clone()).unwrap_err().reason.contains("at least one"));
         v["roles"] = json!(["pwk-spec-reviewer", "pwk-spec-reviewer"]);
         assert!(req(v.clone()).unwrap_err().reason.contains("listed twice"));
         v["roles"] = json!(["pwk-typo-reviewer", 3]);
         let e = req(v).unwrap_err();
-        assert!(e.reason.contains("\"pwk-typo-reviewer\" is not a logical PWK role"), "{}", e.reason);
-        assert!(e.reason.contains("roles[1] must be a string"), "{}", e.reason);
+        assert!(
+            e.reason
+                .contains("\"pwk-typo-reviewer\" is not a logical PWK role"),
+            "{}",
+            e.reason
+        );
+        assert!(
+            e.reason.contains("roles[1] must be a string"),
+            "{}",
+            e.reason
+        );
         assert_eq!(e.requested, ["pwk-typo-reviewer"]);
     }
 
@@ -466,15 +534,29 @@ mod tests {
             let mut v = good(&tmp());
             v["constraints"][key] = json!(false);
             let e = req(v.clone()).unwrap_err();
-            assert!(e.reason.contains(&format!("constraints.{key} is false")), "{}", e.reason);
+            assert!(
+                e.reason.contains(&format!("constraints.{key} is false")),
+                "{}",
+                e.reason
+            );
             v["constraints"].as_object_mut().unwrap().remove(key);
             assert!(req(v).unwrap_err().reason.contains("is missing"));
         }
         let mut v = good(&tmp());
         v["constraints"]["parallel"] = json!("yes");
-        assert!(req(v.clone()).unwrap_err().reason.contains("parallel must be a boolean"));
+        assert!(
+            req(v.clone())
+                .unwrap_err()
+                .reason
+                .contains("parallel must be a boolean")
+        );
         v["constraints"] = json!(null);
-        assert!(req(v).unwrap_err().reason.contains("constraints must be an object"));
+        assert!(
+            req(v)
+                .unwrap_err()
+                .reason
+                .contains("constraints must be an object")
+        );
     }
 
     #[test]
@@ -482,7 +564,12 @@ mod tests {
         let mut v = good("relative/dir");
         assert!(req(v.clone()).unwrap_err().reason.contains("not absolute"));
         v["cwd"] = json!("/definitely/not/here/pwk");
-        assert!(req(v.clone()).unwrap_err().reason.contains("cannot be used"));
+        assert!(
+            req(v.clone())
+                .unwrap_err()
+                .reason
+                .contains("cannot be used")
+        );
         v["cwd"] = json!(tmp());
         v["prompt"] = json!("  \n");
         assert!(req(v).unwrap_err().reason.contains("prompt is empty"));
@@ -491,7 +578,13 @@ mod tests {
     #[test]
     fn every_problem_is_reported_at_once() {
         let e = req(json!({"operation": "deploy"})).unwrap_err();
-        for part in ["operation \"deploy\"", "roles is missing", "prompt is missing", "cwd is missing", "constraints is missing"] {
+        for part in [
+            "operation \"deploy\"",
+            "roles is missing",
+            "prompt is missing",
+            "cwd is missing",
+            "constraints is missing",
+        ] {
             assert!(e.reason.contains(part), "{part} in {}", e.reason);
         }
     }
@@ -500,14 +593,23 @@ mod tests {
     fn syntax_errors_are_located() {
         let e = parse_json_object(b"{\n  \"a\": ").unwrap_err();
         assert!(e.to_string().contains("line 2"), "{e}");
-        assert!(matches!(parse_json_object(b"[1]"), Err(RequestSyntaxError::NotObject("an array"))));
+        assert!(matches!(
+            parse_json_object(b"[1]"),
+            Err(RequestSyntaxError::NotObject("an array"))
+        ));
     }
 
     #[test]
     fn statuses_use_the_seed_spelling() {
-        assert_eq!(serde_json::to_string(&Status::TimedOut).unwrap(), "\"timed-out\"");
+        assert_eq!(
+            serde_json::to_string(&Status::TimedOut).unwrap(),
+            "\"timed-out\""
+        );
         let r = DelegationResult::new(LogicalRole::HazardReviewer, Status::Skipped);
         let v = serde_json::to_value(&r).unwrap();
-        assert_eq!(v, json!({"role": "pwk-hazard-reviewer", "status": "skipped", "provider": "pwk"}));
+        assert_eq!(
+            v,
+            json!({"role": "pwk-hazard-reviewer", "status": "skipped", "provider": "pwk"})
+        );
     }
 }

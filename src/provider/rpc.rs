@@ -30,8 +30,7 @@ use crate::delegate::{Progress, plan_launch};
 use crate::env::Env;
 
 /// The wrap-up message (tintinweb's host sends the same instruction at its `max_turns`).
-pub const STEER_MESSAGE: &str =
-    "You have reached your turn limit. Wrap up immediately — provide your final report now, in the format your role requires.";
+pub const STEER_MESSAGE: &str = "You have reached your turn limit. Wrap up immediately — provide your final report now, in the format your role requires.";
 
 /// Extra turns a steered role may take beyond its wrap-up turn before it is stopped.
 pub const GRACE_TURNS: u32 = 2;
@@ -48,9 +47,15 @@ pub struct RpcExecutor<'a> {
 enum Ev {
     Progress(Progress),
     /// `agent_end`; `failed`: the last model call failed (pi may retry it).
-    AgentEnd { failed: bool },
+    AgentEnd {
+        failed: bool,
+    },
     Settled,
-    Response { command: String, success: bool, error: Option<String> },
+    Response {
+        command: String,
+        success: bool,
+        error: Option<String>,
+    },
 }
 
 struct TempPrompt(PathBuf);
@@ -58,9 +63,18 @@ struct TempPrompt(PathBuf);
 impl TempPrompt {
     fn create(text: &str, index: usize) -> std::io::Result<TempPrompt> {
         use std::os::unix::fs::OpenOptionsExt;
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let path = std::env::temp_dir().join(format!("pwk-role-{}-{nanos}-{index}.md", std::process::id()));
-        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path)?;
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path = std::env::temp_dir().join(format!(
+            "pwk-role-{}-{nanos}-{index}.md",
+            std::process::id()
+        ));
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)?;
         f.write_all(text.as_bytes())?;
         Ok(TempPrompt(path))
     }
@@ -73,13 +87,20 @@ impl Drop for TempPrompt {
 }
 
 fn signal_group(pgid: u32, sig: rustix::process::Signal) {
-    if let Some(pid) = i32::try_from(pgid).ok().and_then(rustix::process::Pid::from_raw) {
+    if let Some(pid) = i32::try_from(pgid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
         let _ = rustix::process::kill_process_group(pid, sig);
     }
 }
 
 fn failed(msg: String, start: Instant) -> RoleRun {
-    RoleRun { error: Some(msg), duration: start.elapsed(), ..RoleRun::new(RunEnd::Failed) }
+    RoleRun {
+        error: Some(msg),
+        duration: start.elapsed(),
+        ..RoleRun::new(RunEnd::Failed)
+    }
 }
 
 impl RoleExecutor for RpcExecutor<'_> {
@@ -90,15 +111,27 @@ impl RoleExecutor for RpcExecutor<'_> {
             Ok(l) => l,
             Err(e) => return failed(format!("{}: {}", e.code, e.message), start),
         };
-        let prompt_file = match spec.system_prompt.as_deref().map(|s| TempPrompt::create(s, job.index)).transpose() {
+        let prompt_file = match spec
+            .system_prompt
+            .as_deref()
+            .map(|s| TempPrompt::create(s, job.index))
+            .transpose()
+        {
             Ok(f) => f,
-            Err(e) => return failed(format!("PI_FAILED: cannot write the role body to a temp file: {e}"), start),
+            Err(e) => {
+                return failed(
+                    format!("PI_FAILED: cannot write the role body to a temp file: {e}"),
+                    start,
+                );
+            }
         };
         let args = rpc_args(&launch.args, prompt_file.as_ref().map(|f| f.0.as_path()));
         let run_id = format!(
             "pwk-{}-{}-{}",
             std::process::id(),
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis()),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis()),
             job.index
         );
         let mut child = match Command::new(&launch.program)
@@ -111,7 +144,15 @@ impl RoleExecutor for RpcExecutor<'_> {
             .spawn()
         {
             Ok(c) => c,
-            Err(e) => return failed(format!("PI_NOT_FOUND: cannot start {}: {e}", launch.program.display()), start),
+            Err(e) => {
+                return failed(
+                    format!(
+                        "PI_NOT_FOUND: cannot start {}: {e}",
+                        launch.program.display()
+                    ),
+                    start,
+                );
+            }
         };
         let pgid = child.id();
 
@@ -120,7 +161,11 @@ impl RoleExecutor for RpcExecutor<'_> {
         if let Some(mut stdin) = child.stdin.take() {
             std::thread::spawn(move || {
                 for line in cmd_rx {
-                    if stdin.write_all(line.as_bytes()).and_then(|()| stdin.flush()).is_err() {
+                    if stdin
+                        .write_all(line.as_bytes())
+                        .and_then(|()| stdin.flush())
+                        .is_err()
+                    {
                         break;
                     }
                 }
@@ -132,7 +177,10 @@ impl RoleExecutor for RpcExecutor<'_> {
                 let _ = tx.send(format!("{v}\n"));
             }
         };
-        send(&cmd_tx, serde_json::json!({"id": "pwk-prompt", "type": "prompt", "message": job.prompt}));
+        send(
+            &cmd_tx,
+            serde_json::json!({"id": "pwk-prompt", "type": "prompt", "message": job.prompt}),
+        );
 
         let stderr = child.stderr.take().map(|mut err| {
             std::thread::spawn(move || {
@@ -168,10 +216,9 @@ impl RoleExecutor for RpcExecutor<'_> {
                         let _ = ev_tx.send(Ev::Progress(p));
                     });
                     if state.saw_agent_end && !before_end {
-                        let failed = state
-                            .final_message
-                            .as_ref()
-                            .is_none_or(|m| matches!(m.stop_reason.as_deref(), Some("error" | "aborted")));
+                        let failed = state.final_message.as_ref().is_none_or(|m| {
+                            matches!(m.stop_reason.as_deref(), Some("error" | "aborted"))
+                        });
                         let _ = ev_tx.send(Ev::AgentEnd { failed });
                     }
                 };
@@ -213,7 +260,10 @@ impl RoleExecutor for RpcExecutor<'_> {
                     progress(turns, tool_calls);
                     if n >= budget && !steered {
                         steered = true;
-                        send(&cmd_tx, serde_json::json!({"id": "pwk-steer", "type": "steer", "message": STEER_MESSAGE}));
+                        send(
+                            &cmd_tx,
+                            serde_json::json!({"id": "pwk-steer", "type": "steer", "message": STEER_MESSAGE}),
+                        );
                     }
                     if n > budget + 1 + GRACE_TURNS && !hard_stopped {
                         hard_stopped = true;
@@ -228,14 +278,24 @@ impl RoleExecutor for RpcExecutor<'_> {
                 Ok(Ev::Progress(_)) => {}
                 Ok(Ev::AgentEnd { failed }) => {
                     // A failed model call may be retried by pi: give the retry a moment.
-                    end_at = Some(if failed { Instant::now() + RETRY_WAIT } else { Instant::now() });
+                    end_at = Some(if failed {
+                        Instant::now() + RETRY_WAIT
+                    } else {
+                        Instant::now()
+                    });
                 }
                 Ok(Ev::Settled) => {
                     cmd_tx = None;
                 }
-                Ok(Ev::Response { command, success, error }) => {
+                Ok(Ev::Response {
+                    command,
+                    success,
+                    error,
+                }) => {
                     if !success && (command == "prompt" || command == "parse") {
-                        prompt_error = Some(error.unwrap_or_else(|| format!("pi rejected the {command} command")));
+                        prompt_error = Some(
+                            error.unwrap_or_else(|| format!("pi rejected the {command} command")),
+                        );
                         cmd_tx = None;
                     }
                 }
@@ -281,7 +341,9 @@ impl RoleExecutor for RpcExecutor<'_> {
             _ => None,
         };
         if steered {
-            run.notes.push(format!("at turn {budget} pi was steered (RPC `steer`) to wrap up and report"));
+            run.notes.push(format!(
+                "at turn {budget} pi was steered (RPC `steer`) to wrap up and report"
+            ));
         }
         let text = Some(fm.text.clone()).filter(|t| !t.trim().is_empty());
         if timed_out {
@@ -300,15 +362,33 @@ impl RoleExecutor for RpcExecutor<'_> {
             run.end = RunEnd::Failed;
             run.error = Some(format!("PI_FAILED: pi rejected the prompt: {e}"));
         } else if matches!(fm.stop_reason.as_deref(), Some("error" | "aborted")) {
-            let msg = fm.error_message.clone().or(state.retry_final_error.clone()).unwrap_or_default();
+            let msg = fm
+                .error_message
+                .clone()
+                .or(state.retry_final_error.clone())
+                .unwrap_or_default();
             run.end = RunEnd::Failed;
             run.final_text = text;
-            run.error = Some(format!("{}: {}", classify_error_message(&msg), human_message(&msg)));
+            run.error = Some(format!(
+                "{}: {}",
+                classify_error_message(&msg),
+                human_message(&msg)
+            ));
         } else if state.final_message.is_none() {
             run.end = RunEnd::Failed;
-            let code = status.and_then(|s| s.code()).map_or("a signal".to_string(), |c| format!("exit code {c}"));
-            let last = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no output").trim().to_string();
-            run.error = Some(format!("PI_FAILED: pi ended ({code}) without an answer: {last}"));
+            let code = status
+                .and_then(|s| s.code())
+                .map_or("a signal".to_string(), |c| format!("exit code {c}"));
+            let last = stderr
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no output")
+                .trim()
+                .to_string();
+            run.error = Some(format!(
+                "PI_FAILED: pi ended ({code}) without an answer: {last}"
+            ));
         } else {
             run.final_text = text;
         }
@@ -343,7 +423,11 @@ fn rpc_event(line: &[u8]) -> Option<Ev> {
     if has(b"\"type\":\"response\"") {
         let v: serde_json::Value = serde_json::from_slice(line).ok()?;
         return Some(Ev::Response {
-            command: v.get("command").and_then(|c| c.as_str()).unwrap_or("").to_string(),
+            command: v
+                .get("command")
+                .and_then(|c| c.as_str())
+                .unwrap_or("")
+                .to_string(),
             success: v.get("success").and_then(|s| s.as_bool()).unwrap_or(false),
             error: v.get("error").and_then(|e| e.as_str()).map(str::to_string),
         });
@@ -357,17 +441,38 @@ mod tests {
 
     #[test]
     fn rpc_args_switch_mode_and_fill_the_prompt_file() {
-        let json: Vec<String> =
-            ["--mode", "json", "--tools", "read", "--system-prompt", SYSTEM_PROMPT_PLACEHOLDER, "--no-session"]
-                .map(String::from)
-                .to_vec();
+        let json: Vec<String> = [
+            "--mode",
+            "json",
+            "--tools",
+            "read",
+            "--system-prompt",
+            SYSTEM_PROMPT_PLACEHOLDER,
+            "--no-session",
+        ]
+        .map(String::from)
+        .to_vec();
         let a = rpc_args(&json, Some(Path::new("/tmp/x.md")));
-        assert_eq!(a, ["--mode", "rpc", "--tools", "read", "--system-prompt", "/tmp/x.md", "--no-session"]);
+        assert_eq!(
+            a,
+            [
+                "--mode",
+                "rpc",
+                "--tools",
+                "read",
+                "--system-prompt",
+                "/tmp/x.md",
+                "--no-session"
+            ]
+        );
     }
 
     #[test]
     fn rpc_events_are_recognised() {
-        assert!(matches!(rpc_event(br#"{"type":"agent_settled","aborted":false}"#), Some(Ev::Settled)));
+        assert!(matches!(
+            rpc_event(br#"{"type":"agent_settled","aborted":false}"#),
+            Some(Ev::Settled)
+        ));
         match rpc_event(br#"{"id":"pwk-prompt","type":"response","command":"prompt","success":false,"error":"busy"}"#) {
             Some(Ev::Response { command, success, error }) => {
                 assert_eq!((command.as_str(), success, error.as_deref()), ("prompt", false, Some("busy")));
