@@ -722,11 +722,7 @@ fn four_reviewers_in_parallel_with_a_timeout_an_empty_report_and_an_unresolvable
                 .all(|b| b["model"] == "mock-model"),
             "{name}"
         );
-        assert!(
-            llm.peak_in_flight() >= 2,
-            "{name}: roles did not overlap (peak {})",
-            llm.peak_in_flight()
-        );
+        // (Overlap itself is proven by the_concurrency_cap_is_observed, with slow replies.)
         // Progress on stderr: plain lines when not a terminal.
         assert!(
             out.stderr.contains("pwk-tracing-reviewer  timed-out"),
