@@ -264,6 +264,14 @@ fn render(out: &RunOutput, format: Format, ctx: &Context) -> anyhow::Result<()> 
     Ok(())
 }
 
+fn plural(n: u32, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
 /// The human rendering: each role's report (or why there is none), then coverage.
 pub fn human(out: &RunOutput, color: bool) -> String {
     let paint = |code: &str, s: &str| {
@@ -282,10 +290,10 @@ pub fn human(out: &RunOutput, color: bool) -> String {
         };
         let mut facts = Vec::new();
         if let Some(t) = r.turns {
-            facts.push(format!("{t} turns"));
+            facts.push(plural(t, "turn"));
         }
         if let Some(t) = r.tool_calls {
-            facts.push(format!("{t} tool calls"));
+            facts.push(plural(t, "tool call"));
         }
         if let Some(ms) = r.duration_ms {
             facts.push(format!("{:.1} s", ms as f64 / 1000.0));

@@ -94,7 +94,7 @@ pub fn plan_jobs(
     settings: &RunSettings,
     catalog: &dyn RoleCatalog,
     models: &dyn ModelCatalog,
-) -> Vec<Result<RoleJob, DelegationResult>> {
+) -> Vec<Result<RoleJob, Box<DelegationResult>>> {
     let job_settings = mapping::JobSettings {
         timeout: settings.timeout,
         six_field: settings.six_field,
@@ -119,7 +119,7 @@ pub fn plan_jobs(
                     r.notes
                         .push(format!("fallback: {}", contract::SCOUT_FALLBACK));
                 }
-                Err(r)
+                Err(Box::new(r))
             }
         })
         .collect()
@@ -152,7 +152,7 @@ pub fn run(
         .into_iter()
         .map(|p| match p {
             Ok(_) => ran.next().expect("one result per job"),
-            Err(failed) => failed,
+            Err(failed) => *failed,
         })
         .collect();
     let coverage = coverage_of(req, &results);

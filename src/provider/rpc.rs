@@ -206,10 +206,10 @@ impl RoleExecutor for RpcExecutor<'_> {
                 let mut framer = LineFramer::default();
                 let mut buf = vec![0u8; 64 << 10];
                 let on_line = |line: crate::delegate::stream::Line<'_>, state: &mut StreamState| {
-                    if let crate::delegate::stream::Line::Complete(bytes) = &line {
-                        if let Some(ev) = rpc_event(bytes) {
-                            let _ = ev_tx.send(ev);
-                        }
+                    if let crate::delegate::stream::Line::Complete(bytes) = &line
+                        && let Some(ev) = rpc_event(bytes)
+                    {
+                        let _ = ev_tx.send(ev);
                     }
                     let before_end = state.saw_agent_end;
                     state.feed(line, &mut |p| {
