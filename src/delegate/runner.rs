@@ -1183,7 +1183,7 @@ fn exit_text(a: &Attempt) -> String {
 
 fn human_duration(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{ms} ms")

@@ -369,6 +369,10 @@ impl StreamState {
         if line.iter().all(u8::is_ascii_whitespace) {
             return;
         }
+        // serde_json does not check the UTF-8 of strings it skips; pi only writes UTF-8.
+        if std::str::from_utf8(line).is_err() {
+            return self.malformed(line, progress);
+        }
         let owned_kind;
         let kind: &str = match sniff_type(line) {
             Some(k) => k,

@@ -4,4 +4,6 @@
 mod support;
 
 mod basics;
+mod delegate_e2e;
+mod delegate_faults;
 mod provider;

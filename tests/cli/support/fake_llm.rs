@@ -43,7 +43,10 @@ impl Reply {
         Reply::Text(s.to_string())
     }
     pub fn tool(name: &str, args: &str) -> Reply {
-        Reply::ToolCall { name: name.to_string(), args: args.to_string() }
+        Reply::ToolCall {
+            name: name.to_string(),
+            args: args.to_string(),
+        }
     }
     pub fn status(code: u16) -> Reply {
         let message = match code {
@@ -51,7 +54,10 @@ impl Reply {
             429 => "Rate limit reached for mock-model. Please try again later.",
             _ => "The server had an error while processing your request.",
         };
-        Reply::Status { code, message: message.to_string() }
+        Reply::Status {
+            code,
+            message: message.to_string(),
+        }
     }
 }
 
@@ -117,9 +123,11 @@ impl FakeLlm {
                     .filter(|m| m["role"] == "user")
                     .map(|m| match &m["content"] {
                         serde_json::Value::String(s) => s.clone(),
-                        serde_json::Value::Array(parts) => {
-                            parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("")
-                        }
+                        serde_json::Value::Array(parts) => parts
+                            .iter()
+                            .filter_map(|p| p["text"].as_str())
+                            .collect::<Vec<_>>()
+                            .join(""),
                         _ => String::new(),
                     })
                     .collect::<Vec<_>>()
@@ -163,7 +171,11 @@ fn handle(mut conn: TcpStream, s: &Shared) -> std::io::Result<()> {
     let method = parts.next().unwrap_or("");
     let path = parts.next().unwrap_or("").trim_end_matches('/').to_string();
     if method == "GET" && path.ends_with("/models") {
-        return json(&mut conn, 200, r#"{"object":"list","data":[{"id":"mock-model","object":"model","owned_by":"mock"}]}"#);
+        return json(
+            &mut conn,
+            200,
+            r#"{"object":"list","data":[{"id":"mock-model","object":"model","owned_by":"mock"}]}"#,
+        );
     }
     if !(method == "POST" && path.ends_with("/chat/completions")) {
         return json(&mut conn, 404, r#"{"error":{"message":"not found"}}"#);
@@ -172,7 +184,12 @@ fn handle(mut conn: TcpStream, s: &Shared) -> std::io::Result<()> {
         .unwrap_or_else(|_| serde_json::json!({"_unparsed": String::from_utf8_lossy(&body)}));
     let model = parsed["model"].as_str().unwrap_or("mock-model").to_string();
     s.requests.lock().unwrap().push(parsed);
-    let reply = s.script.lock().unwrap().pop_front().unwrap_or_else(|| s.default.lock().unwrap().clone());
+    let reply = s
+        .script
+        .lock()
+        .unwrap()
+        .pop_front()
+        .unwrap_or_else(|| s.default.lock().unwrap().clone());
     let n = s.requests.lock().unwrap().len();
     let chunk = |delta: serde_json::Value, finish: Option<&str>| {
         serde_json::json!({"id": format!("chatcmpl-fake-{n}"), "object": "chat.completion.chunk", "created": 0,
@@ -189,13 +206,34 @@ fn handle(mut conn: TcpStream, s: &Shared) -> std::io::Result<()> {
         Reply::ContentFilter(t) => stream_text(&mut conn, &t, "content_filter", chunk, usage)?,
         Reply::ToolCall { name, args } => {
             sse_start(&mut conn)?;
-            sse(&mut conn, &chunk(serde_json::json!({"role": "assistant", "content": null}), None))?;
-            sse(&mut conn, &chunk(serde_json::json!({"tool_calls": [{"index": 0, "id": format!("call_{n}"), "type": "function",
-                "function": {"name": name, "arguments": ""}}]}), None))?;
+            sse(
+                &mut conn,
+                &chunk(
+                    serde_json::json!({"role": "assistant", "content": null}),
+                    None,
+                ),
+            )?;
+            sse(
+                &mut conn,
+                &chunk(
+                    serde_json::json!({"tool_calls": [{"index": 0, "id": format!("call_{n}"), "type": "function",
+                "function": {"name": name, "arguments": ""}}]}),
+                    None,
+                ),
+            )?;
             let half = args.len() / 2;
-            let half = (0..=half).rev().find(|i| args.is_char_boundary(*i)).unwrap_or(0);
+            let half = (0..=half)
+                .rev()
+                .find(|i| args.is_char_boundary(*i))
+                .unwrap_or(0);
             for part in [&args[..half], &args[half..]] {
-                sse(&mut conn, &chunk(serde_json::json!({"tool_calls": [{"index": 0, "function": {"arguments": part}}]}), None))?;
+                sse(
+                    &mut conn,
+                    &chunk(
+                        serde_json::json!({"tool_calls": [{"index": 0, "function": {"arguments": part}}]}),
+                        None,
+                    ),
+                )?;
             }
             sse(&mut conn, &chunk(serde_json::json!({}), Some("tool_calls")))?;
             sse(&mut conn, &usage(12))?;
@@ -221,14 +259,32 @@ fn handle(mut conn: TcpStream, s: &Shared) -> std::io::Result<()> {
         }
         Reply::StallAfterHeaders => {
             sse_start(&mut conn)?;
-            sse(&mut conn, &chunk(serde_json::json!({"role": "assistant", "content": ""}), None))?;
-            sse(&mut conn, &chunk(serde_json::json!({"content": "Partial"}), None))?;
+            sse(
+                &mut conn,
+                &chunk(
+                    serde_json::json!({"role": "assistant", "content": ""}),
+                    None,
+                ),
+            )?;
+            sse(
+                &mut conn,
+                &chunk(serde_json::json!({"content": "Partial"}), None),
+            )?;
             wait_for_close(&mut conn, s);
         }
         Reply::DropMidStream => {
             sse_start(&mut conn)?;
-            sse(&mut conn, &chunk(serde_json::json!({"role": "assistant", "content": ""}), None))?;
-            sse(&mut conn, &chunk(serde_json::json!({"content": "Partial"}), None))?;
+            sse(
+                &mut conn,
+                &chunk(
+                    serde_json::json!({"role": "assistant", "content": ""}),
+                    None,
+                ),
+            )?;
+            sse(
+                &mut conn,
+                &chunk(serde_json::json!({"content": "Partial"}), None),
+            )?;
             conn.flush()?;
             conn.shutdown(Shutdown::Both)?;
         }
@@ -245,10 +301,20 @@ fn stream_text(
     usage: impl Fn(usize) -> serde_json::Value,
 ) -> std::io::Result<()> {
     sse_start(conn)?;
-    sse(conn, &chunk(serde_json::json!({"role": "assistant", "content": ""}), None))?;
+    sse(
+        conn,
+        &chunk(
+            serde_json::json!({"role": "assistant", "content": ""}),
+            None,
+        ),
+    )?;
     let words: Vec<&str> = text.split(' ').collect();
     for (i, w) in words.iter().enumerate() {
-        let piece = if i == 0 { w.to_string() } else { format!(" {w}") };
+        let piece = if i == 0 {
+            w.to_string()
+        } else {
+            format!(" {w}")
+        };
         sse(conn, &chunk(serde_json::json!({"content": piece}), None))?;
     }
     sse(conn, &chunk(serde_json::json!({}), Some(finish)))?;
@@ -295,7 +361,11 @@ fn wait_for_close(conn: &mut TcpStream, s: &Shared) {
         match conn.read(&mut buf) {
             Ok(0) => return,
             Ok(_) => {}
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
             Err(_) => return,
         }
     }

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""A scripted stand-in for `pi --mode json`, for faults the real pi cannot show on
+demand. Test-only: never shipped. The mode comes from FAKE_PI_MODE; every start is
+logged (argv, stdin) as one JSON line to FAKE_PI_LOG when set.
+
+Modes:
+  ok                 a normal short run whose answer echoes the prompt
+  malformed          a non-JSON line and a line with invalid UTF-8 among valid events
+  split-utf8         multi-byte code points split across separate writes
+  huge-line          a 100 MB message_update line, then a normal answer
+  crash-mid          starts streaming an answer, then dies (SIGKILL on itself)
+  stdin-rejected     rejects stdin before starting; with an argv prompt runs normally
+  stdin-rejected-after-start   prints events first, then the stdin rejection
+  json-rejected      rejects --mode json; in text (--print) mode prints the answer
+  eacces             EACCES at startup, before any event
+  tool-child         starts a tool child that ignores SIGTERM and holds stdout, then stalls
+  turns              runs turn after turn (for the turn budget)
+"""
+import json, os, signal, sys, time
+
+mode = os.environ.get("FAKE_PI_MODE", "ok")
+args = sys.argv[1:]
+out = sys.stdout.buffer
+
+
+def ev(obj):
+    out.write(json.dumps(obj, ensure_ascii=False).encode() + b"\n")
+    out.flush()
+
+
+def report(summary):
+    return ("Done.\n---PI_TASK_REPORT---\n" + json.dumps({"summary": summary, "changedFiles": []})
+            + "\n---END_PI_TASK_REPORT---")
+
+
+def assistant_end(text, stop="stop"):
+    ev({"type": "message_end", "message": {"role": "assistant", "content": [{"type": "text", "text": text}],
+        "provider": "fake", "model": "fake-model", "stopReason": stop,
+        "usage": {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
+                  "cost": {"total": 0.001}}}})
+
+
+def start():
+    ev({"type": "session", "version": 3, "id": "fake-session", "timestamp": "t", "cwd": os.getcwd()})
+    ev({"type": "agent_start"})
+    ev({"type": "turn_start"})
+
+
+def finish():
+    ev({"type": "agent_end", "messages": []})
+    ev({"type": "agent_settled", "aborted": False})
+
+
+stdin_text = ""
+argv_prompt = None
+known_with_value = {"--mode", "--provider", "--model", "--thinking", "--tools", "--session",
+                    "--system-prompt", "--append-system-prompt"}
+i = 0
+while i < len(args):
+    a = args[i]
+    if a in known_with_value:
+        i += 2
+        continue
+    if a.startswith("-"):
+        i += 1
+        continue
+    argv_prompt = a
+    i += 1
+
+if mode not in ("stdin-rejected",) or argv_prompt is None:
+    if not sys.stdin.isatty():
+        stdin_text = sys.stdin.read()
+
+log = os.environ.get("FAKE_PI_LOG")
+if log:
+    with open(log, "a") as f:
+        f.write(json.dumps({"argv": args, "stdin": stdin_text}) + "\n")
+
+prompt = argv_prompt if argv_prompt is not None else stdin_text
+
+if mode == "ok":
+    start()
+    time.sleep(float(os.environ.get("FAKE_PI_SLEEP", "0")))
+    assistant_end(report("echo: " + prompt[:40]))
+    finish()
+elif mode == "malformed":
+    start()
+    out.write(b"this is not json\n")
+    out.write(b'{"type":"message_update","assistantMessageEvent":{"type":"text_delta","delta":"\xff\xfe"}}\n')
+    out.flush()
+    assistant_end(report("survived"))
+    finish()
+elif mode == "split-utf8":
+    start()
+    line = json.dumps({"type": "message_end", "message": {"role": "assistant",
+        "content": [{"type": "text", "text": "héllo ✓ 𝄞 日本"}], "stopReason": "stop"}},
+        ensure_ascii=False).encode() + b"\n"
+    for b in line:
+        out.write(bytes([b]))
+        out.flush()
+        if b >= 0x80:
+            time.sleep(0.002)
+    finish()
+elif mode == "huge-line":
+    start()
+    out.write(b'{"type":"message_update","assistantMessageEvent":{"type":"text_delta","delta":"x"},"message":{"text":"')
+    chunk = b"a" * (1 << 20)
+    for _ in range(100):
+        out.write(chunk)
+    out.write(b'"}}\n')
+    out.flush()
+    assistant_end(report("after the huge line"))
+    finish()
+elif mode == "crash-mid":
+    start()
+    ev({"type": "message_start", "message": {"role": "assistant", "content": []}})
+    ev({"type": "message_update", "assistantMessageEvent": {"type": "text_delta", "delta": "Half an ans"}})
+    os.kill(os.getpid(), signal.SIGKILL)
+elif mode == "stdin-rejected":
+    if argv_prompt is None:
+        sys.stderr.write("Error: reading the prompt from stdin is not supported\n")
+        sys.exit(1)
+    start()
+    assistant_end(report("argv: " + argv_prompt[:40]))
+    finish()
+elif mode == "stdin-rejected-after-start":
+    start()
+    sys.stderr.write("Error: reading the prompt from stdin is not supported\n")
+    sys.exit(1)
+elif mode == "json-rejected":
+    if "--mode" in args:
+        sys.stderr.write('Error: Invalid mode "json". Valid values: text\n')
+        sys.exit(1)
+    out.write(report("text mode").encode() + b"\n")
+    out.flush()
+elif mode == "eacces":
+    sys.stderr.write("Error: EACCES: permission denied, open '/denied/agent/auth.json'\n")
+    sys.exit(1)
+elif mode == "tool-child":
+    start()
+    ev({"type": "tool_execution_start", "toolCallId": "c1", "toolName": "bash", "args": {}})
+    pid = os.fork()
+    if pid == 0:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        time.sleep(600)
+        os._exit(0)
+    time.sleep(600)
+elif mode == "turns":
+    start()
+    for n in range(1000):
+        assistant_end("thinking step %d" % n, stop="toolUse")
+        ev({"type": "turn_start"})
+        time.sleep(0.01)
+else:
+    sys.stderr.write("fake_pi: unknown mode %s\n" % mode)
+    sys.exit(3)
