@@ -18,6 +18,35 @@ fn json_line(value: &impl serde::Serialize) -> anyhow::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Colour and width for human output on stdout: the terminal's width clamped to
+/// 80..=100 columns, or 100 when stdout is not a terminal.
+fn style(ctx: &Context) -> Style {
+    use std::io::IsTerminal;
+    let stdout = std::io::stdout();
+    let width = if stdout.is_terminal() {
+        rustix::termios::tcgetwinsize(&stdout)
+            .map(|w| usize::from(w.ws_col).clamp(80, render::WIDTH))
+            .unwrap_or(render::WIDTH)
+    } else {
+        render::WIDTH
+    };
+    Style {
+        color: ctx.color_stdout,
+        width,
+    }
+}
+
+/// Human output: absolute paths under `$HOME` as `~/…` (paths under the current
+/// directory are already relative).
+fn tilde(text: &str, ctx: &Context) -> String {
+    match &ctx.env.home {
+        Some(home) if home.parent().is_some() => {
+            text.replace(&format!("{}/", home.display()), "~/")
+        }
+        _ => text.to_string(),
+    }
+}
+
 /// `pwk list`: exit 0, or 1 when a role file is broken.
 pub fn list(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let d = resolve(ctx, Host::from(args.host));
@@ -35,15 +64,8 @@ pub fn list(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             write_stdout(&json_line(&doc)?)?;
         }
         Format::Human => {
-            let text = render::list_human(
-                &d,
-                &rows,
-                args.all,
-                Style {
-                    color: ctx.color_stdout,
-                },
-            );
-            write_stdout(text.as_bytes())?;
+            let text = render::list_human(&d, &rows, args.all, style(ctx));
+            write_stdout(tilde(&text, ctx).as_bytes())?;
         }
     }
     Ok(if d.has_broken() {
@@ -59,7 +81,7 @@ pub fn show(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let host = Host::from(args.host);
     let d = resolve(ctx, host);
     let Some(role) = d.find(&args.name) else {
-        return show_unavailable(&d, &args.name, args.format);
+        return show_unavailable(&d, &args.name, args.format, ctx);
     };
     let agent_dir = ctx.env.agent_dir();
     let inputs = RuntimeInputs {
@@ -90,22 +112,20 @@ pub fn show(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             write_stdout(&json_line(&doc)?)?;
         }
         Format::Human => {
-            let text = render::show_human(
-                &d,
-                role,
-                &rt,
-                Style {
-                    color: ctx.color_stdout,
-                },
-            );
-            write_stdout(text.as_bytes())?;
+            let text = render::show_human(&d, role, &rt, style(ctx));
+            write_stdout(tilde(&text, ctx).as_bytes())?;
         }
     }
     Ok(ExitStatus::Success)
 }
 
 /// No effective definition answers to `name`: explain why, or suggest names.
-fn show_unavailable(d: &Discovery, name: &str, format: Format) -> anyhow::Result<ExitStatus> {
+fn show_unavailable(
+    d: &Discovery,
+    name: &str,
+    format: Format,
+    ctx: &Context,
+) -> anyhow::Result<ExitStatus> {
     let host = d.host.as_str();
     let files = d.unloaded(name);
     if !files.is_empty() {
@@ -155,7 +175,7 @@ fn show_unavailable(d: &Discovery, name: &str, format: Format) -> anyhow::Result
                         f.layer.as_str()
                     ));
                 }
-                write_stdout(text.as_bytes())?;
+                write_stdout(tilde(&text, ctx).as_bytes())?;
             }
         }
         return Ok(ExitStatus::Failure);
@@ -197,7 +217,7 @@ fn show_unavailable(d: &Discovery, name: &str, format: Format) -> anyhow::Result
             msg.push_str(&format!("\n  did you mean one of {}?", list.join(", ")));
         }
     }
-    crate::context::eprintln_safe(&format!("pwk: error: {msg}"));
+    crate::context::eprintln_safe(&tilde(&format!("pwk: error: {msg}"), ctx));
     Ok(ExitStatus::Error)
 }
 
@@ -255,9 +275,9 @@ pub fn new(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let read_here = d
         .sources
         .iter()
-        .any(|s| s.path.as_deref() == Some(dir.as_path()));
+        .any(|s| s.path.as_deref().is_some_and(|p| same_path(p, &dir)));
     match d.find(&args.name) {
-        Some(r) if r.path.as_file() == Some(path.as_path()) => {
+        Some(r) if r.path.as_file().is_some_and(|p| same_path(p, &path)) => {
             for s in &r.shadows {
                 text.push_str(&format!("It shadows {} ({}).\n", s.path, s.source.as_str()));
             }
@@ -282,8 +302,17 @@ pub fn new(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         "Next: replace the description and the body, then run `pwk lint {shown}` and `pwk show {}`.\n",
         args.name
     ));
-    write_stdout(text.as_bytes())?;
+    write_stdout(tilde(&text, ctx).as_bytes())?;
     Ok(ExitStatus::Success)
+}
+
+/// Whether two paths name the same file or directory (`..` and symlinked parents
+/// resolved when both exist).
+fn same_path(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
 }
 
 pub fn smoke(_args: &SmokeArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {

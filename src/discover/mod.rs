@@ -452,6 +452,7 @@ fn profile_sources(
         _ => Some("built into pwk only; install with `pwk setup`".to_string()),
     };
     let global = roots.global_agents_dir.clone();
+    let global_missing = global.is_none();
     let cwd = roots.cwd.as_path();
     let mut out = vec![dir(
         Layer::Package,
@@ -567,6 +568,12 @@ fn profile_sources(
                 None,
             ));
         }
+    }
+    if global_missing {
+        out.retain(|s| s.kind != DirKind::GlobalAgents);
+        notes.push(
+            "no global agents directory: neither PI_CODING_AGENT_DIR nor HOME is set".to_string(),
+        );
     }
     // The same directory twice (e.g. the project is $HOME): keep the higher-priority one.
     let mut seen: Vec<PathBuf> = Vec::new();

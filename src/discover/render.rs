@@ -7,13 +7,15 @@ use serde::Serialize;
 use super::runtime::{LinkStatus, Runtime};
 use super::{Discovery, Host, Layer, ResolvedRole, RoleFile, Shadowed};
 
-/// Human output is laid out for this many columns.
+/// Human output is laid out for this many columns when stdout is not a terminal.
 pub const WIDTH: usize = 100;
 
 /// ANSI styling, off unless colour is allowed.
 #[derive(Debug, Clone, Copy)]
 pub struct Style {
     pub color: bool,
+    /// Columns to lay human output out in.
+    pub width: usize,
 }
 
 impl Style {
@@ -84,7 +86,7 @@ pub fn list_rows(d: &Discovery, all: bool) -> Vec<ListRow> {
     for f in &d.files {
         let source = d.source(f.source);
         let winner = d.find(&f.identity).filter(|r| r.path == f.path).is_some();
-        if winner || (f.hidden && !all) {
+        if winner || (f.hidden && f.loadable && !all) {
             continue;
         }
         let mut notes = Vec::new();
@@ -127,10 +129,9 @@ pub fn list_rows(d: &Discovery, all: bool) -> Vec<ListRow> {
 }
 
 fn broken_note(host: Host, f: &RoleFile) -> String {
-    let problem = f.problem.as_deref().unwrap_or("cannot be loaded");
     match (&f.doc, &f.role) {
-        (Some(_), Some(_)) => format!("{} skips it: {problem}", host.as_str()),
-        _ => "hosts skip it".to_string(),
+        (Some(_), Some(_)) => format!("{} skips this file", host.as_str()),
+        _ => "hosts skip this file".to_string(),
     }
 }
 
@@ -213,6 +214,7 @@ fn wrap(first: &str, text: &str, indent: usize, width: usize) -> String {
 
 /// `pwk list` for people.
 pub fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Style) -> String {
+    let width = style.width;
     let mut out = String::new();
     // Built-in roles a host cannot see are summed up in one note, not listed one by one.
     let (builtin_unseen, rows): (Vec<&ListRow>, Vec<&ListRow>) = rows
@@ -227,7 +229,7 @@ pub fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Style) -> S
         .clamp(4, 34);
     let src_w = 7;
     let indent = name_w + 2 + src_w + 2;
-    let desc_w = WIDTH.saturating_sub(indent).max(20);
+    let desc_w = width.saturating_sub(indent).max(20);
     if d.host != Host::Pwk {
         out.push_str(&format!(
             "As {} sees them (identity: {}).\n\n",
@@ -269,20 +271,28 @@ pub fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Style) -> S
                 &format!("{pad}shadows "),
                 &list.join(", "),
                 indent + 8,
-                WIDTH,
+                width,
             ));
             out.push('\n');
         }
         if r.broken {
             let problem = r.error.as_deref().unwrap_or("cannot be loaded");
-            out.push_str(&style.red(&wrap(&format!("{pad}broken: "), problem, indent + 8, WIDTH)));
+            out.push_str(&style.red(&wrap(&format!("{pad}broken: "), problem, indent + 8, width)));
+            out.push('\n');
+        } else if let Some(problem) = &r.error {
+            out.push_str(&style.red(&wrap(
+                &format!("{pad}problem: "),
+                problem,
+                indent + 9,
+                width,
+            )));
             out.push('\n');
         }
         for note in &r.host_notes {
-            if r.broken && note == "hosts skip it" {
+            if r.broken && (note.ends_with("skip this file") || note.ends_with("skips this file")) {
                 continue;
             }
-            out.push_str(&style.yellow(&wrap(&format!("{pad}note: "), note, indent + 6, WIDTH)));
+            out.push_str(&style.yellow(&wrap(&format!("{pad}note: "), note, indent + 6, width)));
             out.push('\n');
         }
     }
@@ -325,7 +335,7 @@ pub fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Style) -> S
         ));
     }
     out.push('\n');
-    out.push_str(&wrap("", &summary, 0, WIDTH));
+    out.push_str(&wrap("", &summary, 0, width));
     out.push('\n');
     if !builtin_unseen.is_empty() {
         let names: Vec<&str> = builtin_unseen.iter().map(|r| r.name.as_str()).collect();
@@ -340,11 +350,11 @@ pub fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Style) -> S
             d.host.as_str(),
             names.join(", ")
         );
-        out.push_str(&style.yellow(&wrap("note: ", &text, 6, WIDTH)));
+        out.push_str(&style.yellow(&wrap("note: ", &text, 6, width)));
         out.push('\n');
     }
     for note in &d.notes {
-        out.push_str(&style.yellow(&wrap("note: ", note, 6, WIDTH)));
+        out.push_str(&style.yellow(&wrap("note: ", note, 6, width)));
         out.push('\n');
     }
     out.push_str(&searched_human(d));
@@ -412,6 +422,7 @@ pub fn frontmatter_text(role: &ResolvedRole) -> &str {
 
 /// `pwk show` for people.
 pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -> String {
+    let width = style.width;
     let cwd: &Path = &d.cwd;
     let mut out = String::new();
     let label_w = 12;
@@ -420,7 +431,7 @@ pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -
             &format!("  {label:<label_w$}"),
             value,
             label_w + 2,
-            WIDTH,
+            width,
         ));
         out.push('\n');
     };
@@ -456,11 +467,11 @@ pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -
         field(&mut out, "description", desc);
     }
     if let Some(problem) = super::first_problem(&r.doc) {
-        out.push_str(&style.red(&wrap("  problem: ", &problem, 11, WIDTH)));
+        out.push_str(&style.red(&wrap("  problem: ", &problem, 11, width)));
         out.push('\n');
     }
     for note in &r.notes {
-        out.push_str(&style.yellow(&wrap("  note: ", note, 8, WIDTH)));
+        out.push_str(&style.yellow(&wrap("  note: ", note, 8, width)));
         out.push('\n');
     }
 
@@ -531,7 +542,7 @@ pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -
             link.status.as_str()
         );
         let hang = first.chars().count();
-        let line = wrap(&first, &what, hang, WIDTH);
+        let line = wrap(&first, &what, hang, width);
         out.push_str(&if link.status == LinkStatus::Decides {
             style.bold(&line)
         } else {
@@ -539,12 +550,12 @@ pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -
         });
         out.push('\n');
         if let Some(note) = &link.note {
-            out.push_str(&wrap(&" ".repeat(hang), note, hang, WIDTH));
+            out.push_str(&wrap(&" ".repeat(hang), note, hang, width));
             out.push('\n');
         }
     }
     for note in &rt.model.notes {
-        out.push_str(&style.dim(&wrap("    note: ", note, 10, WIDTH)));
+        out.push_str(&style.dim(&wrap("    note: ", note, 10, width)));
         out.push('\n');
     }
     if !rt.config_files.is_empty() {
@@ -554,7 +565,7 @@ pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -
                 &format!("    {}: ", c.path),
                 &format!("{} ({})", c.status, c.purpose),
                 6,
-                WIDTH,
+                width,
             ));
             out.push('\n');
         }

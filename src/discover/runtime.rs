@@ -280,7 +280,7 @@ fn thinking(host: Host, role: &ResolvedRole, settings: &PiSettings) -> Setting<S
             honoured: true,
             note: match host {
                 Host::Nicobailon => format!("passed as the model suffix `:{level}`"),
-                _ => "as declared (pi clamps it to what the model supports)".to_string(),
+                _ => "as declared; pi clamps it to what the model supports".to_string(),
             },
         },
         (None, Some(node)) => Setting {

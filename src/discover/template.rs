@@ -147,16 +147,15 @@ const ORDER: &[&str] = &[
 fn active_value(kind: Kind, key: &str, name: &str) -> Option<String> {
     match (kind, key) {
         (_, "name") => Some(name.to_string()),
-        (Kind::Leaf, "description") => Some(
-            "Takes one bounded task and returns a report with file:line evidence (replace with what this role takes and returns)."
-                .to_string(),
-        ),
+        (Kind::Leaf, "description") => {
+            Some("Takes one bounded task and returns a report with file:line evidence.".to_string())
+        }
         (Kind::Coordinator, "description") => Some(
-            "Splits a multi-stage task across leaf roles and returns one integrated report (replace with what this role takes and returns)."
+            "Splits a multi-stage task across leaf roles and returns one integrated report."
                 .to_string(),
         ),
         (Kind::Adapter, "description") => Some(
-            "Runs one task on an external CLI runtime and returns its report (internal adapter; invoked by exact name)."
+            "Runs one task on an external CLI and returns its report (internal adapter)."
                 .to_string(),
         ),
         (_, "tools") => Some("read, grep, find, ls".to_string()),
@@ -277,12 +276,13 @@ pub fn render(name: &str, kind: Kind) -> String {
     let mut fm = String::new();
     fm.push_str("---\n");
     fm.push_str(&format!("# {kind_line}\n"));
+    fm.push_str("# Written by `pwk new`: every documented key is listed; keys you do not need\n");
     fm.push_str(
-        "# Written by `pwk new`: every documented key is listed. Keys you do not need stay\n",
+        "# stay commented out. Replace the description and the body with your role's own,\n",
     );
-    fm.push_str("# commented out. Check the file with `pwk lint` and `pwk show ");
-    fm.push_str(name);
-    fm.push_str("`.\n");
+    fm.push_str(&format!(
+        "# then check the file with `pwk lint` and `pwk show {name}`.\n"
+    ));
     for key in keys {
         let spec = &schema["properties"][key];
         fm.push('\n');
@@ -335,6 +335,8 @@ fn body(name: &str, kind: Kind) -> String {
              state it if the runtime is unavailable rather than falling back silently.",
         ),
     };
+    let statement = wrap_paragraph(statement, 92);
+    let authority = wrap_paragraph(authority, 92);
     format!(
         "# {title}
 
@@ -365,6 +367,25 @@ a valid outcome.
 End with the report as your final message. Do not ask follow-up questions.
 "
     )
+}
+
+/// Word-wrap one paragraph to `width` columns.
+fn wrap_paragraph(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut col = 0;
+    for word in text.split_whitespace() {
+        let w = word.chars().count();
+        if col > 0 && col + 1 + w > width {
+            out.push('\n');
+            col = 0;
+        } else if col > 0 {
+            out.push(' ');
+            col += 1;
+        }
+        out.push_str(word);
+        col += w;
+    }
+    out
 }
 
 #[cfg(test)]

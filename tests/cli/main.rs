@@ -6,4 +6,5 @@ mod support;
 mod basics;
 mod delegate_e2e;
 mod delegate_faults;
+mod discover;
 mod provider;
