@@ -63,8 +63,9 @@ existing session"
             name: "bounded-execution",
             how: format!(
                 "every role has a wall-clock timeout (--timeout, default 600 s; the process group is killed) and \
-a turn budget (the role's max_turns, else {DEFAULT_TURN_BUDGET}); a capped role that reported is completed, one \
-without a report fails with \"turn budget reached before a report\""
+a turn budget (the role's max_turns, else {DEFAULT_TURN_BUDGET}): when it is reached pi is steered to wrap up and \
+report (RPC `steer`) and stopped two turns later; a capped role that reported is completed, one without a report \
+fails with \"turn budget reached before a report\""
             ),
         },
     ]
@@ -97,7 +98,7 @@ pub fn to_json() -> String {
 
 /// The same, for people.
 pub fn to_human() -> String {
-    let mut s = String::from("pwk as a delegation provider (seed 000) claims:\n\n");
+    let mut s = String::from("pwk as a delegation provider (PWK provider contract) claims:\n\n");
     for c in capabilities() {
         s.push_str(&format!("  {}\n", c.name));
         for line in wrap(&c.how, 76) {

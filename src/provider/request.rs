@@ -160,10 +160,15 @@ pub fn json_kind(v: &Value) -> &'static str {
 pub fn validate(map: &serde_json::Map<String, Value>) -> Result<DelegationRequest, Refusal> {
     let mut problems: Vec<String> = Vec::new();
     let requested: Vec<String> = match map.get("roles") {
-        Some(Value::Array(items)) => items
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect(),
+        Some(Value::Array(items)) => {
+            let mut names: Vec<String> = Vec::new();
+            for name in items.iter().filter_map(Value::as_str) {
+                if !names.iter().any(|n| n == name) {
+                    names.push(name.to_string());
+                }
+            }
+            names
+        }
         _ => Vec::new(),
     };
 

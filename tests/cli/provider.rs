@@ -988,3 +988,24 @@ fn recon_runs_the_scout_and_checks_its_five_sections() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------
+// Rendered output.
+
+#[test]
+fn capabilities_human_output() {
+    let env = TestEnv::new();
+    let out = run(env.pwk().args(["capabilities", "--format", "human"]));
+    assert_eq!(out.code, 0);
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn refused_request_document() {
+    let env = TestEnv::new();
+    let mut req = request(&env, "feature-review", &["pwk-spec-reviewer", "pwk-spec-reviewer"]);
+    req["constraints"]["bounded"] = json!(false);
+    let out = run_with_stdin(env.pwk().arg("run-request"), req.to_string().as_bytes());
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.stdout);
+}
