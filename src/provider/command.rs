@@ -182,8 +182,20 @@ fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> Ru
     let rpc = RpcExecutor { env: &ctx.env };
     let json = PiExecutor { env: &ctx.env };
     let executor: &dyn super::RoleExecutor = if settings.steer { &rpc } else { &json };
-    super::run(req, settings, &catalog, &models, executor, &|p| {
-        display.update(&p)
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        // Keep elapsed times moving on a terminal while roles are quiet.
+        scope.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(250));
+                display.tick();
+            }
+        });
+        let out = super::run(req, settings, &catalog, &models, executor, &|p| {
+            display.update(&p)
+        });
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        out
     })
 }
 

@@ -65,22 +65,41 @@ impl ProgressDisplay {
         row.state = p.state.clone();
         row.turns = p.turns;
         row.tool_calls = p.tool_calls;
-        let mut err = std::io::stderr().lock();
         if self.tty {
-            let mut out = String::new();
-            if *drawn {
-                out.push_str(&format!("\x1b[{}A", rows.len()));
-            }
-            for row in rows.iter() {
-                out.push_str("\x1b[2K");
-                out.push_str(&self.render(row));
-                out.push('\n');
-            }
-            *drawn = true;
-            let _ = err.write_all(out.as_bytes());
+            self.redraw(rows, drawn);
         } else if changed_state && p.state != RoleState::Queued {
+            let mut err = std::io::stderr().lock();
             let _ = writeln!(err, "{}", self.render(row));
+            let _ = err.flush();
         }
+    }
+
+    /// Redraw the rows in place (terminal only), so elapsed times keep moving
+    /// while a role is quiet. Called periodically by the command.
+    pub fn tick(&self) {
+        if !self.tty {
+            return;
+        }
+        let mut guard = self.rows.lock().unwrap_or_else(|e| e.into_inner());
+        let (rows, drawn) = &mut *guard;
+        if *drawn {
+            self.redraw(rows, drawn);
+        }
+    }
+
+    fn redraw(&self, rows: &[Row], drawn: &mut bool) {
+        let mut out = String::new();
+        if *drawn {
+            out.push_str(&format!("\x1b[{}A", rows.len()));
+        }
+        for row in rows {
+            out.push_str("\x1b[2K");
+            out.push_str(&self.render(row));
+            out.push('\n');
+        }
+        *drawn = true;
+        let mut err = std::io::stderr().lock();
+        let _ = err.write_all(out.as_bytes());
         let _ = err.flush();
     }
 
