@@ -670,7 +670,8 @@ fn four_reviewers_in_parallel_with_a_timeout_an_empty_report_and_an_unresolvable
                 ("pwk-smell-reviewer".into(), "failed".into()),
                 ("pwk-hazard-reviewer".into(), "completed".into()),
             ],
-            "{name}: {v:#}\n{}", out.stderr
+            "{name}: {v:#}\n{}",
+            out.stderr
         );
         let r = &v["results"];
         assert!(
@@ -1003,9 +1004,60 @@ fn capabilities_human_output() {
 #[test]
 fn refused_request_document() {
     let env = TestEnv::new();
-    let mut req = request(&env, "feature-review", &["pwk-spec-reviewer", "pwk-spec-reviewer"]);
+    let mut req = request(
+        &env,
+        "feature-review",
+        &["pwk-spec-reviewer", "pwk-spec-reviewer"],
+    );
     req["constraints"]["bounded"] = json!(false);
     let out = run_with_stdin(env.pwk().arg("run-request"), req.to_string().as_bytes());
     assert_eq!(out.code, 1);
     insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn six_field_result_schema_is_checked_end_to_end() {
+    let six = "conclusion: bounded result\nevidence: src/lib.rs:1 returns 42\nfiles_and_lines: src/lib.rs:1\n\
+tests_or_checks: none ran (read-only review)\nrisks: none\nrecommended_parent_action: merge\n";
+    for (name, pi) in pis() {
+        let llm = RoutedLlm::start(vec![
+            ("ROUTE-SMELL", Act::Text(six.into())),
+            (
+                "ROUTE-HAZARD",
+                Act::Text(format!("Conclusion: x\n{six}model: mock\n")),
+            ),
+        ]);
+        let env = project(&llm);
+        role_file(&env, "pwk-smell-reviewer", "", "ROUTE-SMELL");
+        role_file(&env, "pwk-hazard-reviewer", "", "ROUTE-HAZARD");
+        let req = request(
+            &env,
+            "feature-review",
+            &["pwk-smell-reviewer", "pwk-hazard-reviewer"],
+        );
+        let out = run_with_stdin(
+            pwk_on(&env, &pi).args(["run-request", "--result-schema", "six-field"]),
+            req.to_string().as_bytes(),
+        );
+        assert_eq!(out.code, 1, "{name}: {}\n{}", out.stdout, out.stderr);
+        let v = json_out(&out);
+        assert_eq!(v["results"][0]["status"], "completed", "{name}: {v:#}");
+        assert_eq!(v["results"][1]["status"], "failed", "{name}: {v:#}");
+        let err = v["results"][1]["error"].as_str().unwrap();
+        assert!(
+            err.contains("six-field result schema")
+                && err.contains("\"Conclusion\"")
+                && err.contains("\"model\""),
+            "{err}"
+        );
+        // The prompt asked for the schema.
+        let user = routed::text_of(
+            &llm.requests_for("ROUTE-SMELL")[0]["messages"]
+                .as_array()
+                .unwrap()
+                .last()
+                .unwrap()["content"],
+        );
+        assert!(user.contains("recommended_parent_action:"), "{user}");
+    }
 }
