@@ -164,7 +164,7 @@ impl SourceDir {
 }
 
 /// Where a role file is.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RolePath {
     /// A role compiled into pwk, by file name (`pwk-recon-scout.md`).
     Builtin(String),
@@ -268,8 +268,9 @@ impl Discovery {
     /// exact name). Under tintinweb, which matches case-insensitively, a unique
     /// case-insensitive match is accepted.
     pub fn find(&self, name: &str) -> Option<&ResolvedRole> {
-        if let Some(r) = self.roles.iter().find(|r| r.name == name) {
-            return Some(r);
+        // `roles` is sorted by name.
+        if let Ok(i) = self.roles.binary_search_by(|r| r.name.as_str().cmp(name)) {
+            return Some(&self.roles[i]);
         }
         if self.host == Host::Tintinweb {
             let mut it = self

@@ -62,11 +62,13 @@ pub struct ListRow {
 /// The rows of `pwk list`, sorted by name (the effective definition first).
 pub fn list_rows(d: &Discovery, all: bool) -> Vec<ListRow> {
     let mut rows: Vec<(usize, ListRow)> = Vec::new();
+    let by_path: std::collections::HashMap<&super::RolePath, &RoleFile> =
+        d.files.iter().map(|f| (&f.path, f)).collect();
     for r in &d.roles {
         if r.hidden && !all {
             continue;
         }
-        let f = d.files.iter().find(|f| f.path == r.path);
+        let f = by_path.get(&r.path);
         rows.push((
             d.source(r.source).rank,
             ListRow {
