@@ -1061,3 +1061,47 @@ tests_or_checks: none ran (read-only review)\nrisks: none\nrecommended_parent_ac
         assert!(user.contains("recommended_parent_action:"), "{user}");
     }
 }
+
+#[test]
+fn a_pi_that_dies_at_startup_fails_each_role_with_its_words() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    env.write("packet.md", "## Requirement 1\nX\n");
+    let fake = env.write(
+        "bin/pi",
+        "#!/bin/sh\necho 'Error: something broke at startup' >&2\nexit 1\n",
+    );
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for transport in ["rpc", "json"] {
+        let out = run(env
+            .pwk()
+            .args([
+                "review",
+                "--roles",
+                "smell,hazard",
+                "--packet",
+                "packet.md",
+                "--format",
+                "json",
+                "--transport",
+                transport,
+            ])
+            .env("PWK_PI_BIN", &fake));
+        assert_eq!(out.code, 1, "{transport}: {}", out.stderr);
+        let v = json_out(&out);
+        for r in v["results"].as_array().unwrap() {
+            assert_eq!(r["status"], "failed", "{transport}: {r}");
+            assert!(
+                r["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("something broke at startup"),
+                "{transport}: {r}"
+            );
+        }
+        assert_eq!(
+            v["coverage"]["missing"],
+            json!(["pwk-smell-reviewer", "pwk-hazard-reviewer"])
+        );
+    }
+}
