@@ -182,6 +182,8 @@ fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> Ru
     let rpc = RpcExecutor { env: &ctx.env };
     let json = PiExecutor { env: &ctx.env };
     let executor: &dyn super::RoleExecutor = if settings.steer { &rpc } else { &json };
+    // Install the SIGINT/SIGTERM flag now: an interrupted run still prints its results.
+    let _ = super::pi::interruption();
     let done = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
         // Keep elapsed times moving on a terminal while roles are quiet.

@@ -87,6 +87,12 @@ pub struct RoleProgress {
 pub trait RoleExecutor: Sync {
     /// Run `job`; call `progress(turns, tool_calls)` whenever they change.
     fn execute(&self, job: &RoleJob, progress: &(dyn Fn(u32, u32) + Sync)) -> RoleRun;
+
+    /// `Some(why)` once the whole run should stop (e.g. pwk received SIGINT): roles
+    /// not started yet are then `skipped`, never silently dropped.
+    fn interrupted(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The default concurrency cap: `min(4, roles)`, at least 1.
@@ -136,7 +142,13 @@ pub fn run_all(
                             tool_calls,
                         })
                     };
-                    let run = executor.execute(job, &live);
+                    let run = match executor.interrupted() {
+                        Some(why) => RoleRun {
+                            error: Some(format!("not started: {why}")),
+                            ..RoleRun::new(RunEnd::Skipped)
+                        },
+                        None => executor.execute(job, &live),
+                    };
                     let result = normalize(job, &run);
                     progress(RoleProgress {
                         index: job.index,
@@ -392,6 +404,46 @@ mod tests {
                 5
             );
         }
+    }
+
+    /// Interrupted after the first role: the rest are skipped, in order.
+    struct Interrupting(AtomicUsize);
+
+    impl RoleExecutor for Interrupting {
+        fn execute(&self, _job: &RoleJob, _p: &(dyn Fn(u32, u32) + Sync)) -> RoleRun {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            completed("No findings")
+        }
+        fn interrupted(&self) -> Option<String> {
+            (self.0.load(Ordering::SeqCst) > 0).then(|| "pwk received SIGINT".to_string())
+        }
+    }
+
+    #[test]
+    fn an_interrupted_run_skips_the_roles_it_did_not_start() {
+        let roles = [
+            LogicalRole::SmellReviewer,
+            LogicalRole::TracingReviewer,
+            LogicalRole::SpecReviewer,
+            LogicalRole::HazardReviewer,
+        ];
+        let jobs: Vec<RoleJob> = roles.iter().enumerate().map(|(i, r)| job(i, *r)).collect();
+        let out = run_all(&jobs, 1, &Interrupting(AtomicUsize::new(0)), &|_| {});
+        let st: Vec<Status> = out.iter().map(|r| r.status).collect();
+        assert_eq!(
+            st,
+            [
+                Status::Completed,
+                Status::Skipped,
+                Status::Skipped,
+                Status::Skipped
+            ]
+        );
+        assert_eq!(
+            out[3].error.as_deref(),
+            Some("not started: pwk received SIGINT")
+        );
+        assert_eq!(out[3].role, LogicalRole::HazardReviewer);
     }
 
     #[test]

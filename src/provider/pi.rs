@@ -49,7 +49,22 @@ impl PiExecutor<'_> {
     }
 }
 
+/// The signal pwk received, as words (`pwk received SIGINT`), if any. Installs the
+/// runner's SIGINT/SIGTERM flag on first use, so a signal stops pi's process groups
+/// and the run reports instead of dying.
+pub fn interruption() -> Option<String> {
+    crate::delegate::runner::pending_signal().map(|s| match s {
+        2 => "pwk received SIGINT".to_string(),
+        15 => "pwk received SIGTERM".to_string(),
+        n => format!("pwk received signal {n}"),
+    })
+}
+
 impl RoleExecutor for PiExecutor<'_> {
+    fn interrupted(&self) -> Option<String> {
+        interruption()
+    }
+
     fn execute(&self, job: &RoleJob, progress: &(dyn Fn(u32, u32) + Sync)) -> RoleRun {
         let spec = PiExecutor::spec(job, &job.definition);
         let turns = AtomicU32::new(0);

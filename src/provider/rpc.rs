@@ -104,6 +104,10 @@ fn failed(msg: String, start: Instant) -> RoleRun {
 }
 
 impl RoleExecutor for RpcExecutor<'_> {
+    fn interrupted(&self) -> Option<String> {
+        super::pi::interruption()
+    }
+
     fn execute(&self, job: &RoleJob, progress: &(dyn Fn(u32, u32) + Sync)) -> RoleRun {
         let start = Instant::now();
         let spec = PiExecutor::spec(job, &job.definition);
@@ -246,6 +250,7 @@ impl RoleExecutor for RpcExecutor<'_> {
         let mut end_at: Option<Instant> = None;
         let mut term_at: Option<Instant> = None;
         let mut killed = false;
+        let mut interrupted: Option<String> = None;
         let stopping = |term_at: &mut Option<Instant>| {
             if term_at.is_none() {
                 signal_group(pgid, rustix::process::Signal::TERM);
@@ -308,6 +313,12 @@ impl RoleExecutor for RpcExecutor<'_> {
             if end_at.is_some_and(|t| Instant::now() >= t) {
                 cmd_tx = None; // stdin EOF: pi shuts down
             }
+            if interrupted.is_none()
+                && let Some(why) = super::pi::interruption()
+            {
+                interrupted = Some(why);
+                stopping(&mut term_at);
+            }
             if !timed_out && start.elapsed() >= job.timeout {
                 timed_out = true;
                 stopping(&mut term_at);
@@ -346,7 +357,13 @@ impl RoleExecutor for RpcExecutor<'_> {
             ));
         }
         let text = Some(fm.text.clone()).filter(|t| !t.trim().is_empty());
-        if timed_out {
+        if let Some(why) = interrupted {
+            run.end = RunEnd::Failed;
+            run.final_text = None;
+            run.error = Some(format!(
+                "PI_FAILED: {why}; pi's process group was terminated"
+            ));
+        } else if timed_out {
             run.end = RunEnd::TimedOut;
             run.final_text = text;
             run.error = Some(format!(

@@ -1105,3 +1105,75 @@ fn a_pi_that_dies_at_startup_fails_each_role_with_its_words() {
         );
     }
 }
+
+#[test]
+fn sigint_stops_the_running_role_skips_the_rest_and_still_reports() {
+    use std::process::Stdio;
+    for (name, pi) in pis() {
+        let llm = RoutedLlm::start(vec![
+            ("ROUTE-SMELL", Act::Stall),
+            ("ROUTE-HAZARD", Act::Text(hazard_report())),
+        ]);
+        let env = project(&llm);
+        role_file(&env, "pwk-smell-reviewer", "", "ROUTE-SMELL");
+        role_file(&env, "pwk-hazard-reviewer", "", "ROUTE-HAZARD");
+        let mut child = pwk_on(&env, &pi)
+            .args([
+                "review",
+                "--roles",
+                "smell,hazard",
+                "--packet",
+                "packet.md",
+                "--max-parallel",
+                "1",
+                "--format",
+                "json",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let t0 = std::time::Instant::now();
+        while llm.requests().is_empty() && t0.elapsed() < std::time::Duration::from_secs(60) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert_eq!(
+            llm.requests().len(),
+            1,
+            "{name}: the first role never reached the model"
+        );
+        let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+        rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{name}: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(
+            statuses(&v),
+            [
+                ("pwk-smell-reviewer".into(), "failed".into()),
+                ("pwk-hazard-reviewer".into(), "skipped".into())
+            ],
+            "{name}: {v:#}"
+        );
+        assert!(
+            v["results"][0]["error"]
+                .as_str()
+                .unwrap()
+                .contains("pwk received SIGINT"),
+            "{name}: {v:#}"
+        );
+        assert_eq!(v["results"][1]["error"], "not started: pwk received SIGINT");
+        assert_eq!(
+            llm.requests().len(),
+            1,
+            "{name}: the skipped role must not run"
+        );
+    }
+}
