@@ -1117,7 +1117,7 @@ fn sigint_stops_the_running_role_skips_the_rest_and_still_reports() {
         let env = project(&llm);
         role_file(&env, "pwk-smell-reviewer", "", "ROUTE-SMELL");
         role_file(&env, "pwk-hazard-reviewer", "", "ROUTE-HAZARD");
-        let mut child = pwk_on(&env, &pi)
+        let child = pwk_on(&env, &pi)
             .args([
                 "review",
                 "--roles",
