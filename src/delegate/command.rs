@@ -72,6 +72,9 @@ pub struct DelegateResult {
     pub validation_errors: Vec<Problem>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub launch: Option<runner::PiLaunch>,
+    /// `--dry-run`: the prompt pi would receive on stdin.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
 }
 
 impl DelegateResult {
@@ -125,6 +128,7 @@ impl DelegateResult {
             warnings: vec![],
             validation_errors: vec![],
             launch: None,
+            prompt: None,
         }
     }
 
@@ -304,7 +308,7 @@ pub fn delegate(
                 result.final_text = None;
                 result.prompt_transport = Some(runner::PromptTransport::Stdin);
                 result.warnings.push("dry run: pi was not started".into());
-                result.summary = Some(spec.prompt.clone());
+                result.prompt = Some(spec.prompt.clone());
             }
             Err(e) => {
                 result.status = "failed";

@@ -722,3 +722,100 @@ mod tests {
         assert_eq!(parse("[1]"), Err(RequestError::NotObject("an array")));
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    //! Arbitrary JSON never panics the validator (`PROPTEST_CASES=N` for long runs).
+    use super::*;
+    use proptest::prelude::*;
+
+    /// 64 cases by default; `PWK_FUZZ_CASES=N` for long runs.
+    fn config() -> ProptestConfig {
+        let cases = std::env::var("PWK_FUZZ_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(64);
+        ProptestConfig {
+            cases,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        }
+    }
+
+    fn json_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            ".{0,40}".prop_map(Value::String),
+            prop_oneof![
+                Just("/tmp"),
+                Just("delegate"),
+                Just("continue"),
+                Just("direct"),
+                Just("readonly"),
+                Just("fix it")
+            ]
+            .prop_map(|s| Value::String(s.into())),
+        ];
+        leaf.prop_recursive(3, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::btree_map(".{0,12}", inner, 0..6)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    const FIELDS: [&str; 20] = [
+        "action",
+        "taskId",
+        "cwd",
+        "objective",
+        "scope",
+        "constraints",
+        "acceptance",
+        "profile",
+        "writeMode",
+        "allowedWriteScope",
+        "workspaceStateKnown",
+        "writeAuthorization",
+        "workspaceMode",
+        "provider",
+        "model",
+        "thinking",
+        "timeoutMs",
+        "stallTimeoutMs",
+        "sessionFile",
+        "prompt",
+    ];
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn arbitrary_requests_never_panic(values in prop::collection::vec((0usize..20, json_value()), 0..20)) {
+            let mut m = Map::new();
+            for (i, v) in values {
+                m.insert(FIELDS[i].to_string(), v);
+            }
+            match validate(&m) {
+                Ok(t) => prop_assert!(t.cwd.is_absolute()),
+                Err(r) => prop_assert!(!r.decision_needed.is_empty()),
+            }
+        }
+
+        #[test]
+        fn arbitrary_text_never_panics_the_parser(text in ".{0,200}") {
+            let _ = parse(&text);
+        }
+
+        #[test]
+        fn arbitrary_objectives_never_panic(o in "(?s).{0,300}") {
+            let _ = objective_problem(&o);
+        }
+    }
+}

@@ -646,7 +646,13 @@ fn attempt_once(
                 }
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => reader_done = true,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                // stdout is at EOF; pi is about to exit: poll briefly instead of spinning.
+                if reader_done {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                reader_done = true;
+            }
         }
         if exited.is_none()
             && let Ok(Some(st)) = child.try_wait()

@@ -680,3 +680,70 @@ mod tests {
         assert_eq!(sniff_type(br#"{ "type":"x"}"#), None);
     }
 }
+
+#[cfg(test)]
+mod fuzz {
+    //! Arbitrary bytes never panic the framer or the parser, whatever the read sizes.
+    //! `PROPTEST_CASES=N` runs more cases (scripts/bench-delegate.sh --fuzz).
+    use super::*;
+    use proptest::prelude::*;
+
+    /// 64 cases by default; `PWK_FUZZ_CASES=N` for long runs.
+    fn config() -> ProptestConfig {
+        let cases = std::env::var("PWK_FUZZ_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(64);
+        ProptestConfig {
+            cases,
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        }
+    }
+
+    fn event_like() -> impl Strategy<Value = Vec<u8>> {
+        let pieces = prop::collection::vec(
+            prop_oneof![
+                Just(br#"{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"a"}],"stopReason":"stop"}}"#.to_vec()),
+                Just(br#"{"type":"turn_start"}"#.to_vec()),
+                Just(br#"{"type":"message_update","assistantMessageEvent":{"type":"text_end","content":"x"}}"#.to_vec()),
+                Just(br#"{"type":"auto_retry_start","attempt":1}"#.to_vec()),
+                Just(b"\n".to_vec()),
+                Just("é𝄞".as_bytes().to_vec()),
+                prop::collection::vec(any::<u8>(), 0..64),
+            ],
+            0..40,
+        );
+        pieces.prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(config())]
+
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..4096), chunk in 1usize..512) {
+            let s = parse_all(&bytes, chunk);
+            prop_assert!(s.malformed_lines <= bytes.len() as u64 + 1);
+        }
+
+        #[test]
+        fn event_soup_never_panics_and_chunking_does_not_matter(bytes in event_like(), chunk in 1usize..64) {
+            let a = parse_all(&bytes, chunk);
+            let b = parse_all(&bytes, bytes.len().max(1));
+            prop_assert_eq!(a.final_message, b.final_message);
+            prop_assert_eq!(a.malformed_lines, b.malformed_lines);
+            prop_assert_eq!(a.turns, b.turns);
+        }
+
+        #[test]
+        fn small_line_limits_stay_bounded(bytes in prop::collection::vec(any::<u8>(), 0..20000), chunk in 1usize..2048) {
+            let mut framer = LineFramer::new(1);
+            let mut state = StreamState::default();
+            for piece in bytes.chunks(chunk) {
+                framer.push(piece, &mut |l| state.feed(l, &mut |_| {}));
+                prop_assert!(framer.buffered() <= OVERSIZED_PREFIX);
+            }
+            framer.finish(&mut |l| state.feed(l, &mut |_| {}));
+        }
+    }
+}

@@ -413,3 +413,77 @@ fn direct_writes_in_the_same_cwd_never_overlap() {
             && !String::from_utf8_lossy(&b.stderr).contains("waiting")
     );
 }
+
+#[test]
+fn sigterm_to_pwk_terminates_pi_s_group_and_still_reports() {
+    let f = Fake::new();
+    let mut child = f
+        .cmd("tool-child")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(f.request().to_string().as_bytes())
+            .unwrap();
+    }
+    // Wait until the fake pi has started (it logs its start), then signal pwk.
+    let t = Instant::now();
+    while f.starts().is_empty() && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let pid = rustix::process::Pid::from_child(&child);
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["status"], "failed", "{v:#}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("SIGTERM"),
+        "{v:#}"
+    );
+    let marker = format!("FAKE_PI_LOG={}", f.log.display());
+    let left = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read(e.path().join("environ"))
+                .is_ok_and(|env| env.split(|b| *b == 0).any(|kv| kv == marker.as_bytes()))
+        })
+        .filter(|e| {
+            !std::fs::read_to_string(e.path().join("stat")).is_ok_and(|s| s.contains(") Z "))
+        })
+        .count();
+    assert_eq!(left, 0, "processes left behind");
+}
+
+#[test]
+fn dry_run_prints_the_plan_without_starting_pi() {
+    let f = Fake::new();
+    let mut c = f.cmd("ok");
+    c.arg("--dry-run");
+    let out = run_with_stdin(&mut c, f.request().to_string().as_bytes());
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["status"], "planned");
+    assert_eq!(v["launch"]["args"][0], "--mode");
+    assert!(
+        v["launch"]["args"]
+            .to_string()
+            .contains("read,grep,find,ls")
+    );
+    assert!(
+        v["prompt"]
+            .as_str()
+            .unwrap()
+            .contains("Summarise the README in three sentences")
+    );
+    assert!(f.starts().is_empty());
+}

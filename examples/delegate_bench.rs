@@ -1,0 +1,292 @@
+//! Benchmarks for `pwk delegate` (driven by scripts/bench-delegate.sh; not shipped).
+//!
+//!   delegate_bench gen BYTES        write a pi 0.73.1-shaped JSON stream (with the
+//!                                   quadratic message_update snapshots) to stdout
+//!   delegate_bench parse            parse stdin with pwk's framer + event parser
+//!   delegate_bench lines            baseline: read stdin and only split it on LF
+//!   delegate_bench overhead PI N    run_pi vs a bare pi run, N interleaved pairs,
+//!                                   against the fake LLM server
+//!
+//! `parse` and `lines` print one line: `bytes=… secs=… mb_per_s=… peak_rss_kib=…`.
+
+#[path = "../tests/cli/support/fake_llm.rs"]
+mod fake_llm;
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use pwk::delegate::stream::{LineFramer, StreamState};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("gen") => generate(args.get(1).and_then(|s| s.parse().ok()).unwrap_or(1 << 30)),
+        Some("parse") => parse(false),
+        Some("lines") => parse(true),
+        Some("overhead") => overhead(
+            PathBuf::from(&args[1]),
+            args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10),
+        ),
+        _ => {
+            eprintln!("usage: delegate_bench gen BYTES | parse | lines | overhead PI N");
+            std::process::exit(2);
+        }
+    }
+}
+
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// One assistant answer of `chunks` deltas, as pi 0.73.1 prints it: every
+/// message_update carries the partial message twice (`partial` and `message`).
+fn generate(total: u64) {
+    let out = std::io::stdout();
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, out.lock());
+    let words = [
+        "alpha ",
+        "beta\\n",
+        "gamma ",
+        "\\\"delta\\\" ",
+        "épsilon ",
+        "zeta ",
+        "eta ",
+        "theta\\n",
+    ];
+    let chunks = 1000;
+    let deltas: Vec<String> = (0..chunks)
+        .map(|i| format!("{}{}", words[i % 8], words[(i * 3 + 1) % 8]))
+        .collect();
+    let mut text = String::new();
+    let mut ends = Vec::with_capacity(chunks);
+    for d in &deltas {
+        text.push_str(d);
+        ends.push(text.len());
+    }
+    let meta = r#""api":"openai-completions","provider":"mock","model":"mock-model","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1795987378579"#;
+    let mut written: u64 = 0;
+    let put = |w: &mut std::io::BufWriter<_>, s: &[u8]| {
+        if let Err(e) = w.write_all(s) {
+            // The reader went away (e.g. `| head`): stop quietly.
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(0);
+            }
+            panic!("write: {e}");
+        }
+        s.len() as u64
+    };
+    written += put(&mut w, b"{\"type\":\"session\",\"version\":3,\"id\":\"bench\",\"timestamp\":\"t\",\"cwd\":\"/w\"}\n{\"type\":\"agent_start\"}\n");
+    let mut turn = 0u64;
+    while written < total {
+        turn += 1;
+        written += put(&mut w, b"{\"type\":\"turn_start\"}\n");
+        written += put(&mut w, format!("{{\"type\":\"message_start\",\"message\":{{\"role\":\"assistant\",\"content\":[],{meta}}}}}\n").as_bytes());
+        for (i, d) in deltas.iter().enumerate() {
+            let snap = &text[..ends[i]];
+            let partial = r#"{"role":"assistant","content":[{"type":"text","text":""#;
+            written += put(&mut w, b"{\"type\":\"message_update\",\"assistantMessageEvent\":{\"type\":\"text_delta\",\"contentIndex\":0,\"delta\":\"");
+            written += put(&mut w, d.as_bytes());
+            written += put(&mut w, b"\",\"partial\":");
+            written += put(&mut w, partial.as_bytes());
+            written += put(&mut w, snap.as_bytes());
+            written += put(&mut w, format!("\"}}],{meta}}}}},\"message\":").as_bytes());
+            written += put(&mut w, partial.as_bytes());
+            written += put(&mut w, snap.as_bytes());
+            written += put(&mut w, format!("\"}}],{meta}}}}}\n").as_bytes());
+        }
+        let end = format!(
+            "{{\"type\":\"message_end\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{text}\"}}],{}}}}}\n{{\"type\":\"turn_end\",\"message\":{{\"role\":\"assistant\",\"content\":[],{meta}}},\"toolResults\":[]}}\n",
+            meta.replace(
+                "\"input\":0,\"output\":0",
+                &format!("\"input\":{turn},\"output\":5")
+            )
+        );
+        written += put(&mut w, end.as_bytes());
+    }
+    put(&mut w, b"{\"type\":\"agent_end\",\"messages\":[]}\n");
+    let _ = w.flush();
+}
+
+fn parse(lines_only: bool) {
+    let mut stdin = std::io::stdin().lock();
+    let mut buf = vec![0u8; 64 << 10];
+    let mut framer = LineFramer::default();
+    let mut state = StreamState::default();
+    let mut total = 0u64;
+    let mut lines = 0u64;
+    let start = Instant::now();
+    loop {
+        let n = match stdin.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => panic!("read: {e}"),
+        };
+        total += n as u64;
+        if lines_only {
+            framer.push(&buf[..n], &mut |_| lines += 1);
+        } else {
+            framer.push(&buf[..n], &mut |l| state.feed(l, &mut |_| {}));
+        }
+    }
+    framer.finish(&mut |l| state.feed(l, &mut |_| {}));
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "bytes={total} secs={secs:.3} mb_per_s={:.1} peak_rss_kib={} turns={} malformed={} final_len={}",
+        total as f64 / 1e6 / secs,
+        peak_rss_kib(),
+        state.turns,
+        state.malformed_lines,
+        state.final_message.as_ref().map_or(0, |f| f.text.len()),
+    );
+}
+
+fn median(v: &mut [Duration]) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// run_pi against a bare launch of the same pi with the same arguments.
+fn overhead(pi: PathBuf, n: usize) {
+    // `canned`: a shell script that prints a recorded-shape stream, so the only
+    // variable cost left is the runner itself (no Node, no model).
+    let pi = if pi.as_os_str() == "canned" {
+        let dir = std::env::temp_dir().join(format!("pwk-bench-canned-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let stream = dir.join("stream.jsonl");
+        std::fs::write(
+            &stream,
+            concat!(
+                r#"{"type":"session","version":3,"id":"c","timestamp":"t","cwd":"/w"}"#, "\n",
+                r#"{"type":"agent_start"}"#, "\n", r#"{"type":"turn_start"}"#, "\n",
+                r#"{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"hi"}],"provider":"mock","model":"mock-model","stopReason":"stop","usage":{"input":1,"output":1,"totalTokens":2}}}"#, "\n",
+                r#"{"type":"agent_end","messages":[]}"#, "\n",
+            ),
+        )
+        .unwrap();
+        let script = dir.join("pi");
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\nexec cat {}\n", stream.display()),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        script
+    } else {
+        pi
+    };
+    let llm = fake_llm::FakeLlm::start(vec![], fake_llm::Reply::text("hello from the fake server"));
+    let dir = std::env::temp_dir().join(format!("pwk-bench-{}", std::process::id()));
+    let agent = dir.join("agent");
+    let work = dir.join("work");
+    std::fs::create_dir_all(&agent).unwrap();
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::create_dir_all(dir.join("home")).unwrap();
+    let models = format!(
+        r#"{{"providers":{{"mock":{{"baseUrl":"{}","api":"openai-completions","apiKey":"mock-key","models":[{{"id":"mock-model"}}]}}}}}}"#,
+        llm.base_url()
+    );
+    std::fs::write(agent.join("models.json"), models).unwrap();
+    std::fs::write(
+        agent.join("settings.json"),
+        r#"{"retry":{"enabled":false,"provider":{"maxRetries":0,"timeoutMs":5000}}}"#,
+    )
+    .unwrap();
+    let env_vars: Vec<(String, String)> = vec![
+        ("PI_CODING_AGENT_DIR".into(), agent.display().to_string()),
+        ("PI_OFFLINE".into(), "1".into()),
+        ("HOME".into(), dir.join("home").display().to_string()),
+        (
+            "NODE_COMPILE_CACHE".into(),
+            dir.join("ncc").display().to_string(),
+        ),
+    ];
+    let mut spec = pwk::delegate::PiRunSpec::new(&work, "Say hello");
+    spec.provider = Some("mock".into());
+    spec.model = Some("mock-model".into());
+    spec.env = env_vars.clone();
+    spec.timeout = Some(Duration::from_secs(60));
+    spec.stall_timeout = Some(Duration::from_secs(60));
+    let env = pwk::env::Env {
+        pi_bin: Some(pi.clone()),
+        ..Default::default()
+    };
+    let launch = pwk::delegate::plan_launch(&spec, &env).expect("plan");
+    let bare = || {
+        let t = Instant::now();
+        let mut child = Command::new(&launch.program)
+            .args(&launch.args)
+            .current_dir(&work)
+            .envs(env_vars.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn pi");
+        let _ = child.stdin.take().unwrap().write_all(b"Say hello"); // the canned script never reads it
+        let mut out = Vec::new();
+        child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+        child.wait().unwrap();
+        assert!(
+            out.windows(11).any(|w| w == b"message_end"),
+            "bare run produced no answer"
+        );
+        t.elapsed()
+    };
+    let managed = || {
+        let t = Instant::now();
+        let o = pwk::delegate::run_pi(&spec, &env, &|_| {});
+        assert_eq!(
+            o.status,
+            pwk::delegate::RunStatus::Completed,
+            "{:?}",
+            o.error
+        );
+        t.elapsed()
+    };
+    // Warm-up (compile cache, page cache).
+    bare();
+    managed();
+    let (mut b, mut m) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        // Alternate which goes first, so neither always runs on a warmer machine.
+        if i % 2 == 0 {
+            b.push(bare());
+            m.push(managed());
+        } else {
+            m.push(managed());
+            b.push(bare());
+        }
+    }
+    let mean = |v: &[Duration]| v.iter().sum::<Duration>() / v.len() as u32;
+    let (bmin, mmin) = (
+        b.iter().min().copied().unwrap_or_default(),
+        m.iter().min().copied().unwrap_or_default(),
+    );
+    let (bm, mm) = (mean(&b), mean(&m));
+    let (bmed, mmed) = (median(&mut b), median(&mut m));
+    println!(
+        "runs={n} bare_min_ms={:.1} run_pi_min_ms={:.1} overhead_min_ms={:.1} bare_median_ms={:.1} run_pi_median_ms={:.1} overhead_median_ms={:.1} bare_mean_ms={:.1} run_pi_mean_ms={:.1} overhead_mean_ms={:.1} ratio={:.3}",
+        bmin.as_secs_f64() * 1e3,
+        mmin.as_secs_f64() * 1e3,
+        (mmin.as_secs_f64() - bmin.as_secs_f64()) * 1e3,
+        bmed.as_secs_f64() * 1e3,
+        mmed.as_secs_f64() * 1e3,
+        (mmed.as_secs_f64() - bmed.as_secs_f64()) * 1e3,
+        bm.as_secs_f64() * 1e3,
+        mm.as_secs_f64() * 1e3,
+        (mm.as_secs_f64() - bm.as_secs_f64()) * 1e3,
+        mm.as_secs_f64() / bm.as_secs_f64(),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
