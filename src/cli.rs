@@ -320,9 +320,22 @@ pub struct ProviderRunArgs {
     #[arg(long, value_enum)]
     pub result_schema: Option<ResultSchema>,
 
+    /// How pi is driven: `rpc` steers a role to wrap up at its turn budget; `json`
+    /// stops it hard there.
+    #[arg(long, value_enum, default_value_t = Transport::Rpc)]
+    pub transport: Transport,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Transport {
+    /// `pi --mode rpc`: at the turn budget the role is steered to wrap up and report.
+    Rpc,
+    /// `pi --mode json`: at the turn budget the role is stopped.
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -384,6 +397,11 @@ pub struct RunRequestArgs {
     /// Check worker reports against a result schema.
     #[arg(long, value_enum)]
     pub result_schema: Option<ResultSchema>,
+
+    /// How pi is driven: `rpc` steers a role to wrap up at its turn budget; `json`
+    /// stops it hard there.
+    #[arg(long, value_enum, default_value_t = Transport::Rpc)]
+    pub transport: Transport,
 }
 
 #[derive(Debug, Args)]

@@ -1,24 +1,358 @@
 //! Command glue for `pwk recon`, `review`, `run-request`, `capabilities`, `coverage`.
 
-use crate::cli::{CapabilitiesArgs, ReconArgs, ReviewArgs, RunRequestArgs};
+use std::io::{IsTerminal, Read};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::contract::SCOUT_FALLBACK;
+use super::mapping::DiscoverCatalog;
+use super::pi::{LazyModels, PiExecutor};
+use super::progress::ProgressDisplay;
+use super::request::{self, DelegationRequest, LogicalRole, Operation, Status};
+use super::rpc::RpcExecutor;
+use super::{RunOutput, RunSettings};
+use crate::cli::{
+    CapabilitiesArgs, Format, ProviderRunArgs, ReconArgs, ResultSchema, ReviewArgs, RunRequestArgs,
+    Transport,
+};
+use crate::context::{eprintln_safe, write_stdout};
 use crate::{Context, ExitStatus};
 
-pub fn recon(_args: &ReconArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("`pwk recon` is not built yet")
-}
+/// The most stdin pwk reads for a request or a coverage check.
+const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
 
-pub fn review(_args: &ReviewArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("`pwk review` is not built yet")
-}
-
-pub fn run_request(_args: &RunRequestArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("`pwk run-request` is not built yet")
-}
-
-pub fn capabilities(_args: &CapabilitiesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("`pwk capabilities` is not built yet")
+pub fn capabilities(args: &CapabilitiesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let text = match args.format {
+        Format::Json => super::capabilities::to_json(),
+        Format::Human => super::capabilities::to_human(),
+    };
+    write_stdout(text.as_bytes())?;
+    Ok(ExitStatus::Success)
 }
 
 pub fn coverage(_ctx: &Context) -> anyhow::Result<ExitStatus> {
-    anyhow::bail!("`pwk coverage` is not built yet")
+    let Some(bytes) = read_stdin()? else {
+        return Ok(ExitStatus::Error);
+    };
+    let (required, outcomes) = match super::coverage::parse_input(&bytes) {
+        Ok(x) => x,
+        Err(e) => {
+            eprintln_safe(&format!("pwk: error: {e}"));
+            return Ok(ExitStatus::Error);
+        }
+    };
+    let c = super::coverage::assess(&required, &outcomes);
+    let mut s = serde_json::to_string_pretty(&c)?;
+    s.push('\n');
+    write_stdout(s.as_bytes())?;
+    Ok(if c.complete {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}
+
+pub fn run_request(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let Some(settings) = settings(
+        args.timeout,
+        args.max_parallel,
+        args.result_schema,
+        args.transport,
+    ) else {
+        return Ok(ExitStatus::Error);
+    };
+    let Some(bytes) = read_stdin()? else {
+        return Ok(ExitStatus::Error);
+    };
+    let map = match request::parse_json_object(&bytes) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln_safe(&format!("pwk: error: {e}"));
+            return Ok(ExitStatus::Error);
+        }
+    };
+    let req = match request::validate(&map) {
+        Ok(r) => r,
+        Err(refusal) => {
+            eprintln_safe(&format!("pwk: request refused: {}", refusal.reason));
+            eprintln_safe("pwk: nothing was run; the host should fall back inline.");
+            write_stdout(RunOutput::refused(&refusal).to_json().as_bytes())?;
+            return Ok(ExitStatus::Failure);
+        }
+    };
+    let out = execute(&req, &settings, ctx);
+    write_stdout(out.to_json().as_bytes())?;
+    Ok(exit_for(&out))
+}
+
+pub fn recon(args: &ReconArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let Some(settings) = run_settings(&args.run) else {
+        return Ok(ExitStatus::Error);
+    };
+    let Some(cwd) = repo_root(args.cwd.as_deref(), ctx) else {
+        return Ok(ExitStatus::Error);
+    };
+    for (flag, value) in [("--topic", &args.topic), ("--intent", &args.intent)] {
+        if value.trim().is_empty() {
+            eprintln_safe(&format!(
+                "pwk: error: {flag} is empty; the scout needs a topic and a one-line intent"
+            ));
+            return Ok(ExitStatus::Error);
+        }
+    }
+    let req = DelegationRequest {
+        operation: Operation::CodebaseRecon,
+        roles: vec![LogicalRole::ReconScout],
+        prompt: super::packet::recon_prompt(&args.topic, &args.intent, &cwd),
+        cwd,
+        parallel: false,
+    };
+    let out = execute(&req, &settings, ctx);
+    render(&out, args.run.format, ctx)?;
+    Ok(exit_for(&out))
+}
+
+pub fn review(args: &ReviewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let Some(settings) = run_settings(&args.run) else {
+        return Ok(ExitStatus::Error);
+    };
+    let Some(cwd) = repo_root(args.cwd.as_deref(), ctx) else {
+        return Ok(ExitStatus::Error);
+    };
+    let mut roles = Vec::new();
+    for name in &args.roles {
+        match LogicalRole::from_name_or_short(name) {
+            Some(r) if r.is_reviewer() && !roles.contains(&r) => roles.push(r),
+            Some(r) if r.is_reviewer() => {
+                eprintln_safe(&format!("pwk: error: --roles lists {} twice", r.short()));
+                return Ok(ExitStatus::Error);
+            }
+            _ => {
+                eprintln_safe(&format!(
+                    "pwk: error: --roles: {name:?} is not a reviewer role (use spec, tracing, smell, hazard or their \
+full pwk-…-reviewer names; the scout runs with `pwk recon`)"
+                ));
+                return Ok(ExitStatus::Error);
+            }
+        }
+    }
+    if roles.is_empty() {
+        eprintln_safe("pwk: error: --roles is empty; name at least one reviewer");
+        return Ok(ExitStatus::Error);
+    }
+    let packet = match super::packet::read_packet(&args.packet) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln_safe(&format!(
+                "pwk: error: the review packet {} {e}",
+                ctx.display_path(&args.packet)
+            ));
+            return Ok(ExitStatus::Error);
+        }
+    };
+    let req = DelegationRequest {
+        operation: Operation::FeatureReview,
+        roles,
+        prompt: super::packet::review_prompt(&packet, &cwd),
+        cwd,
+        parallel: true,
+    };
+    let out = execute(&req, &settings, ctx);
+    render(&out, args.run.format, ctx)?;
+    Ok(exit_for(&out))
+}
+
+fn exit_for(out: &RunOutput) -> ExitStatus {
+    if out.coverage.complete {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    }
+}
+
+/// Run a validated request on the real pi with the live display on stderr.
+fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> RunOutput {
+    let catalog = DiscoverCatalog::new(&req.cwd, &ctx.env);
+    let models = LazyModels::new(&ctx.env, &req.cwd);
+    let display = ProgressDisplay::new(
+        &req.roles,
+        std::io::stderr().is_terminal(),
+        ctx.color_stderr,
+    );
+    let rpc = RpcExecutor { env: &ctx.env };
+    let json = PiExecutor { env: &ctx.env };
+    let executor: &dyn super::RoleExecutor = if settings.steer { &rpc } else { &json };
+    // Install the SIGINT/SIGTERM flag now: an interrupted run still prints its results.
+    let _ = super::pi::interruption();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        // Keep elapsed times moving on a terminal while roles are quiet.
+        scope.spawn(|| {
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(250));
+                display.tick();
+            }
+        });
+        let out = super::run(req, settings, &catalog, &models, executor, &|p| {
+            display.update(&p)
+        });
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        out
+    })
+}
+
+fn run_settings(a: &ProviderRunArgs) -> Option<RunSettings> {
+    settings(a.timeout, a.max_parallel, a.result_schema, a.transport)
+}
+
+fn settings(
+    timeout: u64,
+    max_parallel: Option<usize>,
+    schema: Option<ResultSchema>,
+    transport: Transport,
+) -> Option<RunSettings> {
+    if timeout == 0 {
+        eprintln_safe("pwk: error: --timeout must be at least 1 second");
+        return None;
+    }
+    if max_parallel == Some(0) {
+        eprintln_safe("pwk: error: --max-parallel must be at least 1");
+        return None;
+    }
+    Some(RunSettings {
+        timeout: Duration::from_secs(timeout),
+        max_parallel,
+        six_field: schema == Some(ResultSchema::SixField),
+        steer: transport == Transport::Rpc,
+    })
+}
+
+fn repo_root(given: Option<&Path>, ctx: &Context) -> Option<PathBuf> {
+    let p = match given {
+        Some(p) if p.is_absolute() => p.to_path_buf(),
+        Some(p) => ctx.cwd.join(p),
+        None => ctx.cwd.clone(),
+    };
+    match std::fs::metadata(&p) {
+        Ok(m) if m.is_dir() => Some(std::fs::canonicalize(&p).unwrap_or(p)),
+        Ok(_) => {
+            eprintln_safe(&format!(
+                "pwk: error: --cwd {} is not a directory",
+                p.display()
+            ));
+            None
+        }
+        Err(e) => {
+            eprintln_safe(&format!(
+                "pwk: error: --cwd {} cannot be used: {e}",
+                p.display()
+            ));
+            None
+        }
+    }
+}
+
+/// Read all of stdin, at most [`MAX_STDIN_BYTES`]; `None` (after a message) when too large.
+fn read_stdin() -> anyhow::Result<Option<Vec<u8>>> {
+    let mut buf = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_STDIN_BYTES + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| anyhow::anyhow!("cannot read stdin: {e}"))?;
+    if buf.len() as u64 > MAX_STDIN_BYTES {
+        eprintln_safe(&format!(
+            "pwk: error: stdin is larger than {MAX_STDIN_BYTES} bytes"
+        ));
+        return Ok(None);
+    }
+    Ok(Some(buf))
+}
+
+/// `--format json`: the run-request document; human: the reports, then a summary.
+fn render(out: &RunOutput, format: Format, ctx: &Context) -> anyhow::Result<()> {
+    match format {
+        Format::Json => write_stdout(out.to_json().as_bytes())?,
+        Format::Human => write_stdout(human(out, ctx.color_stdout).as_bytes())?,
+    }
+    Ok(())
+}
+
+fn plural(n: u32, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+/// The human rendering: each role's report (or why there is none), then coverage.
+pub fn human(out: &RunOutput, color: bool) -> String {
+    let paint = |code: &str, s: &str| {
+        if color {
+            format!("\x1b[{code}m{s}\x1b[0m")
+        } else {
+            s.to_string()
+        }
+    };
+    let mut s = String::new();
+    for r in &out.results {
+        let status = match r.status {
+            Status::Completed => paint("32", r.status.name()),
+            Status::Skipped => paint("33", r.status.name()),
+            _ => paint("31", r.status.name()),
+        };
+        let mut facts = Vec::new();
+        if let Some(t) = r.turns {
+            facts.push(plural(t, "turn"));
+        }
+        if let Some(t) = r.tool_calls {
+            facts.push(plural(t, "tool call"));
+        }
+        if let Some(ms) = r.duration_ms {
+            facts.push(format!("{:.1} s", ms as f64 / 1000.0));
+        }
+        if let Some(m) = &r.model {
+            facts.push(m.clone());
+        }
+        s.push_str(&format!(
+            "== {}: {status} ({}) ==\n",
+            r.role,
+            facts.join(", ")
+        ));
+        if let Some(e) = &r.error {
+            s.push_str(&format!("error: {e}\n"));
+        }
+        for n in &r.notes {
+            s.push_str(&format!("note: {n}\n"));
+        }
+        if let Some(rep) = &r.report {
+            s.push('\n');
+            s.push_str(rep.trim_end());
+            s.push('\n');
+        }
+        s.push('\n');
+    }
+    let total = out.results.len();
+    let done = out
+        .results
+        .iter()
+        .filter(|r| r.status == Status::Completed)
+        .count();
+    if out.coverage.complete {
+        s.push_str(&format!(
+            "Coverage: complete ({done}/{total} roles reported).\n"
+        ));
+    } else {
+        s.push_str(&format!(
+            "Coverage: incomplete ({done}/{total} roles reported); missing: {}. Retry those roles or do them inline; \
+the completed reports above remain usable.\n",
+            out.coverage.missing.join(", ")
+        ));
+    }
+    if out.operation == Some(Operation::CodebaseRecon) && !out.coverage.complete {
+        s.push_str(SCOUT_FALLBACK);
+        s.push('\n');
+    }
+    s
 }

@@ -12,3 +12,4 @@ mod smoke;
 mod setup;
 mod setup_outcomes;
 mod setup_roles;
+mod provider;

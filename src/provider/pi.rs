@@ -1,0 +1,288 @@
+//! The real executor: one fresh pi process per role, through the delegate runner.
+//!
+//! Enforcement lives in pi's own argument array (see `plan_launch`):
+//! `--tools read,grep,find,ls` (or `--no-tools`), `--no-extensions`,
+//! `--no-prompt-templates`, `--no-skills` unless the role lists skills,
+//! `--no-session` (a fresh, never-continued context), and the runner's wall-clock
+//! timeout and turn budget (process group SIGTERM, then SIGKILL).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use super::execute::{RoleExecutor, RoleRun, RunEnd};
+use super::mapping::{ModelCatalog, ModelList, RoleJob};
+use crate::delegate::{
+    ErrorCode, PiRunSpec, Progress, RunStatus, SessionChoice, locate_pi, run_pi,
+};
+use crate::env::Env;
+use crate::role::Role;
+
+/// Runs jobs on the real pi (`$PWK_PI_BIN`, else `pi` on PATH).
+pub struct PiExecutor<'a> {
+    pub env: &'a Env,
+}
+
+impl PiExecutor<'_> {
+    /// The runner spec for a job. Public so `--dry-run`-style callers and tests can
+    /// inspect exactly what pi is given.
+    pub fn spec(job: &RoleJob, role: &Role) -> PiRunSpec {
+        let mut spec = PiRunSpec::for_role(role, &job.cwd, job.prompt.clone());
+        spec.system_prompt = Some(job.system_prompt.clone()).filter(|s| !s.trim().is_empty());
+        // Read-only: exactly the cut allow-list; an empty list becomes --no-tools.
+        spec.tools = Some(job.tools.clone());
+        spec.provider = job.model.as_ref().map(|(p, _)| p.clone());
+        spec.model = job.model.as_ref().map(|(_, m)| m.clone());
+        spec.thinking = job.thinking.clone();
+        spec.session = SessionChoice::Ephemeral;
+        spec.timeout = Some(job.timeout);
+        spec.max_turns = Some(job.turn_budget);
+        for flag in ["--no-extensions", "--no-prompt-templates"] {
+            if !spec.extra_args.iter().any(|a| a == flag) {
+                spec.extra_args.push(flag.to_string());
+            }
+        }
+        spec.label = format!("[{}]", job.role);
+        spec
+    }
+}
+
+/// The signal pwk received, as words (`pwk received SIGINT`), if any. Installs the
+/// runner's SIGINT/SIGTERM flag on first use, so a signal stops pi's process groups
+/// and the run reports instead of dying.
+pub fn interruption() -> Option<String> {
+    crate::delegate::runner::pending_signal().map(|s| match s {
+        2 => "pwk received SIGINT".to_string(),
+        15 => "pwk received SIGTERM".to_string(),
+        n => format!("pwk received signal {n}"),
+    })
+}
+
+impl RoleExecutor for PiExecutor<'_> {
+    fn interrupted(&self) -> Option<String> {
+        interruption()
+    }
+
+    fn execute(&self, job: &RoleJob, progress: &(dyn Fn(u32, u32) + Sync)) -> RoleRun {
+        let spec = PiExecutor::spec(job, &job.definition);
+        let turns = AtomicU32::new(0);
+        let tools = AtomicU32::new(0);
+        let on_progress = |p: &Progress| match p {
+            Progress::TurnStarted(n) => {
+                turns.store(*n, Ordering::Relaxed);
+                progress(*n, tools.load(Ordering::Relaxed));
+            }
+            Progress::ToolCall { .. } => {
+                let t = tools.fetch_add(1, Ordering::Relaxed) + 1;
+                progress(turns.load(Ordering::Relaxed), t);
+            }
+            _ => {}
+        };
+        let o = run_pi(&spec, self.env, &on_progress);
+        let budget = o
+            .error
+            .as_ref()
+            .is_some_and(|e| e.code == ErrorCode::TurnBudget);
+        let end = match o.status {
+            RunStatus::Completed => RunEnd::Completed,
+            RunStatus::TimedOut => RunEnd::TimedOut,
+            // A capped run is judged by its report: completed when it reported.
+            RunStatus::Failed if budget => RunEnd::Completed,
+            RunStatus::Failed => RunEnd::Failed,
+        };
+        let mut run = RoleRun::new(end);
+        run.final_text = o.final_text.clone();
+        run.error = o
+            .error
+            .as_ref()
+            .map(|e| format!("{}: {}", e.code, e.message));
+        run.turns = o.turns.max(turns.load(Ordering::Relaxed));
+        run.tool_calls = o.tool_calls.max(tools.load(Ordering::Relaxed));
+        run.turn_budget_reached = o.turn_budget_reached || budget;
+        run.run_id = o.session_id.clone();
+        run.model = match (&o.provider, &o.model) {
+            (Some(p), Some(m)) => Some(format!("{p}/{m}")),
+            (None, Some(m)) => Some(m.clone()),
+            _ => None,
+        };
+        run.duration = o.duration;
+        if let Some(f) = &o.fallback_used {
+            run.notes.push(format!("pi transport fallback used: {f}"));
+        }
+        run
+    }
+}
+
+/// The model list, read from `pi --list-models` at most once per run, and only when
+/// a role has a model hint.
+pub struct LazyModels<'a> {
+    env: &'a Env,
+    cwd: PathBuf,
+    cell: OnceLock<Result<ModelList, String>>,
+}
+
+impl<'a> LazyModels<'a> {
+    pub fn new(env: &'a Env, cwd: &Path) -> LazyModels<'a> {
+        LazyModels {
+            env,
+            cwd: cwd.to_path_buf(),
+            cell: OnceLock::new(),
+        }
+    }
+
+    fn list(&self) -> &Result<ModelList, String> {
+        self.cell.get_or_init(|| {
+            let program = locate_pi(self.env).map_err(|e| e.message)?;
+            let out = capture(
+                &program,
+                &["--list-models"],
+                &self.cwd,
+                Duration::from_secs(30),
+            )?;
+            Ok(ModelList::parse(&out))
+        })
+    }
+}
+
+impl ModelCatalog for LazyModels<'_> {
+    fn resolve(&self, hint: &str) -> Result<(String, String), String> {
+        match self.list() {
+            Ok(list) => list.resolve(hint),
+            Err(why) => Err(format!(
+                "model hint {hint:?} cannot be checked (`pi --list-models` failed: {why})"
+            )),
+        }
+    }
+}
+
+/// Run a short pi command and return stdout and stderr together (pi prints its
+/// model table on either, depending on version and TTY). Killed after `limit`.
+fn capture(program: &Path, args: &[&str], cwd: &Path, limit: Duration) -> Result<String, String> {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
+    let readers: Vec<_> = [
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn Read + Send>),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|r| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.take(4 << 20).read_to_end(&mut buf);
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    })
+    .collect();
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break Some(st),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            _ => break None,
+        }
+    };
+    if let Ok(pid) = i32::try_from(child.id())
+        && let Some(pgid) = rustix::process::Pid::from_raw(pid)
+    {
+        let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+    }
+    let _ = child.wait();
+    let text: Vec<String> = readers.into_iter().filter_map(|h| h.join().ok()).collect();
+    match status {
+        None => Err(format!("timed out after {} s", limit.as_secs())),
+        Some(st) if !st.success() => Err(format!(
+            "exited with {st}: {}",
+            text.join("\n")
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("")
+                .trim()
+        )),
+        Some(_) => Ok(text.join("\n")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::contract::ReportContract;
+    use crate::provider::request::LogicalRole;
+
+    #[test]
+    fn the_launch_is_read_only_fresh_and_bounded() {
+        let job = RoleJob {
+            index: 0,
+            role: LogicalRole::HazardReviewer,
+            system_prompt: "# PWK Reviewer\n".into(),
+            prompt: "Review.".into(),
+            cwd: "/".into(),
+            tools: vec!["read".into(), "ls".into()],
+            model: Some(("mock".into(), "mock-small".into())),
+            thinking: Some("low".into()),
+            turn_budget: 20,
+            timeout: Duration::from_secs(30),
+            contract: ReportContract::Role(LogicalRole::HazardReviewer),
+            notes: vec![],
+            source: String::new(),
+            definition: Role::default(),
+        };
+        let role = Role {
+            body: job.system_prompt.clone(),
+            ..Role::default()
+        };
+        let spec = PiExecutor::spec(&job, &role);
+        let env = Env {
+            pi_bin: Some("/bin/sh".into()),
+            ..Env::default()
+        };
+        let launch = crate::delegate::plan_launch(&spec, &env).unwrap();
+        let args = launch.args.join(" ");
+        for want in [
+            "--tools read,ls",
+            "--no-session",
+            "--no-extensions",
+            "--no-prompt-templates",
+            "--no-skills",
+            "--provider mock",
+            "--model mock-small",
+            "--thinking low",
+            "--system-prompt",
+        ] {
+            assert!(args.contains(want), "{want} in {args}");
+        }
+        for never in ["--continue", "--resume", "--fork", " -c "] {
+            assert!(!args.contains(never), "{never} in {args}");
+        }
+        assert_eq!(spec.max_turns, Some(20));
+        assert_eq!(spec.timeout, Some(Duration::from_secs(30)));
+
+        let no_tools = RoleJob {
+            tools: vec![],
+            model: None,
+            ..job
+        };
+        let launch =
+            crate::delegate::plan_launch(&PiExecutor::spec(&no_tools, &role), &env).unwrap();
+        assert!(launch.args.contains(&"--no-tools".to_string()));
+        assert!(!launch.args.contains(&"--model".to_string()));
+    }
+}

@@ -1,0 +1,1179 @@
+//! `pwk capabilities`, `coverage`, `run-request`, `recon` and `review`.
+//!
+//! The end-to-end tests drive the real pi (both generations: `PWK_TEST_PI073`,
+//! `PWK_TEST_PI16`, else `.pi-test/bin/*` when provisioned) against [`RoutedLlm`], a
+//! fake OpenAI-compatible server that answers each role according to a marker in its
+//! system prompt (the role body comes from a project-layer role file in the test's
+//! temp project) and records what arrived and how many requests were in flight.
+//! Under `PWK_TEST_REQUIRE_PI=1` a missing pi fails these tests.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::support::{Output, TestEnv, repo_root, run, run_with_stdin};
+
+// ---------------------------------------------------------------------------
+// A fake LLM that routes by system prompt.
+
+mod routed {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use serde_json::{Value, json};
+
+    /// How one role's model behaves.
+    #[derive(Debug, Clone)]
+    pub enum Act {
+        /// Answer with this text.
+        Text(String),
+        /// Send headers and a partial chunk, then stall until the client goes away.
+        Stall,
+        /// The k-th request of the conversation (counted by tool results so far)
+        /// calls the k-th tool; after the last one, answer `text`.
+        Tools(Vec<(String, String)>, String),
+        /// Call `ls` until a user message says "turn limit", then answer `text`.
+        LoopUntilSteered(String),
+        /// Wait this long, then answer `text`.
+        Delay(u64, String),
+    }
+
+    struct Shared {
+        routes: Vec<(String, Act)>,
+        requests: Mutex<Vec<(String, Value)>>,
+        in_flight: AtomicUsize,
+        peak: AtomicUsize,
+        stop: AtomicBool,
+    }
+
+    pub struct RoutedLlm {
+        pub port: u16,
+        shared: Arc<Shared>,
+    }
+
+    impl RoutedLlm {
+        /// `routes`: (marker in the system prompt, behaviour). Unrouted: "No findings".
+        pub fn start(routes: Vec<(&str, Act)>) -> RoutedLlm {
+            let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+            let port = listener.local_addr().unwrap().port();
+            let shared = Arc::new(Shared {
+                routes: routes
+                    .into_iter()
+                    .map(|(m, a)| (m.to_string(), a))
+                    .collect(),
+                requests: Mutex::new(Vec::new()),
+                in_flight: AtomicUsize::new(0),
+                peak: AtomicUsize::new(0),
+                stop: AtomicBool::new(false),
+            });
+            let s = Arc::clone(&shared);
+            std::thread::spawn(move || {
+                for conn in listener.incoming() {
+                    if s.stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let Ok(conn) = conn else { continue };
+                    let s = Arc::clone(&s);
+                    std::thread::spawn(move || {
+                        let _ = handle(conn, &s);
+                    });
+                }
+            });
+            RoutedLlm { port, shared }
+        }
+
+        pub fn base_url(&self) -> String {
+            format!("http://127.0.0.1:{}/v1", self.port)
+        }
+
+        /// (route marker, request body) of every chat request so far.
+        pub fn requests(&self) -> Vec<(String, Value)> {
+            self.shared.requests.lock().unwrap().clone()
+        }
+
+        pub fn requests_for(&self, marker: &str) -> Vec<Value> {
+            self.requests()
+                .into_iter()
+                .filter(|(m, _)| m == marker)
+                .map(|(_, b)| b)
+                .collect()
+        }
+
+        /// The most chat requests that were open at the same time.
+        pub fn peak_in_flight(&self) -> usize {
+            self.shared.peak.load(Ordering::SeqCst)
+        }
+    }
+
+    impl Drop for RoutedLlm {
+        fn drop(&mut self) {
+            self.shared.stop.store(true, Ordering::SeqCst);
+            let _ = TcpStream::connect(("127.0.0.1", self.port));
+        }
+    }
+
+    pub fn text_of(content: &Value) -> String {
+        match content {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts
+                .iter()
+                .filter_map(|p| p["text"].as_str())
+                .collect::<Vec<_>>()
+                .join(""),
+            _ => String::new(),
+        }
+    }
+
+    fn handle(mut conn: TcpStream, s: &Shared) -> std::io::Result<()> {
+        conn.set_read_timeout(Some(Duration::from_secs(30)))?;
+        let mut reader = BufReader::new(conn.try_clone()?);
+        let mut request_line = String::new();
+        reader.read_line(&mut request_line)?;
+        let mut len = 0usize;
+        loop {
+            let mut h = String::new();
+            if reader.read_line(&mut h)? == 0 {
+                return Ok(());
+            }
+            let h = h.trim_end();
+            if h.is_empty() {
+                break;
+            }
+            if let Some((k, v)) = h.split_once(':')
+                && k.eq_ignore_ascii_case("content-length")
+            {
+                len = v.trim().parse().unwrap_or(0);
+            }
+        }
+        let mut body = vec![0u8; len];
+        reader.read_exact(&mut body)?;
+        if !request_line.contains("/chat/completions") {
+            let b = r#"{"object":"list","data":[{"id":"mock-model","object":"model"}]}"#;
+            return conn.write_all(
+                format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{b}", b.len())
+                    .as_bytes(),
+            );
+        }
+        let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let msgs = body["messages"].as_array().cloned().unwrap_or_default();
+        let system: String = msgs
+            .iter()
+            .filter(|m| m["role"] == "system" || m["role"] == "developer")
+            .map(|m| text_of(&m["content"]))
+            .collect();
+        let (marker, act) = s
+            .routes
+            .iter()
+            .find(|(m, _)| system.contains(m.as_str()))
+            .cloned()
+            .unwrap_or_else(|| {
+                (
+                    "(unrouted)".to_string(),
+                    Act::Text("No findings".to_string()),
+                )
+            });
+        s.requests.lock().unwrap().push((marker, body.clone()));
+        let now = s.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        s.peak.fetch_max(now, Ordering::SeqCst);
+        let model = body["model"].as_str().unwrap_or("mock-model").to_string();
+        let tool_results = msgs.iter().filter(|m| m["role"] == "tool").count();
+        let steered = msgs
+            .iter()
+            .any(|m| m["role"] == "user" && text_of(&m["content"]).contains("turn limit"));
+        let result = match act {
+            Act::Text(t) => stream_text(&mut conn, &model, &t),
+            Act::Delay(ms, t) => {
+                std::thread::sleep(Duration::from_millis(ms));
+                stream_text(&mut conn, &model, &t)
+            }
+            Act::Stall => {
+                let r = start_sse(&mut conn).and_then(|()| {
+                    sse(
+                        &mut conn,
+                        &chunk(
+                            &model,
+                            json!({"role": "assistant", "content": "Partial"}),
+                            None,
+                        ),
+                    )
+                });
+                wait_for_close(&mut conn, s);
+                r
+            }
+            Act::Tools(calls, t) => match calls.get(tool_results) {
+                Some((name, args)) => stream_tool(&mut conn, &model, name, args, tool_results),
+                None => stream_text(&mut conn, &model, &t),
+            },
+            Act::LoopUntilSteered(t) => {
+                if steered {
+                    stream_text(&mut conn, &model, &t)
+                } else {
+                    stream_tool(&mut conn, &model, "ls", r#"{"path":"."}"#, tool_results)
+                }
+            }
+        };
+        s.in_flight.fetch_sub(1, Ordering::SeqCst);
+        result
+    }
+
+    fn chunk(model: &str, delta: Value, finish: Option<&str>) -> Value {
+        json!({"id": "chatcmpl-routed", "object": "chat.completion.chunk", "created": 0, "model": model,
+               "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    }
+
+    fn start_sse(conn: &mut TcpStream) -> std::io::Result<()> {
+        conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n")
+    }
+
+    fn sse(conn: &mut TcpStream, v: &Value) -> std::io::Result<()> {
+        conn.write_all(format!("data: {v}\n\n").as_bytes())?;
+        conn.flush()
+    }
+
+    fn finish(conn: &mut TcpStream, model: &str, reason: &str) -> std::io::Result<()> {
+        sse(conn, &chunk(model, json!({}), Some(reason)))?;
+        sse(
+            conn,
+            &json!({"id": "chatcmpl-routed", "object": "chat.completion.chunk", "created": 0, "model": model,
+                    "choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}),
+        )?;
+        conn.write_all(b"data: [DONE]\n\n")?;
+        conn.flush()
+    }
+
+    fn stream_text(conn: &mut TcpStream, model: &str, text: &str) -> std::io::Result<()> {
+        start_sse(conn)?;
+        sse(
+            conn,
+            &chunk(model, json!({"role": "assistant", "content": ""}), None),
+        )?;
+        for (i, line) in text.split_inclusive('\n').enumerate() {
+            let _ = i;
+            sse(conn, &chunk(model, json!({"content": line}), None))?;
+        }
+        finish(conn, model, "stop")
+    }
+
+    fn stream_tool(
+        conn: &mut TcpStream,
+        model: &str,
+        name: &str,
+        args: &str,
+        n: usize,
+    ) -> std::io::Result<()> {
+        start_sse(conn)?;
+        sse(
+            conn,
+            &chunk(model, json!({"role": "assistant", "content": null}), None),
+        )?;
+        sse(
+            conn,
+            &chunk(
+                model,
+                json!({"tool_calls": [{"index": 0, "id": format!("call_{n}"), "type": "function",
+                                       "function": {"name": name, "arguments": args}}]}),
+                None,
+            ),
+        )?;
+        finish(conn, model, "tool_calls")
+    }
+
+    fn wait_for_close(conn: &mut TcpStream, s: &Shared) {
+        let _ = conn.set_read_timeout(Some(Duration::from_millis(200)));
+        let mut buf = [0u8; 256];
+        for _ in 0..600 {
+            if s.stop.load(Ordering::SeqCst) {
+                return;
+            }
+            match conn.read(&mut buf) {
+                Ok(0) => return,
+                Ok(_) => {}
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) => {}
+                Err(_) => return,
+            }
+        }
+    }
+}
+
+use routed::{Act, RoutedLlm};
+
+// ---------------------------------------------------------------------------
+// Helpers.
+
+/// The real pi binaries to test against.
+fn pis() -> Vec<(&'static str, PathBuf)> {
+    let mut found = Vec::new();
+    let mut missing = Vec::new();
+    for (name, var) in [("pi073", "PWK_TEST_PI073"), ("pi16", "PWK_TEST_PI16")] {
+        let p = std::env::var_os(var)
+            .map(PathBuf::from)
+            .or_else(|| Some(repo_root().join(".pi-test/bin").join(name)))
+            .filter(|p| p.is_file());
+        match p {
+            Some(p) => found.push((name, p)),
+            None => missing.push(var),
+        }
+    }
+    if !missing.is_empty() {
+        if std::env::var("PWK_TEST_REQUIRE_PI").is_ok_and(|v| v == "1") {
+            panic!(
+                "PWK_TEST_REQUIRE_PI=1 but no pi for {missing:?}: run ./scripts/provision-pi.sh"
+            );
+        }
+        eprintln!(
+            "note: end-to-end provider test runs without {missing:?} (set them or run ./scripts/test.sh)"
+        );
+    }
+    found
+}
+
+/// A temp project with `.git`, an agent dir pointing pi at `llm`, and role files.
+fn project(llm: &RoutedLlm) -> TestEnv {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    env.write(
+        "agent/models.json",
+        json!({"providers": {"mock": {"baseUrl": llm.base_url(), "api": "openai-completions", "apiKey": "mock-key",
+            "models": [{"id": "mock-model"}, {"id": "mock-small"}]}}})
+        .to_string(),
+    );
+    env.write(
+        "agent/settings.json",
+        r#"{"defaultProvider":"mock","defaultModel":"mock-model","retry":{"enabled":false,"provider":{"maxRetries":0,"timeoutMs":30000}}}"#,
+    );
+    env.write("src/lib.rs", "pub fn answer() -> u32 { 42 }\n");
+    env.write(
+        "packet.md",
+        "## Requirement 1\nanswer() returns 42.\n\nChanged files: src/lib.rs\n",
+    );
+    env
+}
+
+/// A project-layer role file whose body carries `marker` (the fake routes on it).
+fn role_file(env: &TestEnv, role: &str, extra_frontmatter: &str, marker: &str) {
+    env.write(
+        &format!(".agents/agents/{role}.md"),
+        format!(
+            "---\nname: {role}\ndescription: Test role {marker}.\ntools: read, grep, find, ls\n{extra_frontmatter}---\n# Test role\n\n{marker}\n\nRead-only reporter.\n"
+        ),
+    );
+}
+
+fn pwk_on(env: &TestEnv, pi: &PathBuf) -> Command {
+    let mut cmd = env.pwk();
+    cmd.env("PWK_PI_BIN", pi)
+        .env("PI_CODING_AGENT_DIR", env.path("agent"))
+        .env("PI_OFFLINE", "1")
+        .env("NODE_COMPILE_CACHE", env.path("node-cache"));
+    cmd
+}
+
+fn json_out(out: &Output) -> Value {
+    serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
+}
+
+fn statuses(doc: &Value) -> Vec<(String, String)> {
+    doc["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["role"].as_str().unwrap().to_string(),
+                r["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+const SPEC_REPORT: &str =
+    "| R# | Verdict | Evidence |\n|---|---|---|\n| R1 | covered | src/lib.rs:1 |\n";
+const SCOUT_REPORT: &str = "### Relevant files\n- src/lib.rs:1 — the answer\n\n### Existing patterns\n- none\n\n### Call sites\n- none\n\n### Test layout\n- none\n\n### Gotchas\n- none\n\nScout: complete\n";
+
+fn hazard_report() -> String {
+    (1..=7)
+        .map(|n| format!("{n}. item — [SAFE] src/lib.rs:1 is constant\n"))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// No pi needed.
+
+#[test]
+fn capabilities_json_claims_the_seven_with_notes() {
+    let env = TestEnv::new();
+    let out = run(env.pwk().arg("capabilities"));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v = json_out(&out);
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["provider"], "pwk");
+    let caps = v["capabilities"].as_array().unwrap();
+    assert_eq!(caps.len(), 7);
+    for c in caps {
+        assert!(
+            v["notes"][c.as_str().unwrap()]
+                .as_str()
+                .is_some_and(|s| s.len() > 20),
+            "{c}"
+        );
+    }
+    let human = run(env.pwk().args(["capabilities", "--format", "human"]));
+    assert_eq!(human.code, 0);
+    assert!(human.stdout.contains("read-only-enforcement"));
+    assert!(human.stdout.contains("--tools read,grep,find,ls"));
+}
+
+#[test]
+fn coverage_over_stdin() {
+    let env = TestEnv::new();
+    let complete = json!({"required": ["a", "b"], "outcomes": [
+        {"role": "a", "status": "completed", "report": "A"},
+        {"role": "b", "status": "completed", "report": "B"}]});
+    let out = run_with_stdin(env.pwk().arg("coverage"), complete.to_string().as_bytes());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(json_out(&out)["complete"], true);
+
+    let partial = json!({"required": ["a", "b", "c", "d"], "outcomes": [
+        {"role": "a", "status": "completed", "report": "A"},
+        {"role": "b", "status": "completed", "report": ""},
+        {"role": "c", "status": "timed-out", "error": "slow"}]});
+    let out = run_with_stdin(env.pwk().arg("coverage"), partial.to_string().as_bytes());
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        json_out(&out),
+        json!({"complete": false, "missing": ["b", "c", "d"], "retained": [{"role": "a", "report": "A"}]})
+    );
+
+    let out = run_with_stdin(env.pwk().arg("coverage"), b"{\"required\": [");
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("not JSON") && out.stderr.contains("line 1"),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.is_empty());
+
+    let wrong = br#"{"required":["a"],"outcomes":[{"role":"a","status":"timed_out"}]}"#;
+    let out = run_with_stdin(env.pwk().arg("coverage"), wrong);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("timed-out"), "{}", out.stderr);
+}
+
+fn request(env: &TestEnv, operation: &str, roles: &[&str]) -> Value {
+    json!({"operation": operation, "roles": roles, "prompt": "Review the packet in packet.md.",
+           "cwd": env.root().display().to_string(),
+           "constraints": {"readOnly": true, "freshContext": true, "parallel": true, "bounded": true}})
+}
+
+#[test]
+fn run_request_refusals_exit_1_with_the_reason() {
+    let env = TestEnv::new();
+    let cases: Vec<(Value, &str)> = vec![
+        (
+            request(
+                &env,
+                "feature-review",
+                &["pwk-spec-reviewer", "pwk-nope-reviewer"],
+            ),
+            "not a logical PWK role",
+        ),
+        (
+            request(&env, "codebase-recon", &["pwk-spec-reviewer"]),
+            "exactly one role",
+        ),
+        (
+            request(&env, "feature-review", &[]),
+            "at least one reviewer",
+        ),
+        (
+            request(&env, "deploy", &["pwk-spec-reviewer"]),
+            "not supported",
+        ),
+        (
+            {
+                let mut r = request(&env, "feature-review", &["pwk-spec-reviewer"]);
+                r["constraints"]["readOnly"] = json!(false);
+                r
+            },
+            "constraints.readOnly is false",
+        ),
+        (
+            {
+                let mut r = request(&env, "feature-review", &["pwk-spec-reviewer"]);
+                r["cwd"] = json!("relative/path");
+                r
+            },
+            "not absolute",
+        ),
+    ];
+    for (req, why) in cases {
+        // No pi anywhere: a refusal must not need it.
+        let out = run_with_stdin(
+            env.pwk()
+                .arg("run-request")
+                .env("PWK_PI_BIN", "/nonexistent/pi"),
+            req.to_string().as_bytes(),
+        );
+        assert_eq!(out.code, 1, "{why}: {}", out.stderr);
+        let v = json_out(&out);
+        assert!(
+            v["refused"]["reason"].as_str().unwrap().contains(why),
+            "{why}: {v}"
+        );
+        assert_eq!(v["results"], json!([]));
+        assert_eq!(v["coverage"]["complete"], false);
+        assert!(out.stderr.contains("fall back inline"), "{}", out.stderr);
+    }
+}
+
+#[test]
+fn run_request_input_that_is_not_a_json_object_exits_2() {
+    let env = TestEnv::new();
+    for (input, msg) in [
+        (&b"{\"operation\": \n oops"[..], "line 2"),
+        (b"[]", "not an object"),
+        (b"", "not JSON"),
+    ] {
+        let out = run_with_stdin(env.pwk().arg("run-request"), input);
+        assert_eq!(out.code, 2, "{}", out.stderr);
+        assert!(out.stderr.contains(msg), "{msg}: {}", out.stderr);
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn review_usage_errors_exit_2() {
+    let env = TestEnv::new();
+    env.write("packet.md", "diff\n");
+    let out = run(env
+        .pwk()
+        .args(["review", "--roles", "spec,scout", "--packet", "packet.md"]));
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("\"scout\" is not a reviewer role"),
+        "{}",
+        out.stderr
+    );
+    let out = run(env
+        .pwk()
+        .args(["review", "--roles", "spec,spec", "--packet", "packet.md"]));
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("twice"), "{}", out.stderr);
+    let out = run(env.pwk().args(["review", "--packet", "missing.md"]));
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("missing.md does not exist"),
+        "{}",
+        out.stderr
+    );
+    let out = run(env
+        .pwk()
+        .args(["review", "--packet", "packet.md", "--max-parallel", "0"]));
+    assert_eq!(out.code, 2);
+}
+
+#[test]
+fn recon_without_pi_fails_the_scout_and_prints_the_fallback_line() {
+    let env = TestEnv::new();
+    let out = run(env
+        .pwk()
+        .args(["recon", "--topic", "sessions", "--intent", "add expiry"])
+        .env("PWK_PI_BIN", env.path("no-pi")));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("pwk-recon-scout: failed"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("PI_NOT_FOUND"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .trim_end()
+            .ends_with("Scout: unavailable — inline recon used."),
+        "{}",
+        out.stdout
+    );
+    let out = run(env
+        .pwk()
+        .args(["recon", "--topic", "s", "--intent", "i", "--format", "json"])
+        .env("PWK_PI_BIN", env.path("no-pi")));
+    let v = json_out(&out);
+    assert_eq!(v["results"][0]["status"], "failed");
+    assert!(
+        v["results"][0]["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n == "fallback: Scout: unavailable — inline recon used.")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// End to end on the real pi.
+
+#[test]
+fn four_reviewers_in_parallel_with_a_timeout_an_empty_report_and_an_unresolvable_hint() {
+    for (name, pi) in pis() {
+        let llm = RoutedLlm::start(vec![
+            ("ROUTE-SPEC", Act::Text(SPEC_REPORT.into())),
+            ("ROUTE-TRACING", Act::Stall),
+            ("ROUTE-SMELL", Act::Text(String::new())),
+            ("ROUTE-HAZARD", Act::Text(hazard_report())),
+        ]);
+        let env = project(&llm);
+        role_file(&env, "pwk-spec-reviewer", "max_turns: 10\n", "ROUTE-SPEC");
+        role_file(
+            &env,
+            "pwk-tracing-reviewer",
+            "max_turns: 10\n",
+            "ROUTE-TRACING",
+        );
+        role_file(
+            &env,
+            "pwk-smell-reviewer",
+            "max_turns: 10\nmodel: mock/mock-small\n",
+            "ROUTE-SMELL",
+        );
+        role_file(
+            &env,
+            "pwk-hazard-reviewer",
+            "max_turns: 10\nmodel: nowhere/fast-model\n",
+            "ROUTE-HAZARD",
+        );
+        let out = run(pwk_on(&env, &pi).args([
+            "review",
+            "--roles",
+            "spec,tracing,smell,hazard",
+            "--packet",
+            "packet.md",
+            "--timeout",
+            "30",
+            "--format",
+            "json",
+        ]));
+        assert_eq!(out.code, 1, "{name}: {}\n{}", out.stdout, out.stderr);
+        let v = json_out(&out);
+        assert_eq!(
+            statuses(&v),
+            [
+                ("pwk-spec-reviewer".into(), "completed".into()),
+                ("pwk-tracing-reviewer".into(), "timed-out".into()),
+                ("pwk-smell-reviewer".into(), "failed".into()),
+                ("pwk-hazard-reviewer".into(), "completed".into()),
+            ],
+            "{name}: {v:#}\n{}",
+            out.stderr
+        );
+        let r = &v["results"];
+        assert!(
+            r[1]["error"]
+                .as_str()
+                .unwrap()
+                .contains("did not finish within 30 s"),
+            "{name}: {}",
+            r[1]
+        );
+        assert_eq!(
+            r[2]["error"], "the role ended with an empty report",
+            "{name}"
+        );
+        let hazard_notes = r[3]["notes"].to_string();
+        assert!(
+            hazard_notes.contains("nowhere/fast-model") && hazard_notes.contains("default model"),
+            "{name}: {hazard_notes}"
+        );
+        assert_eq!(r[3]["model"], "mock/mock-model", "{name}");
+        for res in r.as_array().unwrap() {
+            assert_eq!(res["provider"], "pwk");
+            assert!(
+                res["runId"].as_str().is_some_and(|s| !s.is_empty()),
+                "{name}: {res}"
+            );
+        }
+        assert_eq!(v["coverage"]["complete"], false);
+        assert_eq!(
+            v["coverage"]["missing"],
+            json!(["pwk-tracing-reviewer", "pwk-smell-reviewer"]),
+            "{name}"
+        );
+        assert_eq!(
+            v["coverage"]["retained"],
+            json!([{"role": "pwk-spec-reviewer", "report": SPEC_REPORT}, {"role": "pwk-hazard-reviewer", "report": hazard_report()}]),
+            "{name}"
+        );
+        // The resolvable hint reached the model; the unresolvable one ran on the default.
+        assert!(
+            llm.requests_for("ROUTE-SMELL")
+                .iter()
+                .all(|b| b["model"] == "mock-small"),
+            "{name}"
+        );
+        assert!(
+            llm.requests_for("ROUTE-HAZARD")
+                .iter()
+                .all(|b| b["model"] == "mock-model"),
+            "{name}"
+        );
+        // (Overlap itself is proven by the_concurrency_cap_is_observed, with slow replies.)
+        // Progress on stderr: plain lines when not a terminal.
+        assert!(
+            out.stderr.contains("pwk-tracing-reviewer  timed-out"),
+            "{name}: {}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn read_only_is_enforced_by_pi_not_by_the_prompt() {
+    for (name, pi) in pis() {
+        let llm = RoutedLlm::start(vec![(
+            "ROUTE-SMELL",
+            Act::Tools(
+                vec![
+                    (
+                        "write".into(),
+                        r#"{"path":"pwned.txt","content":"x"}"#.into(),
+                    ),
+                    (
+                        "bash".into(),
+                        r#"{"command":"touch pwned-by-bash.txt"}"#.into(),
+                    ),
+                    (
+                        "edit".into(),
+                        r#"{"path":"src/lib.rs","edits":[{"oldText":"42","newText":"0"}]}"#.into(),
+                    ),
+                ],
+                "No findings".into(),
+            ),
+        )]);
+        let env = project(&llm);
+        env.write(
+            ".agents/agents/pwk-smell-reviewer.md",
+            "---\nname: pwk-smell-reviewer\ndescription: d\ntools: read, write, edit, bash\n---\n# Test\n\nROUTE-SMELL\n",
+        );
+        let req = request(&env, "feature-review", &["pwk-smell-reviewer"]);
+        let out = run_with_stdin(
+            pwk_on(&env, &pi).arg("run-request"),
+            req.to_string().as_bytes(),
+        );
+        assert_eq!(out.code, 0, "{name}: {}\n{}", out.stdout, out.stderr);
+        let v = json_out(&out);
+        assert_eq!(v["results"][0]["status"], "completed", "{name}: {v:#}");
+        assert!(
+            v["results"][0]["notes"]
+                .to_string()
+                .contains("removed tool(s) write, edit, bash"),
+            "{name}: {v:#}"
+        );
+        let reqs = llm.requests_for("ROUTE-SMELL");
+        assert_eq!(reqs.len(), 4, "{name}");
+        let offered: Vec<&str> = reqs[0]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(offered, ["read"], "{name}");
+        for (i, tool) in ["write", "bash", "edit"].iter().enumerate() {
+            let last = reqs[i + 1]["messages"]
+                .as_array()
+                .unwrap()
+                .last()
+                .unwrap()
+                .clone();
+            let text = routed::text_of(&last["content"]);
+            assert!(
+                text.contains(&format!("Tool {tool} not found")),
+                "{name}: {last}"
+            );
+        }
+        assert!(
+            !env.path("pwned.txt").exists() && !env.path("pwned-by-bash.txt").exists(),
+            "{name}"
+        );
+        assert_eq!(
+            env.read("src/lib.rs"),
+            "pub fn answer() -> u32 { 42 }\n",
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_concurrency_cap_is_observed() {
+    for (name, pi) in pis() {
+        let routes = ["ROUTE-SPEC", "ROUTE-TRACING", "ROUTE-SMELL", "ROUTE-HAZARD"];
+        let texts = [
+            SPEC_REPORT.to_string(),
+            "No findings".into(),
+            "No findings".into(),
+            hazard_report(),
+        ];
+        for (cap, parallel_flag) in [(2usize, Some("2")), (1, None)] {
+            let llm = RoutedLlm::start(
+                routes
+                    .iter()
+                    .zip(&texts)
+                    .map(|(r, t)| (*r, Act::Delay(3000, t.clone())))
+                    .collect(),
+            );
+            let env = project(&llm);
+            for (role, marker) in [
+                "pwk-spec-reviewer",
+                "pwk-tracing-reviewer",
+                "pwk-smell-reviewer",
+                "pwk-hazard-reviewer",
+            ]
+            .iter()
+            .zip(routes)
+            {
+                role_file(&env, role, "max_turns: 5\n", marker);
+            }
+            let mut req = request(
+                &env,
+                "feature-review",
+                &[
+                    "pwk-spec-reviewer",
+                    "pwk-tracing-reviewer",
+                    "pwk-smell-reviewer",
+                    "pwk-hazard-reviewer",
+                ],
+            );
+            let mut cmd = pwk_on(&env, &pi);
+            cmd.arg("run-request");
+            match parallel_flag {
+                Some(n) => {
+                    cmd.args(["--max-parallel", n]);
+                }
+                None => req["constraints"]["parallel"] = json!(false),
+            }
+            let out = run_with_stdin(&mut cmd, req.to_string().as_bytes());
+            assert_eq!(
+                out.code, 0,
+                "{name} cap {cap}: {}\n{}",
+                out.stdout, out.stderr
+            );
+            assert_eq!(llm.requests().len(), 4);
+            assert!(
+                llm.peak_in_flight() <= cap,
+                "{name}: peak {} over cap {cap}",
+                llm.peak_in_flight()
+            );
+            if cap == 2 {
+                assert_eq!(
+                    llm.peak_in_flight(),
+                    2,
+                    "{name}: two roles should overlap under cap 2"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_turn_budget_steers_the_role_to_report_over_rpc_and_stops_it_over_json() {
+    for (name, pi) in pis() {
+        let llm = RoutedLlm::start(vec![(
+            "ROUTE-SMELL",
+            Act::LoopUntilSteered("No findings (wrapped up)".into()),
+        )]);
+        let env = project(&llm);
+        role_file(&env, "pwk-smell-reviewer", "max_turns: 2\n", "ROUTE-SMELL");
+        let req = request(&env, "feature-review", &["pwk-smell-reviewer"]);
+        let out = run_with_stdin(
+            pwk_on(&env, &pi).arg("run-request"),
+            req.to_string().as_bytes(),
+        );
+        assert_eq!(out.code, 0, "{name}: {}\n{}", out.stdout, out.stderr);
+        let v = json_out(&out);
+        let r = &v["results"][0];
+        assert_eq!(r["status"], "completed", "{name}: {r:#}");
+        assert_eq!(r["report"], "No findings (wrapped up)");
+        assert_eq!(r["turns"], 3, "{name}: budget 2 + the wrap-up turn: {r:#}");
+        assert!(r["notes"].to_string().contains("steered"), "{name}: {r:#}");
+        let steer_seen = llm.requests_for("ROUTE-SMELL").iter().any(|b| {
+            b["messages"].as_array().unwrap().iter().any(|m| {
+                routed::text_of(&m["content"]).contains("You have reached your turn limit")
+            })
+        });
+        assert!(
+            steer_seen,
+            "{name}: the steer message never reached the model"
+        );
+
+        let llm2 = RoutedLlm::start(vec![("ROUTE-SMELL", Act::LoopUntilSteered("never".into()))]);
+        let env2 = project(&llm2);
+        role_file(&env2, "pwk-smell-reviewer", "max_turns: 2\n", "ROUTE-SMELL");
+        let req2 = request(&env2, "feature-review", &["pwk-smell-reviewer"]);
+        let out = run_with_stdin(
+            pwk_on(&env2, &pi).args(["run-request", "--transport", "json"]),
+            req2.to_string().as_bytes(),
+        );
+        assert_eq!(out.code, 1, "{name}: {}\n{}", out.stdout, out.stderr);
+        let v = json_out(&out);
+        assert_eq!(v["results"][0]["status"], "failed", "{name}: {v:#}");
+        assert_eq!(
+            v["results"][0]["error"], "turn budget reached before a report",
+            "{name}: {v:#}"
+        );
+    }
+}
+
+#[test]
+fn recon_runs_the_scout_and_checks_its_five_sections() {
+    for (name, pi) in pis() {
+        let llm = RoutedLlm::start(vec![("ROUTE-SCOUT", Act::Text(SCOUT_REPORT.into()))]);
+        let env = project(&llm);
+        role_file(&env, "pwk-recon-scout", "", "ROUTE-SCOUT");
+        let out = run(pwk_on(&env, &pi).args([
+            "recon",
+            "--topic",
+            "the answer",
+            "--intent",
+            "make it configurable",
+        ]));
+        assert_eq!(out.code, 0, "{name}: {}\n{}", out.stdout, out.stderr);
+        assert!(
+            out.stdout.contains("pwk-recon-scout: completed"),
+            "{name}: {}",
+            out.stdout
+        );
+        assert!(out.stdout.contains("Scout: complete"));
+        assert!(
+            out.stdout
+                .contains("Coverage: complete (1/1 roles reported).")
+        );
+        let user = routed::text_of(
+            &llm.requests_for("ROUTE-SCOUT")[0]["messages"]
+                .as_array()
+                .unwrap()
+                .last()
+                .unwrap()["content"],
+        );
+        assert!(
+            user.contains("<topic>\nthe answer\n</topic>")
+                && user.contains("<intent>\nmake it configurable\n</intent>"),
+            "{user}"
+        );
+
+        let llm2 = RoutedLlm::start(vec![(
+            "ROUTE-SCOUT",
+            Act::Text("Nothing to map.\n\nScout: unavailable — empty repository".into()),
+        )]);
+        let env2 = project(&llm2);
+        role_file(&env2, "pwk-recon-scout", "", "ROUTE-SCOUT");
+        let out = run(pwk_on(&env2, &pi).args(["recon", "--topic", "t", "--intent", "i"]));
+        assert_eq!(out.code, 1, "{name}: {}", out.stdout);
+        assert!(
+            out.stdout
+                .contains("the scout reported itself unavailable: empty repository"),
+            "{}",
+            out.stdout
+        );
+        assert!(
+            out.stdout
+                .trim_end()
+                .ends_with("Scout: unavailable — inline recon used."),
+            "{}",
+            out.stdout
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Rendered output.
+
+#[test]
+fn capabilities_human_output() {
+    let env = TestEnv::new();
+    let out = run(env.pwk().args(["capabilities", "--format", "human"]));
+    assert_eq!(out.code, 0);
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn refused_request_document() {
+    let env = TestEnv::new();
+    let mut req = request(
+        &env,
+        "feature-review",
+        &["pwk-spec-reviewer", "pwk-spec-reviewer"],
+    );
+    req["constraints"]["bounded"] = json!(false);
+    let out = run_with_stdin(env.pwk().arg("run-request"), req.to_string().as_bytes());
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn six_field_result_schema_is_checked_end_to_end() {
+    let six = "conclusion: bounded result\nevidence: src/lib.rs:1 returns 42\nfiles_and_lines: src/lib.rs:1\n\
+tests_or_checks: none ran (read-only review)\nrisks: none\nrecommended_parent_action: merge\n";
+    for (name, pi) in pis() {
+        let llm = RoutedLlm::start(vec![
+            ("ROUTE-SMELL", Act::Text(six.into())),
+            (
+                "ROUTE-HAZARD",
+                Act::Text(format!("Conclusion: x\n{six}model: mock\n")),
+            ),
+        ]);
+        let env = project(&llm);
+        role_file(&env, "pwk-smell-reviewer", "", "ROUTE-SMELL");
+        role_file(&env, "pwk-hazard-reviewer", "", "ROUTE-HAZARD");
+        let req = request(
+            &env,
+            "feature-review",
+            &["pwk-smell-reviewer", "pwk-hazard-reviewer"],
+        );
+        let out = run_with_stdin(
+            pwk_on(&env, &pi).args(["run-request", "--result-schema", "six-field"]),
+            req.to_string().as_bytes(),
+        );
+        assert_eq!(out.code, 1, "{name}: {}\n{}", out.stdout, out.stderr);
+        let v = json_out(&out);
+        assert_eq!(v["results"][0]["status"], "completed", "{name}: {v:#}");
+        assert_eq!(v["results"][1]["status"], "failed", "{name}: {v:#}");
+        let err = v["results"][1]["error"].as_str().unwrap();
+        assert!(
+            err.contains("six-field result schema")
+                && err.contains("\"Conclusion\"")
+                && err.contains("\"model\""),
+            "{err}"
+        );
+        // The prompt asked for the schema.
+        let user = routed::text_of(
+            &llm.requests_for("ROUTE-SMELL")[0]["messages"]
+                .as_array()
+                .unwrap()
+                .last()
+                .unwrap()["content"],
+        );
+        assert!(user.contains("recommended_parent_action:"), "{user}");
+    }
+}
+
+#[test]
+fn a_pi_that_dies_at_startup_fails_each_role_with_its_words() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    env.write("packet.md", "## Requirement 1\nX\n");
+    let fake = env.write(
+        "bin/pi",
+        "#!/bin/sh\necho 'Error: something broke at startup' >&2\nexit 1\n",
+    );
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for transport in ["rpc", "json"] {
+        let out = run(env
+            .pwk()
+            .args([
+                "review",
+                "--roles",
+                "smell,hazard",
+                "--packet",
+                "packet.md",
+                "--format",
+                "json",
+                "--transport",
+                transport,
+            ])
+            .env("PWK_PI_BIN", &fake));
+        assert_eq!(out.code, 1, "{transport}: {}", out.stderr);
+        let v = json_out(&out);
+        for r in v["results"].as_array().unwrap() {
+            assert_eq!(r["status"], "failed", "{transport}: {r}");
+            assert!(
+                r["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("something broke at startup"),
+                "{transport}: {r}"
+            );
+        }
+        assert_eq!(
+            v["coverage"]["missing"],
+            json!(["pwk-smell-reviewer", "pwk-hazard-reviewer"])
+        );
+    }
+}
+
+#[test]
+fn sigint_stops_the_running_role_skips_the_rest_and_still_reports() {
+    use std::process::Stdio;
+    for (name, pi) in pis() {
+        let llm = RoutedLlm::start(vec![
+            ("ROUTE-SMELL", Act::Stall),
+            ("ROUTE-HAZARD", Act::Text(hazard_report())),
+        ]);
+        let env = project(&llm);
+        role_file(&env, "pwk-smell-reviewer", "", "ROUTE-SMELL");
+        role_file(&env, "pwk-hazard-reviewer", "", "ROUTE-HAZARD");
+        let child = pwk_on(&env, &pi)
+            .args([
+                "review",
+                "--roles",
+                "smell,hazard",
+                "--packet",
+                "packet.md",
+                "--max-parallel",
+                "1",
+                "--format",
+                "json",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let t0 = std::time::Instant::now();
+        while llm.requests().is_empty() && t0.elapsed() < std::time::Duration::from_secs(60) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert_eq!(
+            llm.requests().len(),
+            1,
+            "{name}: the first role never reached the model"
+        );
+        let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+        rustix::process::kill_process(pid, rustix::process::Signal::INT).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{name}: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(
+            statuses(&v),
+            [
+                ("pwk-smell-reviewer".into(), "failed".into()),
+                ("pwk-hazard-reviewer".into(), "skipped".into())
+            ],
+            "{name}: {v:#}"
+        );
+        assert!(
+            v["results"][0]["error"]
+                .as_str()
+                .unwrap()
+                .contains("pwk received SIGINT"),
+            "{name}: {v:#}"
+        );
+        assert_eq!(v["results"][1]["error"], "not started: pwk received SIGINT");
+        assert_eq!(
+            llm.requests().len(),
+            1,
+            "{name}: the skipped role must not run"
+        );
+    }
+}
