@@ -671,15 +671,13 @@ fn loadable_by(host: Host, doc: &RoleDoc, role: &Role) -> bool {
 /// the exact line and column.
 pub fn first_problem(doc: &RoleDoc) -> Option<String> {
     let reader = reader_problem(doc)?;
-    Some(
-        match crate::lint::first_error(doc, crate::cli::Host::Pwk) {
-            Some(d) => format!(
-                "line {}, column {}: {} [{}]",
-                d.start.line, d.start.column, d.message, d.rule
-            ),
-            None => reader,
-        },
-    )
+    Some(match crate::lint::first_error(doc, crate::cli::Host::Pwk) {
+        Some(d) => format!(
+            "line {}, column {}: {} [{}]",
+            d.start.line, d.start.column, d.message, d.rule
+        ),
+        None => reader,
+    })
 }
 
 /// The reader's own verdict: why hosts would skip this file, if they would.
@@ -961,8 +959,14 @@ mod tests {
         has("---\nname: x\n", "[unterminated-frontmatter]");
         has("---\nname: [x\n---\n", "[yaml-syntax]");
         has("---\nname: x\n---\n", "[missing-description]");
-        has("---\nname: x\nname: y\ndescription: d\n---\n", "[duplicate-key]");
-        has("---\nname: x\nname: y\ndescription: d\n---\n", "line 3, column 1");
+        has(
+            "---\nname: x\nname: y\ndescription: d\n---\n",
+            "[duplicate-key]",
+        );
+        has(
+            "---\nname: x\nname: y\ndescription: d\n---\n",
+            "line 3, column 1",
+        );
         let bad = first_problem(&RoleDoc::parse("x.md", b"---\nname: \xff\n---\n"));
         assert!(bad.unwrap().contains("[invalid-utf8]"));
     }

@@ -247,10 +247,10 @@ fn broken_files_are_listed_with_their_first_problem() {
     let (out, doc) = list_json(&env, &[]);
     assert_eq!(out.code, 1, "broken files make list exit 1");
     let expect = [
-        ("bad-yaml", "YAML syntax error at line 3"),
-        ("no-frontmatter", "no frontmatter"),
-        ("no-description", "missing `description`"),
-        ("unterminated", "never closed"),
+        ("bad-yaml", "line 3, column 15: invalid YAML"),
+        ("no-frontmatter", "[missing-frontmatter]"),
+        ("no-description", "[missing-description]"),
+        ("unterminated", "[unterminated-frontmatter]"),
     ];
     for (name, problem) in expect {
         let r = rows(&doc, name);
@@ -263,7 +263,9 @@ fn broken_files_are_listed_with_their_first_problem() {
     let human = run(pwk(&env).arg("list"));
     assert_eq!(human.code, 1);
     assert!(
-        human.stdout.contains("broken: YAML syntax error at line 3"),
+        human
+            .stdout
+            .contains("broken: line 3, column 15: invalid YAML"),
         "{}",
         human.stdout
     );
@@ -822,7 +824,9 @@ fn check_template(path: &Path, name: &str) -> pwk::role::Role {
         );
     }
     assert!(text.contains("## Report contract"));
-    // The lead adds: `pwk lint` on this file reports nothing (once the linter lands).
+    // The template passes the linter exactly as written: no errors, no warnings.
+    let diagnostics = pwk::lint::check_doc(&doc, pwk::cli::Host::Pwk);
+    assert!(diagnostics.is_empty(), "{name}: {diagnostics:#?}");
     pwk::role::Role::from_doc(&doc).unwrap()
 }
 
@@ -861,6 +865,8 @@ fn new_writes_a_valid_template_for_each_kind() {
         }
         let show = run(pwk(&env).args(["show", name]));
         assert_eq!(show.code, 0, "{}", show.stderr);
+        let lint = run(pwk(&env).args(["lint", "--deny-warnings", &rel]));
+        assert_eq!(lint.code, 0, "{kind}: {}{}", lint.stdout, lint.stderr);
     }
     let (_, doc) = list_json(&env, &[]);
     assert_eq!(rows(&doc, "my-leaf").len(), 1);
