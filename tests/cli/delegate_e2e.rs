@@ -372,6 +372,11 @@ fn stall_after_headers_times_out(generation: Gen, pi: PathBuf) {
         v["error"]["message"].as_str().unwrap().contains("no event"),
         "{v:#}"
     );
+    assert_eq!(
+        w.llm.requests().len(),
+        1,
+        "the stall came after the request reached the server"
+    );
     assert!(
         w.leftover_processes().is_empty(),
         "pi's process group was not killed: {:?}",
