@@ -202,6 +202,7 @@ both_generations! {
     prompt_starting_with_dash_or_at => prompt_starting_with_dash_or_at;
     length_and_content_filter => length_and_content_filter;
     unsupported_option_consults_help => unsupported_option_consults_help;
+    unknown_provider => unknown_provider;
 }
 
 fn text_answer_with_report(generation: Gen, pi: PathBuf) {
@@ -642,4 +643,22 @@ fn unsupported_option_consults_help(generation: Gen, pi: PathBuf) {
             assert!(!tools.contains("\"bash\""), "{tools}");
         }
     }
+}
+
+fn unknown_provider(generation: Gen, pi: PathBuf) {
+    let w = World::new(generation, pi, vec![], Reply::text("unused"), FAST_FAIL);
+    let mut req = w.request("List the files in the work directory and name them");
+    req["provider"] = json!("nosuchprovider");
+    let (out, v) = w.delegate(&req);
+    expect_failure(&v, &out, "UNKNOWN_MODEL");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nosuchprovider"),
+        "{v:#}"
+    );
+    let disc = v["error"]["discovery"].as_str().expect("discovery ran");
+    assert!(disc.contains("mock-model"), "{disc}");
+    assert!(w.llm.requests().is_empty());
 }

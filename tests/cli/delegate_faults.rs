@@ -487,3 +487,43 @@ fn dry_run_prints_the_plan_without_starting_pi() {
     );
     assert!(f.starts().is_empty());
 }
+
+#[test]
+fn a_worker_that_needs_a_decision_blocks_the_result() {
+    let f = Fake::new();
+    let report = json!({"summary": "stopped", "changedFiles": [], "scopeExceeded": true,
+        "decisionNeeded": "src/db/schema.rs must change too; allow it?",
+        "outOfScopeFindings": ["schema drift in src/db"]});
+    let out = run_with_stdin(
+        f.cmd("ok").env("FAKE_PI_REPORT", report.to_string()),
+        f.request().to_string().as_bytes(),
+    );
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(out.code, 1);
+    assert_eq!(v["status"], "blocked", "{v:#}");
+    assert_eq!(v["error"]["code"], "NEEDS_DECISION");
+    assert_eq!(
+        v["decisionNeeded"],
+        "src/db/schema.rs must change too; allow it?"
+    );
+    assert_eq!(v["scopeExceeded"], true);
+    assert_eq!(v["outOfScopeFindings"], json!(["schema drift in src/db"]));
+    assert_eq!(v["reportParsed"], true);
+}
+
+#[test]
+fn the_request_can_come_from_a_file() {
+    let f = Fake::new();
+    let file = f.env.write("req.json", f.request().to_string());
+    let out = crate::support::run(f.cmd("ok").arg("--request").arg(&file));
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["status"], "completed");
+    let out = crate::support::run(f.cmd("ok").arg("--request").arg(f.env.path("missing.json")));
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("cannot open the request file"),
+        "{}",
+        out.stderr
+    );
+}
