@@ -168,7 +168,13 @@ pub fn run(args: &DelegateArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 .request
                 .as_ref()
                 .map_or("stdin".to_string(), |p| ctx.display_path(p));
-            eprintln_safe(&format!("pwk: error: {src}: {e}"));
+            let msg = match &e {
+                request::RequestError::NotJson { line, column, .. } => {
+                    format!("pwk: error: {src}:{line}:{column}: {e}")
+                }
+                request::RequestError::NotObject(_) => format!("pwk: error: {src}: {e}"),
+            };
+            eprintln_safe(&msg);
             return Ok(ExitStatus::Error);
         }
     };

@@ -355,7 +355,12 @@ fn input_that_is_not_a_json_object_exits_2_with_a_location() {
         b"{\n  \"action\": \"delegate\",\n  oops\n}",
     );
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("line 3, column 3"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("stdin:3:3: the request is not valid JSON: line 3, column 3"),
+        "{}",
+        out.stderr
+    );
     assert!(out.stdout.is_empty());
     let out = run_with_stdin(&mut f.cmd("ok"), b"[1, 2]");
     assert_eq!(out.code, 2);
@@ -526,4 +531,25 @@ fn the_request_can_come_from_a_file() {
         "{}",
         out.stderr
     );
+}
+
+#[test]
+fn a_dash_prompt_is_never_moved_to_argv() {
+    let f = Fake::new();
+    let mut spec = pwk::delegate::PiRunSpec::new(&f.work, "-starts with a dash");
+    spec.env = vec![
+        ("FAKE_PI_MODE".into(), "stdin-rejected".into()),
+        ("FAKE_PI_LOG".into(), f.log.display().to_string()),
+    ];
+    let env = pwk::env::Env {
+        pi_bin: Some(fake_pi()),
+        ..Default::default()
+    };
+    let o = pwk::delegate::run_pi(&spec, &env, &|_| {});
+    assert_eq!(
+        o.error.unwrap().code,
+        pwk::delegate::ErrorCode::PromptStdinUnsupported
+    );
+    assert_eq!(o.fallback_used, None);
+    assert_eq!(f.starts().len(), 1);
 }
