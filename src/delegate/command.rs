@@ -200,6 +200,12 @@ fn read_request(path: Option<&Path>) -> anyhow::Result<String> {
                 .with_context(|| format!("cannot read {}", p.display()))?;
         }
         None => {
+            use std::io::IsTerminal;
+            if std::io::stdin().is_terminal() {
+                eprintln_safe(
+                    "pwk delegate: reading the JSON request from stdin (end it with Ctrl-D), or pass --request FILE",
+                );
+            }
             std::io::stdin()
                 .lock()
                 .take(MAX_REQUEST + 1)
