@@ -34,15 +34,20 @@ install_pkg() { # dir, packages...
 }
 
 mkdir -p "$dest/bin"
+# Physical path: .pi-test may be a symlink shared by several checkouts; the launchers
+# must not depend on the checkout that happened to write them.
+dest=$(cd "$dest" && pwd -P)
+
+# write_launcher NAME CONTENT: replace the launcher only when it changes.
+write_launcher() {
+  local tmp="$dest/bin/.$1.$$"
+  printf '%s\n' "$2" > "$tmp" && chmod +x "$tmp"
+  if cmp -s "$tmp" "$dest/bin/$1"; then rm -f "$tmp"; else mv -f "$tmp" "$dest/bin/$1"; fi
+}
 if [ ! -x "$dest/pi073/node_modules/.bin/pi" ]; then
   echo "provision-pi: installing @mariozechner/pi-coding-agent@$PI073_VERSION" >&2
   install_pkg "$dest/pi073" "@mariozechner/pi-coding-agent@$PI073_VERSION"
 fi
-cat > "$dest/bin/pi073" <<SH
-#!/bin/sh
-exec "$(command -v node)" "$dest/pi073/node_modules/@mariozechner/pi-coding-agent/dist/cli.js" "\$@"
-SH
-chmod +x "$dest/bin/pi073"
 
 if [ -n "$nodepkg" ]; then
   if [ ! -x "$dest/pi16/node_modules/$nodepkg/bin/node" ] || [ ! -f "$dest/pi16/node_modules/@earendil-works/pi-coding-agent/package.json" ]; then
@@ -50,10 +55,19 @@ if [ -n "$nodepkg" ]; then
     install_pkg "$dest/pi16" "@earendil-works/pi-coding-agent@$PI16_VERSION" "$nodepkg@$NODE22_VERSION"
   fi
   entry=$(cd "$dest/pi16/node_modules/@earendil-works/pi-coding-agent" && node -p 'const b=require("./package.json").bin; typeof b==="string"?b:b.pi')
-  cat > "$dest/bin/pi16" <<SH
-#!/bin/sh
-exec "$dest/pi16/node_modules/$nodepkg/bin/node" "$dest/pi16/node_modules/@earendil-works/pi-coding-agent/$entry" "\$@"
-SH
-  chmod +x "$dest/bin/pi16"
+  write_launcher pi16 "#!/bin/sh
+exec \"$dest/pi16/node_modules/$nodepkg/bin/node\" \"$dest/pi16/node_modules/@earendil-works/pi-coding-agent/$entry\" \"\$@\""
 fi
+# pi 0.73.1's dependencies need Node >= 20.18.1; it also runs on Node 22 (pi16-delta.md),
+# so an older system node falls back to the Node 22 installed for pi 1.6.
+node073=$(command -v node)
+if ! node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=18)?0:1)'; then
+  if [ -n "$nodepkg" ] && [ -x "$dest/pi16/node_modules/$nodepkg/bin/node" ]; then
+    node073="$dest/pi16/node_modules/$nodepkg/bin/node"
+    echo "provision-pi: system node $(node --version) is too old for pi 0.73.1; using Node 22" >&2
+  fi
+fi
+write_launcher pi073 "#!/bin/sh
+exec \"$node073\" \"$dest/pi073/node_modules/@mariozechner/pi-coding-agent/dist/cli.js\" \"\$@\""
+
 echo "provision-pi: ready: $(ls "$dest/bin" | tr '\n' ' ')" >&2

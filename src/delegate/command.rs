@@ -168,7 +168,13 @@ pub fn run(args: &DelegateArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 .request
                 .as_ref()
                 .map_or("stdin".to_string(), |p| ctx.display_path(p));
-            eprintln_safe(&format!("pwk: error: {src}: {e}"));
+            let msg = match &e {
+                request::RequestError::NotJson { line, column, .. } => {
+                    format!("pwk: error: {src}:{line}:{column}: {e}")
+                }
+                request::RequestError::NotObject(_) => format!("pwk: error: {src}: {e}"),
+            };
+            eprintln_safe(&msg);
             return Ok(ExitStatus::Error);
         }
     };
@@ -194,6 +200,12 @@ fn read_request(path: Option<&Path>) -> anyhow::Result<String> {
                 .with_context(|| format!("cannot read {}", p.display()))?;
         }
         None => {
+            use std::io::IsTerminal;
+            if std::io::stdin().is_terminal() {
+                eprintln_safe(
+                    "pwk delegate: reading the JSON request from stdin (end it with Ctrl-D), or pass --request FILE",
+                );
+            }
             std::io::stdin()
                 .lock()
                 .take(MAX_REQUEST + 1)

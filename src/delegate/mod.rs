@@ -1,9 +1,14 @@
 //! `pwk delegate`: one atomic task on the real `pi` CLI.
 //!
-//! * [`runner`]: one pi process (`PiRunSpec` → [`run_pi`] → [`PiRunOutcome`]); also what
-//!   the provider operations and `pwk smoke` build on.
+//! Data flows one way: stdin JSON → [`request`] (validation; blocked before launch)
+//! → [`command`] (prompt, session choice, [`session`] metadata for continuations,
+//! [`lock`] for writing tasks) → [`runner`] (one pi process) → [`stream`] (events) and
+//! [`classify`] (error codes) → [`report`] (the worker's report block) → one JSON result.
+//!
+//! * [`runner`]: `PiRunSpec` → [`run_pi`] → [`PiRunOutcome`]; also what the provider
+//!   operations and `pwk smoke` ([`plan_launch`]) build on.
 //! * [`stream`]: LF framing and the event parser (bounded memory, no snapshots).
-//! * [`classify`]: pi's failure signatures → [`ErrorCode`].
+//! * [`classify`]: pi's failure signatures (both generations) → [`ErrorCode`].
 
 pub mod classify;
 pub mod command;
@@ -17,6 +22,6 @@ pub mod types;
 
 pub use runner::{
     PiLaunch, PiRunOutcome, PiRunSpec, PromptTransport, SessionChoice, SystemPromptMode, locate_pi,
-    plan_launch, run_pi,
+    pending_signal, plan_launch, run_pi,
 };
 pub use types::{ErrorCode, Progress, RunError, RunStatus, Usage};

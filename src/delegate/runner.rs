@@ -87,7 +87,8 @@ pub struct PiRunSpec {
     pub session: SessionChoice,
     /// Overall wall-clock limit.
     pub timeout: Option<Duration>,
-    /// Longest time without any event from pi while no tool is running.
+    /// Longest time without any output from pi, once it has printed something, while
+    /// no tool is running (a silent `cargo build` is not a stall).
     pub stall_timeout: Option<Duration>,
     /// Turn budget: the run is stopped when `turn_start` count exceeds it.
     pub max_turns: Option<u32>,
@@ -670,9 +671,12 @@ fn attempt_once(
                 killed = Some(KillReason::Timeout(t));
             } else if let Some(stall) = spec.stall_timeout
                 && shared.tools_in_flight.load(Ordering::Relaxed) == 0
-                && now_ms.saturating_sub(shared.last_event_ms.load(Ordering::Relaxed))
-                    >= stall.as_millis() as u64
+                && let last = shared.last_event_ms.load(Ordering::Relaxed)
+                && last > 0
+                && now_ms.saturating_sub(last) >= stall.as_millis() as u64
             {
+                // Counted from pi's first output: Node start-up is not a stall (the overall
+                // timeout covers a pi that never prints anything).
                 killed = Some(KillReason::Stall(stall));
             }
         }
@@ -768,9 +772,10 @@ fn read_stdout(
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => break,
         };
-        shared
-            .last_event_ms
-            .store(start.elapsed().as_millis() as u64, Ordering::Relaxed);
+        shared.last_event_ms.store(
+            (start.elapsed().as_millis() as u64).max(1),
+            Ordering::Relaxed,
+        );
         match mode {
             OutputMode::Json => {
                 framer.push(&buf[..n], &mut |line| {

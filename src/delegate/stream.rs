@@ -313,6 +313,24 @@ struct CompactionEv {
     reason: Option<String>,
 }
 
+/// The `assistantMessageEvent.type` of a `message_update` line, when it appears in
+/// the line's first 2 KiB (pi 0.73.1 puts it before the snapshots; pi 1.6 after a small
+/// `usage` object).
+fn update_subtype(line: &[u8]) -> Option<&str> {
+    const NEEDLE: &[u8] = br#""assistantMessageEvent":{"type":""#;
+    let head = &line[..line.len().min(2048)];
+    let at = head.windows(NEEDLE.len()).position(|w| w == NEEDLE)? + NEEDLE.len();
+    let rest = &line[at..];
+    let end = rest
+        .iter()
+        .take(64)
+        .position(|&b| b == b'"' || b == b'\\')?;
+    if rest[end] != b'"' {
+        return None;
+    }
+    std::str::from_utf8(&rest[..end]).ok()
+}
+
 /// Fast path for `{"type":"NAME"…`: the event type without a full parse.
 fn sniff_type(line: &[u8]) -> Option<&str> {
     let rest = line.strip_prefix(br#"{"type":""#)?;
@@ -384,6 +402,21 @@ impl StreamState {
                 Err(_) => return self.malformed(line, progress),
             },
         };
+        // The bulk of a 0.73.1 stream: deltas carrying two growing snapshots. Only
+        // `text_end` (for the progress line) needs a parse; the others are recognised by
+        // their prefix and a closing brace, without scanning the snapshots.
+        if kind == "message_update"
+            && let Some(sub) = update_subtype(line)
+            && sub != "text_end"
+        {
+            if line.trim_ascii_end().ends_with(b"}") {
+                self.events += 1;
+                self.started = true;
+            } else {
+                self.malformed(line, progress);
+            }
+            return;
+        }
         let ok = match kind {
             "message_update" => match serde_json::from_slice::<UpdateEv<'_>>(line) {
                 Ok(u) => {
@@ -745,5 +778,27 @@ mod fuzz {
             }
             framer.finish(&mut |l| state.feed(l, &mut |_| {}));
         }
+    }
+}
+
+#[cfg(test)]
+mod fast_path {
+    use super::*;
+
+    #[test]
+    fn update_subtypes_of_both_generations() {
+        let v073 = br#"{"type":"message_update","assistantMessageEvent":{"type":"text_delta","contentIndex":0,"delta":"x","partial":{}},"message":{}}"#;
+        let v16 = br#"{"type":"message_update","usage":{"input":1},"assistantMessageEvent":{"type":"toolcall_delta","contentIndex":0,"delta":""}}"#;
+        assert_eq!(update_subtype(v073), Some("text_delta"));
+        assert_eq!(update_subtype(v16), Some("toolcall_delta"));
+        assert_eq!(update_subtype(br#"{"type":"message_update"}"#), None);
+    }
+
+    #[test]
+    fn a_cut_update_line_is_malformed() {
+        let s = parse_all(br#"{"type":"message_update","assistantMessageEvent":{"type":"text_delta","delta":"x","partial":{"#, 7);
+        assert_eq!(s.malformed_lines, 1);
+        let s = parse_all(b"{\"type\":\"message_update\",\"assistantMessageEvent\":{\"type\":\"text_end\",\"content\":\"done\"}}\n", 3);
+        assert_eq!((s.malformed_lines, s.events), (0, 1));
     }
 }

@@ -201,6 +201,8 @@ both_generations! {
     task_text_arrives_verbatim => task_text_arrives_verbatim;
     prompt_starting_with_dash_or_at => prompt_starting_with_dash_or_at;
     length_and_content_filter => length_and_content_filter;
+    unsupported_option_consults_help => unsupported_option_consults_help;
+    unknown_provider => unknown_provider;
 }
 
 fn text_answer_with_report(generation: Gen, pi: PathBuf) {
@@ -371,6 +373,11 @@ fn stall_after_headers_times_out(generation: Gen, pi: PathBuf) {
     assert!(
         v["error"]["message"].as_str().unwrap().contains("no event"),
         "{v:#}"
+    );
+    assert_eq!(
+        w.llm.requests().len(),
+        1,
+        "the stall came after the request reached the server"
     );
     assert!(
         w.leftover_processes().is_empty(),
@@ -596,4 +603,62 @@ fn length_and_content_filter(generation: Gen, pi: PathBuf) {
             .contains("content_filter"),
         "{v:#}"
     );
+}
+
+/// `--exclude-tools` exists only in pi 1.6: 0.73.1 rejects it before starting, and the
+/// runner then consults `pi --help` (capability discovery, not a version check).
+fn unsupported_option_consults_help(generation: Gen, pi: PathBuf) {
+    let w = World::new(generation, pi.clone(), vec![], Reply::text("ok"), FAST_FAIL);
+    let mut spec = pwk::delegate::PiRunSpec::new(&w.work, "Say hello");
+    spec.provider = Some("mock".into());
+    spec.model = Some("mock-model".into());
+    spec.extra_args = vec!["--exclude-tools".into(), "bash".into()];
+    spec.env = w.spec_env();
+    let env = pwk::env::Env {
+        pi_bin: Some(pi),
+        ..Default::default()
+    };
+    let o = pwk::delegate::run_pi(&spec, &env, &|_| {});
+    match generation {
+        Gen::Pi073 => {
+            let e = o.error.expect("rejected");
+            assert_eq!(e.code, pwk::delegate::ErrorCode::UnsupportedOption, "{e:?}");
+            assert!(!o.started);
+            let d = e.discovery.expect("pi --help consulted");
+            assert!(
+                d.contains("--exclude-tools is not listed by `pi --help`"),
+                "{d}"
+            );
+            assert!(d.contains("--tools"), "{d}");
+            assert!(w.llm.requests().is_empty());
+        }
+        Gen::Pi16 => {
+            assert_eq!(
+                o.status,
+                pwk::delegate::RunStatus::Completed,
+                "{:?}",
+                o.error
+            );
+            let tools = w.llm.requests()[0]["tools"].to_string();
+            assert!(!tools.contains("\"bash\""), "{tools}");
+        }
+    }
+}
+
+fn unknown_provider(generation: Gen, pi: PathBuf) {
+    let w = World::new(generation, pi, vec![], Reply::text("unused"), FAST_FAIL);
+    let mut req = w.request("List the files in the work directory and name them");
+    req["provider"] = json!("nosuchprovider");
+    let (out, v) = w.delegate(&req);
+    expect_failure(&v, &out, "UNKNOWN_MODEL");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nosuchprovider"),
+        "{v:#}"
+    );
+    let disc = v["error"]["discovery"].as_str().expect("discovery ran");
+    assert!(disc.contains("mock-model"), "{disc}");
+    assert!(w.llm.requests().is_empty());
 }

@@ -355,7 +355,12 @@ fn input_that_is_not_a_json_object_exits_2_with_a_location() {
         b"{\n  \"action\": \"delegate\",\n  oops\n}",
     );
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("line 3, column 3"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("stdin:3:3: the request is not valid JSON: line 3, column 3"),
+        "{}",
+        out.stderr
+    );
     assert!(out.stdout.is_empty());
     let out = run_with_stdin(&mut f.cmd("ok"), b"[1, 2]");
     assert_eq!(out.code, 2);
@@ -486,4 +491,65 @@ fn dry_run_prints_the_plan_without_starting_pi() {
             .contains("Summarise the README in three sentences")
     );
     assert!(f.starts().is_empty());
+}
+
+#[test]
+fn a_worker_that_needs_a_decision_blocks_the_result() {
+    let f = Fake::new();
+    let report = json!({"summary": "stopped", "changedFiles": [], "scopeExceeded": true,
+        "decisionNeeded": "src/db/schema.rs must change too; allow it?",
+        "outOfScopeFindings": ["schema drift in src/db"]});
+    let out = run_with_stdin(
+        f.cmd("ok").env("FAKE_PI_REPORT", report.to_string()),
+        f.request().to_string().as_bytes(),
+    );
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(out.code, 1);
+    assert_eq!(v["status"], "blocked", "{v:#}");
+    assert_eq!(v["error"]["code"], "NEEDS_DECISION");
+    assert_eq!(
+        v["decisionNeeded"],
+        "src/db/schema.rs must change too; allow it?"
+    );
+    assert_eq!(v["scopeExceeded"], true);
+    assert_eq!(v["outOfScopeFindings"], json!(["schema drift in src/db"]));
+    assert_eq!(v["reportParsed"], true);
+}
+
+#[test]
+fn the_request_can_come_from_a_file() {
+    let f = Fake::new();
+    let file = f.env.write("req.json", f.request().to_string());
+    let out = crate::support::run(f.cmd("ok").arg("--request").arg(&file));
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["status"], "completed");
+    let out = crate::support::run(f.cmd("ok").arg("--request").arg(f.env.path("missing.json")));
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("cannot open the request file"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_dash_prompt_is_never_moved_to_argv() {
+    let f = Fake::new();
+    let mut spec = pwk::delegate::PiRunSpec::new(&f.work, "-starts with a dash");
+    spec.env = vec![
+        ("FAKE_PI_MODE".into(), "stdin-rejected".into()),
+        ("FAKE_PI_LOG".into(), f.log.display().to_string()),
+    ];
+    let env = pwk::env::Env {
+        pi_bin: Some(fake_pi()),
+        ..Default::default()
+    };
+    let o = pwk::delegate::run_pi(&spec, &env, &|_| {});
+    assert_eq!(
+        o.error.unwrap().code,
+        pwk::delegate::ErrorCode::PromptStdinUnsupported
+    );
+    assert_eq!(o.fallback_used, None);
+    assert_eq!(f.starts().len(), 1);
 }

@@ -29,8 +29,8 @@ def ev(obj):
 
 
 def report(summary):
-    return ("Done.\n---PI_TASK_REPORT---\n" + json.dumps({"summary": summary, "changedFiles": []})
-            + "\n---END_PI_TASK_REPORT---")
+    body = os.environ.get("FAKE_PI_REPORT") or json.dumps({"summary": summary, "changedFiles": []})
+    return "Done.\n---PI_TASK_REPORT---\n" + body + "\n---END_PI_TASK_REPORT---"
 
 
 def assistant_end(text, stop="stop"):
