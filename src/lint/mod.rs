@@ -168,7 +168,7 @@ fn run_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
             .filter_map(|_| {
                 std::thread::Builder::new()
                     .stack_size(8 << 20)
-                    .spawn_scoped(s, &work)
+                    .spawn_scoped(s, work)
                     .ok()
             })
             .collect();
