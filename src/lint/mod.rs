@@ -146,24 +146,30 @@ fn run_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
         return items.iter().map(&f).collect();
     }
     let next = AtomicUsize::new(0);
+    let work = || {
+        let mut mine = Vec::new();
+        loop {
+            // Small batches keep both cores busy to the end.
+            let start = next.fetch_add(16, Ordering::Relaxed);
+            if start >= items.len() {
+                break;
+            }
+            for (i, item) in items.iter().enumerate().skip(start).take(16) {
+                mine.push((i, f(item)));
+            }
+        }
+        mine
+    };
     let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
     let parts: Vec<Vec<(usize, R)>> = std::thread::scope(|s| {
+        // Deeply nested YAML (bounded by the 1 MiB cap) recurses in the parser, the
+        // tree conversion and the validator: give workers a main-thread-sized stack.
         let handles: Vec<_> = (0..workers)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        // Small batches keep both cores busy to the end.
-                        let start = next.fetch_add(16, Ordering::Relaxed);
-                        if start >= items.len() {
-                            break;
-                        }
-                        for (i, item) in items.iter().enumerate().skip(start).take(16) {
-                            mine.push((i, f(item)));
-                        }
-                    }
-                    mine
-                })
+            .filter_map(|_| {
+                std::thread::Builder::new()
+                    .stack_size(8 << 20)
+                    .spawn_scoped(s, work)
+                    .ok()
             })
             .collect();
         handles
@@ -174,9 +180,11 @@ fn run_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
     for (i, r) in parts.into_iter().flatten() {
         slots[i] = Some(r);
     }
+    // Whatever no worker took (none could be started): lint it here.
     slots
         .into_iter()
-        .map(|r| r.expect("every file was linted"))
+        .zip(items)
+        .map(|(slot, item)| slot.unwrap_or_else(|| f(item)))
         .collect()
 }
 

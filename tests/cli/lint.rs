@@ -1124,3 +1124,34 @@ fn a_bare_model_id_is_a_warning_that_names_the_host_behaviour() {
         serde_json::json!([])
     );
 }
+
+#[test]
+fn deeply_nested_yaml_in_many_files_does_not_overflow_a_worker() {
+    let env = TestEnv::new();
+    // Block nesting as deep as fits under the 1 MiB cap, in enough files to use threads.
+    let nested: String = (0..1000)
+        .map(|i| format!("{}k:\n", " ".repeat(i)))
+        .collect();
+    for j in 0..17 {
+        env.write(
+            &format!("deep/d{j:02}.md"),
+            format!("---\nname: d{j:02}\ndescription: d\ntools: read\n{nested}---\nBody.\n"),
+        );
+    }
+    let flow = format!(
+        "---\nname: flow\na: {}{}\n---\nBody.\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    env.write("deep/flow.md", flow);
+    let out = run_bounded(
+        env.pwk().args(["lint", "--format", "json", "deep"]),
+        Duration::from_secs(60),
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let doc = json(&out);
+    assert_eq!(doc["files"], 18);
+    let rules = rules_of(&doc);
+    assert_eq!(rules.iter().filter(|r| *r == "unknown-key").count(), 17);
+    assert!(rules.contains(&"yaml-syntax".to_string()), "{rules:?}");
+}

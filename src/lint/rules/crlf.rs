@@ -14,7 +14,11 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn check(cx: &mut Checker<'_>) {
-    let Some(at) = cx.doc.text.find("\r\n") else {
+    // A byte search first: most files have no `\r` at all.
+    let Some(first_cr) = cx.doc.text.find('\r') else {
+        return;
+    };
+    let Some(at) = cx.doc.text[first_cr..].find("\r\n").map(|i| first_cr + i) else {
         return;
     };
     let count = cx.doc.text.matches("\r\n").count();

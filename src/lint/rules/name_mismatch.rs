@@ -36,8 +36,10 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         node.span.clone(),
         format!("file is `{stem}.md`"),
         message,
-        Some(format!(
-            "rename the file to `{name}.md`, or set `name: {stem}`"
-        )),
+        Some(if super::name_not_slug::is_slug(name) {
+            format!("rename the file to `{name}.md`, or set `name: {stem}`")
+        } else {
+            format!("set `name: {stem}`")
+        }),
     );
 }

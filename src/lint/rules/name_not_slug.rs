@@ -14,6 +14,17 @@ pub(crate) const RULE: Rule = Rule {
     good: "---\nname: code-reviewer\n---\n",
 };
 
+/// Whether `s` is a lowercase slug (`^[a-z0-9]+(-[a-z0-9]+)*$`, as in the schema).
+pub(crate) fn is_slug(s: &str) -> bool {
+    !s.is_empty()
+        && s.split('-').all(|part| {
+            !part.is_empty()
+                && part
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+}
+
 /// `Code Reviewer_2` → `code-reviewer-2`.
 pub(crate) fn slugify(s: &str) -> String {
     let mut out = String::new();
@@ -46,4 +57,19 @@ pub(crate) fn report(cx: &mut Checker<'_>, node: &Node) {
         format!("`name` `{value}` is not a lowercase slug of letters, digits and hyphens{colon}"),
         Some(format!("use `name: {}`", slugify(value))),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs() {
+        assert!(is_slug("pwk-smell-reviewer") && is_slug("a1"));
+        assert!(
+            !is_slug("A") && !is_slug("a--b") && !is_slug("-a") && !is_slug("a_b") && !is_slug("")
+        );
+        assert_eq!(slugify("Code Reviewer_2"), "code-reviewer-2");
+        assert_eq!(slugify("::"), "my-role");
+    }
 }
