@@ -90,7 +90,11 @@ fn roles_lint_clean_for_every_host() {
     let roles = repo_root().join("roles");
     let out = crate::support::run(env.pwk().args(["lint", "--deny-warnings"]).arg(&roles));
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("5 files checked: no problems"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("5 files checked: no problems"),
+        "{}",
+        out.stdout
+    );
     for host in ["tintinweb", "nicobailon", "herdr"] {
         let out = crate::support::run(env.pwk().args(["lint", "--host", host]).arg(&roles));
         assert_eq!(out.code, 0, "--host {host}:\n{}{}", out.stdout, out.stderr);
