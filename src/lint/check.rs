@@ -351,8 +351,11 @@ mod tests {
             rules(PWK_ROLE, Host::Nicobailon),
             [("host-ignored-key", 6, 1)]
         );
+        // tintinweb ignores `systemPromptMode` but replaces the prompt anyway: harmless.
+        assert_eq!(rules(PWK_ROLE, Host::Tintinweb), []);
+        let append = PWK_ROLE.replace("systemPromptMode: replace", "systemPromptMode: append");
         assert_eq!(
-            rules(PWK_ROLE, Host::Tintinweb),
+            rules(&append, Host::Tintinweb),
             [("host-ignored-key", 5, 1)]
         );
         assert_eq!(

@@ -43,6 +43,11 @@ pub struct HostProfile {
     pub severity: BTreeMap<String, Severity>,
     /// Keys the host never reads, with what it reads instead.
     pub ignored: BTreeMap<String, String>,
+    /// For an ignored key, the value that matches what the host does anyway (e.g.
+    /// tintinweb replaces the system prompt by default, so `systemPromptMode: replace`
+    /// changes nothing there and is not worth a warning).
+    #[serde(default)]
+    pub default_values: BTreeMap<String, String>,
     /// Keys that make the host refuse the role.
     pub rejected: BTreeMap<String, String>,
     /// Keys only this host reads (JSON Schema fragments).

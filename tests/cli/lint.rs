@@ -193,7 +193,7 @@ fn host_profiles_change_what_is_reported() {
     let env = TestEnv::new();
     env.write(
         "pwk-smell-reviewer.md",
-        "---\nname: pwk-smell-checker\ndescription: Flags smells.\ntools: read, grep\nsystemPromptMode: replace\nmax_turns: 20\n---\nBody.\n",
+        "---\nname: pwk-smell-checker\ndescription: Flags smells.\ntools: read, grep\nsystemPromptMode: append\nmax_turns: 20\n---\nBody.\n",
     );
     let lint = |host: &str| {
         json(&run(env.pwk().args([
