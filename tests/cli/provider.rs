@@ -361,31 +361,26 @@ fn run_request_input_that_is_not_a_json_object_exits_2() {
 fn review_usage_errors_exit_2() {
     let env = TestEnv::new();
     env.write("packet.md", "diff\n");
-    let out = run(env
-        .pwk()
-        .args(["review", "--roles", "spec,scout", "--packet", "packet.md"]));
-    assert_eq!(out.code, 2);
-    assert!(
-        out.stderr.contains("\"scout\" is not a reviewer role"),
-        "{}",
-        out.stderr
-    );
-    let out = run(env
-        .pwk()
-        .args(["review", "--roles", "spec,spec", "--packet", "packet.md"]));
-    assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("twice"), "{}", out.stderr);
-    let out = run(env.pwk().args(["review", "--packet", "missing.md"]));
-    assert_eq!(out.code, 2);
-    assert!(
-        out.stderr.contains("missing.md does not exist"),
-        "{}",
-        out.stderr
-    );
-    let out = run(env
-        .pwk()
-        .args(["review", "--packet", "packet.md", "--max-parallel", "0"]));
-    assert_eq!(out.code, 2);
+    for (args, want) in [
+        (
+            &["--roles", "spec,scout", "--packet", "packet.md"][..],
+            "\"scout\" is not a reviewer role",
+        ),
+        (&["--roles", "spec,spec", "--packet", "packet.md"], "twice"),
+        (&["--packet", "missing.md"], "missing.md does not exist"),
+        (
+            &["--packet", "packet.md", "--max-parallel", "0"],
+            "--max-parallel must be at least 1",
+        ),
+        (
+            &["--packet", "packet.md", "--stall-timeout", "soon"],
+            "--stall-timeout",
+        ),
+    ] {
+        let out = run(env.pwk().arg("review").args(args));
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains(want), "{args:?}: {}", out.stderr);
+    }
 }
 
 #[test]

@@ -322,7 +322,7 @@ fn respond(
             );
             json(conn, 404, &body)?;
         }
-        Reply::StallAfterHeaders => {
+        Reply::StallAfterHeaders | Reply::DropMidStream => {
             sse_start(conn)?;
             sse(
                 conn,
@@ -335,23 +335,12 @@ fn respond(
                 conn,
                 &chunk(serde_json::json!({"content": "Partial"}), None),
             )?;
-            wait_for_close(conn, s);
-        }
-        Reply::DropMidStream => {
-            sse_start(conn)?;
-            sse(
-                conn,
-                &chunk(
-                    serde_json::json!({"role": "assistant", "content": ""}),
-                    None,
-                ),
-            )?;
-            sse(
-                conn,
-                &chunk(serde_json::json!({"content": "Partial"}), None),
-            )?;
-            conn.flush()?;
-            conn.shutdown(Shutdown::Both)?;
+            if matches!(reply, Reply::StallAfterHeaders) {
+                wait_for_close(conn, s);
+            } else {
+                conn.flush()?;
+                conn.shutdown(Shutdown::Both)?;
+            }
         }
         Reply::Hang => wait_for_close(conn, s),
         Reply::Delayed(ms, then) => {
