@@ -306,8 +306,9 @@ pub struct DelegateArgs {
     pub dry_run: bool,
 }
 
+/// How roles are run; shared by `run-request`, `recon` and `review`.
 #[derive(Debug, Args)]
-pub struct ProviderRunArgs {
+pub struct RoleRunArgs {
     /// Maximum roles running at once (default: min(4, number of roles)).
     #[arg(long, value_name = "N")]
     pub max_parallel: Option<usize>,
@@ -315,6 +316,11 @@ pub struct ProviderRunArgs {
     /// Per-role timeout in seconds.
     #[arg(long, value_name = "SECS", default_value_t = 600)]
     pub timeout: u64,
+
+    /// Stop a role whose pi prints nothing for this many seconds while no tool runs
+    /// (a stalled model stream); 0 turns the watchdog off.
+    #[arg(long, value_name = "SECS", default_value_t = 120)]
+    pub stall_timeout: u64,
 
     /// Check worker reports against a result schema.
     #[arg(long, value_enum)]
@@ -324,6 +330,12 @@ pub struct ProviderRunArgs {
     /// stops it hard there.
     #[arg(long, value_enum, default_value_t = Transport::Rpc)]
     pub transport: Transport,
+}
+
+#[derive(Debug, Args)]
+pub struct ProviderRunArgs {
+    #[command(flatten)]
+    pub roles: RoleRunArgs,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -386,22 +398,8 @@ pub struct ReviewArgs {
 
 #[derive(Debug, Args)]
 pub struct RunRequestArgs {
-    /// Maximum roles running at once (default: min(4, number of roles)).
-    #[arg(long, value_name = "N")]
-    pub max_parallel: Option<usize>,
-
-    /// Per-role timeout in seconds.
-    #[arg(long, value_name = "SECS", default_value_t = 600)]
-    pub timeout: u64,
-
-    /// Check worker reports against a result schema.
-    #[arg(long, value_enum)]
-    pub result_schema: Option<ResultSchema>,
-
-    /// How pi is driven: `rpc` steers a role to wrap up at its turn budget; `json`
-    /// stops it hard there.
-    #[arg(long, value_enum, default_value_t = Transport::Rpc)]
-    pub transport: Transport,
+    #[command(flatten)]
+    pub roles: RoleRunArgs,
 }
 
 #[derive(Debug, Args)]

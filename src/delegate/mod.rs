@@ -13,6 +13,7 @@
 pub mod classify;
 pub mod command;
 pub mod lock;
+pub mod process;
 pub mod report;
 pub mod request;
 pub mod runner;
@@ -20,8 +21,24 @@ pub mod session;
 pub mod stream;
 pub mod types;
 
+pub use process::pending_signal;
 pub use runner::{
     PiLaunch, PiRunOutcome, PiRunSpec, PromptTransport, SessionChoice, SystemPromptMode, locate_pi,
-    pending_signal, plan_launch, run_pi,
+    plan_launch, run_pi,
 };
 pub use types::{ErrorCode, Progress, RunError, RunStatus, Usage};
+
+/// The proptest settings of the delegate fuzz tests: 64 cases by default,
+/// `PWK_FUZZ_CASES=N` for long runs.
+#[cfg(test)]
+pub(crate) fn fuzz_config() -> proptest::prelude::ProptestConfig {
+    let cases = std::env::var("PWK_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
+    proptest::prelude::ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    }
+}

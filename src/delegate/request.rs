@@ -22,27 +22,45 @@ pub enum RequestError {
     NotObject(&'static str),
 }
 
+/// A located JSON syntax error: serde_json's message without its trailing
+/// " at line L column C", and the position on its own. Shown as `line L, column C: …`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}, column {column}: {message}")]
+pub struct JsonSyntax {
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl From<&serde_json::Error> for JsonSyntax {
+    fn from(e: &serde_json::Error) -> JsonSyntax {
+        let message = e.to_string();
+        let message = match message.rfind(" at line ") {
+            Some(i) => message[..i].to_string(),
+            None => message,
+        };
+        JsonSyntax {
+            line: e.line(),
+            column: e.column(),
+            message,
+        }
+    }
+}
+
 /// Parse the request text into a JSON object.
 pub fn parse(text: &str) -> Result<Map<String, Value>, RequestError> {
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(m)) => Ok(m),
-        Ok(other) => Err(RequestError::NotObject(match other {
-            Value::Array(_) => "an array",
-            Value::String(_) => "a string",
-            Value::Number(_) => "a number",
-            Value::Bool(_) => "a boolean",
-            _ => "null",
-        })),
+        Ok(other) => Err(RequestError::NotObject(json_kind(&other))),
         Err(e) => {
-            let message = e.to_string();
-            // serde_json appends " at line L column C"; the location is reported separately.
-            let message = match message.rfind(" at line ") {
-                Some(i) => message[..i].to_string(),
-                None => message,
-            };
+            let JsonSyntax {
+                line,
+                column,
+                message,
+            } = JsonSyntax::from(&e);
             Err(RequestError::NotJson {
-                line: e.line(),
-                column: e.column(),
+                line,
+                column,
                 message,
             })
         }
@@ -277,7 +295,7 @@ impl<'a> Checker<'a> {
             Some(other) => {
                 self.problem(
                     field,
-                    format!("`{field}` must be a string, not {}", kind(other)),
+                    format!("`{field}` must be a string, not {}", json_kind(other)),
                     format!("Provide `{field}` as a string."),
                 );
                 None
@@ -307,7 +325,10 @@ impl<'a> Checker<'a> {
                         other => {
                             self.problem(
                                 field,
-                                format!("`{field}[{i}]` must be a string, not {}", kind(other)),
+                                format!(
+                                    "`{field}[{i}]` must be a string, not {}",
+                                    json_kind(other)
+                                ),
                                 format!("Provide `{field}` as an array of strings."),
                             );
                             return None;
@@ -324,7 +345,7 @@ impl<'a> Checker<'a> {
                 };
                 self.problem(
                     field,
-                    format!("`{field}` must be {want}, not {}", kind(other)),
+                    format!("`{field}` must be {want}, not {}", json_kind(other)),
                     format!("Provide `{field}` as {want}."),
                 );
                 None
@@ -350,7 +371,8 @@ impl<'a> Checker<'a> {
     }
 }
 
-fn kind(v: &Value) -> &'static str {
+/// `null`, `a boolean`, `a number`, `a string`, `an array` or `an object`.
+pub fn json_kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -729,18 +751,7 @@ mod fuzz {
     use super::*;
     use proptest::prelude::*;
 
-    /// 64 cases by default; `PWK_FUZZ_CASES=N` for long runs.
-    fn config() -> ProptestConfig {
-        let cases = std::env::var("PWK_FUZZ_CASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(64);
-        ProptestConfig {
-            cases,
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        }
-    }
+    use crate::delegate::fuzz_config as config;
 
     fn json_value() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![

@@ -15,27 +15,25 @@
 //!   Discovery (`pi --help`, `pi --list-models`) runs only after a recognised
 //!   startup failure.
 
-use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use super::classify::{self, StartupFailure};
-use super::stream::{LineFramer, StreamState};
+use super::process::{
+    self, Activity, GroupStopper, StderrCapture, TempFile, human_duration, interrupted,
+};
+pub use super::process::{KILL_GRACE, pending_signal};
+use super::stream::StreamState;
 use super::types::{ErrorCode, Progress, RunError, RunStatus, Usage, snippet};
 use crate::env::Env;
 
-/// Time between SIGTERM and SIGKILL for pi's process group.
-pub const KILL_GRACE: Duration = Duration::from_secs(3);
-/// How much of stderr is kept: the first and the last bytes.
-const STDERR_HEAD: usize = 16 << 10;
-const STDERR_TAIL: usize = 48 << 10;
 /// Text-mode fallback: the most stdout kept as the answer.
 const TEXT_MODE_CAP: usize = 16 << 20;
 /// The built-in tools pi enables when `--tools` is not given.
@@ -357,71 +355,6 @@ impl PiRunOutcome {
     }
 }
 
-/// SIGINT/SIGTERM received by pwk (the signal number), shared by every run.
-fn interrupted() -> &'static Arc<AtomicUsize> {
-    static FLAG: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
-    FLAG.get_or_init(|| {
-        let flag = Arc::new(AtomicUsize::new(0));
-        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            // Registration only fails for forbidden signals; these two are allowed.
-            let _ = signal_hook::flag::register_usize(sig, Arc::clone(&flag), sig as usize);
-        }
-        flag
-    })
-}
-
-/// Install pwk's SIGINT/SIGTERM flag (once) and return the signal received, if any.
-/// While a run is active the signal terminates pi's process group; callers that wait
-/// (e.g. for the write lock) poll this.
-pub fn pending_signal() -> Option<i32> {
-    match interrupted().load(Ordering::Relaxed) {
-        0 => None,
-        s => Some(s as i32),
-    }
-}
-
-/// A 0600 temp file holding the system prompt, removed on drop.
-struct TempPromptFile(PathBuf);
-
-impl TempPromptFile {
-    fn create(body: &str) -> std::io::Result<TempPromptFile> {
-        use std::os::unix::fs::OpenOptionsExt;
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let dir = std::env::temp_dir();
-        for _ in 0..16 {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.subsec_nanos());
-            let name = format!(
-                "pwk-system-prompt-{}-{}-{nanos:x}.md",
-                std::process::id(),
-                COUNTER.fetch_add(1, Ordering::Relaxed)
-            );
-            let path = dir.join(name);
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&path)
-            {
-                Ok(mut f) => {
-                    f.write_all(body.as_bytes())?;
-                    return Ok(TempPromptFile(path));
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        Err(std::io::Error::other("could not create a unique temp file"))
-    }
-}
-
-impl Drop for TempPromptFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum KillReason {
     Timeout(Duration),
@@ -464,7 +397,7 @@ pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)
     let sys_file = match spec
         .system_prompt
         .as_deref()
-        .map(TempPromptFile::create)
+        .map(|body| TempFile::create("pwk-system-prompt", body))
         .transpose()
     {
         Ok(f) => f,
@@ -489,12 +422,7 @@ pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)
     let mut fallback_used = None;
     let mut warnings = Vec::new();
     let (attempt, launch) = loop {
-        let args = build_args(
-            spec,
-            sys_file.as_ref().map(|f| f.0.as_path()),
-            mode,
-            transport,
-        );
+        let args = build_args(spec, sys_file.as_ref().map(TempFile::path), mode, transport);
         let launch = PiLaunch {
             program: program.clone(),
             args,
@@ -567,9 +495,8 @@ fn attempt_once(
             Stdio::null()
         })
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    let mut child = match cmd.spawn() {
+        .stderr(Stdio::piped());
+    let mut child = match process::spawn_in_group(&mut cmd) {
         Ok(c) => c,
         Err(e) => {
             return Attempt {
@@ -597,27 +524,12 @@ fn attempt_once(
             });
     }
 
-    let stderr_rx = child.stderr.take().map(|mut err| {
-        let (tx, rx) = mpsc::channel();
-        let _ = std::thread::Builder::new()
-            .name("pi-stderr".into())
-            .spawn(move || {
-                let mut cap = StderrCapture::default();
-                let mut buf = [0u8; 8192];
-                loop {
-                    match err.read(&mut buf) {
-                        Ok(0) => break,
-                        Ok(n) => cap.push(&buf[..n]),
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                        Err(_) => break,
-                    }
-                }
-                let _ = tx.send(cap.into_string());
-            });
-        rx
-    });
+    let stderr_rx = child
+        .stderr
+        .take()
+        .map(|err| StderrCapture::spawn(err, "pi-stderr"));
 
-    let shared = Arc::new(Shared::default());
+    let shared = Arc::new(Activity::default());
     let (ptx, prx) = mpsc::channel::<Progress>();
     let stdout = child.stdout.take();
     let reader = {
@@ -629,8 +541,7 @@ fn attempt_once(
     let reader = reader.ok();
 
     let mut killed: Option<KillReason> = None;
-    let mut term_at: Option<Instant> = None;
-    let mut kill_sent = false;
+    let mut stopper = GroupStopper::new(pgid);
     let mut exited: Option<(ExitStatus, Instant)> = None;
     let mut reader_done = reader.is_none();
     let mut stdout_abandoned = false;
@@ -661,7 +572,6 @@ fn attempt_once(
             exited = Some((st, Instant::now()));
         }
         if killed.is_none() && exited.is_none() {
-            let now_ms = start.elapsed().as_millis() as u64;
             let sig = flag.load(Ordering::Relaxed);
             if sig != 0 {
                 killed = Some(KillReason::Signal(sig as i32));
@@ -670,27 +580,16 @@ fn attempt_once(
             {
                 killed = Some(KillReason::Timeout(t));
             } else if let Some(stall) = spec.stall_timeout
-                && shared.tools_in_flight.load(Ordering::Relaxed) == 0
-                && let last = shared.last_event_ms.load(Ordering::Relaxed)
-                && last > 0
-                && now_ms.saturating_sub(last) >= stall.as_millis() as u64
+                && shared.stalled(start, stall)
             {
-                // Counted from pi's first output: Node start-up is not a stall (the overall
-                // timeout covers a pi that never prints anything).
                 killed = Some(KillReason::Stall(stall));
             }
         }
-        if killed.is_some() && term_at.is_none() && exited.is_none() {
-            signal_group(pgid, rustix::process::Signal::TERM);
-            term_at = Some(Instant::now());
-        }
-        if let Some(t) = term_at
-            && !kill_sent
-            && exited.is_none()
-            && t.elapsed() >= KILL_GRACE
-        {
-            signal_group(pgid, rustix::process::Signal::KILL);
-            kill_sent = true;
+        if exited.is_none() {
+            if killed.is_some() {
+                stopper.stop();
+            }
+            stopper.tick();
         }
         if reader_done && exited.is_some() {
             break;
@@ -699,9 +598,8 @@ fn attempt_once(
         if let Some((_, at)) = exited
             && !reader_done
         {
-            if at.elapsed() >= Duration::from_secs(2) && !kill_sent {
-                signal_group(pgid, rustix::process::Signal::KILL);
-                kill_sent = true;
+            if at.elapsed() >= Duration::from_secs(2) {
+                stopper.kill();
             }
             if at.elapsed() >= Duration::from_secs(5) {
                 stdout_abandoned = true;
@@ -710,7 +608,7 @@ fn attempt_once(
         }
     }
     // Sweep leftovers (tool children) of pi's group; ESRCH when there are none.
-    signal_group(pgid, rustix::process::Signal::KILL);
+    stopper.sweep();
     let status = match exited {
         Some((st, _)) => Some(st),
         None => child.wait().ok(),
@@ -738,115 +636,41 @@ fn reap(child: &mut Child) {
     let _ = child.try_wait();
 }
 
-fn signal_group(pgid: u32, sig: rustix::process::Signal) {
-    if let Some(pid) = rustix::process::Pid::from_raw(pgid as i32) {
-        let _ = rustix::process::kill_process_group(pid, sig);
-    }
-}
-
-#[derive(Default)]
-struct Shared {
-    last_event_ms: AtomicU64,
-    tools_in_flight: AtomicU32,
-}
-
 fn read_stdout(
     stdout: Option<std::process::ChildStdout>,
     mode: OutputMode,
-    shared: &Shared,
+    shared: &Activity,
     ptx: mpsc::Sender<Progress>,
     start: Instant,
 ) -> (StreamState, Option<String>) {
     let mut state = StreamState::default();
-    let Some(mut out) = stdout else {
+    let Some(out) = stdout else {
         return (state, None);
     };
-    let mut buf = vec![0u8; 64 << 10];
-    let mut framer = LineFramer::default();
-    let mut text: Vec<u8> = Vec::new();
-    let mut text_total: u64 = 0;
-    loop {
-        let n = match out.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => break,
-        };
-        shared.last_event_ms.store(
-            (start.elapsed().as_millis() as u64).max(1),
-            Ordering::Relaxed,
-        );
-        match mode {
-            OutputMode::Json => {
-                framer.push(&buf[..n], &mut |line| {
-                    state.feed(line, &mut |p| {
-                        let _ = ptx.send(p);
-                    })
-                });
-                shared
-                    .tools_in_flight
-                    .store(state.tools_in_flight, Ordering::Relaxed);
-            }
-            OutputMode::Text => {
-                text_total += n as u64;
-                let room = TEXT_MODE_CAP.saturating_sub(text.len());
-                text.extend_from_slice(&buf[..n.min(room)]);
-            }
-        }
-    }
     match mode {
         OutputMode::Json => {
-            framer.finish(&mut |line| {
-                state.feed(line, &mut |p| {
+            process::read_events(out, start, shared, &mut state, |line, st| {
+                st.feed(line, &mut |p| {
                     let _ = ptx.send(p);
                 })
             });
             (state, None)
         }
         OutputMode::Text => {
+            let mut text: Vec<u8> = Vec::new();
+            let mut text_total: u64 = 0;
+            process::read_chunks(out, |chunk| {
+                shared.output(start);
+                text_total += chunk.len() as u64;
+                let room = TEXT_MODE_CAP.saturating_sub(text.len());
+                text.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            });
             let mut s = String::from_utf8_lossy(&text).into_owned();
             if text_total > text.len() as u64 {
                 s.push_str("\n[pwk: output cut at 16 MiB]");
             }
             (state, Some(s))
         }
-    }
-}
-
-/// The first and last bytes of a stream.
-#[derive(Default)]
-struct StderrCapture {
-    head: Vec<u8>,
-    tail: std::collections::VecDeque<u8>,
-    dropped: u64,
-}
-
-impl StderrCapture {
-    fn push(&mut self, mut bytes: &[u8]) {
-        if self.head.len() < STDERR_HEAD {
-            let take = (STDERR_HEAD - self.head.len()).min(bytes.len());
-            self.head.extend_from_slice(&bytes[..take]);
-            bytes = &bytes[take..];
-        }
-        self.tail.extend(bytes);
-        while self.tail.len() > STDERR_TAIL {
-            let excess = self.tail.len() - STDERR_TAIL;
-            self.tail.drain(..excess);
-            self.dropped += excess as u64;
-        }
-    }
-
-    fn into_string(self) -> String {
-        let mut s = String::from_utf8_lossy(&self.head).into_owned();
-        if self.dropped > 0 {
-            s.push_str(&format!(
-                "\n[… {} bytes of stderr not kept …]\n",
-                self.dropped
-            ));
-        }
-        let tail: Vec<u8> = self.tail.into_iter().collect();
-        s.push_str(&String::from_utf8_lossy(&tail));
-        s
     }
 }
 
@@ -953,13 +777,7 @@ fn finish(
         }
         Some(KillReason::Stall(t)) => {
             o.status = RunStatus::TimedOut;
-            o.error = Some(RunError::new(
-                ErrorCode::Timeout,
-                format!(
-                    "no event from pi for {} while no tool was running (stalled stream); its process group was terminated",
-                    human_duration(t)
-                ),
-            ));
+            o.error = Some(RunError::new(ErrorCode::Timeout, process::stall_message(t)));
         }
         Some(KillReason::TurnBudget(max)) => {
             o.turn_budget_reached = true;
@@ -970,15 +788,13 @@ fn finish(
             );
         }
         Some(KillReason::Signal(sig)) => {
-            let name = if sig == signal_hook::consts::SIGINT {
-                "SIGINT"
-            } else {
-                "SIGTERM"
-            };
             fail(
                 &mut o,
                 ErrorCode::PiFailed,
-                format!("pwk received {name}; pi's process group was terminated"),
+                format!(
+                    "{}; pi's process group was terminated",
+                    process::received(sig)
+                ),
             );
         }
         None => classify_outcome(spec, program, &a, &mut o, mode),
@@ -1192,73 +1008,15 @@ fn exit_text(a: &Attempt) -> String {
     }
 }
 
-fn human_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(1000) {
-        format!("{} s", ms / 1000)
-    } else {
-        format!("{ms} ms")
-    }
-}
-
 /// Run a short discovery command (`pi --help`, `pi --list-models …`) and capture both
 /// streams (pi prints them on stdout or stderr depending on version and TTY).
 fn capture(program: &Path, args: &[&str], spec: &PiRunSpec) -> Result<String, String> {
-    let mut child = Command::new(program)
-        .args(args)
-        .current_dir(&spec.cwd)
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    let pgid = child.id();
-    let mut handles = Vec::new();
-    for mut r in [
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        handles.push(std::thread::spawn(move || {
-            let mut cap = StderrCapture::default();
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = r.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                cap.push(&buf[..n]);
-            }
-            cap.into_string()
-        }));
+    let limit = Duration::from_secs(30);
+    match process::capture(program, args, &spec.cwd, &spec.env, limit) {
+        Ok((Some(_), out)) => Ok(out),
+        Ok((None, _)) => Err(format!("timed out after {}", human_duration(limit))),
+        Err(e) => Err(e.to_string()),
     }
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if let Ok(Some(_)) = child.try_wait() {
-            break;
-        }
-        if Instant::now() >= deadline {
-            signal_group(pgid, rustix::process::Signal::KILL);
-            let _ = child.wait();
-            return Err("timed out after 30 s".into());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    signal_group(pgid, rustix::process::Signal::KILL);
-    Ok(handles
-        .into_iter()
-        .filter_map(|h| h.join().ok())
-        .collect::<Vec<_>>()
-        .join("\n"))
 }
 
 fn discover_models(program: &Path, spec: &PiRunSpec, provider: Option<&str>) -> String {

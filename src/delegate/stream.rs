@@ -721,18 +721,7 @@ mod fuzz {
     use super::*;
     use proptest::prelude::*;
 
-    /// 64 cases by default; `PWK_FUZZ_CASES=N` for long runs.
-    fn config() -> ProptestConfig {
-        let cases = std::env::var("PWK_FUZZ_CASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(64);
-        ProptestConfig {
-            cases,
-            failure_persistence: None,
-            ..ProptestConfig::default()
-        }
-    }
+    use crate::delegate::fuzz_config as config;
 
     fn event_like() -> impl Strategy<Value = Vec<u8>> {
         let pieces = prop::collection::vec(

@@ -62,8 +62,8 @@ existing session"
         Capability {
             name: "bounded-execution",
             how: format!(
-                "every role has a wall-clock timeout (--timeout, default 600 s; the process group is killed) and \
-a turn budget (the role's max_turns, else {DEFAULT_TURN_BUDGET}): when it is reached pi is steered to wrap up and \
+                "every role has a wall-clock timeout (--timeout, default 600 s; the process group is killed), \
+a stall watchdog (--stall-timeout, default 120 s without output while no tool runs) and a turn budget (the role's max_turns, else {DEFAULT_TURN_BUDGET}): when it is reached pi is steered to wrap up and \
 report (RPC `steer`) and stopped two turns later; a capped role that reported is completed, one without a report \
 fails with \"turn budget reached before a report\""
             ),

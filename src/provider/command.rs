@@ -12,8 +12,8 @@ use super::request::{self, DelegationRequest, LogicalRole, Operation, Status};
 use super::rpc::RpcExecutor;
 use super::{RunOutput, RunSettings};
 use crate::cli::{
-    CapabilitiesArgs, Format, ProviderRunArgs, ReconArgs, ResultSchema, ReviewArgs, RunRequestArgs,
-    Transport,
+    CapabilitiesArgs, Format, ProviderRunArgs, ReconArgs, ResultSchema, ReviewArgs, RoleRunArgs,
+    RunRequestArgs, Transport,
 };
 use crate::context::{eprintln_safe, write_stdout};
 use crate::{Context, ExitStatus};
@@ -53,12 +53,7 @@ pub fn coverage(_ctx: &Context) -> anyhow::Result<ExitStatus> {
 }
 
 pub fn run_request(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let Some(settings) = settings(
-        args.timeout,
-        args.max_parallel,
-        args.result_schema,
-        args.transport,
-    ) else {
+    let Some(settings) = settings(&args.roles) else {
         return Ok(ExitStatus::Error);
     };
     let Some(bytes) = read_stdin()? else {
@@ -202,28 +197,24 @@ fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> Ru
 }
 
 fn run_settings(a: &ProviderRunArgs) -> Option<RunSettings> {
-    settings(a.timeout, a.max_parallel, a.result_schema, a.transport)
+    settings(&a.roles)
 }
 
-fn settings(
-    timeout: u64,
-    max_parallel: Option<usize>,
-    schema: Option<ResultSchema>,
-    transport: Transport,
-) -> Option<RunSettings> {
-    if timeout == 0 {
+fn settings(a: &RoleRunArgs) -> Option<RunSettings> {
+    if a.timeout == 0 {
         eprintln_safe("pwk: error: --timeout must be at least 1 second");
         return None;
     }
-    if max_parallel == Some(0) {
+    if a.max_parallel == Some(0) {
         eprintln_safe("pwk: error: --max-parallel must be at least 1");
         return None;
     }
     Some(RunSettings {
-        timeout: Duration::from_secs(timeout),
-        max_parallel,
-        six_field: schema == Some(ResultSchema::SixField),
-        steer: transport == Transport::Rpc,
+        timeout: Duration::from_secs(a.timeout),
+        stall_timeout: Some(Duration::from_secs(a.stall_timeout)).filter(|d| !d.is_zero()),
+        max_parallel: a.max_parallel,
+        six_field: a.result_schema == Some(ResultSchema::SixField),
+        steer: a.transport == Transport::Rpc,
     })
 }
 

@@ -71,8 +71,8 @@ pub fn assess(required: &[String], outcomes: &[Outcome]) -> Coverage {
 /// Why a coverage input could not be read (exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum CoverageInputError {
-    #[error("stdin is not JSON: {0} (line {line}, column {column})", line = .0.line(), column = .0.column())]
-    NotJson(#[source] serde_json::Error),
+    #[error("stdin is not JSON: {0}")]
+    NotJson(crate::delegate::request::JsonSyntax),
     #[error("{0}")]
     Shape(String),
 }
@@ -81,7 +81,8 @@ const STATUSES: [&str; 4] = ["completed", "failed", "timed-out", "skipped"];
 
 /// Parse `{"required":[roles],"outcomes":[DelegationResult…]}`.
 pub fn parse_input(bytes: &[u8]) -> Result<(Vec<String>, Vec<Outcome>), CoverageInputError> {
-    let value: Value = serde_json::from_slice(bytes).map_err(CoverageInputError::NotJson)?;
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| CoverageInputError::NotJson((&e).into()))?;
     let shape = |m: String| Err(CoverageInputError::Shape(m));
     let Value::Object(map) = value else {
         return shape(format!(

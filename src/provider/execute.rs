@@ -275,6 +275,7 @@ mod tests {
             thinking: None,
             turn_budget: 5,
             timeout: Duration::from_secs(7),
+            stall_timeout: None,
             contract: ReportContract::Role(role),
             notes: vec![],
             source: String::new(),

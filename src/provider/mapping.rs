@@ -201,6 +201,8 @@ pub struct RoleJob {
     pub thinking: Option<String>,
     pub turn_budget: u32,
     pub timeout: Duration,
+    /// Stop a role whose pi prints nothing for this long while no tool runs.
+    pub stall_timeout: Option<Duration>,
     /// What the report is checked against.
     pub contract: ReportContract,
     /// Facts about the mapping that end up in the result's `notes`.
@@ -215,6 +217,7 @@ pub struct RoleJob {
 #[derive(Debug, Clone)]
 pub struct JobSettings {
     pub timeout: Duration,
+    pub stall_timeout: Option<Duration>,
     pub six_field: bool,
 }
 
@@ -284,6 +287,7 @@ pub fn build_job(
         thinking: r.thinking.clone().filter(|t| !t.trim().is_empty()),
         turn_budget,
         timeout: settings.timeout,
+        stall_timeout: settings.stall_timeout,
         contract,
         notes,
         source,
@@ -402,6 +406,7 @@ mod tests {
         let models = ModelList::parse("provider model\nmock mock-model\n");
         let settings = JobSettings {
             timeout: Duration::from_secs(9),
+            stall_timeout: None,
             six_field: false,
         };
         let job = build_job(
@@ -448,6 +453,7 @@ mod tests {
         let models = ModelList::parse("provider model\nmock mock-model\n");
         let settings = JobSettings {
             timeout: Duration::from_secs(1),
+            stall_timeout: None,
             six_field: true,
         };
         let job = build_job(

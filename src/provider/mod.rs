@@ -37,6 +37,8 @@ pub use request::{DelegationRequest, DelegationResult, LogicalRole, Operation, R
 pub struct RunSettings {
     /// Per-role wall-clock timeout.
     pub timeout: Duration,
+    /// Per-role stall watchdog (`--stall-timeout`; `None` = off).
+    pub stall_timeout: Option<Duration>,
     /// `--max-parallel`; `None` = `min(4, roles)`.
     pub max_parallel: Option<usize>,
     /// `--result-schema six-field`.
@@ -97,6 +99,7 @@ pub fn plan_jobs(
 ) -> Vec<Result<RoleJob, Box<DelegationResult>>> {
     let job_settings = mapping::JobSettings {
         timeout: settings.timeout,
+        stall_timeout: settings.stall_timeout,
         six_field: settings.six_field,
     };
     req.roles
@@ -224,6 +227,7 @@ mod tests {
         };
         let settings = RunSettings {
             timeout: Duration::from_secs(5),
+            stall_timeout: None,
             max_parallel: None,
             six_field: false,
             steer: false,

@@ -7,10 +7,9 @@
 //! timeout and turn budget (process group SIGTERM, then SIGKILL).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::execute::{RoleExecutor, RoleRun, RunEnd};
 use super::mapping::{ModelCatalog, ModelList, RoleJob};
@@ -38,6 +37,7 @@ impl PiExecutor<'_> {
         spec.thinking = job.thinking.clone();
         spec.session = SessionChoice::Ephemeral;
         spec.timeout = Some(job.timeout);
+        spec.stall_timeout = job.stall_timeout.map(|s| s.min(job.timeout));
         spec.max_turns = Some(job.turn_budget);
         for flag in ["--no-extensions", "--no-prompt-templates"] {
             if !spec.extra_args.iter().any(|a| a == flag) {
@@ -53,11 +53,7 @@ impl PiExecutor<'_> {
 /// runner's SIGINT/SIGTERM flag on first use, so a signal stops pi's process groups
 /// and the run reports instead of dying.
 pub fn interruption() -> Option<String> {
-    crate::delegate::runner::pending_signal().map(|s| match s {
-        2 => "pwk received SIGINT".to_string(),
-        15 => "pwk received SIGTERM".to_string(),
-        n => format!("pwk received signal {n}"),
-    })
+    crate::delegate::pending_signal().map(crate::delegate::process::received)
 }
 
 impl RoleExecutor for PiExecutor<'_> {
@@ -160,64 +156,19 @@ impl ModelCatalog for LazyModels<'_> {
 /// Run a short pi command and return stdout and stderr together (pi prints its
 /// model table on either, depending on version and TTY). Killed after `limit`.
 fn capture(program: &Path, args: &[&str], cwd: &Path, limit: Duration) -> Result<String, String> {
-    use std::io::Read;
-    use std::os::unix::process::CommandExt;
-    let mut child = Command::new(program)
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
+    let (status, text) = crate::delegate::process::capture(program, args, cwd, &[], limit)
         .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
-    let readers: Vec<_> = [
-        child
-            .stdout
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-        child
-            .stderr
-            .take()
-            .map(|s| Box::new(s) as Box<dyn Read + Send>),
-    ]
-    .into_iter()
-    .flatten()
-    .map(|r| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = r.take(4 << 20).read_to_end(&mut buf);
-            String::from_utf8_lossy(&buf).into_owned()
-        })
-    })
-    .collect();
-    let deadline = Instant::now() + limit;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(st)) => break Some(st),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
-            _ => break None,
-        }
-    };
-    if let Ok(pid) = i32::try_from(child.id())
-        && let Some(pgid) = rustix::process::Pid::from_raw(pid)
-    {
-        let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
-    }
-    let _ = child.wait();
-    let text: Vec<String> = readers.into_iter().filter_map(|h| h.join().ok()).collect();
     match status {
         None => Err(format!("timed out after {} s", limit.as_secs())),
         Some(st) if !st.success() => Err(format!(
             "exited with {st}: {}",
-            text.join("\n")
-                .lines()
+            text.lines()
                 .rev()
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("")
                 .trim()
         )),
-        Some(_) => Ok(text.join("\n")),
+        Some(_) => Ok(text),
     }
 }
 
@@ -240,6 +191,7 @@ mod tests {
             thinking: Some("low".into()),
             turn_budget: 20,
             timeout: Duration::from_secs(30),
+            stall_timeout: None,
             contract: ReportContract::Role(LogicalRole::HazardReviewer),
             notes: vec![],
             source: String::new(),

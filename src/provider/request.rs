@@ -128,8 +128,8 @@ pub struct Refusal {
 /// Input that is not a JSON object at all (exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum RequestSyntaxError {
-    #[error("stdin is not JSON: {0} (line {line}, column {column})", line = .0.line(), column = .0.column())]
-    NotJson(#[source] serde_json::Error),
+    #[error("stdin is not JSON: {0}")]
+    NotJson(JsonSyntax),
     #[error("stdin is JSON but not an object (found {0}); a DelegationRequest is a JSON object")]
     NotObject(&'static str),
 }
@@ -138,23 +138,16 @@ pub enum RequestSyntaxError {
 pub fn parse_json_object(
     bytes: &[u8],
 ) -> Result<serde_json::Map<String, Value>, RequestSyntaxError> {
-    let value: Value = serde_json::from_slice(bytes).map_err(RequestSyntaxError::NotJson)?;
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| RequestSyntaxError::NotJson((&e).into()))?;
     match value {
         Value::Object(map) => Ok(map),
         other => Err(RequestSyntaxError::NotObject(json_kind(&other))),
     }
 }
 
-pub fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+use crate::delegate::request::JsonSyntax;
+pub use crate::delegate::request::json_kind;
 
 /// Validate a request object. Every problem is collected; the refusal reason lists them all.
 pub fn validate(map: &serde_json::Map<String, Value>) -> Result<DelegationRequest, Refusal> {

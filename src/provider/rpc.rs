@@ -11,21 +11,25 @@
 //! * The run ends at `agent_settled` (1.6) or at an `agent_end` that no retry
 //!   follows (0.73.1 has no `agent_settled`); then stdin is closed and pi exits.
 //!   stdin also closes if pwk dies, and RPC pi shuts down on EOF, so no orphan.
-//! * Wall-clock timeout: SIGTERM to the process group, SIGKILL after 3 s.
+//! * Wall-clock timeout and stall watchdog (no output while no tool runs, as in the
+//!   JSON runner): SIGTERM to the process group, SIGKILL after `KILL_GRACE`.
+//!
+//! The process plumbing (process group, stopper, stderr capture, event reading,
+//! signal flag, temp file) is `delegate::process`, shared with the JSON runner.
 
-use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use super::execute::{RoleExecutor, RoleRun, RunEnd};
 use super::mapping::RoleJob;
 use super::pi::PiExecutor;
 use crate::delegate::classify::{classify_error_message, human_message};
+use crate::delegate::process::{self, Activity, GroupStopper, StderrCapture, TempFile};
 use crate::delegate::runner::SYSTEM_PROMPT_PLACEHOLDER;
-use crate::delegate::stream::{LineFramer, StreamState};
+use crate::delegate::stream::{Line, StreamState};
 use crate::delegate::{Progress, plan_launch};
 use crate::env::Env;
 
@@ -35,7 +39,6 @@ pub const STEER_MESSAGE: &str = "You have reached your turn limit. Wrap up immed
 /// Extra turns a steered role may take beyond its wrap-up turn before it is stopped.
 pub const GRACE_TURNS: u32 = 2;
 
-const KILL_GRACE: Duration = Duration::from_secs(3);
 /// After `agent_end` of a failed model call, how long to wait for pi's auto-retry.
 const RETRY_WAIT: Duration = Duration::from_millis(1500);
 
@@ -56,43 +59,6 @@ enum Ev {
         success: bool,
         error: Option<String>,
     },
-}
-
-struct TempPrompt(PathBuf);
-
-impl TempPrompt {
-    fn create(text: &str, index: usize) -> std::io::Result<TempPrompt> {
-        use std::os::unix::fs::OpenOptionsExt;
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        let path = std::env::temp_dir().join(format!(
-            "pwk-role-{}-{nanos}-{index}.md",
-            std::process::id()
-        ));
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)?;
-        f.write_all(text.as_bytes())?;
-        Ok(TempPrompt(path))
-    }
-}
-
-impl Drop for TempPrompt {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
-fn signal_group(pgid: u32, sig: rustix::process::Signal) {
-    if let Some(pid) = i32::try_from(pgid)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-    {
-        let _ = rustix::process::kill_process_group(pid, sig);
-    }
 }
 
 fn failed(msg: String, start: Instant) -> RoleRun {
@@ -118,7 +84,7 @@ impl RoleExecutor for RpcExecutor<'_> {
         let prompt_file = match spec
             .system_prompt
             .as_deref()
-            .map(|s| TempPrompt::create(s, job.index))
+            .map(|s| TempFile::create("pwk-role", s))
             .transpose()
         {
             Ok(f) => f,
@@ -129,7 +95,7 @@ impl RoleExecutor for RpcExecutor<'_> {
                 );
             }
         };
-        let args = rpc_args(&launch.args, prompt_file.as_ref().map(|f| f.0.as_path()));
+        let args = rpc_args(&launch.args, prompt_file.as_ref().map(TempFile::path));
         let run_id = format!(
             "pwk-{}-{}-{}",
             std::process::id(),
@@ -138,15 +104,14 @@ impl RoleExecutor for RpcExecutor<'_> {
                 .map_or(0, |d| d.as_millis()),
             job.index
         );
-        let mut child = match Command::new(&launch.program)
-            .args(&args)
-            .current_dir(&job.cwd)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
-        {
+        let mut child = match process::spawn_in_group(
+            Command::new(&launch.program)
+                .args(&args)
+                .current_dir(&job.cwd)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+        ) {
             Ok(c) => c,
             Err(e) => {
                 return failed(
@@ -158,7 +123,7 @@ impl RoleExecutor for RpcExecutor<'_> {
                 );
             }
         };
-        let pgid = child.id();
+        let mut stopper = GroupStopper::new(child.id());
 
         // stdin: a writer thread fed by a channel; dropping the sender closes stdin.
         let (cmd_tx, cmd_rx) = mpsc::channel::<String>();
@@ -186,31 +151,19 @@ impl RoleExecutor for RpcExecutor<'_> {
             serde_json::json!({"id": "pwk-prompt", "type": "prompt", "message": job.prompt}),
         );
 
-        let stderr = child.stderr.take().map(|mut err| {
-            std::thread::spawn(move || {
-                let mut tail: Vec<u8> = Vec::new();
-                let mut buf = [0u8; 8192];
-                while let Ok(n) = err.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    tail.extend_from_slice(&buf[..n]);
-                    if tail.len() > 16384 {
-                        tail.drain(..tail.len() - 16384);
-                    }
-                }
-                String::from_utf8_lossy(&tail).into_owned()
-            })
-        });
+        let stderr = child
+            .stderr
+            .take()
+            .map(|err| StderrCapture::spawn(err, "pi-rpc-stderr"));
 
+        let activity = Arc::new(Activity::default());
         let (ev_tx, ev_rx) = mpsc::channel::<Ev>();
-        let reader = child.stdout.take().map(|mut out| {
+        let reader = child.stdout.take().map(|out| {
+            let activity = Arc::clone(&activity);
             std::thread::spawn(move || {
                 let mut state = StreamState::default();
-                let mut framer = LineFramer::default();
-                let mut buf = vec![0u8; 64 << 10];
-                let on_line = |line: crate::delegate::stream::Line<'_>, state: &mut StreamState| {
-                    if let crate::delegate::stream::Line::Complete(bytes) = &line
+                process::read_events(out, start, &activity, &mut state, |line, state| {
+                    if let Line::Complete(bytes) = &line
                         && let Some(ev) = rpc_event(bytes)
                     {
                         let _ = ev_tx.send(ev);
@@ -225,17 +178,7 @@ impl RoleExecutor for RpcExecutor<'_> {
                         });
                         let _ = ev_tx.send(Ev::AgentEnd { failed });
                     }
-                };
-                loop {
-                    let n = match out.read(&mut buf) {
-                        Ok(0) => break,
-                        Ok(n) => n,
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                        Err(_) => break,
-                    };
-                    framer.push(&buf[..n], &mut |line| on_line(line, &mut state));
-                }
-                framer.finish(&mut |line| on_line(line, &mut state));
+                });
                 state
             })
         });
@@ -246,17 +189,10 @@ impl RoleExecutor for RpcExecutor<'_> {
         let mut steered = false;
         let mut hard_stopped = false;
         let mut timed_out = false;
+        let mut stalled = false;
         let mut prompt_error: Option<String> = None;
         let mut end_at: Option<Instant> = None;
-        let mut term_at: Option<Instant> = None;
-        let mut killed = false;
         let mut interrupted: Option<String> = None;
-        let stopping = |term_at: &mut Option<Instant>| {
-            if term_at.is_none() {
-                signal_group(pgid, rustix::process::Signal::TERM);
-                *term_at = Some(Instant::now());
-            }
-        };
         loop {
             match ev_rx.recv_timeout(Duration::from_millis(25)) {
                 Ok(Ev::Progress(Progress::TurnStarted(n))) => {
@@ -272,7 +208,7 @@ impl RoleExecutor for RpcExecutor<'_> {
                     }
                     if n > budget + 1 + GRACE_TURNS && !hard_stopped {
                         hard_stopped = true;
-                        stopping(&mut term_at);
+                        stopper.stop();
                     }
                 }
                 Ok(Ev::Progress(Progress::ToolCall { .. })) => {
@@ -317,28 +253,33 @@ impl RoleExecutor for RpcExecutor<'_> {
                 && let Some(why) = super::pi::interruption()
             {
                 interrupted = Some(why);
-                stopping(&mut term_at);
+                stopper.stop();
             }
             if !timed_out && start.elapsed() >= job.timeout {
                 timed_out = true;
-                stopping(&mut term_at);
+                stopper.stop();
             }
-            if let Some(t) = term_at
-                && !killed
-                && t.elapsed() >= KILL_GRACE
+            // Waiting for pi's retry after a failed call is not a stall.
+            if !stalled
+                && end_at.is_none()
+                && let Some(stall) = job.stall_timeout
+                && activity.stalled(start, stall)
             {
-                signal_group(pgid, rustix::process::Signal::KILL);
-                killed = true;
+                stalled = true;
+                stopper.stop();
             }
+            stopper.tick();
             if let Ok(Some(_)) = child.try_wait() {
                 break;
             }
         }
         drop(cmd_tx);
         let status = child.wait().ok();
-        signal_group(pgid, rustix::process::Signal::KILL);
+        stopper.sweep();
         let state = reader.and_then(|h| h.join().ok()).unwrap_or_default();
-        let stderr = stderr.and_then(|h| h.join().ok()).unwrap_or_default();
+        let stderr = stderr
+            .and_then(|rx| rx.recv_timeout(Duration::from_secs(2)).ok())
+            .unwrap_or_default();
 
         let mut run = RoleRun::new(RunEnd::Completed);
         run.run_id = Some(run_id);
@@ -370,6 +311,10 @@ impl RoleExecutor for RpcExecutor<'_> {
                 "TIMEOUT: pi did not finish within {} s; its process group was terminated",
                 job.timeout.as_secs()
             ));
+        } else if stalled && let Some(stall) = job.stall_timeout {
+            run.end = RunEnd::TimedOut;
+            run.final_text = text;
+            run.error = Some(format!("TIMEOUT: {}", process::stall_message(stall)));
         } else if hard_stopped {
             run.final_text = None;
             run.notes.push(format!(

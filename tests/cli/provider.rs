@@ -15,16 +15,13 @@ use serde_json::{Value, json};
 use crate::support::{Output, TestEnv, repo_root, run, run_with_stdin};
 
 // ---------------------------------------------------------------------------
-// A fake LLM that routes by system prompt.
+// The shared fake LLM (support/fake_llm.rs), routing by a marker in the system prompt.
 
 mod routed {
-    use std::io::{BufRead, BufReader, Read, Write};
-    use std::net::{TcpListener, TcpStream};
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    use std::sync::{Arc, Mutex};
-    use std::time::Duration;
+    use serde_json::Value;
 
-    use serde_json::{Value, json};
+    pub use crate::support::fake_llm::text_of;
+    use crate::support::fake_llm::{self, FakeLlm, Reply};
 
     /// How one role's model behaves.
     #[derive(Debug, Clone)]
@@ -38,267 +35,77 @@ mod routed {
         Tools(Vec<(String, String)>, String),
         /// Call `ls` until a user message says "turn limit", then answer `text`.
         LoopUntilSteered(String),
-        /// Wait this long, then answer `text`.
+        /// Wait this long (ms), then answer `text`.
         Delay(u64, String),
     }
 
-    struct Shared {
-        routes: Vec<(String, Act)>,
-        requests: Mutex<Vec<(String, Value)>>,
-        in_flight: AtomicUsize,
-        peak: AtomicUsize,
-        stop: AtomicBool,
+    impl Act {
+        fn reply(&self, body: &Value) -> Reply {
+            match self {
+                Act::Text(t) => Reply::text(t),
+                Act::Stall => Reply::StallAfterHeaders,
+                Act::Tools(calls, t) => match calls.get(fake_llm::tool_results(body)) {
+                    Some((name, args)) => Reply::tool(name, args),
+                    None => Reply::text(t),
+                },
+                Act::LoopUntilSteered(t) => {
+                    if fake_llm::texts_of(body, &["user"]).contains("turn limit") {
+                        Reply::text(t)
+                    } else {
+                        Reply::tool("ls", r#"{"path":"."}"#)
+                    }
+                }
+                Act::Delay(ms, t) => Reply::Delayed(*ms, Box::new(Reply::text(t))),
+            }
+        }
+    }
+
+    /// The route (marker) a request belongs to: the first marker in its system prompt.
+    fn route<'a>(routes: &'a [(String, Act)], body: &Value) -> Option<&'a (String, Act)> {
+        let system = fake_llm::system_text(body);
+        routes.iter().find(|(m, _)| system.contains(m.as_str()))
     }
 
     pub struct RoutedLlm {
-        pub port: u16,
-        shared: Arc<Shared>,
+        llm: FakeLlm,
+        routes: Vec<(String, Act)>,
     }
 
     impl RoutedLlm {
         /// `routes`: (marker in the system prompt, behaviour). Unrouted: "No findings".
         pub fn start(routes: Vec<(&str, Act)>) -> RoutedLlm {
-            let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-            let port = listener.local_addr().unwrap().port();
-            let shared = Arc::new(Shared {
-                routes: routes
-                    .into_iter()
-                    .map(|(m, a)| (m.to_string(), a))
-                    .collect(),
-                requests: Mutex::new(Vec::new()),
-                in_flight: AtomicUsize::new(0),
-                peak: AtomicUsize::new(0),
-                stop: AtomicBool::new(false),
-            });
-            let s = Arc::clone(&shared);
-            std::thread::spawn(move || {
-                for conn in listener.incoming() {
-                    if s.stop.load(Ordering::SeqCst) {
-                        break;
-                    }
-                    let Ok(conn) = conn else { continue };
-                    let s = Arc::clone(&s);
-                    std::thread::spawn(move || {
-                        let _ = handle(conn, &s);
-                    });
-                }
-            });
-            RoutedLlm { port, shared }
+            let routes: Vec<(String, Act)> = routes
+                .into_iter()
+                .map(|(m, a)| (m.to_string(), a))
+                .collect();
+            let table = routes.clone();
+            let llm = FakeLlm::responding(Box::new(move |body| match route(&table, body) {
+                Some((_, act)) => act.reply(body),
+                None => Reply::text("No findings"),
+            }));
+            RoutedLlm { llm, routes }
         }
 
         pub fn base_url(&self) -> String {
-            format!("http://127.0.0.1:{}/v1", self.port)
+            self.llm.base_url()
         }
 
-        /// (route marker, request body) of every chat request so far.
-        pub fn requests(&self) -> Vec<(String, Value)> {
-            self.shared.requests.lock().unwrap().clone()
+        /// Every chat request body so far.
+        pub fn requests(&self) -> Vec<Value> {
+            self.llm.requests()
         }
 
+        /// The chat request bodies of one route.
         pub fn requests_for(&self, marker: &str) -> Vec<Value> {
             self.requests()
                 .into_iter()
-                .filter(|(m, _)| m == marker)
-                .map(|(_, b)| b)
+                .filter(|b| route(&self.routes, b).is_some_and(|(m, _)| m == marker))
                 .collect()
         }
 
         /// The most chat requests that were open at the same time.
         pub fn peak_in_flight(&self) -> usize {
-            self.shared.peak.load(Ordering::SeqCst)
-        }
-    }
-
-    impl Drop for RoutedLlm {
-        fn drop(&mut self) {
-            self.shared.stop.store(true, Ordering::SeqCst);
-            let _ = TcpStream::connect(("127.0.0.1", self.port));
-        }
-    }
-
-    pub fn text_of(content: &Value) -> String {
-        match content {
-            Value::String(s) => s.clone(),
-            Value::Array(parts) => parts
-                .iter()
-                .filter_map(|p| p["text"].as_str())
-                .collect::<Vec<_>>()
-                .join(""),
-            _ => String::new(),
-        }
-    }
-
-    fn handle(mut conn: TcpStream, s: &Shared) -> std::io::Result<()> {
-        conn.set_read_timeout(Some(Duration::from_secs(30)))?;
-        let mut reader = BufReader::new(conn.try_clone()?);
-        let mut request_line = String::new();
-        reader.read_line(&mut request_line)?;
-        let mut len = 0usize;
-        loop {
-            let mut h = String::new();
-            if reader.read_line(&mut h)? == 0 {
-                return Ok(());
-            }
-            let h = h.trim_end();
-            if h.is_empty() {
-                break;
-            }
-            if let Some((k, v)) = h.split_once(':')
-                && k.eq_ignore_ascii_case("content-length")
-            {
-                len = v.trim().parse().unwrap_or(0);
-            }
-        }
-        let mut body = vec![0u8; len];
-        reader.read_exact(&mut body)?;
-        if !request_line.contains("/chat/completions") {
-            let b = r#"{"object":"list","data":[{"id":"mock-model","object":"model"}]}"#;
-            return conn.write_all(
-                format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{b}", b.len())
-                    .as_bytes(),
-            );
-        }
-        let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-        let msgs = body["messages"].as_array().cloned().unwrap_or_default();
-        let system: String = msgs
-            .iter()
-            .filter(|m| m["role"] == "system" || m["role"] == "developer")
-            .map(|m| text_of(&m["content"]))
-            .collect();
-        let (marker, act) = s
-            .routes
-            .iter()
-            .find(|(m, _)| system.contains(m.as_str()))
-            .cloned()
-            .unwrap_or_else(|| {
-                (
-                    "(unrouted)".to_string(),
-                    Act::Text("No findings".to_string()),
-                )
-            });
-        s.requests.lock().unwrap().push((marker, body.clone()));
-        let now = s.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-        s.peak.fetch_max(now, Ordering::SeqCst);
-        let model = body["model"].as_str().unwrap_or("mock-model").to_string();
-        let tool_results = msgs.iter().filter(|m| m["role"] == "tool").count();
-        let steered = msgs
-            .iter()
-            .any(|m| m["role"] == "user" && text_of(&m["content"]).contains("turn limit"));
-        let result = match act {
-            Act::Text(t) => stream_text(&mut conn, &model, &t),
-            Act::Delay(ms, t) => {
-                std::thread::sleep(Duration::from_millis(ms));
-                stream_text(&mut conn, &model, &t)
-            }
-            Act::Stall => {
-                let r = start_sse(&mut conn).and_then(|()| {
-                    sse(
-                        &mut conn,
-                        &chunk(
-                            &model,
-                            json!({"role": "assistant", "content": "Partial"}),
-                            None,
-                        ),
-                    )
-                });
-                wait_for_close(&mut conn, s);
-                r
-            }
-            Act::Tools(calls, t) => match calls.get(tool_results) {
-                Some((name, args)) => stream_tool(&mut conn, &model, name, args, tool_results),
-                None => stream_text(&mut conn, &model, &t),
-            },
-            Act::LoopUntilSteered(t) => {
-                if steered {
-                    stream_text(&mut conn, &model, &t)
-                } else {
-                    stream_tool(&mut conn, &model, "ls", r#"{"path":"."}"#, tool_results)
-                }
-            }
-        };
-        s.in_flight.fetch_sub(1, Ordering::SeqCst);
-        result
-    }
-
-    fn chunk(model: &str, delta: Value, finish: Option<&str>) -> Value {
-        json!({"id": "chatcmpl-routed", "object": "chat.completion.chunk", "created": 0, "model": model,
-               "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
-    }
-
-    fn start_sse(conn: &mut TcpStream) -> std::io::Result<()> {
-        conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n")
-    }
-
-    fn sse(conn: &mut TcpStream, v: &Value) -> std::io::Result<()> {
-        conn.write_all(format!("data: {v}\n\n").as_bytes())?;
-        conn.flush()
-    }
-
-    fn finish(conn: &mut TcpStream, model: &str, reason: &str) -> std::io::Result<()> {
-        sse(conn, &chunk(model, json!({}), Some(reason)))?;
-        sse(
-            conn,
-            &json!({"id": "chatcmpl-routed", "object": "chat.completion.chunk", "created": 0, "model": model,
-                    "choices": [], "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}}),
-        )?;
-        conn.write_all(b"data: [DONE]\n\n")?;
-        conn.flush()
-    }
-
-    fn stream_text(conn: &mut TcpStream, model: &str, text: &str) -> std::io::Result<()> {
-        start_sse(conn)?;
-        sse(
-            conn,
-            &chunk(model, json!({"role": "assistant", "content": ""}), None),
-        )?;
-        for (i, line) in text.split_inclusive('\n').enumerate() {
-            let _ = i;
-            sse(conn, &chunk(model, json!({"content": line}), None))?;
-        }
-        finish(conn, model, "stop")
-    }
-
-    fn stream_tool(
-        conn: &mut TcpStream,
-        model: &str,
-        name: &str,
-        args: &str,
-        n: usize,
-    ) -> std::io::Result<()> {
-        start_sse(conn)?;
-        sse(
-            conn,
-            &chunk(model, json!({"role": "assistant", "content": null}), None),
-        )?;
-        sse(
-            conn,
-            &chunk(
-                model,
-                json!({"tool_calls": [{"index": 0, "id": format!("call_{n}"), "type": "function",
-                                       "function": {"name": name, "arguments": args}}]}),
-                None,
-            ),
-        )?;
-        finish(conn, model, "tool_calls")
-    }
-
-    fn wait_for_close(conn: &mut TcpStream, s: &Shared) {
-        let _ = conn.set_read_timeout(Some(Duration::from_millis(200)));
-        let mut buf = [0u8; 256];
-        for _ in 0..600 {
-            if s.stop.load(Ordering::SeqCst) {
-                return;
-            }
-            match conn.read(&mut buf) {
-                Ok(0) => return,
-                Ok(_) => {}
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) => {}
-                Err(_) => return,
-            }
+            self.llm.peak_in_flight()
         }
     }
 }
@@ -554,31 +361,26 @@ fn run_request_input_that_is_not_a_json_object_exits_2() {
 fn review_usage_errors_exit_2() {
     let env = TestEnv::new();
     env.write("packet.md", "diff\n");
-    let out = run(env
-        .pwk()
-        .args(["review", "--roles", "spec,scout", "--packet", "packet.md"]));
-    assert_eq!(out.code, 2);
-    assert!(
-        out.stderr.contains("\"scout\" is not a reviewer role"),
-        "{}",
-        out.stderr
-    );
-    let out = run(env
-        .pwk()
-        .args(["review", "--roles", "spec,spec", "--packet", "packet.md"]));
-    assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("twice"), "{}", out.stderr);
-    let out = run(env.pwk().args(["review", "--packet", "missing.md"]));
-    assert_eq!(out.code, 2);
-    assert!(
-        out.stderr.contains("missing.md does not exist"),
-        "{}",
-        out.stderr
-    );
-    let out = run(env
-        .pwk()
-        .args(["review", "--packet", "packet.md", "--max-parallel", "0"]));
-    assert_eq!(out.code, 2);
+    for (args, want) in [
+        (
+            &["--roles", "spec,scout", "--packet", "packet.md"][..],
+            "\"scout\" is not a reviewer role",
+        ),
+        (&["--roles", "spec,spec", "--packet", "packet.md"], "twice"),
+        (&["--packet", "missing.md"], "missing.md does not exist"),
+        (
+            &["--packet", "packet.md", "--max-parallel", "0"],
+            "--max-parallel must be at least 1",
+        ),
+        (
+            &["--packet", "packet.md", "--stall-timeout", "soon"],
+            "--stall-timeout",
+        ),
+    ] {
+        let out = run(env.pwk().arg("review").args(args));
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains(want), "{args:?}: {}", out.stderr);
+    }
 }
 
 #[test]
@@ -926,6 +728,54 @@ fn the_turn_budget_steers_the_role_to_report_over_rpc_and_stops_it_over_json() {
             v["results"][0]["error"], "turn budget reached before a report",
             "{name}: {v:#}"
         );
+    }
+}
+
+#[test]
+fn a_stalled_model_stream_times_the_role_out_on_both_transports() {
+    for (name, pi) in pis() {
+        for transport in ["rpc", "json"] {
+            let llm = RoutedLlm::start(vec![("ROUTE-SMELL", Act::Stall)]);
+            let env = project(&llm);
+            role_file(&env, "pwk-smell-reviewer", "max_turns: 5\n", "ROUTE-SMELL");
+            let req = request(&env, "feature-review", &["pwk-smell-reviewer"]);
+            let started = std::time::Instant::now();
+            let out = run_with_stdin(
+                pwk_on(&env, &pi).args([
+                    "run-request",
+                    "--transport",
+                    transport,
+                    "--timeout",
+                    "120",
+                    "--stall-timeout",
+                    "2",
+                ]),
+                req.to_string().as_bytes(),
+            );
+            let took = started.elapsed();
+            assert_eq!(
+                out.code, 1,
+                "{name}/{transport}: {}\n{}",
+                out.stdout, out.stderr
+            );
+            let r = &json_out(&out)["results"][0];
+            assert_eq!(r["status"], "timed-out", "{name}/{transport}: {r:#}");
+            let error = r["error"].as_str().unwrap_or_default();
+            assert!(
+                error.contains("no event from pi for 2 s") && error.contains("stalled stream"),
+                "{name}/{transport}: {error}"
+            );
+            // Stopped by the watchdog, long before the 120 s wall clock.
+            assert!(
+                took < std::time::Duration::from_secs(60),
+                "{name}/{transport}: took {took:?}"
+            );
+            assert_eq!(
+                llm.requests_for("ROUTE-SMELL").len(),
+                1,
+                "{name}/{transport}"
+            );
+        }
     }
 }
 

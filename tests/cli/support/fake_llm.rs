@@ -4,14 +4,17 @@
 //! * `POST …/chat/completions`: replies from a per-test script (one [`Reply`] per
 //!   request, then the default), streamed as SSE with a final usage chunk, like the
 //!   real API; `GET …/models` lists one model.
-//! * Every request body is recorded (parsed JSON) so tests can assert what arrived.
+//! * Every request body is recorded (parsed JSON) so tests can assert what arrived,
+//!   and the most requests open at once is counted.
+//! * [`FakeLlm::responding`]: the reply is chosen from the request body instead of a
+//!   script (e.g. by a marker in the system prompt, or by the tool results so far).
 
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -36,7 +39,12 @@ pub enum Reply {
     Length(String),
     /// Stream this text with `finish_reason: content_filter`.
     ContentFilter(String),
+    /// Wait this many milliseconds, then reply.
+    Delayed(u64, Box<Reply>),
 }
+
+/// Chooses the reply for one chat request from its body.
+pub type Responder = Box<dyn Fn(&serde_json::Value) -> Reply + Send + Sync>;
 
 impl Reply {
     pub fn text(s: &str) -> Reply {
@@ -64,7 +72,10 @@ impl Reply {
 struct Shared {
     script: Mutex<VecDeque<Reply>>,
     default: Mutex<Reply>,
+    responder: Option<Responder>,
     requests: Mutex<Vec<serde_json::Value>>,
+    in_flight: AtomicUsize,
+    peak: AtomicUsize,
     stop: AtomicBool,
 }
 
@@ -77,12 +88,24 @@ pub struct FakeLlm {
 impl FakeLlm {
     /// Start a server that answers requests with `script` in order, then `default`.
     pub fn start(script: Vec<Reply>, default: Reply) -> FakeLlm {
+        FakeLlm::serve(script, default, None)
+    }
+
+    /// Start a server that asks `responder` for every reply.
+    pub fn responding(responder: Responder) -> FakeLlm {
+        FakeLlm::serve(Vec::new(), Reply::text("unused"), Some(responder))
+    }
+
+    fn serve(script: Vec<Reply>, default: Reply, responder: Option<Responder>) -> FakeLlm {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         let port = listener.local_addr().unwrap().port();
         let shared = Arc::new(Shared {
             script: Mutex::new(script.into()),
             default: Mutex::new(default),
+            responder,
             requests: Mutex::new(Vec::new()),
+            in_flight: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
         });
         let s = Arc::clone(&shared);
@@ -115,26 +138,51 @@ impl FakeLlm {
     pub fn user_texts(&self) -> Vec<String> {
         self.requests()
             .iter()
-            .map(|b| {
-                b["messages"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter(|m| m["role"] == "user")
-                    .map(|m| match &m["content"] {
-                        serde_json::Value::String(s) => s.clone(),
-                        serde_json::Value::Array(parts) => parts
-                            .iter()
-                            .filter_map(|p| p["text"].as_str())
-                            .collect::<Vec<_>>()
-                            .join(""),
-                        _ => String::new(),
-                    })
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            })
+            .map(|b| texts_of(b, &["user"]))
             .collect()
     }
+
+    /// The most chat requests that were open at the same time.
+    pub fn peak_in_flight(&self) -> usize {
+        self.shared.peak.load(Ordering::SeqCst)
+    }
+}
+
+/// The text of a message's `content` (a string or an array of text parts).
+pub fn text_of(content: &serde_json::Value) -> String {
+    match content {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p["text"].as_str())
+            .collect::<Vec<_>>()
+            .join(""),
+        _ => String::new(),
+    }
+}
+
+/// The texts of a request's messages with one of `roles`, joined by newlines.
+pub fn texts_of(body: &serde_json::Value, roles: &[&str]) -> String {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| roles.iter().any(|r| m["role"] == *r))
+        .map(|m| text_of(&m["content"]))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The system prompt of a request (`system` or `developer` messages).
+pub fn system_text(body: &serde_json::Value) -> String {
+    texts_of(body, &["system", "developer"])
+}
+
+/// How many tool results the conversation holds so far.
+pub fn tool_results(body: &serde_json::Value) -> usize {
+    body["messages"]
+        .as_array()
+        .map_or(0, |m| m.iter().filter(|m| m["role"] == "tool").count())
 }
 
 impl Drop for FakeLlm {
@@ -183,14 +231,31 @@ fn handle(mut conn: TcpStream, s: &Shared) -> std::io::Result<()> {
     let parsed: serde_json::Value = serde_json::from_slice(&body)
         .unwrap_or_else(|_| serde_json::json!({"_unparsed": String::from_utf8_lossy(&body)}));
     let model = parsed["model"].as_str().unwrap_or("mock-model").to_string();
+    let reply = match &s.responder {
+        Some(r) => r(&parsed),
+        None => s
+            .script
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or_else(|| s.default.lock().unwrap().clone()),
+    };
     s.requests.lock().unwrap().push(parsed);
-    let reply = s
-        .script
-        .lock()
-        .unwrap()
-        .pop_front()
-        .unwrap_or_else(|| s.default.lock().unwrap().clone());
     let n = s.requests.lock().unwrap().len();
+    let now = s.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    s.peak.fetch_max(now, Ordering::SeqCst);
+    let result = respond(&mut conn, s, reply, n, &model);
+    s.in_flight.fetch_sub(1, Ordering::SeqCst);
+    result
+}
+
+fn respond(
+    conn: &mut TcpStream,
+    s: &Shared,
+    reply: Reply,
+    n: usize,
+    model: &str,
+) -> std::io::Result<()> {
     let chunk = |delta: serde_json::Value, finish: Option<&str>| {
         serde_json::json!({"id": format!("chatcmpl-fake-{n}"), "object": "chat.completion.chunk", "created": 0,
             "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
@@ -201,20 +266,20 @@ fn handle(mut conn: TcpStream, s: &Shared) -> std::io::Result<()> {
             "usage": {"prompt_tokens": 100, "completion_tokens": completion, "total_tokens": 100 + completion}})
     };
     match reply {
-        Reply::Text(t) => stream_text(&mut conn, &t, "stop", chunk, usage)?,
-        Reply::Length(t) => stream_text(&mut conn, &t, "length", chunk, usage)?,
-        Reply::ContentFilter(t) => stream_text(&mut conn, &t, "content_filter", chunk, usage)?,
+        Reply::Text(t) => stream_text(conn, &t, "stop", chunk, usage)?,
+        Reply::Length(t) => stream_text(conn, &t, "length", chunk, usage)?,
+        Reply::ContentFilter(t) => stream_text(conn, &t, "content_filter", chunk, usage)?,
         Reply::ToolCall { name, args } => {
-            sse_start(&mut conn)?;
+            sse_start(conn)?;
             sse(
-                &mut conn,
+                conn,
                 &chunk(
                     serde_json::json!({"role": "assistant", "content": null}),
                     None,
                 ),
             )?;
             sse(
-                &mut conn,
+                conn,
                 &chunk(
                     serde_json::json!({"tool_calls": [{"index": 0, "id": format!("call_{n}"), "type": "function",
                 "function": {"name": name, "arguments": ""}}]}),
@@ -228,15 +293,15 @@ fn handle(mut conn: TcpStream, s: &Shared) -> std::io::Result<()> {
                 .unwrap_or(0);
             for part in [&args[..half], &args[half..]] {
                 sse(
-                    &mut conn,
+                    conn,
                     &chunk(
                         serde_json::json!({"tool_calls": [{"index": 0, "function": {"arguments": part}}]}),
                         None,
                     ),
                 )?;
             }
-            sse(&mut conn, &chunk(serde_json::json!({}), Some("tool_calls")))?;
-            sse(&mut conn, &usage(12))?;
+            sse(conn, &chunk(serde_json::json!({}), Some("tool_calls")))?;
+            sse(conn, &usage(12))?;
             conn.write_all(b"data: [DONE]\n\n")?;
         }
         Reply::Status { code, message } => {
@@ -249,46 +314,39 @@ fn handle(mut conn: TcpStream, s: &Shared) -> std::io::Result<()> {
                 r#"{{"error":{{"message":{},"type":"{etype}","param":null,"code":{ecode}}}}}"#,
                 serde_json::Value::String(message)
             );
-            json(&mut conn, code, &body)?;
+            json(conn, code, &body)?;
         }
         Reply::ModelNotFound => {
             let body = format!(
                 r#"{{"error":{{"message":"The model `{model}` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}}}"#
             );
-            json(&mut conn, 404, &body)?;
+            json(conn, 404, &body)?;
         }
-        Reply::StallAfterHeaders => {
-            sse_start(&mut conn)?;
+        Reply::StallAfterHeaders | Reply::DropMidStream => {
+            sse_start(conn)?;
             sse(
-                &mut conn,
+                conn,
                 &chunk(
                     serde_json::json!({"role": "assistant", "content": ""}),
                     None,
                 ),
             )?;
             sse(
-                &mut conn,
+                conn,
                 &chunk(serde_json::json!({"content": "Partial"}), None),
             )?;
-            wait_for_close(&mut conn, s);
+            if matches!(reply, Reply::StallAfterHeaders) {
+                wait_for_close(conn, s);
+            } else {
+                conn.flush()?;
+                conn.shutdown(Shutdown::Both)?;
+            }
         }
-        Reply::DropMidStream => {
-            sse_start(&mut conn)?;
-            sse(
-                &mut conn,
-                &chunk(
-                    serde_json::json!({"role": "assistant", "content": ""}),
-                    None,
-                ),
-            )?;
-            sse(
-                &mut conn,
-                &chunk(serde_json::json!({"content": "Partial"}), None),
-            )?;
-            conn.flush()?;
-            conn.shutdown(Shutdown::Both)?;
+        Reply::Hang => wait_for_close(conn, s),
+        Reply::Delayed(ms, then) => {
+            std::thread::sleep(Duration::from_millis(ms));
+            return respond(conn, s, *then, n, model);
         }
-        Reply::Hang => wait_for_close(&mut conn, s),
     }
     conn.flush()
 }
