@@ -1,6 +1,6 @@
 //! The RPC transport: run a role in `pi --mode rpc` so the turn budget can *steer*
 //! the role to wrap up and report, instead of cutting it off (see
-//! `README-turn-budget.md` for the measurements on pi 0.73.1 and 1.6.0).
+//! `docs/turn-budget.md` for the measurements on pi 0.73.1 and 1.6.0).
 //!
 //! * Same argument array as the JSON runner (`plan_launch`), with `--mode rpc`;
 //!   the role body goes in a 0600 temp file, the prompt as an RPC `prompt` command.
