@@ -14,6 +14,7 @@ pub mod install;
 pub mod lint;
 pub mod provider;
 pub mod role;
+mod text;
 
 pub use context::Context;
 pub use exit::ExitStatus;

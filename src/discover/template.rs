@@ -335,8 +335,8 @@ fn body(name: &str, kind: Kind) -> String {
              state it if the runtime is unavailable rather than falling back silently.",
         ),
     };
-    let statement = wrap_paragraph(statement, 92);
-    let authority = wrap_paragraph(authority, 92);
+    let statement = crate::text::wrap_words(statement, 92).join("\n");
+    let authority = crate::text::wrap_words(authority, 92).join("\n");
     format!(
         "# {title}
 
@@ -367,25 +367,6 @@ a valid outcome.
 End with the report as your final message. Do not ask follow-up questions.
 "
     )
-}
-
-/// Word-wrap one paragraph to `width` columns.
-fn wrap_paragraph(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut col = 0;
-    for word in text.split_whitespace() {
-        let w = word.chars().count();
-        if col > 0 && col + 1 + w > width {
-            out.push('\n');
-            col = 0;
-        } else if col > 0 {
-            out.push(' ');
-            col += 1;
-        }
-        out.push_str(word);
-        col += w;
-    }
-    out
 }
 
 #[cfg(test)]

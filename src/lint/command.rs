@@ -135,7 +135,7 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
                 id = rule.id,
                 severity = rule.severity,
                 summary = capitalize(rule.summary),
-                explanation = wrap(rule.explanation, 88),
+                explanation = crate::text::wrap_words(rule.explanation, 88).join("\n"),
                 bad = indent(rule.bad),
                 good = indent(rule.good),
             )
@@ -169,21 +169,4 @@ fn indent(s: &str) -> String {
         .map(|l| format!("    {l}"))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-fn wrap(s: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut line = 0;
-    for word in s.split_whitespace() {
-        if line > 0 && line + 1 + word.chars().count() > width {
-            out.push('\n');
-            line = 0;
-        } else if line > 0 {
-            out.push(' ');
-            line += 1;
-        }
-        out.push_str(word);
-        line += word.chars().count();
-    }
-    out
 }

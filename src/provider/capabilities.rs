@@ -101,7 +101,7 @@ pub fn to_human() -> String {
     let mut s = String::from("pwk as a delegation provider (PWK provider contract) claims:\n\n");
     for c in capabilities() {
         s.push_str(&format!("  {}\n", c.name));
-        for line in wrap(&c.how, 76) {
+        for line in crate::text::wrap_words(&c.how, 76) {
             s.push_str(&format!("      {line}\n"));
         }
     }
@@ -109,24 +109,6 @@ pub fn to_human() -> String {
         "\nA request that needs anything else is refused, so the host can fall back inline.\n",
     );
     s
-}
-
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut cur = String::new();
-    for word in text.split_whitespace() {
-        if !cur.is_empty() && cur.chars().count() + 1 + word.chars().count() > width {
-            lines.push(std::mem::take(&mut cur));
-        }
-        if !cur.is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(word);
-    }
-    if !cur.is_empty() {
-        lines.push(cur);
-    }
-    lines
 }
 
 #[cfg(test)]

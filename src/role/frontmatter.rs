@@ -41,6 +41,13 @@ pub enum SplitError {
 
 const BOM: &str = "\u{feff}";
 
+/// The lines of `text[range]` as (start offset in `text`, line without `\n`).
+pub fn lines_in(text: &str, range: Range<usize>) -> impl Iterator<Item = (usize, &str)> + '_ {
+    lines_from(text, range.start)
+        .take_while(move |(line, _)| line.start < range.end)
+        .map(move |(line, _)| (line.start, &text[line.start..line.end.min(range.end)]))
+}
+
 /// The lines of `text` from byte `from`: (line range without `\n`, offset after the `\n`).
 fn lines_from(text: &str, from: usize) -> impl Iterator<Item = (Range<usize>, usize)> + '_ {
     let mut pos = from;

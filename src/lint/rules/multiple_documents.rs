@@ -15,13 +15,7 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
-    let text = &cx.doc.text;
-    let mut pos = fences.yaml.start;
-    while pos < fences.yaml.end {
-        let end = text[pos..fences.yaml.end]
-            .find('\n')
-            .map_or(fences.yaml.end, |i| pos + i);
-        let line = &text[pos..end];
+    for (pos, line) in crate::role::frontmatter::lines_in(&cx.doc.text, fences.yaml.clone()) {
         let marker = line.starts_with("---") || line.starts_with("...");
         if marker && line[3..].starts_with([' ', '\t']) && !line[3..].trim().is_empty() {
             cx.emit(
@@ -36,6 +30,5 @@ pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
             );
             return;
         }
-        pos = end + 1;
     }
 }

@@ -17,13 +17,7 @@ pub(crate) const RULE: Rule = Rule {
 /// Report the first tab in a line's indentation when the YAML failed to parse.
 /// Returns whether one was found (then it is the reported cause).
 pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) -> bool {
-    let text = &cx.doc.text;
-    let mut pos = fences.yaml.start;
-    while pos < fences.yaml.end {
-        let end = text[pos..fences.yaml.end]
-            .find('\n')
-            .map_or(fences.yaml.end, |i| pos + i);
-        let line = &text[pos..end];
+    for (pos, line) in crate::role::frontmatter::lines_in(&cx.doc.text, fences.yaml.clone()) {
         let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
         if let Some(i) = line[..indent].find('\t') {
             cx.emit(
@@ -35,7 +29,6 @@ pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) -> bool {
             );
             return true;
         }
-        pos = end + 1;
     }
     false
 }
