@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use crate::host::HostChoice;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Lint, install, list and run agent roles for the `pi` coding agent.
@@ -126,17 +127,13 @@ pub enum Format {
     Json,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Host {
-    /// pwk's own portable profile: what every supported host understands.
-    Pwk,
-    /// @tintinweb/pi-subagents: identity is the file stem.
-    Tintinweb,
-    /// nicobailon pi-subagents: identity is `name`.
-    Nicobailon,
-    /// pi-herdr-agents: comma-only tools, never reads `.agents/agents`.
-    Herdr,
+/// `--host`: `auto` (detect from pi's settings), a host, or `host@version`.
+fn parse_host(s: &str) -> Result<HostChoice, String> {
+    s.parse::<HostChoice>().map_err(|e| e.to_string())
 }
+
+/// The `--host` help shared by every command that takes it.
+const HOST_HELP: &str = "The host profile: `auto` (detect the host from pi's settings; the portable `pwk` profile when none is found), `pwk`, `tintinweb`, `nicobailon`, `herdr`, or a version such as `tintinweb@0.14` (the bare name is the newest profile)";
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
@@ -147,9 +144,8 @@ pub struct LintArgs {
     #[arg(long, short = 'r')]
     pub recursive: bool,
 
-    /// The host profile to lint for.
-    #[arg(long, value_enum, default_value_t = Host::Pwk)]
-    pub host: Host,
+    #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
+    pub host: HostChoice,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = LintFormat::Human)]
@@ -166,9 +162,10 @@ pub struct LintArgs {
 
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
-    /// Print the schema as read by this host profile.
-    #[arg(long, value_enum)]
-    pub host: Option<Host>,
+    /// Print the schema as read by this host profile (`tintinweb`, `nicobailon@0.67`, …;
+    /// default: the shipped role schema).
+    #[arg(long, value_parser = parse_host)]
+    pub host: Option<HostChoice>,
 }
 
 #[derive(Debug, Args)]
@@ -226,9 +223,8 @@ pub struct ListArgs {
     #[arg(long)]
     pub all: bool,
 
-    /// Show visibility as this host sees it.
-    #[arg(long, value_enum, default_value_t = Host::Pwk)]
-    pub host: Host,
+    #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
+    pub host: HostChoice,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -240,9 +236,8 @@ pub struct ShowArgs {
     /// The role name.
     pub name: String,
 
-    /// Resolve as this host would.
-    #[arg(long, value_enum, default_value_t = Host::Pwk)]
-    pub host: Host,
+    #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
+    pub host: HostChoice,
 
     /// An explicit model for this invocation (top of the resolution chain).
     #[arg(long)]
@@ -286,9 +281,8 @@ pub struct SmokeArgs {
     #[arg(long)]
     pub run: bool,
 
-    /// Resolve as this host would.
-    #[arg(long, value_enum, default_value_t = Host::Pwk)]
-    pub host: Host,
+    #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
+    pub host: HostChoice,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]

@@ -10,6 +10,7 @@ pub mod delegate;
 pub mod discover;
 pub mod env;
 pub mod exit;
+pub mod host;
 pub mod install;
 pub mod lint;
 pub mod provider;

@@ -7,7 +7,7 @@ use anyhow::Context as _;
 use super::render::{self, Style};
 use super::runtime::{RuntimeInputs, resolve_runtime};
 use super::template::{self, Kind};
-use super::{Discovery, Host, resolve};
+use super::{Discovery, HostId, resolve};
 use crate::cli::{Format, ListArgs, NewArgs, ShowArgs, SmokeArgs};
 use crate::context::write_stdout;
 use crate::{Context, ExitStatus};
@@ -49,7 +49,7 @@ fn tilde(text: &str, ctx: &Context) -> String {
 
 /// `pwk list`: exit 0, or 1 when a role file is broken.
 pub fn list(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let d = resolve(ctx, Host::from(args.host));
+    let d = resolve(ctx, &args.host);
     let rows = render::list_rows(&d, args.all);
     match args.format {
         Format::Json => {
@@ -78,8 +78,8 @@ pub fn list(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
 /// `pwk show NAME`: exit 0; 1 when the name exists but the host cannot load it;
 /// 2 when nothing answers to the name.
 pub fn show(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let host = Host::from(args.host);
-    let d = resolve(ctx, host);
+    let d = resolve(ctx, &args.host);
+    let host = d.host;
     let Some(role) = d.find(&args.name) else {
         return show_unavailable(&d, &args.name, args.format, ctx);
     };
@@ -182,7 +182,7 @@ fn show_unavailable(
     }
 
     let mut msg = format!("no role named `{name}`");
-    if d.host != Host::Pwk {
+    if d.host.host != HostId::Pwk {
         msg.push_str(&format!(" (as {host} sees roles)"));
     }
     let mut hints: Vec<String> = Vec::new();
@@ -271,7 +271,10 @@ pub fn new(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let mut text = format!("Created {shown} ({} role).\n", kind.as_str());
 
     // Where the new file stands among the layers pwk reads.
-    let d = resolve(ctx, Host::Pwk);
+    let d = resolve(
+        ctx,
+        &crate::host::HostChoice::Spec(crate::host::HostSpec::newest(HostId::Pwk)),
+    );
     let read_here = d
         .sources
         .iter()
@@ -331,12 +334,11 @@ const SMOKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(180);
 pub fn smoke(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     use crate::delegate::{PiRunSpec, plan_launch, run_pi};
 
-    let host = Host::from(args.host);
-    let d = resolve(ctx, host);
+    let d = resolve(ctx, &args.host);
     let Some(role) = d.find(&args.name) else {
         return show_unavailable(&d, &args.name, args.format, ctx);
     };
-    let diagnostics = crate::lint::check_doc(&role.doc, args.host);
+    let diagnostics = crate::lint::check_doc(&role.doc, d.host);
     let errors = diagnostics
         .iter()
         .filter(|x| x.severity == crate::lint::Severity::Error)

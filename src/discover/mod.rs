@@ -33,58 +33,9 @@ use crate::install::bundled::BUNDLED_ROLES;
 use crate::role::source::read_role_file;
 use crate::role::{Role, RoleDoc, SplitError, YamlError};
 
-/// The host whose discovery rules to apply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Host {
-    /// pwk's own rules: package < global < `.agents/agents` < `.pi/agents`; identity `name`.
-    Pwk,
-    /// `@tintinweb/pi-subagents`: global < `.agents/agents` < `.pi/agents` (flat, from the
-    /// current directory); identity is the file stem.
-    Tintinweb,
-    /// nicobailon `pi-subagents`: global `**` < `~/.agents/**` < `.agents/**` < `.pi/agents/**`
-    /// (recursive); identity is `name` (required, as is `description`).
-    Nicobailon,
-    /// `pi-herdr-agents`: global < `.pi/agents` (from the current directory); never
-    /// `.agents/agents`; identity is `name`, falling back to the stem.
-    Herdr,
-}
-
-impl Host {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Host::Pwk => "pwk",
-            Host::Tintinweb => "tintinweb",
-            Host::Nicobailon => "nicobailon",
-            Host::Herdr => "herdr",
-        }
-    }
-
-    /// How this host names a role.
-    pub fn identity_rule(self) -> &'static str {
-        match self {
-            Host::Tintinweb => "file stem (`name` is ignored)",
-            Host::Nicobailon => "`name` (required)",
-            Host::Pwk | Host::Herdr => "`name`, else the file stem",
-        }
-    }
-
-    /// Whether the host honours `disable-model-invocation: true`.
-    pub fn honours_hidden(self) -> bool {
-        matches!(self, Host::Pwk | Host::Herdr)
-    }
-}
-
-impl From<crate::cli::Host> for Host {
-    fn from(h: crate::cli::Host) -> Host {
-        match h {
-            crate::cli::Host::Pwk => Host::Pwk,
-            crate::cli::Host::Tintinweb => Host::Tintinweb,
-            crate::cli::Host::Nicobailon => Host::Nicobailon,
-            crate::cli::Host::Herdr => Host::Herdr,
-        }
-    }
-}
+/// The host profile discovery follows (directories, identity, what it loads).
+pub type Host = &'static crate::host::HostProfile;
+pub use crate::host::HostId;
 
 /// A discovery layer. Later variants win a name clash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -249,6 +200,8 @@ pub struct ResolvedRole {
 #[derive(Debug, Clone)]
 pub struct Discovery {
     pub host: Host,
+    /// Which host profile, and why (`host profile tintinweb@0.18 (--host)`).
+    pub host_choice: String,
     pub cwd: PathBuf,
     pub project_root: PathBuf,
     /// The marker that made `project_root` the root (`.git`, `.agents`, `.pi`), if any.
@@ -272,7 +225,7 @@ impl Discovery {
         if let Ok(i) = self.roles.binary_search_by(|r| r.name.as_str().cmp(name)) {
             return Some(&self.roles[i]);
         }
-        if self.host == Host::Tintinweb {
+        if self.host.host == HostId::Tintinweb {
             let mut it = self
                 .roles
                 .iter()
@@ -331,15 +284,19 @@ pub struct Roots {
 
 /// Discover every role under `host`'s rules, from the context's directory and
 /// environment.
-pub fn resolve(ctx: &Context, host: Host) -> Discovery {
-    resolve_in(
+pub fn resolve(ctx: &Context, choice: &crate::host::HostChoice) -> Discovery {
+    let (root, _) = find_project_root(&ctx.cwd, ctx.env.home.as_deref());
+    let chosen = choice.resolve(&root, ctx.env.agent_dir().as_deref());
+    let mut d = resolve_in(
         &Roots {
             cwd: ctx.cwd.clone(),
             home: ctx.env.home.clone(),
             global_agents_dir: ctx.env.global_agents_dir(),
         },
-        host,
-    )
+        chosen.profile,
+    );
+    d.host_choice = chosen.explain();
+    d
 }
 
 /// The project root: the nearest directory, from `cwd` upwards, that contains `.git`,
@@ -415,6 +372,7 @@ pub fn resolve_in(roots: &Roots, host: Host) -> Discovery {
     let roles = pick_winners(host, &roots.cwd, &sources, &files);
     Discovery {
         host,
+        host_choice: format!("host profile {}", host.label()),
         cwd: roots.cwd.clone(),
         project_root,
         root_marker,
@@ -444,9 +402,9 @@ fn profile_sources(
         error: None,
     };
     let name = host.as_str();
-    let package_unread = match host {
-        Host::Pwk => None,
-        Host::Herdr => Some(format!(
+    let package_unread = match host.host {
+        HostId::Pwk => None,
+        HostId::Herdr => Some(format!(
             "built into pwk only; install with `pwk setup --global` (plain `pwk setup` writes \
              .agents/agents/, which {name} never reads)"
         )),
@@ -462,8 +420,8 @@ fn profile_sources(
         false,
         package_unread,
     )];
-    match host {
-        Host::Pwk => {
+    match host.host {
+        HostId::Pwk => {
             out.push(dir(
                 Layer::Global,
                 DirKind::GlobalAgents,
@@ -486,7 +444,7 @@ fn profile_sources(
                 None,
             ));
         }
-        Host::Tintinweb | Host::Herdr => {
+        HostId::Tintinweb | HostId::Herdr => {
             out.push(dir(
                 Layer::Global,
                 DirKind::GlobalAgents,
@@ -518,7 +476,7 @@ fn profile_sources(
                     Some(why),
                 ));
             }
-            let agents_unread = (host == Host::Herdr).then(|| {
+            let agents_unread = (host.host == HostId::Herdr).then(|| {
                 "herdr never reads .agents/agents/; move the file to .pi/agents/ or the global agents directory"
                     .to_string()
             });
@@ -537,7 +495,7 @@ fn profile_sources(
                 None,
             ));
         }
-        Host::Nicobailon => {
+        HostId::Nicobailon => {
             out.push(dir(
                 Layer::Global,
                 DirKind::GlobalAgents,
@@ -624,13 +582,13 @@ fn classify(
         _ => false,
     };
     let declares_hidden = role.as_ref().is_some_and(|r| r.disable_model_invocation);
-    let hidden = declares_hidden && host.honours_hidden();
+    let hidden = declares_hidden && host.reads("disable-model-invocation");
     let name = role
         .as_ref()
         .and_then(|r| r.name.clone())
         .filter(|n| !n.trim().is_empty());
-    let identity = match host {
-        Host::Tintinweb => stem.clone(),
+    let identity = match host.host {
+        HostId::Tintinweb => stem.clone(),
         _ => name.unwrap_or_else(|| stem.clone()),
     };
     RoleFile {
@@ -654,11 +612,13 @@ fn loadable_by(host: Host, doc: &RoleDoc, role: &Role) -> bool {
     if doc.invalid_utf8_at.is_some() {
         return false;
     }
-    match host {
-        // pwk requires both (the schema does); nicobailon skips a file missing either.
-        Host::Pwk | Host::Nicobailon => present(&role.name) && present(&role.description),
-        Host::Tintinweb | Host::Herdr => true,
-    }
+    // The keys without which the host skips the role (pwk: both `name` and
+    // `description`, as its schema; nicobailon the same; tintinweb and herdr none).
+    host.required.iter().all(|r| match r.key.as_str() {
+        "name" => present(&role.name),
+        "description" => present(&role.description),
+        other => doc.mapping().is_some_and(|m| m.get(other).is_some()),
+    })
 }
 
 /// The first problem with a parsed role file, in words; `None` when it is usable.
@@ -671,7 +631,12 @@ fn loadable_by(host: Host, doc: &RoleDoc, role: &Role) -> bool {
 /// the exact line and column.
 pub fn first_problem(doc: &RoleDoc) -> Option<String> {
     let reader = reader_problem(doc)?;
-    Some(match crate::lint::first_error(doc, crate::cli::Host::Pwk) {
+    let diagnostics = crate::lint::check_doc(doc, HostId::Pwk.newest());
+    let first = diagnostics
+        .iter()
+        .find(|d| d.severity == crate::lint::Severity::Error)
+        .or(diagnostics.first());
+    Some(match first {
         Some(d) => format!(
             "line {}, column {}: {} [{}]",
             d.start.line, d.start.column, d.message, d.rule
@@ -813,13 +778,13 @@ fn pick_winners(
             ));
         }
         notes.extend(identity_notes(host, winner));
-        if winner.declares_hidden && !host.honours_hidden() {
+        if winner.declares_hidden && !host.reads("disable-model-invocation") {
             notes.push(format!(
                 "{} ignores `disable-model-invocation`: this adapter is offered to the model like any other role",
                 host.as_str()
             ));
         }
-        if host == Host::Herdr && role.cli.is_some() {
+        if host.host == HostId::Herdr && role.cli.is_some() {
             notes.push(
                 "herdr refuses to launch roles that set `cli` (external CLI adapters are unsupported there)"
                     .to_string(),
@@ -857,7 +822,7 @@ fn pick_winners(
 /// Notes about how the host names this file.
 fn identity_notes(host: Host, f: &RoleFile) -> Vec<String> {
     let Some(name) = f.role.as_ref().and_then(|r| r.name.as_deref()) else {
-        return if host == Host::Herdr || host == Host::Pwk {
+        return if host.host == HostId::Herdr || host.host == HostId::Pwk {
             vec![format!("no `name`: known by its file stem `{}`", f.stem)]
         } else {
             Vec::new()
@@ -866,8 +831,8 @@ fn identity_notes(host: Host, f: &RoleFile) -> Vec<String> {
     if name == f.stem {
         return Vec::new();
     }
-    match host {
-        Host::Tintinweb => vec![format!(
+    match host.host {
+        HostId::Tintinweb => vec![format!(
             "tintinweb ignores `name: {name}` and answers to the file stem `{}`; calling `{name}` runs a general-purpose agent with all seven tools",
             f.stem
         )],
@@ -920,7 +885,7 @@ mod tests {
             "proj/.pi/agents/pwk-spec-reviewer.md",
             &role("pwk-spec-reviewer", "pi"),
         );
-        let d = resolve_in(&roots(t), Host::Pwk);
+        let d = resolve_in(&roots(t), HostId::Pwk.newest());
         let r = d.find("pwk-spec-reviewer").unwrap();
         assert_eq!(r.role.description.as_deref(), Some("pi"));
         assert_eq!(r.layer, Layer::Project);

@@ -5,7 +5,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::runtime::{LinkStatus, Runtime};
-use super::{Discovery, Host, Layer, ResolvedRole, RoleFile, Shadowed};
+use super::{Discovery, Host, HostId, Layer, ResolvedRole, RoleFile, Shadowed};
 
 /// Human output is laid out for this many columns when stdout is not a terminal.
 pub const WIDTH: usize = 100;
@@ -232,11 +232,11 @@ pub fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Style) -> S
     let src_w = 7;
     let indent = name_w + 2 + src_w + 2;
     let desc_w = width.saturating_sub(indent).max(20);
-    if d.host != Host::Pwk {
+    if d.host.host != HostId::Pwk {
         out.push_str(&format!(
             "As {} sees them (identity: {}).\n\n",
             d.host.as_str(),
-            d.host.identity_rule()
+            d.host.identity.by.describe()
         ));
     }
     if rows.is_empty() {
@@ -438,7 +438,7 @@ pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -
         out.push('\n');
     };
     out.push_str(&style.bold(&r.name));
-    if d.host != Host::Pwk {
+    if d.host.host != HostId::Pwk {
         out.push_str(&format!("  (as {} sees it)", d.host.as_str()));
     }
     out.push('\n');

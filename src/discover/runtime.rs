@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::{Host, ResolvedRole};
+use super::{Host, HostId, ResolvedRole};
 use crate::role::source::{ReadError, read_role_file};
 
 /// pi's default tool set when no allow-list is given.
@@ -183,11 +183,11 @@ pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runti
             )
         }
         None => {
-            let herdr = match host {
-                Host::Pwk | Host::Herdr => {
+            let herdr = match host.host {
+                HostId::Pwk | HostId::Herdr => {
                     Some(HerdrConfig::load(inputs, &role.name, &mut config_files))
                 }
-                Host::Tintinweb | Host::Nicobailon => None,
+                HostId::Tintinweb | HostId::Nicobailon => None,
             };
             (
                 "pi",
@@ -214,19 +214,19 @@ fn strings(items: &[&str]) -> Vec<String> {
 fn tools(host: Host, declared: Option<Vec<String>>, deny: Option<Vec<String>>) -> Tools {
     let name = host.as_str();
     let (effective, host_default, mut note) = match &declared {
-        None => match host {
-            Host::Tintinweb => (
+        None => match host.host {
+            HostId::Tintinweb => (
                 strings(&ALL_BUILTIN_TOOLS),
                 true,
                 "absent: tintinweb gives all seven built-in tools".to_string(),
             ),
-            Host::Nicobailon => (
+            HostId::Nicobailon => (
                 strings(&PI_DEFAULT_TOOLS),
                 true,
                 "absent: pi's defaults (nicobailon adds its own bg_wait and contact_supervisor)"
                     .to_string(),
             ),
-            Host::Herdr | Host::Pwk => (
+            HostId::Herdr | HostId::Pwk => (
                 strings(&PI_DEFAULT_TOOLS),
                 true,
                 format!("absent: pi's defaults ({name} passes no --tools)"),
@@ -234,15 +234,15 @@ fn tools(host: Host, declared: Option<Vec<String>>, deny: Option<Vec<String>>) -
         },
         Some(list) => {
             let lower: Vec<String> = list.iter().map(|t| t.to_ascii_lowercase()).collect();
-            if host == Host::Tintinweb && lower.iter().any(|t| t == "*" || t == "all") {
+            if host.host == HostId::Tintinweb && lower.iter().any(|t| t == "*" || t == "all") {
                 (
                     strings(&ALL_BUILTIN_TOOLS),
                     false,
                     "`all`: tintinweb gives all seven built-in tools".to_string(),
                 )
-            } else if host == Host::Tintinweb && lower.iter().any(|t| t == "none") {
+            } else if host.host == HostId::Tintinweb && lower.iter().any(|t| t == "none") {
                 (Vec::new(), false, "`none`: no tools".to_string())
-            } else if host == Host::Nicobailon {
+            } else if host.host == HostId::Nicobailon {
                 (
                     list.clone(),
                     false,
@@ -257,7 +257,7 @@ fn tools(host: Host, declared: Option<Vec<String>>, deny: Option<Vec<String>>) -
     if mutating {
         note.push_str("; can change files (bash, edit or write)");
     }
-    if deny.is_some() && host != Host::Herdr {
+    if deny.is_some() && host.host != HostId::Herdr {
         note.push_str(&format!(
             "; `deny-tools` is read only by herdr, not by {name}"
         ));
@@ -278,8 +278,8 @@ fn thinking(host: Host, role: &ResolvedRole, settings: &PiSettings) -> Setting<S
         (Some(level), _) => Setting {
             value: Some(level.clone()),
             honoured: true,
-            note: match host {
-                Host::Nicobailon => format!("passed as the model suffix `:{level}`"),
+            note: match host.host {
+                HostId::Nicobailon => format!("passed as the model suffix `:{level}`"),
                 _ => "as declared; pi clamps it to what the model supports".to_string(),
             },
         },
@@ -296,8 +296,8 @@ fn thinking(host: Host, role: &ResolvedRole, settings: &PiSettings) -> Setting<S
                 Some((level, from)) => format!("pi's default level, {level}, from {from}"),
                 None => "pi's default level".to_string(),
             };
-            let note = match host {
-                Host::Herdr => "not set: the parent's level".to_string(),
+            let note = match host.host {
+                HostId::Herdr => "not set: the parent's level".to_string(),
                 _ => format!("not set: {default}"),
             };
             Setting {
@@ -313,21 +313,21 @@ fn max_turns(host: Host, role: &ResolvedRole) -> Setting<u64> {
     let raw = role.doc.mapping().and_then(|m| m.get("max_turns"));
     match (role.role.max_turns, raw) {
         (Some(n), _) => {
-            let (honoured, note) = match host {
-                Host::Tintinweb => (
+            let (honoured, note) = match host.host {
+                HostId::Tintinweb => (
                     true,
                     format!(
                         "honoured: told to wrap up at turn {n}, stopped at turn {}",
                         n + 5
                     ),
                 ),
-                Host::Pwk => (true, "honoured by pwk's runner".to_string()),
-                Host::Nicobailon => (
+                HostId::Pwk => (true, "honoured by pwk's runner".to_string()),
+                HostId::Nicobailon => (
                     false,
                     "ignored by nicobailon (its bounds are `toolBudget` and `timeoutMs`)"
                         .to_string(),
                 ),
-                Host::Herdr => (false, "ignored by herdr (it has no turn bound)".to_string()),
+                HostId::Herdr => (false, "ignored by herdr (it has no turn bound)".to_string()),
             };
             Setting {
                 value: Some(n),
@@ -394,8 +394,8 @@ fn model_chain(
         from: what.to_string(),
         value: None,
         status: LinkStatus::NotRead,
-        note: Some(match host {
-            Host::Nicobailon => {
+        note: Some(match host.host {
+            HostId::Nicobailon => {
                 "nicobailon has no such file (its settings `subagents.agentOverrides` are not read by pwk)"
                     .to_string()
             }
@@ -473,12 +473,12 @@ fn model_chain(
             .to_string(),
     ];
     if links[decided].link == "frontmatter" {
-        match host {
-            Host::Tintinweb => notes.push(
+        match host.host {
+            HostId::Tintinweb => notes.push(
                 "tintinweb: if this hint does not resolve, the child silently runs on the parent's model"
                     .to_string(),
             ),
-            Host::Nicobailon => notes.push(
+            HostId::Nicobailon => notes.push(
                 "nicobailon: if this hint does not resolve, it refuses to launch the role".to_string(),
             ),
             _ => {}

@@ -6,26 +6,23 @@ use std::ops::Range;
 
 use jsonschema::error::ValidationErrorKind as Kind;
 
-use super::hosts::{self, HostProfile};
 use super::rules::{self, Rule};
 use super::{Diagnostic, Related};
-use crate::cli::Host;
+use crate::host::{HostProfile, ListReading};
 use crate::role::{Fences, Node, RoleDoc, SplitError, Value};
 
 /// What a rule sees: the document, the host profile, and where findings go.
 pub(crate) struct Checker<'a> {
     pub doc: &'a RoleDoc,
-    pub host: Host,
     pub profile: &'static HostProfile,
     pub out: Vec<Diagnostic>,
 }
 
 impl<'a> Checker<'a> {
-    fn new(doc: &'a RoleDoc, host: Host) -> Checker<'a> {
+    fn new(doc: &'a RoleDoc, profile: &'static HostProfile) -> Checker<'a> {
         Checker {
             doc,
-            host,
-            profile: hosts::profile(host),
+            profile,
             out: Vec::new(),
         }
     }
@@ -96,8 +93,8 @@ impl<'a> Checker<'a> {
 }
 
 /// All single-file findings for `doc` under `host`, sorted by position.
-pub fn check_doc(doc: &RoleDoc, host: Host) -> Vec<Diagnostic> {
-    let mut cx = Checker::new(doc, host);
+pub fn check_doc(doc: &RoleDoc, profile: &'static HostProfile) -> Vec<Diagnostic> {
+    let mut cx = Checker::new(doc, profile);
     run(&mut cx);
     let mut out = cx.out;
     out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -171,7 +168,7 @@ fn yaml_error(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlErro
 /// Run the host's schema over the frontmatter and map each error to a rule.
 fn schema(cx: &mut Checker<'_>, tree: &Node) {
     let json = tree.to_json();
-    let validator = hosts::validator(cx.host);
+    let validator = crate::host::schema::validator(cx.profile);
     // Most files are valid: the boolean check is much cheaper than collecting errors.
     if validator.is_valid(&json) {
         return;
@@ -239,7 +236,9 @@ fn value_rule(
         }
         ("max_turns", _) => &rules::invalid_max_turns::RULE,
         ("model" | "cli-model", Kind::Pattern { .. }) => &rules::invalid_model::RULE,
-        ("tools" | "deny-tools", _) if !cx.profile.tools_list && whole => {
+        ("tools" | "deny-tools", _)
+            if cx.profile.parser.block_lists != ListReading::Read && whole =>
+        {
             &rules::host_tools_list::RULE
         }
         (_, Kind::Type { .. } | Kind::OneOfNotValid { .. } | Kind::AnyOf { .. }) => {
@@ -301,7 +300,7 @@ pub(crate) fn describe(node: &Node) -> String {
 
 /// The schema's words for what a key takes (`a string`, `true or false`, …).
 pub(crate) fn expected(cx: &Checker<'_>, top: &str) -> String {
-    let prop = &hosts::host_schema(cx.host)["properties"][top];
+    let prop = &crate::host::schema::host_schema(cx.profile)["properties"][top];
     if prop.get("oneOf").is_some() {
         return "a comma-separated string or a list of strings".into();
     }
@@ -329,10 +328,11 @@ pub(crate) fn expected(cx: &Checker<'_>, top: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::host::HostId;
 
-    fn rules(text: &str, host: Host) -> Vec<(&'static str, usize, usize)> {
+    fn rules(text: &str, host: HostId) -> Vec<(&'static str, usize, usize)> {
         let doc = RoleDoc::parse("roles/r.md", text.as_bytes());
-        check_doc(&doc, host)
+        check_doc(&doc, host.newest())
             .iter()
             .map(|d| (d.rule, d.start.line, d.start.column))
             .collect()
@@ -341,25 +341,30 @@ mod tests {
     const PWK_ROLE: &str = "---\nname: r\ndescription: Flags smells.\ntools: read, grep, find, ls, bash\nsystemPromptMode: replace\nmax_turns: 20\nthinking: low\n# model: <fast-tier> — set yours via /pwk-setup\n---\n# Body\n";
 
     #[test]
-    fn pwk_shaped_role_is_clean_for_pwk() {
-        assert_eq!(rules(PWK_ROLE, Host::Pwk), []);
+    fn pwk_shaped_role_warns_only_where_hosts_differ() {
+        // herdr ignores `systemPromptMode` (it reads `system-prompt`); only tintinweb
+        // has a turn bound.
+        assert_eq!(
+            rules(PWK_ROLE, HostId::Pwk),
+            [("host-ignored-key", 5, 1), ("host-ignored-key", 6, 1)]
+        );
     }
 
     #[test]
     fn host_profiles_flag_what_they_ignore() {
         assert_eq!(
-            rules(PWK_ROLE, Host::Nicobailon),
+            rules(PWK_ROLE, HostId::Nicobailon),
             [("host-ignored-key", 6, 1)]
         );
         // tintinweb ignores `systemPromptMode` but replaces the prompt anyway: harmless.
-        assert_eq!(rules(PWK_ROLE, Host::Tintinweb), []);
+        assert_eq!(rules(PWK_ROLE, HostId::Tintinweb), []);
         let append = PWK_ROLE.replace("systemPromptMode: replace", "systemPromptMode: append");
         assert_eq!(
-            rules(&append, Host::Tintinweb),
+            rules(&append, HostId::Tintinweb),
             [("host-ignored-key", 5, 1)]
         );
         assert_eq!(
-            rules(PWK_ROLE, Host::Herdr),
+            rules(PWK_ROLE, HostId::Herdr),
             [("host-ignored-key", 5, 1), ("host-ignored-key", 6, 1)]
         );
     }
@@ -368,10 +373,12 @@ mod tests {
     fn schema_errors_land_on_keys_and_values() {
         let text = "---\nname: r\ndescription: d\ntools: read\nthinking: lots\nmax_turns: \"20\"\nspawning: yes\nx-owner: me\nacme.team: a\nowner: me\n---\nBody\n";
         assert_eq!(
-            rules(text, Host::Pwk),
+            rules(text, HostId::Pwk),
             [
                 ("invalid-thinking", 5, 11),
+                ("host-ignored-key", 6, 1),
                 ("invalid-type", 6, 12),
+                ("host-ignored-key", 7, 1),
                 ("invalid-type", 7, 11),
                 ("unknown-key", 10, 1)
             ]
@@ -381,7 +388,7 @@ mod tests {
     #[test]
     fn required_keys_point_at_the_opening_fence() {
         assert_eq!(
-            rules("---\ntools: read\n---\nBody\n", Host::Pwk),
+            rules("---\ntools: read\n---\nBody\n", HostId::Pwk),
             [("missing-description", 1, 1), ("missing-name", 1, 1)]
         );
     }
@@ -389,16 +396,16 @@ mod tests {
     #[test]
     fn file_traps_stop_further_checks() {
         assert_eq!(
-            rules("---\nname: r\n", Host::Pwk),
+            rules("---\nname: r\n", HostId::Pwk),
             [("unterminated-frontmatter", 1, 1)]
         );
-        assert_eq!(rules("", Host::Pwk), [("missing-frontmatter", 1, 1)]);
+        assert_eq!(rules("", HostId::Pwk), [("missing-frontmatter", 1, 1)]);
         assert_eq!(
-            rules("---\n---\nBody\n", Host::Pwk),
+            rules("---\n---\nBody\n", HostId::Pwk),
             [("empty-frontmatter", 1, 1)]
         );
         assert_eq!(
-            rules("---\nname: r\nname: s\n---\nBody\n", Host::Pwk),
+            rules("---\nname: r\nname: s\n---\nBody\n", HostId::Pwk),
             [("duplicate-key", 3, 1)]
         );
     }

@@ -2,10 +2,11 @@
 
 use anyhow::Context as _;
 
-use crate::cli::{Format, Host, LintArgs, LintFormat, RulesArgs, SchemaArgs};
+use crate::cli::{Format, LintArgs, LintFormat, RulesArgs, SchemaArgs};
 use crate::context::{eprintln_safe, write_stdout};
+use crate::host::{self, HostChoice};
 use crate::lint::render::{RenderOptions, render};
-use crate::lint::{LintOptions, collect_files, default_dirs, hosts, lint_files, rules};
+use crate::lint::{LintOptions, collect_files, default_dirs, lint_files, rules};
 use crate::{Context, ExitStatus};
 
 /// Width of human output: fixed, so output does not depend on the terminal.
@@ -39,8 +40,11 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             }
         );
     }
+    let (root, _) = crate::discover::find_project_root(&ctx.cwd, ctx.env.home.as_deref());
+    let chosen = args.host.resolve(&root, ctx.env.agent_dir().as_deref());
     let opts = LintOptions {
-        host: args.host,
+        host: chosen.profile,
+        host_reason: chosen.detection.as_ref().map(|d| d.reason.clone()),
         recursive: args.recursive,
         keep_text: args.format == LintFormat::Human,
         cwd: Some(ctx.cwd.clone()),
@@ -72,10 +76,23 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
 }
 
 pub fn schema(args: &SchemaArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
-    match args.host {
-        None | Some(Host::Pwk) => write_stdout(crate::role::schema::ROLE_SCHEMA.as_bytes())?,
-        Some(host) => {
-            let mut text = serde_json::to_string_pretty(hosts::host_schema(host))?;
+    let profile = match &args.host {
+        None => None,
+        Some(HostChoice::Spec(spec)) => Some(spec.profile()?),
+        Some(HostChoice::Auto) => {
+            let (root, _) = crate::discover::find_project_root(&_ctx.cwd, _ctx.env.home.as_deref());
+            Some(
+                HostChoice::Auto
+                    .resolve(&root, _ctx.env.agent_dir().as_deref())
+                    .profile,
+            )
+        }
+    };
+    match profile {
+        None => write_stdout(crate::role::schema::ROLE_SCHEMA.as_bytes())?,
+        Some(p) if p.is_portable() => write_stdout(crate::role::schema::ROLE_SCHEMA.as_bytes())?,
+        Some(p) => {
+            let mut text = serde_json::to_string_pretty(host::schema::host_schema(p))?;
             text.push('\n');
             write_stdout(text.as_bytes())?;
         }
@@ -118,11 +135,10 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
     let text = match args.format {
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&rule_json(rule))?),
         Format::Human => {
-            let overrides: Vec<String> = [Host::Tintinweb, Host::Nicobailon, Host::Herdr]
-                .into_iter()
-                .filter_map(|h| {
-                    let s = hosts::profile(h).severity_of(rule.id, rule.severity);
-                    (s != rule.severity).then(|| format!("{s} with --host {}", hosts::host_id(h)))
+            let overrides: Vec<String> = host::pi_profiles()
+                .filter_map(|p| {
+                    let s = p.severity_of(rule.id, rule.severity);
+                    (s != rule.severity).then(|| format!("{s} with --host {}", p.label()))
                 })
                 .collect();
             let extra = if overrides.is_empty() {

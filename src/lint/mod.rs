@@ -8,7 +8,6 @@
 pub(crate) mod check;
 pub mod command;
 pub mod diagnostic;
-pub mod hosts;
 pub mod render;
 pub mod rules;
 pub mod walk;
@@ -20,7 +19,7 @@ pub use check::check_doc;
 pub use diagnostic::{Diagnostic, Related, Severity};
 pub use walk::{WalkError, collect_files, default_dirs};
 
-use crate::cli::Host;
+use crate::host::HostProfile;
 use crate::role::RoleDoc;
 use crate::role::source::{ReadError, read_role_file};
 use rules::duplicate_name::NameSite;
@@ -43,12 +42,25 @@ pub struct ReadFailure {
     pub message: String,
 }
 
+/// A file left out because the host never reads it as a role.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: PathBuf,
+    pub reason: String,
+}
+
 /// The result of one lint run.
 #[derive(Debug, Clone, Default)]
 pub struct LintReport {
     /// One entry per linted file, sorted by path.
     pub files: Vec<FileReport>,
     pub failures: Vec<ReadFailure>,
+    /// Files the host never reads as roles (e.g. nicobailon's `*.chain.md`).
+    pub skipped: Vec<Skipped>,
+    /// The host profile the files were linted for (`tintinweb@0.18`).
+    pub host: String,
+    /// How it was chosen, when `--host auto` decided.
+    pub host_reason: Option<String>,
 }
 
 impl LintReport {
@@ -71,12 +83,15 @@ impl LintReport {
 /// What to lint and how.
 #[derive(Debug, Clone)]
 pub struct LintOptions {
-    pub host: Host,
+    /// The host profile the files are linted for.
+    pub host: &'static HostProfile,
     pub recursive: bool,
     /// Keep the text of files with findings (for source snippets).
     pub keep_text: bool,
     /// Paths in messages are shown relative to this directory when under it.
     pub cwd: Option<PathBuf>,
+    /// Why this host profile, when it was detected (shown in the report).
+    pub host_reason: Option<String>,
 }
 
 /// Find the role files under `paths` and lint them.
@@ -93,6 +108,28 @@ struct Outcome {
 
 /// Lint these files (already collected and sorted), in parallel.
 pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
+    let mut skipped = Vec::new();
+    let kept: Vec<PathBuf> = files
+        .iter()
+        .filter(|p| {
+            let name = p
+                .file_name()
+                .map(|n| n.to_string_lossy())
+                .unwrap_or_default();
+            match opts.host.excludes(&name) {
+                Some(e) => {
+                    skipped.push(Skipped {
+                        path: p.to_path_buf(),
+                        reason: e.note.clone(),
+                    });
+                    false
+                }
+                None => true,
+            }
+        })
+        .cloned()
+        .collect();
+    let files = kept.as_slice();
     let outcomes = run_parallel(files, |path| lint_one(path, opts));
     let mut files_out = Vec::with_capacity(outcomes.len());
     let mut failures = Vec::new();
@@ -105,7 +142,7 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
     // duplicate-name: one index over every file's name, built once.
     let paths: Vec<&Path> = files_out.iter().map(|f| f.path.as_path()).collect();
     let sites: Vec<Option<&NameSite>> = names.iter().map(Option::as_ref).collect();
-    let profile = hosts::profile(opts.host);
+    let profile = opts.host;
     let dups = rules::duplicate_name::check(&paths, &sites, |p| match &opts.cwd {
         Some(cwd) => crate::context::display_path(cwd, p),
         None => p.display().to_string(),
@@ -131,6 +168,9 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
     LintReport {
         files: files_out,
         failures,
+        skipped,
+        host: opts.host.label(),
+        host_reason: opts.host_reason.clone(),
     }
 }
 
@@ -189,7 +229,7 @@ fn run_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
 }
 
 fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
-    let profile = hosts::profile(opts.host);
+    let profile = opts.host;
     let file_finding = |rule: &'static rules::Rule, message: String, help: &str| {
         let severity = profile.severity_of(rule.id, rule.severity);
         Diagnostic::whole_file(
@@ -264,7 +304,7 @@ fn name_site(doc: &RoleDoc) -> Option<NameSite> {
 }
 
 /// The first error in a parsed file, for listings that show broken roles.
-pub fn first_error(doc: &RoleDoc, host: Host) -> Option<Diagnostic> {
+pub fn first_error(doc: &RoleDoc, host: &'static HostProfile) -> Option<Diagnostic> {
     check_doc(doc, host)
         .into_iter()
         .find(|d| d.severity == Severity::Error)

@@ -73,7 +73,7 @@ impl DiscoverCatalog {
             global_agents_dir: env.global_agents_dir(),
         };
         DiscoverCatalog {
-            discovery: crate::discover::resolve_in(&roots, crate::discover::Host::Pwk),
+            discovery: crate::discover::resolve_in(&roots, crate::host::HostId::Pwk.newest()),
         }
     }
 }

@@ -1,10 +1,10 @@
 //! `host-ignored-key`: a key the chosen host never reads.
 
+use crate::host;
 use crate::lint::Severity;
 use crate::lint::check::Checker;
-use crate::lint::hosts::host_id;
 use crate::lint::rules::Rule;
-use crate::role::Node;
+use crate::role::{Key, Node};
 
 pub(crate) const RULE: Rule = Rule {
     id: "host-ignored-key",
@@ -19,22 +19,75 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     let Some(entries) = tree.as_mapping() else {
         return;
     };
-    let host = host_id(cx.host);
+    let p = cx.profile;
+    let role_keys = &crate::role::schema::schema()["properties"];
     for (key, value) in entries {
-        let Some(note) = cx.profile.ignored.get(&key.text) else {
-            continue;
-        };
-        let default = cx.profile.default_values.get(&key.text);
-        if default.is_some_and(|d| value.as_str() == Some(d.as_str())) {
+        let k = key.text.as_str();
+        // The identity key is `name-mismatch`'s: where `name` is unread, only a
+        // `name` that differs from the file name changes anything.
+        if k == "name" {
             continue;
         }
-        let note = note.clone();
+        if p.is_portable() {
+            portable(cx, key, value);
+            continue;
+        }
+        // Documented keys this host does not read (others are `unknown-key`).
+        if p.reads(k) || p.rejected.contains_key(k) || !role_keys[k].is_object() {
+            continue;
+        }
+        if p.default_values
+            .get(k)
+            .is_some_and(|d| value.as_str() == Some(d.as_str()))
+        {
+            continue;
+        }
+        let why = match p.instead.get(k) {
+            Some(note) => format!(": {note}"),
+            None => String::new(),
+        };
         cx.emit(
             &RULE,
             key.span.clone(),
-            format!("ignored by {host}"),
-            format!("{host} ignores `{}`: {note}", key.text),
+            format!("ignored by {}", p.label()),
+            format!("{} ignores `{k}`{why}", p.label()),
             None,
         );
     }
+}
+
+/// Under the portable profile: a key some real hosts read and others ignore.
+fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node) {
+    let k = key.text.as_str();
+    let (readers, ignorers) = host::split_profiles(|h| h.reads(k) || h.rejected.contains_key(k));
+    if readers.is_empty() || ignorers.is_empty() {
+        return; // every host reads it, or none does (`unknown-key`)
+    }
+    // Harmless where ignored: the value is what those hosts do anyway.
+    if ignorers.iter().all(|h| {
+        h.default_values
+            .get(k)
+            .is_some_and(|d| value.as_str() == Some(d.as_str()))
+    }) {
+        return;
+    }
+    let notes: Vec<String> = ignorers
+        .iter()
+        .filter_map(|h| h.instead.get(k).map(|n| n.to_string()))
+        .collect();
+    let mut message = format!(
+        "`{k}` is read by {} and ignored by {}",
+        host::name_profiles(&readers),
+        host::name_profiles(&ignorers)
+    );
+    if let Some(first) = notes.first() {
+        message.push_str(&format!(" ({first})"));
+    }
+    cx.emit(
+        &RULE,
+        key.span.clone(),
+        format!("ignored by {}", host::name_profiles(&ignorers)),
+        message,
+        Some("fine if you target the hosts that read it; `--host H` lints for one host".into()),
+    );
 }

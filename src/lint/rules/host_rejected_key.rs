@@ -1,8 +1,8 @@
 //! `host-rejected-key`: a key that makes the chosen host refuse the role.
 
+use crate::host;
 use crate::lint::Severity;
 use crate::lint::check::Checker;
-use crate::lint::hosts::host_id;
 use crate::lint::rules::Rule;
 use crate::role::Node;
 
@@ -19,18 +19,39 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     let Some(entries) = tree.as_mapping() else {
         return;
     };
-    let host = host_id(cx.host);
+    let p = cx.profile;
     for (key, _) in entries {
-        let Some(note) = cx.profile.rejected.get(&key.text) else {
+        let k = key.text.as_str();
+        if p.is_portable() {
+            let (rejecting, rest) = host::split_profiles(|h| h.rejected.contains_key(k));
+            let Some(fact) = rejecting.first().and_then(|h| h.rejected.get(k)) else {
+                continue;
+            };
+            let who = host::name_profiles(&rejecting);
+            let note = fact.note.clone();
+            let d = cx.emit(
+                &RULE,
+                key.span.clone(),
+                format!("rejected by {who}"),
+                format!("{who} refuses this role because of `{k}`: {note}"),
+                Some(format!("remove `{k}` if the role must run on {who}")),
+            );
+            // An error only when no host would run it.
+            if !rest.is_empty() {
+                d.severity = Severity::Warning;
+            }
+            continue;
+        }
+        let Some(fact) = p.rejected.get(k) else {
             continue;
         };
-        let note = note.clone();
+        let (label, note) = (p.label(), fact.note.clone());
         cx.emit(
             &RULE,
             key.span.clone(),
-            format!("rejected by {host}"),
-            format!("{host} refuses this role because of `{}`: {note}", key.text),
-            Some(format!("remove `{}` for {host}", key.text)),
+            format!("rejected by {label}"),
+            format!("{label} refuses this role because of `{k}`: {note}"),
+            Some(format!("remove `{k}` for {label}")),
         );
     }
 }

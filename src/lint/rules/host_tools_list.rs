@@ -2,7 +2,6 @@
 
 use crate::lint::Severity;
 use crate::lint::check::{Checker, describe};
-use crate::lint::hosts::host_id;
 use crate::lint::rules::Rule;
 use crate::role::Node;
 
@@ -16,7 +15,7 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn report(cx: &mut Checker<'_>, key: &str, node: &Node) {
-    let host = host_id(cx.host);
+    let host = cx.profile.label();
     let items: Vec<&str> = node
         .as_sequence()
         .map(|s| s.iter().filter_map(Node::as_scalar).collect())

@@ -52,7 +52,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     {
         return;
     }
-    let effect = cx.profile.unresolvable_model.clone();
+    let effect = cx.profile.unresolvable_model.note.clone();
     let d = cx.emit(
         &RULE,
         node.span.clone(),

@@ -1,5 +1,6 @@
 //! `missing-description`: no `description` key.
 
+use crate::host;
 use crate::lint::Severity;
 use crate::lint::check::Checker;
 use crate::lint::rules::Rule;
@@ -14,12 +15,57 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn report(cx: &mut Checker<'_>) {
-    let span = cx.open_fence();
-    cx.emit(
+    super::missing_description::report_required(
+        cx,
         &RULE,
-        span,
-        "no `description` in this frontmatter",
-        "the frontmatter has no `description`; nicobailon skips such a role and the parent model cannot tell what it is for",
-        Some("add `description: <what the role takes and returns>`".into()),
+        "description",
+        "add `description: <what the role takes and returns>`".to_string(),
     );
+}
+
+/// A key the profile requires is missing. Under a real host: the host skips the
+/// role (an error). Under the portable profile: an error only when every host
+/// skips it, else a warning naming those that do.
+pub(crate) fn report_required(cx: &mut Checker<'_>, rule: &'static Rule, key: &str, help: String) {
+    let p = cx.profile;
+    let span = cx.open_fence();
+    let (message, severity) = if p.is_portable() {
+        let (skipping, rest) = host::split_profiles(|h| h.requires(key).is_some());
+        if skipping.is_empty() {
+            (
+                format!(
+                    "the frontmatter has no `{key}`; pwk's schema asks for it, though no supported host requires it"
+                ),
+                Severity::Warning,
+            )
+        } else if rest.is_empty() {
+            (
+                format!("the frontmatter has no `{key}`; every supported host skips such a role"),
+                Severity::Error,
+            )
+        } else {
+            (
+                format!(
+                    "the frontmatter has no `{key}`; {} skips such a role ({} load it)",
+                    host::name_profiles(&skipping),
+                    host::name_profiles(&rest)
+                ),
+                Severity::Warning,
+            )
+        }
+    } else {
+        let note = p.requires(key).map(|r| r.note.clone()).unwrap_or_default();
+        (
+            format!("the frontmatter has no `{key}`; {}: {note}", p.label()),
+            Severity::Error,
+        )
+    };
+    let d = cx.emit(
+        rule,
+        span,
+        format!("no `{key}` in this frontmatter"),
+        message,
+        Some(help),
+    );
+    d.severity = p.severity_of(rule.id, severity);
 }

@@ -19,7 +19,11 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         return;
     }
     let span = cx.open_fence();
-    let effect = cx.profile.missing_tools.clone();
+    let effect = format!(
+        "{} then gives the child {}",
+        cx.profile.label(),
+        cx.profile.tools.missing
+    );
     cx.emit(
         &RULE,
         span,

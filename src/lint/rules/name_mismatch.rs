@@ -1,8 +1,8 @@
 //! `name-mismatch`: `name` differs from the file name.
 
+use crate::host::{self, HostProfile, IdentityBy};
 use crate::lint::Severity;
 use crate::lint::check::Checker;
-use crate::lint::hosts::Identity;
 use crate::lint::rules::Rule;
 use crate::role::Node;
 
@@ -10,7 +10,7 @@ pub(crate) const RULE: Rule = Rule {
     id: "name-mismatch",
     severity: Severity::Error,
     summary: "`name` differs from the file name",
-    explanation: "Hosts disagree on a role's identity: tintinweb uses the file name (it never reads `name`), nicobailon uses `name`. When they differ the role answers to different names per host; worse, tintinweb runs an unknown name as a general-purpose child with all seven tools (read, bash, edit, write, grep, find, ls), silently. Make `name` equal the file name without `.md`. An error for `--host pwk` and `--host tintinweb`, a warning for hosts that identify roles by `name`.",
+    explanation: "Hosts disagree on a role's identity: tintinweb uses the file name (it never reads `name`), nicobailon uses `name`. When they differ the role answers to different names per host; worse, tintinweb runs an unknown name as a general-purpose child with all seven tools (read, bash, edit, write, grep, find, ls), silently. Make `name` equal the file name without `.md`. An error for a host that identifies roles by file name (tintinweb 0.14: `name` is never read); a warning for hosts that call roles by `name` (tintinweb 0.18, nicobailon, herdr) and for the portable profile.",
     bad: "pwk-smell-reviewer.md:\n---\nname: pwk-smell-checker\n---\n",
     good: "pwk-smell-reviewer.md:\n---\nname: pwk-smell-reviewer\n---\n",
 };
@@ -23,15 +23,49 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     if name == stem {
         return;
     }
-    let message = match cx.profile.identity {
-        Identity::Stem => format!(
-            "tintinweb identifies this role as `{stem}` (its file name) and never reads `name`; calling it `{name}` silently runs a general-purpose child with all seven tools"
-        ),
-        Identity::Name => format!(
-            "`name` is `{name}` but the file is `{stem}.md`; tintinweb calls the role `{stem}`, nicobailon calls it `{name}`"
-        ),
+    let p = cx.profile;
+    let unknown = |p: &HostProfile| {
+        p.identity
+            .on_unknown
+            .clone()
+            .unwrap_or_else(|| "finds no role".to_string())
     };
-    cx.emit(
+    let (message, severity) = if p.is_portable() {
+        let (by_stem, by_name) = host::split_profiles(|h| h.identity.by == IdentityBy::Stem);
+        let m = match by_stem.first() {
+            None => format!(
+                "`name` is `{name}` but the file is `{stem}.md`; hosts call the role `{name}`"
+            ),
+            Some(first) => format!(
+                "`name` is `{name}` but the file is `{stem}.md`: {} call it `{stem}`, {} call it `{name}`; on {} a call by `{name}` {}",
+                host::name_profiles(&by_stem),
+                host::name_profiles(&by_name),
+                first.label(),
+                unknown(first)
+            ),
+        };
+        (m, Severity::Warning)
+    } else {
+        match p.identity.by {
+            IdentityBy::Stem => (
+                format!(
+                    "{} identifies this role as `{stem}` (its file name) and never reads `name`; calling it `{name}` {}",
+                    p.label(),
+                    unknown(p)
+                ),
+                Severity::Error,
+            ),
+            IdentityBy::Name | IdentityBy::NameThenStem => (
+                format!(
+                    "{} calls this role `{name}`, not `{stem}` (its file name); calling it `{stem}` {}",
+                    p.label(),
+                    unknown(p)
+                ),
+                Severity::Warning,
+            ),
+        }
+    };
+    let d = cx.emit(
         &RULE,
         node.span.clone(),
         format!("file is `{stem}.md`"),
@@ -42,4 +76,5 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             format!("set `name: {stem}`")
         }),
     );
+    d.severity = p.severity_of(RULE.id, severity);
 }

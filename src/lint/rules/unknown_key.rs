@@ -1,22 +1,20 @@
 //! `unknown-key`: a key the host profile does not know.
 
-use crate::cli::Host;
+use crate::host::{self, HostProfile};
 use crate::lint::Severity;
 use crate::lint::check::Checker;
-use crate::lint::hosts::{self, host_id};
-use crate::lint::rules::{Rule, did_you_mean};
+use crate::lint::rules::{self, Rule};
 use crate::role::Node;
 
 pub(crate) const RULE: Rule = Rule {
     id: "unknown-key",
     severity: Severity::Error,
-    summary: "a frontmatter key that no supported host reads",
-    explanation: "Hosts ignore keys they do not know, silently: a role with `allowed_tools:` instead of `tools:` passes every check and runs with full tool access. Every key must be one the schema documents (`pwk schema`), or a namespaced extension key (`x-owner`, `acme.owner`) that pwk never checks. Keys that only one host reads are accepted with `--host` for that host.",
+    summary: "a frontmatter key the host does not read",
+    explanation: "Hosts ignore keys they do not read, silently: a role with `allowed_tools:` instead of `tools:` loads and runs with full tool access. A key that looks like a misspelling of one the host reads is an error; under a real host (`--host tintinweb`, …) any other key it does not read is a warning (the host ignores it); under the portable profile a key that no supported host reads is an error. Namespaced extension keys (`x-owner`, `acme.owner`) are never checked. `pwk schema --host H` lists what each host reads.",
     bad: "---\nname: reviewer\nallowed_tools: read, grep\n---\n",
     good: "---\nname: reviewer\ntools: read, grep\nx-owner: platform-team\n---\n",
 };
 
-/// Spellings seen in the wild, and the key they mean.
 const ALIASES: &[(&str, &str)] = &[
     ("allowed_tools", "tools"),
     ("allowedTools", "tools"),
@@ -56,24 +54,15 @@ const ALIASES: &[(&str, &str)] = &[
     ("summary", "description"),
 ];
 
-/// The key `key` was probably meant to be, among those `host` knows.
-pub(crate) fn suggestion(host: Host, key: &str) -> Option<&'static str> {
-    let known = hosts::known_keys(host);
+/// The key `key` is most likely a misspelling of, among those `p` knows.
+pub(crate) fn suggestion(p: &'static HostProfile, key: &str) -> Option<&'static str> {
+    let known = host::schema::known_keys(p);
     if let Some((_, target)) = ALIASES.iter().find(|(alias, _)| *alias == key)
-        && let Some(k) = known.iter().find(|k| *k == target)
+        && known.contains(target)
     {
-        return Some(k);
+        return Some(target);
     }
-    did_you_mean(key, known.iter().copied())
-}
-
-/// The other hosts that read `key` as their own.
-fn read_by_other_hosts(host: Host, key: &str) -> Vec<&'static str> {
-    [Host::Tintinweb, Host::Nicobailon, Host::Herdr]
-        .into_iter()
-        .filter(|h| *h != host && hosts::profile(*h).extra_keys.contains_key(key))
-        .map(host_id)
-        .collect()
+    rules::did_you_mean(key, known.iter().copied())
 }
 
 pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {
@@ -81,13 +70,20 @@ pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {
         return;
     };
     let span = k.span.clone();
-    let suggested = suggestion(cx.host, key);
-    let others = read_by_other_hosts(cx.host, key);
-    let mut message = format!("unknown key `{key}`; hosts ignore it");
+    let p = cx.profile;
+    let suggested = suggestion(p, key);
+    // Which real hosts read it (another host's key, not a typo).
+    let (readers, _) = host::split_profiles(|h| h.reads(key));
+    let who = if p.is_portable() {
+        "no supported host reads it".to_string()
+    } else {
+        format!("{} does not read it", p.label())
+    };
+    let mut message = format!("unknown key `{key}`: {who}");
     if suggested == Some("tools") {
         message.push_str(&format!(
-            ", and without `tools` {}",
-            cx.profile.missing_tools
+            ", and without `tools` the child gets {}",
+            p.tools.missing
         ));
     }
     let mut help = match suggested {
@@ -96,16 +92,24 @@ pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {
             "remove it, or namespace it as an extension key (`x-…` or `vendor.key`)".to_string()
         }
     };
-    if !others.is_empty() {
-        let list = others.join(", ");
+    if !readers.is_empty() {
         help.push_str(&format!(
-            " `{key}` is read only by {list}; lint with `--host {}` if you target it",
-            others[0]
+            " `{key}` is read by {}",
+            host::name_profiles(&readers)
         ));
     }
     let label = match suggested {
         Some(s) => format!("did you mean `{s}`?"),
         None => "unknown key".to_string(),
     };
-    cx.emit(&RULE, span, label, message, Some(help));
+    // A likely typo loses the key's effect: an error. Otherwise the host just
+    // ignores it: a warning under a real host, an error for the portable profile
+    // (no host reads it at all).
+    let severity = if suggested.is_some() || p.is_portable() {
+        p.severity_of(RULE.id, Severity::Error)
+    } else {
+        p.severity_of(RULE.id, Severity::Warning)
+    };
+    let d = cx.emit(&RULE, span, label, message, Some(help));
+    d.severity = severity;
 }

@@ -1,5 +1,6 @@
 //! `unknown-tool`: a `tools` entry that is not a pi tool.
 
+use crate::host::{self, HostProfile};
 use crate::lint::Severity;
 use crate::lint::check::Checker;
 use crate::lint::rules::{Rule, did_you_mean};
@@ -8,13 +9,11 @@ use crate::role::{Node, Value};
 pub(crate) const RULE: Rule = Rule {
     id: "unknown-tool",
     severity: Severity::Warning,
-    summary: "a `tools` entry is not one of pi's built-in tools",
-    explanation: "pi's built-in tools are read, bash, edit, write, grep, find and ls (lowercase). Hosts drop names they do not know, silently, so the child starts without the tool. `all` and `*` are a trap (an error): tintinweb reads them as every tool, including the mutating bash, edit and write, while other hosts treat them as an unknown name and the child may get no tools at all. Claude Code names (`Read`, `Glob`) do not work in pi. Entries with `ext:`, `mcp:` or a `/` are extension tools and are not checked.",
-    bad: "---\ntools: Read, Glob, all\n---\n",
+    summary: "a `tools` entry is not a tool the host knows",
+    explanation: "pi's built-in tools are read, bash, edit, write, grep, find and ls (lowercase); each host adds its own (nicobailon injects `contact_supervisor`, herdr provides `subagent`) and some read tokens (tintinweb: `*` for every built-in, `none` for no tools). A misspelt built-in (`Read`, `grpe`, Claude Code's `Glob`) is dropped and the child starts without it: an error. A token the host does not expand (`*` under nicobailon) leaves the child without tools: an error. Other names may be an extension's tools: a warning, or nothing when the role loads extensions (`extensions:`). Entries with `ext:`, `mcp:` or a `/` are extension tools and are not checked. Under the portable profile the finding names what each host does.",
+    bad: "---\ntools: Read, Glob\n---\n",
     good: "---\ntools: read, find, grep, ls\n---\n",
 };
-
-pub(crate) const BUILTINS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
 
 /// Claude Code and Gemini names, and what pi calls them.
 const FOREIGN: &[(&str, &str)] = &[
@@ -74,48 +73,149 @@ fn entries<'a>(text: &'a str, node: &'a Node) -> Vec<(&'a str, std::ops::Range<u
 }
 
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
-    for key in ["tools", "deny-tools"] {
+    let p = cx.profile;
+    // Extension tools: a role that loads extensions may name their tools plainly.
+    let loads_extensions = |h: &HostProfile| {
+        h.tools.extension_key.as_ref().is_some_and(|k| {
+            tree.get(k)
+                .is_some_and(|v| v.to_json() != serde_json::Value::Bool(false))
+        })
+    };
+    for key in ["tools", "deny-tools", "disallowed_tools", "excludeTools"] {
+        if !(p.reads(key) || p.is_portable() && key == "tools") {
+            continue;
+        }
         let Some(node) = tree.get(key) else { continue };
         for (name, span) in entries(&cx.doc.text, node) {
-            if BUILTINS.contains(&name) || name.contains(':') || name.contains('/') {
+            if p.tools.builtins.iter().any(|b| b == name)
+                || p.tools
+                    .extension_prefixes
+                    .iter()
+                    .any(|x| name.starts_with(x.as_str()))
+                || name.contains(':')
+                || name.contains('/')
+            {
                 continue;
             }
-            if name == "all" || name == "*" {
-                let d = cx.emit(
-                    &RULE,
-                    span,
-                    "not a tool name",
-                    format!("`{name}` in `{key}` is a trap: tintinweb reads it as every tool (including bash, edit and write), other hosts as an unknown tool"),
-                    Some("list the tools by name, e.g. `tools: read, grep, find, ls`".into()),
-                );
-                d.severity = Severity::Error;
+            if p.is_portable() {
+                portable(cx, key, name, span, &loads_extensions);
                 continue;
             }
+            if p.knows_tool(name) {
+                continue;
+            }
+            let label = p.label();
             let lower = name.to_lowercase();
-            let guess = if BUILTINS.contains(&lower.as_str()) {
-                BUILTINS.iter().copied().find(|b| *b == lower)
+            let guess = if p.tools.builtins.contains(&lower) {
+                p.tools.builtins.iter().find(|b| **b == lower).cloned()
             } else if let Some((_, pi)) = FOREIGN.iter().find(|(f, _)| *f == lower) {
-                Some(*pi)
+                Some((*pi).to_string())
             } else {
-                did_you_mean(name, BUILTINS)
+                did_you_mean(name, p.tools.builtins.iter().map(String::as_str)).map(str::to_string)
             };
-            let help = match guess {
-                Some(g) => format!(
-                    "did you mean `{g}`? pi's built-in tools are {}",
-                    BUILTINS.join(", ")
-                ),
-                None => format!(
-                    "pi's built-in tools are {}; prefix extension tools with `ext:` or `mcp:`",
-                    BUILTINS.join(", ")
-                ),
+            let is_token = ["*", "all", "none"].contains(&lower.as_str());
+            if loads_extensions(p) && guess.is_none() && !is_token {
+                continue; // an extension's tool, named next to the key that loads it
+            }
+            let builtins = p.tools.builtins.join(", ");
+            let (message, help, severity) = if is_token {
+                let injected = if p.tools.injected.is_empty() {
+                    "no tools at all".to_string()
+                } else {
+                    format!("only {}", p.tools.injected.join(", "))
+                };
+                (
+                    format!(
+                        "{label} does not expand `{name}` in `{key}`: {}; the child gets {injected}",
+                        p.tools.unknown
+                    ),
+                    format!("list the tools by name, e.g. `{key}: read, grep, find, ls`"),
+                    Severity::Error,
+                )
+            } else if let Some(g) = &guess {
+                (
+                    format!(
+                        "`{name}` in `{key}` is not a tool {label} knows: {}",
+                        p.tools.unknown
+                    ),
+                    format!("did you mean `{g}`? the built-in tools are {builtins}"),
+                    Severity::Error,
+                )
+            } else {
+                (
+                    format!(
+                        "`{name}` in `{key}` is not a tool {label} knows: {}",
+                        p.tools.unknown
+                    ),
+                    format!(
+                        "the built-in tools are {builtins}; an extension's tool works only when that extension is loaded into the child"
+                    ),
+                    Severity::Warning,
+                )
             };
-            cx.emit(
-                &RULE,
-                span,
-                "unknown tool",
-                format!("`{name}` in `{key}` is not a pi tool; hosts drop it silently"),
-                Some(help),
-            );
+            let d = cx.emit(&RULE, span, "unknown tool", message, Some(help));
+            d.severity = p.severity_of(RULE.id, severity);
         }
     }
+}
+
+/// Under the portable profile: what each real host makes of a non-built-in name.
+fn portable(
+    cx: &mut Checker<'_>,
+    key: &str,
+    name: &str,
+    span: std::ops::Range<usize>,
+    loads_extensions: &dyn Fn(&HostProfile) -> bool,
+) {
+    let (knowing, rest) = host::split_profiles(|h| h.knows_tool(name) || loads_extensions(h));
+    if rest.is_empty() {
+        return;
+    }
+    let lower = name.to_lowercase();
+    let builtins = &cx.profile.tools.builtins;
+    let guess = if builtins.contains(&lower) {
+        Some(lower.clone())
+    } else if let Some((_, pi)) = FOREIGN.iter().find(|(f, _)| *f == lower) {
+        Some((*pi).to_string())
+    } else {
+        did_you_mean(name, builtins.iter().map(String::as_str)).map(str::to_string)
+    };
+    let meaning = |h: &HostProfile| {
+        if h.tools.all_tokens.iter().any(|t| t == name) {
+            "every built-in tool (bash, edit and write included)".to_string()
+        } else if h.tools.none_tokens.iter().any(|t| t == name) {
+            "no tools".to_string()
+        } else {
+            h.tools.unknown.clone()
+        }
+    };
+    let message = if knowing.is_empty() {
+        format!(
+            "`{name}` in `{key}` is not a tool any supported host knows: {}",
+            meaning(rest[0])
+        )
+    } else {
+        let known: Vec<String> = knowing
+            .iter()
+            .map(|h| format!("{}: {}", h.label(), meaning(h)))
+            .collect();
+        format!(
+            "`{name}` in `{key}` means different things per host ({}); {} does not know it",
+            known.join("; "),
+            host::name_profiles(&rest)
+        )
+    };
+    let help = match &guess {
+        Some(g) => format!("did you mean `{g}`?"),
+        None => "list built-in tools by name, e.g. `tools: read, grep, find, ls`; `--host H` lints for the host that provides it".to_string(),
+    };
+    // A misspelt built-in is lost on every host: an error. Anything else is
+    // fine somewhere (or an extension's tool): a warning that says where.
+    let severity = if guess.is_some() && knowing.is_empty() {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let d = cx.emit(&RULE, span, "not a tool on every host", message, Some(help));
+    d.severity = severity;
 }

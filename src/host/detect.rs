@@ -1,0 +1,265 @@
+//! `--host auto`: which subagent host a project runs, read from pi's own settings.
+//!
+//! pi lists installed packages in `packages` of the project `.pi/settings.json` and
+//! of the agent dir's `settings.json` (a string source, or `{ "source": … }`;
+//! `@earendil-works/pi-coding-agent@1.6.0 dist/core/package-manager.js:808`). npm
+//! sources are `npm:<name>[@<version>]` (`:1311`) and are installed into
+//! `<project>/.pi/npm/node_modules/<name>` or `<agent dir>/npm/node_modules/<name>`
+//! (`:1937`); git sources into `<project>/.pi/git/<host>/<path>` or
+//! `<agent dir>/git/<host>/<path>` (`:1963`). The installed `package.json` gives the
+//! exact version when the source does not pin one.
+
+use std::path::{Path, PathBuf};
+
+use super::{ALL, HostId, HostSpec};
+
+/// What detection found and decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detection {
+    /// The profile to use.
+    pub spec: HostSpec,
+    /// Why, in one sentence (shown by lint and show).
+    pub reason: String,
+    /// Every host package found, with its version when known and where it was listed.
+    pub found: Vec<Found>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub host: HostId,
+    pub version: Option<String>,
+    /// The settings file that lists it.
+    pub settings: PathBuf,
+}
+
+/// Settings files are small; a larger one is not read.
+const MAX_SETTINGS: u64 = 1 << 20;
+
+/// Detect the host from the project's and the agent dir's pi settings.
+pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
+    let mut found: Vec<Found> = Vec::new();
+    let project = project_root.join(".pi");
+    let mut places: Vec<(PathBuf, PathBuf)> = vec![(project.join("settings.json"), project)];
+    if let Some(a) = agent_dir {
+        places.push((a.join("settings.json"), a.to_path_buf()));
+    }
+    for (settings, base) in &places {
+        for source in package_sources(settings) {
+            let Some((host, pinned)) = match_source(&source) else {
+                continue;
+            };
+            if found.iter().any(|f| f.host == host) {
+                continue; // the project's entry wins over the global one
+            }
+            let version = pinned.or_else(|| installed_version(base, host, &source));
+            found.push(Found {
+                host,
+                version,
+                settings: settings.clone(),
+            });
+        }
+    }
+    let spec_of = |f: &Found| {
+        let spec = HostSpec {
+            host: f.host,
+            version: f.version.clone(),
+        };
+        // A version pwk has no profile for: the newest profile, said so.
+        match spec.profile() {
+            Ok(_) => spec,
+            Err(_) => HostSpec::newest(f.host),
+        }
+    };
+    match found.as_slice() {
+        [] => Detection {
+            spec: HostSpec::newest(HostId::Pwk),
+            reason: format!(
+                "no subagent host package in {}{}: using the portable profile (`--host H` to choose)",
+                places[0].0.display(),
+                places
+                    .get(1)
+                    .map(|p| format!(" or {}", p.0.display()))
+                    .unwrap_or_default()
+            ),
+            found,
+        },
+        [one] => {
+            let spec = spec_of(one);
+            let profile = spec.profile().expect("checked");
+            let version = match &one.version {
+                Some(v) if v != &profile.version && spec.version.is_none() => {
+                    format!(
+                        "{v}, newer than any profile pwk has; using {}",
+                        profile.label()
+                    )
+                }
+                Some(v) => v.clone(),
+                None => format!(
+                    "version unknown; using the newest profile {}",
+                    profile.label()
+                ),
+            };
+            Detection {
+                reason: format!(
+                    "{} ({version}) is installed per {}",
+                    one.host,
+                    one.settings.display()
+                ),
+                spec,
+                found,
+            }
+        }
+        many => Detection {
+            spec: HostSpec::newest(HostId::Pwk),
+            reason: format!(
+                "several subagent hosts are installed ({}): using the portable profile, safe on all of them",
+                many.iter()
+                    .map(|f| f.host.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            found,
+        },
+    }
+}
+
+/// The package sources a settings file lists (nothing when it is absent or bad:
+/// pi's own error is the user's guide there).
+fn package_sources(settings: &Path) -> Vec<String> {
+    let Ok(text) = crate::role::source::read_small_file(settings, MAX_SETTINGS) else {
+        return Vec::new();
+    };
+    let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&text) else {
+        return Vec::new();
+    };
+    doc["packages"]
+        .as_array()
+        .map(|pkgs| {
+            pkgs.iter()
+                .filter_map(|p| p.as_str().or_else(|| p["source"].as_str()))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Which host a package source installs, and the version it pins.
+fn match_source(source: &str) -> Option<(HostId, Option<String>)> {
+    if let Some(spec) = source.strip_prefix("npm:") {
+        let spec = spec.trim();
+        // `@scope/name@1.2.3` or `name@1.2.3`: the version follows the last `@`
+        // that is not the scope's.
+        let (name, version) = match spec[1..].rfind('@') {
+            Some(i) => (&spec[..=i], Some(spec[i + 2..].to_string())),
+            None => (spec, None),
+        };
+        let host = ALL
+            .into_iter()
+            .find(|h| h.newest().package.as_deref() == Some(name))?;
+        let version = version.filter(|v| super::version::parse(v).is_some());
+        return Some((host, version));
+    }
+    // git or local sources: match the repository / directory name.
+    let last = source.trim_end_matches('/').rsplit(['/', ':']).next()?;
+    let last = last.split('@').next()?.trim_end_matches(".git");
+    let host = ALL.into_iter().find(|h| {
+        h.newest()
+            .package
+            .as_deref()
+            .is_some_and(|p| p.rsplit('/').next() == Some(last) && *h != HostId::Nicobailon)
+            || (*h == HostId::Nicobailon && source.contains("nicobailon/pi-subagents"))
+    })?;
+    let version = source
+        .rsplit_once('@')
+        .map(|(_, v)| v.trim_start_matches('v').to_string())
+        .filter(|v| super::version::parse(v).is_some());
+    Some((host, version))
+}
+
+/// The version in the installed package's `package.json`, where pi put it.
+fn installed_version(base: &Path, host: HostId, source: &str) -> Option<String> {
+    let package = host.newest().package.clone()?;
+    let mut candidates = vec![base.join("npm/node_modules").join(&package)];
+    if !source.starts_with("npm:") {
+        let path = source
+            .trim_start_matches("git:")
+            .trim_start_matches("https://")
+            .trim_start_matches("ssh://")
+            .split('@')
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches(".git")
+            .to_string();
+        candidates.push(base.join("git").join(path));
+    }
+    candidates.into_iter().find_map(|dir| {
+        let bytes =
+            crate::role::source::read_small_file(&dir.join("package.json"), MAX_SETTINGS).ok()?;
+        let doc: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+        doc["version"].as_str().map(str::to_string)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_map_to_hosts() {
+        assert_eq!(
+            match_source("npm:@tintinweb/pi-subagents@0.18.0"),
+            Some((HostId::Tintinweb, Some("0.18.0".into())))
+        );
+        assert_eq!(
+            match_source("npm:@tintinweb/pi-subagents"),
+            Some((HostId::Tintinweb, None))
+        );
+        assert_eq!(
+            match_source("npm:pi-subagents@0.67.0"),
+            Some((HostId::Nicobailon, Some("0.67.0".into())))
+        );
+        assert_eq!(
+            match_source("git:github.com/giuseppecrj/pi-herdr-agents@v3.1.0"),
+            Some((HostId::Herdr, Some("3.1.0".into())))
+        );
+        assert_eq!(match_source("npm:pi-web-tools"), None);
+    }
+
+    #[test]
+    fn detection_reads_project_then_global_settings() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("proj");
+        let agent = t.path().join("agent");
+        std::fs::create_dir_all(root.join(".pi/npm/node_modules/pi-subagents")).unwrap();
+        std::fs::create_dir_all(&agent).unwrap();
+        let none = detect(&root, Some(&agent));
+        assert_eq!(none.spec.host, HostId::Pwk);
+        std::fs::write(
+            root.join(".pi/settings.json"),
+            r#"{"packages": [{"source": "npm:pi-subagents"}]}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            root.join(".pi/npm/node_modules/pi-subagents/package.json"),
+            r#"{"name": "pi-subagents", "version": "0.67.0"}"#,
+        )
+        .unwrap();
+        let d = detect(&root, Some(&agent));
+        assert_eq!(d.spec.host, HostId::Nicobailon);
+        assert_eq!(d.spec.version.as_deref(), Some("0.67.0"));
+        assert!(d.reason.contains("0.67.0"), "{}", d.reason);
+        std::fs::write(
+            agent.join("settings.json"),
+            r#"{"packages": ["npm:@tintinweb/pi-subagents@0.14.1"]}"#,
+        )
+        .unwrap();
+        let both = detect(&root, Some(&agent));
+        assert_eq!(both.spec.host, HostId::Pwk);
+        assert_eq!(both.found.len(), 2);
+        assert!(
+            both.reason.contains("nicobailon, tintinweb"),
+            "{}",
+            both.reason
+        );
+    }
+}

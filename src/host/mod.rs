@@ -1,0 +1,504 @@
+//! The one host model: which subagent hosts pwk knows, at which versions, and what
+//! each does with a role file.
+//!
+//! A host profile is data (`schemas/hosts/<host>.json`, compiled in): discovery
+//! directories, identity, the frontmatter parser's quirks, every key the loader
+//! reads with the values it accepts, the tool vocabulary, defaults, and what it
+//! does with a bad file — each fact with its source. lint, list, show, smoke and
+//! schema ask this module; nothing else knows a host's behaviour.
+//!
+//! `pwk` is the portable profile: "safe on every supported host". Its own file
+//! documents pwk's runner and discovery; rules that need the cross-host view ask
+//! [`pi_hosts`] for the newest profile of every real host.
+
+mod detect;
+mod profile;
+pub mod schema;
+mod version;
+
+use std::sync::OnceLock;
+
+pub use detect::{Detection, detect};
+pub use profile::*;
+
+/// The hosts pwk has profiles for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum HostId {
+    /// pwk's portable profile (and its own runner's discovery).
+    Pwk,
+    /// `@tintinweb/pi-subagents`.
+    Tintinweb,
+    /// nicobailon `pi-subagents`.
+    Nicobailon,
+    /// `pi-herdr-agents`.
+    Herdr,
+}
+
+/// Every host, in a stable order.
+pub const ALL: [HostId; 4] = [
+    HostId::Pwk,
+    HostId::Tintinweb,
+    HostId::Nicobailon,
+    HostId::Herdr,
+];
+
+/// The real pi subagent hosts (what the portable profile must be safe on).
+pub const PI_HOSTS: [HostId; 3] = [HostId::Tintinweb, HostId::Nicobailon, HostId::Herdr];
+
+impl HostId {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HostId::Pwk => "pwk",
+            HostId::Tintinweb => "tintinweb",
+            HostId::Nicobailon => "nicobailon",
+            HostId::Herdr => "herdr",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<HostId> {
+        ALL.into_iter().find(|h| h.as_str() == name)
+    }
+
+    /// The host's file, as shipped.
+    fn data(self) -> &'static str {
+        match self {
+            HostId::Pwk => include_str!("../../schemas/hosts/pwk.json"),
+            HostId::Tintinweb => include_str!("../../schemas/hosts/tintinweb.json"),
+            HostId::Nicobailon => include_str!("../../schemas/hosts/nicobailon.json"),
+            HostId::Herdr => include_str!("../../schemas/hosts/herdr.json"),
+        }
+    }
+
+    /// Every profile of this host, oldest first (parsed on first use only).
+    pub fn profiles(self) -> &'static [HostProfile] {
+        static CACHE: [OnceLock<Vec<HostProfile>>; 4] = [
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+        ];
+        CACHE[self as usize].get_or_init(|| load(self).expect("schemas/hosts/*.json load (tested)"))
+    }
+
+    /// The newest profile.
+    pub fn newest(self) -> &'static HostProfile {
+        self.profiles().last().expect("every host has a version")
+    }
+}
+
+impl std::fmt::Display for HostId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A profile with the host it belongs to.
+#[derive(Debug)]
+pub struct HostProfile {
+    pub host: HostId,
+    /// The npm package name pi settings list it under (none for `pwk`).
+    pub package: Option<String>,
+    pub profile: Profile,
+    caches: schema::Caches,
+}
+
+impl std::ops::Deref for HostProfile {
+    type Target = Profile;
+    fn deref(&self) -> &Profile {
+        &self.profile
+    }
+}
+
+/// In JSON documents a profile is its host's name; documents that need the version
+/// carry `label()` beside it.
+impl serde::Serialize for HostProfile {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.host.as_str())
+    }
+}
+
+impl HostProfile {
+    /// The host's name (`tintinweb`).
+    pub fn as_str(&self) -> &'static str {
+        self.host.as_str()
+    }
+
+    /// `tintinweb@0.18`.
+    pub fn label(&self) -> String {
+        format!("{}@{}", self.host, self.version)
+    }
+
+    /// Whether this is the portable profile.
+    pub fn is_portable(&self) -> bool {
+        self.host == HostId::Pwk
+    }
+
+    /// The severity of `rule` under this host, given the rule's default.
+    pub fn severity_of(&self, rule: &str, default: Severity) -> Severity {
+        self.severity.get(rule).copied().unwrap_or(default)
+    }
+
+    /// Whether the host's loader reads `key`.
+    pub fn reads(&self, key: &str) -> bool {
+        self.keys.contains_key(key)
+    }
+
+    /// The fact for a key the host reads.
+    pub fn key(&self, key: &str) -> Option<&KeyFact> {
+        self.keys.get(key)
+    }
+
+    /// Whether the host skips a role without `key`.
+    pub fn requires(&self, key: &str) -> Option<&Required> {
+        self.required.iter().find(|r| r.key == key)
+    }
+
+    /// Whether `path`'s file name is one the host never reads as a role.
+    pub fn excludes(&self, file_name: &str) -> Option<&Exclude> {
+        self.discovery
+            .exclude
+            .iter()
+            .find(|e| file_name.ends_with(&e.suffix))
+    }
+
+    /// Whether a tool entry is one the host knows: a built-in, a host tool, or a
+    /// token (`*`, `none`).
+    pub fn knows_tool(&self, name: &str) -> bool {
+        let t = &self.tools;
+        t.builtins.iter().any(|b| b == name)
+            || t.injected.iter().any(|b| b == name)
+            || t.provided.iter().any(|b| b == name)
+            || t.all_tokens.iter().any(|b| b == name)
+            || t.none_tokens.iter().any(|b| b == name)
+    }
+}
+
+use crate::lint::Severity;
+
+/// A host as asked for on the command line: `tintinweb`, `tintinweb@0.14`,
+/// `nicobailon@0.67.0`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostSpec {
+    pub host: HostId,
+    pub version: Option<String>,
+}
+
+/// Why a host spec could not be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostError {
+    #[error("unknown host `{0}`{hint}; known hosts: {known}", hint = did_you_mean_host(.0), known = known_hosts())]
+    UnknownHost(String),
+    #[error("pwk has no profile of {host} for version {version}; known: {known}")]
+    UnknownVersion {
+        host: HostId,
+        version: String,
+        known: String,
+    },
+}
+
+fn known_hosts() -> String {
+    let mut v: Vec<&str> = ALL.iter().map(|h| h.as_str()).collect();
+    v.push("auto");
+    v.join(", ")
+}
+
+fn did_you_mean_host(word: &str) -> String {
+    match crate::lint::rules::did_you_mean(word, ALL.iter().map(|h| h.as_str())) {
+        Some(h) => format!(" (did you mean `{h}`?)"),
+        None => String::new(),
+    }
+}
+
+impl std::str::FromStr for HostSpec {
+    type Err = HostError;
+    fn from_str(s: &str) -> Result<HostSpec, HostError> {
+        let (name, version) = match s.split_once('@') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (s, None),
+        };
+        let host = HostId::from_name(name).ok_or_else(|| HostError::UnknownHost(name.into()))?;
+        let spec = HostSpec { host, version };
+        spec.profile()?;
+        Ok(spec)
+    }
+}
+
+impl HostSpec {
+    pub fn newest(host: HostId) -> HostSpec {
+        HostSpec {
+            host,
+            version: None,
+        }
+    }
+
+    /// The profile this spec selects: the bare name is the newest profile; a version
+    /// is a profile label (`0.14`) or a package version inside a profile's range.
+    pub fn profile(&self) -> Result<&'static HostProfile, HostError> {
+        let all = self.host.profiles();
+        let Some(v) = &self.version else {
+            return Ok(self.host.newest());
+        };
+        if let Some(p) = all.iter().find(|p| &p.version == v) {
+            return Ok(p);
+        }
+        if let Some(p) = all.iter().rev().find(|p| version::satisfies(v, &p.applies)) {
+            return Ok(p);
+        }
+        Err(HostError::UnknownVersion {
+            host: self.host,
+            version: v.clone(),
+            known: all
+                .iter()
+                .map(|p| format!("{} ({})", p.version, p.applies))
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+    }
+}
+
+/// What `--host` asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HostChoice {
+    /// Detect from pi's settings ([`detect`]).
+    Auto,
+    Spec(HostSpec),
+}
+
+impl std::str::FromStr for HostChoice {
+    type Err = HostError;
+    fn from_str(s: &str) -> Result<HostChoice, HostError> {
+        if s == "auto" {
+            return Ok(HostChoice::Auto);
+        }
+        s.parse().map(HostChoice::Spec)
+    }
+}
+
+/// The profile a command uses, and how it was chosen.
+#[derive(Debug, Clone)]
+pub struct Chosen {
+    pub profile: &'static HostProfile,
+    /// Set when `--host auto` decided.
+    pub detection: Option<Detection>,
+}
+
+impl Chosen {
+    /// One line for humans: which profile and why.
+    pub fn explain(&self) -> String {
+        match &self.detection {
+            Some(d) => format!("host profile {} (auto: {})", self.profile.label(), d.reason),
+            None => format!("host profile {} (--host)", self.profile.label()),
+        }
+    }
+}
+
+impl HostChoice {
+    /// The profile to use for a project at `project_root`.
+    pub fn resolve(
+        &self,
+        project_root: &std::path::Path,
+        agent_dir: Option<&std::path::Path>,
+    ) -> Chosen {
+        match self {
+            HostChoice::Spec(spec) => Chosen {
+                profile: spec.profile().expect("validated when parsed"),
+                detection: None,
+            },
+            HostChoice::Auto => {
+                let d = detect(project_root, agent_dir);
+                Chosen {
+                    profile: d.spec.profile().expect("detection picks known profiles"),
+                    detection: Some(d),
+                }
+            }
+        }
+    }
+
+    /// A fixed profile (tests, and callers that never detect).
+    pub fn fixed(host: HostId) -> Chosen {
+        Chosen {
+            profile: host.newest(),
+            detection: None,
+        }
+    }
+}
+
+/// The newest profile of every real pi host (for the portable profile's view).
+pub fn pi_hosts() -> impl Iterator<Item = &'static HostProfile> {
+    PI_HOSTS.into_iter().map(HostId::newest)
+}
+
+/// Every profile of every real pi host, oldest first per host: the portable
+/// profile is safe when it is safe on each of these.
+pub fn pi_profiles() -> impl Iterator<Item = &'static HostProfile> {
+    PI_HOSTS.into_iter().flat_map(HostId::profiles)
+}
+
+/// Profiles named compactly: a host whose every version is in `profiles` by its
+/// bare name, otherwise each version (`tintinweb@0.18, nicobailon`).
+pub fn name_profiles(profiles: &[&HostProfile]) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for h in PI_HOSTS {
+        let mine: Vec<&&HostProfile> = profiles.iter().filter(|p| p.host == h).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        if mine.len() == h.profiles().len() {
+            out.push(h.as_str().to_string());
+        } else {
+            out.extend(mine.iter().map(|p| p.label()));
+        }
+    }
+    match out.len() {
+        0 => "no host".to_string(),
+        1 => out.remove(0),
+        _ => {
+            let last = out.pop().expect("non-empty");
+            format!("{} and {last}", out.join(", "))
+        }
+    }
+}
+
+/// Split the real pi host profiles by a predicate: (those it holds for, the rest).
+pub fn split_profiles(
+    pred: impl Fn(&HostProfile) -> bool,
+) -> (Vec<&'static HostProfile>, Vec<&'static HostProfile>) {
+    pi_profiles().partition(|p| pred(p))
+}
+
+/// Every host id with its versions, for `--help` and completions:
+/// `tintinweb`, `tintinweb@0.14`, …
+pub fn spec_names() -> Vec<String> {
+    let mut out = vec!["auto".to_string()];
+    for h in ALL {
+        out.push(h.as_str().to_string());
+        if h.profiles().len() > 1 {
+            for p in h.profiles() {
+                out.push(format!("{h}@{}", p.version));
+            }
+        }
+    }
+    out
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HostFile {
+    id: String,
+    #[serde(default)]
+    package: Option<String>,
+    #[serde(rename = "$comment", default)]
+    _comment: Option<String>,
+    versions: Vec<serde_json::Value>,
+}
+
+/// Parse one host's file and resolve its versions (merge patches applied in order).
+fn load(host: HostId) -> Result<Vec<HostProfile>, String> {
+    let file: HostFile = serde_json::from_str(host.data()).map_err(|e| format!("{host}: {e}"))?;
+    if file.id != host.as_str() {
+        return Err(format!("{host}: file says id {}", file.id));
+    }
+    let mut current = serde_json::Value::Null;
+    let mut out = Vec::new();
+    for patch in file.versions {
+        merge_patch(&mut current, &patch);
+        let profile: Profile = serde_json::from_value(current.clone())
+            .map_err(|e| format!("{host}@{}: {e}", patch["version"]))?;
+        out.push(HostProfile {
+            host,
+            package: file.package.clone(),
+            profile,
+            caches: Default::default(),
+        });
+    }
+    Ok(out)
+}
+
+/// RFC 7396 JSON merge patch.
+fn merge_patch(target: &mut serde_json::Value, patch: &serde_json::Value) {
+    use serde_json::Value;
+    let Value::Object(p) = patch else {
+        *target = patch.clone();
+        return;
+    };
+    if !target.is_object() {
+        *target = Value::Object(Default::default());
+    }
+    let t = target.as_object_mut().expect("object");
+    for (k, v) in p {
+        if v.is_null() {
+            t.remove(k);
+        } else {
+            merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_profile_loads_and_cites_its_facts() {
+        for h in ALL {
+            assert!(!load(h).unwrap().is_empty(), "{h}");
+            for p in h.profiles() {
+                for (key, fact) in &p.keys {
+                    assert!(
+                        !fact.cite.is_empty(),
+                        "{}: `{key}` has no source",
+                        p.label()
+                    );
+                    if fact.schema.as_str() == Some("role") {
+                        assert!(
+                            crate::role::schema::schema()["properties"][key].is_object(),
+                            "{}: `{key}` says `role` but the role schema has no such key",
+                            p.label()
+                        );
+                    }
+                }
+                for rule in p.severity.keys() {
+                    assert!(
+                        crate::lint::rules::find(rule).is_some(),
+                        "{}: unknown rule {rule}",
+                        p.label()
+                    );
+                }
+                for key in p.instead.keys().chain(p.rejected.keys()) {
+                    assert!(!p.reads(key), "{}: `{key}` both read and not", p.label());
+                }
+                let _ = schema::validator(p);
+            }
+        }
+    }
+
+    #[test]
+    fn specs_pick_versions() {
+        let p = |s: &str| {
+            s.parse::<HostSpec>()
+                .and_then(|s| s.profile().map(|p| p.label()))
+        };
+        assert_eq!(p("tintinweb@0.14"), Ok("tintinweb@0.14".into()));
+        assert_eq!(p("tintinweb@0.14.1"), Ok("tintinweb@0.14".into()));
+        assert_eq!(p("tintinweb@0.16.3"), Ok("tintinweb@0.16".into()));
+        assert_eq!(p("tintinweb@0.18.0"), Ok("tintinweb@0.18".into()));
+        assert_eq!(p("tintinweb"), Ok("tintinweb@0.18".into()));
+        assert!(matches!(
+            "tintinweb@0.1".parse::<HostSpec>(),
+            Err(HostError::UnknownVersion { .. })
+        ));
+        let err = "tintinwb".parse::<HostSpec>().unwrap_err().to_string();
+        assert!(err.contains("did you mean `tintinweb`"), "{err}");
+    }
+
+    #[test]
+    fn merge_patch_follows_rfc7396() {
+        let mut t = serde_json::json!({"a": {"b": 1, "c": 2}, "d": [1]});
+        merge_patch(
+            &mut t,
+            &serde_json::json!({"a": {"b": null, "e": 3}, "d": [2]}),
+        );
+        assert_eq!(t, serde_json::json!({"a": {"c": 2, "e": 3}, "d": [2]}));
+    }
+}

@@ -1,0 +1,314 @@
+//! The profile data model: what pwk claims about one host at one version.
+//!
+//! Profiles live in `schemas/hosts/<host>.json` (compiled in). A file holds the
+//! host's versions oldest first; each later version is an RFC 7396 JSON merge patch
+//! over the one before, so a version lists only what changed. Every fact carries its
+//! source (`cite`): `package@version path:line`, `owner/repo@commit path:line`, an
+//! observation (`observed: …`) or a changelog line (then it is at most a warning).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use crate::lint::Severity;
+
+/// A fact's provenance.
+pub type Cite = String;
+
+/// One host at one version, fully resolved (patches applied).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// What users type after `@` (`0.18`).
+    pub version: String,
+    /// The package versions this profile describes (`>=0.17.0`, `>=0.14.0 <0.17.0`).
+    pub applies: String,
+    /// The exact version whose source or behaviour was read.
+    pub measured: String,
+    /// Where the facts come from, as a whole.
+    pub source: String,
+    /// Human name, e.g. `@tintinweb/pi-subagents 0.18`.
+    pub title: String,
+    pub discovery: Discovery,
+    pub identity: Identity,
+    pub parser: Parser,
+    /// What the host does with a file whose frontmatter it cannot parse.
+    pub bad_file: BadFile,
+    /// Keys without which the host skips the role.
+    #[serde(default)]
+    pub required: Vec<Required>,
+    /// Every frontmatter key the host's loader reads, and nothing else.
+    pub keys: BTreeMap<String, KeyFact>,
+    /// For documented keys the host does not read: what it reads instead.
+    #[serde(default)]
+    pub instead: BTreeMap<String, String>,
+    /// For an unread key, the value that matches what the host does anyway (then
+    /// the key is harmless there and not reported).
+    #[serde(default)]
+    pub default_values: BTreeMap<String, String>,
+    /// Keys that make the host refuse the role.
+    #[serde(default)]
+    pub rejected: BTreeMap<String, Fact>,
+    pub tools: Tools,
+    /// What the host does with a `model` it cannot resolve.
+    pub unresolvable_model: Fact,
+    /// Rule severities that differ for this host.
+    #[serde(default)]
+    pub severity: BTreeMap<String, Severity>,
+    /// Other facts worth knowing, each with its source.
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// A statement with its source.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fact {
+    pub note: String,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+/// How well a fact is established.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    /// Read in the host's source or measured on the real host.
+    #[default]
+    Source,
+    /// Known only from the host's changelog: findings built on it are warnings.
+    Changelog,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Discovery {
+    /// Lowest precedence first; a later directory wins a name clash.
+    pub dirs: Vec<DiscoveryDir>,
+    /// File names the host never reads as roles.
+    #[serde(default)]
+    pub exclude: Vec<Exclude>,
+    /// Where project directories are resolved from.
+    pub base: Base,
+    pub cite: Cite,
+}
+
+/// Where project-relative discovery directories are resolved from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Base {
+    /// The directory pi starts in.
+    Cwd,
+    /// The project root (pwk's rule: nearest `.git`, `.agents` or `.pi`).
+    ProjectRoot,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiscoveryDir {
+    /// `{agent_dir}/agents`, `{home}/.agents`, or a path relative to the base.
+    pub path: String,
+    pub layer: DirLayer,
+    #[serde(default)]
+    pub recursive: bool,
+    /// Sub-directories a recursive scan leaves out.
+    #[serde(default)]
+    pub skip_dirs: Vec<String>,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DirLayer {
+    Global,
+    Project,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Exclude {
+    /// A file-name suffix (`.chain.md`).
+    pub suffix: String,
+    pub note: String,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Identity {
+    pub by: IdentityBy,
+    /// What the host does when called by a name it does not know, completing
+    /// "<host> …" (tintinweb: runs a general-purpose child with all seven tools).
+    #[serde(default)]
+    pub on_unknown: Option<String>,
+    pub cite: Cite,
+}
+
+/// How a host names a role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IdentityBy {
+    /// The file name without `.md`; `name` is never read.
+    Stem,
+    /// The `name` key (required).
+    Name,
+    /// `name`, falling back to the file stem.
+    NameThenStem,
+}
+
+impl IdentityBy {
+    /// In words, for listings.
+    pub fn describe(self) -> &'static str {
+        match self {
+            IdentityBy::Stem => "file stem (`name` is ignored)",
+            IdentityBy::Name => "`name` (required)",
+            IdentityBy::NameThenStem => "`name`, else the file stem",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Parser {
+    pub kind: ParserKind,
+    /// Which parser, in words (`pi's parseFrontmatter (yaml 2.x)`).
+    pub library: String,
+    /// Whether a quoted value is read without its quotes.
+    pub quotes: Quotes,
+    /// What the host makes of a flow list (`[a, b]`) in a list-valued key.
+    pub flow_lists: ListReading,
+    /// What the host makes of a block list (`- a`) in a list-valued key.
+    pub block_lists: ListReading,
+    /// Whether a tab after `key:` parses.
+    #[serde(default = "yes")]
+    pub tab_after_colon: bool,
+    pub cite: Cite,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParserKind {
+    /// A YAML library.
+    Yaml,
+    /// The host's own line-by-line reader.
+    Line,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Quotes {
+    Stripped,
+    Kept,
+}
+
+/// How a list form reaches the host's list-valued keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ListReading {
+    /// Read as the list it is.
+    Read,
+    /// Not read: the key acts as if it had no usable value.
+    NotRead,
+    /// Read as one string, brackets and all.
+    AsString,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BadFile {
+    pub action: BadFileAction,
+    /// The host's own words, when it says anything.
+    #[serde(default)]
+    pub message: Option<String>,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BadFileAction {
+    /// pi fails to start (the extension throws while loading).
+    RefuseStart,
+    /// The file is skipped with a warning on stderr.
+    SkipWarn,
+    /// The file is skipped without a word.
+    SkipSilent,
+}
+
+impl BadFileAction {
+    /// What happens, completing "the host …".
+    pub fn describe(self) -> &'static str {
+        match self {
+            BadFileAction::RefuseStart => "fails to load, and pi exits at start-up",
+            BadFileAction::SkipWarn => "skips the file with a warning on stderr",
+            BadFileAction::SkipSilent => "skips the file silently",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Required {
+    pub key: String,
+    pub note: String,
+    pub cite: Cite,
+}
+
+/// One key the host reads.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyFact {
+    /// What the loader accepts without misreading, as a JSON Schema fragment, or the
+    /// string `"role"`: as `schemas/role.schema.json` documents it.
+    #[serde(default = "any_schema")]
+    pub schema: serde_json::Value,
+    /// Human description of the key under this host.
+    #[serde(default)]
+    pub note: Option<String>,
+    /// What the host does when the key is absent.
+    #[serde(default)]
+    pub default: Option<String>,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+fn any_schema() -> serde_json::Value {
+    serde_json::json!({})
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tools {
+    /// Built-in tool names the host hands to the child.
+    pub builtins: Vec<String>,
+    /// Tools the host adds to every child, whatever `tools` says.
+    #[serde(default)]
+    pub injected: Vec<String>,
+    /// Tools of the host's own that a role may list.
+    #[serde(default)]
+    pub provided: Vec<String>,
+    /// Entries that mean every built-in.
+    #[serde(default)]
+    pub all_tokens: Vec<String>,
+    /// Entries that mean no tools.
+    #[serde(default)]
+    pub none_tokens: Vec<String>,
+    /// Entry prefixes that name extension tools (`ext:`).
+    #[serde(default)]
+    pub extension_prefixes: Vec<String>,
+    /// The key that loads extensions whose tools a role may then name plainly.
+    #[serde(default)]
+    pub extension_key: Option<String>,
+    /// What the host does with a name it does not know.
+    pub unknown: String,
+    /// What the child gets when `tools` is absent, completing "the child gets …".
+    pub missing: String,
+    /// Whether the child's default (no `tools`) includes mutating tools.
+    pub missing_is_mutating: bool,
+    pub cite: Cite,
+}

@@ -1,0 +1,156 @@
+//! The role schema as one host reads it, derived from `schemas/role.schema.json`
+//! and the host's profile; prepared on first use, for the profile in use only.
+//!
+//! - a real host: exactly the keys its loader reads, each with what the loader
+//!   accepts (`"schema": "role"` keeps the role schema's definition); documented keys
+//!   it does not read stay allowed (any value) and are marked `x-pwk-ignored` or
+//!   `x-pwk-rejected`; `required` lists the keys without which it skips the role.
+//! - `pwk` (portable): the shipped role schema, plus the keys some real host reads,
+//!   marked `x-pwk-read-by` (they are host-specific, not unknown).
+
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+use super::{HostProfile, pi_hosts};
+
+/// The derived schema for a profile.
+pub fn host_schema(p: &'static HostProfile) -> &'static Value {
+    p.schema_cell().get_or_init(|| derive(p))
+}
+
+/// The compiled validator for a profile's schema.
+pub fn validator(p: &'static HostProfile) -> &'static jsonschema::Validator {
+    p.validator_cell().get_or_init(|| {
+        jsonschema::draft202012::new(host_schema(p)).expect("host schemas compile (tested)")
+    })
+}
+
+/// Which real hosts (newest profiles) read `key`.
+pub fn readers(key: &str) -> Vec<&'static HostProfile> {
+    pi_hosts().filter(|p| p.reads(key)).collect()
+}
+
+/// Every key `p` knows: its schema's properties.
+pub fn known_keys(p: &'static HostProfile) -> Vec<&'static str> {
+    host_schema(p)["properties"]
+        .as_object()
+        .map(|props| props.keys().map(String::as_str).collect())
+        .unwrap_or_default()
+}
+
+fn derive(p: &HostProfile) -> Value {
+    let role = crate::role::schema::schema();
+    let mut schema = role.clone();
+    if p.is_portable() {
+        let props = schema["properties"].as_object_mut().expect("properties");
+        for h in pi_hosts() {
+            for key in h.keys.keys() {
+                if props.contains_key(key) {
+                    continue;
+                }
+                let who: Vec<String> = readers(key).iter().map(|r| r.label()).collect();
+                props.insert(
+                    key.clone(),
+                    json!({
+                        "description": format!("Read only by {}; other hosts ignore it.", who.join(", ")),
+                        "x-pwk-read-by": who,
+                    }),
+                );
+            }
+        }
+        return schema;
+    }
+    schema["title"] = format!("Agent role frontmatter, as {} reads it", p.title).into();
+    schema["x-pwk-host"] = json!({
+        "id": p.host.as_str(),
+        "version": p.version,
+        "applies": p.applies,
+        "measured": p.measured,
+        "source": p.source,
+        "identity": p.identity.by.describe(),
+    });
+    let required: Vec<&str> = p.required.iter().map(|r| r.key.as_str()).collect();
+    schema["required"] = json!(required);
+    let role_props = role["properties"].as_object().expect("properties");
+    let mut props = serde_json::Map::new();
+    for (key, role_prop) in role_props {
+        if p.reads(key) {
+            continue;
+        }
+        let desc = role_prop["description"].as_str().unwrap_or_default();
+        let (marker, note) = match p.rejected.get(key) {
+            Some(f) => (
+                "x-pwk-rejected",
+                format!("[rejected by {}: {}]", p.label(), f.note),
+            ),
+            None => (
+                "x-pwk-ignored",
+                match p.instead.get(key) {
+                    Some(i) => format!("[ignored by {}: {i}]", p.label()),
+                    None => format!("[ignored by {}]", p.label()),
+                },
+            ),
+        };
+        props.insert(
+            key.clone(),
+            json!({ "description": format!("{note} {desc}"), marker: true }),
+        );
+    }
+    for (key, fact) in &p.keys {
+        let mut prop = if fact.schema.as_str() == Some("role") {
+            role_props.get(key).cloned().unwrap_or_else(|| json!({}))
+        } else {
+            fact.schema.clone()
+        };
+        if let Some(note) = &fact.note {
+            prop["description"] = format!("{}: {note}", p.label()).into();
+        }
+        prop["x-pwk-source"] = fact.cite.clone().into();
+        props.insert(key.clone(), prop);
+    }
+    schema["properties"] = Value::Object(props);
+    schema
+}
+
+/// Per-profile caches, so each profile is prepared at most once per process.
+#[derive(Debug, Default)]
+pub struct Caches {
+    schema: OnceLock<Value>,
+    validator: OnceLock<jsonschema::Validator>,
+}
+
+impl HostProfile {
+    fn schema_cell(&self) -> &OnceLock<Value> {
+        &self.caches.schema
+    }
+    fn validator_cell(&self) -> &OnceLock<jsonschema::Validator> {
+        &self.caches.validator
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::{ALL, HostId};
+
+    #[test]
+    fn portable_schema_is_the_role_schema_plus_host_keys() {
+        let p = HostId::Pwk.newest();
+        let s = host_schema(p);
+        let role = crate::role::schema::schema();
+        for (k, v) in role["properties"].as_object().unwrap() {
+            assert_eq!(&s["properties"][k], v, "{k}");
+        }
+        assert_eq!(s["required"], role["required"]);
+    }
+
+    #[test]
+    fn every_host_schema_compiles() {
+        for h in ALL {
+            for p in h.profiles() {
+                let _ = validator(p);
+            }
+        }
+    }
+}
