@@ -182,12 +182,14 @@ function listMarkdown(root) {
   return out;
 }
 
-/** All role-file candidates: *.md under the project, and under the agent dir's agents/. */
-function candidateFiles() {
+/** All role-file candidates: *.md under the project and under the agent dir's agents/
+ * (symlinked directories are not walked), plus every file the host itself read (which
+ * covers roles behind a symlinked directory). */
+function candidateFiles(hostRead = []) {
   const files = listMarkdown(project);
   const agentsDir = path.join(agentDir, "agents");
   if (!isInside(project, agentsDir)) files.push(...listMarkdown(agentsDir));
-  return [...new Set(files)];
+  return [...new Set([...files, ...hostRead].map((f) => path.resolve(f)))];
 }
 
 function isInside(root, p) {
@@ -328,7 +330,7 @@ async function runTintinweb() {
         break;
       }
     }
-    for (const file of candidateFiles()) {
+    for (const file of candidateFiles([...readByHost.keys()])) {
       if (culprit && file === culprit.file) {
         files.push(entry(file, {
           outcome: "refuses-start",
@@ -351,7 +353,7 @@ async function runTintinweb() {
   const winners = new Map(); // stem -> file (a later directory overwrites, custom-agents.ts:29-31)
   for (const [file, stem] of readByHost) winners.set(stem, file);
 
-  for (const file of candidateFiles()) {
+  for (const file of candidateFiles([...readByHost.keys()])) {
     const stem = readByHost.get(file);
     if (stem === undefined) {
       files.push(entry(file, {
@@ -461,7 +463,7 @@ async function runNicobailon() {
   const piDefaultTools = pi.createCodingTools(".").map((t) => t.name);
 
   const files = [];
-  for (const file of candidateFiles()) {
+  for (const file of candidateFiles([...readByHost])) {
     const abs = path.resolve(file);
     if (file.endsWith(".chain.md")) {
       const chain = chainByFile.get(abs);
