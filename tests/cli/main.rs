@@ -8,6 +8,7 @@ mod delegate_e2e;
 mod delegate_faults;
 mod discover;
 mod lint;
+mod oracle;
 mod provider;
 mod setup;
 mod setup_outcomes;
