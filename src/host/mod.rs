@@ -126,6 +126,9 @@ impl HostProfile {
 
     /// `tintinweb@0.18`.
     pub fn label(&self) -> String {
+        if self.is_portable() {
+            return "pwk".to_string();
+        }
         format!("{}@{}", self.host, self.version)
     }
 

@@ -58,6 +58,17 @@ pub struct Profile {
     /// Other facts worth knowing, each with its source.
     #[serde(default)]
     pub notes: Vec<String>,
+    /// Keys that are different hosts' spellings of one setting (portable profile):
+    /// a role that sets it for every host in their own spellings is not warned.
+    #[serde(default)]
+    pub equivalents: Vec<Equivalent>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Equivalent {
+    pub keys: Vec<String>,
+    pub note: String,
 }
 
 /// A statement with its source.
@@ -116,6 +127,15 @@ pub struct DiscoveryDir {
     #[serde(default)]
     pub skip_dirs: Vec<String>,
     pub cite: Cite,
+}
+
+impl DiscoveryDir {
+    /// The path as people write it (`$PI_CODING_AGENT_DIR/agents`, `~/.agents`).
+    pub fn display(&self) -> String {
+        self.path
+            .replace("{agent_dir}", "$PI_CODING_AGENT_DIR")
+            .replace("{home}", "~")
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -69,6 +69,7 @@ fn derive(p: &HostProfile) -> Value {
         "measured": p.measured,
         "source": p.source,
         "identity": p.identity.by.describe(),
+        "discovers": p.discovery.dirs.iter().map(|d| d.path.as_str()).collect::<Vec<_>>(),
     });
     let required: Vec<&str> = p.required.iter().map(|r| r.key.as_str()).collect();
     schema["required"] = json!(required);

@@ -825,7 +825,7 @@ fn check_template(path: &Path, name: &str) -> pwk::role::Role {
     }
     assert!(text.contains("## Report contract"));
     // The template passes the linter exactly as written: no errors, no warnings.
-    let diagnostics = pwk::lint::check_doc(&doc, pwk::cli::Host::Pwk);
+    let diagnostics = pwk::lint::check_doc(&doc, pwk::host::HostId::Pwk.newest());
     assert!(diagnostics.is_empty(), "{name}: {diagnostics:#?}");
     pwk::role::Role::from_doc(&doc).unwrap()
 }

@@ -1,6 +1,6 @@
 //! `pwk lint`, `pwk rules`, `pwk schema --host`: driven through the binary.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -49,51 +49,66 @@ fn fixtures() -> PathBuf {
     repo_root().join("fixtures/lint")
 }
 
-/// How a fixture is placed and linted: (relative paths to copy it to, host, lint args).
-fn fixture_setup(rule: &str) -> (Vec<String>, &'static str, Vec<String>) {
-    match rule {
-        "duplicate-name" => (
-            vec!["a/duplicate-name.md".into(), "b/duplicate-name.md".into()],
-            "pwk",
-            vec!["a".into(), "b".into()],
-        ),
-        "host-unread-directory" => (
-            vec![".agents/agents/host-unread-directory.md".into()],
-            "herdr",
-            vec![],
-        ),
-        "host-ignored-key" => (
-            vec![format!("{rule}.md")],
-            "nicobailon",
-            vec![format!("{rule}.md")],
-        ),
-        "host-rejected-key" | "host-tools-list" => (
-            vec![format!("{rule}.md")],
-            "herdr",
-            vec![format!("{rule}.md")],
-        ),
-        _ => (
-            vec![format!("{rule}.md")],
-            "pwk",
-            vec![format!("{rule}.md")],
-        ),
+/// Every rule fixture: `fixtures/lint/<host spec>/<rule>.md`, or a directory
+/// `<rule>/` holding a small project tree when the rule needs one (a second file, a
+/// path). The directory names the host profile the fixture is linted for.
+/// Returns (host spec, rule id, path), sorted.
+fn rule_fixtures() -> Vec<(String, String, PathBuf)> {
+    let mut out = Vec::new();
+    for host in std::fs::read_dir(fixtures()).unwrap() {
+        let host = host.unwrap().path();
+        let spec = host.file_name().unwrap().to_str().unwrap().to_string();
+        for entry in std::fs::read_dir(&host).unwrap() {
+            let p = entry.unwrap().path();
+            let name = p.file_name().unwrap().to_str().unwrap();
+            let rule = name.strip_suffix(".md").unwrap_or(name).to_string();
+            out.push((spec.clone(), rule, p));
+        }
     }
+    out.sort();
+    out
+}
+
+/// Copy a fixture into `env`; returns the lint arguments that reach it.
+fn place_fixture(env: &TestEnv, path: &Path) -> Vec<String> {
+    if path.is_file() {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        env.write(name, std::fs::read(path).unwrap());
+        return vec![name.to_string()];
+    }
+    let mut top = Vec::new();
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(path).unwrap();
+                env.write(rel.to_str().unwrap(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    for entry in std::fs::read_dir(path).unwrap() {
+        top.push(entry.unwrap().file_name().to_str().unwrap().to_string());
+    }
+    top.sort();
+    // `pwk lint` with no paths reads the project's agents directories.
+    if top.iter().any(|t| t == ".agents" || t == ".pi") {
+        return Vec::new();
+    }
+    top
 }
 
 #[test]
 fn each_fixture_triggers_its_rule() {
-    insta::glob!("../../fixtures/lint", "*.md", |path| {
-        let rule = path.file_stem().unwrap().to_str().unwrap().to_string();
+    for (host, rule, path) in rule_fixtures() {
         let env = TestEnv::new();
-        let (copies, host, args) = fixture_setup(&rule);
-        let bytes = std::fs::read(path).unwrap();
-        for c in &copies {
-            env.write(c, &bytes);
-        }
+        let args = place_fixture(&env, &path);
         let lint = |format: &str| {
             run(env
                 .pwk()
-                .args(["lint", "--host", host, "--format", format])
+                .args(["lint", "--host", &host, "--format", format])
                 .args(&args))
         };
         let human = lint("human");
@@ -101,7 +116,7 @@ fn each_fixture_triggers_its_rule() {
         let doc = json(&machine);
         assert!(
             rules_of(&doc).contains(&rule),
-            "{rule}: not reported:\n{}",
+            "{host}/{rule}: not reported:\n{}",
             machine.stdout
         );
         assert_eq!(
@@ -120,15 +135,18 @@ fn each_fixture_triggers_its_rule() {
             machine.stderr
         );
         env.insta_settings().bind(|| {
-            insta::assert_snapshot!(format!(
-                "$ pwk lint --host {host} {}\nexit: {}\n\n{}\n$ pwk lint --format json …\n{}",
-                args.join(" "),
-                human.code,
-                human.stdout,
-                machine.stdout
-            ));
+            insta::assert_snapshot!(
+                format!("fixture@{host}@{rule}"),
+                format!(
+                    "$ pwk lint --host {host} {}\nexit: {}\n\n{}\n$ pwk lint --format json …\n{}",
+                    args.join(" "),
+                    human.code,
+                    human.stdout,
+                    machine.stdout
+                )
+            );
         });
-    });
+    }
 }
 
 #[test]
@@ -142,26 +160,28 @@ fn every_rule_has_a_fixture_and_every_fixture_a_rule() {
         .collect();
     // These two are about the file itself and are created at test time (below).
     let made_at_test_time = ["file-too-large", "not-a-regular-file"];
+    let fixtures = rule_fixtures();
     for id in &ids {
-        let exists = fixtures().join(format!("{id}.md")).exists();
         assert!(
-            exists || made_at_test_time.contains(&id.as_str()),
+            fixtures.iter().any(|(_, r, _)| r == id) || made_at_test_time.contains(&id.as_str()),
             "no fixture for rule `{id}`"
         );
     }
-    for entry in std::fs::read_dir(fixtures()).unwrap() {
-        let p = entry.unwrap().path();
-        if p.extension().is_some_and(|e| e == "md") {
-            let stem = p.file_stem().unwrap().to_str().unwrap().to_string();
-            assert!(ids.contains(&stem), "fixture {stem}.md names no rule");
-        }
+    for (host, rule, _) in &fixtures {
+        assert!(ids.contains(rule), "fixture {host}/{rule} names no rule");
+        assert!(
+            run(TestEnv::new().pwk().args(["schema", "--host", host])).code == 0,
+            "fixture directory {host} is not a host profile"
+        );
     }
 }
 
 #[test]
 fn pwk_shaped_roles_lint_clean() {
+    // Without an installed host the portable profile applies: no errors, and the
+    // only warnings say which hosts ignore `max_turns` and `systemPromptMode`.
     let env = TestEnv::new();
-    for entry in std::fs::read_dir(fixtures().join("clean")).unwrap() {
+    for entry in std::fs::read_dir(repo_root().join("fixtures/pwk-shaped-roles")).unwrap() {
         let p = entry.unwrap().path();
         env.write(
             &format!(
@@ -171,21 +191,31 @@ fn pwk_shaped_roles_lint_clean() {
             std::fs::read(&p).unwrap(),
         );
     }
-    let out = run(env
-        .pwk()
-        .args(["lint", "--format", "json", "--deny-warnings"]));
+    let out = run(env.pwk().args(["lint", "--format", "json"]));
     let doc = json(&out);
     assert_eq!(out.code, 0, "{}", out.stdout);
     assert_eq!(doc["files"], 5);
-    assert_eq!(
-        doc["diagnostics"].as_array().unwrap().len(),
-        0,
-        "{}",
-        out.stdout
+    assert_eq!(doc["summary"]["errors"], 0);
+    for d in doc["diagnostics"].as_array().unwrap() {
+        assert_eq!(d["rule"], "host-ignored-key", "{d}");
+        let m = d["message"].as_str().unwrap();
+        assert!(
+            m.contains("`max_turns` is read by tintinweb and ignored by nicobailon and herdr")
+                || m.contains("`systemPromptMode` is read by nicobailon and ignored by herdr"),
+            "{m}"
+        );
+    }
+    // For the host that is installed, they are clean.
+    env.write(
+        ".pi/settings.json",
+        r#"{"packages": ["npm:@tintinweb/pi-subagents@0.18.0"]}"#,
     );
-    let human = run(env.pwk().arg("lint"));
-    assert_eq!(human.code, 0);
-    assert_eq!(human.stdout, "5 files checked: no problems.\n");
+    let human = run(env.pwk().args(["lint", "--deny-warnings"]));
+    assert_eq!(human.code, 0, "{}", human.stdout);
+    assert_eq!(
+        human.stdout,
+        "5 files checked for tintinweb@0.18: no problems.\n"
+    );
 }
 
 #[test]
@@ -215,19 +245,25 @@ fn host_profiles_change_what_is_reported() {
             .collect()
     };
 
-    let tintin = lint("tintinweb");
-    let m = &find(&tintin, "name-mismatch")[0];
+    // tintinweb 0.14 never reads `name`: calling the role by it runs a
+    // general-purpose child. 0.18 answers to `name` (the stem is then the trap).
+    let old = lint("tintinweb@0.14");
+    let m = &find(&old, "name-mismatch")[0];
     assert_eq!(m["severity"], "error");
+    assert!(m["message"].as_str().unwrap().contains("all seven"), "{m}");
+    let new = lint("tintinweb");
+    let m = &find(&new, "name-mismatch")[0];
+    assert_eq!(m["severity"], "warning");
     assert!(
-        m["message"].as_str().unwrap().contains("all seven tools"),
+        m["message"].as_str().unwrap().contains("tintinweb@0.18 calls this role `pwk-smell-checker`"),
         "{m}"
     );
-    let ignored = find(&tintin, "host-ignored-key");
+    let ignored = find(&new, "host-ignored-key");
     assert!(
         ignored
             .iter()
             .any(|d| d["message"].as_str().unwrap().contains("systemPromptMode")),
-        "{tintin}"
+        "{new}"
     );
 
     let nico = lint("nicobailon");
@@ -245,11 +281,25 @@ fn host_profiles_change_what_is_reported() {
             .any(|d| d["message"].as_str().unwrap().contains("systemPromptMode"))
     );
 
+    // Portable: a warning that names who reads and who ignores each key.
     let pwk = lint("pwk");
-    assert_eq!(find(&pwk, "name-mismatch")[0]["severity"], "error");
-    assert!(find(&pwk, "host-ignored-key").is_empty());
+    let m = &find(&pwk, "name-mismatch")[0];
+    assert_eq!(m["severity"], "warning");
+    assert!(m["message"].as_str().unwrap().contains("tintinweb@0.14"), "{m}");
+    let turns = find(&pwk, "host-ignored-key")
+        .into_iter()
+        .find(|d| d["line"] == 6)
+        .expect("max_turns");
+    assert!(
+        turns["message"]
+            .as_str()
+            .unwrap()
+            .contains("`max_turns` is read by tintinweb and ignored by nicobailon and herdr"),
+        "{turns}"
+    );
 
-    // prompt_mode is tintinweb's own key: unknown elsewhere, with a pointer to the host.
+    // prompt_mode is tintinweb's own key: read there; under the portable profile a
+    // warning naming the host that reads it, never "unknown".
     env.write(
         "r.md",
         "---\nname: r\ndescription: d\ntools: read\nprompt_mode: append\n---\nBody.\n",
@@ -263,14 +313,16 @@ fn host_profiles_change_what_is_reported() {
         "r.md",
     ])));
     assert!(find(&tintin, "unknown-key").is_empty(), "{tintin}");
+    assert!(find(&tintin, "host-ignored-key").is_empty(), "{tintin}");
     let pwk = json(&run(env.pwk().args(["lint", "--format", "json", "r.md"])));
-    let unknown = &find(&pwk, "unknown-key")[0];
+    assert!(find(&pwk, "unknown-key").is_empty(), "{pwk}");
+    let read_by = &find(&pwk, "host-ignored-key")[0];
     assert!(
-        unknown["help"]
+        read_by["message"]
             .as_str()
             .unwrap()
-            .contains("--host tintinweb"),
-        "{unknown}"
+            .contains("`prompt_mode` is read by tintinweb"),
+        "{read_by}"
     );
 }
 
@@ -506,7 +558,7 @@ fn fifo_socket_symlink_and_oversize_are_findings_not_hangs() {
 fn exit_codes() {
     let env = TestEnv::new();
     env.write("warn.md", "---\nname: warn\ndescription: d\n---\nBody.\n"); // missing-tools: a warning
-    env.write("err/bad.md", "---\nname: bad\n---\nBody.\n");
+    env.write("err/bad.md", "---\nname: bad\ndescription: [d\n---\nBody.\n"); // yaml-syntax: every host
     assert_eq!(run(env.pwk().args(["lint", "warn.md"])).code, 0);
     assert_eq!(
         run(env.pwk().args(["lint", "--deny-warnings", "warn.md"])).code,
@@ -658,7 +710,19 @@ fn json_sarif_and_github_shapes() {
         .keys()
         .map(String::as_str)
         .collect();
-    assert_eq!(top, ["diagnostics", "files", "summary", "version"]);
+    assert_eq!(
+        top,
+        ["diagnostics", "files", "host", "skipped", "summary", "version"]
+    );
+    assert_eq!(doc["host"]["profile"], "pwk");
+    assert!(
+        doc["host"]["detected"]
+            .as_str()
+            .unwrap()
+            .contains("using the portable profile"),
+        "{}",
+        doc["host"]
+    );
     assert_eq!(doc["version"], 1);
     assert_eq!(doc["files"], 2);
     for d in doc["diagnostics"].as_array().unwrap() {
@@ -680,7 +744,7 @@ fn json_sarif_and_github_shapes() {
     }
     assert_eq!(
         doc["summary"],
-        serde_json::json!({"errors": 2, "warnings": 1})
+        serde_json::json!({"errors": 1, "warnings": 2})
     );
 
     let sarif = json(&run(env
@@ -719,7 +783,7 @@ fn json_sarif_and_github_shapes() {
     assert_eq!(lines.len(), 3, "{}", gh.stdout);
     assert!(
         lines[0].starts_with(
-            "::error file=a%2C b%25.md,line=2,col=7,endLine=2,endColumn=10,title=name-mismatch::"
+            "::warning file=a%2C b%25.md,line=2,col=7,endLine=2,endColumn=10,title=name-mismatch::"
         ),
         "{}",
         lines[0]
@@ -804,13 +868,21 @@ fn schema_per_host() {
     let herdr = json(&run(env.pwk().args(["schema", "--host", "herdr"])));
     assert_eq!(herdr["properties"]["tools"]["type"], "string");
     assert_eq!(herdr["properties"]["cli"]["x-pwk-rejected"], true);
-    assert_eq!(herdr["x-pwk-host"]["reads .agents/agents"], false);
+    let dirs = herdr["x-pwk-host"]["discovers"].as_array().unwrap();
+    assert!(!dirs.iter().any(|d| d == ".agents/agents"), "{dirs:?}");
+    assert!(dirs.iter().any(|d| d == ".pi/agents"), "{dirs:?}");
     let tintin = json(&run(env.pwk().args(["schema", "--host", "tintinweb"])));
     assert_eq!(
         tintin["properties"]["prompt_mode"]["enum"],
         serde_json::json!(["append", "replace"])
     );
-    assert_eq!(tintin["x-pwk-host"]["identity"], "file stem");
+    assert_eq!(tintin["x-pwk-host"]["identity"], "`name`, else the file stem");
+    assert_eq!(tintin["x-pwk-host"]["version"], "0.18");
+    let old = json(&run(env.pwk().args(["schema", "--host", "tintinweb@0.14"])));
+    assert_eq!(old["x-pwk-host"]["identity"], "file stem (`name` is ignored)");
+    // 0.14 does not read `color` (0.16 added it): the schema marks what each reads.
+    assert!(old["properties"]["color"].is_null());
+    assert!(tintin["properties"]["color"].is_object());
 }
 
 #[test]
@@ -867,7 +939,7 @@ mod fuzz {
 
     use proptest::prelude::*;
     use proptest::test_runner::{Config, TestCaseError, TestRunner};
-    use pwk::cli::Host;
+    use pwk::host::{ALL, HostProfile};
     use pwk::lint::render::{RenderOptions, render};
     use pwk::lint::{FileReport, LintReport, check_doc};
     use pwk::role::RoleDoc;
@@ -951,10 +1023,14 @@ mod fuzz {
         ]
     }
 
-    const HOSTS: [Host; 4] = [Host::Pwk, Host::Tintinweb, Host::Nicobailon, Host::Herdr];
+    /// Every profile of every host, each version included.
+    fn profiles() -> Vec<&'static HostProfile> {
+        ALL.iter().flat_map(|h| h.profiles()).collect()
+    }
 
     fn check_one(bytes: &[u8], host_index: usize) -> Result<(), TestCaseError> {
-        let host = HOSTS[host_index % HOSTS.len()];
+        let all = profiles();
+        let host = all[host_index % all.len()];
         let doc = RoleDoc::parse("fuzz/role.md", bytes);
         let diags = check_doc(&doc, host);
         let text = &doc.text;
@@ -998,6 +1074,9 @@ mod fuzz {
                 text: Some(doc.text.clone()),
             }],
             failures: Vec::new(),
+            skipped: Vec::new(),
+            host: host.label(),
+            host_reason: None,
         };
         let show = |p: &std::path::Path| p.display().to_string();
         let opts = RenderOptions {
@@ -1102,7 +1181,7 @@ fn a_bare_model_id_is_a_warning_that_names_the_host_behaviour() {
         (Some("invalid-model"), Some("warning"))
     );
     assert!(
-        d["message"].as_str().unwrap().contains("refuses to launch"),
+        d["message"].as_str().unwrap().contains(": refuses the role"),
         "{d}"
     );
     assert_eq!(

@@ -83,12 +83,13 @@ fn every_role_validates_against_the_schema() {
 
 #[test]
 fn roles_lint_clean_for_every_host() {
-    // The shipped roles pass `pwk lint --deny-warnings` under pwk's own profile and
-    // tintinweb's, and have no errors under any host profile (nicobailon and herdr
-    // still warn that they ignore `max_turns`).
+    // The shipped roles pass `pwk lint --deny-warnings` under tintinweb's profiles,
+    // and have no errors under any profile: nicobailon and herdr warn that they
+    // ignore `max_turns` (herdr also `systemPromptMode`), and the portable profile
+    // says the same, naming them.
     let env = crate::support::TestEnv::new();
     let roles = repo_root().join("roles");
-    for host in ["pwk", "tintinweb"] {
+    for host in ["tintinweb", "tintinweb@0.14"] {
         let out = crate::support::run(
             env.pwk()
                 .args(["lint", "--deny-warnings", "--host", host])
@@ -96,12 +97,13 @@ fn roles_lint_clean_for_every_host() {
         );
         assert_eq!(out.code, 0, "--host {host}:\n{}{}", out.stdout, out.stderr);
         assert!(
-            out.stdout.contains("5 files checked: no problems"),
+            out.stdout.contains("5 files checked for tintinweb@0.1")
+                && out.stdout.contains(": no problems"),
             "{}",
             out.stdout
         );
     }
-    for host in ["nicobailon", "herdr"] {
+    for host in ["pwk", "nicobailon", "nicobailon@0.67", "herdr"] {
         let out = crate::support::run(env.pwk().args(["lint", "--host", host]).arg(&roles));
         assert_eq!(out.code, 0, "--host {host}:\n{}{}", out.stdout, out.stderr);
     }

@@ -85,18 +85,32 @@ fn plural(n: usize, word: &str) -> String {
 pub fn summary(report: &LintReport) -> String {
     let (errors, warnings) = report.counts();
     let files = report.files.len();
-    if errors + warnings == 0 {
-        return format!("{} checked: no problems.\n", plural(files, "file"));
+    let host = if report.host.is_empty() {
+        String::new()
+    } else {
+        format!(" for {}", report.host)
+    };
+    let mut out = if errors + warnings == 0 {
+        format!("{} checked{host}: no problems.\n", plural(files, "file"))
+    } else {
+        let with = report
+            .files
+            .iter()
+            .filter(|f| !f.diagnostics.is_empty())
+            .count();
+        format!(
+            "Found {} and {} in {with} of {}{host}.\n",
+            plural(errors, "error"),
+            plural(warnings, "warning"),
+            plural(files, "file")
+        )
+    };
+    for s in &report.skipped {
+        out.push_str(&format!(
+            "Skipped {}: {}.\n",
+            s.path.display(),
+            s.reason
+        ));
     }
-    let with = report
-        .files
-        .iter()
-        .filter(|f| !f.diagnostics.is_empty())
-        .count();
-    format!(
-        "Found {} and {} in {with} of {}.\n",
-        plural(errors, "error"),
-        plural(warnings, "warning"),
-        plural(files, "file")
-    )
+    out
 }

@@ -8,8 +8,12 @@ use crate::lint::LintReport;
 #[derive(Serialize)]
 struct Document<'a> {
     version: u32,
+    /// The host profile the files were linted for, and why it was chosen.
+    host: Host<'a>,
     files: usize,
     diagnostics: Vec<Entry<'a>>,
+    /// Files left out because the host never reads them as roles.
+    skipped: Vec<Skip>,
     summary: Summary,
 }
 
@@ -27,6 +31,19 @@ struct Entry<'a> {
 }
 
 #[derive(Serialize)]
+struct Host<'a> {
+    profile: &'a str,
+    /// Set when `--host auto` chose it.
+    detected: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct Skip {
+    path: String,
+    reason: String,
+}
+
+#[derive(Serialize)]
 struct Summary {
     errors: usize,
     warnings: usize,
@@ -36,6 +53,10 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     let (errors, warnings) = report.counts();
     let doc = Document {
         version: 1,
+        host: Host {
+            profile: &report.host,
+            detected: report.host_reason.as_deref(),
+        },
         files: report.files.len(),
         diagnostics: report
             .diagnostics()
@@ -49,6 +70,14 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
                 rule: d.rule,
                 message: &d.message,
                 help: d.help.as_deref(),
+            })
+            .collect(),
+        skipped: report
+            .skipped
+            .iter()
+            .map(|s| Skip {
+                path: (opts.show_path)(&s.path),
+                reason: s.reason.clone(),
             })
             .collect(),
         summary: Summary { errors, warnings },

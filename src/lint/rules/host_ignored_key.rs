@@ -63,12 +63,36 @@ fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node) {
     if readers.is_empty() || ignorers.is_empty() {
         return; // every host reads it, or none does (`unknown-key`)
     }
-    // Harmless where ignored: the value is what those hosts do anyway.
-    if ignorers.iter().all(|h| {
-        h.default_values
-            .get(k)
-            .is_some_and(|d| value.as_str() == Some(d.as_str()))
-    }) {
+    // The same setting in each host's own spelling: a host that reads one of the
+    // role's spellings is served. Harmless where ignored: the value is what that
+    // host does anyway.
+    let siblings: Vec<&str> = cx
+        .profile
+        .equivalents
+        .iter()
+        .find(|e| e.keys.iter().any(|x| x == k))
+        .map(|e| {
+            e.keys
+                .iter()
+                .map(String::as_str)
+                .filter(|x| cx.doc.mapping().is_some_and(|m| m.get(x).is_some()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let ignorers: Vec<_> = ignorers
+        .into_iter()
+        .filter(|h| !siblings.iter().any(|s| h.reads(s)))
+        .filter(|h| {
+            !h.default_values
+                .get(k)
+                .is_some_and(|d| value.as_str() == Some(d.as_str()))
+        })
+        .collect();
+    if ignorers.is_empty() {
+        return;
+    }
+    // One finding per setting: on the first of the role's spellings.
+    if siblings.first().is_some_and(|first| *first != k) {
         return;
     }
     let notes: Vec<String> = ignorers

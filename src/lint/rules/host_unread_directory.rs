@@ -51,7 +51,7 @@ pub(crate) fn check(cx: &mut Checker<'_>) {
                     p.discovery
                         .dirs
                         .iter()
-                        .map(|d| format!("`{}`", d.path))
+                        .map(|d| format!("`{}`", d.display()))
                         .collect::<Vec<_>>()
                         .join(", ")
                 )),

@@ -57,7 +57,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         &RULE,
         node.span.clone(),
         "no provider",
-        format!("`model: {text}` has no `provider/` prefix; hosts resolve a bare id differently, and when it does not resolve {effect}"),
+        format!("`model: {text}` has no `provider/` prefix; hosts resolve a bare id differently; when it does not resolve, {}: {effect}", cx.profile.label()),
         Some(format!("write it as `provider/{text}` (e.g. `anthropic/{text}`)")),
     );
     d.severity = Severity::Warning;

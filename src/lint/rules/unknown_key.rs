@@ -80,7 +80,7 @@ pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {
         format!("{} does not read it", p.label())
     };
     let mut message = format!("unknown key `{key}`: {who}");
-    if suggested == Some("tools") {
+    if suggested == Some("tools") && tree.get("tools").is_none() {
         message.push_str(&format!(
             ", and without `tools` the child gets {}",
             p.tools.missing

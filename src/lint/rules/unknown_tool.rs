@@ -191,16 +191,24 @@ fn portable(
     };
     let message = if knowing.is_empty() {
         format!(
-            "`{name}` in `{key}` is not a tool any supported host knows: {}",
-            meaning(rest[0])
+            "`{name}` in `{key}` is not a tool any supported host knows: hosts drop unknown names, and the child runs without it"
         )
     } else {
-        let known: Vec<String> = knowing
+        // Group the hosts that know it by what it means to them.
+        let mut groups: Vec<(String, Vec<&HostProfile>)> = Vec::new();
+        for h in &knowing {
+            let m = meaning(h);
+            match groups.iter_mut().find(|(g, _)| *g == m) {
+                Some((_, hs)) => hs.push(h),
+                None => groups.push((m, vec![h])),
+            }
+        }
+        let known: Vec<String> = groups
             .iter()
-            .map(|h| format!("{}: {}", h.label(), meaning(h)))
+            .map(|(m, hs)| format!("{}: {m}", host::name_profiles(hs)))
             .collect();
         format!(
-            "`{name}` in `{key}` means different things per host ({}); {} does not know it",
+            "`{name}` in `{key}` is not a tool on every host ({}); {} drop it, and the child runs without it",
             known.join("; "),
             host::name_profiles(&rest)
         )
