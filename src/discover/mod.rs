@@ -35,7 +35,7 @@ use crate::role::{Role, RoleDoc, SplitError, YamlError};
 
 /// The host profile discovery follows (directories, identity, what it loads).
 pub type Host = &'static crate::host::HostProfile;
-pub use crate::host::HostId;
+pub use crate::host::{HostId, IdentityBy};
 
 /// A discovery layer. Later variants win a name clash.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
@@ -587,9 +587,9 @@ fn classify(
         .as_ref()
         .and_then(|r| r.name.clone())
         .filter(|n| !n.trim().is_empty());
-    let identity = match host.host {
-        HostId::Tintinweb => stem.clone(),
-        _ => name.unwrap_or_else(|| stem.clone()),
+    let identity = match host.identity.by {
+        IdentityBy::Stem => stem.clone(),
+        IdentityBy::Name | IdentityBy::NameThenStem => name.unwrap_or_else(|| stem.clone()),
     };
     RoleFile {
         path,
@@ -821,23 +821,34 @@ fn pick_winners(
 
 /// Notes about how the host names this file.
 fn identity_notes(host: Host, f: &RoleFile) -> Vec<String> {
+    let label = host.label();
+    let unknown = host
+        .identity
+        .on_unknown
+        .clone()
+        .unwrap_or_else(|| "finds no role".to_string());
     let Some(name) = f.role.as_ref().and_then(|r| r.name.as_deref()) else {
-        return if host.host == HostId::Herdr || host.host == HostId::Pwk {
-            vec![format!("no `name`: known by its file stem `{}`", f.stem)]
-        } else {
-            Vec::new()
+        return match host.identity.by {
+            IdentityBy::NameThenStem => {
+                vec![format!("no `name`: known by its file stem `{}`", f.stem)]
+            }
+            IdentityBy::Stem | IdentityBy::Name => Vec::new(),
         };
     };
     if name == f.stem {
         return Vec::new();
     }
-    match host.host {
-        HostId::Tintinweb => vec![format!(
-            "tintinweb ignores `name: {name}` and answers to the file stem `{}`; calling `{name}` runs a general-purpose agent with all seven tools",
+    match host.identity.by {
+        IdentityBy::Stem => vec![format!(
+            "{label} ignores `name: {name}` and answers to the file stem `{}`; calling `{name}` {unknown}",
             f.stem
         )],
-        _ => vec![format!(
-            "`name: {name}` differs from the file stem `{}`: tintinweb would call it `{}`",
+        IdentityBy::Name | IdentityBy::NameThenStem if host.is_portable() => vec![format!(
+            "`name: {name}` differs from the file stem `{}`: tintinweb before 0.17 would call it `{}`",
+            f.stem, f.stem
+        )],
+        IdentityBy::Name | IdentityBy::NameThenStem => vec![format!(
+            "{label} answers to `name: {name}`, not to the file stem `{}`; calling `{}` {unknown}",
             f.stem, f.stem
         )],
     }

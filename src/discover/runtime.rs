@@ -153,7 +153,14 @@ pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runti
     let r = &role.role;
     let mut config_files = Vec::new();
     let settings = PiSettings::load(inputs, &mut config_files);
-    let tools = tools(host, r.tools.clone(), r.deny_tools.clone());
+    let raw_tools = role.doc.mapping().and_then(|m| m.get("tools"));
+    let tools = tools(
+        host,
+        r.tools.clone(),
+        raw_tools,
+        &role.doc.text,
+        r.deny_tools.clone(),
+    );
     let thinking = thinking(host, role, &settings);
     let max_turns = max_turns(host, role);
     let (kind, model, cli) = match &r.cli {
@@ -207,49 +214,75 @@ pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runti
     }
 }
 
-fn strings(items: &[&str]) -> Vec<String> {
-    items.iter().map(|s| s.to_string()).collect()
-}
-
-fn tools(host: Host, declared: Option<Vec<String>>, deny: Option<Vec<String>>) -> Tools {
-    let name = host.as_str();
+/// The tools the child gets under `host`, from its profile: the default when `tools`
+/// is absent, the host's tokens (`*`, `none`), the names it knows (unknown names are
+/// dropped by every host), and what it adds to every child.
+fn tools(
+    host: Host,
+    declared: Option<Vec<String>>,
+    raw: Option<&crate::role::Node>,
+    text: &str,
+    deny: Option<Vec<String>>,
+) -> Tools {
+    let label = host.label();
+    let t = &host.tools;
+    let with_injected = |mut v: Vec<String>| {
+        for i in &t.injected {
+            if !v.contains(i) {
+                v.push(i.clone());
+            }
+        }
+        v
+    };
+    // A flow list (`[a, b]`) that the host's parser does not read as a list.
+    let flow = raw.is_some_and(|n| text.get(n.span.clone()).is_some_and(|s| s.starts_with('[')));
     let (effective, host_default, mut note) = match &declared {
-        None => match host.host {
-            HostId::Tintinweb => (
-                strings(&ALL_BUILTIN_TOOLS),
-                true,
-                "absent: tintinweb gives all seven built-in tools".to_string(),
-            ),
-            HostId::Nicobailon => (
-                strings(&PI_DEFAULT_TOOLS),
-                true,
-                "absent: pi's defaults (nicobailon adds its own bg_wait and contact_supervisor)"
-                    .to_string(),
-            ),
-            HostId::Herdr | HostId::Pwk => (
-                strings(&PI_DEFAULT_TOOLS),
-                true,
-                format!("absent: pi's defaults ({name} passes no --tools)"),
-            ),
-        },
+        None => (
+            t.default.clone(),
+            true,
+            format!("absent: {label} gives {}", t.missing),
+        ),
+        Some(_) if flow && host.parser.flow_lists != crate::host::ListReading::Read => (
+            with_injected(Vec::new()),
+            false,
+            format!("{label} does not read a `[…]` list: the child gets no built-in tools"),
+        ),
         Some(list) => {
-            let lower: Vec<String> = list.iter().map(|t| t.to_ascii_lowercase()).collect();
-            if host.host == HostId::Tintinweb && lower.iter().any(|t| t == "*" || t == "all") {
+            if list
+                .iter()
+                .any(|x| t.all_tokens.iter().any(|a| a.eq_ignore_ascii_case(x)))
+            {
+                let mut all = t.builtins.clone();
+                all.retain(|b| ALL_BUILTIN_TOOLS.contains(&b.as_str()));
                 (
-                    strings(&ALL_BUILTIN_TOOLS),
+                    with_injected(all),
                     false,
-                    "`all`: tintinweb gives all seven built-in tools".to_string(),
+                    format!("every built-in tool ({label} expands the token)"),
                 )
-            } else if host.host == HostId::Tintinweb && lower.iter().any(|t| t == "none") {
-                (Vec::new(), false, "`none`: no tools".to_string())
-            } else if host.host == HostId::Nicobailon {
-                (
-                    list.clone(),
-                    false,
-                    "as declared (nicobailon adds its contact_supervisor tool)".to_string(),
-                )
+            } else if list.iter().any(|x| t.none_tokens.iter().any(|n| n == x)) {
+                (with_injected(Vec::new()), false, "no tools".to_string())
             } else {
-                (list.clone(), false, "as declared".to_string())
+                let known: Vec<String> = list
+                    .iter()
+                    .filter(|x| host.knows_tool(x))
+                    .cloned()
+                    .collect();
+                let dropped: Vec<&String> = list.iter().filter(|x| !host.knows_tool(x)).collect();
+                let mut note = "as declared".to_string();
+                if !t.injected.is_empty() {
+                    note.push_str(&format!(" ({label} adds {})", t.injected.join(", ")));
+                }
+                if !dropped.is_empty() {
+                    note.push_str(&format!(
+                        "; not built-in, kept only if an extension provides it: {}",
+                        dropped
+                            .iter()
+                            .map(|d| d.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                (with_injected(known), false, note)
             }
         }
     };
@@ -257,10 +290,8 @@ fn tools(host: Host, declared: Option<Vec<String>>, deny: Option<Vec<String>>) -
     if mutating {
         note.push_str("; can change files (bash, edit or write)");
     }
-    if deny.is_some() && host.host != HostId::Herdr {
-        note.push_str(&format!(
-            "; `deny-tools` is read only by herdr, not by {name}"
-        ));
+    if deny.is_some() && !host.reads("deny-tools") {
+        note.push_str(&format!("; `deny-tools` is not read by {label}"));
     }
     Tools {
         declared,
@@ -313,21 +344,28 @@ fn max_turns(host: Host, role: &ResolvedRole) -> Setting<u64> {
     let raw = role.doc.mapping().and_then(|m| m.get("max_turns"));
     match (role.role.max_turns, raw) {
         (Some(n), _) => {
-            let (honoured, note) = match host.host {
-                HostId::Tintinweb => (
+            let (honoured, note) = if host.is_portable() {
+                (true, "honoured by pwk's runner".to_string())
+            } else if host.reads("max_turns") {
+                (
                     true,
-                    format!(
-                        "honoured: told to wrap up at turn {n}, stopped at turn {}",
-                        n + 5
-                    ),
-                ),
-                HostId::Pwk => (true, "honoured by pwk's runner".to_string()),
-                HostId::Nicobailon => (
+                    match host.host {
+                        // tintinweb steers at N and aborts N + graceTurns (default 5) later.
+                        HostId::Tintinweb => format!(
+                            "honoured: told to wrap up at turn {n}, stopped at turn {}",
+                            n + 5
+                        ),
+                        _ => format!("honoured by {}", host.label()),
+                    },
+                )
+            } else {
+                (
                     false,
-                    "ignored by nicobailon (its bounds are `toolBudget` and `timeoutMs`)"
-                        .to_string(),
-                ),
-                HostId::Herdr => (false, "ignored by herdr (it has no turn bound)".to_string()),
+                    match host.instead.get("max_turns") {
+                        Some(i) => format!("ignored by {} ({i})", host.label()),
+                        None => format!("ignored by {}", host.label()),
+                    },
+                )
             };
             Setting {
                 value: Some(n),

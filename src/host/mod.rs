@@ -347,8 +347,18 @@ pub fn name_profiles(profiles: &[&HostProfile]) -> String {
         if mine.is_empty() {
             continue;
         }
-        if mine.len() == h.profiles().len() {
+        let all = h.profiles();
+        let at = |p: &HostProfile| all.iter().position(|q| std::ptr::eq(q, p));
+        let idx: Vec<usize> = mine.iter().filter_map(|p| at(p)).collect();
+        let contiguous = idx.windows(2).all(|w| w[1] == w[0] + 1);
+        if mine.len() == all.len() {
             out.push(h.as_str().to_string());
+        } else if mine.len() > 1 && contiguous {
+            out.push(format!(
+                "{h}@{}–{}",
+                mine[0].version,
+                mine[mine.len() - 1].version
+            ));
         } else {
             out.extend(mine.iter().map(|p| p.label()));
         }

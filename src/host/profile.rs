@@ -328,6 +328,8 @@ pub struct Tools {
     pub unknown: String,
     /// What the child gets when `tools` is absent, completing "the child gets …".
     pub missing: String,
+    /// The same, as tool names (pi's defaults and the host's own tools).
+    pub default: Vec<String>,
     /// Whether the child's default (no `tools`) includes mutating tools.
     pub missing_is_mutating: bool,
     pub cite: Cite,

@@ -223,7 +223,7 @@ fn value_rule(
 ) -> &'static Rule {
     let whole = pointer == format!("/{top}");
     match (top, kind) {
-        ("name", Kind::Pattern { .. }) => &rules::name_not_slug::RULE,
+        ("name", Kind::Pattern { .. } | Kind::Not { .. }) => &rules::name_not_slug::RULE,
         ("description", Kind::MinLength { .. } | Kind::Pattern { .. }) => {
             &rules::empty_description::RULE
         }

@@ -106,11 +106,7 @@ pub fn summary(report: &LintReport) -> String {
         )
     };
     for s in &report.skipped {
-        out.push_str(&format!(
-            "Skipped {}: {}.\n",
-            s.path.display(),
-            s.reason
-        ));
+        out.push_str(&format!("Skipped {}: {}.\n", s.path.display(), s.reason));
     }
     out
 }

@@ -1,7 +1,6 @@
 //! `deprecated-skill-key`: `skill` instead of `skills`.
 
-use std::sync::OnceLock;
-
+use crate::host;
 use crate::lint::Severity;
 use crate::lint::check::Checker;
 use crate::lint::rules::Rule;
@@ -10,49 +9,45 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "deprecated-skill-key",
     severity: Severity::Warning,
-    summary: "`skill` is deprecated; use `skills`",
-    explanation: "The singular `skill` is kept for compatibility until the date the schema documents (2027-06-30, see `pwk schema`); after that it is removed. Rename it to `skills`, which takes the same comma-separated string or list.",
+    summary: "`skill` instead of `skills`: not every host reads it",
+    explanation: "nicobailon and herdr read both `skill` and `skills` (nicobailon prefers `skill` when both are set); tintinweb reads only `skills`, so a role with `skill` gets no skills there. No host's source sets a removal date. Rename it to `skills`, which takes the same comma-separated string or list. Reported under the portable profile; under `--host H` the host's own reading applies.",
     bad: "---\nskill: code-review\n---\n",
     good: "---\nskills: code-review\n---\n",
 };
 
-/// The removal date, read from the schema's description of `skill`.
-pub(crate) fn removal_date() -> &'static str {
-    static DATE: OnceLock<String> = OnceLock::new();
-    DATE.get_or_init(|| {
-        let desc = crate::role::schema::key_description("skill").unwrap_or_default();
-        let b = desc.as_bytes();
-        (0..b.len().saturating_sub(9))
-            .map(|i| &desc[i..i + 10])
-            .find(|w| {
-                w.bytes().enumerate().all(|(j, c)| {
-                    if j == 4 || j == 7 {
-                        c == b'-'
-                    } else {
-                        c.is_ascii_digit()
-                    }
-                })
-            })
-            .unwrap_or("a documented date")
-            .to_string()
-    })
-}
-
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
+    // Under a real host `skill` is either read (nicobailon, herdr) or ignored
+    // (`host-ignored-key` says so); the advice to use `skills` is portable.
+    if !cx.profile.is_portable() {
+        return;
+    }
     let Some((key, _)) = tree.entry("skill") else {
         return;
     };
     let both = tree.get("skills").is_some();
-    let date = removal_date();
+    let (readers, ignorers) = host::split_profiles(|h| h.reads("skill"));
+    let message = if both {
+        format!(
+            "`skill` and `skills` are both set; {} read `skill` (nicobailon prefers it), {} read only `skills`",
+            host::name_profiles(&readers),
+            host::name_profiles(&ignorers)
+        )
+    } else {
+        format!(
+            "`skill` is the singular spelling of `skills`: {} ignore it (they read `skills`), {} read it",
+            host::name_profiles(&ignorers),
+            host::name_profiles(&readers)
+        )
+    };
     cx.emit(
         &RULE,
         key.span.clone(),
         "use `skills`",
-        if both {
-            format!("`skill` is deprecated (removed after {date}) and `skills` is also set; hosts may read either")
+        message,
+        Some(if both {
+            "merge the two into `skills`".into()
         } else {
-            format!("`skill` is deprecated and will stop working after {date}")
-        },
-        Some(if both { "merge the two into `skills`".into() } else { "rename the key to `skills`".into() }),
+            "rename the key to `skills`".into()
+        }),
     );
 }

@@ -25,8 +25,8 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         let k = key.text.as_str();
         // The identity key is `name-mismatch`'s: where `name` is unread, only a
         // `name` that differs from the file name changes anything.
-        if k == "name" {
-            continue;
+        if k == "name" || (p.is_portable() && k == "skill") {
+            continue; // `skill`: `deprecated-skill-key` says who reads it
         }
         if p.is_portable() {
             portable(cx, key, value);
@@ -38,7 +38,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         }
         if p.default_values
             .get(k)
-            .is_some_and(|d| value.as_str() == Some(d.as_str()))
+            .is_some_and(|d| value.as_scalar() == Some(d.as_str()))
         {
             continue;
         }
@@ -59,7 +59,10 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
 /// Under the portable profile: a key some real hosts read and others ignore.
 fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node) {
     let k = key.text.as_str();
-    let (readers, ignorers) = host::split_profiles(|h| h.reads(k) || h.rejected.contains_key(k));
+    if host::pi_profiles().any(|h| h.rejected.contains_key(k)) {
+        return; // `host-rejected-key` names who refuses it
+    }
+    let (readers, ignorers) = host::split_profiles(|h| h.reads(k));
     if readers.is_empty() || ignorers.is_empty() {
         return; // every host reads it, or none does (`unknown-key`)
     }
@@ -83,9 +86,9 @@ fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node) {
         .into_iter()
         .filter(|h| !siblings.iter().any(|s| h.reads(s)))
         .filter(|h| {
-            !h.default_values
+            h.default_values
                 .get(k)
-                .is_some_and(|d| value.as_str() == Some(d.as_str()))
+                .is_none_or(|d| value.as_scalar() != Some(d.as_str()))
         })
         .collect();
     if ignorers.is_empty() {

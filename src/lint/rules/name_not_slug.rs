@@ -1,5 +1,6 @@
 //! `name-not-slug`: `name` is not a lowercase slug.
 
+use crate::host;
 use crate::lint::Severity;
 use crate::lint::check::Checker;
 use crate::lint::rules::Rule;
@@ -7,9 +8,9 @@ use crate::role::Node;
 
 pub(crate) const RULE: Rule = Rule {
     id: "name-not-slug",
-    severity: Severity::Error,
+    severity: Severity::Warning,
     summary: "`name` is not a lowercase slug (letters, digits, hyphens)",
-    explanation: "Role names are used as file names and as dispatch names in tool calls. tintinweb skips a role whose name contains `:`; spaces, capitals and underscores make the name differ from the file name on some hosts. Use lowercase letters, digits and single hyphens.",
+    explanation: "Role names are used as file names and as dispatch names in tool calls. No host's loader requires a slug (nicobailon and tintinweb take any text; dots are fine), so this is pwk's convention and a warning: spaces, capitals and underscores make the name differ from the file name, which some hosts use as the identity. One real trap is an error: tintinweb 0.17+ skips a role whose name contains `:` (reserved for plugin-scoped names). Use lowercase letters, digits and single hyphens.",
     bad: "---\nname: Code Reviewer\n---\n",
     good: "---\nname: code-reviewer\n---\n",
 };
@@ -45,18 +46,44 @@ pub(crate) fn slugify(s: &str) -> String {
 
 pub(crate) fn report(cx: &mut Checker<'_>, node: &Node) {
     let value = node.as_scalar().unwrap_or_default();
-    let colon = if value.contains(':') {
-        "; tintinweb skips a role whose name contains `:`"
+    let p = cx.profile;
+    // Which hosts skip the role for this name (tintinweb 0.17+ for a `:`).
+    let (skipping, _) = host::split_profiles(|h| {
+        h.key("name")
+            .is_some_and(|k| k.schema["not"]["pattern"] == ":" && value.contains(':'))
+    });
+    let (message, severity) = if !p.is_portable() {
+        (
+            format!(
+                "{} skips a role whose `name` contains `:` (`{value}`)",
+                p.label()
+            ),
+            Severity::Error,
+        )
+    } else if !skipping.is_empty() {
+        (
+            format!(
+                "`name` `{value}` contains `:`, which {} skips (reserved for plugin-scoped names)",
+                host::name_profiles(&skipping)
+            ),
+            Severity::Warning,
+        )
     } else {
-        ""
+        (
+            format!(
+                "`name` `{value}` is not a lowercase slug of letters, digits and hyphens; no host rejects it, but it cannot be the file name on every host"
+            ),
+            Severity::Warning,
+        )
     };
-    cx.emit(
+    let d = cx.emit(
         &RULE,
         node.span.clone(),
         "not a slug",
-        format!("`name` `{value}` is not a lowercase slug of letters, digits and hyphens{colon}"),
+        message,
         Some(format!("use `name: {}`", slugify(value))),
     );
+    d.severity = p.severity_of(RULE.id, severity);
 }
 
 #[cfg(test)]
