@@ -576,7 +576,27 @@ fn classify(
         }
         Err(e) => (None, Some(e)),
     };
-    let role = doc.as_ref().and_then(Role::from_doc);
+    // A file without frontmatter keys: some hosts load it anyway, with every
+    // default (tintinweb: the file stem, all seven built-in tools).
+    let no_keys = doc.as_ref().is_some_and(|d| {
+        d.invalid_utf8_at.is_none()
+            && match (&d.fences, &d.tree) {
+                (Err(_), _) => true,
+                // pi's parser ends frontmatter only at `---`: after `...` there is none.
+                (Ok(f), _) if f.close_kind == crate::role::CloseKind::Dots => true,
+                (Ok(_), Some(Err(YamlError::NotMapping { .. }))) => true,
+                (Ok(_), Some(Ok(tree))) => tree.as_mapping().is_none_or(<[_]>::is_empty),
+                _ => false,
+            }
+    });
+    let role = if no_keys && !host.is_portable() {
+        match host.no_frontmatter.action {
+            crate::host::NoFrontmatterAction::LoadDefaults => Some(Role::default()),
+            crate::host::NoFrontmatterAction::SkipSilent => None,
+        }
+    } else {
+        doc.as_ref().and_then(Role::from_doc)
+    };
     let loadable = match (&doc, &role) {
         (Some(doc), Some(role)) => loadable_by(host, doc, role),
         _ => false,
@@ -608,7 +628,17 @@ fn classify(
 
 /// Whether `host` loads a file that parsed.
 fn loadable_by(host: Host, doc: &RoleDoc, role: &Role) -> bool {
-    let present = |v: &Option<String>| v.as_ref().is_some_and(|s| !s.trim().is_empty());
+    // pwk's own reader wants text; the hosts test JavaScript truthiness (any
+    // non-empty string, `"   "` included).
+    let present = |v: &Option<String>| {
+        v.as_ref().is_some_and(|s| {
+            if host.is_portable() {
+                !s.trim().is_empty()
+            } else {
+                !s.is_empty()
+            }
+        })
+    };
     if doc.invalid_utf8_at.is_some() {
         return false;
     }

@@ -34,6 +34,8 @@ pub struct Profile {
     pub parser: Parser,
     /// What the host does with a file whose frontmatter it cannot parse.
     pub bad_file: BadFile,
+    /// What the host does with a file that has no frontmatter (or no keys in it).
+    pub no_frontmatter: NoFrontmatter,
     /// Keys without which the host skips the role.
     #[serde(default)]
     pub required: Vec<Required>,
@@ -69,6 +71,24 @@ pub struct Profile {
 pub struct Equivalent {
     pub keys: Vec<String>,
     pub note: String,
+}
+
+/// What a host does with a file without frontmatter keys.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoFrontmatter {
+    pub action: NoFrontmatterAction,
+    /// Completes "<host> …".
+    pub note: String,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NoFrontmatterAction {
+    /// Loads the file as a role with every default (stem identity, default tools).
+    LoadDefaults,
+    SkipSilent,
 }
 
 /// A statement with its source.
@@ -203,6 +223,10 @@ pub struct Parser {
     /// Whether a tab after `key:` parses.
     #[serde(default = "yes")]
     pub tab_after_colon: bool,
+    /// What a UTF-8 byte order mark before `---` does.
+    pub bom: BomReading,
+    /// The same, in words, with its source.
+    pub bom_note: String,
     pub cite: Cite,
 }
 
@@ -217,6 +241,17 @@ pub enum ParserKind {
     Yaml,
     /// The host's own line-by-line reader.
     Line,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BomReading {
+    /// Stripped: the frontmatter is read.
+    Stripped,
+    /// The frontmatter is not seen (the file is skipped or loads without keys).
+    HidesFrontmatter,
+    /// Depends on the pi version underneath.
+    Varies,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

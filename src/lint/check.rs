@@ -139,6 +139,7 @@ fn run(cx: &mut Checker<'_>) {
     rules::name_mismatch::check(cx, tree);
     rules::invalid_model::check(cx, tree);
     rules::unknown_tool::check(cx, tree);
+    rules::host_tools_list::check(cx, tree);
     rules::deprecated_skill_key::check(cx, tree);
     rules::cli_model_without_cli::check(cx, tree);
     rules::adapter_visible::check(cx, tree);
@@ -148,6 +149,50 @@ fn run(cx: &mut Checker<'_>) {
 }
 
 fn yaml_error(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlError) {
+    let before = cx.out.len();
+    yaml_error_findings(cx, fences, err);
+    // A host with its own line reader is not stopped by what YAML rejects: it loads
+    // the file, reading each `key: value` line as text. pwk cannot say what it made
+    // of the rest, so the finding is a warning that says so (anchors excepted:
+    // `yaml-anchor` words its own).
+    let p = cx.profile;
+    if !p.is_portable() && p.parser.kind == crate::host::ParserKind::Line {
+        // What the line reader still needs: the required keys, at the start of a line.
+        let yaml = &cx.doc.text[fences.yaml.clone()];
+        let has = |key: &str| {
+            yaml.lines().any(|l| {
+                l.strip_prefix(key)
+                    .and_then(|r| r.strip_prefix(':'))
+                    .is_some_and(|v| !v.trim().is_empty())
+            })
+        };
+        let missing: Vec<String> = p
+            .required
+            .iter()
+            .map(|r| r.key.clone())
+            .filter(|k| !has(k))
+            .collect();
+        for d in &mut cx.out[before..] {
+            if d.rule == rules::yaml_anchor::RULE.id {
+                continue;
+            }
+            d.severity = super::Severity::Warning;
+            d.message.push_str(&format!(
+                "; {} reads frontmatter line by line and still loads the file, but YAML tools and pi's own parser reject it, and pwk checked no key",
+                p.label()
+            ));
+        }
+        for key in missing {
+            match key.as_str() {
+                "name" => rules::missing_name::report(cx),
+                "description" => rules::missing_description::report(cx),
+                _ => {}
+            }
+        }
+    }
+}
+
+fn yaml_error_findings(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlError) {
     use crate::role::YamlError as E;
     match err {
         E::Syntax { message, at } => {

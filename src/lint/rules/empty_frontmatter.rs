@@ -20,7 +20,10 @@ pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
         &RULE,
         fences.open.clone(),
         "no keys in this frontmatter",
-        "the frontmatter is empty: the role has no `name` and no `description`",
+        format!(
+            "the frontmatter is empty: the role has no `name` and no `description`; {}",
+            super::missing_frontmatter::effect(cx)
+        ),
         Some(format!("add `name: {stem}` and a `description:` line")),
     );
 }

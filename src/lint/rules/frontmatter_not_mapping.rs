@@ -32,7 +32,10 @@ pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences, at: usize) {
         &RULE,
         at..end,
         "expected `key: value`",
-        format!("the frontmatter is {what}, not a mapping of `key: value` lines"),
+        format!(
+            "the frontmatter is {what}, not a mapping of `key: value` lines: it has no keys, and {}",
+            super::missing_frontmatter::effect(cx)
+        ),
         Some("write each setting as `key: value` on its own line".into()),
     );
 }

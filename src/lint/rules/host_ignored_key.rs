@@ -21,6 +21,14 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     };
     let p = cx.profile;
     let role_keys = &crate::role::schema::schema()["properties"];
+    // A role the host refuses: its other keys are moot (`host-rejected-key` says why).
+    if !p.is_portable()
+        && entries
+            .iter()
+            .any(|(k, _)| p.rejected.contains_key(&k.text))
+    {
+        return;
+    }
     for (key, value) in entries {
         let k = key.text.as_str();
         // The identity key is `name-mismatch`'s: where `name` is unread, only a

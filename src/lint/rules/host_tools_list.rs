@@ -8,8 +8,8 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "host-tools-list",
     severity: Severity::Error,
-    summary: "`tools` is not one comma-separated line, which the chosen host requires",
-    explanation: "pi-herdr-agents reads only the first line of `tools` as a comma-separated string and passes it to pi's `--tools`; a YAML list (or a multi-line value) reaches it as nothing, and the child starts without the allow-list. Write `tools: read, grep, find, ls` on one line. Only reported with `--host herdr`.",
+    summary: "the host's frontmatter reader cannot read `tools` in this form",
+    explanation: "Two hosts read frontmatter with their own line parser, not YAML. pi-herdr-agents reads only the text on the `tools:` line, as a comma-separated string, and keeps quotes: a block list reaches it as nothing (the child gets pi's default, mutating tools), `[read, grep]` becomes the names `[read` and `grep]`, and `\"read, grep\"` the names `\"read` and `grep\"`. nicobailon reads block lists but not flow lists: `[read, grep]` also becomes `[read` and `grep]`, which it drops, and the child gets no built-in tools. Write `tools: read, grep, find, ls` on one line, unquoted. Reported for the host whose profile says its parser misreads the form (`pwk schema --host H`).",
     bad: "---\ntools:\n  - read\n  - grep\n---\n",
     good: "---\ntools: read, grep\n---\n",
 };
@@ -35,4 +35,59 @@ pub(crate) fn report(cx: &mut Checker<'_>, key: &str, node: &Node) {
         ),
         Some(help),
     );
+}
+
+/// Forms the host's parser misreads that the schema cannot see: a flow list where
+/// the parser does not read one, a quoted value where it keeps the quotes.
+pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
+    use crate::host::{ListReading, Quotes};
+    let p = cx.profile;
+    for key in [
+        "tools",
+        "deny-tools",
+        "disallowed_tools",
+        "excludeTools",
+        "skills",
+    ] {
+        if !p.reads(key) {
+            continue;
+        }
+        let Some(node) = tree.get(key) else { continue };
+        let raw = cx.doc.text.get(node.span.clone()).unwrap_or_default();
+        let label = p.label();
+        let flow = raw.starts_with('[');
+        let quoted = (raw.starts_with('"') || raw.starts_with('\'')) && node.as_scalar().is_some();
+        let message = if flow && p.parser.flow_lists != ListReading::Read {
+            format!(
+                "{label} does not read `[…]` lists: it splits `{key}: {raw}` at commas, brackets included, and drops the names it does not know"
+            )
+        } else if quoted && p.parser.quotes == Quotes::Kept {
+            format!(
+                "{label} keeps the quotes of `{key}: {raw}`: the first and last names include a quote character and are dropped"
+            )
+        } else {
+            continue;
+        };
+        let items: Vec<String> = match node.as_sequence() {
+            Some(seq) => seq
+                .iter()
+                .filter_map(Node::as_scalar)
+                .map(str::to_string)
+                .collect(),
+            None => node
+                .as_scalar()
+                .unwrap_or_default()
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect(),
+        };
+        cx.emit(
+            &RULE,
+            node.span.clone(),
+            format!("misread by {label}"),
+            message,
+            Some(format!("write it as `{key}: {}`", items.join(", "))),
+        );
+    }
 }

@@ -10,19 +10,32 @@ pub(crate) const RULE: Rule = Rule {
     id: "missing-frontmatter",
     severity: Severity::Error,
     summary: "the file has no YAML frontmatter",
-    explanation: "A role file must start with a `---` line, the YAML keys, and a closing `---` line. Without them hosts do not see a role at all: the file is skipped silently (PWK's own roles once shipped like this, and never ran).",
+    explanation: "A role file must start with a `---` line, the YAML keys, and a closing `---` line. Without them nicobailon and herdr skip the file silently, and tintinweb loads it as a role named after the file with all seven built-in tools (bash, edit and write included) and the whole file as its prompt. PWK's own roles once shipped like this.",
     bad: "# Reviewer\n\nYou review code.\n",
     good: "---\nname: reviewer\ndescription: Reviews a diff and reports problems.\n---\n# Reviewer\n\nYou review code.\n",
 };
 
+/// What the host does with a file that has no frontmatter keys, as a clause.
+pub(crate) fn effect(cx: &Checker<'_>) -> String {
+    let p = cx.profile;
+    if p.is_portable() {
+        format!("hosts {}", p.no_frontmatter.note)
+    } else {
+        format!("{} {}", p.label(), p.no_frontmatter.note)
+    }
+}
+
 pub(crate) fn check(cx: &mut Checker<'_>, first_line: Range<usize>) {
     let shown = cx.doc.text[first_line.clone()].trim_end_matches('\r');
+    let effect = effect(cx);
     let message = if cx.doc.text.trim().is_empty() {
-        "the file is empty: a role needs `---` frontmatter".to_string()
+        format!("the file is empty: a role needs `---` frontmatter; {effect}")
     } else if shown.trim_start().starts_with("---") {
-        format!("the first line `{shown}` is not exactly `---`, so hosts see no frontmatter")
+        format!(
+            "the first line `{shown}` is not exactly `---`, so there is no frontmatter: {effect}"
+        )
     } else {
-        "the file does not start with `---` frontmatter, so hosts do not see a role".to_string()
+        format!("the file does not start with `---` frontmatter: {effect}")
     };
     cx.emit(
         &RULE,

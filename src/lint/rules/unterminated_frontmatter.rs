@@ -20,7 +20,10 @@ pub(crate) fn check(cx: &mut Checker<'_>, open: Range<usize>) {
         &RULE,
         open,
         "opened here, never closed",
-        "the frontmatter is never closed: no `---` line follows the opening one",
+        format!(
+            "the frontmatter is never closed: no `---` line follows the opening one, so there is no frontmatter and {}",
+            super::missing_frontmatter::effect(cx)
+        ),
         Some("add a `---` line after the last frontmatter key".into()),
     );
 }

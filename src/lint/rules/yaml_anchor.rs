@@ -32,11 +32,40 @@ pub(crate) fn check(cx: &mut Checker<'_>, at: usize) {
         .find([' ', '\t', '\r', ',', ']', '}'])
         .map_or(line_end, |i| start + i)
         .max(start + usize::from(start < line_end));
-    cx.emit(
+    use crate::host::ParserKind;
+    let p = cx.profile;
+    let (message, severity) = if p.is_portable() {
+        let (literal, _) = crate::host::split_profiles(|h| h.parser.kind == ParserKind::Line);
+        (
+            format!(
+                "YAML anchors and aliases: {} read frontmatter line by line and take `&name`/`*name` literally, and pwk checks no value behind an alias",
+                crate::host::name_profiles(&literal)
+            ),
+            Severity::Error,
+        )
+    } else if p.parser.kind == ParserKind::Line {
+        (
+            format!(
+                "{} reads frontmatter line by line: `&name` and `*name` are taken literally",
+                p.label()
+            ),
+            Severity::Error,
+        )
+    } else {
+        (
+            format!(
+                "{} resolves YAML anchors and aliases, but pwk does not: the values behind them are not checked",
+                p.label()
+            ),
+            Severity::Warning,
+        )
+    };
+    let d = cx.emit(
         &RULE,
         start..end,
         "anchor or alias",
-        "YAML anchors and aliases are not allowed in role frontmatter",
+        message,
         Some("write the value out in full".into()),
     );
+    d.severity = p.severity_of(RULE.id, severity);
 }

@@ -1,0 +1,417 @@
+//! Host facts, both ways, and the differential test against the real hosts.
+//!
+//! `fixtures/hosts/<host>@<version>/<case>/` is a small project (role files at the
+//! paths the host discovers) with `expect.json`: what the case shows, and exactly
+//! the findings `pwk lint --host <host>@<version>` must give — none for a file the
+//! host handles as written. The directory names the profile; no test code picks it.
+//!
+//! [`real_hosts_agree_with_lint`] runs every fixture (these and the rule fixtures of
+//! `fixtures/lint/`) through each host the oracle can load (the hosts' own loader
+//! code, tests/oracle/) and fails where pwk's verdict for that host contradicts what
+//! the host did: an error saying the host skips a file it loaded, silence on a file it
+//! skipped or misread (tools lost, a bound dropped), or a different identity or tool
+//! set than the host gives the child.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::oracle::{Host, oracle_bin, run_oracle};
+use crate::support::{TestEnv, repo_root, run};
+
+/// Every host-fact case: (profile spec, case name, directory).
+fn cases() -> Vec<(String, String, PathBuf)> {
+    let mut out = Vec::new();
+    let root = repo_root().join("fixtures/hosts");
+    for spec in std::fs::read_dir(&root).unwrap() {
+        let spec = spec.unwrap().path();
+        for case in std::fs::read_dir(&spec).unwrap() {
+            let case = case.unwrap().path();
+            out.push((
+                name(&spec).to_string(),
+                name(&case).to_string(),
+                case.clone(),
+            ));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn name(p: &Path) -> &str {
+    p.file_name().unwrap().to_str().unwrap()
+}
+
+/// Every file under `dir`, relative, `/`-separated, sorted (`expect.json` left out).
+fn tree(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().to_str().unwrap().to_string();
+                if rel != "expect.json" {
+                    out.push(rel);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// A fresh project holding `files` (relative path → content), with a `.git` marker so
+/// the project root is the temp dir itself.
+fn project(files: &[(String, Vec<u8>)]) -> TestEnv {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    for (rel, bytes) in files {
+        env.write(rel, bytes);
+    }
+    env
+}
+
+fn case_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    tree(dir)
+        .into_iter()
+        .map(|rel| {
+            let bytes = std::fs::read(dir.join(&rel)).unwrap();
+            (rel, bytes)
+        })
+        .collect()
+}
+
+fn lint(env: &TestEnv, spec: &str) -> Value {
+    let out = run(env
+        .pwk()
+        .args(["lint", "--format", "json", "--allow-empty", "--host", spec]));
+    assert!(out.code <= 1, "pwk lint --host {spec}: {}", out.stderr);
+    serde_json::from_str(&out.stdout).unwrap()
+}
+
+/// (rule, severity, file, line) of every finding.
+fn findings(doc: &Value) -> BTreeSet<(String, String, String, u64)> {
+    doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap().to_string(),
+                d["severity"].as_str().unwrap().to_string(),
+                d["path"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn host_facts_lint_as_expected() {
+    let mut wrong = Vec::new();
+    let all = cases();
+    assert!(all.len() >= 30, "only {} host-fact cases", all.len());
+    for (spec, case, dir) in &all {
+        let expect: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("expect.json")).unwrap())
+                .unwrap();
+        assert!(
+            expect["shows"].as_str().is_some_and(|s| !s.is_empty()),
+            "{spec}/{case}: expect.json must say what the case shows"
+        );
+        let want: BTreeSet<(String, String, String, u64)> = expect["lint"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["rule"].as_str().unwrap().to_string(),
+                    d["severity"].as_str().unwrap().to_string(),
+                    d["file"].as_str().unwrap().to_string(),
+                    d["line"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let env = project(&case_files(dir));
+        let doc = lint(&env, spec);
+        let got = findings(&doc);
+        if got != want {
+            wrong.push(format!(
+                "{spec}/{case} ({}):\n  expected {want:?}\n  got      {got:?}\n  {}",
+                expect["shows"],
+                doc["diagnostics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|d| format!("{}: {}", d["rule"], d["message"]))
+                    .collect::<Vec<_>>()
+                    .join("\n  ")
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+    // Each profile with facts has a firing and a non-firing case.
+    let specs: BTreeSet<&str> = all.iter().map(|(s, _, _)| s.as_str()).collect();
+    for spec in specs {
+        let (mut fires, mut clean) = (0, 0);
+        for (s, _, dir) in all.iter().filter(|(s, _, _)| s == spec) {
+            let _ = s;
+            let e: Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.join("expect.json")).unwrap())
+                    .unwrap();
+            if e["lint"].as_array().unwrap().is_empty() {
+                clean += 1;
+            } else {
+                fires += 1;
+            }
+        }
+        assert!(
+            fires > 0 && clean > 0,
+            "{spec}: {fires} firing, {clean} clean cases"
+        );
+    }
+}
+
+/// Whether a finding claims the host does not load the file at all.
+fn claims_not_loaded(message: &str) -> bool {
+    [
+        "skip",
+        "refuse",
+        "fails to load",
+        "not see",
+        "will not find",
+    ]
+    .iter()
+    .any(|w| message.contains(w))
+}
+
+/// The oracle hosts and the pwk profile that describes each.
+const ORACLE_HOSTS: [(Host, &str); 2] = [
+    (Host::Tintinweb, "tintinweb@0.14"),
+    (Host::Nicobailon, "nicobailon@0.67"),
+];
+
+/// Every fixture as a project: the host-fact cases as they are, and each rule fixture
+/// of `fixtures/lint/` placed in `.pi/agents/` (a tree fixture as it is).
+fn all_fixture_projects() -> Vec<(String, Vec<(String, Vec<u8>)>)> {
+    let mut out: Vec<(String, Vec<(String, Vec<u8>)>)> = cases()
+        .into_iter()
+        .map(|(spec, case, dir)| (format!("hosts/{spec}/{case}"), case_files(&dir)))
+        .collect();
+    let lint = repo_root().join("fixtures/lint");
+    for spec in std::fs::read_dir(&lint).unwrap() {
+        let spec = spec.unwrap().path();
+        for f in std::fs::read_dir(&spec).unwrap() {
+            let f = f.unwrap().path();
+            let label = format!("lint/{}/{}", name(&spec), name(&f));
+            if f.is_dir() {
+                out.push((label, case_files(&f)));
+            } else {
+                out.push((
+                    label,
+                    vec![(
+                        format!(".pi/agents/{}", name(&f)),
+                        std::fs::read(&f).unwrap(),
+                    )],
+                ));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[test]
+fn real_hosts_agree_with_lint() {
+    let Some(oracle) = oracle_bin() else { return };
+    let mut disagreements = Vec::new();
+    let (mut checked, mut files_compared) = (0usize, 0usize);
+    for (label, files) in all_fixture_projects() {
+        // pi's own frontmatter parser (both generations): pwk's YAML verdict must
+        // match it, for the rules that say "YAML rejects this".
+        for pi in [Host::Pi073, Host::Pi16] {
+            checked += 1;
+            let env = project(&files);
+            let real = run_oracle(&oracle, pi, env.root(), None);
+            let doc = lint(&env, "pwk");
+            for f in real["files"].as_array().unwrap() {
+                let file = f["file"].as_str().unwrap();
+                let yaml_claims: Vec<&Value> = doc["diagnostics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|d| {
+                        d["path"] == file
+                            && ["yaml-syntax", "duplicate-key", "tab-indentation"]
+                                .contains(&d["rule"].as_str().unwrap())
+                    })
+                    .collect();
+                let parsed = f["outcome"] == "loaded";
+                if parsed && !yaml_claims.is_empty() {
+                    disagreements.push(format!(
+                        "{label}: {file}: pi {} parses it, pwk says {}",
+                        pi.spec(),
+                        yaml_claims[0]["message"]
+                    ));
+                }
+                let errors = doc["diagnostics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|d| d["path"] == file && d["severity"] == "error")
+                    .count();
+                if !parsed && errors == 0 {
+                    disagreements.push(format!(
+                        "{label}: {file}: pi {} cannot parse it ({}), pwk reports no error",
+                        pi.spec(),
+                        f["message"]
+                    ));
+                }
+            }
+        }
+        for (host, spec) in ORACLE_HOSTS {
+            checked += 1;
+            let env = project(&files);
+            let real = run_oracle(&oracle, host, env.root(), None);
+            let doc = lint(&env, spec);
+            let listed = json_of(&run(env
+                .pwk()
+                .args(["list", "--format", "json", "--host", spec])));
+            for f in real["files"].as_array().unwrap() {
+                let file = f["file"].as_str().unwrap();
+                let outcome = f["outcome"].as_str().unwrap();
+                let message = f["message"].as_str().unwrap_or_default();
+                // Only role files in directories this host reads are judged.
+                if message.starts_with("not read") || message.contains("shadowed") {
+                    continue;
+                }
+                files_compared += 1;
+                let mine: Vec<&Value> = doc["diagnostics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|d| d["path"] == file)
+                    .collect();
+                let errors: Vec<&Value> = mine
+                    .iter()
+                    .copied()
+                    .filter(|d| d["severity"] == "error")
+                    .collect();
+                let skipped_by_pwk = doc["skipped"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|s| s["path"] == file);
+                let say = |what: String| format!("{label} under {spec}: {file}: {what}");
+                if outcome != "loaded" {
+                    if errors.is_empty() && !skipped_by_pwk {
+                        disagreements.push(say(format!(
+                            "the host {outcome} it ({message}), pwk reports no error"
+                        )));
+                    }
+                    continue;
+                }
+                if skipped_by_pwk {
+                    disagreements.push(say("the host loads it, pwk skips it".into()));
+                }
+                for e in &errors {
+                    if claims_not_loaded(e["message"].as_str().unwrap()) {
+                        disagreements.push(say(format!(
+                            "the host loads it, but pwk's error says it does not: [{}] {}",
+                            e["rule"], e["message"]
+                        )));
+                    }
+                }
+                // Identity: what pwk lists the file as.
+                let row = listed["roles"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|r| r["path"] == file);
+                let identity = f["identity"].as_str().unwrap_or_default();
+                match row {
+                    Some(r) if r["name"] == identity => {}
+                    Some(r) => disagreements.push(say(format!(
+                        "the host calls it `{identity}`, pwk lists it as {}",
+                        r["name"]
+                    ))),
+                    None => {
+                        let shadowed = listed["roles"].as_array().unwrap().iter().any(|r| {
+                            r["shadows"]
+                                .as_array()
+                                .is_some_and(|s| s.iter().any(|x| x["path"] == file))
+                        });
+                        if !shadowed {
+                            disagreements.push(say(format!(
+                                "the host loads it as `{identity}`, pwk does not list it"
+                            )));
+                        }
+                    }
+                }
+                // Tools: what the child gets.
+                if let Some(real_tools) = f["tools"].as_array() {
+                    let show = json_of(&run(env
+                        .pwk()
+                        .args(["show", identity, "--format", "json", "--host", spec])));
+                    let set = |v: &Value| -> BTreeSet<String> {
+                        v.as_array()
+                            .map(|a| {
+                                a.iter()
+                                    .filter_map(|s| s.as_str().map(str::to_string))
+                                    .collect()
+                            })
+                            .unwrap_or_default()
+                    };
+                    let theirs = set(&Value::Array(real_tools.clone()));
+                    let ours = set(&show["runtime"]["tools"]["effective"]);
+                    // Where pwk could not read the file (it says so in a finding),
+                    // it predicts nothing about its tools.
+                    let unread = row.is_some_and(|r| r["broken"] == true) && !mine.is_empty();
+                    if show["name"] == identity && ours != theirs && !unread {
+                        disagreements
+                            .push(say(format!("the child gets {theirs:?}, pwk says {ours:?}")));
+                    }
+                    // A misread list must not pass in silence.
+                    // (Tokens such as `*` and `none` are not names: when pwk predicted
+                    // what the host made of them, they were read, not dropped.)
+                    let declared = set(&show["runtime"]["tools"]["declared"]);
+                    let builtins: BTreeSet<String> = declared
+                        .iter()
+                        .filter(|t| {
+                            theirs.contains(*t)
+                                || (ours == theirs && ["*", "all", "none"].contains(&t.as_str()))
+                        })
+                        .cloned()
+                        .collect();
+                    if show["name"] == identity
+                        && !show["runtime"]["tools"]["declared"].is_null()
+                        && builtins != declared
+                        && mine.is_empty()
+                    {
+                        disagreements.push(say(format!(
+                            "the host drops {:?} from the tools, pwk says nothing",
+                            declared.difference(&builtins).collect::<Vec<_>>()
+                        )));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("host oracle: {checked} fixture × host runs, {files_compared} role files compared");
+    assert!(checked >= 100, "only {checked} fixture × host runs");
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements with the real hosts:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+}
+
+fn json_of(out: &crate::support::Output) -> Value {
+    serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", out.stdout, out.stderr))
+}
