@@ -197,8 +197,11 @@ const ORACLE_HOSTS: [(Host, &str); 2] = [
 
 /// Every fixture as a project: the host-fact cases as they are, and each rule fixture
 /// of `fixtures/lint/` placed in `.pi/agents/` (a tree fixture as it is).
-fn all_fixture_projects() -> Vec<(String, Vec<(String, Vec<u8>)>)> {
-    let mut out: Vec<(String, Vec<(String, Vec<u8>)>)> = cases()
+/// A project's files: (relative path, content).
+type Files = Vec<(String, Vec<u8>)>;
+
+fn all_fixture_projects() -> Vec<(String, Files)> {
+    let mut out: Vec<(String, Files)> = cases()
         .into_iter()
         .map(|(spec, case, dir)| (format!("hosts/{spec}/{case}"), case_files(&dir)))
         .collect();
