@@ -12,6 +12,7 @@ pub mod env;
 pub mod exit;
 pub mod install;
 pub mod lint;
+pub mod pi;
 pub mod provider;
 pub mod role;
 mod text;

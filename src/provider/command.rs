@@ -9,7 +9,6 @@ use super::mapping::DiscoverCatalog;
 use super::pi::{LazyModels, PiExecutor};
 use super::progress::ProgressDisplay;
 use super::request::{self, DelegationRequest, LogicalRole, Operation, Status};
-use super::rpc::RpcExecutor;
 use super::{RunOutput, RunSettings};
 use crate::cli::{
     CapabilitiesArgs, Format, ProviderRunArgs, ReconArgs, ResultSchema, ReviewArgs, RoleRunArgs,
@@ -174,9 +173,10 @@ fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> Ru
         std::io::stderr().is_terminal(),
         ctx.color_stderr,
     );
-    let rpc = RpcExecutor { env: &ctx.env };
-    let json = PiExecutor { env: &ctx.env };
-    let executor: &dyn super::RoleExecutor = if settings.steer { &rpc } else { &json };
+    let executor = PiExecutor {
+        env: &ctx.env,
+        rpc: settings.steer,
+    };
     // Install the SIGINT/SIGTERM flag now: an interrupted run still prints its results.
     let _ = super::pi::interruption();
     let done = std::sync::atomic::AtomicBool::new(false);
@@ -188,7 +188,7 @@ fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> Ru
                 display.tick();
             }
         });
-        let out = super::run(req, settings, &catalog, &models, executor, &|p| {
+        let out = super::run(req, settings, &catalog, &models, &executor, &|p| {
             display.update(&p)
         });
         done.store(true, std::sync::atomic::Ordering::Relaxed);
