@@ -556,9 +556,20 @@ fn finish(
                 .unwrap_or_default()
         ));
     }
-    if a.stdout_abandoned.is_some() {
+    match a.stdout_abandoned {
+        Some(supervise::Abandoned::AfterExit) => o.warnings.push(format!(
+            "pi exited but its stdout stayed open (held by a process outside pi's group); stopped reading it after {}",
+            human_duration(supervise::READER_GRACE)
+        )),
+        Some(supervise::Abandoned::OnSignal(sig)) => o.warnings.push(format!(
+            "pi had exited but its stdout stayed open (held by a process outside pi's group); stopped reading it when {}",
+            process::received(sig)
+        )),
+        None => {}
+    }
+    if a.group_left {
         o.warnings
-            .push("pi exited but its stdout stayed open; stopped reading it".into());
+            .push("some of pi's process group was still there after SIGKILL and a 2 s wait".into());
     }
     let fail = |o: &mut PiRunOutcome, code: ErrorCode, msg: String| {
         o.status = RunStatus::Failed;
@@ -617,6 +628,14 @@ fn finish(
                 format!("the turn budget of {max} was reached; pi was stopped"),
             );
         }
+        // The answer was complete (pi was only shutting down): keep it.
+        Some(StopReason::Signal(sig)) if answer_complete(&a.state) => {
+            o.warnings.push(format!(
+                "{} after pi's answer was complete; pi's process group was stopped",
+                process::received(sig)
+            ));
+            classify_outcome(spec, program, &a, &mut o, mode, true);
+        }
         Some(StopReason::Signal(sig)) => {
             fail(
                 &mut o,
@@ -633,7 +652,14 @@ fn finish(
                 ErrorCode::PiFailed,
                 format!("pi rejected the prompt: {why}"),
             ),
-            None => classify_outcome(spec, program, &a, &mut o, mode, rpc),
+            None => classify_outcome(
+                spec,
+                program,
+                &a,
+                &mut o,
+                mode,
+                rpc.is_some_and(|r| r.settled),
+            ),
         },
     }
     o.duration = start.elapsed();
@@ -646,11 +672,12 @@ fn classify_outcome(
     a: &Supervised,
     o: &mut PiRunOutcome,
     mode: OutputMode,
-    rpc: Option<&Rpc>,
+    clean_end: bool,
 ) {
     let st = &a.state;
-    // Over RPC, pwk ends the run (stdin EOF) once the agent settled: that is a clean end.
-    let ok_exit = a.status.is_some_and(|s| s.success()) || rpc.is_some_and(|r| r.settled);
+    // `clean_end`: the agent had finished when pwk ended pi (over RPC, stdin EOF once
+    // the agent settled; or a signal during pi's shutdown): as good as a clean exit.
+    let ok_exit = a.status.is_some_and(|s| s.success()) || clean_end;
     // Startup failures: pi exited non-zero before the agent loop began.
     if !st.started && !ok_exit {
         let err = match classify::classify_startup(&a.stderr) {
@@ -828,6 +855,17 @@ fn classify_outcome(
             ));
         }
     }
+}
+
+/// pi finished its answer: `agent_end` after a final `stop`/`length` message, no
+/// retry pending.
+fn answer_complete(st: &super::stream::StreamState) -> bool {
+    st.saw_agent_end
+        && !st.pending_retry
+        && st
+            .final_message
+            .as_ref()
+            .is_some_and(|f| matches!(f.stop_reason.as_deref(), Some("stop" | "length")))
 }
 
 fn exit_text(a: &Supervised) -> String {

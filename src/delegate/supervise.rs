@@ -324,6 +324,11 @@ pub fn supervise<T: Transport>(
         if let Some((_, at)) = exited
             && !reader_done
         {
+            let sig = flag.load(Ordering::Relaxed);
+            if sig != 0 {
+                abandoned = Some(Abandoned::OnSignal(sig as i32));
+                break;
+            }
             if at.elapsed() >= GROUP_SWEEP_AFTER {
                 stopper.kill();
             }
@@ -345,7 +350,7 @@ pub fn supervise<T: Transport>(
             let _ = h.join();
             take_output(&out, reading)
         }
-        _ => (StreamState::default(), None),
+        _ => take_output(&out, reading),
     };
     let stderr = stderr_rx
         .and_then(|rx| rx.recv_timeout(STDERR_WAIT).ok())

@@ -9,6 +9,7 @@ mod delegate_faults;
 mod discover;
 mod lint;
 mod provider;
+mod runtime_bounds;
 mod setup;
 mod setup_outcomes;
 mod setup_roles;

@@ -1,0 +1,227 @@
+//! Every wait bounded, every exit clean: `pwk delegate`, `review` and `run-request`
+//! against the scripted fake pi (tests/cli/support/fake_pi.py) for faults the real
+//! pi cannot show on demand — a daemon that keeps pi's stdout open, signals other
+//! than INT/TERM, special files given as input, an unsafe lock directory.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::{Output, TestEnv, repo_root};
+
+fn fake_pi() -> PathBuf {
+    repo_root().join("tests/cli/support/fake_pi.py")
+}
+
+/// Generous: a hang is what these tests catch, not slowness.
+const LIMIT: Duration = Duration::from_secs(90);
+
+/// Wait for `child` at most `limit`; a child still running then is killed and the
+/// test fails with what it printed so far.
+fn wait_bounded(mut child: Child, limit: Duration, what: &str) -> Output {
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "{what}: pwk did not return within {limit:?}\nstdout: {}\nstderr: {}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn spawn_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Child {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(stdin).unwrap();
+    drop(input);
+    child
+}
+
+/// Poll `cond` for at most [`LIMIT`].
+fn wait_for(what: &str, cond: impl Fn() -> bool) {
+    let t = Instant::now();
+    while !cond() {
+        assert!(t.elapsed() < LIMIT, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn signal(pid: u32, sig: rustix::process::Signal) {
+    let pid = rustix::process::Pid::from_raw(pid as i32).unwrap();
+    rustix::process::kill_process(pid, sig).unwrap();
+}
+
+/// The daemon the fake pi left behind (its pid file), killed when dropped.
+struct Daemon(PathBuf);
+
+impl Daemon {
+    fn pid(&self) -> Option<i32> {
+        std::fs::read_to_string(&self.0).ok()?.trim().parse().ok()
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Some(pid) = self.pid().and_then(rustix::process::Pid::from_raw) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+struct Fake {
+    env: TestEnv,
+    work: PathBuf,
+    log: PathBuf,
+    daemon: Daemon,
+}
+
+impl Fake {
+    fn new() -> Fake {
+        let env = TestEnv::new();
+        let work = env.path("work");
+        std::fs::create_dir_all(&work).unwrap();
+        std::fs::create_dir_all(env.path("tmp")).unwrap();
+        env.write("packet.md", "## Requirement 1\nThe answer is 42.\n");
+        Fake {
+            log: env.path("fake-pi.log"),
+            daemon: Daemon(env.path("daemon.pid")),
+            work,
+            env,
+        }
+    }
+
+    /// `pwk <args>` on the fake pi in `mode`, with its own TMPDIR.
+    fn pwk(&self, mode: &str, args: &[&str]) -> Command {
+        let mut c = self.env.pwk();
+        c.args(args)
+            .env("PWK_PI_BIN", fake_pi())
+            .env("FAKE_PI_MODE", mode)
+            .env("FAKE_PI_LOG", &self.log)
+            .env("FAKE_PI_DAEMON_PID", &self.daemon.0)
+            .env("PI_CODING_AGENT_DIR", self.env.path("agent"))
+            .env("TMPDIR", self.env.path("tmp"));
+        c
+    }
+
+    fn request(&self, profile: &str) -> Value {
+        json!({"action": "delegate", "taskId": "bounds-1", "cwd": self.work,
+            "objective": "Summarise the README in three sentences", "scope": ["README.md"],
+            "constraints": [], "acceptance": ["three sentences"], "profile": profile})
+    }
+
+    fn starts(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    }
+
+    fn temp_files(&self) -> Vec<String> {
+        std::fs::read_dir(self.env.path("tmp"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("pwk-"))
+            .collect()
+    }
+}
+
+fn json_of(out: &Output, what: &str) -> Value {
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{what}: not one JSON document ({e}):\n{}\n{}",
+            out.stdout, out.stderr
+        )
+    })
+}
+
+const REVIEW: [&str; 7] = [
+    "review",
+    "--roles",
+    "smell",
+    "--packet",
+    "packet.md",
+    "--format",
+    "json",
+];
+
+#[test]
+fn a_daemon_holding_pi_s_stdout_does_not_hang_delegate_and_the_report_is_kept() {
+    let f = Fake::new();
+    let child = spawn_with_stdin(
+        &mut f.pwk("daemon", &["delegate"]),
+        f.request("readonly").to_string().as_bytes(),
+    );
+    let out = wait_bounded(child, LIMIT, "delegate");
+    let v = json_of(&out, "delegate");
+    assert_eq!(v["status"], "completed", "{v:#}");
+    assert_eq!(v["summary"], "complete before the daemon", "{v:#}");
+    assert_eq!(v["reportParsed"], true);
+    assert!(
+        v["warnings"].to_string().contains("stdout stayed open"),
+        "{v:#}"
+    );
+    assert!(f.daemon.pid().is_some(), "the fake daemon did not start");
+}
+
+#[test]
+fn a_daemon_holding_pi_s_stdout_does_not_hang_review_on_either_transport() {
+    for transport in ["rpc", "json"] {
+        let f = Fake::new();
+        let mut args = REVIEW.to_vec();
+        args.extend(["--transport", transport]);
+        let child = spawn_with_stdin(
+            f.pwk("daemon", &args).env("FAKE_PI_TEXT", "No findings."),
+            b"",
+        );
+        let out = wait_bounded(child, LIMIT, transport);
+        let v = json_of(&out, transport);
+        assert_eq!(v["results"][0]["status"], "completed", "{transport}: {v:#}");
+        assert_eq!(v["results"][0]["report"], "No findings.", "{transport}");
+        assert_eq!(v["coverage"]["complete"], true, "{transport}: {v:#}");
+        assert!(f.daemon.pid().is_some(), "{transport}: no daemon");
+    }
+}
+
+#[test]
+fn run_request_with_a_daemon_holding_stdout_returns_and_sigterm_ends_it() {
+    for transport in ["rpc", "json"] {
+        let f = Fake::new();
+        let req = json!({"operation": "feature-review", "roles": ["pwk-smell-reviewer"],
+            "cwd": f.env.root(), "prompt": "Review the packet.",
+            "constraints": {"readOnly": true, "freshContext": true, "parallel": false, "bounded": true}});
+        let child = spawn_with_stdin(
+            f.pwk("daemon", &["run-request", "--transport", transport])
+                .env("FAKE_PI_TEXT", "No findings."),
+            req.to_string().as_bytes(),
+        );
+        // The daemon exists once pi's answer is out; pwk is then waiting on stdout.
+        wait_for("the fake daemon", || f.daemon.pid().is_some());
+        signal(child.id(), rustix::process::Signal::TERM);
+        let out = wait_bounded(child, LIMIT, transport);
+        let v = json_of(&out, transport);
+        assert_eq!(v["results"][0]["status"], "completed", "{transport}: {v:#}");
+        assert_eq!(v["results"][0]["report"], "No findings.", "{transport}");
+        assert_eq!(out.code, 0, "{transport}: {}", out.stderr);
+    }
+}
