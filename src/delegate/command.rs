@@ -193,8 +193,8 @@ fn read_request(path: Option<&Path>) -> anyhow::Result<String> {
     let mut bytes = Vec::new();
     match path {
         Some(p) => {
-            let f = std::fs::File::open(p)
-                .with_context(|| format!("cannot open the request file {}", p.display()))?;
+            let f = super::input::open_regular(p, super::input::Symlinks::Follow)
+                .context("cannot use the request file")?;
             f.take(MAX_REQUEST + 1)
                 .read_to_end(&mut bytes)
                 .with_context(|| format!("cannot read {}", p.display()))?;
@@ -332,24 +332,22 @@ pub fn delegate(
 
     // Tasks that may write serialise on the cwd's lock.
     let _lock = if task.writes() {
-        let state_dir = ctx
-            .env
-            .agent_dir()
-            .map_or_else(|| std::env::temp_dir().join("pwk-state"), |d| d.join("pwk"));
         let label = spec.label.clone();
         let deadline = Some(start + timeout);
-        match lock::acquire(
-            &state_dir,
-            &task.cwd,
-            deadline,
-            &mut |p| {
-                eprintln_safe(&format!(
-                    "{label} waiting for another write task in this cwd (lock {})",
-                    p.display()
-                ))
-            },
-            &|| runner::pending_signal().is_some(),
-        ) {
+        match lock::state_dir(&ctx.env).and_then(|state_dir| {
+            lock::acquire(
+                &state_dir,
+                &task.cwd,
+                deadline,
+                &mut |p| {
+                    eprintln_safe(&format!(
+                        "{label} waiting for another write task in this cwd (lock {})",
+                        p.display()
+                    ))
+                },
+                &|| runner::pending_signal().is_some(),
+            )
+        }) {
             Ok(l) => Some(l),
             Err(lock::LockError::TimedOut) => {
                 result.status = "timed_out";

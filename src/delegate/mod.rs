@@ -16,6 +16,7 @@
 
 pub mod classify;
 pub mod command;
+pub mod input;
 pub mod lock;
 pub mod process;
 pub mod report;

@@ -225,3 +225,108 @@ fn run_request_with_a_daemon_holding_stdout_returns_and_sigterm_ends_it() {
         assert_eq!(out.code, 0, "{transport}: {}", out.stderr);
     }
 }
+
+fn mkfifo(path: &std::path::Path) {
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_fifo_as_session_file_or_request_file_is_refused_without_blocking() {
+    let f = Fake::new();
+    let fifo = f.env.path("session.jsonl");
+    mkfifo(&fifo);
+    let mut req = f.request("readonly");
+    req["action"] = json!("continue");
+    req["sessionFile"] = json!(fifo);
+    for dry in [true, false] {
+        let mut cmd = f.pwk("ok", &["delegate"]);
+        if dry {
+            cmd.arg("--dry-run");
+        }
+        let child = spawn_with_stdin(&mut cmd, req.to_string().as_bytes());
+        let out = wait_bounded(child, LIMIT, "continue with a FIFO");
+        let v = json_of(&out, "continue with a FIFO");
+        assert_eq!(v["status"], "blocked", "{v:#}");
+        assert!(
+            v["validationErrors"]
+                .to_string()
+                .contains("is not a regular file"),
+            "{v:#}"
+        );
+    }
+    assert!(f.starts().is_empty(), "pi must not start");
+    // The request itself from a FIFO: refused, exit 2, no wait for a writer.
+    let child = spawn_with_stdin(f.pwk("ok", &["delegate", "--request"]).arg(&fifo), b"");
+    let out = wait_bounded(child, LIMIT, "--request FIFO");
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
+}
+
+/// `pwk delegate` with no HOME and no agent dir: the write lock's directory.
+fn homeless(f: &Fake, mode: &str) -> Command {
+    let mut c = f.pwk(mode, &["delegate"]);
+    c.env_remove("HOME")
+        .env_remove("PI_CODING_AGENT_DIR")
+        .env_remove("XDG_RUNTIME_DIR");
+    c
+}
+
+fn write_request(f: &Fake) -> Value {
+    let mut req = f.request("implementation");
+    req["writeMode"] = json!("isolated");
+    req["allowedWriteScope"] = json!(["src"]);
+    req
+}
+
+#[test]
+fn without_home_write_locks_live_in_a_private_per_user_dir_and_symlinks_are_refused() {
+    use std::os::unix::fs::MetadataExt;
+    let uid = rustix::process::geteuid().as_raw();
+    let f = Fake::new();
+    let state = f.env.path(&format!("tmp/pwk-{uid}"));
+    // A symlink planted where the state dir goes: refused, nothing written through it.
+    let elsewhere = f.env.path("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &state).unwrap();
+    let child = spawn_with_stdin(
+        &mut homeless(&f, "ok"),
+        write_request(&f).to_string().as_bytes(),
+    );
+    let v = json_of(
+        &wait_bounded(child, LIMIT, "symlinked state"),
+        "symlinked state",
+    );
+    assert_eq!(v["status"], "failed", "{v:#}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot be used safely"),
+        "{v:#}"
+    );
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert!(f.starts().is_empty(), "pi must not start without its lock");
+    // Without the symlink: created 0700, owned by this user, the lock inside.
+    std::fs::remove_file(&state).unwrap();
+    let child = spawn_with_stdin(
+        &mut homeless(&f, "ok"),
+        write_request(&f).to_string().as_bytes(),
+    );
+    let v = json_of(
+        &wait_bounded(child, LIMIT, "private state"),
+        "private state",
+    );
+    assert_eq!(v["status"], "completed", "{v:#}");
+    let md = std::fs::symlink_metadata(&state).unwrap();
+    assert!(md.is_dir());
+    assert_eq!(md.mode() & 0o777, 0o700);
+    assert_eq!(md.uid(), uid);
+    assert_eq!(std::fs::read_dir(state.join("locks")).unwrap().count(), 1);
+}
