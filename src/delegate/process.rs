@@ -15,22 +15,36 @@ pub use crate::pi::process::{
 
 use super::stream::{Line, LineFramer, StreamState};
 
-/// SIGINT/SIGTERM received by pwk (the signal number), shared by every run.
+/// The signals that would end pwk and that it turns into "stop pi's process group,
+/// clean up, report": besides INT and TERM, a closed terminal (HUP), QUIT, the user
+/// signals and an alarm. (SIGKILL cannot be caught; pi's RPC mode still sees stdin
+/// EOF then.)
+pub const HANDLED_SIGNALS: [i32; 7] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+    signal_hook::consts::SIGQUIT,
+    signal_hook::consts::SIGUSR1,
+    signal_hook::consts::SIGUSR2,
+    signal_hook::consts::SIGALRM,
+];
+
+/// The signal pwk received (its number, 0 for none), shared by every run.
 pub(crate) fn interrupted() -> &'static Arc<AtomicUsize> {
     static FLAG: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
     FLAG.get_or_init(|| {
         let flag = Arc::new(AtomicUsize::new(0));
-        for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            // Registration only fails for forbidden signals; these two are allowed.
+        for sig in HANDLED_SIGNALS {
+            // Registration only fails for forbidden signals; none of these is.
             let _ = signal_hook::flag::register_usize(sig, Arc::clone(&flag), sig as usize);
         }
         flag
     })
 }
 
-/// Install pwk's SIGINT/SIGTERM flag (once) and return the signal received, if any.
-/// While a run is active the signal terminates pi's process group; callers that wait
-/// (e.g. for the write lock) poll this.
+/// Install pwk's signal flag (once) and return the signal received, if any. While a
+/// run is active the signal stops pi's process group (and waits until it is gone);
+/// callers that wait (e.g. for the write lock) poll this.
 pub fn pending_signal() -> Option<i32> {
     match interrupted().load(Ordering::Relaxed) {
         0 => None,
@@ -40,11 +54,18 @@ pub fn pending_signal() -> Option<i32> {
 
 /// `pwk received SIGINT` for a signal number.
 pub fn received(sig: i32) -> String {
-    match sig {
-        signal_hook::consts::SIGINT => "pwk received SIGINT".to_string(),
-        signal_hook::consts::SIGTERM => "pwk received SIGTERM".to_string(),
-        n => format!("pwk received signal {n}"),
-    }
+    use signal_hook::consts as c;
+    let name = match sig {
+        c::SIGINT => "SIGINT",
+        c::SIGTERM => "SIGTERM",
+        c::SIGHUP => "SIGHUP",
+        c::SIGQUIT => "SIGQUIT",
+        c::SIGUSR1 => "SIGUSR1",
+        c::SIGUSR2 => "SIGUSR2",
+        c::SIGALRM => "SIGALRM",
+        n => return format!("pwk received signal {n}"),
+    };
+    format!("pwk received {name}")
 }
 
 /// Read pi's JSON event stream to EOF: frame it into lines and hand each to `on_line`

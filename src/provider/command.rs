@@ -177,7 +177,7 @@ fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> Ru
         env: &ctx.env,
         rpc: settings.steer,
     };
-    // Install the SIGINT/SIGTERM flag now: an interrupted run still prints its results.
+    // Install the signal flag now: an interrupted run still prints its results.
     let _ = super::pi::interruption();
     let done = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {

@@ -55,7 +55,7 @@ impl PiExecutor<'_> {
 }
 
 /// The signal pwk received, as words (`pwk received SIGINT`), if any. Installs the
-/// runner's SIGINT/SIGTERM flag on first use, so a signal stops pi's process groups
+/// runner's signal flag on first use, so a signal stops pi's process groups
 /// and the run reports instead of dying.
 pub fn interruption() -> Option<String> {
     crate::delegate::pending_signal().map(crate::delegate::process::received)

@@ -330,3 +330,75 @@ fn without_home_write_locks_live_in_a_private_per_user_dir_and_symlinks_are_refu
     assert_eq!(md.uid(), uid);
     assert_eq!(std::fs::read_dir(state.join("locks")).unwrap().count(), 1);
 }
+
+/// Whether any process of group `pgid` is left.
+fn group_alive(pgid: i32) -> bool {
+    let pid = rustix::process::Pid::from_raw(pgid).unwrap();
+    rustix::process::test_kill_process_group(pid).is_ok()
+}
+
+fn pgid_of_first_start(f: &Fake) -> i32 {
+    wait_for("pi to start", || !f.starts().is_empty());
+    f.starts()[0]["pgid"].as_i64().unwrap() as i32
+}
+
+#[test]
+fn sighup_and_sigquit_stop_pi_s_group_before_the_write_lock_is_released() {
+    use rustix::process::Signal;
+    for (sig, name) in [(Signal::HUP, "SIGHUP"), (Signal::QUIT, "SIGQUIT")] {
+        let f = Fake::new();
+        // tool-child: a tool child that ignores SIGTERM, so stopping takes the 3 s grace.
+        let child = spawn_with_stdin(
+            &mut f.pwk("tool-child", &["delegate"]),
+            write_request(&f).to_string().as_bytes(),
+        );
+        let pgid = pgid_of_first_start(&f);
+        let locks = f.env.path("agent/pwk/locks");
+        wait_for("the lock file", || {
+            std::fs::read_dir(&locks).is_ok_and(|mut d| d.next().is_some())
+        });
+        let lock = std::fs::read_dir(&locks)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        let lock = std::fs::File::open(lock).unwrap();
+        signal(child.id(), sig);
+        // The moment the lock can be taken, pi's whole group must already be gone.
+        wait_for("the write lock", || {
+            rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_ok()
+        });
+        assert!(!group_alive(pgid), "{sig:?}: pi's group outlived the lock");
+        let out = wait_bounded(child, LIMIT, "delegate");
+        let v = json_of(&out, "delegate");
+        assert_eq!(v["status"], "failed", "{sig:?}: {v:#}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("pwk received {name}")),
+            "{v:#}"
+        );
+    }
+}
+
+#[test]
+fn sighup_mid_review_stops_pi_s_group_and_removes_the_temp_files() {
+    use rustix::process::Signal;
+    for (transport, sig) in [("rpc", Signal::HUP), ("json", Signal::QUIT)] {
+        let f = Fake::new();
+        let mut args = REVIEW.to_vec();
+        args.extend(["--transport", transport]);
+        let child = spawn_with_stdin(&mut f.pwk("tool-child", &args), b"");
+        let pgid = pgid_of_first_start(&f);
+        assert!(!f.temp_files().is_empty(), "no system-prompt temp file");
+        signal(child.id(), sig);
+        let out = wait_bounded(child, LIMIT, transport);
+        assert!(!group_alive(pgid), "{transport}: pi's group outlived pwk");
+        assert_eq!(f.temp_files(), Vec::<String>::new(), "{transport}");
+        let v = json_of(&out, transport);
+        assert_eq!(v["results"][0]["status"], "failed", "{transport}: {v:#}");
+        assert_eq!(out.code, 1);
+    }
+}
