@@ -647,11 +647,18 @@ fn finish(
             );
         }
         None => match rpc.and_then(|r| r.rejected.as_deref()) {
-            Some(why) => fail(
-                &mut o,
-                ErrorCode::PiFailed,
-                format!("pi rejected the prompt: {why}"),
-            ),
+            // Over RPC pi answers a failed start (no API key, unknown model, …) in the
+            // prompt's response instead of on stderr: the same classification.
+            Some(why) => {
+                o.status = RunStatus::Failed;
+                o.error = Some(match classify::classify_startup(why) {
+                    Some(f) => startup_error(spec, program, Some(f), why, a.status),
+                    None => RunError::new(
+                        ErrorCode::PiFailed,
+                        format!("pi rejected the prompt: {}", last_lines(why, 2)),
+                    ),
+                });
+            }
             None => classify_outcome(
                 spec,
                 program,
@@ -680,76 +687,13 @@ fn classify_outcome(
     let ok_exit = a.status.is_some_and(|s| s.success()) || clean_end;
     // Startup failures: pi exited non-zero before the agent loop began.
     if !st.started && !ok_exit {
-        let err = match classify::classify_startup(&a.stderr) {
-            Some(StartupFailure::UnknownOption(opts)) => {
-                let mut e = RunError::new(
-                    ErrorCode::UnsupportedOption,
-                    format!("this pi does not accept {}", opts.join(", ")),
-                );
-                e.discovery = Some(discover_help(program, spec, &opts));
-                e
-            }
-            Some(StartupFailure::UnknownModel(m)) => {
-                let mut e = RunError::new(
-                    ErrorCode::UnknownModel,
-                    format!("pi does not know the model \"{m}\""),
-                );
-                e.discovery = Some(discover_models(program, spec, spec.provider.as_deref()));
-                e
-            }
-            Some(StartupFailure::UnknownProvider(p)) => {
-                let mut e = RunError::new(
-                    ErrorCode::UnknownModel,
-                    format!("pi does not know the provider \"{p}\""),
-                );
-                e.discovery = Some(discover_models(program, spec, None));
-                e
-            }
-            Some(StartupFailure::MissingApiKey(line)) => RunError::new(
-                ErrorCode::AuthError,
-                format!(
-                    "{line} pwk does not log in or substitute credentials; configure the key for pi (its /login, auth.json or the provider's environment variable)"
-                ),
-            ),
-            Some(StartupFailure::Permission(path)) => {
-                let mut e = RunError::new(
-                    ErrorCode::SandboxPermission,
-                    format!(
-                        "pi was denied access at startup: {}",
-                        last_lines(&a.stderr, 2)
-                    ),
-                );
-                e.denied_path = path;
-                e.execution_started = Some(false);
-                e
-            }
-            Some(StartupFailure::StdinRejected(line)) => {
-                RunError::new(ErrorCode::PromptStdinUnsupported, line)
-            }
-            Some(StartupFailure::JsonModeRejected(line)) => {
-                RunError::new(ErrorCode::StreamUnsupported, line)
-            }
-            Some(StartupFailure::NodeTooOld(line)) => RunError::new(
-                ErrorCode::PiFailed,
-                format!("pi could not start, most likely Node.js is too old for it: {line}"),
-            ),
-            Some(StartupFailure::Session(line)) => RunError::new(ErrorCode::PiFailed, line),
-            None => {
-                let code = a
-                    .status
-                    .and_then(|s| s.code())
-                    .map_or("a signal".to_string(), |c| format!("status {c}"));
-                let tail = last_lines(&a.stderr, 3);
-                RunError::new(
-                    ErrorCode::PiFailed,
-                    if tail.is_empty() {
-                        format!("pi exited with {code} before starting the task, without a message")
-                    } else {
-                        format!("pi exited with {code} before starting the task: {tail}")
-                    },
-                )
-            }
-        };
+        let err = startup_error(
+            spec,
+            program,
+            classify::classify_startup(&a.stderr),
+            &a.stderr,
+            a.status,
+        );
         o.status = RunStatus::Failed;
         o.error = Some(err);
         return;
@@ -853,6 +797,87 @@ fn classify_outcome(
                     exit_text(a)
                 ),
             ));
+        }
+    }
+}
+
+/// The classified error of a pi that failed before starting the task (what its
+/// stderr, or its RPC `prompt` response, said).
+fn startup_error(
+    spec: &PiRunSpec,
+    program: &Path,
+    failure: Option<StartupFailure>,
+    stderr: &str,
+    status: Option<std::process::ExitStatus>,
+) -> RunError {
+    let a_stderr = stderr;
+    match failure {
+        Some(StartupFailure::UnknownOption(opts)) => {
+            let mut e = RunError::new(
+                ErrorCode::UnsupportedOption,
+                format!("this pi does not accept {}", opts.join(", ")),
+            );
+            e.discovery = Some(discover_help(program, spec, &opts));
+            e
+        }
+        Some(StartupFailure::UnknownModel(m)) => {
+            let mut e = RunError::new(
+                ErrorCode::UnknownModel,
+                format!("pi does not know the model \"{m}\""),
+            );
+            e.discovery = Some(discover_models(program, spec, spec.provider.as_deref()));
+            e
+        }
+        Some(StartupFailure::UnknownProvider(p)) => {
+            let mut e = RunError::new(
+                ErrorCode::UnknownModel,
+                format!("pi does not know the provider \"{p}\""),
+            );
+            e.discovery = Some(discover_models(program, spec, None));
+            e
+        }
+        Some(StartupFailure::MissingApiKey(line)) => RunError::new(
+            ErrorCode::AuthError,
+            format!(
+                "{line} pwk does not log in or substitute credentials; configure the key for pi (its /login, auth.json or the provider's environment variable)"
+            ),
+        ),
+        Some(StartupFailure::Permission(path)) => {
+            let mut e = RunError::new(
+                ErrorCode::SandboxPermission,
+                format!(
+                    "pi was denied access at startup: {}",
+                    last_lines(a_stderr, 2)
+                ),
+            );
+            e.denied_path = path;
+            e.execution_started = Some(false);
+            e
+        }
+        Some(StartupFailure::StdinRejected(line)) => {
+            RunError::new(ErrorCode::PromptStdinUnsupported, line)
+        }
+        Some(StartupFailure::JsonModeRejected(line)) => {
+            RunError::new(ErrorCode::StreamUnsupported, line)
+        }
+        Some(StartupFailure::NodeTooOld(line)) => RunError::new(
+            ErrorCode::PiFailed,
+            format!("pi could not start, most likely Node.js is too old for it: {line}"),
+        ),
+        Some(StartupFailure::Session(line)) => RunError::new(ErrorCode::PiFailed, line),
+        None => {
+            let code = status
+                .and_then(|s| s.code())
+                .map_or("a signal".to_string(), |c| format!("status {c}"));
+            let tail = last_lines(a_stderr, 3);
+            RunError::new(
+                ErrorCode::PiFailed,
+                if tail.is_empty() {
+                    format!("pi exited with {code} before starting the task, without a message")
+                } else {
+                    format!("pi exited with {code} before starting the task: {tail}")
+                },
+            )
         }
     }
 }

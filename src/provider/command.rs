@@ -287,6 +287,18 @@ pub fn human(out: &RunOutput, color: bool) -> String {
         }
     };
     let mut s = String::new();
+    // One error shared by every role (pi missing, say) is said once, not per role.
+    let shared_error = match out.results.as_slice() {
+        [first, rest @ ..] if !rest.is_empty() && first.error.is_some() => rest
+            .iter()
+            .all(|r| r.error == first.error && r.status == first.status)
+            .then(|| first.error.clone())
+            .flatten(),
+        _ => None,
+    };
+    if let Some(e) = &shared_error {
+        s.push_str(&format!("error (all {} roles): {e}\n\n", out.results.len()));
+    }
     for r in &out.results {
         let status = match r.status {
             Status::Completed => paint("32", r.status.name()),
@@ -311,7 +323,7 @@ pub fn human(out: &RunOutput, color: bool) -> String {
             r.role,
             facts.join(", ")
         ));
-        if let Some(e) = &r.error {
+        if let Some(e) = r.error.as_ref().filter(|_| shared_error.is_none()) {
             s.push_str(&format!("error: {e}\n"));
         }
         for n in &r.notes {
@@ -336,9 +348,13 @@ pub fn human(out: &RunOutput, color: bool) -> String {
         ));
     } else {
         s.push_str(&format!(
-            "Coverage: incomplete ({done}/{total} roles reported); missing: {}. Retry those roles or do them inline; \
-the completed reports above remain usable.\n",
-            out.coverage.missing.join(", ")
+            "Coverage: incomplete ({done}/{total} roles reported); missing: {}. Retry those roles or do them inline{}.\n",
+            out.coverage.missing.join(", "),
+            if done > 0 {
+                "; the completed reports above remain usable"
+            } else {
+                ""
+            }
         ));
     }
     if out.operation == Some(Operation::CodebaseRecon) && !out.coverage.complete {

@@ -222,7 +222,9 @@ pub fn build_job(
         Some(hint) => match models.resolve(hint) {
             Ok(pm) => Some(pm),
             Err(why) => {
-                notes.push(format!("{why}; the role ran on pi's default model"));
+                notes.push(format!(
+                    "{why}; the hint is not passed to pi, so pi's default model applies"
+                ));
                 None
             }
         },

@@ -402,3 +402,91 @@ fn sighup_mid_review_stops_pi_s_group_and_removes_the_temp_files() {
         assert_eq!(out.code, 1);
     }
 }
+
+/// The real pi binaries (as in provider.rs), for what they can show on demand.
+fn real_pis() -> Vec<(&'static str, PathBuf)> {
+    let mut found = Vec::new();
+    for (name, var) in [("pi073", "PWK_TEST_PI073"), ("pi16", "PWK_TEST_PI16")] {
+        match std::env::var_os(var)
+            .map(PathBuf::from)
+            .or_else(|| Some(repo_root().join(".pi-test/bin").join(name)))
+            .filter(|p| p.is_file())
+        {
+            Some(p) => found.push((name, p)),
+            None if std::env::var("PWK_TEST_REQUIRE_PI").is_ok_and(|v| v == "1") => {
+                panic!("PWK_TEST_REQUIRE_PI=1 but no pi for {var}")
+            }
+            None => eprintln!("note: runs without {var} (set it or run ./scripts/test.sh)"),
+        }
+    }
+    found
+}
+
+#[test]
+fn a_missing_api_key_is_auth_error_on_both_transports_and_in_delegate() {
+    for (name, pi) in real_pis() {
+        let f = Fake::new();
+        // pi's default model is a provider this machine has no key for (offline: no call).
+        f.env.write(
+            "agent/settings.json",
+            r#"{"defaultProvider":"anthropic","defaultModel":"claude-sonnet-4-5"}"#,
+        );
+        let real = |c: &mut Command| {
+            c.env("PWK_PI_BIN", &pi)
+                .env("PI_OFFLINE", "1")
+                .env("NODE_COMPILE_CACHE", f.env.path("node-cache"))
+                .env_remove("ANTHROPIC_API_KEY")
+                .env_remove("ANTHROPIC_OAUTH_TOKEN");
+        };
+        for transport in ["rpc", "json"] {
+            let mut args = REVIEW.to_vec();
+            args.extend(["--transport", transport]);
+            let mut cmd = f.pwk("ok", &args);
+            real(&mut cmd);
+            let out = wait_bounded(spawn_with_stdin(&mut cmd, b""), LIMIT, transport);
+            let v = json_of(&out, transport);
+            let r = &v["results"][0];
+            assert_eq!(r["status"], "failed", "{name} {transport}: {v:#}");
+            assert!(
+                r["error"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("AUTH_ERROR: No API key found"),
+                "{name} {transport}: {r}"
+            );
+            assert!(
+                r["runId"].as_str().is_some_and(|s| !s.is_empty()),
+                "{name} {transport}: {r}"
+            );
+        }
+        let mut cmd = f.pwk("ok", &["delegate"]);
+        real(&mut cmd);
+        let out = wait_bounded(
+            spawn_with_stdin(&mut cmd, f.request("readonly").to_string().as_bytes()),
+            LIMIT,
+            "delegate",
+        );
+        let v = json_of(&out, "delegate");
+        assert_eq!(v["error"]["code"], "AUTH_ERROR", "{name}: {v:#}");
+    }
+}
+
+#[test]
+fn review_without_pi_says_so_once_and_claims_nothing_it_did_not_do() {
+    let f = Fake::new();
+    let mut cmd = f.env.pwk();
+    cmd.args(["review", "--packet", "packet.md"])
+        .env("PATH", f.env.path("empty-path"));
+    let out = wait_bounded(spawn_with_stdin(&mut cmd, b""), LIMIT, "review");
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stdout.matches("PI_NOT_FOUND").count(),
+        1,
+        "{}",
+        out.stdout
+    );
+    for never in ["remain usable", "ran on pi's default model"] {
+        assert!(!out.stdout.contains(never), "{never:?} in:\n{}", out.stdout);
+    }
+    assert!(out.stdout.contains("0/4 roles reported"), "{}", out.stdout);
+}
