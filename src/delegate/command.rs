@@ -194,7 +194,7 @@ fn read_request(path: Option<&Path>) -> anyhow::Result<String> {
     match path {
         Some(p) => {
             let f = super::input::open_regular(p, super::input::Symlinks::Follow)
-                .context("cannot use the request file")?;
+                .context("cannot open the request file")?;
             f.take(MAX_REQUEST + 1)
                 .read_to_end(&mut bytes)
                 .with_context(|| format!("cannot read {}", p.display()))?;

@@ -546,6 +546,12 @@ fn finish(
         o.provider = spec.provider.clone();
         o.model = spec.model.clone();
     }
+    for (kind, len) in &st.dropped_events {
+        o.warnings.push(format!(
+            "pwk dropped a {len}-byte `{kind}` event from pi: it is over the {} MiB line limit",
+            super::stream::MAX_LINE >> 20
+        ));
+    }
     if st.malformed_lines > 0 {
         o.warnings.push(format!(
             "{} line(s) of pi's output were not JSON events (first: {})",
@@ -737,6 +743,17 @@ fn classify_outcome(
         ));
         return;
     };
+    if st.final_message_dropped {
+        o.status = RunStatus::Failed;
+        o.error = Some(RunError::new(
+            ErrorCode::PiFailed,
+            format!(
+                "pi's last message_end was over the {} MiB line limit and was dropped, so its answer is not known",
+                super::stream::MAX_LINE >> 20
+            ),
+        ));
+        return;
+    }
     if st.pending_retry {
         let msg = st
             .retry_final_error

@@ -148,6 +148,9 @@ fn role_run(job: &RoleJob, o: &PiRunOutcome) -> RoleRun {
     if let Some(f) = &o.fallback_used {
         run.notes.push(format!("pi transport fallback used: {f}"));
     }
+    // What went wrong on the way (dropped over-long events, malformed lines, a stdout
+    // held open past pi's exit) is part of the result, not only of stderr.
+    run.notes.extend(o.warnings.iter().cloned());
     run
 }
 

@@ -490,3 +490,41 @@ fn review_without_pi_says_so_once_and_claims_nothing_it_did_not_do() {
     }
     assert!(out.stdout.contains("0/4 roles reported"), "{}", out.stdout);
 }
+
+#[test]
+fn a_final_message_end_over_the_line_limit_is_said_in_the_result() {
+    let f = Fake::new();
+    let child = spawn_with_stdin(
+        &mut f.pwk("huge-end", &["delegate"]),
+        f.request("readonly").to_string().as_bytes(),
+    );
+    let v = json_of(&wait_bounded(child, LIMIT, "delegate"), "delegate");
+    assert_eq!(v["status"], "failed", "{v:#}");
+    assert_eq!(v["error"]["code"], "PI_FAILED");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("over the 8 MiB line limit"),
+        "{v:#}"
+    );
+    assert!(
+        v["warnings"]
+            .to_string()
+            .contains("byte `message_end` event from pi: it is over the 8 MiB line limit"),
+        "{v:#}"
+    );
+    // The earlier, shorter answer is not passed off as the final one.
+    assert_eq!(v["reportParsed"], false);
+    // Provider roles carry the same note.
+    let mut args = REVIEW.to_vec();
+    args.extend(["--transport", "json"]);
+    let child = spawn_with_stdin(&mut f.pwk("huge-end", &args), b"");
+    let v = json_of(&wait_bounded(child, LIMIT, "review"), "review");
+    let r = &v["results"][0];
+    assert_eq!(r["status"], "failed", "{v:#}");
+    assert!(
+        r["notes"].to_string().contains("over the 8 MiB line limit"),
+        "{r}"
+    );
+}

@@ -15,6 +15,7 @@ Modes:
   eacces             EACCES at startup, before any event
   tool-child         starts a tool child that ignores SIGTERM and holds stdout, then stalls
   turns              runs turn after turn (for the turn budget)
+  huge-end           the final message_end is a 9 MiB line (over pwk's 8 MiB limit)
   daemon             a complete run, then a forked `setsid` daemon keeps stdout open
                      (its pid goes to FAKE_PI_DAEMON_PID) while pi itself exits
 
@@ -30,7 +31,7 @@ out = sys.stdout.buffer
 
 
 def ev(obj):
-    out.write(json.dumps(obj, ensure_ascii=False).encode() + b"\n")
+    out.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
     out.flush()
 
 
@@ -197,6 +198,12 @@ elif mode == "tool-child":
         time.sleep(600)
         os._exit(0)
     time.sleep(600)
+elif mode == "huge-end":
+    start()
+    assistant_end("an earlier, shorter answer", stop="toolUse")
+    ev({"type": "turn_start"})
+    assistant_end(report("x" * (9 << 20)))
+    finish()
 elif mode == "daemon":
     start()
     assistant_end(report("complete before the daemon"))
