@@ -17,6 +17,7 @@
 pub mod classify;
 pub mod command;
 pub mod input;
+pub mod json;
 pub mod lock;
 pub mod process;
 pub mod report;

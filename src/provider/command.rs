@@ -36,7 +36,15 @@ pub fn coverage(_ctx: &Context) -> anyhow::Result<ExitStatus> {
     let (required, outcomes) = match super::coverage::parse_input(&bytes) {
         Ok(x) => x,
         Err(e) => {
-            eprintln_safe(&format!("pwk: error: {e}"));
+            let pos = match &e {
+                super::coverage::CoverageInputError::NotJson(j) => Some(j.pos()),
+                super::coverage::CoverageInputError::Shape(_) => None,
+            };
+            let mut doc = invalid_input(pos, &e.to_string());
+            doc.insert("complete".into(), false.into());
+            doc.insert("missing".into(), serde_json::json!([]));
+            doc.insert("retained".into(), serde_json::json!([]));
+            write_stdout(format!("{:#}\n", serde_json::Value::Object(doc)).as_bytes())?;
             return Ok(ExitStatus::Error);
         }
     };
@@ -61,7 +69,14 @@ pub fn run_request(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitS
     let map = match request::parse_json_object(&bytes) {
         Ok(m) => m,
         Err(e) => {
-            eprintln_safe(&format!("pwk: error: {e}"));
+            let mut doc = invalid_input(e.pos(), &e.to_string());
+            doc.insert("version".into(), 1.into());
+            doc.insert("results".into(), serde_json::json!([]));
+            doc.insert(
+                "coverage".into(),
+                serde_json::json!({"complete": false, "missing": [], "retained": []}),
+            );
+            write_stdout(format!("{:#}\n", serde_json::Value::Object(doc)).as_bytes())?;
             return Ok(ExitStatus::Error);
         }
     };
@@ -77,6 +92,30 @@ pub fn run_request(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitS
     let out = execute(&req, &settings, ctx);
     write_stdout(out.to_json().as_bytes())?;
     Ok(exit_for(&out))
+}
+
+/// Input that is not acceptable JSON: the located message once on stderr, and the
+/// `error` object of the one JSON document on stdout (callers add the rest).
+fn invalid_input(
+    pos: Option<crate::delegate::json::Pos>,
+    message: &str,
+) -> serde_json::Map<String, serde_json::Value> {
+    let located = match pos {
+        Some(p) => format!("stdin:{p}: {message}"),
+        None => format!("stdin: {message}"),
+    };
+    eprintln_safe(&format!("pwk: error: {located}"));
+    let mut doc = serde_json::Map::new();
+    doc.insert(
+        "error".into(),
+        serde_json::json!({
+            "code": "INVALID_REQUEST",
+            "message": located,
+            "line": pos.map(|p| p.line),
+            "column": pos.map(|p| p.column),
+        }),
+    );
+    doc
 }
 
 pub fn recon(args: &ReconArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
