@@ -88,10 +88,11 @@ impl Drop for Daemon {
 }
 
 struct Fake {
+    // First: fields drop in order, and the daemon's pid file lives in `env`.
+    daemon: Daemon,
     env: TestEnv,
     work: PathBuf,
     log: PathBuf,
-    daemon: Daemon,
 }
 
 impl Fake {
