@@ -17,6 +17,9 @@ pub struct Env {
     pub pi_bin: Option<PathBuf>,
     /// `PATH`, for finding `pi`.
     pub path: Option<OsString>,
+    /// `XDG_RUNTIME_DIR`: where per-user state (write locks) goes when pi has no
+    /// agent directory.
+    pub xdg_runtime_dir: Option<PathBuf>,
     /// `NO_COLOR` set to a non-empty value.
     pub no_color: bool,
     /// `GITHUB_ACTIONS=true`.
@@ -32,6 +35,7 @@ impl Env {
             home: non_empty("HOME").map(PathBuf::from),
             pi_bin: non_empty("PWK_PI_BIN").map(PathBuf::from),
             path: non_empty("PATH"),
+            xdg_runtime_dir: non_empty("XDG_RUNTIME_DIR").map(PathBuf::from),
             no_color: non_empty("NO_COLOR").is_some(),
             github_actions: std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
         }

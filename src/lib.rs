@@ -13,6 +13,7 @@ pub mod exit;
 pub mod host;
 pub mod install;
 pub mod lint;
+pub mod pi;
 pub mod provider;
 pub mod role;
 mod text;

@@ -160,21 +160,30 @@ impl DelegateResult {
 }
 
 pub fn run(args: &DelegateArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let text = read_request(args.request.as_deref())?;
-    let map = match request::parse(&text) {
+    let bytes = read_request(args.request.as_deref())?;
+    let map = match request::parse(&bytes) {
         Ok(m) => m,
         Err(e) => {
+            // Exactly one JSON result on stdout, the position said once.
             let src = args
                 .request
                 .as_ref()
                 .map_or("stdin".to_string(), |p| ctx.display_path(p));
-            let msg = match &e {
-                request::RequestError::NotJson { line, column, .. } => {
-                    format!("pwk: error: {src}:{line}:{column}: {e}")
-                }
-                request::RequestError::NotObject(_) => format!("pwk: error: {src}: {e}"),
+            let located = match e.pos() {
+                Some(pos) => format!("{src}:{pos}: {e}"),
+                None => format!("{src}: {e}"),
             };
-            eprintln_safe(&msg);
+            eprintln_safe(&format!("pwk: error: {located}"));
+            let mut result = DelegateResult::blank(None);
+            result.status = "failed";
+            let mut err = RunError::new(ErrorCode::InvalidRequest, located);
+            err.line = e.pos().map(|p| p.line);
+            err.column = e.pos().map(|p| p.column);
+            result.error = Some(err);
+            let mut out =
+                serde_json::to_string_pretty(&result).context("serialising the result")?;
+            out.push('\n');
+            write_stdout(out.as_bytes()).context("writing the result to stdout")?;
             return Ok(ExitStatus::Error);
         }
     };
@@ -189,12 +198,12 @@ pub fn run(args: &DelegateArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     })
 }
 
-fn read_request(path: Option<&Path>) -> anyhow::Result<String> {
+fn read_request(path: Option<&Path>) -> anyhow::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     match path {
         Some(p) => {
-            let f = std::fs::File::open(p)
-                .with_context(|| format!("cannot open the request file {}", p.display()))?;
+            let f = super::input::open_regular(p, super::input::Symlinks::Follow)
+                .context("cannot open the request file")?;
             f.take(MAX_REQUEST + 1)
                 .read_to_end(&mut bytes)
                 .with_context(|| format!("cannot read {}", p.display()))?;
@@ -216,12 +225,7 @@ fn read_request(path: Option<&Path>) -> anyhow::Result<String> {
     if bytes.len() as u64 > MAX_REQUEST {
         anyhow::bail!("the request is larger than {} MiB", MAX_REQUEST >> 20);
     }
-    String::from_utf8(bytes).map_err(|e| {
-        anyhow::anyhow!(
-            "the request is not UTF-8 (byte {})",
-            e.utf8_error().valid_up_to()
-        )
-    })
+    Ok(bytes)
 }
 
 /// Validate, plan and run one request; never fails: every outcome is a result.
@@ -332,24 +336,22 @@ pub fn delegate(
 
     // Tasks that may write serialise on the cwd's lock.
     let _lock = if task.writes() {
-        let state_dir = ctx
-            .env
-            .agent_dir()
-            .map_or_else(|| std::env::temp_dir().join("pwk-state"), |d| d.join("pwk"));
         let label = spec.label.clone();
         let deadline = Some(start + timeout);
-        match lock::acquire(
-            &state_dir,
-            &task.cwd,
-            deadline,
-            &mut |p| {
-                eprintln_safe(&format!(
-                    "{label} waiting for another write task in this cwd (lock {})",
-                    p.display()
-                ))
-            },
-            &|| runner::pending_signal().is_some(),
-        ) {
+        match lock::state_dir(&ctx.env).and_then(|state_dir| {
+            lock::acquire(
+                &state_dir,
+                &task.cwd,
+                deadline,
+                &mut |p| {
+                    eprintln_safe(&format!(
+                        "{label} waiting for another write task in this cwd (lock {})",
+                        p.display()
+                    ))
+                },
+                &|| runner::pending_signal().is_some(),
+            )
+        }) {
             Ok(l) => Some(l),
             Err(lock::LockError::TimedOut) => {
                 result.status = "timed_out";

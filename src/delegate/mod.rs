@@ -5,13 +5,19 @@
 //! [`lock`] for writing tasks) → [`runner`] (one pi process) → [`stream`] (events) and
 //! [`classify`] (error codes) → [`report`] (the worker's report block) → one JSON result.
 //!
-//! * [`runner`]: `PiRunSpec` → [`run_pi`] → [`PiRunOutcome`]; also what the provider
-//!   operations and `pwk smoke` ([`plan_launch`]) build on.
+//! * [`runner`]: `PiRunSpec` → [`run_pi`] (JSON) / [`run_pi_rpc`] (RPC) →
+//!   [`PiRunOutcome`]; also what the provider operations and `pwk smoke`
+//!   ([`plan_launch`]) build on.
+//! * [`supervise`]: the one supervisor (process group, stdin, stream reading,
+//!   timeout / stall / signal / turn-budget checks, SIGTERM → grace → SIGKILL), with
+//!   the two [`transport`]s (`json`, `rpc`).
 //! * [`stream`]: LF framing and the event parser (bounded memory, no snapshots).
 //! * [`classify`]: pi's failure signatures (both generations) → [`ErrorCode`].
 
 pub mod classify;
 pub mod command;
+pub mod input;
+pub mod json;
 pub mod lock;
 pub mod process;
 pub mod report;
@@ -19,12 +25,14 @@ pub mod request;
 pub mod runner;
 pub mod session;
 pub mod stream;
+pub mod supervise;
+pub mod transport;
 pub mod types;
 
 pub use process::pending_signal;
 pub use runner::{
     PiLaunch, PiRunOutcome, PiRunSpec, PromptTransport, SessionChoice, SystemPromptMode, locate_pi,
-    plan_launch, run_pi,
+    plan_launch, run_pi, run_pi_rpc,
 };
 pub use types::{ErrorCode, Progress, RunError, RunStatus, Usage};
 

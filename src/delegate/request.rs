@@ -12,58 +12,30 @@ use serde_json::{Map, Value};
 /// Why the input is not a request at all (exit 2).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RequestError {
-    #[error("the request is not valid JSON: line {line}, column {column}: {message}")]
-    NotJson {
-        line: usize,
-        column: usize,
-        message: String,
-    },
+    /// Not JSON, or JSON with a duplicate key (located; the message has no position).
+    #[error("{0}")]
+    Json(#[from] JsonError),
     #[error("the request must be a JSON object, not {0}")]
     NotObject(&'static str),
 }
 
-/// A located JSON syntax error: serde_json's message without its trailing
-/// " at line L column C", and the position on its own. Shown as `line L, column C: …`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line}, column {column}: {message}")]
-pub struct JsonSyntax {
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
-
-impl From<&serde_json::Error> for JsonSyntax {
-    fn from(e: &serde_json::Error) -> JsonSyntax {
-        let message = e.to_string();
-        let message = match message.rfind(" at line ") {
-            Some(i) => message[..i].to_string(),
-            None => message,
-        };
-        JsonSyntax {
-            line: e.line(),
-            column: e.column(),
-            message,
+impl RequestError {
+    /// Where in the input the problem is, when it has a place.
+    pub fn pos(&self) -> Option<Pos> {
+        match self {
+            RequestError::Json(e) => Some(e.pos()),
+            RequestError::NotObject(_) => None,
         }
     }
 }
 
-/// Parse the request text into a JSON object.
-pub fn parse(text: &str) -> Result<Map<String, Value>, RequestError> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(m)) => Ok(m),
-        Ok(other) => Err(RequestError::NotObject(json_kind(&other))),
-        Err(e) => {
-            let JsonSyntax {
-                line,
-                column,
-                message,
-            } = JsonSyntax::from(&e);
-            Err(RequestError::NotJson {
-                line,
-                column,
-                message,
-            })
-        }
+pub use super::json::{JsonError, Pos};
+
+/// Parse the request into a JSON object (strictly: no duplicate keys).
+pub fn parse(bytes: &[u8]) -> Result<Map<String, Value>, RequestError> {
+    match super::json::parse_strict(bytes)? {
+        Value::Object(m) => Ok(m),
+        other => Err(RequestError::NotObject(json_kind(&other))),
     }
 }
 
@@ -733,15 +705,22 @@ mod tests {
 
     #[test]
     fn parse_errors_are_located() {
+        let e = parse(b"{\n  \"a\": ,\n}").unwrap_err();
+        assert_eq!(e.pos(), Some(Pos { line: 2, column: 8 }));
+        assert_eq!(e.to_string(), "not valid JSON: expected value");
+        assert_eq!(parse(b"[1]"), Err(RequestError::NotObject("an array")));
+        let e = parse(br#"{"profile":"readonly","profile":"implementation"}"#).unwrap_err();
         assert_eq!(
-            parse("{\n  \"a\": ,\n}"),
-            Err(RequestError::NotJson {
-                line: 2,
-                column: 8,
-                message: "expected value".into()
+            e.to_string(),
+            "duplicate key \"profile\" (first at 1:2); pwk does not pick one of the values"
+        );
+        assert_eq!(
+            e.pos(),
+            Some(Pos {
+                line: 1,
+                column: 23
             })
         );
-        assert_eq!(parse("[1]"), Err(RequestError::NotObject("an array")));
     }
 }
 
@@ -821,7 +800,7 @@ mod fuzz {
 
         #[test]
         fn arbitrary_text_never_panics_the_parser(text in ".{0,200}") {
-            let _ = parse(&text);
+            let _ = parse(text.as_bytes());
         }
 
         #[test]

@@ -1,41 +1,30 @@
-//! One pi process: plan the argument array, launch it in its own process group, feed
-//! the prompt on stdin, read the event stream, enforce the time limits and the turn
-//! budget, and classify what happened.
+//! One pi run: plan the argument array, hand it to the one supervisor
+//! ([`super::supervise`]) with a transport (JSON: [`run_pi`]; RPC: [`run_pi_rpc`]),
+//! and classify what happened — the same classification for both transports.
 //!
 //! Guarantees:
-//! * never a shell: the program and an argument array; the prompt goes to stdin, which
-//!   is then closed (never stdin and argv together: pi glues them);
-//! * pi runs in its own process group; timeouts, stalls, the turn budget and SIGINT/
-//!   SIGTERM to pwk send SIGTERM to that group, then SIGKILL after [`KILL_GRACE`];
-//!   the group is also swept with SIGKILL after pi exits, so no tool child survives;
-//! * stdout is read to EOF (closing it early crashes pi), stderr is drained on its own
-//!   thread with a bounded head and tail kept;
+//! * never a shell: the program and an argument array; the prompt goes to stdin
+//!   (never stdin and argv together: pi glues them);
+//! * supervision (process group, timeouts, stalls, the turn budget, pwk's signals,
+//!   SIGTERM → [`KILL_GRACE`] → SIGKILL, bounded waits) is `supervise`'s;
 //! * a task is run again only when pi confirmed, before any event, that it rejects
 //!   stdin (one retry with the prompt on argv) or JSON mode (one retry in text mode).
-//!   Discovery (`pi --help`, `pi --list-models`) runs only after a recognised
-//!   startup failure.
+//!   Discovery (`pi --help`, `pi --list-models`, through `crate::pi`) runs only after
+//!   a recognised startup failure.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use super::classify::{self, StartupFailure};
-use super::process::{
-    self, Activity, GroupStopper, StderrCapture, TempFile, human_duration, interrupted,
-};
+use super::process::{self, TempFile, human_duration};
 pub use super::process::{KILL_GRACE, pending_signal};
-use super::stream::StreamState;
+use super::supervise::{self, Limits, Spawn, StopReason, Supervised, TurnLimit};
+use super::transport::{json::Json, rpc::Rpc};
 use super::types::{ErrorCode, Progress, RunError, RunStatus, Usage, snippet};
 use crate::env::Env;
 
-/// Text-mode fallback: the most stdout kept as the answer.
-const TEXT_MODE_CAP: usize = 16 << 20;
 /// The built-in tools pi enables when `--tools` is not given.
 pub const PI_DEFAULT_TOOLS: [&str; 4] = ["read", "bash", "edit", "write"];
 
@@ -204,44 +193,16 @@ pub fn plan_launch(spec: &PiRunSpec, env: &Env) -> Result<PiLaunch, RunError> {
     })
 }
 
-/// Find the pi program.
+/// Find the pi program ([`crate::pi::locate`]) as a classified error.
 pub fn locate_pi(env: &Env) -> Result<PathBuf, RunError> {
-    if let Some(bin) = &env.pi_bin {
-        return if bin.is_file() {
-            Ok(bin.clone())
-        } else {
-            Err(RunError::new(
-                ErrorCode::PiNotFound,
-                format!(
-                    "PWK_PI_BIN is set to {}, which is not a file (pwk does not fall back to PATH when PWK_PI_BIN is set)",
-                    bin.display()
-                ),
-            ))
-        };
-    }
-    if let Some(path) = &env.path {
-        for dir in std::env::split_paths(path) {
-            let cand = dir.join("pi");
-            if is_executable_file(&cand) {
-                return Ok(cand);
-            }
-        }
-    }
-    Err(RunError::new(
-        ErrorCode::PiNotFound,
-        "`pi` was not found on PATH; install the pi coding agent or set PWK_PI_BIN to its path",
-    ))
-}
-
-fn is_executable_file(p: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    crate::pi::locate(env).map_err(|e| RunError::new(ErrorCode::PiNotFound, e.to_string()))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum OutputMode {
     Json,
     Text,
+    Rpc,
 }
 
 fn build_args(
@@ -253,6 +214,7 @@ fn build_args(
     let mut a: Vec<String> = Vec::new();
     match mode {
         OutputMode::Json => a.extend(["--mode".into(), "json".into()]),
+        OutputMode::Rpc => a.extend(["--mode".into(), "rpc".into()]),
         OutputMode::Text => a.push("--print".into()),
     }
     if let Some(p) = &spec.provider {
@@ -323,6 +285,8 @@ pub struct PiRunOutcome {
     pub warnings: Vec<String>,
     /// The launch actually used (last attempt).
     pub launch: Option<PiLaunch>,
+    /// RPC transport: pi was steered to wrap up when the turn budget was reached.
+    pub steered: bool,
 }
 
 impl PiRunOutcome {
@@ -351,72 +315,78 @@ impl PiRunOutcome {
             stderr: String::new(),
             warnings: Vec::new(),
             launch: None,
+            steered: false,
         }
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum KillReason {
-    Timeout(Duration),
-    Stall(Duration),
-    TurnBudget(u32),
-    Signal(i32),
-}
-
-/// Everything one attempt produced.
-struct Attempt {
-    state: StreamState,
-    text_output: Option<String>,
-    stderr: String,
-    status: Option<ExitStatus>,
-    killed: Option<KillReason>,
-    spawn_error: Option<std::io::Error>,
-    stdout_abandoned: bool,
-}
-
-/// Run pi once (plus at most one confirmed-rejection retry). Never panics on pi's
-/// behaviour; every failure is classified into the outcome.
-pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)) -> PiRunOutcome {
-    let start = Instant::now();
-    let program = match locate_pi(env) {
-        Ok(p) => p,
-        Err(e) => return PiRunOutcome::failed(e, start),
-    };
+/// Everything before the launch that both transports need: the program, a usable
+/// cwd, the system-prompt temp file (removed when dropped), the session's directory.
+fn prepare(spec: &PiRunSpec, env: &Env, start: Instant) -> Result<Prepared, Box<PiRunOutcome>> {
+    let fail = |e: RunError| Box::new(PiRunOutcome::failed(e, start));
+    let program = locate_pi(env).map_err(fail)?;
     if !spec.cwd.is_dir() {
-        return PiRunOutcome::failed(
-            RunError::new(
-                ErrorCode::PiFailed,
-                format!(
-                    "the working directory {} does not exist",
-                    spec.cwd.display()
-                ),
+        return Err(fail(RunError::new(
+            ErrorCode::PiFailed,
+            format!(
+                "the working directory {} does not exist",
+                spec.cwd.display()
             ),
-            start,
-        );
+        )));
     }
-    let sys_file = match spec
+    let sys_file = spec
         .system_prompt
         .as_deref()
         .map(|body| TempFile::create("pwk-system-prompt", body))
         .transpose()
-    {
-        Ok(f) => f,
-        Err(e) => {
-            return PiRunOutcome::failed(
-                RunError::new(
-                    ErrorCode::PiFailed,
-                    format!("cannot write the system prompt to a temp file: {e}"),
-                ),
-                start,
-            );
-        }
-    };
+        .map_err(|e| {
+            fail(RunError::new(
+                ErrorCode::PiFailed,
+                format!("cannot write the system prompt to a temp file: {e}"),
+            ))
+        })?;
     if let SessionChoice::NewFile(p) = &spec.session
         && let Some(parent) = p.parent()
     {
         let _ = std::fs::create_dir_all(parent);
     }
-    let flag = interrupted();
+    Ok(Prepared { program, sys_file })
+}
+
+struct Prepared {
+    program: PathBuf,
+    sys_file: Option<TempFile>,
+}
+
+fn limits(spec: &PiRunSpec, turns: Option<TurnLimit>) -> Limits {
+    Limits {
+        timeout: spec.timeout,
+        stall: spec.stall_timeout,
+        turns,
+    }
+}
+
+fn spawn_of<'a>(spec: &'a PiRunSpec, launch: &'a PiLaunch) -> Spawn<'a> {
+    Spawn {
+        program: &launch.program,
+        args: &launch.args,
+        cwd: &spec.cwd,
+        env: &spec.env,
+    }
+}
+
+/// Run pi once in JSON mode (plus at most one confirmed-rejection retry). Never
+/// panics on pi's behaviour; every failure is classified into the outcome.
+pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)) -> PiRunOutcome {
+    let start = Instant::now();
+    let Prepared { program, sys_file } = match prepare(spec, env, start) {
+        Ok(p) => p,
+        Err(o) => return *o,
+    };
+    let turns = spec.max_turns.map(|max| TurnLimit {
+        budget: max,
+        stop_after: max,
+    });
     let mut transport = PromptTransport::Stdin;
     let mut mode = OutputMode::Json;
     let mut fallback_used = None;
@@ -428,10 +398,20 @@ pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)
             args,
             prompt_transport: transport,
         };
-        let attempt = attempt_once(spec, &launch, mode, start, flag, progress);
+        let mut json = Json {
+            stdin_prompt: (transport == PromptTransport::Stdin).then(|| spec.prompt.clone()),
+            text_mode: mode == OutputMode::Text,
+        };
+        let attempt = supervise::supervise(
+            spawn_of(spec, &launch),
+            &mut json,
+            limits(spec, turns),
+            start,
+            progress,
+        );
         let confirmed_before_start = !attempt.state.started
             && attempt.state.events == 0
-            && attempt.killed.is_none()
+            && attempt.stopped.is_none()
             && attempt.spawn_error.is_none()
             && attempt.status.is_some_and(|s| !s.success());
         if confirmed_before_start && fallback_used.is_none() {
@@ -464,213 +444,62 @@ pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)
         }
         break (attempt, launch);
     };
-    let mut outcome = finish(spec, &program, attempt, start, mode);
+    let mut outcome = finish(spec, &program, attempt, start, mode, None);
     outcome.prompt_transport = transport;
     outcome.fallback_used = fallback_used;
     warnings.append(&mut outcome.warnings);
     outcome.warnings = warnings;
     outcome.launch = Some(launch);
-    outcome.session_file = match &spec.session {
-        SessionChoice::NewFile(p) | SessionChoice::Continue(p) if p.is_file() => Some(p.clone()),
-        _ => None,
-    };
+    outcome.session_file = session_file_after(spec);
+    drop(sys_file);
     outcome
 }
 
-fn attempt_once(
+/// Run pi once over RPC (`--mode rpc`): the same launch as [`run_pi`], the prompt as
+/// an RPC command, and the turn budget (`max_turns`, default 1) steering the model
+/// to report before the supervisor stops it. No fallbacks: RPC is never retried.
+pub fn run_pi_rpc(
     spec: &PiRunSpec,
-    launch: &PiLaunch,
-    mode: OutputMode,
-    start: Instant,
-    flag: &Arc<AtomicUsize>,
+    env: &Env,
     progress: &(dyn Fn(&Progress) + Sync),
-) -> Attempt {
-    let mut cmd = Command::new(&launch.program);
-    cmd.args(&launch.args)
-        .current_dir(&spec.cwd)
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .stdin(if launch.prompt_transport == PromptTransport::Stdin {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = match process::spawn_in_group(&mut cmd) {
-        Ok(c) => c,
-        Err(e) => {
-            return Attempt {
-                state: StreamState::default(),
-                text_output: None,
-                stderr: String::new(),
-                status: None,
-                killed: None,
-                spawn_error: Some(e),
-                stdout_abandoned: false,
-            };
-        }
+) -> PiRunOutcome {
+    let start = Instant::now();
+    let Prepared { program, sys_file } = match prepare(spec, env, start) {
+        Ok(p) => p,
+        Err(o) => return *o,
     };
-    let pgid = child.id();
-
-    // The prompt goes in on its own thread (a large prompt fills the pipe before pi
-    // reads it), and stdin is closed right after.
-    if let Some(mut stdin) = child.stdin.take() {
-        let prompt = spec.prompt.clone();
-        let _ = std::thread::Builder::new()
-            .name("pi-stdin".into())
-            .spawn(move || {
-                let _ = stdin.write_all(prompt.as_bytes());
-                drop(stdin);
-            });
-    }
-
-    let stderr_rx = child
-        .stderr
-        .take()
-        .map(|err| StderrCapture::spawn(err, "pi-stderr"));
-
-    let shared = Arc::new(Activity::default());
-    let (ptx, prx) = mpsc::channel::<Progress>();
-    let stdout = child.stdout.take();
-    let reader = {
-        let shared = Arc::clone(&shared);
-        std::thread::Builder::new()
-            .name("pi-stdout".into())
-            .spawn(move || read_stdout(stdout, mode, &shared, ptx, start))
+    let launch = PiLaunch {
+        program: program.clone(),
+        args: build_args(
+            spec,
+            sys_file.as_ref().map(TempFile::path),
+            OutputMode::Rpc,
+            PromptTransport::Stdin,
+        ),
+        prompt_transport: PromptTransport::Stdin,
     };
-    let reader = reader.ok();
-
-    let mut killed: Option<KillReason> = None;
-    let mut stopper = GroupStopper::new(pgid);
-    let mut exited: Option<(ExitStatus, Instant)> = None;
-    let mut reader_done = reader.is_none();
-    let mut stdout_abandoned = false;
-    loop {
-        match prx.recv_timeout(Duration::from_millis(25)) {
-            Ok(p) => {
-                if let (Progress::TurnStarted(n), Some(max)) = (&p, spec.max_turns)
-                    && *n > max
-                    && killed.is_none()
-                {
-                    killed = Some(KillReason::TurnBudget(max));
-                } else if killed.is_none() {
-                    progress(&p);
-                }
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                // stdout is at EOF; pi is about to exit: poll briefly instead of spinning.
-                if reader_done {
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                reader_done = true;
-            }
-        }
-        if exited.is_none()
-            && let Ok(Some(st)) = child.try_wait()
-        {
-            exited = Some((st, Instant::now()));
-        }
-        if killed.is_none() && exited.is_none() {
-            let sig = flag.load(Ordering::Relaxed);
-            if sig != 0 {
-                killed = Some(KillReason::Signal(sig as i32));
-            } else if let Some(t) = spec.timeout
-                && start.elapsed() >= t
-            {
-                killed = Some(KillReason::Timeout(t));
-            } else if let Some(stall) = spec.stall_timeout
-                && shared.stalled(start, stall)
-            {
-                killed = Some(KillReason::Stall(stall));
-            }
-        }
-        if exited.is_none() {
-            if killed.is_some() {
-                stopper.stop();
-            }
-            stopper.tick();
-        }
-        if reader_done && exited.is_some() {
-            break;
-        }
-        // pi exited but something in its group still holds stdout open: sweep the group.
-        if let Some((_, at)) = exited
-            && !reader_done
-        {
-            if at.elapsed() >= Duration::from_secs(2) {
-                stopper.kill();
-            }
-            if at.elapsed() >= Duration::from_secs(5) {
-                stdout_abandoned = true;
-                break;
-            }
-        }
-    }
-    // Sweep leftovers (tool children) of pi's group; ESRCH when there are none.
-    stopper.sweep();
-    let status = match exited {
-        Some((st, _)) => Some(st),
-        None => child.wait().ok(),
-    };
-    let (state, text_output) = match reader {
-        Some(h) if !stdout_abandoned => h.join().unwrap_or_default(),
-        _ => (StreamState::default(), None),
-    };
-    let stderr = stderr_rx
-        .and_then(|rx| rx.recv_timeout(Duration::from_secs(2)).ok())
-        .unwrap_or_default();
-    reap(&mut child);
-    Attempt {
-        state,
-        text_output,
-        stderr,
-        status,
-        killed,
-        spawn_error: None,
-        stdout_abandoned,
-    }
+    let mut rpc = Rpc::new(spec.prompt.clone(), spec.max_turns.unwrap_or(1));
+    let turns = Some(rpc.turn_limit());
+    let attempt = supervise::supervise(
+        spawn_of(spec, &launch),
+        &mut rpc,
+        limits(spec, turns),
+        start,
+        progress,
+    );
+    let mut outcome = finish(spec, &program, attempt, start, OutputMode::Rpc, Some(&rpc));
+    outcome.steered = rpc.steered;
+    outcome.turn_budget_reached |= rpc.steered;
+    outcome.launch = Some(launch);
+    outcome.session_file = session_file_after(spec);
+    drop(sys_file);
+    outcome
 }
 
-fn reap(child: &mut Child) {
-    let _ = child.try_wait();
-}
-
-fn read_stdout(
-    stdout: Option<std::process::ChildStdout>,
-    mode: OutputMode,
-    shared: &Activity,
-    ptx: mpsc::Sender<Progress>,
-    start: Instant,
-) -> (StreamState, Option<String>) {
-    let mut state = StreamState::default();
-    let Some(out) = stdout else {
-        return (state, None);
-    };
-    match mode {
-        OutputMode::Json => {
-            process::read_events(out, start, shared, &mut state, |line, st| {
-                st.feed(line, &mut |p| {
-                    let _ = ptx.send(p);
-                })
-            });
-            (state, None)
-        }
-        OutputMode::Text => {
-            let mut text: Vec<u8> = Vec::new();
-            let mut text_total: u64 = 0;
-            process::read_chunks(out, |chunk| {
-                shared.output(start);
-                text_total += chunk.len() as u64;
-                let room = TEXT_MODE_CAP.saturating_sub(text.len());
-                text.extend_from_slice(&chunk[..chunk.len().min(room)]);
-            });
-            let mut s = String::from_utf8_lossy(&text).into_owned();
-            if text_total > text.len() as u64 {
-                s.push_str("\n[pwk: output cut at 16 MiB]");
-            }
-            (state, Some(s))
-        }
+fn session_file_after(spec: &PiRunSpec) -> Option<PathBuf> {
+    match &spec.session {
+        SessionChoice::NewFile(p) | SessionChoice::Continue(p) if p.is_file() => Some(p.clone()),
+        _ => None,
     }
 }
 
@@ -687,9 +516,10 @@ fn last_lines(s: &str, n: usize) -> String {
 fn finish(
     spec: &PiRunSpec,
     program: &Path,
-    a: Attempt,
+    a: Supervised,
     start: Instant,
     mode: OutputMode,
+    rpc: Option<&Rpc>,
 ) -> PiRunOutcome {
     let mut o = PiRunOutcome::failed(RunError::new(ErrorCode::PiFailed, ""), start);
     o.error = None;
@@ -716,6 +546,12 @@ fn finish(
         o.provider = spec.provider.clone();
         o.model = spec.model.clone();
     }
+    for (kind, len) in &st.dropped_events {
+        o.warnings.push(format!(
+            "pwk dropped a {len}-byte `{kind}` event from pi: it is over the {} MiB line limit",
+            super::stream::MAX_LINE >> 20
+        ));
+    }
     if st.malformed_lines > 0 {
         o.warnings.push(format!(
             "{} line(s) of pi's output were not JSON events (first: {})",
@@ -726,9 +562,20 @@ fn finish(
                 .unwrap_or_default()
         ));
     }
-    if a.stdout_abandoned {
+    match a.stdout_abandoned {
+        Some(supervise::Abandoned::AfterExit) => o.warnings.push(format!(
+            "pi exited but its stdout stayed open (held by a process outside pi's group); stopped reading it after {}",
+            human_duration(supervise::READER_GRACE)
+        )),
+        Some(supervise::Abandoned::OnSignal(sig)) => o.warnings.push(format!(
+            "pi had exited but its stdout stayed open (held by a process outside pi's group); stopped reading it when {}",
+            process::received(sig)
+        )),
+        None => {}
+    }
+    if a.group_left {
         o.warnings
-            .push("pi exited but its stdout stayed open; stopped reading it".into());
+            .push("some of pi's process group was still there after SIGKILL and a 2 s wait".into());
     }
     let fail = |o: &mut PiRunOutcome, code: ErrorCode, msg: String| {
         o.status = RunStatus::Failed;
@@ -764,8 +611,8 @@ fn finish(
         return o;
     }
 
-    match a.killed {
-        Some(KillReason::Timeout(t)) => {
+    match a.stopped {
+        Some(StopReason::Timeout(t)) => {
             o.status = RunStatus::TimedOut;
             o.error = Some(RunError::new(
                 ErrorCode::Timeout,
@@ -775,11 +622,11 @@ fn finish(
                 ),
             ));
         }
-        Some(KillReason::Stall(t)) => {
+        Some(StopReason::Stall(t)) => {
             o.status = RunStatus::TimedOut;
             o.error = Some(RunError::new(ErrorCode::Timeout, process::stall_message(t)));
         }
-        Some(KillReason::TurnBudget(max)) => {
+        Some(StopReason::TurnBudget(max)) => {
             o.turn_budget_reached = true;
             fail(
                 &mut o,
@@ -787,7 +634,15 @@ fn finish(
                 format!("the turn budget of {max} was reached; pi was stopped"),
             );
         }
-        Some(KillReason::Signal(sig)) => {
+        // The answer was complete (pi was only shutting down): keep it.
+        Some(StopReason::Signal(sig)) if answer_complete(&a.state) => {
+            o.warnings.push(format!(
+                "{} after pi's answer was complete; pi's process group was stopped",
+                process::received(sig)
+            ));
+            classify_outcome(spec, program, &a, &mut o, mode, true);
+        }
+        Some(StopReason::Signal(sig)) => {
             fail(
                 &mut o,
                 ErrorCode::PiFailed,
@@ -797,7 +652,28 @@ fn finish(
                 ),
             );
         }
-        None => classify_outcome(spec, program, &a, &mut o, mode),
+        None => match rpc.and_then(|r| r.rejected.as_deref()) {
+            // Over RPC pi answers a failed start (no API key, unknown model, …) in the
+            // prompt's response instead of on stderr: the same classification.
+            Some(why) => {
+                o.status = RunStatus::Failed;
+                o.error = Some(match classify::classify_startup(why) {
+                    Some(f) => startup_error(spec, program, Some(f), why, a.status),
+                    None => RunError::new(
+                        ErrorCode::PiFailed,
+                        format!("pi rejected the prompt: {}", last_lines(why, 2)),
+                    ),
+                });
+            }
+            None => classify_outcome(
+                spec,
+                program,
+                &a,
+                &mut o,
+                mode,
+                rpc.is_some_and(|r| r.settled),
+            ),
+        },
     }
     o.duration = start.elapsed();
     o
@@ -806,84 +682,24 @@ fn finish(
 fn classify_outcome(
     spec: &PiRunSpec,
     program: &Path,
-    a: &Attempt,
+    a: &Supervised,
     o: &mut PiRunOutcome,
     mode: OutputMode,
+    clean_end: bool,
 ) {
     let st = &a.state;
-    let ok_exit = a.status.is_some_and(|s| s.success());
+    // `clean_end`: the agent had finished when pwk ended pi (over RPC, stdin EOF once
+    // the agent settled; or a signal during pi's shutdown): as good as a clean exit.
+    let ok_exit = a.status.is_some_and(|s| s.success()) || clean_end;
     // Startup failures: pi exited non-zero before the agent loop began.
     if !st.started && !ok_exit {
-        let err = match classify::classify_startup(&a.stderr) {
-            Some(StartupFailure::UnknownOption(opts)) => {
-                let mut e = RunError::new(
-                    ErrorCode::UnsupportedOption,
-                    format!("this pi does not accept {}", opts.join(", ")),
-                );
-                e.discovery = Some(discover_help(program, spec, &opts));
-                e
-            }
-            Some(StartupFailure::UnknownModel(m)) => {
-                let mut e = RunError::new(
-                    ErrorCode::UnknownModel,
-                    format!("pi does not know the model \"{m}\""),
-                );
-                e.discovery = Some(discover_models(program, spec, spec.provider.as_deref()));
-                e
-            }
-            Some(StartupFailure::UnknownProvider(p)) => {
-                let mut e = RunError::new(
-                    ErrorCode::UnknownModel,
-                    format!("pi does not know the provider \"{p}\""),
-                );
-                e.discovery = Some(discover_models(program, spec, None));
-                e
-            }
-            Some(StartupFailure::MissingApiKey(line)) => RunError::new(
-                ErrorCode::AuthError,
-                format!(
-                    "{line} pwk does not log in or substitute credentials; configure the key for pi (its /login, auth.json or the provider's environment variable)"
-                ),
-            ),
-            Some(StartupFailure::Permission(path)) => {
-                let mut e = RunError::new(
-                    ErrorCode::SandboxPermission,
-                    format!(
-                        "pi was denied access at startup: {}",
-                        last_lines(&a.stderr, 2)
-                    ),
-                );
-                e.denied_path = path;
-                e.execution_started = Some(false);
-                e
-            }
-            Some(StartupFailure::StdinRejected(line)) => {
-                RunError::new(ErrorCode::PromptStdinUnsupported, line)
-            }
-            Some(StartupFailure::JsonModeRejected(line)) => {
-                RunError::new(ErrorCode::StreamUnsupported, line)
-            }
-            Some(StartupFailure::NodeTooOld(line)) => RunError::new(
-                ErrorCode::PiFailed,
-                format!("pi could not start, most likely Node.js is too old for it: {line}"),
-            ),
-            Some(StartupFailure::Session(line)) => RunError::new(ErrorCode::PiFailed, line),
-            None => {
-                let code = a
-                    .status
-                    .and_then(|s| s.code())
-                    .map_or("a signal".to_string(), |c| format!("status {c}"));
-                let tail = last_lines(&a.stderr, 3);
-                RunError::new(
-                    ErrorCode::PiFailed,
-                    if tail.is_empty() {
-                        format!("pi exited with {code} before starting the task, without a message")
-                    } else {
-                        format!("pi exited with {code} before starting the task: {tail}")
-                    },
-                )
-            }
-        };
+        let err = startup_error(
+            spec,
+            program,
+            classify::classify_startup(&a.stderr),
+            &a.stderr,
+            a.status,
+        );
         o.status = RunStatus::Failed;
         o.error = Some(err);
         return;
@@ -927,6 +743,17 @@ fn classify_outcome(
         ));
         return;
     };
+    if st.final_message_dropped {
+        o.status = RunStatus::Failed;
+        o.error = Some(RunError::new(
+            ErrorCode::PiFailed,
+            format!(
+                "pi's last message_end was over the {} MiB line limit and was dropped, so its answer is not known",
+                super::stream::MAX_LINE >> 20
+            ),
+        ));
+        return;
+    }
     if st.pending_retry {
         let msg = st
             .retry_final_error
@@ -991,7 +818,99 @@ fn classify_outcome(
     }
 }
 
-fn exit_text(a: &Attempt) -> String {
+/// The classified error of a pi that failed before starting the task (what its
+/// stderr, or its RPC `prompt` response, said).
+fn startup_error(
+    spec: &PiRunSpec,
+    program: &Path,
+    failure: Option<StartupFailure>,
+    stderr: &str,
+    status: Option<std::process::ExitStatus>,
+) -> RunError {
+    let a_stderr = stderr;
+    match failure {
+        Some(StartupFailure::UnknownOption(opts)) => {
+            let mut e = RunError::new(
+                ErrorCode::UnsupportedOption,
+                format!("this pi does not accept {}", opts.join(", ")),
+            );
+            e.discovery = Some(discover_help(program, spec, &opts));
+            e
+        }
+        Some(StartupFailure::UnknownModel(m)) => {
+            let mut e = RunError::new(
+                ErrorCode::UnknownModel,
+                format!("pi does not know the model \"{m}\""),
+            );
+            e.discovery = Some(discover_models(program, spec, spec.provider.as_deref()));
+            e
+        }
+        Some(StartupFailure::UnknownProvider(p)) => {
+            let mut e = RunError::new(
+                ErrorCode::UnknownModel,
+                format!("pi does not know the provider \"{p}\""),
+            );
+            e.discovery = Some(discover_models(program, spec, None));
+            e
+        }
+        Some(StartupFailure::MissingApiKey(line)) => RunError::new(
+            ErrorCode::AuthError,
+            format!(
+                "{line} pwk does not log in or substitute credentials; configure the key for pi (its /login, auth.json or the provider's environment variable)"
+            ),
+        ),
+        Some(StartupFailure::Permission(path)) => {
+            let mut e = RunError::new(
+                ErrorCode::SandboxPermission,
+                format!(
+                    "pi was denied access at startup: {}",
+                    last_lines(a_stderr, 2)
+                ),
+            );
+            e.denied_path = path;
+            e.execution_started = Some(false);
+            e
+        }
+        Some(StartupFailure::StdinRejected(line)) => {
+            RunError::new(ErrorCode::PromptStdinUnsupported, line)
+        }
+        Some(StartupFailure::JsonModeRejected(line)) => {
+            RunError::new(ErrorCode::StreamUnsupported, line)
+        }
+        Some(StartupFailure::NodeTooOld(line)) => RunError::new(
+            ErrorCode::PiFailed,
+            format!("pi could not start, most likely Node.js is too old for it: {line}"),
+        ),
+        Some(StartupFailure::Session(line)) => RunError::new(ErrorCode::PiFailed, line),
+        None => {
+            let code = status
+                .and_then(|s| s.code())
+                .map_or("a signal".to_string(), |c| format!("status {c}"));
+            let tail = last_lines(a_stderr, 3);
+            RunError::new(
+                ErrorCode::PiFailed,
+                if tail.is_empty() {
+                    format!("pi exited with {code} before starting the task, without a message")
+                } else {
+                    format!("pi exited with {code} before starting the task: {tail}")
+                },
+            )
+        }
+    }
+}
+
+/// pi finished its answer: `agent_end` after a final `stop`/`length` message, no
+/// retry pending.
+fn answer_complete(st: &super::stream::StreamState) -> bool {
+    st.saw_agent_end
+        && !st.pending_retry
+        && st
+            .final_message
+            .as_ref()
+            .is_some_and(|f| matches!(f.stop_reason.as_deref(), Some("stop" | "length")))
+}
+
+fn exit_text(a: &Supervised) -> String {
     let base = match a.status {
         Some(s) => match (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)) {
             (Some(c), _) => format!("pi exited with status {c}"),
@@ -1008,15 +927,12 @@ fn exit_text(a: &Attempt) -> String {
     }
 }
 
-/// Run a short discovery command (`pi --help`, `pi --list-models …`) and capture both
-/// streams (pi prints them on stdout or stderr depending on version and TTY).
+/// Run a short discovery command (`pi --help`, `pi --list-models …`) through the pi
+/// adapter; its output is used whatever pi's exit status.
 fn capture(program: &Path, args: &[&str], spec: &PiRunSpec) -> Result<String, String> {
-    let limit = Duration::from_secs(30);
-    match process::capture(program, args, &spec.cwd, &spec.env, limit) {
-        Ok((Some(_), out)) => Ok(out),
-        Ok((None, _)) => Err(format!("timed out after {}", human_duration(limit))),
-        Err(e) => Err(e.to_string()),
-    }
+    crate::pi::capture(program, args, &spec.cwd, &spec.env, Duration::from_secs(30))
+        .map(|c| c.text)
+        .map_err(|e| e.to_string())
 }
 
 fn discover_models(program: &Path, spec: &PiRunSpec, provider: Option<&str>) -> String {
@@ -1152,15 +1068,5 @@ mod tests {
         assert_eq!(spec.max_turns, Some(7));
         assert_eq!(spec.system_prompt.as_deref(), Some("# Role\n"));
         assert_eq!(spec.label, "[pwk-x]");
-    }
-
-    #[test]
-    fn pwk_pi_bin_has_no_fallback() {
-        let env = Env {
-            pi_bin: Some("/nonexistent/pi".into()),
-            path: Some("/usr/bin".into()),
-            ..Default::default()
-        };
-        assert_eq!(locate_pi(&env).unwrap_err().code, ErrorCode::PiNotFound);
     }
 }

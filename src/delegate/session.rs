@@ -2,7 +2,8 @@
 //! and the model the session ran on (the last assistant message's provider/model,
 //! else the last `model_change`). `role: "system"` messages (pi 1.6) are skipped.
 //! Lines are framed with the bounded [`LineFramer`], so a huge session costs no more
-//! memory than one line.
+//! memory than one line. The file is opened non-blocking without following a symlink
+//! and must be a regular file (`super::input`).
 
 use std::io::Read;
 use std::path::Path;
@@ -40,11 +41,9 @@ struct Msg {
 
 /// Read the metadata; `Err` says why it is unavailable.
 pub fn read_meta(path: &Path) -> Result<SessionMeta, String> {
-    let mut f =
-        std::fs::File::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    if !f.metadata().is_ok_and(|m| m.is_file()) {
-        return Err(format!("{} is not a regular file", path.display()));
-    }
+    // Non-blocking and type-checked before reading: a FIFO or device never hangs pwk.
+    let mut f = super::input::open_regular(path, super::input::Symlinks::Refuse)
+        .map_err(|e| e.to_string())?;
     let mut meta = SessionMeta::default();
     let mut header_seen = false;
     let mut from_change: (Option<String>, Option<String>) = (None, None);

@@ -166,6 +166,12 @@ pub struct StreamState {
     pub first_malformed: Option<String>,
     pub saw_agent_end: bool,
     pub saw_compaction: Option<String>,
+    /// Events dropped for exceeding [`MAX_LINE`] (type and length; the first few),
+    /// other than `message_update` snapshots, which lose nothing.
+    pub dropped_events: Vec<(String, u64)>,
+    /// A `message_end` was dropped after the last kept final message: the answer
+    /// pwk holds may not be pi's last one.
+    pub final_message_dropped: bool,
 }
 
 #[derive(Deserialize)]
@@ -353,6 +359,16 @@ impl StreamState {
                 if kind != "message_update" {
                     self.malformed_lines += 1;
                     self.note_malformed(prefix);
+                    if self.dropped_events.len() < 8 {
+                        self.dropped_events.push((kind.clone(), len));
+                    }
+                    let not_assistant = |role: &[u8]| prefix.windows(role.len()).any(|w| w == role);
+                    if kind == "message_end"
+                        && !not_assistant(br#""role":"user""#)
+                        && !not_assistant(br#""role":"toolResult""#)
+                    {
+                        self.final_message_dropped = true;
+                    }
                     progress(Progress::Warning(format!(
                         "dropped a {len}-byte `{kind}` event (over the {} MiB line limit)",
                         MAX_LINE >> 20
@@ -579,6 +595,7 @@ impl StreamState {
                 snippet(e, 160)
             )));
         }
+        self.final_message_dropped = false;
         self.final_message = Some(FinalMessage {
             text: m.content.0,
             stop_reason: m.stop_reason,

@@ -67,6 +67,11 @@ pub struct RunError {
     /// SANDBOX_PERMISSION: whether task execution had begun (never retry when true).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub execution_started: Option<bool>,
+    /// INVALID_REQUEST: where in the input (1-based line and character column).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
 }
 
 impl RunError {
@@ -77,6 +82,8 @@ impl RunError {
             discovery: None,
             denied_path: None,
             execution_started: None,
+            line: None,
+            column: None,
         }
     }
 }

@@ -18,12 +18,12 @@
 //! credentials); a hint that cannot be a model id at all (empty, whitespace, a
 //! `<placeholder>`) is shown as falling back to the next link.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 
 use super::{Host, HostId, ResolvedRole};
-use crate::role::source::{ReadError, read_role_file};
+use crate::pi::settings::{HerdrModels, PiDefaults, read_json};
 
 /// pi's default tool set when no allow-list is given.
 pub const PI_DEFAULT_TOOLS: [&str; 4] = ["read", "bash", "edit", "write"];
@@ -530,17 +530,6 @@ fn model_chain(
     }
 }
 
-/// Read an optional JSON file. `Ok(None)` when it does not exist.
-fn read_json(path: &Path) -> Result<Option<serde_json::Value>, String> {
-    match read_role_file(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| format!("not valid JSON ({e})")),
-        Err(ReadError::NotFound) => Ok(None),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
 /// pi-herdr-agents' `config.json`.
 struct HerdrConfig {
     display: String,
@@ -560,7 +549,7 @@ impl HerdrConfig {
                 problem: None,
             };
         };
-        let path = dir.join("herdr-agents").join("config.json");
+        let path = crate::pi::settings::herdr_config_path(dir);
         let display = crate::context::display_path(inputs.cwd, &path);
         let mut cfg = HerdrConfig {
             display: display.clone(),
@@ -584,9 +573,9 @@ impl HerdrConfig {
                 });
             }
             Ok(Some(json)) => {
-                let models = &json["models"];
-                cfg.per_agent = model_value(&models["agents"][name]);
-                cfg.default = model_value(&models["default"]);
+                let models = HerdrModels::from_json(&json, name);
+                cfg.per_agent = models.per_agent;
+                cfg.default = models.default;
                 files.push(ConfigFile {
                     path: display,
                     purpose,
@@ -595,17 +584,6 @@ impl HerdrConfig {
             }
         }
         cfg
-    }
-}
-
-/// A model value: a string, or the first of a list of candidates.
-fn model_value(v: &serde_json::Value) -> Option<String> {
-    match v {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Array(items) => {
-            items.first().and_then(|s| s.as_str()).map(str::to_string)
-        }
-        _ => None,
     }
 }
 
@@ -618,11 +596,7 @@ struct PiSettings {
 
 impl PiSettings {
     fn load(inputs: &RuntimeInputs<'_>, files: &mut Vec<ConfigFile>) -> PiSettings {
-        let mut paths: Vec<PathBuf> = Vec::new();
-        if let Some(dir) = inputs.agent_dir {
-            paths.push(dir.join("settings.json"));
-        }
-        paths.push(inputs.cwd.join(".pi").join("settings.json"));
+        let paths = crate::pi::settings::pi_settings_paths(inputs.agent_dir, inputs.cwd);
         let mut provider: Option<(String, String)> = None;
         let mut model: Option<(String, String)> = None;
         let mut thinking: Option<(String, String)> = None;
@@ -641,11 +615,12 @@ impl PiSettings {
                     status: e,
                 }),
                 Ok(Some(json)) => {
-                    let get = |k: &str| json[k].as_str().map(|s| (s.to_string(), display.clone()));
+                    let set = PiDefaults::from_json(&json);
+                    let from = |v: Option<String>| v.map(|v| (v, display.clone()));
                     // Later files (the project's) override earlier ones key by key.
-                    provider = get("defaultProvider").or(provider);
-                    model = get("defaultModel").or(model);
-                    thinking = get("defaultThinkingLevel").or(thinking);
+                    provider = from(set.provider).or(provider);
+                    model = from(set.model).or(model);
+                    thinking = from(set.thinking).or(thinking);
                     files.push(ConfigFile {
                         path: display,
                         purpose,

@@ -32,9 +32,6 @@ pub struct Found {
     pub settings: PathBuf,
 }
 
-/// Settings files are small; a larger one is not read.
-const MAX_SETTINGS: u64 = 1 << 20;
-
 /// Detect the host from the project's and the agent dir's pi settings.
 pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
     let mut found: Vec<Found> = Vec::new();
@@ -126,21 +123,10 @@ pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
 /// The package sources a settings file lists (nothing when it is absent or bad:
 /// pi's own error is the user's guide there).
 fn package_sources(settings: &Path) -> Vec<String> {
-    let Ok(text) = crate::role::source::read_small_file(settings, MAX_SETTINGS) else {
-        return Vec::new();
-    };
-    let Ok(doc) = serde_json::from_slice::<serde_json::Value>(&text) else {
-        return Vec::new();
-    };
-    doc["packages"]
-        .as_array()
-        .map(|pkgs| {
-            pkgs.iter()
-                .filter_map(|p| p.as_str().or_else(|| p["source"].as_str()))
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
+    match crate::pi::settings::read_json(settings) {
+        Ok(Some(doc)) => crate::pi::settings::package_sources(&doc),
+        _ => Vec::new(),
+    }
 }
 
 /// Which host a package source installs, and the version it pins.
@@ -179,7 +165,7 @@ fn match_source(source: &str) -> Option<(HostId, Option<String>)> {
 /// The version in the installed package's `package.json`, where pi put it.
 fn installed_version(base: &Path, host: HostId, source: &str) -> Option<String> {
     let package = host.newest().package.clone()?;
-    let mut candidates = vec![base.join("npm/node_modules").join(&package)];
+    let mut candidates = vec![crate::pi::settings::npm_install_dir(base, &package)];
     if !source.starts_with("npm:") {
         let path = source
             .trim_start_matches("git:")
@@ -190,12 +176,10 @@ fn installed_version(base: &Path, host: HostId, source: &str) -> Option<String> 
             .unwrap_or_default()
             .trim_end_matches(".git")
             .to_string();
-        candidates.push(base.join("git").join(path));
+        candidates.push(crate::pi::settings::git_install_dir(base, &path));
     }
     candidates.into_iter().find_map(|dir| {
-        let bytes =
-            crate::role::source::read_small_file(&dir.join("package.json"), MAX_SETTINGS).ok()?;
-        let doc: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+        let doc = crate::pi::settings::read_json(&dir.join("package.json")).ok()??;
         doc["version"].as_str().map(str::to_string)
     })
 }

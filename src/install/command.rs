@@ -129,11 +129,13 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         if !look_only {
             let mut names: Vec<String> = BUNDLED_ROLES.iter().map(|r| r.file_name()).collect();
             names.push(MANIFEST_NAME.to_string());
-            names.extend(
-                BUNDLED_ROLES
-                    .iter()
-                    .map(|r| format!("{}.bak", r.file_name())),
-            );
+            // Backups are written through temps too: `.bak`, then `.bak.1` … `.bak.99`
+            // (plan::write_backup), and an interrupted --force leaves those behind.
+            for r in BUNDLED_ROLES.iter() {
+                let file = r.file_name();
+                names.push(format!("{file}.bak"));
+                names.extend((1..100).map(|n| format!("{file}.bak.{n}")));
+            }
             let refs: Vec<&str> = names.iter().map(String::as_str).collect();
             stray_temps_removed = d.remove_stray_temps(&refs);
         }

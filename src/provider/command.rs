@@ -9,7 +9,6 @@ use super::mapping::DiscoverCatalog;
 use super::pi::{LazyModels, PiExecutor};
 use super::progress::ProgressDisplay;
 use super::request::{self, DelegationRequest, LogicalRole, Operation, Status};
-use super::rpc::RpcExecutor;
 use super::{RunOutput, RunSettings};
 use crate::cli::{
     CapabilitiesArgs, Format, ProviderRunArgs, ReconArgs, ResultSchema, ReviewArgs, RoleRunArgs,
@@ -37,7 +36,15 @@ pub fn coverage(_ctx: &Context) -> anyhow::Result<ExitStatus> {
     let (required, outcomes) = match super::coverage::parse_input(&bytes) {
         Ok(x) => x,
         Err(e) => {
-            eprintln_safe(&format!("pwk: error: {e}"));
+            let pos = match &e {
+                super::coverage::CoverageInputError::NotJson(j) => Some(j.pos()),
+                super::coverage::CoverageInputError::Shape(_) => None,
+            };
+            let mut doc = invalid_input(pos, &e.to_string());
+            doc.insert("complete".into(), false.into());
+            doc.insert("missing".into(), serde_json::json!([]));
+            doc.insert("retained".into(), serde_json::json!([]));
+            write_stdout(format!("{:#}\n", serde_json::Value::Object(doc)).as_bytes())?;
             return Ok(ExitStatus::Error);
         }
     };
@@ -62,7 +69,14 @@ pub fn run_request(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitS
     let map = match request::parse_json_object(&bytes) {
         Ok(m) => m,
         Err(e) => {
-            eprintln_safe(&format!("pwk: error: {e}"));
+            let mut doc = invalid_input(e.pos(), &e.to_string());
+            doc.insert("version".into(), 1.into());
+            doc.insert("results".into(), serde_json::json!([]));
+            doc.insert(
+                "coverage".into(),
+                serde_json::json!({"complete": false, "missing": [], "retained": []}),
+            );
+            write_stdout(format!("{:#}\n", serde_json::Value::Object(doc)).as_bytes())?;
             return Ok(ExitStatus::Error);
         }
     };
@@ -78,6 +92,30 @@ pub fn run_request(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitS
     let out = execute(&req, &settings, ctx);
     write_stdout(out.to_json().as_bytes())?;
     Ok(exit_for(&out))
+}
+
+/// Input that is not acceptable JSON: the located message once on stderr, and the
+/// `error` object of the one JSON document on stdout (callers add the rest).
+fn invalid_input(
+    pos: Option<crate::delegate::json::Pos>,
+    message: &str,
+) -> serde_json::Map<String, serde_json::Value> {
+    let located = match pos {
+        Some(p) => format!("stdin:{p}: {message}"),
+        None => format!("stdin: {message}"),
+    };
+    eprintln_safe(&format!("pwk: error: {located}"));
+    let mut doc = serde_json::Map::new();
+    doc.insert(
+        "error".into(),
+        serde_json::json!({
+            "code": "INVALID_REQUEST",
+            "message": located,
+            "line": pos.map(|p| p.line),
+            "column": pos.map(|p| p.column),
+        }),
+    );
+    doc
 }
 
 pub fn recon(args: &ReconArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
@@ -174,10 +212,11 @@ fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> Ru
         std::io::stderr().is_terminal(),
         ctx.color_stderr,
     );
-    let rpc = RpcExecutor { env: &ctx.env };
-    let json = PiExecutor { env: &ctx.env };
-    let executor: &dyn super::RoleExecutor = if settings.steer { &rpc } else { &json };
-    // Install the SIGINT/SIGTERM flag now: an interrupted run still prints its results.
+    let executor = PiExecutor {
+        env: &ctx.env,
+        rpc: settings.steer,
+    };
+    // Install the signal flag now: an interrupted run still prints its results.
     let _ = super::pi::interruption();
     let done = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
@@ -188,7 +227,7 @@ fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> Ru
                 display.tick();
             }
         });
-        let out = super::run(req, settings, &catalog, &models, executor, &|p| {
+        let out = super::run(req, settings, &catalog, &models, &executor, &|p| {
             display.update(&p)
         });
         done.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -287,6 +326,18 @@ pub fn human(out: &RunOutput, color: bool) -> String {
         }
     };
     let mut s = String::new();
+    // One error shared by every role (pi missing, say) is said once, not per role.
+    let shared_error = match out.results.as_slice() {
+        [first, rest @ ..] if !rest.is_empty() && first.error.is_some() => rest
+            .iter()
+            .all(|r| r.error == first.error && r.status == first.status)
+            .then(|| first.error.clone())
+            .flatten(),
+        _ => None,
+    };
+    if let Some(e) = &shared_error {
+        s.push_str(&format!("error (all {} roles): {e}\n\n", out.results.len()));
+    }
     for r in &out.results {
         let status = match r.status {
             Status::Completed => paint("32", r.status.name()),
@@ -311,7 +362,7 @@ pub fn human(out: &RunOutput, color: bool) -> String {
             r.role,
             facts.join(", ")
         ));
-        if let Some(e) = &r.error {
+        if let Some(e) = r.error.as_ref().filter(|_| shared_error.is_none()) {
             s.push_str(&format!("error: {e}\n"));
         }
         for n in &r.notes {
@@ -336,9 +387,13 @@ pub fn human(out: &RunOutput, color: bool) -> String {
         ));
     } else {
         s.push_str(&format!(
-            "Coverage: incomplete ({done}/{total} roles reported); missing: {}. Retry those roles or do them inline; \
-the completed reports above remain usable.\n",
-            out.coverage.missing.join(", ")
+            "Coverage: incomplete ({done}/{total} roles reported); missing: {}. Retry those roles or do them inline{}.\n",
+            out.coverage.missing.join(", "),
+            if done > 0 {
+                "; the completed reports above remain usable"
+            } else {
+                ""
+            }
         ));
     }
     if out.operation == Some(Operation::CodebaseRecon) && !out.coverage.complete {

@@ -71,8 +71,9 @@ pub fn assess(required: &[String], outcomes: &[Outcome]) -> Coverage {
 /// Why a coverage input could not be read (exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum CoverageInputError {
-    #[error("stdin is not JSON: {0}")]
-    NotJson(crate::delegate::request::JsonSyntax),
+    /// Not JSON, or a duplicate key (the message has no position).
+    #[error("{0}")]
+    NotJson(crate::delegate::json::JsonError),
     #[error("{0}")]
     Shape(String),
 }
@@ -82,7 +83,7 @@ const STATUSES: [&str; 4] = ["completed", "failed", "timed-out", "skipped"];
 /// Parse `{"required":[roles],"outcomes":[DelegationResult…]}`.
 pub fn parse_input(bytes: &[u8]) -> Result<(Vec<String>, Vec<Outcome>), CoverageInputError> {
     let value: Value =
-        serde_json::from_slice(bytes).map_err(|e| CoverageInputError::NotJson((&e).into()))?;
+        crate::delegate::json::parse_strict(bytes).map_err(CoverageInputError::NotJson)?;
     let shape = |m: String| Err(CoverageInputError::Shape(m));
     let Value::Object(map) = value else {
         return shape(format!(

@@ -115,34 +115,8 @@ pub trait ModelCatalog {
     fn resolve(&self, hint: &str) -> Result<(String, String), String>;
 }
 
-/// A model list, as parsed from `pi --list-models`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ModelList {
-    pub models: Vec<(String, String)>,
-}
-
-impl ModelList {
-    /// Parse the `provider model context …` table that pi prints (on stdout or
-    /// stderr, depending on the version and whether stdin is a TTY).
-    pub fn parse(text: &str) -> ModelList {
-        let mut models = Vec::new();
-        let mut seen_header = false;
-        for line in text.lines() {
-            let cols: Vec<&str> = line.split_whitespace().collect();
-            if cols.len() < 2 {
-                continue;
-            }
-            if cols[0] == "provider" && cols[1] == "model" {
-                seen_header = true;
-                continue;
-            }
-            if seen_header {
-                models.push((cols[0].to_string(), cols[1].to_string()));
-            }
-        }
-        ModelList { models }
-    }
-}
+/// pi's model table, parsed by the pi adapter (the one `--list-models` parser).
+pub use crate::pi::ModelList;
 
 impl ModelCatalog for ModelList {
     fn resolve(&self, hint: &str) -> Result<(String, String), String> {
@@ -248,7 +222,9 @@ pub fn build_job(
         Some(hint) => match models.resolve(hint) {
             Ok(pm) => Some(pm),
             Err(why) => {
-                notes.push(format!("{why}; the role ran on pi's default model"));
+                notes.push(format!(
+                    "{why}; the hint is not passed to pi, so pi's default model applies"
+                ));
                 None
             }
         },

@@ -21,7 +21,6 @@ pub mod packet;
 pub mod pi;
 pub mod progress;
 pub mod request;
-pub mod rpc;
 
 use std::time::Duration;
 

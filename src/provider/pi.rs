@@ -1,10 +1,12 @@
-//! The real executor: one fresh pi process per role, through the delegate runner.
+//! The real executor: one fresh pi process per role, through the delegate runner and
+//! its one supervisor, over RPC (`run_pi_rpc`: the turn budget steers) or JSON
+//! (`run_pi`: the turn budget stops).
 //!
 //! Enforcement lives in pi's own argument array (see `plan_launch`):
 //! `--tools read,grep,find,ls` (or `--no-tools`), `--no-extensions`,
 //! `--no-prompt-templates`, `--no-skills` unless the role lists skills,
-//! `--no-session` (a fresh, never-continued context), and the runner's wall-clock
-//! timeout and turn budget (process group SIGTERM, then SIGKILL).
+//! `--no-session` (a fresh, never-continued context), and the supervisor's wall-clock
+//! timeout, stall watchdog and turn budget (process group SIGTERM, then SIGKILL).
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -13,8 +15,9 @@ use std::time::Duration;
 
 use super::execute::{RoleExecutor, RoleRun, RunEnd};
 use super::mapping::{ModelCatalog, ModelList, RoleJob};
+use crate::delegate::transport::rpc::GRACE_TURNS;
 use crate::delegate::{
-    ErrorCode, PiRunSpec, Progress, RunStatus, SessionChoice, locate_pi, run_pi,
+    ErrorCode, PiRunOutcome, PiRunSpec, Progress, RunStatus, SessionChoice, run_pi, run_pi_rpc,
 };
 use crate::env::Env;
 use crate::role::Role;
@@ -22,6 +25,8 @@ use crate::role::Role;
 /// Runs jobs on the real pi (`$PWK_PI_BIN`, else `pi` on PATH).
 pub struct PiExecutor<'a> {
     pub env: &'a Env,
+    /// `--transport rpc`: steer at the turn budget (else JSON: stop there).
+    pub rpc: bool,
 }
 
 impl PiExecutor<'_> {
@@ -50,7 +55,7 @@ impl PiExecutor<'_> {
 }
 
 /// The signal pwk received, as words (`pwk received SIGINT`), if any. Installs the
-/// runner's SIGINT/SIGTERM flag on first use, so a signal stops pi's process groups
+/// runner's signal flag on first use, so a signal stops pi's process groups
 /// and the run reports instead of dying.
 pub fn interruption() -> Option<String> {
     crate::delegate::pending_signal().map(crate::delegate::process::received)
@@ -76,39 +81,77 @@ impl RoleExecutor for PiExecutor<'_> {
             }
             _ => {}
         };
-        let o = run_pi(&spec, self.env, &on_progress);
-        let budget = o
-            .error
-            .as_ref()
-            .is_some_and(|e| e.code == ErrorCode::TurnBudget);
-        let end = match o.status {
-            RunStatus::Completed => RunEnd::Completed,
-            RunStatus::TimedOut => RunEnd::TimedOut,
-            // A capped run is judged by its report: completed when it reported.
-            RunStatus::Failed if budget => RunEnd::Completed,
-            RunStatus::Failed => RunEnd::Failed,
+        let o = if self.rpc {
+            run_pi_rpc(&spec, self.env, &on_progress)
+        } else {
+            run_pi(&spec, self.env, &on_progress)
         };
-        let mut run = RoleRun::new(end);
-        run.final_text = o.final_text.clone();
-        run.error = o
-            .error
-            .as_ref()
-            .map(|e| format!("{}: {}", e.code, e.message));
-        run.turns = o.turns.max(turns.load(Ordering::Relaxed));
-        run.tool_calls = o.tool_calls.max(tools.load(Ordering::Relaxed));
-        run.turn_budget_reached = o.turn_budget_reached || budget;
-        run.run_id = o.session_id.clone();
-        run.model = match (&o.provider, &o.model) {
-            (Some(p), Some(m)) => Some(format!("{p}/{m}")),
-            (None, Some(m)) => Some(m.clone()),
-            _ => None,
-        };
-        run.duration = o.duration;
-        if let Some(f) = &o.fallback_used {
-            run.notes.push(format!("pi transport fallback used: {f}"));
-        }
+        let mut run = role_run(job, &o);
+        run.turns = run.turns.max(turns.load(Ordering::Relaxed));
+        run.tool_calls = run.tool_calls.max(tools.load(Ordering::Relaxed));
         run
     }
+}
+
+/// The one conversion of a runner outcome into a role run, for both transports.
+fn role_run(job: &RoleJob, o: &PiRunOutcome) -> RoleRun {
+    let budget = o
+        .error
+        .as_ref()
+        .is_some_and(|e| e.code == ErrorCode::TurnBudget);
+    let end = match o.status {
+        RunStatus::Completed => RunEnd::Completed,
+        RunStatus::TimedOut => RunEnd::TimedOut,
+        // A capped run is judged by its report: completed when it reported.
+        RunStatus::Failed if budget => RunEnd::Completed,
+        RunStatus::Failed => RunEnd::Failed,
+    };
+    let mut run = RoleRun::new(end);
+    run.final_text = o.final_text.clone();
+    run.error = o
+        .error
+        .as_ref()
+        .map(|e| format!("{}: {}", e.code, e.message));
+    run.turns = o.turns;
+    run.tool_calls = o.tool_calls;
+    run.turn_budget_reached = o.turn_budget_reached || budget;
+    // pi's session id when it printed one, else an id of this run.
+    run.run_id = Some(o.session_id.clone().unwrap_or_else(|| {
+        format!(
+            "pwk-{}-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis()),
+            job.index
+        )
+    }));
+    run.model = match (&o.provider, &o.model) {
+        (Some(p), Some(m)) => Some(format!("{p}/{m}")),
+        (None, Some(m)) => Some(m.clone()),
+        _ => None,
+    };
+    run.duration = o.duration;
+    if o.steered {
+        run.notes.push(format!(
+            "at turn {} pi was steered (RPC `steer`) to wrap up and report",
+            job.turn_budget.max(1)
+        ));
+        if budget {
+            // Stopped past the wrap-up turn: whatever it said last is not its report.
+            run.final_text = None;
+            run.notes.push(format!(
+                "the role kept working {GRACE_TURNS} turns past its wrap-up turn; pi was stopped"
+            ));
+        }
+    }
+    if let Some(f) = &o.fallback_used {
+        run.notes.push(format!("pi transport fallback used: {f}"));
+    }
+    // What went wrong on the way (dropped over-long events, malformed lines, a stdout
+    // held open past pi's exit) is part of the result, not only of stderr.
+    run.notes.extend(o.warnings.iter().cloned());
+    run
 }
 
 /// The model list, read from `pi --list-models` at most once per run, and only when
@@ -130,14 +173,9 @@ impl<'a> LazyModels<'a> {
 
     fn list(&self) -> &Result<ModelList, String> {
         self.cell.get_or_init(|| {
-            let program = locate_pi(self.env).map_err(|e| e.message)?;
-            let out = capture(
-                &program,
-                &["--list-models"],
-                &self.cwd,
-                Duration::from_secs(30),
-            )?;
-            Ok(ModelList::parse(&out))
+            let program = crate::pi::locate(self.env).map_err(|e| e.to_string())?;
+            crate::pi::list_models(&program, None, &self.cwd, Duration::from_secs(30))
+                .map_err(|e| e.to_string())
         })
     }
 }
@@ -147,28 +185,9 @@ impl ModelCatalog for LazyModels<'_> {
         match self.list() {
             Ok(list) => list.resolve(hint),
             Err(why) => Err(format!(
-                "model hint {hint:?} cannot be checked (`pi --list-models` failed: {why})"
+                "model hint {hint:?} cannot be checked (`pi --list-models` {why})"
             )),
         }
-    }
-}
-
-/// Run a short pi command and return stdout and stderr together (pi prints its
-/// model table on either, depending on version and TTY). Killed after `limit`.
-fn capture(program: &Path, args: &[&str], cwd: &Path, limit: Duration) -> Result<String, String> {
-    let (status, text) = crate::delegate::process::capture(program, args, cwd, &[], limit)
-        .map_err(|e| format!("cannot start {}: {e}", program.display()))?;
-    match status {
-        None => Err(format!("timed out after {} s", limit.as_secs())),
-        Some(st) if !st.success() => Err(format!(
-            "exited with {st}: {}",
-            text.lines()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("")
-                .trim()
-        )),
-        Some(_) => Ok(text),
     }
 }
 

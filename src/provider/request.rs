@@ -128,8 +128,9 @@ pub struct Refusal {
 /// Input that is not a JSON object at all (exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum RequestSyntaxError {
-    #[error("stdin is not JSON: {0}")]
-    NotJson(JsonSyntax),
+    /// Not JSON, or a duplicate key (the message has no position; see [`Self::pos`]).
+    #[error("{0}")]
+    NotJson(JsonError),
     #[error("stdin is JSON but not an object (found {0}); a DelegationRequest is a JSON object")]
     NotObject(&'static str),
 }
@@ -138,15 +139,24 @@ pub enum RequestSyntaxError {
 pub fn parse_json_object(
     bytes: &[u8],
 ) -> Result<serde_json::Map<String, Value>, RequestSyntaxError> {
-    let value: Value =
-        serde_json::from_slice(bytes).map_err(|e| RequestSyntaxError::NotJson((&e).into()))?;
+    let value = crate::delegate::json::parse_strict(bytes).map_err(RequestSyntaxError::NotJson)?;
     match value {
         Value::Object(map) => Ok(map),
         other => Err(RequestSyntaxError::NotObject(json_kind(&other))),
     }
 }
 
-use crate::delegate::request::JsonSyntax;
+impl RequestSyntaxError {
+    /// Where in stdin the problem is, when it has a place.
+    pub fn pos(&self) -> Option<crate::delegate::json::Pos> {
+        match self {
+            RequestSyntaxError::NotJson(e) => Some(e.pos()),
+            RequestSyntaxError::NotObject(_) => None,
+        }
+    }
+}
+
+use crate::delegate::json::JsonError;
 pub use crate::delegate::request::json_kind;
 
 /// Validate a request object. Every problem is collected; the refusal reason lists them all.
@@ -590,7 +600,11 @@ mod tests {
     #[test]
     fn syntax_errors_are_located() {
         let e = parse_json_object(b"{\n  \"a\": ").unwrap_err();
-        assert!(e.to_string().contains("line 2"), "{e}");
+        assert_eq!(e.pos().map(|p| p.line), Some(2), "{e}");
+        assert!(
+            !e.to_string().contains("line"),
+            "the position is said once: {e}"
+        );
         assert!(matches!(
             parse_json_object(b"[1]"),
             Err(RequestSyntaxError::NotObject("an array"))

@@ -43,12 +43,6 @@ pub fn file_type_name(ft: FileType) -> &'static str {
 
 /// Read `path` as a role file: regular files only, at most [`MAX_ROLE_FILE_BYTES`].
 pub fn read_role_file(path: &Path) -> Result<Vec<u8>, ReadError> {
-    read_small_file(path, MAX_ROLE_FILE_BYTES)
-}
-
-/// Read `path` the same careful way (regular file, no symlink, never blocking), with
-/// a cap of `max` bytes: for role files and the small JSON files pwk consults.
-pub fn read_small_file(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
     let flags =
         OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
     let fd = match rustix::fs::open(path, flags, Mode::empty()) {
@@ -64,17 +58,17 @@ pub fn read_small_file(path: &Path, max: u64) -> Result<Vec<u8>, ReadError> {
         return Err(ReadError::NotRegular(file_type_name(ft)));
     }
     let size = st.st_size.max(0) as u64;
-    if size > max {
+    if size > MAX_ROLE_FILE_BYTES {
         return Err(ReadError::TooLarge(size));
     }
     let mut file = std::fs::File::from(fd);
     let mut buf = Vec::with_capacity(size as usize);
     // Read one byte past the cap so a file that grows while we read is still caught.
     (&mut file)
-        .take(max + 1)
+        .take(MAX_ROLE_FILE_BYTES + 1)
         .read_to_end(&mut buf)
         .map_err(ReadError::Io)?;
-    if buf.len() as u64 > max {
+    if buf.len() as u64 > MAX_ROLE_FILE_BYTES {
         return Err(ReadError::TooLarge(buf.len() as u64));
     }
     Ok(buf)

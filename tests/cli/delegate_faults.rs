@@ -357,11 +357,22 @@ fn input_that_is_not_a_json_object_exits_2_with_a_location() {
     assert_eq!(out.code, 2);
     assert!(
         out.stderr
-            .contains("stdin:3:3: the request is not valid JSON: line 3, column 3"),
+            .contains("stdin:3:3: not valid JSON: key must be a string"),
         "{}",
         out.stderr
     );
-    assert!(out.stdout.is_empty());
+    // Exactly one JSON result on stdout, the position said once.
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(v["status"], "failed");
+    assert_eq!(v["error"]["code"], "INVALID_REQUEST");
+    assert_eq!(
+        v["error"]["message"],
+        "stdin:3:3: not valid JSON: key must be a string"
+    );
+    assert_eq!(
+        (v["error"]["line"].as_u64(), v["error"]["column"].as_u64()),
+        (Some(3), Some(3))
+    );
     let out = run_with_stdin(&mut f.cmd("ok"), b"[1, 2]");
     assert_eq!(out.code, 2);
     assert!(
@@ -369,6 +380,18 @@ fn input_that_is_not_a_json_object_exits_2_with_a_location() {
         "{}",
         out.stderr
     );
+    // A duplicate key is refused with both positions, never last-wins.
+    let mut req = f.request().to_string();
+    req.insert_str(1, "\"profile\":\"implementation\",");
+    let out = run_with_stdin(&mut f.cmd("ok"), req.as_bytes());
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let msg = v["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("stdin:1:") && msg.contains("duplicate key \"profile\" (first at 1:2)"),
+        "{msg}"
+    );
+    assert!(f.starts().is_empty(), "pi must not start");
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod host_facts;
 mod lint;
 mod oracle;
 mod provider;
+mod runtime_bounds;
 mod setup;
 mod setup_outcomes;
 mod setup_roles;

@@ -263,11 +263,20 @@ fn coverage_over_stdin() {
     let out = run_with_stdin(env.pwk().arg("coverage"), b"{\"required\": [");
     assert_eq!(out.code, 2);
     assert!(
-        out.stderr.contains("not JSON") && out.stderr.contains("line 1"),
+        out.stderr
+            .contains("stdin:1:14: not valid JSON: EOF while parsing a list"),
         "{}",
         out.stderr
     );
-    assert!(out.stdout.is_empty());
+    // One JSON document on stdout too, the position said once.
+    let v = json_out(&out);
+    assert_eq!(v["complete"], false);
+    assert_eq!(v["error"]["code"], "INVALID_REQUEST");
+    assert_eq!(
+        (v["error"]["line"].as_u64(), v["error"]["column"].as_u64()),
+        (Some(1), Some(14))
+    );
+    assert_eq!(v["error"]["message"].to_string().matches("1:14").count(), 1);
 
     let wrong = br#"{"required":["a"],"outcomes":[{"role":"a","status":"timed_out"}]}"#;
     let out = run_with_stdin(env.pwk().arg("coverage"), wrong);
@@ -346,14 +355,25 @@ fn run_request_refusals_exit_1_with_the_reason() {
 fn run_request_input_that_is_not_a_json_object_exits_2() {
     let env = TestEnv::new();
     for (input, msg) in [
-        (&b"{\"operation\": \n oops"[..], "line 2"),
+        (
+            &b"{\"operation\": \n oops"[..],
+            "stdin:2:2: not valid JSON: expected value",
+        ),
         (b"[]", "not an object"),
-        (b"", "not JSON"),
+        (b"", "stdin:1:1: not valid JSON"),
+        (
+            br#"{"operation":"feature-review","operation":"codebase-recon"}"#,
+            "stdin:1:31: duplicate key \"operation\" (first at 1:2)",
+        ),
     ] {
         let out = run_with_stdin(env.pwk().arg("run-request"), input);
         assert_eq!(out.code, 2, "{}", out.stderr);
         assert!(out.stderr.contains(msg), "{msg}: {}", out.stderr);
-        assert!(out.stdout.is_empty());
+        // Exactly one JSON document on stdout, with the located error.
+        let v = json_out(&out);
+        assert_eq!(v["results"], json!([]), "{v}");
+        assert_eq!(v["error"]["code"], "INVALID_REQUEST");
+        assert!(v["error"]["message"].as_str().unwrap().contains(msg), "{v}");
     }
 }
 

@@ -480,6 +480,35 @@ fn a19_leftover_temp_file_is_removed_by_the_next_run() {
     s.assert_victim_untouched();
 }
 
+/// An interrupted `setup --force` leaves the temp of a numbered backup
+/// (`.<role>.md.bak.N.pwk-tmp-…`): the next run removes it, and only it.
+#[test]
+fn a19_leftover_numbered_backup_temp_is_removed_by_the_next_run() {
+    let s = Scene::new();
+    assert_eq!(s.setup(&[]).code, 0);
+    let stray = s
+        .agents()
+        .join(".pwk-smell-reviewer.md.bak.3.pwk-tmp-00112233445566ff");
+    std::fs::write(&stray, "half a backup").unwrap();
+    // Look-alikes that are not pwk's temps stay: a real backup, a wrong marker.
+    let backup = s.agents().join("pwk-smell-reviewer.md.bak.3");
+    std::fs::write(&backup, "my old copy").unwrap();
+    let other = s
+        .agents()
+        .join(".pwk-smell-reviewer.md.bak.x.pwk-tmp-00112233445566ff");
+    std::fs::write(&other, "not ours").unwrap();
+    let out = s.setup(&[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!stray.exists(), "the backup temp was left behind");
+    assert!(
+        out.stdout.contains("Removed 1 leftover temporary file"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(std::fs::read_to_string(&backup).unwrap(), "my old copy");
+    assert!(other.exists());
+}
+
 #[test]
 fn a21_locally_modified_file_is_a_conflict_without_force() {
     let s = Scene::new();

@@ -15,6 +15,13 @@ Modes:
   eacces             EACCES at startup, before any event
   tool-child         starts a tool child that ignores SIGTERM and holds stdout, then stalls
   turns              runs turn after turn (for the turn budget)
+  huge-end           the final message_end is a 9 MiB line (over pwk's 8 MiB limit)
+  daemon             a complete run, then a forked `setsid` daemon keeps stdout open
+                     (its pid goes to FAKE_PI_DAEMON_PID) while pi itself exits
+
+With `--mode rpc` the modes ok and daemon speak pi's RPC protocol: the `prompt`
+command is read from stdin, answered, and pi exits at stdin EOF.
+FAKE_PI_TEXT replaces the answer text (default: a task report block).
 """
 import json, os, signal, sys, time
 
@@ -24,11 +31,13 @@ out = sys.stdout.buffer
 
 
 def ev(obj):
-    out.write(json.dumps(obj, ensure_ascii=False).encode() + b"\n")
+    out.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
     out.flush()
 
 
 def report(summary):
+    if os.environ.get("FAKE_PI_TEXT"):
+        return os.environ["FAKE_PI_TEXT"]
     body = os.environ.get("FAKE_PI_REPORT") or json.dumps({"summary": summary, "changedFiles": []})
     return "Done.\n---PI_TASK_REPORT---\n" + body + "\n---END_PI_TASK_REPORT---"
 
@@ -51,6 +60,53 @@ def finish():
     ev({"type": "agent_settled", "aborted": False})
 
 
+def spawn_daemon():
+    """Double-fork a daemon in its own session that inherits (and holds) stdout."""
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if os.fork() != 0:
+            os._exit(0)
+        pidfile = os.environ.get("FAKE_PI_DAEMON_PID")
+        if pidfile:
+            with open(pidfile + ".tmp", "w") as f:
+                f.write(str(os.getpid()))
+            os.rename(pidfile + ".tmp", pidfile)
+        time.sleep(float(os.environ.get("FAKE_PI_DAEMON_SECS", "120")))
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
+def log_start(stdin_text):
+    log = os.environ.get("FAKE_PI_LOG")
+    if log:
+        with open(log, "a") as f:
+            f.write(json.dumps({"argv": args, "stdin": stdin_text, "pid": os.getpid(),
+                                "pgid": os.getpgid(0)}) + "\n")
+
+
+if "--mode" in args and args[args.index("--mode") + 1] == "rpc":
+    first = sys.stdin.readline()
+    log_start(first)
+    cmd = json.loads(first)
+    ev({"id": cmd.get("id"), "type": "response", "command": "prompt", "success": True})
+    ev({"type": "agent_start"})
+    ev({"type": "turn_start"})
+    if mode == "tool-child":
+        ev({"type": "tool_execution_start", "toolCallId": "c1", "toolName": "bash", "args": {}})
+        if os.fork() == 0:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            time.sleep(600)
+            os._exit(0)
+        time.sleep(600)
+    assistant_end(report("rpc: " + cmd.get("message", "")[:40]))
+    ev({"type": "agent_end", "messages": []})
+    ev({"type": "agent_settled", "aborted": False})
+    if mode == "daemon":
+        spawn_daemon()
+    sys.stdin.read()  # RPC pi shuts down at stdin EOF
+    sys.exit(0)
+
 stdin_text = ""
 argv_prompt = None
 known_with_value = {"--mode", "--provider", "--model", "--thinking", "--tools", "--session",
@@ -71,10 +127,7 @@ if mode not in ("stdin-rejected",) or argv_prompt is None:
     if not sys.stdin.isatty():
         stdin_text = sys.stdin.read()
 
-log = os.environ.get("FAKE_PI_LOG")
-if log:
-    with open(log, "a") as f:
-        f.write(json.dumps({"argv": args, "stdin": stdin_text}) + "\n")
+log_start(stdin_text)
 
 prompt = argv_prompt if argv_prompt is not None else stdin_text
 
@@ -145,6 +198,17 @@ elif mode == "tool-child":
         time.sleep(600)
         os._exit(0)
     time.sleep(600)
+elif mode == "huge-end":
+    start()
+    assistant_end("an earlier, shorter answer", stop="toolUse")
+    ev({"type": "turn_start"})
+    assistant_end(report("x" * (9 << 20)))
+    finish()
+elif mode == "daemon":
+    start()
+    assistant_end(report("complete before the daemon"))
+    finish()
+    spawn_daemon()
 elif mode == "turns":
     start()
     for n in range(1000):

@@ -1,0 +1,99 @@
+//! The pi adapter: the one place that knows where pi is and how to ask it short
+//! questions.
+//!
+//! * [`locate`]: `$PWK_PI_BIN` (when set, with no PATH fallback), else `pi` on PATH.
+//! * [`process`]: pi in its own process group, SIGTERM → grace → SIGKILL for that
+//!   group, a bounded head+tail capture of a stream, and [`process::capture`]: a short
+//!   bounded command (`pi --help`, `pi --list-models`) with a typed [`CaptureError`].
+//! * [`models`]: the one parser of pi's `--list-models` table.
+//! * [`settings`]: pi's `settings.json` files and pi-herdr-agents' `config.json`.
+//!
+//! The supervision of a real run (stdin prompt, event stream, watchdogs, signals) is
+//! `delegate::supervise`, built on [`process`].
+
+pub mod models;
+pub mod process;
+pub mod settings;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use models::ModelList;
+pub use process::{CaptureError, Captured, capture};
+
+use crate::env::Env;
+
+/// Why pi could not be located.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LocateError {
+    #[error(
+        "PWK_PI_BIN is set to {}, which is not a file (pwk does not fall back to PATH when PWK_PI_BIN is set)",
+        .0.display()
+    )]
+    BinNotAFile(PathBuf),
+    #[error(
+        "`pi` was not found on PATH; install the pi coding agent or set PWK_PI_BIN to its path"
+    )]
+    NotOnPath,
+}
+
+/// Find the pi program: `$PWK_PI_BIN` when set (no fallback), else `pi` on PATH.
+pub fn locate(env: &Env) -> Result<PathBuf, LocateError> {
+    if let Some(bin) = &env.pi_bin {
+        return if bin.is_file() {
+            Ok(bin.clone())
+        } else {
+            Err(LocateError::BinNotAFile(bin.clone()))
+        };
+    }
+    env.path
+        .as_ref()
+        .and_then(|path| {
+            std::env::split_paths(path)
+                .map(|d| d.join("pi"))
+                .find(|p| is_executable_file(p))
+        })
+        .ok_or(LocateError::NotOnPath)
+}
+
+fn is_executable_file(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// `pi --list-models [provider]`, parsed. pi prints the table on stdout or stderr
+/// depending on its version and whether stdin is a terminal; both are read.
+pub fn list_models(
+    program: &Path,
+    provider: Option<&str>,
+    cwd: &Path,
+    limit: Duration,
+) -> Result<ModelList, CaptureError> {
+    let mut args = vec!["--list-models"];
+    args.extend(provider);
+    let text = capture(program, &args, cwd, &[], limit)?.success()?;
+    Ok(ModelList::parse(&text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pwk_pi_bin_has_no_fallback() {
+        let env = Env {
+            pi_bin: Some("/nonexistent/pi".into()),
+            path: Some("/usr/bin".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            locate(&env),
+            Err(LocateError::BinNotAFile("/nonexistent/pi".into()))
+        );
+        let env = Env {
+            path: Some("/nonexistent-dir".into()),
+            ..Default::default()
+        };
+        assert_eq!(locate(&env), Err(LocateError::NotOnPath));
+    }
+}
