@@ -18,6 +18,8 @@ mod version;
 
 use std::sync::OnceLock;
 
+use serde::Deserialize as _;
+
 pub use detect::{Detection, detect};
 pub use profile::*;
 
@@ -415,9 +417,10 @@ fn load(host: HostId) -> Result<Vec<HostProfile>, String> {
     let mut current = serde_json::Value::Null;
     let mut out = Vec::new();
     for patch in file.versions {
-        merge_patch(&mut current, &patch);
-        let profile: Profile = serde_json::from_value(current.clone())
-            .map_err(|e| format!("{host}@{}: {e}", patch["version"]))?;
+        let label = patch["version"].clone();
+        merge_patch(&mut current, patch);
+        let profile = Profile::deserialize(&current)
+            .map_err(|e| format!("{host}@{label}: {e}"))?;
         out.push(HostProfile {
             host,
             package: file.package.clone(),
@@ -428,11 +431,11 @@ fn load(host: HostId) -> Result<Vec<HostProfile>, String> {
     Ok(out)
 }
 
-/// RFC 7396 JSON merge patch.
-fn merge_patch(target: &mut serde_json::Value, patch: &serde_json::Value) {
+/// RFC 7396 JSON merge patch (consumes the patch: nothing is copied).
+fn merge_patch(target: &mut serde_json::Value, patch: serde_json::Value) {
     use serde_json::Value;
     let Value::Object(p) = patch else {
-        *target = patch.clone();
+        *target = patch;
         return;
     };
     if !target.is_object() {
@@ -441,9 +444,9 @@ fn merge_patch(target: &mut serde_json::Value, patch: &serde_json::Value) {
     let t = target.as_object_mut().expect("object");
     for (k, v) in p {
         if v.is_null() {
-            t.remove(k);
+            t.remove(&k);
         } else {
-            merge_patch(t.entry(k.clone()).or_insert(Value::Null), v);
+            merge_patch(t.entry(k).or_insert(Value::Null), v);
         }
     }
 }
@@ -510,7 +513,7 @@ mod tests {
         let mut t = serde_json::json!({"a": {"b": 1, "c": 2}, "d": [1]});
         merge_patch(
             &mut t,
-            &serde_json::json!({"a": {"b": null, "e": 3}, "d": [2]}),
+            serde_json::json!({"a": {"b": null, "e": 3}, "d": [2]}),
         );
         assert_eq!(t, serde_json::json!({"a": {"c": 2, "e": 3}, "d": [2]}));
     }
