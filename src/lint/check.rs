@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use jsonschema::error::ValidationErrorKind as Kind;
+use crate::role::validate::ValidationErrorKind as Kind;
 
 use super::hosts::{self, HostProfile};
 use super::rules::{self, Rule};
@@ -170,14 +170,13 @@ fn yaml_error(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlErro
 
 /// Run the host's schema over the frontmatter and map each error to a rule.
 fn schema(cx: &mut Checker<'_>, tree: &Node) {
-    let json = tree.to_json();
     let validator = hosts::validator(cx.host);
     // Most files are valid: the boolean check is much cheaper than collecting errors.
-    if validator.is_valid(&json) {
+    if validator.is_valid(tree) {
         return;
     }
     let mut seen: HashSet<(String, &'static str)> = HashSet::new();
-    for err in validator.iter_errors(&json) {
+    for err in validator.iter_errors(tree) {
         let pointer = err.instance_path().as_str().to_string();
         match err.kind() {
             Kind::AdditionalProperties { unexpected } if pointer.is_empty() => {

@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::cli::Host;
 use crate::lint::Severity;
+use crate::role::validate::Validator;
 
 /// The profile file, exactly as shipped in `schemas/`.
 pub const HOSTS_JSON: &str = include_str!("../../schemas/hosts.json");
@@ -164,18 +165,18 @@ fn annotate(prop: &mut serde_json::Value, marker: &str, note: &str) {
 
 /// The compiled validator for `host`'s schema. For `pwk` this is
 /// `role::schema::validator()`, built from `schemas/role.schema.json` itself.
-pub fn validator(host: Host) -> &'static jsonschema::Validator {
+pub fn validator(host: Host) -> &'static Validator {
     if host == Host::Pwk {
         return crate::role::schema::validator();
     }
-    static VALIDATORS: [OnceLock<jsonschema::Validator>; 4] = [
+    static VALIDATORS: [OnceLock<Validator>; 4] = [
         OnceLock::new(),
         OnceLock::new(),
         OnceLock::new(),
         OnceLock::new(),
     ];
     VALIDATORS[host as usize].get_or_init(|| {
-        jsonschema::draft202012::new(host_schema(host)).expect("host schemas compile (tested)")
+        Validator::compile(host_schema(host)).expect("host schemas compile (tested)")
     })
 }
 

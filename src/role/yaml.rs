@@ -10,6 +10,8 @@ use std::ops::Range;
 
 use marked_yaml::{LoadError, LoaderOptions, Node as MNode};
 
+use crate::role::validate::{Instance, Number, Shape};
+
 /// A byte range in the whole file.
 pub type Span = Range<usize>;
 
@@ -119,17 +121,14 @@ impl Node {
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::Value as J;
         match &self.value {
-            Value::Scalar { text, plain } => match scalar_type(text, *plain) {
-                ScalarType::Null => J::Null,
-                ScalarType::Bool => J::Bool(matches!(text.as_str(), "true" | "True" | "TRUE")),
-                ScalarType::Int => parse_int(text)
-                    .map(J::from)
-                    .unwrap_or(J::String(text.clone())),
-                ScalarType::Float => parse_float(text)
-                    .and_then(serde_json::Number::from_f64)
+            Value::Scalar { text, plain } => match json_scalar(text, *plain) {
+                Shape::Null => J::Null,
+                Shape::Bool(b) => J::Bool(b),
+                Shape::Number(Number::Int(i)) => J::from(i),
+                Shape::Number(n) => serde_json::Number::from_f64(n.as_f64())
                     .map(J::Number)
                     .unwrap_or(J::String(text.clone())),
-                ScalarType::String => J::String(text.clone()),
+                _ => J::String(text.clone()),
             },
             Value::Sequence(items) => J::Array(items.iter().map(Node::to_json).collect()),
             Value::Mapping(entries) => J::Object(
@@ -161,6 +160,43 @@ impl Node {
             }
         }
         Some((key, node))
+    }
+}
+
+/// A scalar as JSON Schema sees it (the one typing both `to_json` and validation use).
+fn json_scalar<'a>(text: &'a str, plain: bool) -> Shape<'a, Node> {
+    match scalar_type(text, plain) {
+        ScalarType::Null => Shape::Null,
+        ScalarType::Bool => Shape::Bool(matches!(text, "true" | "True" | "TRUE")),
+        ScalarType::Int => {
+            parse_int(text).map_or(Shape::String(text), |i| Shape::Number(Number::Int(i)))
+        }
+        ScalarType::Float => parse_float(text)
+            .filter(|f| f.is_finite())
+            .map_or(Shape::String(text), |f| Shape::Number(Number::Float(f))),
+        ScalarType::String => Shape::String(text),
+    }
+}
+
+/// The frontmatter is validated as it is, without a JSON copy.
+impl Instance for Node {
+    fn shape(&self) -> Shape<'_, Node> {
+        match &self.value {
+            Value::Scalar { text, plain } => json_scalar(text, *plain),
+            Value::Sequence(items) => Shape::Array(items),
+            Value::Mapping(_) => Shape::Object,
+        }
+    }
+
+    fn members(&self) -> impl Iterator<Item = (&str, &Node)> {
+        self.as_mapping()
+            .unwrap_or_default()
+            .iter()
+            .map(|(k, v)| (k.text.as_str(), v))
+    }
+
+    fn to_value(&self) -> serde_json::Value {
+        self.to_json()
     }
 }
 
