@@ -317,11 +317,32 @@ impl fmt::Display for ValidationError {
     }
 }
 
-/// An ECMA-262 `pattern`, translated for `regex` and compiled.
+/// An ECMA-262 `pattern`. Three shapes the schemas use are decided without a regex
+/// (`\S`, `^\S+$`, `^[^\n]*$`); any other pattern is translated for `regex`,
+/// checked for syntax when the schema is compiled, and built on its first match
+/// (so start-up builds only what a run needs), behind a literal prefilter.
 #[derive(Debug)]
 struct Pattern {
     source: String,
-    regex: regex::Regex,
+    matcher: Matcher,
+}
+
+#[derive(Debug)]
+enum Matcher {
+    /// `\S`: some character that is not ECMA-262 whitespace.
+    SomeNonSpace,
+    /// `^\S+$`: non-empty, no ECMA-262 whitespace.
+    NoSpace,
+    /// `^[^\n]*$`: no line feed.
+    OneLine,
+    Regex {
+        translated: String,
+        /// The literal text a match must start with (`^x-…` → `x-`).
+        prefix: String,
+        /// ASCII bytes every match contains (top-level literals such as `\.`).
+        required: Vec<u8>,
+        regex: std::sync::OnceLock<regex::Regex>,
+    },
 }
 
 impl Pattern {
@@ -331,19 +352,146 @@ impl Pattern {
             location: location.into(),
             reason,
         };
-        let translated =
-            translate_pattern(source).map_err(|r| invalid(format!("{source:?}: {r}")))?;
-        let regex = regex::Regex::new(&translated)
-            .map_err(|e| invalid(format!("{source:?} does not compile: {e}")))?;
+        let matcher = match source {
+            r"\S" => Matcher::SomeNonSpace,
+            r"^\S+$" => Matcher::NoSpace,
+            r"^[^\n]*$" => Matcher::OneLine,
+            _ => {
+                let translated =
+                    translate_pattern(source).map_err(|r| invalid(format!("{source:?}: {r}")))?;
+                regex_syntax::Parser::new()
+                    .parse(&translated)
+                    .map_err(|e| invalid(format!("{source:?} does not compile: {e}")))?;
+                let (prefix, required) = literals(source);
+                Matcher::Regex {
+                    translated,
+                    prefix,
+                    required,
+                    regex: std::sync::OnceLock::new(),
+                }
+            }
+        };
         Ok(Pattern {
             source: source.to_string(),
-            regex,
+            matcher,
         })
     }
 
     fn is_match(&self, s: &str) -> bool {
-        self.regex.is_match(s)
+        match &self.matcher {
+            Matcher::SomeNonSpace => s.chars().any(|c| !is_ecma_space(c)),
+            Matcher::NoSpace => !s.is_empty() && !s.chars().any(is_ecma_space),
+            Matcher::OneLine => !s.contains('\n'),
+            Matcher::Regex {
+                translated,
+                prefix,
+                required,
+                regex,
+            } => {
+                if !s.starts_with(prefix.as_str())
+                    || !required.iter().all(|b| s.as_bytes().contains(b))
+                {
+                    return false;
+                }
+                regex
+                    .get_or_init(|| {
+                        regex::Regex::new(translated).unwrap_or_else(|e| {
+                            panic!("pattern {translated:?} (syntax checked): {e}")
+                        })
+                    })
+                    .is_match(s)
+            }
+        }
     }
+}
+
+/// ECMA-262 whitespace (`\s`), the set `ECMA_SPACE` spells out for `regex`.
+fn is_ecma_space(c: char) -> bool {
+    matches!(c, '\t'..='\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}'
+        | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}')
+}
+
+/// A necessary condition for a match, read off the pattern: the literal prefix after a
+/// leading `^`, and the ASCII literals outside any group, class or alternation that no
+/// quantifier can skip. Nothing is claimed for a pattern with a top-level `|`.
+fn literals(p: &str) -> (String, Vec<u8>) {
+    let b = p.as_bytes();
+    let mut depth = 0usize;
+    let mut in_class = false;
+    let mut i = 0;
+    let mut atoms: Vec<(Option<u8>, usize)> = Vec::new(); // (literal, end index)
+    while i < b.len() {
+        let start = i;
+        let lit = match b[i] {
+            b'\\' => {
+                i += 2;
+                b.get(start + 1)
+                    .copied()
+                    .filter(|c| b".-/^$*+?()[]{}|\\".contains(c))
+            }
+            b'[' if !in_class => {
+                in_class = true;
+                i += 1;
+                continue;
+            }
+            b']' if in_class => {
+                in_class = false;
+                i += 1;
+                atoms.push((None, i));
+                continue;
+            }
+            _ if in_class => {
+                i += 1;
+                continue;
+            }
+            b'(' => {
+                depth += 1;
+                i += 1;
+                continue;
+            }
+            b')' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+                atoms.push((None, i));
+                continue;
+            }
+            b'|' if depth == 0 => return (String::new(), Vec::new()),
+            b'^' | b'$' if depth == 0 => {
+                i += 1;
+                continue;
+            }
+            b'*' | b'+' | b'?' | b'{' | b'}' | b'|' | b'^' | b'$' | b'.' => {
+                i += 1;
+                atoms.push((None, i));
+                continue;
+            }
+            c => {
+                i += 1;
+                c.is_ascii().then_some(c)
+            }
+        };
+        atoms.push((if depth == 0 { lit } else { None }, i));
+    }
+    // A literal counts only when the next character is not a quantifier.
+    let quantified = |end: usize| matches!(b.get(end), Some(b'*' | b'?' | b'{' | b'+'));
+    let optional = |end: usize| matches!(b.get(end), Some(b'*' | b'?' | b'{'));
+    let mut required: Vec<u8> = atoms
+        .iter()
+        .filter(|(l, end)| l.is_some() && !optional(*end))
+        .filter_map(|(l, _)| *l)
+        .collect();
+    required.sort_unstable();
+    required.dedup();
+    let mut prefix = String::new();
+    if b.first() == Some(&b'^') {
+        for (l, end) in &atoms {
+            match l {
+                Some(c) if !quantified(*end) => prefix.push(*c as char),
+                _ => break,
+            }
+        }
+    }
+    (prefix, required)
 }
 
 /// ECMA-262 `\s`: WhiteSpace (TAB, VT, FF, SP, NBSP, ZWNBSP, every Zs) and LineTerminator.

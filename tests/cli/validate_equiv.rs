@@ -421,6 +421,9 @@ const PATTERNS: &[&str] = &[
     "a|b",
     "^[\\s]*$",
     "\\s",
+    "^[a-z0-9][a-z0-9_-]*\\.[A-Za-z0-9_.-]+$",
+    "^ab+c?\\.",
+    "b\\-",
 ];
 
 fn schema_strategy() -> impl Strategy<Value = Value> {
@@ -515,6 +518,12 @@ fn json_strategy() -> impl Strategy<Value = Value> {
             "x-y",
             "\t",
             "日本語",
+            "acme.team",
+            "a.b",
+            "abbc.",
+            "abc",
+            "xb-",
+            "x-",
         ])
         .prop_map(|s| json!(s)),
     ];
@@ -522,8 +531,17 @@ fn json_strategy() -> impl Strategy<Value = Value> {
         prop_oneof![
             proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
             proptest::collection::btree_map(
-                proptest::sample::select(vec!["a", "b", "x-y", "c/d", "e~f", "z"])
-                    .prop_map(str::to_string),
+                proptest::sample::select(vec![
+                    "a",
+                    "b",
+                    "x-y",
+                    "c/d",
+                    "e~f",
+                    "z",
+                    "acme.team",
+                    "x-"
+                ])
+                .prop_map(str::to_string),
                 inner,
                 0..4
             )
