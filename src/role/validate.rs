@@ -179,15 +179,17 @@ impl Types {
     }
 
     fn contains<I>(self, shape: &Shape<'_, I>) -> bool {
-        let has = |name: &str| self.names().any(|n| n == name);
-        match shape {
-            Shape::Null => has("null"),
-            Shape::Bool(_) => has("boolean"),
-            Shape::Object => has("object"),
-            Shape::Array(_) => has("array"),
-            Shape::String(_) => has("string"),
-            Shape::Number(n) => has("number") || (has("integer") && n.is_integer()),
-        }
+        // Bits in `TYPE_NAMES` order.
+        let bit = match shape {
+            Shape::Null => 1,
+            Shape::Bool(_) => 1 << 1,
+            Shape::Object => 1 << 2,
+            Shape::Array(_) => 1 << 3,
+            Shape::String(_) => 1 << 5,
+            Shape::Number(n) if n.is_integer() => (1 << 4) | (1 << 6),
+            Shape::Number(_) => 1 << 4,
+        };
+        self.0 & bit != 0
     }
 
     /// The type names, in the order JSON Schema lists them.

@@ -210,6 +210,15 @@ pub fn scalar_type(text: &str, plain: bool) -> ScalarType {
         "true" | "True" | "TRUE" | "false" | "False" | "FALSE" => ScalarType::Bool,
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
         | ".nan" | ".NaN" | ".NAN" => ScalarType::Float,
+        // Every other number starts with a digit, a sign or a point: most strings
+        // (descriptions, names) are decided without scanning them.
+        _ if !text
+            .as_bytes()
+            .first()
+            .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.')) =>
+        {
+            ScalarType::String
+        }
         _ if parse_int(text).is_some() => ScalarType::Int,
         _ if is_core_float(text) => ScalarType::Float,
         _ => ScalarType::String,
@@ -302,6 +311,120 @@ impl<'a> Offsets<'a> {
 /// Parse the YAML in `file[yaml]` into a spanned tree. The top level must be a
 /// mapping; empty YAML (or comments only) is an empty mapping.
 pub fn parse(file: &str, yaml: Span) -> Result<Node, YamlError> {
+    if let Some(tree) = parse_simple(file, &yaml) {
+        return Ok(tree);
+    }
+    parse_full(file, yaml)
+}
+
+/// The frontmatter almost every role has, read without the YAML parser: one
+/// `key: value` per line at column 0 (key of `[A-Za-z0-9_][A-Za-z0-9_.-]*`, one
+/// plain scalar of printable text, or a quoted one without escapes), whole-line
+/// `#` comments and empty lines. Anything else (indentation, flow or block
+/// collections, `: ` or ` #` inside a value, tabs, CR, control characters, a
+/// duplicate key, no key at all) is `None`, and `parse_full` decides. Yields
+/// exactly the tree `parse_full` does (a property test in this module).
+fn parse_simple(file: &str, yaml: &Span) -> Option<Node> {
+    let slice = &file[yaml.clone()];
+    // Spans run to the end of a line in the file: the YAML must end with one.
+    if !slice.ends_with('\n') {
+        return None;
+    }
+    let mut entries: Vec<(Key, Node)> = Vec::with_capacity(12);
+    let mut pos = 0;
+    while pos < slice.len() {
+        let nl = slice[pos..].find('\n').map_or(slice.len(), |i| pos + i);
+        let line = &slice[pos..nl];
+        let base = yaml.start + pos;
+        pos = nl + 1;
+        let lb = line.as_bytes();
+        let Some(&first) = lb.first() else {
+            continue;
+        };
+        if first == b'#' {
+            if !line.chars().all(simple_char) {
+                return None;
+            }
+            continue;
+        }
+        if !(first.is_ascii_alphanumeric() || first == b'_') {
+            return None;
+        }
+        let klen = lb
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')))
+            .unwrap_or(lb.len());
+        if lb.get(klen) != Some(&b':') || lb.get(klen + 1) != Some(&b' ') {
+            return None;
+        }
+        let mut v = klen + 2;
+        while lb.get(v) == Some(&b' ') {
+            v += 1;
+        }
+        let value = &line[v..];
+        let (text, plain, len) = match value.as_bytes().first()? {
+            q @ (b'"' | b'\'') => {
+                let inner = &value[1..];
+                let close = inner.find(*q as char)?;
+                let text = &inner[..close];
+                let ok = text
+                    .bytes()
+                    .all(|b| (b' '..=b'~').contains(&b) && b != b'\\')
+                    && inner[close + 1..].bytes().all(|b| b == b' ');
+                if !ok {
+                    return None;
+                }
+                (text, false, close + 2)
+            }
+            c if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'/' | b'(') => {
+                let text = value.trim_end_matches(' ');
+                let ok = text
+                    .chars()
+                    .all(|c| simple_char(c) && !matches!(c, '[' | ']' | '{' | '}'))
+                    && !text.ends_with(':')
+                    && !text.contains(": ")
+                    && !text.contains(" #");
+                if !ok {
+                    return None;
+                }
+                (text, true, text.len())
+            }
+            _ => return None,
+        };
+        let key = &line[..klen];
+        if entries.iter().any(|(k, _)| k.text == key) {
+            return None;
+        }
+        let start = base + v;
+        entries.push((
+            Key {
+                text: key.to_string(),
+                span: base..base + klen,
+            },
+            Node {
+                span: start..start + len,
+                value: Value::Scalar {
+                    text: text.to_string(),
+                    plain,
+                },
+            },
+        ));
+    }
+    let start = entries.first()?.0.span.start;
+    let end = entries.last()?.1.span.end;
+    Some(Node {
+        span: start..end,
+        value: Value::Mapping(entries),
+    })
+}
+
+/// A character `parse_simple` takes in a comment or value: printable, not a BOM.
+fn simple_char(c: char) -> bool {
+    !(c.is_control() || c == '\u{feff}')
+}
+
+/// [`parse`] by the YAML parser.
+fn parse_full(file: &str, yaml: Span) -> Result<Node, YamlError> {
     let offsets = Offsets::new(file, &yaml);
     let slice = &file[yaml.clone()];
     let options = || {
@@ -619,6 +742,120 @@ mod tests {
         assert_eq!(n.as_mapping().unwrap().len(), 0);
         let n = parse_all("name: a\n# model: x\nthinking: low\n").unwrap();
         assert_eq!(n.as_mapping().unwrap().len(), 2);
+    }
+
+    /// Lines the simple reader must take or refuse exactly as the YAML parser would.
+    const LINES: &[&str] = &[
+        "name: r",
+        "name: my-role",
+        "name:  spaced  ",
+        "description: Reviews code, reports file:line. Read-only.",
+        "description: it's a \"role\" — é",
+        "tools: read, grep, find, ls",
+        "max_turns: 20",
+        "max_turns: \"20\"",
+        "thinking: 'low'",
+        "thinking: 'it''s'",
+        "x: \"a\\\"b\"",
+        "x: \"a\" # c",
+        "x: 'a' ",
+        "x: \"\"",
+        "x: ''",
+        "x: a: b",
+        "x: a:b",
+        "x: a:",
+        "x: a #c",
+        "x: a#b",
+        "x: [a, b]",
+        "x: {a: b}",
+        "x: a]",
+        "x:",
+        "x: ",
+        "x:a",
+        "x: a\tb",
+        "x:\ta",
+        "x: \u{feff}a",
+        "x: a\u{85}b",
+        "x: a\r",
+        "x: ~",
+        "x: .inf",
+        "x: (a)",
+        "x: /a",
+        "x: _a",
+        "x: -a",
+        "x: - a",
+        "x: &a b",
+        "x: *a",
+        "x: !t a",
+        "x: |",
+        "x: >",
+        "x: a, b",
+        "x: %a",
+        "x: @a",
+        "k-1.b_c: v",
+        "_k: v",
+        "-k: v",
+        "?k: v",
+        "k k: v",
+        "k",
+        "  k: v",
+        "  continued",
+        "- a",
+        "# comment",
+        "# comment — é",
+        "#",
+        "  # indented comment",
+        "# a\u{85}b",
+        "",
+        "...",
+        "---",
+        "name: again",
+        "true: x",
+        "1: x",
+    ];
+
+    #[test]
+    fn simple_reader_agrees_with_the_yaml_parser() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, RngSeed, TestRunner};
+        let cases = std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(20_000);
+        let mut runner = TestRunner::new(Config {
+            cases,
+            failure_persistence: None,
+            rng_seed: RngSeed::Fixed(0x5171_3e11),
+            ..Config::default()
+        });
+        let taken = std::cell::Cell::new(0u32);
+        let lines = proptest::collection::vec(
+            prop_oneof![
+                6 => proptest::sample::select(&LINES[..10]),
+                1 => proptest::sample::select(LINES),
+            ],
+            0..6,
+        );
+        runner
+            .run(
+                &(lines, proptest::bool::weighted(0.9)),
+                |(lines, newline)| {
+                    let yaml = lines.join("\n") + if newline { "\n" } else { "" };
+                    let file = format!("---\n{yaml}---\nBody\n");
+                    let span = 4..4 + yaml.len();
+                    if let Some(fast) = parse_simple(&file, &span) {
+                        taken.set(taken.get() + 1);
+                        prop_assert_eq!(Ok(fast), parse_full(&file, span), "{:?}", yaml);
+                    }
+                    Ok(())
+                },
+            )
+            .unwrap();
+        assert!(
+            taken.get() * 10 >= cases,
+            "the simple reader took only {}",
+            taken.get()
+        );
     }
 
     #[test]
