@@ -378,13 +378,7 @@ fn parse_simple(file: &str, yaml: &Span) -> Option<Node> {
             }
             c if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'/' | b'(') => {
                 let text = value.trim_end_matches(' ');
-                let ok = text
-                    .chars()
-                    .all(|c| simple_char(c) && !matches!(c, '[' | ']' | '{' | '}'))
-                    && !text.ends_with(':')
-                    && !text.contains(": ")
-                    && !text.contains(" #");
-                if !ok {
+                if !simple_plain(text.as_bytes()) {
                     return None;
                 }
                 (text, true, text.len())
@@ -421,6 +415,28 @@ fn parse_simple(file: &str, yaml: &Span) -> Option<Node> {
 /// A character `parse_simple` takes in a comment or value: printable, not a BOM.
 fn simple_char(c: char) -> bool {
     !(c.is_control() || c == '\u{feff}')
+}
+
+/// Whether a plain scalar's text (trailing spaces trimmed) is one `parse_simple`
+/// takes, in one pass over its bytes: every character `simple_char`, no flow
+/// indicator, no `: ` or ` #` inside and no `:` at the end.
+fn simple_plain(b: &[u8]) -> bool {
+    for (i, &c) in b.iter().enumerate() {
+        let next = b.get(i + 1).copied();
+        let bad = match c {
+            0..=0x1f | 0x7f | b'[' | b']' | b'{' | b'}' => true,
+            b':' => matches!(next, None | Some(b' ')),
+            b'#' => i > 0 && b[i - 1] == b' ',
+            // U+0080..U+009F (C1 controls) and U+FEFF, in UTF-8.
+            0xc2 => matches!(next, Some(0x80..=0x9f)),
+            0xef => next == Some(0xbb) && b.get(i + 2) == Some(&0xbf),
+            _ => false,
+        };
+        if bad {
+            return false;
+        }
+    }
+    true
 }
 
 /// [`parse`] by the YAML parser.
@@ -776,6 +792,14 @@ mod tests {
         "x:\ta",
         "x: \u{feff}a",
         "x: a\u{85}b",
+        "x: a\u{9f}b \u{a0}c",
+        "x: a\u{7f}",
+        "x: a\u{feff}",
+        "x: a\u{fefe}\u{ffef}",
+        "x: a #",
+        "x: a:  ",
+        "x: #a",
+        "x: a\u{0}",
         "x: a\r",
         "x: ~",
         "x: .inf",
