@@ -15,10 +15,10 @@ pub struct Position {
 
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
-        // `match_indices` on one byte is a memchr search, not a byte-by-byte loop.
+        // A SIMD search, not a byte-by-byte loop; a presized Vec.
         let mut starts = Vec::with_capacity(text.len() / 32 + 2);
         starts.push(0);
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         LineIndex { starts }
     }
 

@@ -333,7 +333,7 @@ fn parse_simple(file: &str, yaml: &Span) -> Option<Node> {
     let mut entries: Vec<(Key, Node)> = Vec::with_capacity(12);
     let mut pos = 0;
     while pos < slice.len() {
-        let nl = slice[pos..].find('\n').map_or(slice.len(), |i| pos + i);
+        let nl = memchr::memchr(b'\n', &slice.as_bytes()[pos..]).map_or(slice.len(), |i| pos + i);
         let line = &slice[pos..nl];
         let base = yaml.start + pos;
         pos = nl + 1;
