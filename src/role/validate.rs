@@ -319,8 +319,8 @@ impl fmt::Display for ValidationError {
     }
 }
 
-/// An ECMA-262 `pattern`. Three shapes the schemas use are decided without a regex
-/// (`\S`, `^\S+$`, `^[^\n]*$`); any other pattern is translated for `regex`,
+/// An ECMA-262 `pattern`. Four shapes the schemas use are decided without a regex
+/// (`\S`, `^\S+$`, `^[^\n]*$`, the slug of `name`); any other pattern is translated for `regex`,
 /// checked for syntax when the schema is compiled, and built on its first match
 /// (so start-up builds only what a run needs), behind a literal prefilter.
 #[derive(Debug)]
@@ -337,6 +337,8 @@ enum Matcher {
     NoSpace,
     /// `^[^\n]*$`: no line feed.
     OneLine,
+    /// `^[a-z0-9]+(-[a-z0-9]+)*$`: lowercase words joined by single hyphens.
+    Slug,
     Regex {
         translated: String,
         /// The literal text a match must start with (`^x-…` → `x-`).
@@ -358,6 +360,7 @@ impl Pattern {
             r"\S" => Matcher::SomeNonSpace,
             r"^\S+$" => Matcher::NoSpace,
             r"^[^\n]*$" => Matcher::OneLine,
+            "^[a-z0-9]+(-[a-z0-9]+)*$" => Matcher::Slug,
             _ => {
                 let translated =
                     translate_pattern(source).map_err(|r| invalid(format!("{source:?}: {r}")))?;
@@ -384,6 +387,11 @@ impl Pattern {
             Matcher::SomeNonSpace => s.chars().any(|c| !is_ecma_space(c)),
             Matcher::NoSpace => !s.is_empty() && !s.chars().any(is_ecma_space),
             Matcher::OneLine => !s.contains('\n'),
+            Matcher::Slug => s.split('-').all(|w| {
+                !w.is_empty()
+                    && w.bytes()
+                        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+            }),
             Matcher::Regex {
                 translated,
                 prefix,

@@ -524,6 +524,11 @@ fn json_strategy() -> impl Strategy<Value = Value> {
             "abc",
             "xb-",
             "x-",
+            "a--b",
+            "-a",
+            "a-",
+            "Ab",
+            "1-2",
         ])
         .prop_map(|s| json!(s)),
     ];
