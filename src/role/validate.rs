@@ -7,8 +7,8 @@
 //!
 //! The subset: `type`, `enum`, `const`, `pattern`, `minLength`, `maxLength`,
 //! `minimum`, `maximum`, `items` (one schema), `oneOf`, `anyOf`, `properties`,
-//! `patternProperties`, `additionalProperties`, `required`, boolean schemas, and the
-//! annotations (`$schema` of 2020-12, `$id`, `$comment`, `title`, `description`,
+//! `patternProperties`, `additionalProperties` (next to `properties`), `required`,
+//! boolean schemas, and the annotations (`$schema` of 2020-12, `$id`, `$comment`, `title`, `description`,
 //! `deprecated`, `default`, `examples`, `x-…`). Any other keyword is a
 //! [`CompileError`]: a schema edit can never be silently ignored. Patterns are
 //! ECMA-262 as JSON Schema says; the few escapes whose meaning differs from Rust's
@@ -798,6 +798,15 @@ fn compile(schema: &Value, location: &str, root: bool) -> Result<Schema, Compile
             }
         }
     }
+    // jsonschema reports `additionalProperties` differently without `properties`
+    // (a `false`-schema error); the schemas always pair them, so the subset does too.
+    if k.additional_properties.is_some() && !map.contains_key("properties") {
+        return Err(CompileError::Invalid {
+            keyword: "additionalProperties".into(),
+            location: location.into(),
+            reason: "is supported only next to `properties`".into(),
+        });
+    }
     Ok(Schema::Keywords(Box::new(k)))
 }
 
@@ -820,7 +829,7 @@ fn equal<I: Instance>(instance: &I, value: &Value) -> bool {
             let b = Number::from_json(b);
             match (a, b) {
                 (Number::Float(_), _) | (_, Number::Float(_)) => a.as_f64() == b.as_f64(),
-                _ => a.cmp_limit(0) == b.cmp_limit(0) && i128_of(a) == i128_of(b),
+                _ => i128_of(a) == i128_of(b),
             }
         }
         (Shape::Array(a), Value::Array(b)) => {

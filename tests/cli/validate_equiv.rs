@@ -605,6 +605,7 @@ fn keywords_outside_the_subset_do_not_compile() {
         json!({ "type": "float" }),
         json!({ "$schema": "http://json-schema.org/draft-07/schema#" }),
         json!({ "minimum": 1.5 }),
+        json!({ "additionalProperties": false }),
     ] {
         let err = Validator::compile(&schema).expect_err(&schema.to_string());
         assert!(!err.to_string().is_empty());
