@@ -419,8 +419,7 @@ fn load(host: HostId) -> Result<Vec<HostProfile>, String> {
     for patch in file.versions {
         let label = patch["version"].clone();
         merge_patch(&mut current, patch);
-        let profile = Profile::deserialize(&current)
-            .map_err(|e| format!("{host}@{label}: {e}"))?;
+        let profile = Profile::deserialize(&current).map_err(|e| format!("{host}@{label}: {e}"))?;
         out.push(HostProfile {
             host,
             package: file.package.clone(),

@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 use serde_json::{Value, json};
 
 use super::{HostProfile, pi_hosts};
+use crate::role::validate::Validator;
 
 /// The derived schema for a profile.
 pub fn host_schema(p: &'static HostProfile) -> &'static Value {
@@ -20,10 +21,9 @@ pub fn host_schema(p: &'static HostProfile) -> &'static Value {
 }
 
 /// The compiled validator for a profile's schema.
-pub fn validator(p: &'static HostProfile) -> &'static jsonschema::Validator {
-    p.validator_cell().get_or_init(|| {
-        jsonschema::draft202012::new(host_schema(p)).expect("host schemas compile (tested)")
-    })
+pub fn validator(p: &'static HostProfile) -> &'static Validator {
+    p.validator_cell()
+        .get_or_init(|| Validator::compile(host_schema(p)).expect("host schemas compile (tested)"))
 }
 
 /// Which real hosts (newest profiles) read `key`.
@@ -118,14 +118,14 @@ fn derive(p: &HostProfile) -> Value {
 #[derive(Debug, Default)]
 pub struct Caches {
     schema: OnceLock<Value>,
-    validator: OnceLock<jsonschema::Validator>,
+    validator: OnceLock<Validator>,
 }
 
 impl HostProfile {
     fn schema_cell(&self) -> &OnceLock<Value> {
         &self.caches.schema
     }
-    fn validator_cell(&self) -> &OnceLock<jsonschema::Validator> {
+    fn validator_cell(&self) -> &OnceLock<Validator> {
         &self.caches.validator
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use jsonschema::error::ValidationErrorKind as Kind;
+use crate::role::validate::ValidationErrorKind as Kind;
 
 use super::rules::{self, Rule};
 use super::{Diagnostic, Related};
@@ -212,14 +212,13 @@ fn yaml_error_findings(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role:
 
 /// Run the host's schema over the frontmatter and map each error to a rule.
 fn schema(cx: &mut Checker<'_>, tree: &Node) {
-    let json = tree.to_json();
     let validator = crate::host::schema::validator(cx.profile);
     // Most files are valid: the boolean check is much cheaper than collecting errors.
-    if validator.is_valid(&json) {
+    if validator.is_valid(tree) {
         return;
     }
     let mut seen: HashSet<(String, &'static str)> = HashSet::new();
-    for err in validator.iter_errors(&json) {
+    for err in validator.iter_errors(tree) {
         let pointer = err.instance_path().as_str().to_string();
         match err.kind() {
             Kind::AdditionalProperties { unexpected } if pointer.is_empty() => {
@@ -268,7 +267,7 @@ fn value_rule(
 ) -> &'static Rule {
     let whole = pointer == format!("/{top}");
     match (top, kind) {
-        ("name", Kind::Pattern { .. } | Kind::Not { .. }) => &rules::name_not_slug::RULE,
+        ("name", Kind::Pattern { .. }) => &rules::name_not_slug::RULE,
         ("description", Kind::MinLength { .. } | Kind::Pattern { .. }) => {
             &rules::empty_description::RULE
         }

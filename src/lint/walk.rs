@@ -66,7 +66,8 @@ fn walk(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<(), WalkE
         .map_err(io)?
         .collect::<Result<_, _>>()
         .map_err(io)?;
-    entries.sort_by_key(|e| e.file_name());
+    // One name per entry, not one per comparison.
+    entries.sort_by_cached_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
         let ft = entry.file_type().map_err(|source| WalkError::Io {

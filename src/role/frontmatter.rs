@@ -56,7 +56,7 @@ fn lines_from(text: &str, from: usize) -> impl Iterator<Item = (Range<usize>, us
             return None;
         }
         let start = pos;
-        let (end, next) = match text[start..].find('\n') {
+        let (end, next) = match memchr::memchr(b'\n', &text.as_bytes()[start..]) {
             Some(i) => (start + i, start + i + 1),
             None => (text.len(), text.len()),
         };

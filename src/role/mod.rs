@@ -7,6 +7,7 @@ pub mod frontmatter;
 pub mod lines;
 pub mod schema;
 pub mod source;
+pub mod validate;
 pub mod yaml;
 
 use std::path::{Path, PathBuf};

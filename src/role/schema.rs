@@ -17,10 +17,11 @@ pub fn schema() -> &'static serde_json::Value {
 }
 
 /// A compiled validator for the schema.
-pub fn validator() -> &'static jsonschema::Validator {
-    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+pub fn validator() -> &'static super::validate::Validator {
+    static VALIDATOR: OnceLock<super::validate::Validator> = OnceLock::new();
     VALIDATOR.get_or_init(|| {
-        jsonschema::draft202012::new(schema()).expect("schemas/role.schema.json compiles (tested)")
+        super::validate::Validator::compile(schema())
+            .expect("schemas/role.schema.json compiles (tested)")
     })
 }
 

@@ -10,6 +10,8 @@ use std::ops::Range;
 
 use marked_yaml::{LoadError, LoaderOptions, Node as MNode};
 
+use crate::role::validate::{Instance, Number, Shape};
+
 /// A byte range in the whole file.
 pub type Span = Range<usize>;
 
@@ -119,17 +121,14 @@ impl Node {
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::Value as J;
         match &self.value {
-            Value::Scalar { text, plain } => match scalar_type(text, *plain) {
-                ScalarType::Null => J::Null,
-                ScalarType::Bool => J::Bool(matches!(text.as_str(), "true" | "True" | "TRUE")),
-                ScalarType::Int => parse_int(text)
-                    .map(J::from)
-                    .unwrap_or(J::String(text.clone())),
-                ScalarType::Float => parse_float(text)
-                    .and_then(serde_json::Number::from_f64)
+            Value::Scalar { text, plain } => match json_scalar(text, *plain) {
+                Shape::Null => J::Null,
+                Shape::Bool(b) => J::Bool(b),
+                Shape::Number(Number::Int(i)) => J::from(i),
+                Shape::Number(n) => serde_json::Number::from_f64(n.as_f64())
                     .map(J::Number)
                     .unwrap_or(J::String(text.clone())),
-                ScalarType::String => J::String(text.clone()),
+                _ => J::String(text.clone()),
             },
             Value::Sequence(items) => J::Array(items.iter().map(Node::to_json).collect()),
             Value::Mapping(entries) => J::Object(
@@ -164,6 +163,43 @@ impl Node {
     }
 }
 
+/// A scalar as JSON Schema sees it (the one typing both `to_json` and validation use).
+fn json_scalar<'a>(text: &'a str, plain: bool) -> Shape<'a, Node> {
+    match scalar_type(text, plain) {
+        ScalarType::Null => Shape::Null,
+        ScalarType::Bool => Shape::Bool(matches!(text, "true" | "True" | "TRUE")),
+        ScalarType::Int => {
+            parse_int(text).map_or(Shape::String(text), |i| Shape::Number(Number::Int(i)))
+        }
+        ScalarType::Float => parse_float(text)
+            .filter(|f| f.is_finite())
+            .map_or(Shape::String(text), |f| Shape::Number(Number::Float(f))),
+        ScalarType::String => Shape::String(text),
+    }
+}
+
+/// The frontmatter is validated as it is, without a JSON copy.
+impl Instance for Node {
+    fn shape(&self) -> Shape<'_, Node> {
+        match &self.value {
+            Value::Scalar { text, plain } => json_scalar(text, *plain),
+            Value::Sequence(items) => Shape::Array(items),
+            Value::Mapping(_) => Shape::Object,
+        }
+    }
+
+    fn members(&self) -> impl Iterator<Item = (&str, &Node)> {
+        self.as_mapping()
+            .unwrap_or_default()
+            .iter()
+            .map(|(k, v)| (k.text.as_str(), v))
+    }
+
+    fn to_value(&self) -> serde_json::Value {
+        self.to_json()
+    }
+}
+
 /// The YAML 1.2 core-schema type of a scalar.
 pub fn scalar_type(text: &str, plain: bool) -> ScalarType {
     if !plain {
@@ -174,6 +210,15 @@ pub fn scalar_type(text: &str, plain: bool) -> ScalarType {
         "true" | "True" | "TRUE" | "false" | "False" | "FALSE" => ScalarType::Bool,
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
         | ".nan" | ".NaN" | ".NAN" => ScalarType::Float,
+        // Every other number starts with a digit, a sign or a point: most strings
+        // (descriptions, names) are decided without scanning them.
+        _ if !text
+            .as_bytes()
+            .first()
+            .is_some_and(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.')) =>
+        {
+            ScalarType::String
+        }
         _ if parse_int(text).is_some() => ScalarType::Int,
         _ if is_core_float(text) => ScalarType::Float,
         _ => ScalarType::String,
@@ -266,6 +311,136 @@ impl<'a> Offsets<'a> {
 /// Parse the YAML in `file[yaml]` into a spanned tree. The top level must be a
 /// mapping; empty YAML (or comments only) is an empty mapping.
 pub fn parse(file: &str, yaml: Span) -> Result<Node, YamlError> {
+    if let Some(tree) = parse_simple(file, &yaml) {
+        return Ok(tree);
+    }
+    parse_full(file, yaml)
+}
+
+/// The frontmatter almost every role has, read without the YAML parser: one
+/// `key: value` per line at column 0 (key of `[A-Za-z0-9_][A-Za-z0-9_.-]*`, one
+/// plain scalar of printable text, or a quoted one without escapes), whole-line
+/// `#` comments and empty lines. Anything else (indentation, flow or block
+/// collections, `: ` or ` #` inside a value, tabs, CR, control characters, a
+/// duplicate key, no key at all) is `None`, and `parse_full` decides. Yields
+/// exactly the tree `parse_full` does (a property test in this module).
+fn parse_simple(file: &str, yaml: &Span) -> Option<Node> {
+    let slice = &file[yaml.clone()];
+    // Spans run to the end of a line in the file: the YAML must end with one.
+    if !slice.ends_with('\n') {
+        return None;
+    }
+    let mut entries: Vec<(Key, Node)> = Vec::with_capacity(12);
+    let mut pos = 0;
+    while pos < slice.len() {
+        let nl = memchr::memchr(b'\n', &slice.as_bytes()[pos..]).map_or(slice.len(), |i| pos + i);
+        let line = &slice[pos..nl];
+        let base = yaml.start + pos;
+        pos = nl + 1;
+        let lb = line.as_bytes();
+        let Some(&first) = lb.first() else {
+            continue;
+        };
+        if first == b'#' {
+            if !line.chars().all(simple_char) {
+                return None;
+            }
+            continue;
+        }
+        if !(first.is_ascii_alphanumeric() || first == b'_') {
+            return None;
+        }
+        let klen = lb
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')))
+            .unwrap_or(lb.len());
+        if lb.get(klen) != Some(&b':') || lb.get(klen + 1) != Some(&b' ') {
+            return None;
+        }
+        let mut v = klen + 2;
+        while lb.get(v) == Some(&b' ') {
+            v += 1;
+        }
+        let value = &line[v..];
+        let (text, plain, len) = match value.as_bytes().first()? {
+            q @ (b'"' | b'\'') => {
+                let inner = &value[1..];
+                let close = inner.find(*q as char)?;
+                let text = &inner[..close];
+                let ok = text
+                    .bytes()
+                    .all(|b| (b' '..=b'~').contains(&b) && b != b'\\')
+                    && inner[close + 1..].bytes().all(|b| b == b' ');
+                if !ok {
+                    return None;
+                }
+                (text, false, close + 2)
+            }
+            c if c.is_ascii_alphanumeric() || matches!(c, b'_' | b'/' | b'(') => {
+                let text = value.trim_end_matches(' ');
+                if !simple_plain(text.as_bytes()) {
+                    return None;
+                }
+                (text, true, text.len())
+            }
+            _ => return None,
+        };
+        let key = &line[..klen];
+        if entries.iter().any(|(k, _)| k.text == key) {
+            return None;
+        }
+        let start = base + v;
+        entries.push((
+            Key {
+                text: key.to_string(),
+                span: base..base + klen,
+            },
+            Node {
+                span: start..start + len,
+                value: Value::Scalar {
+                    text: text.to_string(),
+                    plain,
+                },
+            },
+        ));
+    }
+    let start = entries.first()?.0.span.start;
+    let end = entries.last()?.1.span.end;
+    Some(Node {
+        span: start..end,
+        value: Value::Mapping(entries),
+    })
+}
+
+/// A character `parse_simple` takes in a comment or value: printable, not a BOM.
+fn simple_char(c: char) -> bool {
+    !(c.is_control() || c == '\u{feff}')
+}
+
+/// Whether a plain scalar's text (trailing spaces trimmed) is one `parse_simple`
+/// takes, in one pass over its bytes: every character `simple_char`, no flow
+/// indicator, no `: ` or ` #` inside and no `:` at the end.
+fn simple_plain(b: &[u8]) -> bool {
+    for (i, &c) in b.iter().enumerate() {
+        let next = b.get(i + 1).copied();
+        let bad = match c {
+            0..=0x1f | 0x7f | b'[' | b']' | b'{' | b'}' => true,
+            b':' => matches!(next, None | Some(b' ')),
+            b'#' => i > 0 && b[i - 1] == b' ',
+            // U+0080..U+009F (C1 controls) and U+FEFF, in UTF-8.
+            0xc2 => matches!(next, Some(0x80..=0x9f)),
+            0xef => next == Some(0xbb) && b.get(i + 2) == Some(&0xbf),
+            _ => false,
+        };
+        if bad {
+            return false;
+        }
+    }
+    true
+}
+
+/// [`parse`] by the YAML parser.
+fn parse_full(file: &str, yaml: Span) -> Result<Node, YamlError> {
     let offsets = Offsets::new(file, &yaml);
     let slice = &file[yaml.clone()];
     let options = || {
@@ -583,6 +758,128 @@ mod tests {
         assert_eq!(n.as_mapping().unwrap().len(), 0);
         let n = parse_all("name: a\n# model: x\nthinking: low\n").unwrap();
         assert_eq!(n.as_mapping().unwrap().len(), 2);
+    }
+
+    /// Lines the simple reader must take or refuse exactly as the YAML parser would.
+    const LINES: &[&str] = &[
+        "name: r",
+        "name: my-role",
+        "name:  spaced  ",
+        "description: Reviews code, reports file:line. Read-only.",
+        "description: it's a \"role\" — é",
+        "tools: read, grep, find, ls",
+        "max_turns: 20",
+        "max_turns: \"20\"",
+        "thinking: 'low'",
+        "thinking: 'it''s'",
+        "x: \"a\\\"b\"",
+        "x: \"a\" # c",
+        "x: 'a' ",
+        "x: \"\"",
+        "x: ''",
+        "x: a: b",
+        "x: a:b",
+        "x: a:",
+        "x: a #c",
+        "x: a#b",
+        "x: [a, b]",
+        "x: {a: b}",
+        "x: a]",
+        "x:",
+        "x: ",
+        "x:a",
+        "x: a\tb",
+        "x:\ta",
+        "x: \u{feff}a",
+        "x: a\u{85}b",
+        "x: a\u{9f}b \u{a0}c",
+        "x: a\u{7f}",
+        "x: a\u{feff}",
+        "x: a\u{fefe}\u{ffef}",
+        "x: a #",
+        "x: a:  ",
+        "x: #a",
+        "x: a\u{0}",
+        "x: a\r",
+        "x: ~",
+        "x: .inf",
+        "x: (a)",
+        "x: /a",
+        "x: _a",
+        "x: -a",
+        "x: - a",
+        "x: &a b",
+        "x: *a",
+        "x: !t a",
+        "x: |",
+        "x: >",
+        "x: a, b",
+        "x: %a",
+        "x: @a",
+        "k-1.b_c: v",
+        "_k: v",
+        "-k: v",
+        "?k: v",
+        "k k: v",
+        "k",
+        "  k: v",
+        "  continued",
+        "- a",
+        "# comment",
+        "# comment — é",
+        "#",
+        "  # indented comment",
+        "# a\u{85}b",
+        "",
+        "...",
+        "---",
+        "name: again",
+        "true: x",
+        "1: x",
+    ];
+
+    #[test]
+    fn simple_reader_agrees_with_the_yaml_parser() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, RngSeed, TestRunner};
+        let cases = std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(20_000);
+        let mut runner = TestRunner::new(Config {
+            cases,
+            failure_persistence: None,
+            rng_seed: RngSeed::Fixed(0x5171_3e11),
+            ..Config::default()
+        });
+        let taken = std::cell::Cell::new(0u32);
+        let lines = proptest::collection::vec(
+            prop_oneof![
+                6 => proptest::sample::select(&LINES[..10]),
+                1 => proptest::sample::select(LINES),
+            ],
+            0..6,
+        );
+        runner
+            .run(
+                &(lines, proptest::bool::weighted(0.9)),
+                |(lines, newline)| {
+                    let yaml = lines.join("\n") + if newline { "\n" } else { "" };
+                    let file = format!("---\n{yaml}---\nBody\n");
+                    let span = 4..4 + yaml.len();
+                    if let Some(fast) = parse_simple(&file, &span) {
+                        taken.set(taken.get() + 1);
+                        prop_assert_eq!(Ok(fast), parse_full(&file, span), "{:?}", yaml);
+                    }
+                    Ok(())
+                },
+            )
+            .unwrap();
+        assert!(
+            taken.get() * 10 >= cases,
+            "the simple reader took only {}",
+            taken.get()
+        );
     }
 
     #[test]

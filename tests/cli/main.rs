@@ -16,3 +16,4 @@ mod setup;
 mod setup_outcomes;
 mod setup_roles;
 mod smoke;
+mod validate_equiv;

@@ -4,44 +4,100 @@
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
 
 use super::RenderOptions;
-use crate::lint::{Diagnostic, LintReport, Severity};
+use crate::lint::{Diagnostic, FileReport, LintReport, Severity};
 
 pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
-    let theme = if opts.color {
+    // Files with findings, each with its findings' `path:line:col` (shown here:
+    // `show_path` stays on this thread).
+    let jobs: Vec<(&FileReport, Vec<String>)> = report
+        .files
+        .iter()
+        .filter(|f| !f.diagnostics.is_empty())
+        .map(|f| {
+            let at = |d: &Diagnostic| {
+                format!(
+                    "{}:{}:{}",
+                    (opts.show_path)(&d.path),
+                    d.start.line,
+                    d.start.column
+                )
+            };
+            (f, f.diagnostics.iter().map(at).collect())
+        })
+        .collect();
+    let (color, width) = (opts.color, opts.width);
+    let parts = render_parallel(
+        &jobs,
+        || handler(color, width),
+        |handler, (file, locations)| {
+            let mut out = String::new();
+            for (d, location) in file.diagnostics.iter().zip(locations) {
+                render_one(handler, d, file.text.as_deref(), location, &mut out);
+            }
+            out
+        },
+    );
+    let mut out = parts.concat();
+    out.push_str(&summary(report));
+    out
+}
+
+fn handler(color: bool, width: usize) -> GraphicalReportHandler {
+    let theme = if color {
         GraphicalTheme::unicode()
     } else {
         GraphicalTheme::unicode_nocolor()
     };
-    let handler = GraphicalReportHandler::new_themed(theme)
-        .with_width(opts.width)
+    GraphicalReportHandler::new_themed(theme)
+        .with_width(width)
         .with_links(false)
         .without_primary_span_start()
         .with_context_lines(1)
         // Never break a word at a hyphen (`external-cli-unsupported`, rule ids).
-        .with_word_splitter(textwrap::WordSplitter::NoHyphenation);
-    let mut out = String::new();
-    for file in &report.files {
-        for d in &file.diagnostics {
-            render_one(&handler, d, file.text.as_deref(), opts, &mut out);
-        }
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
+}
+
+/// `f` over `items` on every core (a handler per thread), results in order. Snippet
+/// rendering is the costliest part of a run with many findings.
+fn render_parallel<T: Sync>(
+    items: &[T],
+    make: impl Fn() -> GraphicalReportHandler + Sync,
+    f: impl Fn(&GraphicalReportHandler, &T) -> String + Sync,
+) -> Vec<String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let run = |chunk: &[T]| {
+        let handler = make();
+        chunk.iter().map(|i| f(&handler, i)).collect::<Vec<_>>()
+    };
+    if items.len() < 16 || cores < 2 {
+        return run(items);
     }
-    out.push_str(&summary(report));
-    out
+    let chunks: Vec<&[T]> = items.chunks(items.len().div_ceil(cores)).collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = chunks[1..]
+            .iter()
+            .map(|c| std::thread::Builder::new().spawn_scoped(s, || run(c)))
+            .collect();
+        let mut out = run(chunks[0]);
+        for (h, c) in handles.into_iter().zip(&chunks[1..]) {
+            match h {
+                Ok(h) => out.extend(h.join().expect("render worker panicked")),
+                // No thread: render that part here.
+                Err(_) => out.extend(run(c)),
+            }
+        }
+        out
+    })
 }
 
 fn render_one(
     handler: &GraphicalReportHandler,
     d: &Diagnostic,
     text: Option<&str>,
-    opts: &RenderOptions<'_>,
+    location: &str,
     out: &mut String,
 ) {
-    let location = format!(
-        "{}:{}:{}",
-        (opts.show_path)(&d.path),
-        d.start.line,
-        d.start.column
-    );
+    let location = location.to_string();
     let severity = match d.severity {
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,

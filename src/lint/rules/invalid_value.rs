@@ -1,6 +1,6 @@
 //! `invalid-value`: a value outside what the key allows.
 
-use jsonschema::error::ValidationErrorKind as Kind;
+use crate::role::validate::ValidationErrorKind as Kind;
 
 use crate::lint::Severity;
 use crate::lint::check::{Checker, describe};

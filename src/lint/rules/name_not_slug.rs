@@ -50,7 +50,7 @@ pub(crate) fn report(cx: &mut Checker<'_>, node: &Node) {
     // Which hosts skip the role for this name (tintinweb 0.17+ for a `:`).
     let (skipping, _) = host::split_profiles(|h| {
         h.key("name")
-            .is_some_and(|k| k.schema["not"]["pattern"] == ":" && value.contains(':'))
+            .is_some_and(|k| k.schema["pattern"] == "^[^:]*$" && value.contains(':'))
     });
     let (message, severity) = if !p.is_portable() {
         (
