@@ -24,7 +24,7 @@ pub(crate) fn check(cx: &mut Checker<'_>) {
         let _ = rest;
         (
             format!(
-                "the file starts with a UTF-8 byte order mark: {} may not see the frontmatter ({})",
+                "the file starts with a UTF-8 byte order mark: {} may not see the frontmatter: {}",
                 crate::host::name_profiles(&hiding),
                 p.parser.bom_note
             ),

@@ -19,7 +19,7 @@ pub(crate) const RULE: Rule = Rule {
 pub(crate) fn effect(cx: &Checker<'_>) -> String {
     let p = cx.profile;
     if p.is_portable() {
-        format!("hosts {}", p.no_frontmatter.note)
+        p.no_frontmatter.note.clone()
     } else {
         format!("{} {}", p.label(), p.no_frontmatter.note)
     }
