@@ -56,6 +56,8 @@ pub fn list(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             let doc = render::ListJson {
                 version: 1,
                 host: d.host,
+                profile: d.host.label(),
+                profile_choice: &d.host_choice,
                 project_root: d.project_root.display().to_string(),
                 roles: &rows,
                 searched: render::searched(&d),
@@ -96,6 +98,8 @@ pub fn show(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             let doc = render::ShowJson {
                 version: 1,
                 host,
+                profile: host.label(),
+                profile_choice: &d.host_choice,
                 name: &role.name,
                 description: role.role.description.as_deref(),
                 source: role.layer,

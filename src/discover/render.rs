@@ -142,6 +142,9 @@ fn broken_note(host: Host, f: &RoleFile) -> String {
 pub struct ListJson<'a> {
     pub version: u32,
     pub host: Host,
+    /// The profile, with its version (`tintinweb@0.18`), and why it was chosen.
+    pub profile: String,
+    pub profile_choice: &'a str,
     pub project_root: String,
     pub roles: &'a [ListRow],
     pub searched: Vec<SearchedJson>,
@@ -235,7 +238,7 @@ pub fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Style) -> S
     if d.host.host != HostId::Pwk {
         out.push_str(&format!(
             "As {} sees them (identity: {}).\n\n",
-            d.host.as_str(),
+            d.host.label(),
             d.host.identity.by.describe()
         ));
     }
@@ -399,6 +402,9 @@ fn searched_human(d: &Discovery) -> String {
 pub struct ShowJson<'a> {
     pub version: u32,
     pub host: Host,
+    /// The profile, with its version (`tintinweb@0.18`), and why it was chosen.
+    pub profile: String,
+    pub profile_choice: &'a str,
     pub name: &'a str,
     pub description: Option<&'a str>,
     pub source: Layer,
@@ -442,6 +448,7 @@ pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -
         out.push_str(&format!("  (as {} sees it)", d.host.as_str()));
     }
     out.push('\n');
+    field(&mut out, "profile", &d.host_choice);
     field(&mut out, "source", r.layer.as_str());
     field(&mut out, "path", &r.path.display(cwd));
     if r.shadows.is_empty() {
