@@ -135,19 +135,23 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
     let text = match args.format {
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&rule_json(rule))?),
         Format::Human => {
-            let overrides: Vec<String> = host::pi_profiles()
+            let per_host: Vec<String> = host::ALL
+                .iter()
+                .flat_map(|h| h.profiles())
                 .filter_map(|p| {
-                    let s = p.severity_of(rule.id, rule.severity);
-                    (s != rule.severity).then(|| format!("{s} with --host {}", p.label()))
+                    rules::host_fact(rule.id, p).map(|f| {
+                        crate::text::wrap_words(&format!("{}: {f}", p.label()), 84).join("\n      ")
+                    })
                 })
                 .collect();
-            let extra = if overrides.is_empty() {
+            let extra = String::new();
+            let hosts = if per_host.is_empty() {
                 String::new()
             } else {
-                format!("; {}", overrides.join(", "))
+                format!("\n\nPer host profile:\n  {}", per_host.join("\n  "))
             };
             format!(
-                "{id} [{severity}{extra}]\n\n{summary}.\n\n{explanation}\n\nBad:\n{bad}\n\nGood:\n{good}\n",
+                "{id} [{severity}{extra}]\n\n{summary}.\n\n{explanation}{hosts}\n\nBad:\n{bad}\n\nGood:\n{good}\n",
                 id = rule.id,
                 severity = rule.severity,
                 summary = capitalize(rule.summary),
@@ -162,7 +166,15 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
 }
 
 fn rule_json(r: &rules::Rule) -> serde_json::Value {
+    let hosts: Vec<serde_json::Value> = host::ALL
+        .iter()
+        .flat_map(|h| h.profiles())
+        .filter_map(|p| {
+            rules::host_fact(r.id, p).map(|f| serde_json::json!({"profile": p.label(), "fact": f}))
+        })
+        .collect();
     serde_json::json!({
+        "hosts": hosts,
         "id": r.id,
         "severity": r.severity,
         "summary": r.summary,

@@ -98,6 +98,97 @@ pub static RULES: &[&Rule] = &[
     &yaml_syntax::RULE,
 ];
 
+/// What a host profile says about the problem a rule reports, in one line (for
+/// `pwk rules ID`: how the hosts and their versions differ). `None` when the rule
+/// does not depend on the host.
+pub fn host_fact(rule: &str, p: &crate::host::HostProfile) -> Option<String> {
+    use crate::host::ListReading;
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    Some(match rule {
+        "missing-name" | "missing-description" => {
+            let key = rule.trim_start_matches("missing-");
+            match p.requires(key) {
+                Some(r) => r.note.clone(),
+                None => format!("loads a role without `{key}`"),
+            }
+        }
+        "name-mismatch" => format!("identity: {}", p.identity.by.describe()),
+        "missing-tools" => format!("without `tools` the child gets {}", p.tools.missing),
+        "unknown-tool" => format!(
+            "built-ins {}; tokens {}; adds {}; an unknown name: {}",
+            list(&p.tools.builtins),
+            list(&[p.tools.all_tokens.clone(), p.tools.none_tokens.clone()].concat()),
+            list(&p.tools.injected),
+            p.tools.unknown
+        ),
+        "unknown-key" | "host-ignored-key" => format!(
+            "reads {} keys (`pwk schema --host {}` lists them)",
+            p.keys.len(),
+            p.label()
+        ),
+        "host-rejected-key" => {
+            let keys: Vec<String> = p.rejected.keys().map(|k| format!("`{k}`")).collect();
+            format!(
+                "refuses roles with {}",
+                if keys.is_empty() {
+                    "no key".into()
+                } else {
+                    keys.join(", ")
+                }
+            )
+        }
+        "host-unread-directory" => format!(
+            "discovers {}",
+            p.discovery
+                .dirs
+                .iter()
+                .map(|d| d.display() + if d.recursive { "/**" } else { "" })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        "host-tools-list" => format!(
+            "{}: flow lists {}, block lists {}, quotes {}",
+            p.parser.library,
+            match p.parser.flow_lists {
+                ListReading::Read => "read",
+                ListReading::NotRead => "not read",
+                ListReading::AsString => "read as text",
+            },
+            match p.parser.block_lists {
+                ListReading::Read => "read",
+                ListReading::NotRead => "not read",
+                ListReading::AsString => "read as text",
+            },
+            match p.parser.quotes {
+                crate::host::Quotes::Stripped => "stripped",
+                crate::host::Quotes::Kept => "kept",
+            }
+        ),
+        "yaml-syntax" | "duplicate-key" | "tab-indentation" | "yaml-anchor" => {
+            format!(
+                "{}; a file it cannot parse: it {}",
+                p.parser.library,
+                p.bad_file.action.describe()
+            )
+        }
+        "missing-frontmatter"
+        | "unterminated-frontmatter"
+        | "empty-frontmatter"
+        | "frontmatter-not-mapping" => {
+            format!("a file without frontmatter: {}", p.no_frontmatter.note)
+        }
+        "bom" => p.parser.bom_note.clone(),
+        "invalid-model" => format!("an unresolvable model: {}", p.unresolvable_model.note),
+        _ => return None,
+    })
+}
+
 /// A rule by id.
 pub fn find(id: &str) -> Option<&'static Rule> {
     RULES.iter().copied().find(|r| r.id == id)

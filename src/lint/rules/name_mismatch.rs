@@ -10,7 +10,7 @@ pub(crate) const RULE: Rule = Rule {
     id: "name-mismatch",
     severity: Severity::Error,
     summary: "`name` differs from the file name",
-    explanation: "Hosts disagree on a role's identity: tintinweb uses the file name (it never reads `name`), nicobailon uses `name`. When they differ the role answers to different names per host; worse, tintinweb runs an unknown name as a general-purpose child with all seven tools (read, bash, edit, write, grep, find, ls), silently. Make `name` equal the file name without `.md`. An error for a host that identifies roles by file name (tintinweb 0.14: `name` is never read); a warning for hosts that call roles by `name` (tintinweb 0.18, nicobailon, herdr) and for the portable profile.",
+    explanation: "Hosts disagree on a role's identity: tintinweb before 0.17 uses the file name (it never reads `name`); tintinweb 0.17+, nicobailon and herdr use `name`. When they differ the role answers to different names per host, and tintinweb runs an unknown name as a general-purpose child with all seven tools (read, bash, edit, write, grep, find, ls), silently. Make `name` equal the file name without `.md`. An error for a host that identifies roles by file name (tintinweb 0.14: `name` is never read); a warning for hosts that call roles by `name` (tintinweb 0.18, nicobailon, herdr) and for the portable profile.",
     bad: "pwk-smell-reviewer.md:\n---\nname: pwk-smell-checker\n---\n",
     good: "pwk-smell-reviewer.md:\n---\nname: pwk-smell-reviewer\n---\n",
 };
