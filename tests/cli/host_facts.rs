@@ -234,48 +234,6 @@ fn real_hosts_agree_with_lint() {
     let mut disagreements = Vec::new();
     let (mut checked, mut files_compared) = (0usize, 0usize);
     for (label, files) in all_fixture_projects() {
-        // pi's own frontmatter parser (both generations): pwk's YAML verdict must
-        // match it, for the rules that say "YAML rejects this".
-        for pi in [Host::Pi073, Host::Pi16] {
-            checked += 1;
-            let env = project(&files);
-            let real = run_oracle(&oracle, pi, env.root(), None);
-            let doc = lint(&env, "pwk");
-            for f in real["files"].as_array().unwrap() {
-                let file = f["file"].as_str().unwrap();
-                let yaml_claims: Vec<&Value> = doc["diagnostics"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .filter(|d| {
-                        d["path"] == file
-                            && ["yaml-syntax", "duplicate-key", "tab-indentation"]
-                                .contains(&d["rule"].as_str().unwrap())
-                    })
-                    .collect();
-                let parsed = f["outcome"] == "loaded";
-                if parsed && !yaml_claims.is_empty() {
-                    disagreements.push(format!(
-                        "{label}: {file}: pi {} parses it, pwk says {}",
-                        pi.spec(),
-                        yaml_claims[0]["message"]
-                    ));
-                }
-                let errors = doc["diagnostics"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .filter(|d| d["path"] == file && d["severity"] == "error")
-                    .count();
-                if !parsed && errors == 0 {
-                    disagreements.push(format!(
-                        "{label}: {file}: pi {} cannot parse it ({}), pwk reports no error",
-                        pi.spec(),
-                        f["message"]
-                    ));
-                }
-            }
-        }
         for (host, spec) in ORACLE_HOSTS {
             checked += 1;
             let env = project(&files);
@@ -409,6 +367,65 @@ fn real_hosts_agree_with_lint() {
     assert!(
         disagreements.is_empty(),
         "{} disagreements with the real hosts:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+}
+
+#[test]
+fn pi_parser_agrees_with_lint() {
+    let Some(oracle) = oracle_bin() else { return };
+    let mut disagreements = Vec::new();
+    let mut checked = 0usize;
+    for (label, files) in all_fixture_projects() {
+        // pi's own frontmatter parser (both generations): pwk's YAML verdict must
+        // match it, for the rules that say "YAML rejects this".
+        for pi in [Host::Pi073, Host::Pi16] {
+            checked += 1;
+            let env = project(&files);
+            let real = run_oracle(&oracle, pi, env.root(), None);
+            let doc = lint(&env, "pwk");
+            for f in real["files"].as_array().unwrap() {
+                let file = f["file"].as_str().unwrap();
+                let yaml_claims: Vec<&Value> = doc["diagnostics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|d| {
+                        d["path"] == file
+                            && ["yaml-syntax", "duplicate-key", "tab-indentation"]
+                                .contains(&d["rule"].as_str().unwrap())
+                    })
+                    .collect();
+                let parsed = f["outcome"] == "loaded";
+                if parsed && !yaml_claims.is_empty() {
+                    disagreements.push(format!(
+                        "{label}: {file}: pi {} parses it, pwk says {}",
+                        pi.spec(),
+                        yaml_claims[0]["message"]
+                    ));
+                }
+                let errors = doc["diagnostics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|d| d["path"] == file && d["severity"] == "error")
+                    .count();
+                if !parsed && errors == 0 {
+                    disagreements.push(format!(
+                        "{label}: {file}: pi {} cannot parse it ({}), pwk reports no error",
+                        pi.spec(),
+                        f["message"]
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!("pi parser oracle: {checked} fixture × pi runs");
+    assert!(checked >= 100, "only {checked} fixture × pi runs");
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements with pi's parser:\n{}",
         disagreements.len(),
         disagreements.join("\n")
     );
