@@ -149,7 +149,7 @@ pub struct Refusal {
     pub decision_needed: String,
 }
 
-pub const THINKING_LEVELS: [&str; 7] = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+pub use crate::role::thinking::LEVELS as THINKING_LEVELS;
 const MIN_OBJECTIVE_CHARS: usize = 12;
 const VAGUE: [&str; 22] = [
     "fix it",
@@ -592,7 +592,7 @@ pub fn validate(map: &Map<String, Value>) -> Result<TaskRequest, Refusal> {
                 "unknown thinking level {t:?} (one of {})",
                 THINKING_LEVELS.join(", ")
             ),
-            "Set `thinking` to one of off, minimal, low, medium, high, xhigh, max.",
+            format!("Set `thinking` to one of {}.", THINKING_LEVELS.join(", ")),
         );
     }
     let timeout = c.millis("timeoutMs");

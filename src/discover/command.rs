@@ -217,6 +217,7 @@ fn show_unavailable(
             msg.push_str(&format!("\n  did you mean one of {}?", list.join(", ")));
         }
     }
+    let msg = crate::text::escape_block(&msg);
     crate::context::eprintln_safe(&tilde(&format!("pwk: error: {msg}"), ctx));
     Ok(ExitStatus::Error)
 }

@@ -651,7 +651,7 @@ fn classify(
 /// Whether `host` loads a file that parsed.
 fn loadable_by(host: Host, doc: &RoleDoc, role: &Role) -> bool {
     let present = |v: &Option<String>| v.as_ref().is_some_and(|s| !s.trim().is_empty());
-    if doc.invalid_utf8_at.is_some() {
+    if doc.invalid_utf8_at.is_some() || doc.has_bom() || doc.bidi_at().is_some() {
         return false;
     }
     match host {
@@ -688,6 +688,17 @@ fn reader_problem(doc: &RoleDoc) -> Option<String> {
     };
     if let Some(offset) = doc.invalid_utf8_at {
         return Some(format!("invalid UTF-8 at {}", at(offset)));
+    }
+    if doc.has_bom() {
+        return Some(
+            "the file starts with a byte order mark; hosts then see no frontmatter".into(),
+        );
+    }
+    if let Some(offset) = doc.bidi_at() {
+        return Some(format!(
+            "a bidirectional control character at {} (Trojan Source)",
+            at(offset)
+        ));
     }
     match &doc.fences {
         Err(SplitError::MissingOpeningFence { .. }) => {
@@ -763,6 +774,16 @@ fn yaml_problem(doc: &RoleDoc, e: &YamlError) -> String {
                 at(*offset)
             )
         }
+        YamlError::TooDeep { at: offset } => format!(
+            "lists and mappings nest more than {} levels deep (at {})",
+            crate::role::yaml::MAX_DEPTH,
+            at(*offset)
+        ),
+        YamlError::ControlCharacter { at: offset, ch } => format!(
+            "a control character `{}` in the frontmatter (at {})",
+            crate::text::escape_char(*ch),
+            at(*offset)
+        ),
     }
 }
 
