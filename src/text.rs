@@ -110,6 +110,27 @@ pub fn escape_mapped(s: &str, mode: Escape) -> Option<(String, OffsetMap)> {
     Some((out, map))
 }
 
+/// Serialized JSON with DEL, C1 controls and bidi controls written as `\uXXXX`
+/// escapes (serde_json escapes only C0). The document means exactly the same; the
+/// bytes are safe to print to a terminal. Such characters occur only inside strings.
+pub fn json_escape_controls(json: String) -> String {
+    if !json
+        .chars()
+        .any(|c| is_forbidden_control(c) || is_bidi_control(c))
+    {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if is_forbidden_control(c) || is_bidi_control(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// [`escape`] for a one-line field: a name, a path, a key.
 pub fn escape_line(s: &str) -> Cow<'_, str> {
     escape(s, Escape::Line)
@@ -179,6 +200,13 @@ mod tests {
         assert_eq!(&e[map.map(2)..map.map(3)], "b");
         assert_eq!(&e[map.map(6)..], "c");
         assert!(escape_mapped("plain", Escape::Block).is_none());
+        let json = serde_json::to_string(&"a\u{7f}\u{9b}\u{202e}\u{1b}").unwrap();
+        let safe = json_escape_controls(json);
+        assert_eq!(safe, "\"a\\u007f\\u009b\\u202e\\u001b\"");
+        assert_eq!(
+            serde_json::from_str::<String>(&safe).unwrap(),
+            "a\u{7f}\u{9b}\u{202e}\u{1b}"
+        );
         for c in (0u32..0x110000).filter_map(char::from_u32) {
             let e = escape_block(&c.to_string()).into_owned();
             assert!(

@@ -762,6 +762,9 @@ mod fuzz {
                 .prop_filter("finite", |f| f.is_finite())
                 .prop_map(Value::from),
             ".{0,40}".prop_map(Value::String),
+            // Control characters, escape sequences and bidi overrides.
+            "[\\x00-\\x1f\\x7f-\\x9f\u{202a}-\u{202e}\u{2066}-\u{2069}a/ ]{0,20}"
+                .prop_map(Value::String),
             prop_oneof![
                 Just("/tmp"),
                 Just("delegate"),
@@ -821,6 +824,19 @@ mod fuzz {
 
         #[test]
         fn arbitrary_text_never_panics_the_parser(text in ".{0,200}") {
+            let _ = parse(&text);
+        }
+
+        #[test]
+        fn deeply_nested_requests_never_panic(depth in 0usize..100_000, open in "[\\[{]") {
+            let close = if open == "[" { "]" } else { "}" };
+            let inner = if open == "[" { "1" } else { "" };
+            let key = if open == "{" { "\"a\":" } else { "" };
+            let text = format!(
+                "{{\"objective\":{}{inner}{}}}",
+                format!("{open}{key}").repeat(depth).trim_end_matches(':'),
+                close.repeat(depth)
+            );
             let _ = parse(&text);
         }
 
