@@ -16,7 +16,7 @@ pub mod lint;
 pub mod pi;
 pub mod provider;
 pub mod role;
-mod text;
+pub mod text;
 
 pub use context::Context;
 pub use exit::ExitStatus;
@@ -56,9 +56,13 @@ pub fn run(cli: Cli) -> ExitStatus {
 }
 
 fn report_fatal(err: &anyhow::Error) -> ExitStatus {
-    let mut text = format!("pwk: error: {err}");
+    // Messages quote paths, names and pi's output: escaped, each kept on its line.
+    let mut text = format!("pwk: error: {}", text::escape_block(&err.to_string()));
     for cause in err.chain().skip(1) {
-        text.push_str(&format!("\n  caused by: {cause}"));
+        text.push_str(&format!(
+            "\n  caused by: {}",
+            text::escape_block(&cause.to_string())
+        ));
     }
     context::eprintln_safe(&text);
     ExitStatus::Error

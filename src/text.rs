@@ -1,4 +1,145 @@
-//! Small text helpers shared by the human renderers.
+//! Small text helpers shared by the human renderers, and the one escaping function
+//! for untrusted text (role files, file names, pi's output, requests) on its way to a
+//! terminal or a CI log.
+
+use std::borrow::Cow;
+
+/// Whether `c` is a control character that has no business in frontmatter: C0 other
+/// than tab, line feed and carriage return, DEL, and C1.
+pub fn is_forbidden_control(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+}
+
+/// Whether `c` is a bidirectional embedding, override or isolate (U+202A–U+202E,
+/// U+2066–U+2069): the characters of "Trojan Source" attacks, which make text
+/// display in a different order than it is read.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Whether untrusted text keeps its line structure (`Block`: line feeds, tabs and
+/// CRLF pass) or must stay on one line (`Line`: they are escaped too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Escape {
+    Line,
+    Block,
+}
+
+/// A character as it is shown once escaped: `\0`, `\t`, `\n`, `\r`, else `\u{1b}`.
+pub fn escape_char(c: char) -> String {
+    match c {
+        '\0' => "\\0".into(),
+        '\t' => "\\t".into(),
+        '\n' => "\\n".into(),
+        '\r' => "\\r".into(),
+        c => format!("\\u{{{:x}}}", c as u32),
+    }
+}
+
+fn needs_escape(c: char, next: Option<char>, mode: Escape) -> bool {
+    match c {
+        '\n' | '\t' => mode == Escape::Line,
+        // CRLF keeps its line break in a block; a lone CR would move the cursor back.
+        '\r' => mode == Escape::Line || next != Some('\n'),
+        c => is_forbidden_control(c) || is_bidi_control(c),
+    }
+}
+
+/// `s` with every control character (C0, DEL, C1; in `Line` mode tab and line
+/// breaks too) and every bidi control shown visibly as `\u{…}`, so that text from a
+/// file, pi or a request can never drive the terminal, fake a line of output (or a
+/// CI workflow command) or reorder what is displayed. Borrowed when nothing needs
+/// escaping (the common case: one scan, no allocation).
+pub fn escape(s: &str, mode: Escape) -> Cow<'_, str> {
+    let mut chars = s.char_indices().peekable();
+    let first = loop {
+        let Some((i, c)) = chars.next() else {
+            return Cow::Borrowed(s);
+        };
+        if needs_escape(c, chars.peek().map(|&(_, n)| n), mode) {
+            break i;
+        }
+    };
+    let mut out = String::with_capacity(s.len() + 16);
+    out.push_str(&s[..first]);
+    let mut chars = s[first..].chars().peekable();
+    while let Some(c) = chars.next() {
+        if needs_escape(c, chars.peek().copied(), mode) {
+            out.push_str(&escape_char(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Where [`escape`] made text longer: for each escaped character, its byte offset in
+/// the original and how many bytes the escaped text has gained once past it, so that
+/// byte spans into the original can be moved onto the escaped text.
+#[derive(Debug, Clone, Default)]
+pub struct OffsetMap {
+    grown: Vec<(usize, usize)>,
+}
+
+impl OffsetMap {
+    /// The offset in the escaped text of byte `offset` of the original.
+    pub fn map(&self, offset: usize) -> usize {
+        let i = self.grown.partition_point(|&(at, _)| at < offset);
+        offset + if i == 0 { 0 } else { self.grown[i - 1].1 }
+    }
+}
+
+/// [`escape`], with the map from original offsets to escaped ones; `None` when
+/// nothing needed escaping.
+pub fn escape_mapped(s: &str, mode: Escape) -> Option<(String, OffsetMap)> {
+    if let Cow::Borrowed(_) = escape(s, mode) {
+        return None;
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    let mut map = OffsetMap::default();
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if needs_escape(c, chars.peek().map(|&(_, n)| n), mode) {
+            let e = escape_char(c);
+            out.push_str(&e);
+            map.grown.push((i, out.len() - (i + c.len_utf8())));
+        } else {
+            out.push(c);
+        }
+    }
+    Some((out, map))
+}
+
+/// Serialized JSON with DEL, C1 controls and bidi controls written as `\uXXXX`
+/// escapes (serde_json escapes only C0). The document means exactly the same; the
+/// bytes are safe to print to a terminal. Such characters occur only inside strings.
+pub fn json_escape_controls(json: String) -> String {
+    if !json
+        .chars()
+        .any(|c| is_forbidden_control(c) || is_bidi_control(c))
+    {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if is_forbidden_control(c) || is_bidi_control(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// [`escape`] for a one-line field: a name, a path, a key.
+pub fn escape_line(s: &str) -> Cow<'_, str> {
+    escape(s, Escape::Line)
+}
+
+/// [`escape`] for multi-line text: a body, a message, a report.
+pub fn escape_block(s: &str) -> Cow<'_, str> {
+    escape(s, Escape::Block)
+}
 
 /// Greedy word wrap: `text`'s words, whitespace-normalised, in lines of at most `width`
 /// characters (a word longer than `width` gets a line of its own).
@@ -35,5 +176,45 @@ mod tests {
         assert_eq!(wrap_words("abcdefgh ij", 4), ["abcdefgh", "ij"]);
         assert_eq!(wrap_words("héllo wörld", 11), ["héllo wörld"]);
         assert!(wrap_words("   ", 10).is_empty());
+    }
+
+    #[test]
+    fn escapes_controls_and_bidi_visibly() {
+        assert!(matches!(escape_line("plain text é 日本"), Cow::Borrowed(_)));
+        assert_eq!(escape_line("a\u{1b}[31mb"), "a\\u{1b}[31mb");
+        assert_eq!(escape_line("x\n::warning y"), "x\\n::warning y");
+        assert_eq!(escape_block("x\n::warning y"), "x\n::warning y");
+        assert_eq!(escape_block("a\tb\r\nc\rd"), "a\tb\r\nc\\rd");
+        assert_eq!(escape_line("a\tb\r\n"), "a\\tb\\r\\n");
+        assert_eq!(escape_block("\0\u{7f}\u{9b}"), "\\0\\u{7f}\\u{9b}");
+        assert_eq!(
+            escape_block("ab\u{202e}cd\u{2066}"),
+            "ab\\u{202e}cd\\u{2066}"
+        );
+        let (e, map) = escape_mapped("a\u{1b}b\u{202e}c", Escape::Block).unwrap();
+        assert_eq!(e, "a\\u{1b}b\\u{202e}c");
+        assert_eq!(
+            (map.map(0), map.map(1), map.map(2), map.map(3), map.map(6)),
+            (0, 1, 7, 8, 16)
+        );
+        assert_eq!(&e[map.map(2)..map.map(3)], "b");
+        assert_eq!(&e[map.map(6)..], "c");
+        assert!(escape_mapped("plain", Escape::Block).is_none());
+        let json = serde_json::to_string(&"a\u{7f}\u{9b}\u{202e}\u{1b}").unwrap();
+        let safe = json_escape_controls(json);
+        assert_eq!(safe, "\"a\\u007f\\u009b\\u202e\\u001b\"");
+        assert_eq!(
+            serde_json::from_str::<String>(&safe).unwrap(),
+            "a\u{7f}\u{9b}\u{202e}\u{1b}"
+        );
+        for c in (0u32..0x110000).filter_map(char::from_u32) {
+            let e = escape_block(&c.to_string()).into_owned();
+            assert!(
+                !e.chars().any(|c| c != '\n'
+                    && c != '\t'
+                    && (is_forbidden_control(c) || is_bidi_control(c) || c == '\r')),
+                "{c:?}"
+            );
+        }
     }
 }

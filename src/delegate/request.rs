@@ -121,7 +121,7 @@ pub struct Refusal {
     pub decision_needed: String,
 }
 
-pub const THINKING_LEVELS: [&str; 7] = ["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+pub use crate::role::thinking::LEVELS as THINKING_LEVELS;
 const MIN_OBJECTIVE_CHARS: usize = 12;
 const VAGUE: [&str; 22] = [
     "fix it",
@@ -564,7 +564,7 @@ pub fn validate(map: &Map<String, Value>) -> Result<TaskRequest, Refusal> {
                 "unknown thinking level {t:?} (one of {})",
                 THINKING_LEVELS.join(", ")
             ),
-            "Set `thinking` to one of off, minimal, low, medium, high, xhigh, max.",
+            format!("Set `thinking` to one of {}.", THINKING_LEVELS.join(", ")),
         );
     }
     let timeout = c.millis("timeoutMs");
@@ -741,6 +741,9 @@ mod fuzz {
                 .prop_filter("finite", |f| f.is_finite())
                 .prop_map(Value::from),
             ".{0,40}".prop_map(Value::String),
+            // Control characters, escape sequences and bidi overrides.
+            "[\\x00-\\x1f\\x7f-\\x9f\u{202a}-\u{202e}\u{2066}-\u{2069}a/ ]{0,20}"
+                .prop_map(Value::String),
             prop_oneof![
                 Just("/tmp"),
                 Just("delegate"),
@@ -800,6 +803,19 @@ mod fuzz {
 
         #[test]
         fn arbitrary_text_never_panics_the_parser(text in ".{0,200}") {
+            let _ = parse(text.as_bytes());
+        }
+
+        #[test]
+        fn deeply_nested_requests_never_panic(depth in 0usize..100_000, open in "[\\[{]") {
+            let close = if open == "[" { "]" } else { "}" };
+            let inner = if open == "[" { "1" } else { "" };
+            let key = if open == "{" { "\"a\":" } else { "" };
+            let text = format!(
+                "{{\"objective\":{}{inner}{}}}",
+                format!("{open}{key}").repeat(depth).trim_end_matches(':'),
+                close.repeat(depth)
+            );
             let _ = parse(text.as_bytes());
         }
 

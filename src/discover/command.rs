@@ -13,7 +13,8 @@ use crate::context::write_stdout;
 use crate::{Context, ExitStatus};
 
 fn json_line(value: &impl serde::Serialize) -> anyhow::Result<Vec<u8>> {
-    let mut out = serde_json::to_vec_pretty(value).context("cannot encode the JSON output")?;
+    let text = serde_json::to_string_pretty(value).context("cannot encode the JSON output")?;
+    let mut out = crate::text::json_escape_controls(text).into_bytes();
     out.push(b'\n');
     Ok(out)
 }
@@ -221,6 +222,7 @@ fn show_unavailable(
             msg.push_str(&format!("\n  did you mean one of {}?", list.join(", ")));
         }
     }
+    let msg = crate::text::escape_block(&msg);
     crate::context::eprintln_safe(&tilde(&format!("pwk: error: {msg}"), ctx));
     Ok(ExitStatus::Error)
 }

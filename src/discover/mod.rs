@@ -639,7 +639,12 @@ fn loadable_by(host: Host, doc: &RoleDoc, role: &Role) -> bool {
             }
         })
     };
-    if doc.invalid_utf8_at.is_some() {
+    if doc.invalid_utf8_at.is_some()
+        || (doc.has_bom()
+            && host.parser.bom != crate::host::BomReading::Stripped
+            && host.parser.bom != crate::host::BomReading::Varies)
+        || doc.bidi_at().is_some()
+    {
         return false;
     }
     // The keys without which the host skips the role (pwk: both `name` and
@@ -683,6 +688,17 @@ fn reader_problem(doc: &RoleDoc) -> Option<String> {
     };
     if let Some(offset) = doc.invalid_utf8_at {
         return Some(format!("invalid UTF-8 at {}", at(offset)));
+    }
+    if doc.has_bom() {
+        return Some(
+            "the file starts with a byte order mark; hosts then see no frontmatter".into(),
+        );
+    }
+    if let Some(offset) = doc.bidi_at() {
+        return Some(format!(
+            "a bidirectional control character at {} (Trojan Source)",
+            at(offset)
+        ));
     }
     match &doc.fences {
         Err(SplitError::MissingOpeningFence { .. }) => {
@@ -758,6 +774,16 @@ fn yaml_problem(doc: &RoleDoc, e: &YamlError) -> String {
                 at(*offset)
             )
         }
+        YamlError::TooDeep { at: offset } => format!(
+            "lists and mappings nest more than {} levels deep (at {})",
+            crate::role::yaml::MAX_DEPTH,
+            at(*offset)
+        ),
+        YamlError::ControlCharacter { at: offset, ch } => format!(
+            "a control character `{}` in the frontmatter (at {})",
+            crate::text::escape_char(*ch),
+            at(*offset)
+        ),
     }
 }
 

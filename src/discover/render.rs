@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use super::runtime::{LinkStatus, Runtime};
 use super::{Discovery, Host, HostId, Layer, ResolvedRole, RoleFile, Shadowed};
+use crate::text::{escape_block, escape_line};
 
 /// Human output is laid out for this many columns when stdout is not a terminal.
 pub const WIDTH: usize = 100;
@@ -186,6 +187,7 @@ pub fn root_display(d: &Discovery) -> String {
 
 /// Truncate to `width` characters, ending in `…` when cut.
 fn truncate(s: &str, width: usize) -> String {
+    let s = escape_line(s);
     let s = s.split_whitespace().collect::<Vec<_>>().join(" ");
     if s.chars().count() <= width {
         return s;
@@ -197,7 +199,11 @@ fn truncate(s: &str, width: usize) -> String {
 }
 
 /// Word-wrap `text` to `width`, the first line after `first`, the rest indented by `indent`.
+///
+/// Every human field goes through here or [`truncate`]: `text` (file contents, paths,
+/// pi's configuration) is escaped, so no control character reaches the terminal.
 fn wrap(first: &str, text: &str, indent: usize, width: usize) -> String {
+    let text = escape_line(text);
     let mut out = String::from(first);
     let mut col = first.chars().count();
     let start = col;
@@ -253,7 +259,7 @@ pub fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Style) -> S
     }
     let pad = " ".repeat(indent);
     for r in rows.iter().copied() {
-        let mut name = r.name.clone();
+        let mut name = escape_line(&r.name).into_owned();
         if r.hidden {
             name.push_str(hidden_marker);
         }
@@ -265,7 +271,7 @@ pub fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Style) -> S
             "{name:<name_w$}  {:<src_w$}  {desc}\n",
             r.source.as_str()
         ));
-        out.push_str(&format!("{pad}{}\n", style.dim(&r.path)));
+        out.push_str(&format!("{pad}{}\n", style.dim(&escape_line(&r.path))));
         if !r.shadows.is_empty() {
             let list: Vec<String> = r
                 .shadows
@@ -382,9 +388,10 @@ fn searched_human(d: &Discovery) -> String {
             " [not read by host]"
         };
         let line = format!(
-            "  {:<7}  {}{read} {state}",
+            "  {:<7}  {}{read} {}",
             s.layer.as_str(),
-            s.display(&d.cwd)
+            escape_line(&s.display(&d.cwd)),
+            escape_line(&state)
         );
         out.push_str(line.trim_end());
         out.push('\n');
@@ -393,7 +400,10 @@ fn searched_human(d: &Discovery) -> String {
         Some(m) => format!("it has {m}"),
         None => "no .git, .agents or .pi above it".to_string(),
     };
-    out.push_str(&format!("Project root: {} ({marker}).\n", root_display(d)));
+    out.push_str(&format!(
+        "Project root: {} ({marker}).\n",
+        escape_line(&root_display(d))
+    ));
     out
 }
 
@@ -443,7 +453,7 @@ pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -
         ));
         out.push('\n');
     };
-    out.push_str(&style.bold(&r.name));
+    out.push_str(&style.bold(&escape_line(&r.name)));
     if d.host.host != HostId::Pwk {
         out.push_str(&format!("  (as {} sees it)", d.host.as_str()));
     }
@@ -571,7 +581,7 @@ pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -
         out.push_str("  config files:\n");
         for c in &rt.config_files {
             out.push_str(&wrap(
-                &format!("    {}: ", c.path),
+                &format!("    {}: ", escape_line(&c.path)),
                 &format!("{} ({})", c.status, c.purpose),
                 6,
                 width,
@@ -584,16 +594,16 @@ pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -
     out.push_str(&style.bold("Frontmatter"));
     out.push('\n');
     out.push_str("---\n");
-    let fm = frontmatter_text(r);
-    out.push_str(fm);
+    let fm = escape_block(frontmatter_text(r));
+    out.push_str(&fm);
     if !fm.is_empty() && !fm.ends_with('\n') {
         out.push('\n');
     }
     out.push_str("---\n\n");
     out.push_str(&style.bold("Body"));
     out.push('\n');
-    let body = r.doc.body();
-    out.push_str(body);
+    let body = escape_block(r.doc.body());
+    out.push_str(&body);
     if !body.ends_with('\n') {
         out.push('\n');
     }

@@ -62,11 +62,7 @@ impl ModelHint {
     pub fn id(&self) -> &str {
         let id = self.0.split_once('/').map_or("", |(_, id)| id);
         match id.rsplit_once(':') {
-            Some((base, level))
-                if ["off", "minimal", "low", "medium", "high", "xhigh", "max"].contains(&level) =>
-            {
-                base
-            }
+            Some((base, level)) if crate::role::thinking::is_level(level) => base,
             _ => id,
         }
     }

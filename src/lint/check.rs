@@ -108,6 +108,7 @@ fn run(cx: &mut Checker<'_>) {
     }
     rules::bom::check(cx);
     rules::crlf::check(cx);
+    rules::bidi_override::check(cx);
     rules::host_unread_directory::check(cx);
     let fences = match &cx.doc.fences {
         Ok(f) => f.clone(),
@@ -207,6 +208,8 @@ fn yaml_error_findings(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role:
         E::Tag { at } => rules::yaml_syntax::tag(cx, *at),
         E::ComplexKey { at } => rules::yaml_syntax::complex_key(cx, *at),
         E::NotMapping { at } => rules::frontmatter_not_mapping::check(cx, fences, *at),
+        E::TooDeep { at } => rules::yaml_too_deep::check(cx, *at),
+        E::ControlCharacter { .. } => rules::control_character::check(cx, fences),
     }
 }
 

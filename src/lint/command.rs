@@ -61,7 +61,7 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     for f in &report.failures {
         eprintln_safe(&format!(
             "pwk: error: cannot read `{}`: {}",
-            ctx.display_path(&f.path),
+            crate::text::escape_line(&ctx.display_path(&f.path)),
             f.message
         ));
     }

@@ -281,8 +281,16 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
                 failure: None,
             }
         }
+        // Exit 2, and a finding too, so that every document counts it.
         Err(err) => Outcome {
-            report: report(Vec::new(), None),
+            report: report(
+                vec![file_finding(
+                    &rules::unreadable_file::RULE,
+                    format!("not linted: the file {err}"),
+                    "make the file readable and run pwk lint again",
+                )],
+                None,
+            ),
             name: None,
             failure: Some(ReadFailure {
                 path: path.to_path_buf(),

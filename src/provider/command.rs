@@ -15,6 +15,7 @@ use crate::cli::{
     RunRequestArgs, Transport,
 };
 use crate::context::{eprintln_safe, write_stdout};
+use crate::text::{escape_block, escape_line};
 use crate::{Context, ExitStatus};
 
 /// The most stdin pwk reads for a request or a coverage check.
@@ -354,8 +355,9 @@ pub fn human(out: &RunOutput, color: bool) -> String {
         if let Some(ms) = r.duration_ms {
             facts.push(format!("{:.1} s", ms as f64 / 1000.0));
         }
+        // The model, errors, notes and reports come from pi: escaped.
         if let Some(m) = &r.model {
-            facts.push(m.clone());
+            facts.push(escape_line(m).into_owned());
         }
         s.push_str(&format!(
             "== {}: {status} ({}) ==\n",
@@ -363,14 +365,14 @@ pub fn human(out: &RunOutput, color: bool) -> String {
             facts.join(", ")
         ));
         if let Some(e) = r.error.as_ref().filter(|_| shared_error.is_none()) {
-            s.push_str(&format!("error: {e}\n"));
+            s.push_str(&format!("error: {}\n", escape_block(e)));
         }
         for n in &r.notes {
-            s.push_str(&format!("note: {n}\n"));
+            s.push_str(&format!("note: {}\n", escape_block(n)));
         }
         if let Some(rep) = &r.report {
             s.push('\n');
-            s.push_str(rep.trim_end());
+            s.push_str(&escape_block(rep.trim_end()));
             s.push('\n');
         }
         s.push('\n');

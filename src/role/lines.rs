@@ -1,9 +1,15 @@
 //! Byte offsets ↔ 1-based line and column (in Unicode scalar values).
 
 /// Line starts of one text, for turning byte offsets into positions.
+///
+/// A position costs a binary search plus a count of at most [`BLOCK`] bytes, whatever
+/// the length of the line, so a file with a hundred thousand findings on one long
+/// line stays linear.
 #[derive(Debug, Clone)]
 pub struct LineIndex {
     starts: Vec<usize>,
+    /// `chars[i]`: how many characters start before byte `i * BLOCK`.
+    chars: Vec<usize>,
 }
 
 /// A 1-based line and column; the column counts Unicode scalar values.
@@ -13,13 +19,42 @@ pub struct Position {
     pub column: usize,
 }
 
+/// Bytes between two character-count checkpoints.
+const BLOCK: usize = 1024;
+
+/// Characters starting in `bytes`: every byte that is not a UTF-8 continuation byte.
+fn count_chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
         // A SIMD search, not a byte-by-byte loop; a presized Vec.
         let mut starts = Vec::with_capacity(text.len() / 32 + 2);
         starts.push(0);
         starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
-        LineIndex { starts }
+        let mut chars = Vec::with_capacity(text.len() / BLOCK + 1);
+        let mut total = 0;
+        for block in text.as_bytes().chunks(BLOCK) {
+            chars.push(total);
+            total += count_chars(block);
+        }
+        LineIndex { starts, chars }
+    }
+
+    /// Characters starting before byte `offset` of `text`.
+    fn chars_before(&self, text: &str, offset: usize) -> usize {
+        let block = offset / BLOCK;
+        let base = self.chars.get(block).copied().unwrap_or(0);
+        base + count_chars(&text.as_bytes()[block * BLOCK..offset])
+    }
+
+    /// The 0-based line that byte `offset` is on.
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
     }
 
     /// The position of byte `offset` in `text` (clamped into the text, and back to a
@@ -29,12 +64,13 @@ impl LineIndex {
         while !text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let line = match self.starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
+        let line = self.line_of(offset);
         let start = self.starts[line];
-        let column = text[start..offset].chars().count() + 1;
+        let column = if offset - start <= BLOCK {
+            count_chars(&text.as_bytes()[start..offset]) + 1
+        } else {
+            self.chars_before(text, offset) - self.chars_before(text, start) + 1
+        };
         Position {
             line: line + 1,
             column,
@@ -48,5 +84,33 @@ impl LineIndex {
 
     pub fn line_count(&self) -> usize {
         self.starts.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_count_characters_on_long_lines() {
+        let text = format!("a\n{}é{}x\n", "b".repeat(3000), "日".repeat(2000));
+        let idx = LineIndex::new(&text);
+        let x = text.find('x').unwrap();
+        assert_eq!(
+            idx.position(&text, x),
+            Position {
+                line: 2,
+                column: 5002
+            }
+        );
+        let naive = |o: usize| text[..o].rsplit('\n').next().unwrap().chars().count() + 1;
+        for o in (0..text.len())
+            .filter(|&o| text.is_char_boundary(o))
+            .step_by(97)
+        {
+            assert_eq!(idx.position(&text, o).column, naive(o), "{o}");
+        }
+        assert_eq!(idx.line_of(0), 0);
+        assert_eq!(idx.line_of(2), 1);
     }
 }

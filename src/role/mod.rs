@@ -7,6 +7,7 @@ pub mod frontmatter;
 pub mod lines;
 pub mod schema;
 pub mod source;
+pub mod thinking;
 pub mod validate;
 pub mod yaml;
 
@@ -91,6 +92,24 @@ impl RoleDoc {
     /// 1-based line and column of a byte offset.
     pub fn position(&self, offset: usize) -> Position {
         self.lines.position(&self.text, offset)
+    }
+
+    /// Whether the file starts with a UTF-8 byte order mark (hosts that test for a
+    /// leading `---` then see no frontmatter).
+    pub fn has_bom(&self) -> bool {
+        self.text.starts_with('\u{feff}')
+    }
+
+    /// The byte offset of the first bidirectional override or isolate character
+    /// ("Trojan Source"), anywhere in the file.
+    pub fn bidi_at(&self) -> Option<usize> {
+        if !self.text.as_bytes().contains(&0xE2) {
+            return None;
+        }
+        self.text
+            .char_indices()
+            .find(|&(_, c)| crate::text::is_bidi_control(c))
+            .map(|(i, _)| i)
     }
 
     /// Whether the file uses CRLF line endings anywhere.

@@ -5,10 +5,25 @@
 //! expansion bombs); this module converts its character markers into byte spans
 //! of the whole file, works out where each scalar ends, and types plain scalars by
 //! the YAML 1.2 core schema.
+//!
+//! Hostile input is stopped before that parser sees it: control characters are
+//! refused (yaml-rust2 reads NUL as the end of the input and silently drops the
+//! rest), and nesting deeper than [`MAX_DEPTH`] is refused after one pass of
+//! yaml-rust2's event parser, which keeps its state on the heap; the tree
+//! builder, the tree conversion, the schema validator and `Drop` all recurse.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::ops::Range;
 
 use marked_yaml::{LoadError, LoaderOptions, Node as MNode};
+use yaml_rust2::parser::{Event, Parser};
+
+pub use crate::text::{is_bidi_control, is_forbidden_control};
+
+/// How deeply collections (block or flow, together) may nest in frontmatter. Role
+/// files need three levels; anything near this limit is an attack or an accident.
+pub const MAX_DEPTH: usize = 64;
 
 use crate::role::validate::{Instance, Number, Shape};
 
@@ -37,7 +52,47 @@ pub enum Value {
         plain: bool,
     },
     Sequence(Vec<Node>),
-    Mapping(Vec<(Key, Node)>),
+    Mapping(Mapping),
+}
+
+/// A mapping's entries in file order, with an index by key for large mappings, so
+/// looking a key up is O(1) whatever the file holds (keys are unique: duplicates
+/// are refused by the parser).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Mapping {
+    entries: Vec<(Key, Node)>,
+    index: Option<HashMap<String, usize>>,
+}
+
+impl Mapping {
+    /// Below this many entries a linear scan is faster than hashing.
+    const INDEX_FROM: usize = 16;
+
+    pub fn new(entries: Vec<(Key, Node)>) -> Mapping {
+        let index = (entries.len() >= Mapping::INDEX_FROM).then(|| {
+            let mut index = HashMap::with_capacity(entries.len());
+            for (i, (k, _)) in entries.iter().enumerate() {
+                index.entry(k.text.clone()).or_insert(i);
+            }
+            index
+        });
+        Mapping { entries, index }
+    }
+
+    /// The entry with key `key`.
+    pub fn find(&self, key: &str) -> Option<&(Key, Node)> {
+        match &self.index {
+            Some(index) => index.get(key).map(|&i| &self.entries[i]),
+            None => self.entries.iter().find(|(k, _)| k.text == key),
+        }
+    }
+}
+
+impl std::ops::Deref for Mapping {
+    type Target = [(Key, Node)];
+    fn deref(&self) -> &[(Key, Node)] {
+        &self.entries
+    }
 }
 
 /// The type a scalar has under the YAML 1.2 core schema.
@@ -69,6 +124,10 @@ pub enum YamlError {
     NotMapping { at: usize },
     /// A mapping key that is not a scalar.
     ComplexKey { at: usize },
+    /// Collections nest deeper than [`MAX_DEPTH`]; `at` is the first one too deep.
+    TooDeep { at: usize },
+    /// A control character (NUL, ESC, DEL, C1, …; tab and line breaks are fine).
+    ControlCharacter { at: usize, ch: char },
 }
 
 impl Node {
@@ -111,10 +170,10 @@ impl Node {
 
     /// A mapping entry (key and value) by key.
     pub fn entry(&self, key: &str) -> Option<(&Key, &Node)> {
-        self.as_mapping()?
-            .iter()
-            .find(|(k, _)| k.text == key)
-            .map(|(k, v)| (k, v))
+        match &self.value {
+            Value::Mapping(m) => m.find(key).map(|(k, v)| (k, v)),
+            _ => None,
+        }
     }
 
     /// What JSON Schema should see for this node (YAML 1.2 core typing).
@@ -148,7 +207,7 @@ impl Node {
             let part = raw.replace("~1", "/").replace("~0", "~");
             match &node.value {
                 Value::Mapping(m) => {
-                    let (k, v) = m.iter().find(|(k, _)| k.text == part)?;
+                    let (k, v) = m.find(&part)?;
                     key = Some(k);
                     node = v;
                 }
@@ -408,7 +467,7 @@ fn parse_simple(file: &str, yaml: &Span) -> Option<Node> {
     let end = entries.last()?.1.span.end;
     Some(Node {
         span: start..end,
-        value: Value::Mapping(entries),
+        value: Value::Mapping(Mapping::new(entries)),
     })
 }
 
@@ -442,7 +501,18 @@ fn simple_plain(b: &[u8]) -> bool {
 /// [`parse`] by the YAML parser.
 fn parse_full(file: &str, yaml: Span) -> Result<Node, YamlError> {
     let offsets = Offsets::new(file, &yaml);
-    let slice = &file[yaml.clone()];
+    let original = &file[yaml.clone()];
+    if let Some((i, ch)) = original
+        .char_indices()
+        .find(|&(_, c)| is_forbidden_control(c))
+    {
+        return Err(YamlError::ControlCharacter {
+            at: yaml.start + i,
+            ch,
+        });
+    }
+    let normalized = precheck(&offsets, original)?;
+    let slice: &str = &normalized;
     let options = || {
         LoaderOptions::default()
             .error_on_duplicate_keys(true)
@@ -465,7 +535,7 @@ fn parse_full(file: &str, yaml: Span) -> Result<Node, YamlError> {
     if slice.trim().is_empty() || only_comments(slice) {
         return Ok(Node {
             span: yaml.start..yaml.start,
-            value: Value::Mapping(Vec::new()),
+            value: Value::Mapping(Mapping::default()),
         });
     }
     let tree = convert(&offsets, &node);
@@ -475,6 +545,66 @@ fn parse_full(file: &str, yaml: Span) -> Result<Node, YamlError> {
         });
     }
     Ok(tree)
+}
+
+/// yaml-rust2 refuses a tab as the only separator after a key's `:` when a letter,
+/// digit or `-` follows; pi's reader (the `yaml` package) accepts it.
+const TAB_AFTER_COLON: &str = "':' must be followed by a valid YAML whitespace";
+
+/// How many `key:<tab>value` separators are rewritten before giving up (each one
+/// costs a pass; beyond this the parser's error stands).
+const MAX_TAB_FIXES: usize = 32;
+
+/// One pass of yaml-rust2's event parser (iterative: its states live on the heap)
+/// before the recursive loader runs: refuses nesting deeper than [`MAX_DEPTH`], and
+/// turns the tabs of `key:<tab>value` separators into spaces, as pi reads them.
+/// Tab and space are both one byte, so every offset stays exact.
+///
+/// A syntax error ends the pass early; the loader then stops at the same error,
+/// before any deeper nesting.
+fn precheck<'a>(offsets: &Offsets<'_>, original: &'a str) -> Result<Cow<'a, str>, YamlError> {
+    let mut text = Cow::Borrowed(original);
+    for _ in 0..=MAX_TAB_FIXES {
+        let mut parser = Parser::new_from_str(&text);
+        let mut depth = 0usize;
+        let error = loop {
+            match parser.next_token() {
+                Ok((Event::SequenceStart(..) | Event::MappingStart(..), mark)) => {
+                    depth += 1;
+                    if depth > MAX_DEPTH {
+                        return Err(YamlError::TooDeep {
+                            at: offsets.byte(mark.index()),
+                        });
+                    }
+                }
+                Ok((Event::SequenceEnd | Event::MappingEnd, _)) => {
+                    depth = depth.saturating_sub(1);
+                }
+                Ok((Event::StreamEnd, _)) => return Ok(text),
+                Ok(_) => {}
+                Err(e) => break e,
+            }
+        };
+        let at = offsets.byte(error.marker().index()) - offsets.base;
+        if error.info() == "recursion limit exceeded" {
+            // yaml-rust2's own cap on flow nesting (255 levels).
+            return Err(YamlError::TooDeep {
+                at: offsets.base + at,
+            });
+        }
+        if error.info() != TAB_AFTER_COLON {
+            return Ok(text);
+        }
+        // The tabs between the value indicator and `at` separate key and value.
+        let before = &text[..at.min(text.len())];
+        let tabs = before.len() - before.trim_end_matches('\t').len();
+        if tabs == 0 || !before[..before.len() - tabs].ends_with(':') {
+            return Ok(text);
+        }
+        let owned = text.to_mut();
+        owned.replace_range(at - tabs..at, &" ".repeat(tabs));
+    }
+    Ok(text)
 }
 
 fn only_comments(slice: &str) -> bool {
@@ -571,7 +701,7 @@ fn convert(offsets: &Offsets<'_>, node: &MNode) -> Node {
             );
             Node {
                 span: start..end,
-                value: Value::Mapping(entries),
+                value: Value::Mapping(Mapping::new(entries)),
             }
         }
     }
@@ -892,5 +1022,74 @@ mod tests {
             parse_all("just text\n"),
             Err(YamlError::NotMapping { .. })
         ));
+    }
+
+    #[test]
+    fn nesting_deeper_than_the_limit_is_refused_before_the_loader_recurses() {
+        // 40,000 block sequences in 80 KB: overflowed the stack before the limit.
+        let block = format!("x:\n  {}x\n", "- ".repeat(40_000));
+        assert_eq!(
+            parse_all(&block),
+            Err(YamlError::TooDeep {
+                at: 5 + 2 * MAX_DEPTH - 2
+            })
+        );
+        let flow = format!("x: {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(matches!(parse_all(&flow), Err(YamlError::TooDeep { .. })));
+        let mixed = format!("x:\n  {}{}\n", "- ".repeat(40), "[".repeat(40));
+        assert!(matches!(parse_all(&mixed), Err(YamlError::TooDeep { .. })));
+        let indented: String = (0..200).map(|i| format!("{}k:\n", " ".repeat(i))).collect();
+        assert!(matches!(
+            parse_all(&indented),
+            Err(YamlError::TooDeep { .. })
+        ));
+        // At the limit: fine.
+        let ok = format!("x:\n  {}x\n", "- ".repeat(MAX_DEPTH - 1));
+        assert!(parse_all(&ok).is_ok());
+    }
+
+    #[test]
+    fn a_tab_after_a_key_separates_it_from_its_value_as_in_pi() {
+        let t = "name:\tfoo\ntools:\t\tread, grep\nmax_turns:\t5\nd: \"a:\tb\"\nx:\t-1\n";
+        let n = parse_all(t).unwrap();
+        assert_eq!(
+            n.to_json(),
+            serde_json::json!({"name": "foo", "tools": "read, grep", "max_turns": 5, "d": "a:\tb", "x": -1})
+        );
+        let (k, v) = n.entry("tools").unwrap();
+        assert_eq!(&t[k.span.clone()], "tools");
+        assert_eq!(&t[v.span.clone()], "read, grep");
+        // A tab inside a value stays a tab.
+        let n = parse_all("description: |\n  key:\tvalue\n").unwrap();
+        assert_eq!(
+            n.get("description").unwrap().as_str(),
+            Some("key:\tvalue\n")
+        );
+        // Tab indentation is still an error.
+        assert!(parse_all("tools:\n\t- read\n").is_err());
+    }
+
+    #[test]
+    fn control_characters_are_refused_before_parsing() {
+        // NUL ended the input for the parser: `tools` vanished and the rest parsed.
+        assert_eq!(
+            parse_all("name: x\n\u{0}tools: bash\n"),
+            Err(YamlError::ControlCharacter { at: 8, ch: '\0' })
+        );
+        assert!(matches!(
+            parse_all("name: a\u{1b}[31m\n"),
+            Err(YamlError::ControlCharacter { ch: '\u{1b}', .. })
+        ));
+        assert!(parse_all("name: a\tb\r\n").is_ok());
+    }
+
+    #[test]
+    fn large_mappings_are_indexed() {
+        let t: String = (0..1000).map(|i| format!("k{i}: {i}\n")).collect();
+        let n = parse_all(&t).unwrap();
+        assert_eq!(n.get("k999").unwrap().as_scalar(), Some("999"));
+        assert_eq!(n.entry("k0").unwrap().0.span, 0..2);
+        assert!(n.get("k1000").is_none());
+        assert_eq!(n.pointer("/k5").unwrap().1.as_scalar(), Some("5"));
     }
 }

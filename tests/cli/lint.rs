@@ -7,27 +7,37 @@ use std::time::{Duration, Instant};
 use crate::support::{Output, TestEnv, repo_root, run};
 
 /// Run a command with a hard timeout, so a hang fails the test instead of stalling it.
+/// Both pipes are drained while it runs (a child blocked on a full pipe is not a hang).
 fn run_bounded(cmd: &mut Command, limit: Duration) -> Output {
+    use std::io::Read;
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("spawn pwk");
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            String::from_utf8_lossy(&buf).into_owned()
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().expect("stdout")));
+    let stderr = drain(Box::new(child.stderr.take().expect("stderr")));
     let started = Instant::now();
-    loop {
-        if child.try_wait().expect("wait").is_some() {
-            break;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
         }
         if started.elapsed() > limit {
             let _ = child.kill();
             panic!("pwk did not finish within {limit:?}");
         }
         std::thread::sleep(Duration::from_millis(10));
-    }
-    let out = child.wait_with_output().expect("output");
+    };
     Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: status.code().unwrap_or(-1),
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
     }
 }
 
@@ -159,7 +169,7 @@ fn every_rule_has_a_fixture_and_every_fixture_a_rule() {
         .map(|r| r["id"].as_str().unwrap().to_string())
         .collect();
     // These two are about the file itself and are created at test time (below).
-    let made_at_test_time = ["file-too-large", "not-a-regular-file"];
+    let made_at_test_time = ["file-too-large", "not-a-regular-file", "unreadable-file"];
     let fixtures = rule_fixtures();
     for id in &ids {
         assert!(
@@ -1025,6 +1035,15 @@ mod fuzz {
         "name: x\nname: y\n",
         "# Body\n",
         "\u{0}",
+        "\u{1b}[2J",
+        "\u{1b}]0;t\u{7}",
+        "\u{7f}",
+        "\u{9b}",
+        "\u{202e}",
+        "\u{2066}",
+        "name:\tx\n",
+        "k:\t-1\n",
+        "\"k\\e[1m\": v\n",
         "\u{2028}",
         "é",
         "\r",
@@ -1038,9 +1057,46 @@ mod fuzz {
         proptest::collection::vec(piece, 0..24).prop_map(|v| v.concat())
     }
 
+    /// Nesting around and past the depth limit: block sequences, flow collections,
+    /// indented mappings and mixtures, with a role around them.
+    fn nested() -> impl Strategy<Value = Vec<u8>> {
+        let opener = proptest::sample::select(&["- ", "[", "{a: ", "? ", "- [", "- k: "][..]);
+        (
+            proptest::collection::vec(opener, 1..4),
+            0usize..200,
+            0usize..3,
+            role_like(),
+        )
+            .prop_map(|(openers, depth, style, tail)| {
+                let mut yaml = String::from("---\nname: n\ndescription: d\nx:\n  ");
+                match style {
+                    0 => {
+                        for i in 0..depth {
+                            yaml.push_str(openers[i % openers.len()]);
+                        }
+                        yaml.push('x');
+                    }
+                    1 => {
+                        for i in 0..depth.min(150) {
+                            yaml.push_str(&format!("\n{}k{i}:", " ".repeat(i + 2)));
+                        }
+                    }
+                    _ => {
+                        yaml.push_str(&"[".repeat(depth));
+                        yaml.push_str(&"]".repeat(depth / 2));
+                    }
+                }
+                yaml.push_str("\n---\nBody.\n");
+                let mut bytes = yaml.into_bytes();
+                bytes.extend(tail);
+                bytes
+            })
+    }
+
     fn any_input() -> impl Strategy<Value = Vec<u8>> {
         prop_oneof![
             3 => role_like(),
+            1 => nested(),
             1 => proptest::collection::vec(any::<u8>(), 0..512),
         ]
     }
@@ -1112,7 +1168,30 @@ mod fuzz {
             pwk::cli::LintFormat::Sarif,
             pwk::cli::LintFormat::Github,
         ] {
-            let _ = render(f, &report, &opts);
+            let out = render(f, &report, &opts);
+            // Whatever the file holds, no control character (other than line breaks
+            // and tabs) and no bidi control reaches the output.
+            let raw = out.chars().find(|&c| {
+                c != '\n'
+                    && c != '\t'
+                    && (pwk::text::is_forbidden_control(c) || pwk::text::is_bidi_control(c))
+            });
+            prop_assert!(raw.is_none(), "{f:?} output holds {raw:?}");
+        }
+        // Depth is bounded for every consumer of the tree.
+        if let Some(Ok(tree)) = &doc.tree {
+            fn depth(n: &pwk::role::Node) -> usize {
+                match &n.value {
+                    pwk::role::Value::Scalar { .. } => 0,
+                    pwk::role::Value::Sequence(items) => {
+                        1 + items.iter().map(depth).max().unwrap_or(0)
+                    }
+                    pwk::role::Value::Mapping(m) => {
+                        1 + m.iter().map(|(_, v)| depth(v)).max().unwrap_or(0)
+                    }
+                }
+            }
+            prop_assert!(depth(tree) <= pwk::role::yaml::MAX_DEPTH, "{}", depth(tree));
         }
         Ok(())
     }
@@ -1256,6 +1335,395 @@ fn deeply_nested_yaml_in_many_files_does_not_overflow_a_worker() {
     let doc = json(&out);
     assert_eq!(doc["files"], 18);
     let rules = rules_of(&doc);
-    assert_eq!(rules.iter().filter(|r| *r == "unknown-key").count(), 17);
-    assert!(rules.contains(&"yaml-syntax".to_string()), "{rules:?}");
+    // 1000 block levels and 100,000 flow levels are both past the depth limit.
+    assert_eq!(rules, vec!["yaml-too-deep"; 18], "{rules:?}");
+}
+
+/// The non-firing fixtures (`fixtures/lint-clean/<rule>.md`, linted with the portable profile): the input closest to
+/// what triggers `<rule>` that must not, linted clean, and healthy in list and show.
+#[test]
+fn each_pass_fixture_lints_clean_and_is_healthy() {
+    for entry in std::fs::read_dir(repo_root().join("fixtures/lint-clean")).unwrap() {
+        let p = entry.unwrap().path();
+        let rule = p.file_stem().unwrap().to_str().unwrap().to_string();
+        let env = TestEnv::new();
+        env.write(
+            &format!(".agents/agents/{rule}.md"),
+            std::fs::read(&p).unwrap(),
+        );
+        let out = run(env
+            .pwk()
+            .args(["lint", "--format", "json", "--deny-warnings"]));
+        assert_eq!(out.code, 0, "{rule}: {}", out.stdout);
+        assert_eq!(json(&out)["diagnostics"], serde_json::json!([]), "{rule}");
+        let list = run(env.pwk().args(["list", "--format", "json"]));
+        assert_eq!(list.code, 0, "{rule}: {}", list.stdout);
+        let show = run(env.pwk().args(["show", &rule]));
+        assert_eq!(show.code, 0, "{rule}: {}", show.stderr);
+    }
+}
+
+/// 40,000 nested block sequences (80 KB) overflowed the stack in the YAML loader and
+/// aborted lint, list and show (and review, which loads roles the same way).
+#[test]
+fn nesting_bombs_are_a_finding_not_a_crash() {
+    let env = TestEnv::new();
+    env.write(
+        ".agents/agents/deep.md",
+        format!(
+            "---\nname: deep\ndescription: d\ntools: read\nx:\n  {}x\n---\nBody.\n",
+            "- ".repeat(40_000)
+        ),
+    );
+    env.write(
+        ".agents/agents/flow.md",
+        format!(
+            "---\nname: flow\ndescription: d\ntools: read\nx: {}{}\n---\nBody.\n",
+            "[".repeat(200),
+            "]".repeat(200)
+        ),
+    );
+    for format in ["human", "json", "sarif", "github"] {
+        let out = run_bounded(
+            env.pwk().args(["lint", "--format", format]),
+            Duration::from_secs(20),
+        );
+        assert_eq!(out.code, 1, "{format}: {}", out.stderr);
+        assert!(
+            out.stdout.contains("yaml-too-deep"),
+            "{format}: {}",
+            out.stdout
+        );
+    }
+    let doc = json(&run(env.pwk().args(["lint", "--format", "json"])));
+    assert_eq!(rules_of(&doc), ["yaml-too-deep", "yaml-too-deep"]);
+    // `x:` is line 5; the 64th `- ` (depth 65 with the top mapping) at column 3 + 2·63.
+    assert_eq!(
+        (
+            doc["diagnostics"][0]["line"].as_u64(),
+            doc["diagnostics"][0]["column"].as_u64()
+        ),
+        (Some(6), Some(129))
+    );
+    let list = run_bounded(
+        env.pwk().args(["list", "--format", "json"]),
+        Duration::from_secs(20),
+    );
+    assert_eq!(list.code, 1, "{}", list.stderr);
+    let rows = json(&list)["roles"].as_array().unwrap().clone();
+    for name in ["deep", "flow"] {
+        let row = rows.iter().find(|r| r["name"] == name).expect(name);
+        assert_eq!(row["broken"], true, "{row}");
+        assert!(
+            row["error"].as_str().unwrap().contains("yaml-too-deep"),
+            "{row}"
+        );
+    }
+    let human = run_bounded(env.pwk().arg("list"), Duration::from_secs(20));
+    assert_eq!(human.code, 1, "{}", human.stderr);
+    let show = run_bounded(env.pwk().args(["show", "deep"]), Duration::from_secs(20));
+    assert_eq!(show.code, 1, "{}", show.stderr);
+    assert!(show.stdout.contains("[yaml-too-deep]"), "{}", show.stdout);
+}
+
+/// Escape sequences in a key, a value, a file name and the body never reach the
+/// terminal (or a CI log) raw, whatever the colour setting and the format.
+#[test]
+fn escape_sequences_from_files_never_reach_the_terminal() {
+    let env = TestEnv::new();
+    // A raw ESC in a value, an ESC written as a YAML escape in a key (no raw byte in
+    // the file: the message quotes the key), and ESC in the body.
+    env.write(
+        ".agents/agents/esc.md",
+        "---\nname: esc\ndescription: d\u{1b}]0;pwned\u{7}\ntools: read\n---\nBody \u{1b}[2J.\n",
+    );
+    env.write(
+        ".agents/agents/key.md",
+        "---\nname: key\ndescription: d\ntools: read\n\"k\\e[31m\\u202e\": v\n---\nBody \u{1b}[2J \u{9b}31m.\n",
+    );
+    // A file name with ESC, and a newline followed by a workflow command.
+    env.write(
+        ".agents/agents/x\u{1b}[1m\n::warning file=a.md::pwned.md",
+        "---\nname: x\ndescription: d\ntools: read\n---\nBody.\n",
+    );
+    let no_esc = |what: &str, out: &Output| {
+        for (stream, text) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            assert!(!text.contains('\u{1b}'), "{what} {stream}: {text:?}");
+            assert!(!text.contains('\u{9b}'), "{what} {stream}: {text:?}");
+            assert!(
+                !text.lines().any(|l| l.starts_with("::warning file=a.md")),
+                "{what} {stream}: the injected workflow command at column 0: {text}"
+            );
+        }
+    };
+    for format in ["human", "json", "sarif", "github"] {
+        for color in ["never", "always", "auto"] {
+            let out = run(env
+                .pwk()
+                .args(["lint", "--format", format, "--color", color]));
+            assert_eq!(out.code, 1, "{format}: {}", out.stderr);
+            if color == "always" && format == "human" {
+                // Colours are pwk's own; only file text is escaped.
+                let stripped = out.stdout.replace("\u{1b}[", "");
+                assert!(!stripped.contains('\u{1b}'), "{}", out.stdout);
+            } else {
+                no_esc(&format!("lint {format} {color}"), &out);
+            }
+        }
+    }
+    let human = run(env.pwk().args(["lint", "--color", "never"]));
+    assert!(human.stdout.contains("\\u{1b}]0;pwned"), "{}", human.stdout);
+    assert!(
+        human
+            .stdout
+            .contains("x\\u{1b}[1m\\n::warning file=a.md::pwned.md"),
+        "{}",
+        human.stdout
+    );
+    let github = run(env.pwk().args(["lint", "--format", "github"]));
+    assert!(
+        github
+            .stdout
+            .contains("file=.agents/agents/x\\u{1b}[1m\\n%3A%3Awarning file=a.md%3A%3Apwned.md,"),
+        "{}",
+        github.stdout
+    );
+    for args in [
+        vec!["list", "--color", "never"],
+        vec!["list", "--all", "--format", "json"],
+        vec!["show", "esc", "--color", "never"],
+        vec!["show", "key"],
+        vec!["show", "nothing-like-it"],
+    ] {
+        let out = run(env.pwk().args(&args));
+        no_esc(&args.join(" "), &out);
+    }
+}
+
+/// pi's words (an error at startup, a role's report) printed by `review` are escaped.
+#[test]
+fn escape_sequences_from_pi_never_reach_the_terminal() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    env.write("packet.md", "## Requirement 1\nX\n");
+    let fake = env.write(
+        "bin/pi",
+        "#!/bin/sh\nprintf 'Error: \\033]0;pwned\\007 \\033[2J broke\\n' >&2\nexit 1\n",
+    );
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = run(env
+        .pwk()
+        .args([
+            "review",
+            "--roles",
+            "smell",
+            "--packet",
+            "packet.md",
+            "--color",
+            "never",
+        ])
+        .env("PWK_PI_BIN", &fake));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.contains("broke"), "{}", out.stdout);
+    assert!(
+        !out.stdout.contains('\u{1b}') && !out.stderr.contains('\u{1b}'),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    let fake_pi = repo_root().join("tests/cli/support/fake_pi.py");
+    let out = run(env
+        .pwk()
+        .args([
+            "review",
+            "--roles",
+            "smell",
+            "--packet",
+            "packet.md",
+            "--color",
+            "never",
+        ])
+        .env("PWK_PI_BIN", &fake_pi)
+        .env("FAKE_PI_MODE", "ok")
+        .args(["--transport", "json"])
+        .env(
+            "FAKE_PI_REPORT",
+            "findings \u{1b}[2J\u{1b}]0;pwned\u{7} end",
+        ));
+    assert!(
+        out.stdout
+            .contains("findings \\u{1b}[2J\\u{1b}]0;pwned\\u{7} end"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout.contains('\u{1b}') && !out.stderr.contains('\u{1b}'),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+}
+
+/// NUL in frontmatter ended the YAML for pwk's parser: the rest of the keys vanished,
+/// lint exited 0 and `show` reported pi's mutating default tools.
+#[test]
+fn control_characters_and_bidi_overrides_are_findings_and_roles_are_not_healthy() {
+    let env = TestEnv::new();
+    env.write(
+        ".agents/agents/nul.md",
+        "---\nname: nul\ndescription: d\n\u{0}tools: read\n---\nBody.\n",
+    );
+    env.write(
+        ".agents/agents/trojan.md",
+        "---\nname: trojan\ndescription: read only \u{202e}etirw\ntools: read\n---\nBody.\n",
+    );
+    let out = run(env.pwk().args(["lint", "--format", "json"]));
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    let doc = json(&out);
+    let found: Vec<(String, String, u64, u64)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_string(),
+                d["rule"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                ".agents/agents/nul.md".into(),
+                "control-character".into(),
+                4,
+                1
+            ),
+            (
+                ".agents/agents/trojan.md".into(),
+                "bidi-override".into(),
+                3,
+                24
+            ),
+        ]
+    );
+    let list = json(&run(env.pwk().args(["list", "--format", "json"])));
+    for name in ["nul", "trojan"] {
+        let row = list["roles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {list}"));
+        assert_eq!(row["broken"], true, "{row}");
+    }
+    for name in ["nul", "trojan"] {
+        let show = run(env.pwk().args(["show", name]));
+        assert_eq!(show.code, 1, "{name}: {}", show.stdout);
+        assert!(
+            !show.stdout.contains("bash, edit, write"),
+            "{}",
+            show.stdout
+        );
+    }
+}
+
+/// An unreadable file exits 2; every document says so and counts it.
+#[test]
+fn an_unreadable_file_is_counted_in_every_document() {
+    let env = TestEnv::new();
+    env.write(
+        "ok.md",
+        "---\nname: ok\ndescription: d\ntools: read\n---\nBody.\n",
+    );
+    // A regular file whose read fails (EIO), whoever runs the test (root ignores modes).
+    let unreadable = "/proc/self/mem";
+    let out = run(env
+        .pwk()
+        .args(["lint", "--format", "json", "ok.md", unreadable]));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    let doc = json(&out);
+    assert_eq!(rules_of(&doc), ["unreadable-file"]);
+    assert_eq!(doc["diagnostics"][0]["path"], unreadable);
+    assert_eq!(doc["summary"]["errors"], 1);
+    assert_eq!(doc["files"], 2);
+    let sarif = json(&run(env
+        .pwk()
+        .args(["lint", "--format", "sarif", "ok.md", unreadable])));
+    assert_eq!(sarif["runs"][0]["results"][0]["ruleId"], "unreadable-file");
+    let gh = run(env.pwk().args(["lint", "--format", "github", unreadable]));
+    assert_eq!(gh.code, 2);
+    assert!(
+        gh.stdout.starts_with("::error file=/proc/self/mem,"),
+        "{}",
+        gh.stdout
+    );
+    let human = run(env.pwk().args(["lint", unreadable]));
+    assert_eq!(human.code, 2);
+    assert!(human.stdout.contains("Found 1 error"), "{}", human.stdout);
+    assert!(human.stderr.contains("cannot read"), "{}", human.stderr);
+}
+
+/// n files sharing one name made n² output (8,000 files: 1 GB): each finding names
+/// at most three others and counts the rest.
+#[test]
+fn a_name_shared_by_many_files_names_a_few_and_counts_the_rest() {
+    let env = TestEnv::new();
+    for i in 0..40 {
+        env.write(
+            &format!("roles/r{i:02}.md"),
+            "---\nname: same\ndescription: d\ntools: read\n---\nBody.\n",
+        );
+    }
+    let doc = json(&run(env.pwk().args(["lint", "--format", "json", "roles"])));
+    let d: Vec<&serde_json::Value> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["rule"] == "duplicate-name")
+        .collect();
+    assert_eq!(d.len(), 40);
+    assert_eq!(
+        d[0]["message"],
+        "`name: same` is also declared by `roles/r01.md`, `roles/r02.md`, `roles/r03.md` and 36 more"
+    );
+    assert!(d.iter().all(|x| x["message"].as_str().unwrap().len() < 120));
+}
+
+/// pi's reader accepts a tab after `key:`; pwk did not. `thinking: max` is a pi 1.6
+/// level `delegate` accepted and `lint` refused. A BOM file was healthy in list/show.
+#[test]
+fn tab_after_colon_thinking_max_and_bom_agree_everywhere() {
+    let env = TestEnv::new();
+    env.write(
+        ".agents/agents/tab.md",
+        "---\nname:\ttab\ndescription:\tReviews.\ntools:\tread\nthinking:\tmax\n---\nBody.\n",
+    );
+    env.write(
+        ".agents/agents/bom.md",
+        "\u{feff}---\nname: bom\ndescription: d\ntools: read\n---\nBody.\n",
+    );
+    let doc = json(&run(env.pwk().args(["lint", "--format", "json"])));
+    assert_eq!(rules_of(&doc), ["bom"], "{doc}");
+    let show = run(env.pwk().args(["show", "tab", "--format", "json"]));
+    assert_eq!(show.code, 0, "{}", show.stderr);
+    let shown = json(&show);
+    assert_eq!(
+        shown["runtime"]["tools"]["effective"],
+        serde_json::json!(["read"])
+    );
+    assert_eq!(shown["runtime"]["thinking"]["value"], "max");
+    let list = json(&run(env.pwk().args(["list", "--format", "json"])));
+    let bom = list["roles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "bom")
+        .unwrap_or_else(|| panic!("{list}"));
+    assert_eq!(bom["broken"], true, "{bom}");
+    assert!(bom["error"].as_str().unwrap().contains("[bom]"), "{bom}");
+    assert_eq!(run(env.pwk().args(["show", "bom"])).code, 1);
 }

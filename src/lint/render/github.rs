@@ -2,6 +2,7 @@
 
 use super::RenderOptions;
 use crate::lint::{LintReport, Severity};
+use crate::text::escape_line;
 
 /// Escape a workflow command's message (`%`, CR, LF).
 pub fn escape_data(s: &str) -> String {
@@ -22,14 +23,16 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
             Severity::Error => "error",
             Severity::Warning => "warning",
         };
-        let mut message = d.message.clone();
+        // Untrusted text is made visible first (no control character reaches the
+        // log, a line break in it is shown as `\n`), then escaped for GitHub.
+        let mut message = escape_line(&d.message).into_owned();
         if let Some(help) = &d.help {
             message.push_str("\nhelp: ");
-            message.push_str(help);
+            message.push_str(&escape_line(help));
         }
         out.push_str(&format!(
             "::{level} file={},line={},col={},endLine={},endColumn={},title={}::{}\n",
-            escape_property(&(opts.show_path)(&d.path)),
+            escape_property(&escape_line(&(opts.show_path)(&d.path))),
             d.start.line,
             d.start.column,
             d.end.line,

@@ -1,10 +1,23 @@
 //! `--format human`: miette's graphical reports, with the source line and a label
 //! under the exact key or value, then a one-line summary.
+//!
+//! Everything that came from a file (the path, the source lines, keys and values
+//! quoted in messages) is escaped by [`crate::text::escape`], so a role file cannot
+//! drive the terminal or fake a line of output. Each file's text is escaped and
+//! indexed once; miette is handed only the few lines around each finding, so the
+//! cost per finding does not grow with the file.
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
+use std::sync::Arc;
+
+use miette::{
+    GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, MietteError,
+    MietteSpanContents, NamedSource, SourceCode, SourceSpan, SpanContents,
+};
 
 use super::RenderOptions;
 use crate::lint::{Diagnostic, FileReport, LintReport, Severity};
+use crate::role::LineIndex;
+use crate::text::{Escape, OffsetMap, escape_line, escape_mapped};
 
 pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     // Files with findings, each with its findings' `path:line:col` (shown here:
@@ -17,7 +30,7 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
             let at = |d: &Diagnostic| {
                 format!(
                     "{}:{}:{}",
-                    (opts.show_path)(&d.path),
+                    escape_line(&(opts.show_path)(&d.path)),
                     d.start.line,
                     d.start.column
                 )
@@ -30,9 +43,10 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
         &jobs,
         || handler(color, width),
         |handler, (file, locations)| {
+            let source = file.text.as_deref().map(Source::new);
             let mut out = String::new();
             for (d, location) in file.diagnostics.iter().zip(locations) {
-                render_one(handler, d, file.text.as_deref(), location, &mut out);
+                render_one(handler, d, source.as_ref(), location, &mut out);
             }
             out
         },
@@ -90,10 +104,86 @@ fn render_parallel<T: Sync>(
     })
 }
 
+/// One file's text, escaped, with its line index; shared by all of its findings.
+struct Source {
+    text: Arc<str>,
+    lines: Arc<LineIndex>,
+    map: Option<Arc<OffsetMap>>,
+}
+
+impl Source {
+    fn new(text: &str) -> Source {
+        let (text, map): (Arc<str>, _) = match escape_mapped(text, Escape::Block) {
+            Some((escaped, map)) => (escaped.into(), Some(Arc::new(map))),
+            None => (text.into(), None),
+        };
+        Source {
+            lines: Arc::new(LineIndex::new(&text)),
+            text,
+            map,
+        }
+    }
+
+    /// A byte span of the original file, moved onto the escaped text.
+    fn span(&self, span: &std::ops::Range<usize>) -> SourceSpan {
+        let map = |o: usize| self.map.as_ref().map_or(o, |m| m.map(o));
+        let start = map(span.start);
+        (start, map(span.end).max(start) - start).into()
+    }
+
+    fn window(&self) -> Window {
+        Window {
+            text: Arc::clone(&self.text),
+            lines: Arc::clone(&self.lines),
+        }
+    }
+}
+
+/// The escaped text as miette's source: `read_span` reads only the lines around the
+/// span (miette's own implementation for `str` scans from the start every time).
+struct Window {
+    text: Arc<str>,
+    lines: Arc<LineIndex>,
+}
+
+impl SourceCode for Window {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let text = &*self.text;
+        let end = span.offset() + span.len();
+        if end > text.len() {
+            return Err(MietteError::OutOfBounds);
+        }
+        // 0-based lines of the span's start and end; one spare line on each side.
+        let first = self.lines.line_of(span.offset());
+        let last = self.lines.line_of(end);
+        let from_line = first.saturating_sub(context_lines_before + 1);
+        let from = self.lines.line_start(from_line + 1).unwrap_or(0);
+        let to = self
+            .lines
+            .line_start(last + context_lines_after + 3)
+            .unwrap_or(text.len());
+        let window = &text.as_bytes()[from..to];
+        let relative = SourceSpan::new((span.offset() - from).into(), span.len());
+        let inner = window.read_span(&relative, context_lines_before, context_lines_after)?;
+        Ok(Box::new(MietteSpanContents::new(
+            inner.data(),
+            SourceSpan::new((inner.span().offset() + from).into(), inner.span().len()),
+            inner.line() + from_line,
+            inner.column(),
+            inner.line_count() + from_line,
+        )))
+    }
+}
+
 fn render_one(
     handler: &GraphicalReportHandler,
     d: &Diagnostic,
-    text: Option<&str>,
+    source: Option<&Source>,
     location: &str,
     out: &mut String,
 ) {
@@ -102,28 +192,28 @@ fn render_one(
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,
     };
-    let mut diag = MietteDiagnostic::new(d.message.clone())
+    let mut diag = MietteDiagnostic::new(escape_line(&d.message).into_owned())
         .with_code(format!("{}[{}]", d.severity, d.rule))
         .with_severity(severity);
     if let Some(help) = &d.help {
-        diag = diag.with_help(help.clone());
+        diag = diag.with_help(escape_line(help).into_owned());
     }
-    let snippet = text.is_some()
+    let snippet = source.is_some()
         && !(d.span.is_empty() && d.start.line == 1 && d.start.column == 1 && d.label.is_empty());
-    if let (true, Some(text)) = (snippet, text) {
+    if let (true, Some(source)) = (snippet, source) {
         let mut labels = vec![LabeledSpan::new_primary_with_span(
-            (!d.label.is_empty()).then(|| d.label.clone()),
-            d.span.clone(),
+            (!d.label.is_empty()).then(|| escape_line(&d.label).into_owned()),
+            source.span(&d.span),
         )];
         for r in &d.related {
             labels.push(LabeledSpan::new_with_span(
-                Some(r.label.clone()),
-                r.span.clone(),
+                Some(escape_line(&r.label).into_owned()),
+                source.span(&r.span),
             ));
         }
         diag = diag.with_labels(labels);
-        let report = miette::Report::new(diag)
-            .with_source_code(NamedSource::new(location, text.to_string()));
+        let report =
+            miette::Report::new(diag).with_source_code(NamedSource::new(location, source.window()));
         let _ = handler.render_report(out, report.as_ref());
     } else {
         let _ = handler.render_report(out, &diag);

@@ -91,7 +91,9 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
             "results": results,
         }]
     });
-    let mut out = serde_json::to_string_pretty(&doc).expect("plain data serializes");
+    let mut out = crate::text::json_escape_controls(
+        serde_json::to_string_pretty(&doc).expect("plain data serializes"),
+    );
     out.push('\n');
     out
 }

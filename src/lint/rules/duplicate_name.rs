@@ -15,6 +15,18 @@ pub(crate) const RULE: Rule = Rule {
     good: "a/reviewer.md: name: reviewer\nb/security-reviewer.md: name: security-reviewer\n",
 };
 
+/// How many of the other files a finding names; the rest are counted.
+const MAX_NAMED: usize = 3;
+
+/// `a`, `a and b`, `a, b and c`.
+fn join_and(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
 /// Where one file declares its name.
 #[derive(Debug, Clone)]
 pub struct NameSite {
@@ -44,17 +56,24 @@ pub(crate) fn check(
         }
         for &i in &files {
             let site = sites[i].expect("indexed");
-            let others: Vec<String> = files
+            // At most a few others by name: n files sharing a name must not make
+            // n² output.
+            let mut others: Vec<String> = files
                 .iter()
                 .filter(|&&j| j != i)
+                .take(MAX_NAMED)
                 .map(|&j| format!("`{}`", show(paths[j])))
                 .collect();
+            let rest = files.len() - 1 - others.len();
+            if rest > 0 {
+                others.push(format!("{rest} more"));
+            }
             out.push((
                 i,
                 Diagnostic {
                     rule: RULE.id,
                     severity: RULE.severity,
-                    message: format!("`name: {name}` is also declared by {}", others.join(", ")),
+                    message: format!("`name: {name}` is also declared by {}", join_and(&others)),
                     help: Some("give each role its own name (and file name)".into()),
                     path: paths[i].to_path_buf(),
                     span: site.span.clone(),

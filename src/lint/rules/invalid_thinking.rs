@@ -8,22 +8,22 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "invalid-thinking",
     severity: Severity::Error,
-    summary: "`thinking` is not one of off, minimal, low, medium, high, xhigh",
-    explanation: "`thinking` sets the child's reasoning effort. Hosts handle an unknown level differently: herdr drops it silently, others clamp it to `off` or pass it on until pi rejects it. Use one of off, minimal, low, medium, high, xhigh.",
+    summary: "`thinking` is not one of off, minimal, low, medium, high, xhigh, max",
+    explanation: "`thinking` sets the child's reasoning effort. Hosts handle an unknown level differently: herdr drops it silently, others clamp it to `off` or pass it on until pi rejects it. Use one of off, minimal, low, medium, high, xhigh, or max (pi 1.6 and later; pi 0.73 rejects it).",
     bad: "---\nthinking: med\n---\n",
     good: "---\nthinking: medium\n---\n",
 };
 
-const LEVELS: [&str; 6] = ["off", "minimal", "low", "medium", "high", "xhigh"];
+use crate::role::thinking::LEVELS;
 
 pub(crate) fn report(cx: &mut Checker<'_>, node: &Node) {
     let text = node.as_scalar().unwrap_or_default();
     let guess = match text.to_lowercase().as_str() {
         "none" | "false" | "no" | "disabled" => Some("off"),
-        "max" | "maximum" | "extra-high" | "extra_high" | "very-high" => Some("xhigh"),
+        "maximum" | "extra-high" | "extra_high" | "very-high" => Some("xhigh"),
         "med" | "mid" | "normal" | "default" => Some("medium"),
         "min" => Some("minimal"),
-        _ => did_you_mean(text, LEVELS),
+        _ => did_you_mean(text, LEVELS.iter().copied()),
     };
     let help = match guess {
         Some(g) => format!("did you mean `{g}`? Levels: {}", LEVELS.join(", ")),

@@ -4,8 +4,10 @@
 use super::Severity;
 
 pub(crate) mod adapter_visible;
+pub(crate) mod bidi_override;
 pub(crate) mod bom;
 pub(crate) mod cli_model_without_cli;
+pub(crate) mod control_character;
 pub(crate) mod crlf;
 pub(crate) mod deprecated_skill_key;
 pub(crate) mod dot_closing_fence;
@@ -37,9 +39,11 @@ pub(crate) mod not_a_regular_file;
 pub(crate) mod tab_indentation;
 pub(crate) mod unknown_key;
 pub(crate) mod unknown_tool;
+pub(crate) mod unreadable_file;
 pub(crate) mod unterminated_frontmatter;
 pub(crate) mod yaml_anchor;
 pub(crate) mod yaml_syntax;
+pub(crate) mod yaml_too_deep;
 
 /// A lint rule's identity and documentation.
 #[derive(Debug)]
@@ -60,8 +64,10 @@ pub struct Rule {
 /// Every rule, sorted by id.
 pub static RULES: &[&Rule] = &[
     &adapter_visible::RULE,
+    &bidi_override::RULE,
     &bom::RULE,
     &cli_model_without_cli::RULE,
+    &control_character::RULE,
     &crlf::RULE,
     &deprecated_skill_key::RULE,
     &dot_closing_fence::RULE,
@@ -93,9 +99,11 @@ pub static RULES: &[&Rule] = &[
     &tab_indentation::RULE,
     &unknown_key::RULE,
     &unknown_tool::RULE,
+    &unreadable_file::RULE,
     &unterminated_frontmatter::RULE,
     &yaml_anchor::RULE,
     &yaml_syntax::RULE,
+    &yaml_too_deep::RULE,
 ];
 
 /// What a host profile says about the problem a rule reports, in one line (for
