@@ -18,8 +18,6 @@ mod version;
 
 use std::sync::OnceLock;
 
-use serde::Deserialize as _;
-
 pub use detect::{Detection, detect};
 pub use profile::*;
 
@@ -62,30 +60,68 @@ impl HostId {
         ALL.into_iter().find(|h| h.as_str() == name)
     }
 
-    /// The host's file, as shipped.
-    fn data(self) -> &'static str {
-        match self {
-            HostId::Pwk => include_str!("../../schemas/hosts/pwk.json"),
-            HostId::Tintinweb => include_str!("../../schemas/hosts/tintinweb.json"),
-            HostId::Nicobailon => include_str!("../../schemas/hosts/nicobailon.json"),
-            HostId::Herdr => include_str!("../../schemas/hosts/herdr.json"),
-        }
+    /// This host's rows of the resolved table, oldest version first.
+    fn rows(self) -> impl DoubleEndedIterator<Item = usize> + Clone {
+        let name = self.as_str();
+        (0..generated::PROFILES.len()).filter(move |&i| generated::PROFILES[i].0 == name)
     }
 
-    /// Every profile of this host, oldest first (parsed on first use only).
-    pub fn profiles(self) -> &'static [HostProfile] {
-        static CACHE: [OnceLock<Vec<HostProfile>>; 4] = [
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-        ];
-        CACHE[self as usize].get_or_init(|| load(self).expect("schemas/hosts/*.json load (tested)"))
+    /// Every profile of this host, oldest first (each parsed on first use only).
+    pub fn profiles(self) -> Vec<&'static HostProfile> {
+        self.rows().map(full).collect()
+    }
+
+    /// The version labels and ranges of this host's profiles, without parsing them.
+    pub fn versions(self) -> Vec<(&'static str, &'static str)> {
+        self.rows()
+            .map(|i| (generated::PROFILES[i].2, generated::PROFILES[i].3))
+            .collect()
     }
 
     /// The newest profile.
     pub fn newest(self) -> &'static HostProfile {
-        self.profiles().last().expect("every host has a version")
+        full(self.rows().next_back().expect("every host has a version"))
+    }
+}
+
+/// The resolved profiles, from `schemas/hosts/*.json` by build.rs.
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/host_profiles.rs"));
+}
+
+fn cell(
+    cells: &'static OnceLock<Vec<OnceLock<HostProfile>>>,
+    i: usize,
+) -> &'static OnceLock<HostProfile> {
+    &cells.get_or_init(|| {
+        (0..generated::PROFILES.len())
+            .map(|_| OnceLock::new())
+            .collect()
+    })[i]
+}
+
+/// Row `i` of the table, fully (what `--host` uses).
+fn full(i: usize) -> &'static HostProfile {
+    static CELLS: OnceLock<Vec<OnceLock<HostProfile>>> = OnceLock::new();
+    cell(&CELLS, i).get_or_init(|| parse(i, generated::PROFILES[i].4))
+}
+
+/// Row `i`, as the light view (every fact but the key facts' notes and sources):
+/// what the portable profile consults about every host.
+fn light(i: usize) -> &'static HostProfile {
+    static CELLS: OnceLock<Vec<OnceLock<HostProfile>>> = OnceLock::new();
+    cell(&CELLS, i).get_or_init(|| parse(i, generated::PROFILES[i].5))
+}
+
+fn parse(i: usize, json: &str) -> HostProfile {
+    let (host, package, ..) = generated::PROFILES[i];
+    let profile: Profile = serde_json::from_str(json)
+        .unwrap_or_else(|e| panic!("schemas/hosts/{host}.json, row {i}: {e} (tested)"));
+    HostProfile {
+        host: HostId::from_name(host).expect("a known host"),
+        package: (!package.is_empty()).then(|| package.to_string()),
+        profile,
+        caches: Default::default(),
     }
 }
 
@@ -240,22 +276,25 @@ impl HostSpec {
     /// The profile this spec selects: the bare name is the newest profile; a version
     /// is a profile label (`0.14`) or a package version inside a profile's range.
     pub fn profile(&self) -> Result<&'static HostProfile, HostError> {
-        let all = self.host.profiles();
         let Some(v) = &self.version else {
             return Ok(self.host.newest());
         };
-        if let Some(p) = all.iter().find(|p| &p.version == v) {
-            return Ok(p);
+        let rows: Vec<usize> = self.host.rows().collect();
+        let row = |i: &usize| generated::PROFILES[*i];
+        if let Some(i) = rows.iter().find(|i| row(i).2 == v) {
+            return Ok(full(*i));
         }
-        if let Some(p) = all.iter().rev().find(|p| version::satisfies(v, &p.applies)) {
-            return Ok(p);
+        if let Some(i) = rows.iter().rev().find(|i| version::satisfies(v, row(i).3)) {
+            return Ok(full(*i));
         }
         Err(HostError::UnknownVersion {
             host: self.host,
             version: v.clone(),
-            known: all
+            known: self
+                .host
+                .versions()
                 .iter()
-                .map(|p| format!("{} ({})", p.version, p.applies))
+                .map(|(v, applies)| format!("{v} ({applies})"))
                 .collect::<Vec<_>>()
                 .join(", "),
         })
@@ -329,15 +368,18 @@ impl HostChoice {
     }
 }
 
-/// The newest profile of every real pi host (for the portable profile's view).
+/// The newest profile of every real pi host, as the light view (for the portable
+/// profile).
 pub fn pi_hosts() -> impl Iterator<Item = &'static HostProfile> {
-    PI_HOSTS.into_iter().map(HostId::newest)
+    PI_HOSTS
+        .into_iter()
+        .map(|h| light(h.rows().next_back().expect("every host has a version")))
 }
 
 /// Every profile of every real pi host, oldest first per host: the portable
 /// profile is safe when it is safe on each of these.
 pub fn pi_profiles() -> impl Iterator<Item = &'static HostProfile> {
-    PI_HOSTS.into_iter().flat_map(HostId::profiles)
+    PI_HOSTS.into_iter().flat_map(|h| h.rows().map(light))
 }
 
 /// Profiles named compactly: a host whose every version is in `profiles` by its
@@ -349,8 +391,8 @@ pub fn name_profiles(profiles: &[&HostProfile]) -> String {
         if mine.is_empty() {
             continue;
         }
-        let all = h.profiles();
-        let at = |p: &HostProfile| all.iter().position(|q| std::ptr::eq(q, p));
+        let all = h.versions();
+        let at = |p: &HostProfile| all.iter().position(|(v, _)| *v == p.version);
         let idx: Vec<usize> = mine.iter().filter_map(|p| at(p)).collect();
         let contiguous = idx.windows(2).all(|w| w[1] == w[0] + 1);
         if mine.len() == all.len() {
@@ -388,76 +430,105 @@ pub fn spec_names() -> Vec<String> {
     let mut out = vec!["auto".to_string()];
     for h in ALL {
         out.push(h.as_str().to_string());
-        if h.profiles().len() > 1 {
-            for p in h.profiles() {
-                out.push(format!("{h}@{}", p.version));
+        let versions = h.versions();
+        if versions.len() > 1 {
+            for (v, _) in versions {
+                out.push(format!("{h}@{v}"));
             }
         }
     }
     out
 }
 
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct HostFile {
-    id: String,
-    #[serde(default)]
-    package: Option<String>,
-    #[serde(rename = "$comment", default)]
-    _comment: Option<String>,
-    versions: Vec<serde_json::Value>,
-}
-
-/// Parse one host's file and resolve its versions (merge patches applied in order).
-fn load(host: HostId) -> Result<Vec<HostProfile>, String> {
-    let file: HostFile = serde_json::from_str(host.data()).map_err(|e| format!("{host}: {e}"))?;
-    if file.id != host.as_str() {
-        return Err(format!("{host}: file says id {}", file.id));
-    }
-    let mut current = serde_json::Value::Null;
-    let mut out = Vec::new();
-    for patch in file.versions {
-        let label = patch["version"].clone();
-        merge_patch(&mut current, patch);
-        let profile = Profile::deserialize(&current).map_err(|e| format!("{host}@{label}: {e}"))?;
-        out.push(HostProfile {
-            host,
-            package: file.package.clone(),
-            profile,
-            caches: Default::default(),
-        });
-    }
-    Ok(out)
-}
-
-/// RFC 7396 JSON merge patch (consumes the patch: nothing is copied).
-fn merge_patch(target: &mut serde_json::Value, patch: serde_json::Value) {
-    use serde_json::Value;
-    let Value::Object(p) = patch else {
-        *target = patch;
-        return;
-    };
-    if !target.is_object() {
-        *target = Value::Object(Default::default());
-    }
-    let t = target.as_object_mut().expect("object");
-    for (k, v) in p {
-        if v.is_null() {
-            t.remove(&k);
-        } else {
-            merge_patch(t.entry(k).or_insert(Value::Null), v);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde::Deserialize as _;
+
+    /// The host's file, as shipped (the source build.rs resolves).
+    fn data(host: HostId) -> &'static str {
+        match host {
+            HostId::Pwk => include_str!("../../schemas/hosts/pwk.json"),
+            HostId::Tintinweb => include_str!("../../schemas/hosts/tintinweb.json"),
+            HostId::Nicobailon => include_str!("../../schemas/hosts/nicobailon.json"),
+            HostId::Herdr => include_str!("../../schemas/hosts/herdr.json"),
+        }
+    }
+
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct HostFile {
+        id: String,
+        #[serde(default)]
+        package: Option<String>,
+        #[serde(rename = "$comment", default)]
+        _comment: Option<String>,
+        versions: Vec<serde_json::Value>,
+    }
+
+    /// Parse one host's file and resolve its versions (merge patches applied in order).
+    fn load(host: HostId) -> Result<Vec<HostProfile>, String> {
+        let file: HostFile =
+            serde_json::from_str(data(host)).map_err(|e| format!("{host}: {e}"))?;
+        if file.id != host.as_str() {
+            return Err(format!("{host}: file says id {}", file.id));
+        }
+        let mut current = serde_json::Value::Null;
+        let mut out = Vec::new();
+        for patch in file.versions {
+            let label = patch["version"].clone();
+            merge_patch(&mut current, patch);
+            let profile =
+                Profile::deserialize(&current).map_err(|e| format!("{host}@{label}: {e}"))?;
+            out.push(HostProfile {
+                host,
+                package: file.package.clone(),
+                profile,
+                caches: Default::default(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// RFC 7396 JSON merge patch (consumes the patch: nothing is copied).
+    fn merge_patch(target: &mut serde_json::Value, patch: serde_json::Value) {
+        use serde_json::Value;
+        let Value::Object(p) = patch else {
+            *target = patch;
+            return;
+        };
+        if !target.is_object() {
+            *target = Value::Object(Default::default());
+        }
+        let t = target.as_object_mut().expect("object");
+        for (k, v) in p {
+            if v.is_null() {
+                t.remove(&k);
+            } else {
+                merge_patch(t.entry(k).or_insert(Value::Null), v);
+            }
+        }
+    }
 
     #[test]
     fn every_profile_loads_and_cites_its_facts() {
         for h in ALL {
-            assert!(!load(h).unwrap().is_empty(), "{h}");
+            // build.rs's table is the source, resolved: same versions, same keys, and
+            // the light views read the same keys.
+            let source = load(h).unwrap();
+            let built = h.profiles();
+            assert_eq!(source.len(), built.len(), "{h}");
+            for (a, b) in source.iter().zip(&built) {
+                assert_eq!(a.version, b.version);
+                assert_eq!(
+                    a.keys.keys().collect::<Vec<_>>(),
+                    b.keys.keys().collect::<Vec<_>>()
+                );
+                assert_eq!(
+                    a.rejected.keys().collect::<Vec<_>>(),
+                    b.rejected.keys().collect::<Vec<_>>()
+                );
+            }
             for p in h.profiles() {
                 for (key, fact) in &p.keys {
                     assert!(

@@ -19,11 +19,12 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         return;
     }
     let span = cx.open_fence();
-    let effect = format!(
-        "{} then gives the child {}",
-        cx.profile.label(),
-        cx.profile.tools.missing
-    );
+    let p = cx.profile;
+    let effect = if p.is_portable() {
+        format!("the child then gets {}", p.tools.missing)
+    } else {
+        format!("{} then gives the child {}", p.label(), p.tools.missing)
+    };
     cx.emit(
         &RULE,
         span,

@@ -1,0 +1,91 @@
+//! Resolve the host profiles once, at build time.
+//!
+//! `schemas/hosts/<host>.json` holds each host's versions as RFC 7396 merge patches
+//! over the one before, with notes and sources for people. At run time pwk needs one
+//! resolved profile (the host it lints for), or, for the portable profile, a light
+//! view of every profile (which keys each reads, what it refuses, how it names roles).
+//! Resolving and parsing all of that on every start would cost more than linting a
+//! file, so this script writes, per version, the resolved profile (without the
+//! `notes`) and its light view (key facts reduced to their schemas) as minified JSON,
+//! and `src/host/mod.rs` parses only what a run asks for.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::Value;
+
+const HOSTS: [&str; 4] = ["pwk", "tintinweb", "nicobailon", "herdr"];
+
+fn merge_patch(target: &mut Value, patch: Value) {
+    let Value::Object(p) = patch else {
+        *target = patch;
+        return;
+    };
+    if !target.is_object() {
+        *target = Value::Object(Default::default());
+    }
+    let t = target.as_object_mut().expect("object");
+    for (k, v) in p {
+        if v.is_null() {
+            t.remove(&k);
+        } else {
+            merge_patch(t.entry(k).or_insert(Value::Null), v);
+        }
+    }
+}
+
+/// The light view: every field kept, key facts reduced to their `schema`.
+fn light(full: &Value) -> Value {
+    let mut v = full.clone();
+    if let Some(keys) = v["keys"].as_object_mut() {
+        for fact in keys.values_mut() {
+            let schema = fact.get("schema").cloned();
+            let mut small = serde_json::Map::new();
+            if let Some(s) = schema {
+                small.insert("schema".into(), s);
+            }
+            small.insert("cite".into(), Value::String(String::new()));
+            *fact = Value::Object(small);
+        }
+    }
+    v
+}
+
+fn main() {
+    println!("cargo:rerun-if-changed=schemas/hosts");
+    let mut code = String::from(
+        "/// (host, package, version, applies, resolved profile, light view), oldest first.\n\
+         pub static PROFILES: &[(&str, &str, &str, &str, &str, &str)] = &[\n",
+    );
+    for host in HOSTS {
+        let path = format!("schemas/hosts/{host}.json");
+        println!("cargo:rerun-if-changed={path}");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let file: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(file["id"], host, "{path}: id");
+        let package = file["package"].as_str().unwrap_or_default();
+        let mut current = Value::Null;
+        for patch in file["versions"]
+            .as_array()
+            .expect("versions")
+            .iter()
+            .cloned()
+        {
+            merge_patch(&mut current, patch);
+            let mut full = current.clone();
+            full.as_object_mut().expect("object").remove("notes");
+            let version = full["version"].as_str().expect("version").to_string();
+            let applies = full["applies"].as_str().expect("applies").to_string();
+            let full_text = serde_json::to_string(&full).expect("json");
+            let light_text = serde_json::to_string(&light(&full)).expect("json");
+            writeln!(
+                code,
+                "    ({host:?}, {package:?}, {version:?}, {applies:?}, {full_text:?}, {light_text:?}),"
+            )
+            .expect("write");
+        }
+    }
+    code.push_str("];\n");
+    let out = std::env::var("OUT_DIR").expect("OUT_DIR");
+    std::fs::write(Path::new(&out).join("host_profiles.rs"), code).expect("write");
+}
