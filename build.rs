@@ -34,9 +34,30 @@ fn merge_patch(target: &mut Value, patch: Value) {
     }
 }
 
-/// The light view: every field kept, key facts reduced to their `schema`.
+/// Blank every source string (`cite`) below `v`: the light view keeps the facts, not
+/// where they come from (messages that cite a source use the full profile).
+fn drop_cites(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if k == "cite" {
+                    *x = Value::String(String::new());
+                } else {
+                    drop_cites(x);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(drop_cites),
+        _ => {}
+    }
+}
+
+/// The light view: every field kept, key facts reduced to their `schema`, sources
+/// blanked.
 fn light(full: &Value) -> Value {
     let mut v = full.clone();
+    drop_cites(&mut v);
+    v["source"] = Value::String(String::new());
     if let Some(keys) = v["keys"].as_object_mut() {
         for fact in keys.values_mut() {
             let schema = fact.get("schema").cloned();
