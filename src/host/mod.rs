@@ -9,7 +9,9 @@
 //!
 //! `pwk` is the portable profile: "safe on every supported host". Its own file
 //! documents pwk's runner and discovery; rules that need the cross-host view ask
-//! [`pi_hosts`] for the newest profile of every real host.
+//! [`pi_profiles`] (every version of every real host) or [`pi_hosts`] (the newest),
+//! as light views. build.rs resolves the files' merge patches at build time, so a
+//! run parses only the profiles it uses.
 
 mod detect;
 mod profile;

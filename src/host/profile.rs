@@ -57,7 +57,8 @@ pub struct Profile {
     /// Rule severities that differ for this host.
     #[serde(default)]
     pub severity: BTreeMap<String, Severity>,
-    /// Other facts worth knowing, each with its source.
+    /// Other facts worth knowing, each with its source: for people reading the file
+    /// (build.rs leaves them out of the binary, so this is empty at run time).
     #[serde(default)]
     pub notes: Vec<String>,
     /// Keys that are different hosts' spellings of one setting (portable profile):
