@@ -14,25 +14,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
-const HOSTS: [&str; 4] = ["pwk", "tintinweb", "nicobailon", "herdr"];
+#[path = "src/host/merge.rs"]
+mod merge;
+use merge::merge_patch;
 
-fn merge_patch(target: &mut Value, patch: Value) {
-    let Value::Object(p) = patch else {
-        *target = patch;
-        return;
-    };
-    if !target.is_object() {
-        *target = Value::Object(Default::default());
-    }
-    let t = target.as_object_mut().expect("object");
-    for (k, v) in p {
-        if v.is_null() {
-            t.remove(&k);
-        } else {
-            merge_patch(t.entry(k).or_insert(Value::Null), v);
-        }
-    }
-}
+const HOSTS: [&str; 4] = ["pwk", "tintinweb", "nicobailon", "herdr"];
 
 /// Blank every source string (`cite`) below `v`: the light view keeps the facts, not
 /// where they come from (messages that cite a source use the full profile).
@@ -74,6 +60,7 @@ fn light(full: &Value) -> Value {
 
 fn main() {
     println!("cargo:rerun-if-changed=schemas/hosts");
+    println!("cargo:rerun-if-changed=src/host/merge.rs");
     let mut code = String::from(
         "/// (host, package, version, applies, resolved profile, light view), oldest first.\n\
          pub static PROFILES: &[(&str, &str, &str, &str, &str, &str)] = &[\n",

@@ -139,22 +139,18 @@ fn match_source(source: &str) -> Option<(HostId, Option<String>)> {
             Some(i) => (&spec[..=i], Some(spec[i + 2..].to_string())),
             None => (spec, None),
         };
-        let host = ALL
-            .into_iter()
-            .find(|h| h.newest().package.as_deref() == Some(name))?;
+        let host = ALL.into_iter().find(|h| h.package() == Some(name))?;
         let version = version.filter(|v| super::version::parse(v).is_some());
         return Some((host, version));
     }
-    // git or local sources: match the repository / directory name.
-    let last = source.trim_end_matches('/').rsplit(['/', ':']).next()?;
-    let last = last.split('@').next()?.trim_end_matches(".git");
-    let host = ALL.into_iter().find(|h| {
-        h.newest()
-            .package
-            .as_deref()
-            .is_some_and(|p| p.rsplit('/').next() == Some(last) && *h != HostId::Nicobailon)
-            || (*h == HostId::Nicobailon && source.contains("nicobailon/pi-subagents"))
-    })?;
+    // git or local sources: the repository (`owner/name`); both tintinweb's and
+    // nicobailon's repositories are called `pi-subagents`, so the owner decides.
+    let path = source.trim_end_matches('/');
+    let path = path.split('@').next()?.trim_end_matches(".git");
+    let host = REPOSITORIES
+        .iter()
+        .find(|(repo, _)| path.ends_with(repo))
+        .map(|(_, h)| *h)?;
     let version = source
         .rsplit_once('@')
         .map(|(_, v)| v.trim_start_matches('v').to_string())
@@ -162,10 +158,17 @@ fn match_source(source: &str) -> Option<(HostId, Option<String>)> {
     Some((host, version))
 }
 
+/// The hosts' public repositories, as git sources name them.
+const REPOSITORIES: [(&str, HostId); 3] = [
+    ("tintinweb/pi-subagents", HostId::Tintinweb),
+    ("nicobailon/pi-subagents", HostId::Nicobailon),
+    ("giuseppecrj/pi-herdr-agents", HostId::Herdr),
+];
+
 /// The version in the installed package's `package.json`, where pi put it.
 fn installed_version(base: &Path, host: HostId, source: &str) -> Option<String> {
-    let package = host.newest().package.clone()?;
-    let mut candidates = vec![crate::pi::settings::npm_install_dir(base, &package)];
+    let package = host.package()?;
+    let mut candidates = vec![crate::pi::settings::npm_install_dir(base, package)];
     if !source.starts_with("npm:") {
         let path = source
             .trim_start_matches("git:")
@@ -205,6 +208,14 @@ mod tests {
         assert_eq!(
             match_source("git:github.com/giuseppecrj/pi-herdr-agents@v3.1.0"),
             Some((HostId::Herdr, Some("3.1.0".into())))
+        );
+        assert_eq!(
+            match_source("git:github.com/nicobailon/pi-subagents@v0.76.1"),
+            Some((HostId::Nicobailon, Some("0.76.1".into())))
+        );
+        assert_eq!(
+            match_source("https://github.com/tintinweb/pi-subagents"),
+            Some((HostId::Tintinweb, None))
         );
         assert_eq!(match_source("npm:pi-web-tools"), None);
     }

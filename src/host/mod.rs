@@ -14,6 +14,8 @@
 //! run parses only the profiles it uses.
 
 mod detect;
+#[cfg(test)]
+mod merge;
 mod profile;
 pub mod schema;
 mod version;
@@ -80,6 +82,15 @@ impl HostId {
             .collect()
     }
 
+    /// The npm package pi settings list this host under (none for `pwk`), without
+    /// parsing a profile.
+    pub fn package(self) -> Option<&'static str> {
+        self.rows()
+            .next()
+            .map(|i| generated::PROFILES[i].1)
+            .filter(|p| !p.is_empty())
+    }
+
     /// The newest profile.
     pub fn newest(self) -> &'static HostProfile {
         full(self.rows().next_back().expect("every host has a version"))
@@ -116,12 +127,11 @@ fn light(i: usize) -> &'static HostProfile {
 }
 
 fn parse(i: usize, json: &str) -> HostProfile {
-    let (host, package, ..) = generated::PROFILES[i];
+    let (host, ..) = generated::PROFILES[i];
     let profile: Profile = serde_json::from_str(json)
         .unwrap_or_else(|e| panic!("schemas/hosts/{host}.json, row {i}: {e} (tested)"));
     HostProfile {
         host: HostId::from_name(host).expect("a known host"),
-        package: (!package.is_empty()).then(|| package.to_string()),
         profile,
         caches: Default::default(),
     }
@@ -137,8 +147,6 @@ impl std::fmt::Display for HostId {
 #[derive(Debug)]
 pub struct HostProfile {
     pub host: HostId,
-    /// The npm package name pi settings list it under (none for `pwk`).
-    pub package: Option<String>,
     pub profile: Profile,
     caches: schema::Caches,
 }
@@ -444,6 +452,7 @@ pub fn spec_names() -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::merge::merge_patch;
     use super::*;
     use serde::Deserialize as _;
 
@@ -461,8 +470,8 @@ mod tests {
     #[serde(deny_unknown_fields)]
     struct HostFile {
         id: String,
-        #[serde(default)]
-        package: Option<String>,
+        #[serde(rename = "package", default)]
+        _package: Option<String>,
         #[serde(rename = "$comment", default)]
         _comment: Option<String>,
         versions: Vec<serde_json::Value>,
@@ -484,32 +493,11 @@ mod tests {
                 Profile::deserialize(&current).map_err(|e| format!("{host}@{label}: {e}"))?;
             out.push(HostProfile {
                 host,
-                package: file.package.clone(),
                 profile,
                 caches: Default::default(),
             });
         }
         Ok(out)
-    }
-
-    /// RFC 7396 JSON merge patch (consumes the patch: nothing is copied).
-    fn merge_patch(target: &mut serde_json::Value, patch: serde_json::Value) {
-        use serde_json::Value;
-        let Value::Object(p) = patch else {
-            *target = patch;
-            return;
-        };
-        if !target.is_object() {
-            *target = Value::Object(Default::default());
-        }
-        let t = target.as_object_mut().expect("object");
-        for (k, v) in p {
-            if v.is_null() {
-                t.remove(&k);
-            } else {
-                merge_patch(t.entry(k).or_insert(Value::Null), v);
-            }
-        }
     }
 
     #[test]

@@ -93,21 +93,32 @@ fn lint(env: &TestEnv, spec: &str) -> Value {
     serde_json::from_str(&out.stdout).unwrap()
 }
 
-/// (rule, severity, file, line) of every finding.
-fn findings(doc: &Value) -> BTreeSet<(String, String, String, u64)> {
+/// A finding as the fixtures state it: (rule, severity, file, line).
+type Finding = (String, String, String, u64);
+
+/// One finding, from pwk's JSON (`path_key` = `path`) or an `expect.json` (`file`).
+fn finding(d: &Value, path_key: &str) -> Finding {
+    (
+        d["rule"].as_str().unwrap().to_string(),
+        d["severity"].as_str().unwrap().to_string(),
+        d[path_key].as_str().unwrap().to_string(),
+        d["line"].as_u64().unwrap(),
+    )
+}
+
+/// Every finding of a `pwk lint --format json` document.
+fn findings(doc: &Value) -> BTreeSet<Finding> {
     doc["diagnostics"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|d| {
-            (
-                d["rule"].as_str().unwrap().to_string(),
-                d["severity"].as_str().unwrap().to_string(),
-                d["path"].as_str().unwrap().to_string(),
-                d["line"].as_u64().unwrap(),
-            )
-        })
+        .map(|d| finding(d, "path"))
         .collect()
+}
+
+/// A case's `expect.json`.
+fn expectation(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("expect.json")).unwrap()).unwrap()
 }
 
 #[test]
@@ -116,25 +127,16 @@ fn host_facts_lint_as_expected() {
     let all = cases();
     assert!(all.len() >= 30, "only {} host-fact cases", all.len());
     for (spec, case, dir) in &all {
-        let expect: Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("expect.json")).unwrap())
-                .unwrap();
+        let expect = expectation(dir);
         assert!(
             expect["shows"].as_str().is_some_and(|s| !s.is_empty()),
             "{spec}/{case}: expect.json must say what the case shows"
         );
-        let want: BTreeSet<(String, String, String, u64)> = expect["lint"]
+        let want: BTreeSet<Finding> = expect["lint"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|d| {
-                (
-                    d["rule"].as_str().unwrap().to_string(),
-                    d["severity"].as_str().unwrap().to_string(),
-                    d["file"].as_str().unwrap().to_string(),
-                    d["line"].as_u64().unwrap(),
-                )
-            })
+            .map(|d| finding(d, "file"))
             .collect();
         let env = project(&case_files(dir));
         let doc = lint(&env, spec);
@@ -158,12 +160,8 @@ fn host_facts_lint_as_expected() {
     let specs: BTreeSet<&str> = all.iter().map(|(s, _, _)| s.as_str()).collect();
     for spec in specs {
         let (mut fires, mut clean) = (0, 0);
-        for (s, _, dir) in all.iter().filter(|(s, _, _)| s == spec) {
-            let _ = s;
-            let e: Value =
-                serde_json::from_str(&std::fs::read_to_string(dir.join("expect.json")).unwrap())
-                    .unwrap();
-            if e["lint"].as_array().unwrap().is_empty() {
+        for (_, _, dir) in all.iter().filter(|(s, _, _)| s == spec) {
+            if expectation(dir)["lint"].as_array().unwrap().is_empty() {
                 clean += 1;
             } else {
                 fires += 1;

@@ -15,9 +15,6 @@ pub(crate) const RULE: Rule = Rule {
     good: "---\nname: reviewer\ndescription: read only\n---\n",
 };
 
-/// Findings reported per file; the first one says how many there are in all.
-const MAX_REPORTED: usize = 50;
-
 /// Report every bidi control character in the file (frontmatter and body).
 pub(crate) fn check(cx: &mut Checker<'_>) {
     let text = &cx.doc.text;
@@ -30,12 +27,8 @@ pub(crate) fn check(cx: &mut Checker<'_>) {
         .filter(|&(_, c)| is_bidi_control(c))
         .collect();
     let total = found.len();
-    for (n, &(at, c)) in found.iter().take(MAX_REPORTED).enumerate() {
-        let more = if n == 0 && total > MAX_REPORTED {
-            format!(" ({total} in this file; the first {MAX_REPORTED} are reported)")
-        } else {
-            String::new()
-        };
+    for (n, &(at, c)) in found.iter().take(super::MAX_REPORTED).enumerate() {
+        let more = super::capped_note(n, total);
         cx.emit(
             &RULE,
             at..at + c.len_utf8(),

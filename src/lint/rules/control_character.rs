@@ -16,9 +16,6 @@ pub(crate) const RULE: Rule = Rule {
     good: "---\nname: reviewer\ntools: read\n---\n",
 };
 
-/// Findings reported per file; the first one says how many there are in all.
-const MAX_REPORTED: usize = 50;
-
 pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
     let yaml = fences.yaml.clone();
     let found: Vec<(usize, char)> = cx.doc.text[yaml.clone()]
@@ -27,7 +24,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
         .map(|(i, c)| (yaml.start + i, c))
         .collect();
     let total = found.len();
-    for (n, &(at, c)) in found.iter().take(MAX_REPORTED).enumerate() {
+    for (n, &(at, c)) in found.iter().take(super::MAX_REPORTED).enumerate() {
         let what = if c == '\0' {
             "a NUL character (U+0000): pwk's YAML parser stops reading there and pi's keeps it, so the hosts and pwk see different keys".to_string()
         } else {
@@ -37,11 +34,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
                 c as u32
             )
         };
-        let more = if n == 0 && total > MAX_REPORTED {
-            format!(" ({total} in this file; the first {MAX_REPORTED} are reported)")
-        } else {
-            String::new()
-        };
+        let more = super::capped_note(n, total);
         cx.emit(
             &RULE,
             at..at + c.len_utf8(),

@@ -197,6 +197,18 @@ pub fn host_fact(rule: &str, p: &crate::host::HostProfile) -> Option<String> {
     })
 }
 
+/// Occurrences of one character-level rule reported per file, at most.
+pub(crate) const MAX_REPORTED: usize = 50;
+
+/// The note on the first of `total` occurrences when only [`MAX_REPORTED`] are shown.
+pub(crate) fn capped_note(n: usize, total: usize) -> String {
+    if n == 0 && total > MAX_REPORTED {
+        format!(" ({total} in this file; the first {MAX_REPORTED} are reported)")
+    } else {
+        String::new()
+    }
+}
+
 /// A rule by id.
 pub fn find(id: &str) -> Option<&'static Rule> {
     RULES.iter().copied().find(|r| r.id == id)
