@@ -48,6 +48,7 @@ impl<'a> Checker<'a> {
             span,
             label: label.into(),
             related: Vec::new(),
+            fixes: Vec::new(),
         };
         self.out.push(d);
         self.out.last_mut().expect("just pushed")

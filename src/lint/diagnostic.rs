@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::lint::fix::Fix;
 use crate::role::Position;
 
 /// How bad a finding is.
@@ -61,6 +62,8 @@ pub struct Diagnostic {
     /// The short label shown under the span in human output.
     pub label: String,
     pub related: Vec<Related>,
+    /// Mechanical repairs, when there are any (see [`crate::lint::fix`]).
+    pub fixes: Vec<Fix>,
 }
 
 impl Diagnostic {
@@ -84,6 +87,7 @@ impl Diagnostic {
             end: origin,
             label: String::new(),
             related: Vec::new(),
+            fixes: Vec::new(),
         }
     }
 

@@ -8,6 +8,7 @@
 pub(crate) mod check;
 pub mod command;
 pub mod diagnostic;
+pub mod fix;
 pub mod render;
 pub mod rules;
 pub mod walk;

@@ -81,6 +81,7 @@ pub(crate) fn check(
                     end: site.end,
                     label: "duplicate name".into(),
                     related: Vec::new(),
+                    fixes: Vec::new(),
                 },
             ));
         }
