@@ -15,7 +15,6 @@
 //! * [`classify`]: pi's failure signatures (both generations) → [`ErrorCode`].
 
 pub mod classify;
-pub mod command;
 pub mod input;
 pub mod json;
 pub mod lock;

@@ -19,8 +19,7 @@
 //! followed and never waited on. Directory entries are sorted, so the result never
 //! depends on the order the file system lists them in.
 
-pub mod command;
-mod render;
+pub(crate) mod render;
 pub mod runtime;
 mod scan;
 pub mod template;

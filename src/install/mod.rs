@@ -13,7 +13,6 @@ compile_error!(
 );
 
 pub mod bundled;
-pub mod command;
 pub mod hint;
 pub mod history;
 pub mod manifest;

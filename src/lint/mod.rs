@@ -6,7 +6,6 @@
 //! Renderers under [`render`] turn the result into each output format.
 
 pub(crate) mod check;
-pub mod command;
 pub mod diagnostic;
 pub mod fix;
 pub mod render;

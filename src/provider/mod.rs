@@ -12,7 +12,6 @@
 //! in-process fake.
 
 pub mod capabilities;
-pub mod command;
 pub mod contract;
 pub mod coverage;
 pub mod execute;

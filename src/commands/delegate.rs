@@ -9,14 +9,14 @@ use anyhow::Context as _;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::lock;
-use super::report::{self, TaskReport};
-use super::request::{self, Action, Problem, Profile, TaskRequest, WriteMode};
-use super::runner::{self, PiRunOutcome, PiRunSpec, SessionChoice, run_pi};
-use super::session;
-use super::types::{ErrorCode, Progress, RunError, RunStatus, Usage};
 use crate::cli::DelegateArgs;
 use crate::context::{eprintln_safe, write_stdout};
+use crate::delegate::lock;
+use crate::delegate::report::{self, TaskReport};
+use crate::delegate::request::{self, Action, Problem, Profile, TaskRequest, WriteMode};
+use crate::delegate::runner::{self, PiRunOutcome, PiRunSpec, SessionChoice, run_pi};
+use crate::delegate::session;
+use crate::delegate::types::{ErrorCode, Progress, RunError, RunStatus, Usage};
 use crate::{Context, ExitStatus};
 
 /// The default overall limit when the request has no `timeoutMs`.
@@ -202,8 +202,9 @@ fn read_request(path: Option<&Path>) -> anyhow::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     match path {
         Some(p) => {
-            let f = super::input::open_regular(p, super::input::Symlinks::Follow)
-                .context("cannot open the request file")?;
+            let f =
+                crate::delegate::input::open_regular(p, crate::delegate::input::Symlinks::Follow)
+                    .context("cannot open the request file")?;
             f.take(MAX_REQUEST + 1)
                 .read_to_end(&mut bytes)
                 .with_context(|| format!("cannot read {}", p.display()))?;

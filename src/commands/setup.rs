@@ -5,15 +5,17 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
-use super::bundled::BUNDLED_ROLES;
-use super::hint::ModelHint;
-use super::manifest::{MANIFEST_NAME, Manifest};
-use super::pi_check::{self, ModelCheck};
-use super::plan::{self, Options, Outcome};
-use super::render::Report;
-use super::safe::{self, Inspect, MAX_FILE_BYTES, NoHooks, Replace, SafeDir, WriteOptions};
 use crate::cli::{Format, SetupArgs};
 use crate::context::{eprintln_safe, write_stdout};
+use crate::install::bundled::BUNDLED_ROLES;
+use crate::install::hint::ModelHint;
+use crate::install::manifest::{MANIFEST_NAME, Manifest};
+use crate::install::pi_check::{self, ModelCheck};
+use crate::install::plan::{self, Options, Outcome};
+use crate::install::render::Report;
+use crate::install::safe::{
+    self, Inspect, MAX_FILE_BYTES, NoHooks, Replace, SafeDir, WriteOptions,
+};
 use crate::{Context, ExitStatus};
 
 /// Where the roles go: a trust anchor the user named, and the directories below
@@ -61,7 +63,7 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         };
         Target {
             root,
-            below: super::PROJECT_AGENTS_DIR.to_vec(),
+            below: crate::install::PROJECT_AGENTS_DIR.to_vec(),
             create_root: false,
         }
     };

@@ -4,12 +4,12 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 
-use super::render::{self, Style};
-use super::runtime::{RuntimeInputs, resolve_runtime};
-use super::template::{self, Kind};
-use super::{Discovery, HostId, resolve};
 use crate::cli::{Format, ListArgs, NewArgs, ShowArgs, SmokeArgs};
 use crate::context::write_stdout;
+use crate::discover::render::{self, Style};
+use crate::discover::runtime::{RuntimeInputs, resolve_runtime};
+use crate::discover::template::{self, Kind};
+use crate::discover::{Discovery, HostId, resolve};
 use crate::{Context, ExitStatus};
 
 fn json_line(value: &impl serde::Serialize) -> anyhow::Result<Vec<u8>> {
@@ -108,7 +108,7 @@ pub fn show(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 shadows: &role.shadows,
                 hidden: role.hidden,
                 host_notes: &role.notes,
-                error: super::first_problem(&role.doc),
+                error: crate::discover::first_problem(&role.doc),
                 frontmatter: role.doc.mapping().map(|m| m.to_json()).unwrap_or_default(),
                 frontmatter_text: render::frontmatter_text(role),
                 body: role.doc.body(),
@@ -134,7 +134,7 @@ fn show_unavailable(
     let host = d.host.as_str();
     let files = d.unloaded(name);
     if !files.is_empty() {
-        let reasons: Vec<(String, &super::RoleFile)> = files
+        let reasons: Vec<(String, &crate::discover::RoleFile)> = files
             .iter()
             .map(|f| {
                 let source = d.source(f.source);

@@ -4,17 +4,17 @@ use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::contract::SCOUT_FALLBACK;
-use super::mapping::DiscoverCatalog;
-use super::pi::{LazyModels, PiExecutor};
-use super::progress::ProgressDisplay;
-use super::request::{self, DelegationRequest, LogicalRole, Operation, Status};
-use super::{RunOutput, RunSettings};
 use crate::cli::{
     CapabilitiesArgs, Format, ProviderRunArgs, ReconArgs, ResultSchema, ReviewArgs, RoleRunArgs,
     RunRequestArgs, Transport,
 };
 use crate::context::{eprintln_safe, write_stdout};
+use crate::provider::contract::SCOUT_FALLBACK;
+use crate::provider::mapping::DiscoverCatalog;
+use crate::provider::pi::{LazyModels, PiExecutor};
+use crate::provider::progress::ProgressDisplay;
+use crate::provider::request::{self, DelegationRequest, LogicalRole, Operation, Status};
+use crate::provider::{RunOutput, RunSettings};
 use crate::text::{escape_block, escape_line};
 use crate::{Context, ExitStatus};
 
@@ -23,8 +23,8 @@ const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
 
 pub fn capabilities(args: &CapabilitiesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
     let text = match args.format {
-        Format::Json => super::capabilities::to_json(),
-        Format::Human => super::capabilities::to_human(),
+        Format::Json => crate::provider::capabilities::to_json(),
+        Format::Human => crate::provider::capabilities::to_human(),
     };
     write_stdout(text.as_bytes())?;
     Ok(ExitStatus::Success)
@@ -34,12 +34,12 @@ pub fn coverage(_ctx: &Context) -> anyhow::Result<ExitStatus> {
     let Some(bytes) = read_stdin()? else {
         return Ok(ExitStatus::Error);
     };
-    let (required, outcomes) = match super::coverage::parse_input(&bytes) {
+    let (required, outcomes) = match crate::provider::coverage::parse_input(&bytes) {
         Ok(x) => x,
         Err(e) => {
             let pos = match &e {
-                super::coverage::CoverageInputError::NotJson(j) => Some(j.pos()),
-                super::coverage::CoverageInputError::Shape(_) => None,
+                crate::provider::coverage::CoverageInputError::NotJson(j) => Some(j.pos()),
+                crate::provider::coverage::CoverageInputError::Shape(_) => None,
             };
             let mut doc = invalid_input(pos, &e.to_string());
             doc.insert("complete".into(), false.into());
@@ -49,7 +49,7 @@ pub fn coverage(_ctx: &Context) -> anyhow::Result<ExitStatus> {
             return Ok(ExitStatus::Error);
         }
     };
-    let c = super::coverage::assess(&required, &outcomes);
+    let c = crate::provider::coverage::assess(&required, &outcomes);
     let mut s = serde_json::to_string_pretty(&c)?;
     s.push('\n');
     write_stdout(s.as_bytes())?;
@@ -137,7 +137,7 @@ pub fn recon(args: &ReconArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let req = DelegationRequest {
         operation: Operation::CodebaseRecon,
         roles: vec![LogicalRole::ReconScout],
-        prompt: super::packet::recon_prompt(&args.topic, &args.intent, &cwd),
+        prompt: crate::provider::packet::recon_prompt(&args.topic, &args.intent, &cwd),
         cwd,
         parallel: false,
     };
@@ -174,7 +174,7 @@ full pwk-…-reviewer names; the scout runs with `pwk recon`)"
         eprintln_safe("pwk: error: --roles is empty; name at least one reviewer");
         return Ok(ExitStatus::Error);
     }
-    let packet = match super::packet::read_packet(&args.packet) {
+    let packet = match crate::provider::packet::read_packet(&args.packet) {
         Ok(p) => p,
         Err(e) => {
             eprintln_safe(&format!(
@@ -187,7 +187,7 @@ full pwk-…-reviewer names; the scout runs with `pwk recon`)"
     let req = DelegationRequest {
         operation: Operation::FeatureReview,
         roles,
-        prompt: super::packet::review_prompt(&packet, &cwd),
+        prompt: crate::provider::packet::review_prompt(&packet, &cwd),
         cwd,
         parallel: true,
     };
@@ -218,7 +218,7 @@ fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> Ru
         rpc: settings.steer,
     };
     // Install the signal flag now: an interrupted run still prints its results.
-    let _ = super::pi::interruption();
+    let _ = crate::provider::pi::interruption();
     let done = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|scope| {
         // Keep elapsed times moving on a terminal while roles are quiet.
@@ -228,7 +228,7 @@ fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> Ru
                 display.tick();
             }
         });
-        let out = super::run(req, settings, &catalog, &models, &executor, &|p| {
+        let out = crate::provider::run(req, settings, &catalog, &models, &executor, &|p| {
             display.update(&p)
         });
         done.store(true, std::sync::atomic::Ordering::Relaxed);
