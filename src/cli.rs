@@ -107,7 +107,7 @@ is launched. The pi binary is `$PWK_PI_BIN`, else `pi` on PATH."
     Capabilities(CapabilitiesArgs),
 
     /// Check delegation coverage: `{"required":[…],"outcomes":[…]}` on stdin.
-    Coverage,
+    Coverage(CoverageArgs),
 
     /// Print shell completions.
     Completions(CompletionsArgs),
@@ -140,6 +140,11 @@ pub struct LintArgs {
     /// Files or directories to lint.
     pub paths: Vec<PathBuf>,
 
+    /// The project root (default: the nearest directory upwards that holds `.git`,
+    /// `.agents` or `.pi`, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
     /// Walk directories recursively.
     #[arg(long, short = 'r')]
     pub recursive: bool,
@@ -162,15 +167,26 @@ pub struct LintArgs {
 
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
+    /// The project root (default: the nearest directory upwards that holds `.git`,
+    /// `.agents` or `.pi`, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
     /// Print the schema as read by this host profile (`tintinweb`, `nicobailon@0.67`, …;
     /// default: the shipped role schema).
     #[arg(long, value_parser = parse_host)]
     pub host: Option<HostChoice>,
+
+    /// Output format: `json` (default) prints the JSON Schema itself; `human`, a table of
+    /// the keys with their types.
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// A rule id to explain, e.g. `unknown-key`.
+    #[arg(add = clap_complete::ArgValueCandidates::new(crate::commands::complete::rule_ids))]
     pub rule: Option<String>,
 
     /// Output format.
@@ -180,8 +196,9 @@ pub struct RulesArgs {
 
 #[derive(Debug, Args)]
 pub struct SetupArgs {
-    /// Project directory to install into (`<dir>/.agents/agents/`).
-    #[arg(long, conflicts_with = "global")]
+    /// The project root to install into (`<DIR>/.agents/agents/`; default: the nearest
+    /// directory upwards that holds `.git`, `.agents` or `.pi`, else the current directory).
+    #[arg(long, value_name = "DIR", conflicts_with = "global")]
     pub dir: Option<PathBuf>,
 
     /// Install into the global agents directory (`$PI_CODING_AGENT_DIR/agents/`).
@@ -219,6 +236,11 @@ pub struct SetupArgs {
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
+    /// The project root (default: the nearest directory upwards that holds `.git`,
+    /// `.agents` or `.pi`, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
     /// Also list hidden adapters (`disable-model-invocation: true`).
     #[arg(long)]
     pub all: bool,
@@ -234,7 +256,13 @@ pub struct ListArgs {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The role name.
+    #[arg(add = clap_complete::ArgValueCandidates::new(crate::commands::complete::role_names))]
     pub name: String,
+
+    /// The project root (default: the nearest directory upwards that holds `.git`,
+    /// `.agents` or `.pi`, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 
     #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
     pub host: HostChoice,
@@ -267,19 +295,34 @@ pub struct NewArgs {
     #[arg(long, value_enum, default_value_t = RoleKind::Leaf)]
     pub kind: RoleKind,
 
-    /// Directory to write into (default: `.agents/agents/` under the current directory).
-    #[arg(long)]
+    /// The project root (default: the nearest directory upwards that holds `.git`,
+    /// `.agents` or `.pi`, else the current directory).
+    #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+
+    /// The directory to write the file into, instead of `<project>/.agents/agents/`.
+    #[arg(long, value_name = "DIR", conflicts_with = "dir")]
+    pub agents_dir: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
 pub struct SmokeArgs {
     /// The role name.
+    #[arg(add = clap_complete::ArgValueCandidates::new(crate::commands::complete::role_names))]
     pub name: String,
 
     /// Launch it once with a harmless read-only prompt and report the outcome.
     #[arg(long)]
     pub run: bool,
+
+    /// The project root (default: the nearest directory upwards that holds `.git`,
+    /// `.agents` or `.pi`, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 
     #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
     pub host: HostChoice,
@@ -298,6 +341,10 @@ pub struct DelegateArgs {
     /// Validate the request and print the launch plan without starting pi.
     #[arg(long)]
     pub dry_run: bool,
+
+    /// Output format (default json: this command answers a machine protocol).
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
 }
 
 /// How roles are run; shared by `run-request`, `recon` and `review`.
@@ -360,9 +407,10 @@ pub struct ReconArgs {
     #[arg(long)]
     pub intent: String,
 
-    /// Repository root (default: current directory).
-    #[arg(long)]
-    pub cwd: Option<PathBuf>,
+    /// The project root pi works in (default: the nearest directory upwards that holds
+    /// `.git`, `.agents` or `.pi`, else the current directory). `--cwd` is an alias.
+    #[arg(long, value_name = "DIR", alias = "cwd")]
+    pub dir: Option<PathBuf>,
 
     #[command(flatten)]
     pub run: ProviderRunArgs,
@@ -382,9 +430,10 @@ pub struct ReviewArgs {
     #[arg(long, value_name = "FILE")]
     pub packet: PathBuf,
 
-    /// Repository root (default: current directory).
-    #[arg(long)]
-    pub cwd: Option<PathBuf>,
+    /// The project root pi works in (default: the nearest directory upwards that holds
+    /// `.git`, `.agents` or `.pi`, else the current directory). `--cwd` is an alias.
+    #[arg(long, value_name = "DIR", alias = "cwd")]
+    pub dir: Option<PathBuf>,
 
     #[command(flatten)]
     pub run: ProviderRunArgs,
@@ -394,11 +443,22 @@ pub struct ReviewArgs {
 pub struct RunRequestArgs {
     #[command(flatten)]
     pub roles: RoleRunArgs,
+
+    /// Output format (default json: this command answers a machine protocol).
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct CoverageArgs {
+    /// Output format (default json: this command answers a machine protocol).
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
 pub struct CapabilitiesArgs {
-    /// Output format.
+    /// Output format (default json: this command answers a machine protocol).
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
 }

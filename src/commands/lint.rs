@@ -3,7 +3,7 @@
 use anyhow::Context as _;
 
 use crate::cli::{Format, LintArgs, LintFormat, RulesArgs, SchemaArgs};
-use crate::context::{eprintln_safe, write_stdout};
+use crate::context::write_stdout;
 use crate::host::{self, HostChoice};
 use crate::lint::render::{RenderOptions, render};
 use crate::lint::{LintOptions, collect_files, default_dirs, lint_files, rules};
@@ -13,19 +13,22 @@ use crate::{Context, ExitStatus};
 const HUMAN_WIDTH: usize = 100;
 
 pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let project = super::project(ctx, args.dir.as_deref())?;
     let paths = if args.paths.is_empty() {
-        let dirs = default_dirs(&ctx.cwd);
+        let dirs = default_dirs(&project.root);
         if dirs.is_empty() && !args.allow_empty {
             anyhow::bail!(
-                "nothing to lint: neither `.agents/agents/` nor `.pi/agents/` exists here; pass files or directories, or --allow-empty"
+                "nothing to lint: neither `.agents/agents/` nor `.pi/agents/` exists in the project `{}`; pass files or directories, or --allow-empty",
+                ctx.display_path(&project.root)
             );
         }
         dirs
     } else {
         args.paths.clone()
     };
-    let files = collect_files(&paths, args.recursive)?;
-    if files.is_empty() && !args.allow_empty {
+    let collected = collect_files(&paths, args.recursive);
+    let files = collected.files;
+    if files.is_empty() && collected.errors.is_empty() && !args.allow_empty {
         let shown: Vec<String> = paths
             .iter()
             .map(|p| format!("`{}`", ctx.display_path(p)))
@@ -40,8 +43,7 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             }
         );
     }
-    let (root, _) = crate::discover::find_project_root(&ctx.cwd, ctx.env.home.as_deref());
-    let chosen = args.host.resolve(&root, ctx.env.agent_dir().as_deref());
+    let chosen = project.host(ctx, &args.host);
     let opts = LintOptions {
         host: chosen.profile,
         host_reason: chosen.detection.as_ref().map(|d| d.reason.clone()),
@@ -49,7 +51,8 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         keep_text: args.format == LintFormat::Human,
         cwd: Some(ctx.cwd.clone()),
     };
-    let report = lint_files(&files, &opts);
+    let mut report = lint_files(&files, &opts);
+    report.add_walk_errors(collected.errors);
     let show = |p: &std::path::Path| ctx.display_path(p);
     let render_opts = RenderOptions {
         show_path: &show,
@@ -58,46 +61,136 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     };
     write_stdout(render(args.format, &report, &render_opts).as_bytes())
         .context("cannot write to stdout")?;
-    for f in &report.failures {
-        eprintln_safe(&format!(
-            "pwk: error: cannot read `{}`: {}",
-            crate::text::escape_line(&ctx.display_path(&f.path)),
-            f.message
-        ));
+    if !report.failures.is_empty() {
+        let lines: Vec<String> = report
+            .failures
+            .iter()
+            .map(|f| {
+                format!(
+                    "cannot read `{}`: {}",
+                    crate::text::escape_line(&ctx.display_path(&f.path)),
+                    f.message
+                )
+            })
+            .collect();
+        anyhow::bail!("{}", lines.join("\n  "));
     }
     let (errors, warnings) = report.counts();
-    Ok(if !report.failures.is_empty() {
-        ExitStatus::Error
-    } else if errors > 0 || (args.deny_warnings && warnings > 0) {
+    Ok(if errors > 0 || (args.deny_warnings && warnings > 0) {
         ExitStatus::Failure
     } else {
         ExitStatus::Success
     })
 }
 
-pub fn schema(args: &SchemaArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
+pub fn schema(args: &SchemaArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let profile = match &args.host {
         None => None,
         Some(HostChoice::Spec(spec)) => Some(spec.profile()?),
-        Some(HostChoice::Auto) => {
-            let (root, _) = crate::discover::find_project_root(&_ctx.cwd, _ctx.env.home.as_deref());
-            Some(
-                HostChoice::Auto
-                    .resolve(&root, _ctx.env.agent_dir().as_deref())
-                    .profile,
-            )
-        }
+        Some(HostChoice::Auto) => Some(
+            super::project(ctx, args.dir.as_deref())?
+                .host(ctx, &HostChoice::Auto)
+                .profile,
+        ),
     };
-    match profile {
-        None => write_stdout(crate::role::schema::ROLE_SCHEMA.as_bytes())?,
-        Some(p) if p.is_portable() => write_stdout(crate::role::schema::ROLE_SCHEMA.as_bytes())?,
-        Some(p) => {
+    let text = match profile {
+        Some(p) if !p.is_portable() => {
             let mut text = serde_json::to_string_pretty(host::schema::host_schema(p))?;
             text.push('\n');
-            write_stdout(text.as_bytes())?;
+            text
+        }
+        _ => crate::role::schema::ROLE_SCHEMA.to_string(),
+    };
+    match args.format {
+        Format::Json => write_stdout(text.as_bytes())?,
+        Format::Human => {
+            let schema: serde_json::Value = serde_json::from_str(&text)?;
+            let label = profile.map_or_else(|| "pwk".to_string(), |p| p.label());
+            write_stdout(schema_human(&schema, &label).as_bytes())?;
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// The schema's keys for people: name, accepted type, and the first sentence of
+/// the description.
+fn schema_human(schema: &serde_json::Value, label: &str) -> String {
+    let defs = schema.get("$defs");
+    let resolve = |v: &serde_json::Value| -> serde_json::Value {
+        let mut v = v.clone();
+        for _ in 0..4 {
+            let Some(r) = v.get("$ref").and_then(|r| r.as_str()) else {
+                break;
+            };
+            let target = r
+                .strip_prefix("#/$defs/")
+                .and_then(|n| defs.and_then(|d| d.get(n)))
+                .cloned();
+            match target {
+                Some(t) => {
+                    let mut merged = t;
+                    if let (Some(m), Some(desc)) = (merged.as_object_mut(), v.get("description")) {
+                        m.insert("description".into(), desc.clone());
+                    }
+                    v = merged;
+                }
+                None => break,
+            }
+        }
+        v
+    };
+    let ty = |v: &serde_json::Value| -> String {
+        if let Some(e) = v.get("enum").and_then(|e| e.as_array()) {
+            let vals: Vec<String> = e.iter().map(|x| x.to_string()).collect();
+            return vals.join(" | ");
+        }
+        match v.get("type") {
+            Some(serde_json::Value::String(t)) => t.clone(),
+            Some(serde_json::Value::Array(ts)) => ts
+                .iter()
+                .filter_map(|t| t.as_str())
+                .collect::<Vec<_>>()
+                .join(" | "),
+            _ if v.get("anyOf").is_some() || v.get("oneOf").is_some() => "several forms".into(),
+            _ => "any".into(),
+        }
+    };
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(|r| r.as_array())
+        .map(|r| r.iter().filter_map(|x| x.as_str()).collect())
+        .unwrap_or_default();
+    let mut rows: Vec<(String, String, String)> = Vec::new();
+    if let Some(props) = schema.get("properties").and_then(|p| p.as_object()) {
+        for (key, v) in props {
+            let v = resolve(v);
+            let desc = v
+                .get("description")
+                .and_then(|d| d.as_str())
+                .unwrap_or_default();
+            // The first sentence: up to a ". " before a capital (not "e.g. ").
+            let end = desc
+                .match_indices(". ")
+                .find(|(i, _)| desc[i + 2..].starts_with(|c: char| c.is_ascii_uppercase()))
+                .map_or(desc.len(), |(i, _)| i);
+            let first = desc[..end].trim_end_matches('.');
+            let key = if required.contains(&key.as_str()) {
+                format!("{key} (required)")
+            } else {
+                key.clone()
+            };
+            rows.push((key, ty(&v), first.to_string()));
+        }
+    }
+    let kw = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+    let tw = rows.iter().map(|r| r.1.len()).max().unwrap_or(0).min(28);
+    let mut out = format!("Frontmatter keys read by the {label} profile:\n\n");
+    for (k, t, d) in rows {
+        out.push_str(format!("  {k:kw$}  {t:tw$}  {d}").trim_end());
+        out.push('\n');
+    }
+    out.push_str("\n`pwk schema` prints the JSON Schema itself.\n");
+    out
 }
 
 pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
@@ -129,8 +222,7 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
         let hint = rules::did_you_mean(id, rules::RULES.iter().map(|r| r.id))
             .map(|s| format!("; did you mean `{s}`?"))
             .unwrap_or_else(|| "; `pwk rules` lists them".into());
-        eprintln_safe(&format!("pwk: error: no rule `{id}`{hint}"));
-        return Ok(ExitStatus::Error);
+        anyhow::bail!("no rule `{id}`{hint}");
     };
     let text = match args.format {
         Format::Json => format!("{}\n", serde_json::to_string_pretty(&rule_json(rule))?),

@@ -139,6 +139,8 @@ pub enum Progress {
     },
     /// Something worth telling a person (malformed output, fallback, compaction, …).
     Warning(String),
+    /// The task waits before pi starts (for another write task's lock).
+    Waiting(String),
 }
 
 impl std::fmt::Display for Progress {
@@ -155,6 +157,7 @@ impl std::fmt::Display for Progress {
                 write!(f, "retry {attempt}/{max_attempts}: {error}")
             }
             Progress::Warning(w) => write!(f, "warning: {w}"),
+            Progress::Waiting(w) => write!(f, "waiting {w}"),
         }
     }
 }

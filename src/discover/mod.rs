@@ -27,7 +27,6 @@ pub mod template;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::context::Context;
 use crate::install::bundled::BUNDLED_ROLES;
 use crate::role::source::read_role_file;
 use crate::role::{Role, RoleDoc, SplitError, YamlError};
@@ -272,30 +271,18 @@ impl Discovery {
     }
 }
 
-/// The directories discovery starts from; [`resolve`] fills them in from the context.
+/// The directories discovery starts from (the command layer fills them in).
 #[derive(Debug, Clone)]
 pub struct Roots {
+    /// Where the host runs: hosts whose project base is the working directory read
+    /// `<cwd>/.pi/agents`.
     pub cwd: PathBuf,
     pub home: Option<PathBuf>,
     /// `$PI_CODING_AGENT_DIR/agents` (default `~/.pi/agent/agents`).
     pub global_agents_dir: Option<PathBuf>,
-}
-
-/// Discover every role under `host`'s rules, from the context's directory and
-/// environment.
-pub fn resolve(ctx: &Context, choice: &crate::host::HostChoice) -> Discovery {
-    let (root, _) = find_project_root(&ctx.cwd, ctx.env.home.as_deref());
-    let chosen = choice.resolve(&root, ctx.env.agent_dir().as_deref());
-    let mut d = resolve_in(
-        &Roots {
-            cwd: ctx.cwd.clone(),
-            home: ctx.env.home.clone(),
-            global_agents_dir: ctx.env.global_agents_dir(),
-        },
-        chosen.profile,
-    );
-    d.host_choice = chosen.explain();
-    d
+    /// The project root when the user named it (`--dir`); otherwise it is found
+    /// from `cwd` by [`find_project_root`].
+    pub project_root: Option<PathBuf>,
 }
 
 /// The project root: the nearest directory, from `cwd` upwards, that contains `.git`,
@@ -307,19 +294,29 @@ pub fn find_project_root(cwd: &Path, home: Option<&Path>) -> (PathBuf, Option<&'
         if home.is_some_and(|h| h == dir) && dir != cwd {
             break;
         }
-        for marker in [".git", ".agents", ".pi"] {
-            let exists = std::fs::symlink_metadata(dir.join(marker)).is_ok();
-            if exists {
-                return (dir.to_path_buf(), Some(marker));
-            }
+        if let Some(marker) = root_marker_of(dir) {
+            return (dir.to_path_buf(), Some(marker));
         }
     }
     (cwd.to_path_buf(), None)
 }
 
+/// The marker that makes `dir` a project root, if any.
+pub fn root_marker_of(dir: &Path) -> Option<&'static str> {
+    PROJECT_MARKERS
+        .into_iter()
+        .find(|m| std::fs::symlink_metadata(dir.join(m)).is_ok())
+}
+
+/// What makes a directory a project root.
+const PROJECT_MARKERS: [&str; 3] = [".git", ".agents", ".pi"];
+
 /// Discover every role under `host`'s rules from explicit roots.
 pub fn resolve_in(roots: &Roots, host: Host) -> Discovery {
-    let (project_root, root_marker) = find_project_root(&roots.cwd, roots.home.as_deref());
+    let (project_root, root_marker) = match &roots.project_root {
+        Some(root) => (root.clone(), root_marker_of(root)),
+        None => find_project_root(&roots.cwd, roots.home.as_deref()),
+    };
     let mut notes = Vec::new();
     let mut sources = profile_sources(host, roots, &project_root, &mut notes);
     let mut files = Vec::new();
@@ -928,6 +925,7 @@ mod tests {
             cwd: tmp.join("proj"),
             home: Some(tmp.join("home")),
             global_agents_dir: Some(tmp.join("home/.pi/agent/agents")),
+            project_root: None,
         }
     }
 

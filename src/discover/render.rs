@@ -429,6 +429,10 @@ pub struct ShowJson<'a> {
     pub frontmatter_text: &'a str,
     pub body: &'a str,
     pub runtime: &'a Runtime,
+    /// How `pwk review` / `pwk recon` run it, for the provider contract's roles
+    /// (a value the command layer supplies; discover does not know the provider).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider_run: Option<serde_json::Value>,
 }
 
 pub fn frontmatter_text(role: &ResolvedRole) -> &str {

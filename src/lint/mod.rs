@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use check::check_doc;
 pub use diagnostic::{Diagnostic, Related, Severity};
-pub use walk::{WalkError, collect_files, default_dirs};
+pub use walk::{Collected, WalkError, collect_files, default_dirs};
 
 use crate::host::HostProfile;
 use crate::role::RoleDoc;
@@ -64,6 +64,39 @@ pub struct LintReport {
 }
 
 impl LintReport {
+    /// Paths the walk could not look at: failures (exit 2), and `unreadable-file`
+    /// findings so that every document counts them.
+    pub fn add_walk_errors(&mut self, errors: Vec<WalkError>) {
+        if errors.is_empty() {
+            return;
+        }
+        let rule = &rules::unreadable_file::RULE;
+        for e in errors {
+            let path = e.path().to_path_buf();
+            let what = match e {
+                WalkError::NotFound(_) => "not linted: the path does not exist".to_string(),
+                WalkError::Io { .. } => format!("not linted: cannot read it: {}", e.reason()),
+            };
+            self.files.push(FileReport {
+                path: path.clone(),
+                diagnostics: vec![Diagnostic::whole_file(
+                    rule.id,
+                    rule.severity,
+                    path.clone(),
+                    what,
+                    Some("check the path, or make it readable, and run pwk lint again".into()),
+                )],
+                text: None,
+            });
+            self.failures.push(ReadFailure {
+                path,
+                message: e.reason(),
+            });
+        }
+        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.failures.sort_by(|a, b| a.path.cmp(&b.path));
+    }
+
     /// Every finding, sorted by path, then position.
     pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
         self.files.iter().flat_map(|f| f.diagnostics.iter())
@@ -94,10 +127,13 @@ pub struct LintOptions {
     pub host_reason: Option<String>,
 }
 
-/// Find the role files under `paths` and lint them.
-pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, WalkError> {
-    let files = collect_files(paths, opts.recursive)?;
-    Ok(lint_files(&files, opts))
+/// Find the role files under `paths` and lint them; a path that cannot be looked
+/// at is a failure in the report (exit 2), never a silent gap.
+pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> LintReport {
+    let collected = collect_files(paths, opts.recursive);
+    let mut report = lint_files(&collected.files, opts);
+    report.add_walk_errors(collected.errors);
+    report
 }
 
 struct Outcome {
@@ -143,7 +179,8 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
     let paths: Vec<&Path> = files_out.iter().map(|f| f.path.as_path()).collect();
     let sites: Vec<Option<&NameSite>> = names.iter().map(Option::as_ref).collect();
     let profile = opts.host;
-    let dups = rules::duplicate_name::check(&paths, &sites, |p| match &opts.cwd {
+    let rank = |i: usize| rules::shadowed_role::rank(profile, paths[i]);
+    let dups = rules::duplicate_name::check(&paths, &sites, rank, |p| match &opts.cwd {
         Some(cwd) => crate::context::display_path(cwd, p),
         None => p.display().to_string(),
     });

@@ -36,6 +36,7 @@ pub(crate) mod multiple_documents;
 pub(crate) mod name_mismatch;
 pub(crate) mod name_not_slug;
 pub(crate) mod not_a_regular_file;
+pub(crate) mod shadowed_role;
 pub(crate) mod tab_indentation;
 pub(crate) mod unknown_key;
 pub(crate) mod unknown_tool;
@@ -96,6 +97,7 @@ pub static RULES: &[&Rule] = &[
     &name_mismatch::RULE,
     &name_not_slug::RULE,
     &not_a_regular_file::RULE,
+    &shadowed_role::RULE,
     &tab_indentation::RULE,
     &unknown_key::RULE,
     &unknown_tool::RULE,
