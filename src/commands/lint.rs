@@ -59,7 +59,13 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         color: ctx.color_stdout,
         width: HUMAN_WIDTH,
     };
-    write_stdout(render(args.format, &report, &render_opts).as_bytes())
+    let format = match args.format {
+        LintFormat::Human => crate::lint::render::Format::Human,
+        LintFormat::Json => crate::lint::render::Format::Json,
+        LintFormat::Sarif => crate::lint::render::Format::Sarif,
+        LintFormat::Github => crate::lint::render::Format::Github,
+    };
+    write_stdout(render(format, &report, &render_opts).as_bytes())
         .context("cannot write to stdout")?;
     if !report.failures.is_empty() {
         let lines: Vec<String> = report

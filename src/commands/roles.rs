@@ -270,7 +270,11 @@ pub fn did_you_mean(name: &str, known: &[String]) -> Vec<String> {
 /// `pwk new NAME`: exit 0 when written; 2 for a bad name, an existing file or an I/O error.
 pub fn new(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     template::validate_name(&args.name)?;
-    let kind = Kind::from(args.kind);
+    let kind = match args.kind {
+        crate::cli::RoleKind::Leaf => Kind::Leaf,
+        crate::cli::RoleKind::Coordinator => Kind::Coordinator,
+        crate::cli::RoleKind::Adapter => Kind::Adapter,
+    };
     let project = super::project(ctx, args.dir.as_deref())?;
     let dir = match &args.agents_dir {
         Some(d) => ctx.cwd.join(d),
