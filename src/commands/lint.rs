@@ -204,7 +204,8 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
         let text = match args.format {
             Format::Json => {
                 let list: Vec<_> = rules::RULES.iter().map(|r| rule_json(r)).collect();
-                format!("{}\n", serde_json::to_string_pretty(&list)?)
+                let doc = serde_json::json!({"version": 1, "rules": list});
+                format!("{}\n", serde_json::to_string_pretty(&doc)?)
             }
             Format::Human => {
                 let width = rules::RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
@@ -231,7 +232,11 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
         anyhow::bail!("no rule `{id}`{hint}");
     };
     let text = match args.format {
-        Format::Json => format!("{}\n", serde_json::to_string_pretty(&rule_json(rule))?),
+        Format::Json => {
+            let mut doc = rule_json(rule);
+            doc["version"] = 1.into();
+            format!("{}\n", serde_json::to_string_pretty(&doc)?)
+        }
         Format::Human => {
             let per_host: Vec<String> = host::ALL
                 .iter()

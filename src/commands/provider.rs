@@ -44,6 +44,7 @@ pub fn coverage(args: &CoverageArgs, _ctx: &Context) -> anyhow::Result<ExitStatu
         Ok(x) => x,
         Err((pos, message)) => {
             let (mut doc, located) = invalid_input(pos, &message);
+            doc.insert("version".into(), 1.into());
             doc.insert("complete".into(), false.into());
             doc.insert("missing".into(), serde_json::json!([]));
             doc.insert("retained".into(), serde_json::json!([]));
@@ -56,7 +57,9 @@ pub fn coverage(args: &CoverageArgs, _ctx: &Context) -> anyhow::Result<ExitStatu
     let c = crate::provider::coverage::assess(&required, &outcomes);
     match args.format {
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&c)?;
+            let mut doc = serde_json::to_value(&c)?;
+            doc["version"] = 1.into();
+            let mut s = serde_json::to_string_pretty(&doc)?;
             s.push('\n');
             write_stdout(s.as_bytes())?;
         }

@@ -162,7 +162,7 @@ fn each_fixture_triggers_its_rule() {
 #[test]
 fn every_rule_has_a_fixture_and_every_fixture_a_rule() {
     let out = run(TestEnv::new().pwk().args(["rules", "--format", "json"]));
-    let ids: Vec<String> = json(&out)
+    let ids: Vec<String> = json(&out)["rules"]
         .as_array()
         .unwrap()
         .iter()
@@ -874,7 +874,8 @@ fn rules_lists_and_explains() {
         );
     }
     let doc = json(&run(env.pwk().args(["rules", "--format", "json"])));
-    assert!(doc.as_array().unwrap().len() >= 35);
+    assert_eq!(doc["version"], 1);
+    assert!(doc["rules"].as_array().unwrap().len() >= 35);
     let one = run(env.pwk().args(["rules", "name-mismatch"]));
     assert_eq!(one.code, 0);
     env.insta_settings()
@@ -886,6 +887,7 @@ fn rules_lists_and_explains() {
         "json",
     ])));
     assert_eq!(one_json["id"], "unknown-tool");
+    assert_eq!(one_json["version"], 1);
     assert!(one_json["bad"].as_str().unwrap().contains("Glob"));
 }
 
@@ -1178,10 +1180,10 @@ mod fuzz {
             width: 100,
         };
         for f in [
-            pwk::cli::LintFormat::Human,
-            pwk::cli::LintFormat::Json,
-            pwk::cli::LintFormat::Sarif,
-            pwk::cli::LintFormat::Github,
+            pwk::lint::render::Format::Human,
+            pwk::lint::render::Format::Json,
+            pwk::lint::render::Format::Sarif,
+            pwk::lint::render::Format::Github,
         ] {
             let out = render(f, &report, &opts);
             // Whatever the file holds, no control character (other than line breaks
