@@ -10,6 +10,7 @@ pub mod command;
 pub mod diagnostic;
 pub mod fix;
 pub mod render;
+pub mod rewrite;
 pub mod rules;
 pub mod walk;
 
@@ -93,6 +94,100 @@ pub struct LintOptions {
     pub cwd: Option<PathBuf>,
     /// Why this host profile, when it was detected (shown in the report).
     pub host_reason: Option<String>,
+    /// Each file's settings (configuration levels, suppressions); `None`: defaults.
+    pub settings: Option<SettingsSource>,
+}
+
+/// Where [`LintOptions`] gets a file's [`FileSettings`] (e.g. its configuration).
+#[derive(Clone)]
+pub struct SettingsSource(pub std::sync::Arc<dyn Fn(&Path) -> FileSettings + Send + Sync>);
+
+impl std::fmt::Debug for SettingsSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SettingsSource(..)")
+    }
+}
+
+impl LintOptions {
+    /// The settings of the file at `path`.
+    pub fn settings_for(&self, path: &Path) -> FileSettings {
+        self.settings
+            .as_ref()
+            .map(|f| (f.0)(path))
+            .unwrap_or_default()
+    }
+}
+
+/// What a configuration can say about one rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleLevel {
+    Error,
+    Warn,
+    Off,
+}
+
+impl RuleLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleLevel::Error => "error",
+            RuleLevel::Warn => "warn",
+            RuleLevel::Off => "off",
+        }
+    }
+}
+
+/// How one file is linted beyond its host profile: the configuration's rule
+/// levels (see `crate::config`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileSettings {
+    /// A level per rule id; rules not named keep the severity their check gives.
+    pub levels: std::collections::BTreeMap<String, RuleLevel>,
+}
+
+impl FileSettings {
+    /// Set each finding's severity from the levels; drop the rules set `off`.
+    pub fn apply_levels(&self, diagnostics: &mut Vec<Diagnostic>) {
+        if self.levels.is_empty() {
+            return;
+        }
+        diagnostics.retain_mut(|d| match self.levels.get(d.rule) {
+            Some(RuleLevel::Off) => false,
+            Some(RuleLevel::Error) => {
+                d.severity = Severity::Error;
+                true
+            }
+            Some(RuleLevel::Warn) => {
+                d.severity = Severity::Warning;
+                true
+            }
+            None => true,
+        });
+    }
+}
+
+/// Lint one parsed file with its settings: the single-file findings (no
+/// cross-file `duplicate-name`), sorted by position. The entry point for callers
+/// that hold the text in memory (the language server, `--fix`).
+pub fn lint_doc(
+    doc: &RoleDoc,
+    profile: &'static HostProfile,
+    settings: &FileSettings,
+) -> Vec<Diagnostic> {
+    let mut diagnostics = check_doc(doc, profile);
+    settings.apply_levels(&mut diagnostics);
+    diagnostics
+}
+
+/// [`lint_doc`] over text held in memory (an editor buffer); `path` names the
+/// file (its stem is the role's identity for `name-mismatch`).
+pub fn lint_text(
+    path: &Path,
+    text: &str,
+    profile: &'static HostProfile,
+    settings: &FileSettings,
+) -> Vec<Diagnostic> {
+    lint_doc(&RoleDoc::parse(path, text.as_bytes()), profile, settings)
 }
 
 /// Find the role files under `paths` and lint them.
@@ -249,7 +344,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
     match read_role_file(path) {
         Ok(bytes) => {
             let doc = RoleDoc::from_bytes(path, bytes);
-            let diagnostics = check_doc(&doc, opts.host);
+            let diagnostics = lint_doc(&doc, opts.host, &opts.settings_for(path));
             let name = name_site(&doc);
             let text = (opts.keep_text && !diagnostics.is_empty()).then_some(doc.text);
             Outcome {
