@@ -58,8 +58,19 @@ pwk lint --fix --unsafe-fixes   apply the guesses too (renamed keys, `name`)"
     )]
     Lint(LintArgs),
 
-    /// Print the JSON Schema of role frontmatter.
+    /// Print the JSON Schema of role frontmatter (or of pwk.toml with --config).
     Schema(SchemaArgs),
+
+    /// Print the effective lint configuration for a path and where each value came from.
+    #[command(
+        long_about = "Print the lint configuration that applies to PATH (default: the current \
+directory): the `pwk.toml` or `.pwk.toml` found by walking up to the project root, the files \
+it extends, and the overrides that match PATH. Each value says where it came from: a flag, \
+`file:line:col`, or `default`. Precedence: flag > override > file > extended file > default.",
+        after_long_help = "Examples:\n  pwk config\n  pwk config .agents/agents/reviewer.md\n  \
+pwk config --format json legacy/old-role.md\n  pwk schema --config > pwk.schema.json"
+    )]
+    Config(ConfigArgs),
 
     /// List the lint rules, or explain one rule with a bad and a good example.
     Rules(RulesArgs),
@@ -147,8 +158,9 @@ pub struct LintArgs {
     #[arg(long, short = 'r')]
     pub recursive: bool,
 
-    #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
-    pub host: HostChoice,
+    /// The host profile (default: `host` in pwk.toml, else `auto`): `auto` (detect the host from pi's settings; the portable `pwk` profile when none is found), `pwk`, `tintinweb`, `nicobailon`, `herdr`, or a version such as `tintinweb@0.14`.
+    #[arg(long, value_parser = parse_host)]
+    pub host: Option<HostChoice>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = LintFormat::Human)]
@@ -181,8 +193,26 @@ pub struct LintArgs {
 pub struct SchemaArgs {
     /// Print the schema as read by this host profile (`tintinweb`, `nicobailon@0.67`, …;
     /// default: the shipped role schema).
+    #[arg(long, value_parser = parse_host, conflicts_with = "config")]
+    pub host: Option<HostChoice>,
+
+    /// Print the JSON Schema of `pwk.toml` instead (for taplo / Even Better TOML).
+    #[arg(long)]
+    pub config: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// The file or directory whose configuration to show (default: `.`).
+    pub path: Option<PathBuf>,
+
+    /// As `pwk lint --host` would set it (a flag beats the file).
     #[arg(long, value_parser = parse_host)]
     pub host: Option<HostChoice>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]

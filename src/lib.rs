@@ -5,6 +5,8 @@
 //! (provider → delegate → role; install → role; lint → role; discover → role).
 
 pub mod cli;
+pub mod commands;
+pub mod config;
 pub mod context;
 pub mod delegate;
 pub mod discover;
@@ -34,6 +36,7 @@ pub fn run(cli: Cli) -> ExitStatus {
     };
     let result = match &cli.command {
         Command::Lint(args) => lint::command::run(args, &ctx),
+        Command::Config(args) => commands::config::run(args, &ctx),
         Command::Schema(args) => lint::command::schema(args, &ctx),
         Command::Rules(args) => lint::command::rules(args, &ctx),
         Command::Setup(args) => install::command::run(args, &ctx),

@@ -66,6 +66,23 @@ pub struct LintReport {
 }
 
 impl LintReport {
+    /// Two runs' reports as one (files linted for different host profiles, by
+    /// `[[overrides]]`): files sorted by path, the profiles named together.
+    pub fn merge(mut self, other: LintReport) -> LintReport {
+        self.files.extend(other.files);
+        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.failures.extend(other.failures);
+        self.skipped.extend(other.skipped);
+        if self.host != other.host {
+            self.host = format!("{}, {}", self.host, other.host);
+        }
+        self.host_reason = match (self.host_reason, other.host_reason) {
+            (Some(a), Some(b)) if a != b => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        };
+        self
+    }
+
     /// Every finding, sorted by path, then position.
     pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
         self.files.iter().flat_map(|f| f.diagnostics.iter())
@@ -143,6 +160,9 @@ impl RuleLevel {
 pub struct FileSettings {
     /// A level per rule id; rules not named keep the severity their check gives.
     pub levels: std::collections::BTreeMap<String, RuleLevel>,
+    /// `--no-inline-suppressions`: `# pwk: ignore…` comments are not honoured (an
+    /// audit run).
+    pub no_inline_suppressions: bool,
 }
 
 impl FileSettings {

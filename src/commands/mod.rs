@@ -1,0 +1,3 @@
+//! Command glue: one file per verb (clap args and `Context` in, exit status out).
+
+pub mod config;
