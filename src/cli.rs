@@ -187,6 +187,10 @@ pub struct LintArgs {
     /// change.
     #[arg(long, conflicts_with = "fix")]
     pub diff: bool,
+
+    /// Ignore every `# pwk: ignore…` comment: report what they hide (an audit run).
+    #[arg(long)]
+    pub no_inline_suppressions: bool,
 }
 
 #[derive(Debug, Args)]

@@ -85,7 +85,9 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             .resolve(f)
             .map_err(rel)?
             .with_host_flag(args.host.as_ref());
-        settings.insert(f.clone(), resolved.settings());
+        let mut s = resolved.settings();
+        s.no_inline_suppressions = args.no_inline_suppressions;
+        settings.insert(f.clone(), s);
         match groups.iter_mut().find(|(h, _)| *h == resolved.host.value) {
             Some((_, g)) => g.push(f.clone()),
             None => groups.push((resolved.host.value, vec![f.clone()])),

@@ -12,6 +12,7 @@ pub mod fix;
 pub mod render;
 pub mod rewrite;
 pub mod rules;
+pub mod suppress;
 pub mod walk;
 
 use std::path::{Path, PathBuf};
@@ -35,6 +36,8 @@ pub struct FileReport {
     /// The file's text, kept only when asked for and the file has findings
     /// (the human renderer shows source snippets).
     pub text: Option<String>,
+    /// Findings hidden by a suppression or the baseline, with the reason.
+    pub suppressed: Vec<suppress::Suppressed>,
 }
 
 /// A file pwk could not read at all (an I/O error, not a finding): exit 2.
@@ -96,6 +99,11 @@ impl LintReport {
             .count();
         let total = self.diagnostics().count();
         (errors, total - errors)
+    }
+
+    /// Findings hidden by suppressions or the baseline.
+    pub fn suppressed(&self) -> impl Iterator<Item = &suppress::Suppressed> {
+        self.files.iter().flat_map(|f| f.suppressed.iter())
     }
 }
 
@@ -171,7 +179,12 @@ impl FileSettings {
         if self.levels.is_empty() {
             return;
         }
-        diagnostics.retain_mut(|d| match self.levels.get(d.rule) {
+        diagnostics.retain_mut(|d| self.relevel(d));
+    }
+
+    /// Set one finding's severity from the levels; `false` when its rule is off.
+    pub fn relevel(&self, d: &mut Diagnostic) -> bool {
+        match self.levels.get(d.rule) {
             Some(RuleLevel::Off) => false,
             Some(RuleLevel::Error) => {
                 d.severity = Severity::Error;
@@ -182,21 +195,47 @@ impl FileSettings {
                 true
             }
             None => true,
-        });
+        }
     }
 }
 
+/// One file's findings: those reported, and those a suppression hides.
+#[derive(Debug, Clone, Default)]
+pub struct FileLint {
+    pub diagnostics: Vec<Diagnostic>,
+    pub suppressed: Vec<suppress::Suppressed>,
+}
+
 /// Lint one parsed file with its settings: the single-file findings (no
-/// cross-file `duplicate-name`), sorted by position. The entry point for callers
-/// that hold the text in memory (the language server, `--fix`).
+/// cross-file `duplicate-name`), inline suppressions applied, the
+/// configuration's levels applied, sorted by position. The entry point for
+/// callers that hold the text in memory (the language server, `--fix`).
+pub fn lint_doc_full(
+    doc: &RoleDoc,
+    profile: &'static HostProfile,
+    settings: &FileSettings,
+) -> FileLint {
+    let diagnostics = check_doc(doc, profile);
+    let (mut diagnostics, mut suppressed) = if settings.no_inline_suppressions {
+        (diagnostics, Vec::new())
+    } else {
+        suppress::apply(doc, profile, diagnostics)
+    };
+    settings.apply_levels(&mut diagnostics);
+    suppressed.retain_mut(|s| settings.relevel(&mut s.diagnostic));
+    FileLint {
+        diagnostics,
+        suppressed,
+    }
+}
+
+/// [`lint_doc_full`], the reported findings only.
 pub fn lint_doc(
     doc: &RoleDoc,
     profile: &'static HostProfile,
     settings: &FileSettings,
 ) -> Vec<Diagnostic> {
-    let mut diagnostics = check_doc(doc, profile);
-    settings.apply_levels(&mut diagnostics);
-    diagnostics
+    lint_doc_full(doc, profile, settings).diagnostics
 }
 
 /// [`lint_doc`] over text held in memory (an editor buffer); `path` names the
@@ -360,15 +399,22 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
         path: path.to_path_buf(),
         diagnostics,
         text,
+        suppressed: Vec::new(),
     };
     match read_role_file(path) {
         Ok(bytes) => {
             let doc = RoleDoc::from_bytes(path, bytes);
-            let diagnostics = lint_doc(&doc, opts.host, &opts.settings_for(path));
+            let FileLint {
+                diagnostics,
+                suppressed,
+            } = lint_doc_full(&doc, opts.host, &opts.settings_for(path));
             let name = name_site(&doc);
-            let text = (opts.keep_text && !diagnostics.is_empty()).then_some(doc.text);
+            let text = (opts.keep_text && (!diagnostics.is_empty() || !suppressed.is_empty()))
+                .then_some(doc.text);
+            let mut r = report(diagnostics, text);
+            r.suppressed = suppressed;
             Outcome {
-                report: report(diagnostics, text),
+                report: r,
                 name,
                 failure: None,
             }
@@ -429,7 +475,8 @@ fn name_site(doc: &RoleDoc) -> Option<NameSite> {
 
 /// The first error in a parsed file, for listings that show broken roles.
 pub fn first_error(doc: &RoleDoc, host: &'static HostProfile) -> Option<Diagnostic> {
-    check_doc(doc, host)
+    // Suppressions count: a deliberate, explained exception is not a broken role.
+    lint_doc(doc, host, &FileSettings::default())
         .into_iter()
         .find(|d| d.severity == Severity::Error)
 }

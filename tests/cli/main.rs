@@ -18,4 +18,5 @@ mod setup;
 mod setup_outcomes;
 mod setup_roles;
 mod smoke;
+mod suppress;
 mod validate_equiv;
