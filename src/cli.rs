@@ -54,7 +54,9 @@ current directory, whichever exist. A directory means every `*.md` directly insi
 pwk lint --format sarif > pwk.sarif\n  pwk lint --deny-warnings .agents/agents/pwk-spec-reviewer.md\n  \
 pwk lint --diff                 show the safe fixes as a diff, change nothing\n  \
 pwk lint --fix                  apply the safe fixes, report what remains\n  \
-pwk lint --fix --unsafe-fixes   apply the guesses too (renamed keys, `name`)"
+pwk lint --fix --unsafe-fixes   apply the guesses too (renamed keys, `name`)\n  \
+pwk lint --write-baseline       record today's findings in pwk-baseline.json\n  \
+pwk lint --baseline pwk-baseline.json   report only new findings"
     )]
     Lint(LintArgs),
 
@@ -191,6 +193,16 @@ pub struct LintArgs {
     /// Ignore every `# pwk: ignore…` comment: report what they hide (an audit run).
     #[arg(long)]
     pub no_inline_suppressions: bool,
+
+    /// Report only findings not listed in this baseline file (matched by path,
+    /// rule and the flagged text, not by line).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Create or refresh the baseline (`--baseline FILE`, default
+    /// `pwk-baseline.json`) with every current finding.
+    #[arg(long)]
+    pub write_baseline: bool,
 }
 
 #[derive(Debug, Args)]

@@ -112,7 +112,10 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             host: chosen.profile,
             host_reason: chosen.detection.as_ref().map(|d| d.reason.clone()),
             recursive: args.recursive,
-            keep_text: args.format == LintFormat::Human,
+            // The baseline matches findings by their text.
+            keep_text: args.format == LintFormat::Human
+                || args.baseline.is_some()
+                || args.write_baseline,
             cwd: Some(ctx.cwd.clone()),
             settings: Some(source.clone()),
         };
@@ -129,7 +132,10 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             Some(r) => r.merge(part),
         });
     }
-    let report = report.expect("at least one group");
+    let mut report = report.expect("at least one group");
+    if args.baseline.is_some() || args.write_baseline {
+        baseline_step(args, ctx, &mut report)?;
+    }
     let show = |p: &std::path::Path| ctx.display_path(p);
     let render_opts = RenderOptions {
         show_path: &show,
@@ -363,4 +369,83 @@ fn fix_step(
         files_word(changed)
     ));
     (None, failed)
+}
+
+/// `--baseline` / `--write-baseline`: hide the known findings; write the file.
+fn baseline_step(
+    args: &LintArgs,
+    ctx: &Context,
+    report: &mut crate::lint::LintReport,
+) -> anyhow::Result<()> {
+    use crate::lint::baseline::Baseline;
+    let path = args
+        .baseline
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from("pwk-baseline.json"));
+    let abs = std::path::absolute(ctx.cwd.join(&path)).unwrap_or_else(|_| path.clone());
+    let dir = abs
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let shown = ctx.display_path(&path);
+    let exists = std::fs::symlink_metadata(&abs).is_ok();
+    let old = if exists || !args.write_baseline {
+        Some(Baseline::read(&path).map_err(|e| {
+            anyhow::anyhow!(
+                "{e}{}",
+                if exists {
+                    ""
+                } else {
+                    "; create it with `pwk lint --write-baseline`"
+                }
+            )
+        })?)
+    } else {
+        None
+    };
+    if args.write_baseline {
+        // Every current finding, those the old baseline hid included.
+        let new = Baseline::of(report, &dir);
+        let text = new.to_json();
+        match &old {
+            Some(_) => {
+                let before = crate::role::source::read_role_file(&abs)
+                    .map_err(|e| anyhow::anyhow!("cannot read `{shown}`: it {e}"))?;
+                if before != text.as_bytes() {
+                    crate::install::safe::replace_file_if_unchanged(
+                        &abs,
+                        &before,
+                        text.as_bytes(),
+                        &mut crate::install::safe::NoHooks,
+                    )?;
+                }
+            }
+            None => {
+                let name = abs
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .ok_or_else(|| anyhow::anyhow!("`{shown}` has no file name"))?;
+                crate::install::safe::create_file_exclusive(&dir, name, text.as_bytes())?;
+            }
+        }
+        eprintln_safe(&format!(
+            "pwk: wrote {} finding{} to `{}`",
+            new.findings.len(),
+            if new.findings.len() == 1 { "" } else { "s" },
+            crate::text::escape_line(&shown)
+        ));
+        new.apply(report, &dir, &shown);
+        return Ok(());
+    }
+    if let Some(old) = old {
+        let stale = old.apply(report, &dir, &shown);
+        if stale > 0 {
+            eprintln_safe(&format!(
+                "pwk: {stale} baseline entr{} matched no finding (fixed since); `pwk lint --write-baseline --baseline {}` drops them",
+                if stale == 1 { "y" } else { "ies" },
+                crate::text::escape_line(&shown)
+            ));
+        }
+    }
+    Ok(())
 }

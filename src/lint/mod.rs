@@ -5,6 +5,7 @@
 //! findings from one index, and returns everything sorted by path and position.
 //! Renderers under [`render`] turn the result into each output format.
 
+pub mod baseline;
 pub(crate) mod check;
 pub mod command;
 pub mod diagnostic;

@@ -3,6 +3,7 @@
 
 mod support;
 
+mod baseline;
 mod basics;
 mod config;
 mod delegate_e2e;
