@@ -7,6 +7,7 @@
 //! `anyhow::Error` to [`run`], which prints them once ([`report_fatal`]) and exits 2.
 
 pub mod complete;
+pub mod config;
 pub mod delegate;
 pub mod lint;
 pub mod provider;
@@ -28,6 +29,7 @@ pub fn run(cli: Cli) -> ExitStatus {
     };
     let result = match &cli.command {
         Command::Lint(args) => lint::run(args, &ctx),
+        Command::Config(args) => config::run(args, &ctx),
         Command::Schema(args) => lint::schema(args, &ctx),
         Command::Rules(args) => lint::rules(args, &ctx),
         Command::Setup(args) => setup::run(args, &ctx),
