@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod commands;
 pub mod context;
+pub mod convert;
 pub mod delegate;
 pub mod discover;
 pub mod env;

@@ -6,7 +6,8 @@ use crate::cli::{Format, LintArgs, LintFormat, RulesArgs, SchemaArgs};
 use crate::context::{eprintln_safe, write_stdout};
 use crate::host::{self, HostChoice};
 use crate::lint::render::{RenderOptions, render};
-use crate::lint::{LintOptions, collect_files, default_dirs, lint_files, rules};
+use crate::lint::walk::default_dirs_for;
+use crate::lint::{LintOptions, collect_files, lint_files, rules};
 use crate::{Context, ExitStatus};
 
 /// Width of human output: fixed, so output does not depend on the terminal.
@@ -14,10 +15,10 @@ const HUMAN_WIDTH: usize = 100;
 
 pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let paths = if args.paths.is_empty() {
-        let dirs = default_dirs(&ctx.cwd);
+        let dirs = default_dirs_for(&ctx.cwd, &args.host);
         if dirs.is_empty() && !args.allow_empty {
             anyhow::bail!(
-                "nothing to lint: neither `.agents/agents/` nor `.pi/agents/` exists here; pass files or directories, or --allow-empty"
+                "nothing to lint: neither `.agents/agents/` nor `.pi/agents/` (nor another host's directory such as `.claude/agents/`) exists here; pass files or directories, or --allow-empty"
             );
         }
         dirs
@@ -41,7 +42,9 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         );
     }
     let (root, _) = crate::discover::find_project_root(&ctx.cwd, ctx.env.home.as_deref());
-    let chosen = args.host.resolve(&root, ctx.env.agent_dir().as_deref());
+    let chosen = args
+        .host
+        .resolve_for(&root, ctx.env.agent_dir().as_deref(), &files);
     let opts = LintOptions {
         host: chosen.profile,
         host_reason: chosen.detection.as_ref().map(|d| d.reason.clone()),

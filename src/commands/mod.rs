@@ -6,6 +6,7 @@
 //! and picks the exit status. Errors that stop a command travel up as
 //! `anyhow::Error` to [`run`], which prints them once ([`report_fatal`]) and exits 2.
 
+pub mod convert;
 pub mod delegate;
 pub mod lint;
 pub mod provider;
@@ -31,6 +32,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Show(args) => roles::show(args, &ctx),
         Command::New(args) => roles::new(args, &ctx),
         Command::Smoke(args) => roles::smoke(args, &ctx),
+        Command::Convert(args) => convert::run(args, &ctx),
         Command::Delegate(args) => delegate::run(args, &ctx),
         Command::Recon(args) => provider::recon(args, &ctx),
         Command::Review(args) => provider::review(args, &ctx),

@@ -22,7 +22,7 @@ mod version;
 
 use std::sync::OnceLock;
 
-pub use detect::{Detection, detect};
+pub use detect::{Detection, detect, detect_from_paths};
 pub use profile::*;
 
 /// The hosts pwk has profiles for.
@@ -37,14 +37,18 @@ pub enum HostId {
     Nicobailon,
     /// `pi-herdr-agents`.
     Herdr,
+    /// Claude Code's subagents (`.claude/agents/`): not a pi host, a host pwk
+    /// lints for and converts from and to.
+    ClaudeCode,
 }
 
 /// Every host, in a stable order.
-pub const ALL: [HostId; 4] = [
+pub const ALL: [HostId; 5] = [
     HostId::Pwk,
     HostId::Tintinweb,
     HostId::Nicobailon,
     HostId::Herdr,
+    HostId::ClaudeCode,
 ];
 
 /// The real pi subagent hosts (what the portable profile must be safe on).
@@ -57,6 +61,7 @@ impl HostId {
             HostId::Tintinweb => "tintinweb",
             HostId::Nicobailon => "nicobailon",
             HostId::Herdr => "herdr",
+            HostId::ClaudeCode => "claude-code",
         }
     }
 
@@ -89,6 +94,21 @@ impl HostId {
             .next()
             .map(|i| generated::PROFILES[i].1)
             .filter(|p| !p.is_empty())
+    }
+
+    /// The project discovery directories of the newest profile (`.claude/agents`),
+    /// without parsing it.
+    pub fn project_dirs(self) -> impl Iterator<Item = &'static str> {
+        self.rows()
+            .next_back()
+            .map(|i| generated::PROFILES[i].6)
+            .unwrap_or_default()
+            .lines()
+    }
+
+    /// Whether this is one of the pi subagent hosts (or the portable profile).
+    pub fn is_pi(self) -> bool {
+        self == HostId::Pwk || PI_HOSTS.contains(&self)
     }
 
     /// The newest profile.
@@ -369,6 +389,26 @@ impl HostChoice {
         }
     }
 
+    /// The profile for these files: under `--host auto`, a host whose own project
+    /// directory holds every file (`.claude/agents/` → claude-code) wins over pi's
+    /// settings.
+    pub fn resolve_for(
+        &self,
+        project_root: &std::path::Path,
+        agent_dir: Option<&std::path::Path>,
+        files: &[std::path::PathBuf],
+    ) -> Chosen {
+        if *self == HostChoice::Auto
+            && let Some(d) = detect_from_paths(files)
+        {
+            return Chosen {
+                profile: d.spec.profile().expect("detection picks known profiles"),
+                detection: Some(d),
+            };
+        }
+        self.resolve(project_root, agent_dir)
+    }
+
     /// A fixed profile (tests, and callers that never detect).
     pub fn fixed(host: HostId) -> Chosen {
         Chosen {
@@ -463,6 +503,7 @@ mod tests {
             HostId::Tintinweb => include_str!("../../schemas/hosts/tintinweb.json"),
             HostId::Nicobailon => include_str!("../../schemas/hosts/nicobailon.json"),
             HostId::Herdr => include_str!("../../schemas/hosts/herdr.json"),
+            HostId::ClaudeCode => include_str!("../../schemas/hosts/claude-code.json"),
         }
     }
 

@@ -54,6 +54,9 @@ pub struct Profile {
     pub tools: Tools,
     /// What the host does with a `model` it cannot resolve.
     pub unresolvable_model: Fact,
+    /// How the host names models.
+    #[serde(default)]
+    pub models: Models,
     /// Rule severities that differ for this host.
     #[serde(default)]
     pub severity: BTreeMap<String, Severity>,
@@ -111,6 +114,16 @@ pub enum Confidence {
     Source,
     /// Known only from the host's changelog: findings built on it are warnings.
     Changelog,
+    /// Known only from the host's documentation (its loader is not public, or was
+    /// not read): findings built on it are warnings.
+    Docs,
+}
+
+impl Confidence {
+    /// Whether a finding built on this fact may be an error.
+    pub fn may_error(self) -> bool {
+        self == Confidence::Source
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -121,6 +134,9 @@ pub struct Discovery {
     /// File names the host never reads as roles.
     #[serde(default)]
     pub exclude: Vec<Exclude>,
+    /// The file-name suffix of a role file (`.md`; Copilot: `.agent.md`).
+    #[serde(default = "md")]
+    pub suffix: String,
     /// Where project directories are resolved from.
     pub base: Base,
     pub cite: Cite,
@@ -235,6 +251,10 @@ fn yes() -> bool {
     true
 }
 
+fn md() -> String {
+    ".md".to_string()
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ParserKind {
@@ -331,6 +351,11 @@ pub struct KeyFact {
     pub cite: Cite,
     #[serde(default)]
     pub confidence: Confidence,
+    /// The host-independent setting this key carries, for `pwk convert`: keys of
+    /// different hosts with the same setting are one another's spelling
+    /// (`max-turns`: tintinweb `max_turns`, Claude Code `maxTurns`).
+    #[serde(default)]
+    pub setting: Option<String>,
 }
 
 fn any_schema() -> serde_json::Value {
@@ -360,6 +385,15 @@ pub struct Tools {
     /// The key that loads extensions whose tools a role may then name plainly.
     #[serde(default)]
     pub extension_key: Option<String>,
+    /// This host's tool names that are a pi built-in under another name
+    /// (Claude Code `Glob` → `find`, `MultiEdit` → `edit`): the shared vocabulary
+    /// `pwk convert` maps through. A pi built-in maps to itself.
+    #[serde(default)]
+    pub maps_to: BTreeMap<String, String>,
+    /// Whether an entry may carry a specifier (`Bash(git *)`, `Agent(reviewer)`):
+    /// the tool is the name before `(`.
+    #[serde(default)]
+    pub specifiers: bool,
     /// What the host does with a name it does not know.
     pub unknown: String,
     /// What the child gets when `tools` is absent, completing "the child gets …".
@@ -369,4 +403,68 @@ pub struct Tools {
     /// Whether the child's default (no `tools`) includes mutating tools.
     pub missing_is_mutating: bool,
     pub cite: Cite,
+}
+
+/// How a host names models in `model`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Models {
+    /// Short names the host resolves itself (Claude Code `sonnet`, `opus`,
+    /// `haiku`): no other host resolves them, so `pwk convert` needs a mapping.
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// Values that mean "the parent's model" (`inherit`).
+    #[serde(default)]
+    pub inherit: Vec<String>,
+    /// Prefixes of the host's own full model ids (`claude-`), when it takes bare
+    /// ids and no `provider/` form.
+    #[serde(default)]
+    pub id_prefixes: Vec<String>,
+    /// The pi provider those ids belong to (`anthropic`): a bare id converts to
+    /// `provider/id` for a pi host, and back.
+    #[serde(default)]
+    pub provider: Option<String>,
+    pub cite: Option<Cite>,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+impl Models {
+    /// Whether the host reads `provider/id` (every pi host) rather than its own
+    /// aliases and bare ids.
+    pub fn provider_form(&self) -> bool {
+        self.aliases.is_empty() && self.id_prefixes.is_empty()
+    }
+}
+
+impl Tools {
+    /// The pi built-in a tool entry of this host stands for, if any.
+    pub fn pi_name(&self, name: &str) -> Option<String> {
+        let base = self.base(name);
+        if let Some(t) = self.maps_to.get(base) {
+            return Some(t.clone());
+        }
+        const PI: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
+        (self.builtins.iter().any(|b| b == base) && PI.contains(&base)).then(|| base.to_string())
+    }
+
+    /// This host's name for a pi built-in (`find` → Claude Code `Glob`).
+    pub fn own_name(&self, pi: &str) -> Option<String> {
+        if let Some((own, _)) = self
+            .maps_to
+            .iter()
+            .find(|(own, to)| *to == pi && self.builtins.contains(own))
+        {
+            return Some(own.clone());
+        }
+        self.builtins.iter().find(|b| *b == pi).cloned()
+    }
+
+    /// The tool an entry names: without its specifier when the host reads them.
+    pub fn base<'a>(&self, name: &'a str) -> &'a str {
+        match name.split_once('(') {
+            Some((b, rest)) if self.specifiers && rest.ends_with(')') => b.trim(),
+            _ => name,
+        }
+    }
 }
