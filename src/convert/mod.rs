@@ -368,11 +368,18 @@ impl Convert {
             raw.find(':').map(|i| &raw[i..]).unwrap_or(rest)
         };
         self.lines.push(format!("{tk}{rest}"));
-        let note = if tk == k {
+        let mut note = if tk == k {
             "as written".to_string()
         } else {
             format!("{} reads it as `{tk}`", to.label())
         };
+        if to.key(tk).and_then(|f| f.setting.as_deref()) == Some("skills") {
+            // nicobailon refuses to launch a role whose skill it cannot find.
+            note.push_str(&format!(
+                "; the skills must exist where {} looks for them",
+                to.label()
+            ));
+        }
         self.item(Outcome::Converted, k, Some(tk), note);
     }
 

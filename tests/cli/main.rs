@@ -4,6 +4,7 @@
 mod support;
 
 mod basics;
+mod convert;
 mod delegate_e2e;
 mod delegate_faults;
 mod discover;

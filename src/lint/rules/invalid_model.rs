@@ -98,18 +98,18 @@ fn own_names(cx: &mut Checker<'_>, node: &Node, text: &str) {
         Some((_, id)) => (
             "provider/id",
             format!(
-                "`model: {text}` is a pi-style `provider/id`; {} takes an alias ({names}) or a model id ({ids}), and {}",
-                p.label(),
-                p.unresolvable_model.note
+                "`model: {text}` is a pi-style `provider/id`; {label} takes an alias ({names}) or a model id ({ids}), and for a model it cannot resolve it {}",
+                p.unresolvable_model.note,
+                label = p.label()
             ),
             format!("write `model: {id}` or an alias"),
         ),
         None => (
             "not a model name",
             format!(
-                "`model: {text}` is neither an alias ({names}) nor a model id ({ids}) {}; it {}",
-                p.label(),
-                p.unresolvable_model.note
+                "`model: {text}` is neither an alias ({names}) nor a model id ({ids}) of {label}; for a model it cannot resolve it {}",
+                p.unresolvable_model.note,
+                label = p.label()
             ),
             format!("use one of {names}"),
         ),

@@ -30,9 +30,19 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         span,
         "no `tools` in this frontmatter",
         format!("the role has no `tools` allow-list; {effect}"),
-        Some(
-            "add `tools:` with exactly what the role needs, e.g. `tools: read, grep, find, ls`"
-                .into(),
-        ),
+        Some(format!(
+            "add `tools:` with exactly what the role needs, e.g. `tools: {}`",
+            read_only(p)
+        )),
     );
+}
+
+/// pi's read-only built-ins in the host's own names (`Read, Grep, Glob, LS` for
+/// Claude Code).
+pub(crate) fn read_only(p: &crate::host::HostProfile) -> String {
+    ["read", "grep", "find", "ls"]
+        .iter()
+        .map(|t| p.tools.own_name(t).unwrap_or_else(|| t.to_string()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
