@@ -153,7 +153,10 @@ fn source_host(
     }
     let rel = file.strip_prefix(&ctx.cwd).unwrap_or(file).to_path_buf();
     if let Some(d) = detect_from_paths(&[rel]) {
-        return Ok((d.spec.profile().map_err(|e| e.to_string())?, d.reason));
+        let reason = d
+            .reason
+            .replace("`--host H` to choose", "`--from H` to choose");
+        return Ok((d.spec.profile().map_err(|e| e.to_string())?, reason));
     }
     let chosen = choice.resolve(root, ctx.env.agent_dir().as_deref());
     if chosen.profile.is_portable() {
@@ -231,11 +234,33 @@ fn human(done: &[Done], to: &HostProfile, ctx: &Context) -> String {
                 escape_line(&as_written.join(", "))
             ));
         }
-        for i in c
-            .items
-            .iter()
-            .filter(|i| !(i.outcome == Outcome::Converted && i.note == "as written"))
-        {
+        // Renamed list entries on one line: `Read → read, Glob → find`.
+        let mut renamed: Vec<(String, Vec<String>)> = Vec::new();
+        for i in &c.items {
+            if let (Outcome::Converted, Some((key, entry)), Some(to)) =
+                (&i.outcome, i.key.split_once(": "), &i.to)
+                && i.note != "as written"
+            {
+                let pair = format!("{entry} → {to}");
+                match renamed.iter_mut().find(|(k, _)| k == key) {
+                    Some((_, v)) => v.push(pair),
+                    None => renamed.push((key.to_string(), vec![pair])),
+                }
+            }
+        }
+        for (key, pairs) in &renamed {
+            out.push_str(&format!(
+                "  {:<10} {}: {}\n",
+                "converted",
+                escape_line(key),
+                escape_line(&pairs.join(", "))
+            ));
+        }
+        let listed = |i: &&crate::convert::Item| {
+            !(i.outcome == Outcome::Converted
+                && (i.note == "as written" || (i.key.contains(": ") && i.to.is_some())))
+        };
+        for i in c.items.iter().filter(listed) {
             out.push_str(&format!(
                 "  {:<10} {}: {}\n",
                 outcome_word(&i.outcome),

@@ -161,7 +161,9 @@ pub fn convert_doc(
         Some(k) => {
             let carried = from_name.is_some() && name.as_deref() == Some(identity.as_str());
             c.lines.push(format!("{k}: {}", scalar(&identity)));
-            if !carried {
+            if carried {
+                c.item(Outcome::Converted, "name", Some(k), "as written".into());
+            } else {
                 c.item(
                     Outcome::Converted,
                     "name",
