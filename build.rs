@@ -18,7 +18,15 @@ use serde_json::Value;
 mod merge;
 use merge::merge_patch;
 
-const HOSTS: [&str; 5] = ["pwk", "tintinweb", "nicobailon", "herdr", "claude-code"];
+const HOSTS: [&str; 7] = [
+    "pwk",
+    "tintinweb",
+    "nicobailon",
+    "herdr",
+    "claude-code",
+    "gemini",
+    "copilot",
+];
 
 /// Blank every source string (`cite`) below `v`: the light view keeps the facts, not
 /// where they come from (messages that cite a source use the full profile).

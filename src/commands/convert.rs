@@ -241,7 +241,11 @@ fn human(done: &[Done], to: &HostProfile, ctx: &Context) -> String {
                 (&i.outcome, i.key.split_once(": "), &i.to)
                 && i.note != "as written"
             {
-                let pair = format!("{entry} → {to}");
+                let mut pair = format!("{entry} → {to}");
+                if let Some((_, rest)) = i.note.split_once("also grants pi's ") {
+                    let more = rest.split(')').next().unwrap_or_default();
+                    pair.push_str(&format!(" (also {more})"));
+                }
                 match renamed.iter_mut().find(|(k, _)| k == key) {
                     Some((_, v)) => v.push(pair),
                     None => renamed.push((key.to_string(), vec![pair])),

@@ -142,7 +142,18 @@ pub fn convert_doc(
         .as_mapping()
         .ok_or_else(|| ConvertError::NotMapping { path: path.clone() })?;
     let text = doc.text.as_str();
-    let stem = doc.stem().unwrap_or("role").to_string();
+    // The file name without the source host's suffix (`x.agent.md` → `x`).
+    let stem = doc
+        .path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| {
+            n.strip_suffix(from.discovery.suffix.as_str())
+                .or_else(|| n.strip_suffix(".md"))
+        })
+        .or(doc.stem())
+        .unwrap_or("role")
+        .to_string();
     let name = tree.get("name").and_then(Node::as_str).map(str::to_string);
     let identity = match from.identity.by {
         IdentityBy::Stem => stem.clone(),
@@ -440,16 +451,44 @@ impl Convert {
                 );
                 continue;
             }
-            if let Some(pi) = from.tools.pi_name(e)
-                && let Some(own) = to.tools.own_name(&pi)
-            {
-                let note = if own == *e {
+            let pis = from.tools.pi_names(e);
+            let owns: Vec<String> = pis.iter().filter_map(|pi| to.tools.own_name(pi)).collect();
+            if !owns.is_empty() {
+                for own in &owns {
+                    push(own.clone());
+                }
+                let shown = owns.join(", ");
+                // What the target's tool grants beyond the source's (Copilot's
+                // `search` is pi's grep and find).
+                let wider: Vec<String> = owns
+                    .iter()
+                    .flat_map(|o| to.tools.pi_names(o))
+                    .filter(|p| !pis.contains(p))
+                    .collect();
+                let mut note = if shown == *e {
                     "as written".to_string()
                 } else {
-                    format!("{} calls it `{own}`", to.label())
+                    format!("{} calls it `{shown}`", to.label())
                 };
-                push(own.clone());
-                self.item(Outcome::Converted, &label, Some(&own), note);
+                if !wider.is_empty() {
+                    note.push_str(&format!(" (which also grants pi's {})", wider.join(", ")));
+                }
+                let missing: Vec<&String> = pis
+                    .iter()
+                    .filter(|p| to.tools.own_name(p).is_none())
+                    .collect();
+                if !missing.is_empty() {
+                    note.push_str(&format!(
+                        "; {} has no counterpart of its {}",
+                        to.label(),
+                        missing
+                            .iter()
+                            .map(|m| m.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ));
+                }
+                self.item(Outcome::Converted, &label, Some(&shown), note);
                 continue;
             }
             if to.knows_tool(e) {
@@ -494,7 +533,8 @@ impl Convert {
             }
             return;
         }
-        self.lines.push(format!("{tk}: {}", out.join(", ")));
+        self.lines
+            .push(format!("{tk}: {}", list_value(to, tk, &out)));
     }
 
     fn model(&mut self, k: &str, tk: &str, node: &Node, map: &BTreeMap<String, String>) {
@@ -599,6 +639,28 @@ fn yaml_message(e: &crate::role::YamlError) -> String {
         E::ComplexKey { .. } => "a key that is not a scalar".into(),
         E::TooDeep { .. } => "nested too deep".into(),
         E::ControlCharacter { .. } => "a control character".into(),
+    }
+}
+
+/// A list of names as the target reads it: `a, b` (the form every pi host and
+/// Claude Code read), or `[a, b]` where the key takes no string (Gemini CLI).
+fn list_value(to: &HostProfile, key: &str, items: &[String]) -> String {
+    let takes_string = to.key(key).is_none_or(|f| match &f.schema["type"] {
+        serde_json::Value::String(t) => t == "string",
+        serde_json::Value::Array(ts) => ts.iter().any(|t| t == "string"),
+        _ => true,
+    });
+    if takes_string {
+        items.join(", ")
+    } else {
+        format!(
+            "[{}]",
+            items
+                .iter()
+                .map(|i| scalar(i))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     }
 }
 

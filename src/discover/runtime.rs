@@ -194,7 +194,11 @@ pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runti
                 HostId::Pwk | HostId::Herdr => {
                     Some(HerdrConfig::load(inputs, &role.name, &mut config_files))
                 }
-                HostId::Tintinweb | HostId::Nicobailon | HostId::ClaudeCode => None,
+                HostId::Tintinweb
+                | HostId::Nicobailon
+                | HostId::ClaudeCode
+                | HostId::Gemini
+                | HostId::Copilot => None,
             };
             (
                 "pi",

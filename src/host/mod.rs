@@ -40,15 +40,21 @@ pub enum HostId {
     /// Claude Code's subagents (`.claude/agents/`): not a pi host, a host pwk
     /// lints for and converts from and to.
     ClaudeCode,
+    /// Gemini CLI's subagents (`.gemini/agents/`).
+    Gemini,
+    /// GitHub Copilot's custom agents (`.github/agents/*.agent.md`).
+    Copilot,
 }
 
 /// Every host, in a stable order.
-pub const ALL: [HostId; 5] = [
+pub const ALL: [HostId; 7] = [
     HostId::Pwk,
     HostId::Tintinweb,
     HostId::Nicobailon,
     HostId::Herdr,
     HostId::ClaudeCode,
+    HostId::Gemini,
+    HostId::Copilot,
 ];
 
 /// The real pi subagent hosts (what the portable profile must be safe on).
@@ -62,6 +68,8 @@ impl HostId {
             HostId::Nicobailon => "nicobailon",
             HostId::Herdr => "herdr",
             HostId::ClaudeCode => "claude-code",
+            HostId::Gemini => "gemini",
+            HostId::Copilot => "copilot",
         }
     }
 
@@ -237,6 +245,18 @@ impl HostProfile {
     /// token (`*`, `none`).
     pub fn knows_tool(&self, name: &str) -> bool {
         let t = &self.tools;
+        if t.case_insensitive {
+            let lower = name.to_lowercase();
+            return [
+                &t.builtins,
+                &t.injected,
+                &t.provided,
+                &t.all_tokens,
+                &t.none_tokens,
+            ]
+            .iter()
+            .any(|list| list.iter().any(|b| b.to_lowercase() == lower));
+        }
         t.builtins.iter().any(|b| b == name)
             || t.injected.iter().any(|b| b == name)
             || t.provided.iter().any(|b| b == name)
@@ -504,6 +524,8 @@ mod tests {
             HostId::Nicobailon => include_str!("../../schemas/hosts/nicobailon.json"),
             HostId::Herdr => include_str!("../../schemas/hosts/herdr.json"),
             HostId::ClaudeCode => include_str!("../../schemas/hosts/claude-code.json"),
+            HostId::Gemini => include_str!("../../schemas/hosts/gemini.json"),
+            HostId::Copilot => include_str!("../../schemas/hosts/copilot.json"),
         }
     }
 

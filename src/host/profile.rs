@@ -51,6 +51,10 @@ pub struct Profile {
     /// Keys that make the host refuse the role.
     #[serde(default)]
     pub rejected: BTreeMap<String, Fact>,
+    /// Set when the host refuses a role with ANY key it does not read (Gemini
+    /// CLI's strict schema): then an unread key is an error, not a warning.
+    #[serde(default)]
+    pub strict_keys: Option<Fact>,
     pub tools: Tools,
     /// What the host does with a `model` it cannot resolve.
     pub unresolvable_model: Fact,
@@ -195,6 +199,10 @@ pub struct Exclude {
 #[serde(deny_unknown_fields)]
 pub struct Identity {
     pub by: IdentityBy,
+    /// `name` is a display label, not an identity (Copilot): a `name` that differs
+    /// from the file name is not a finding.
+    #[serde(default)]
+    pub name_is_label: bool,
     /// What the host does when called by a name it does not know, completing
     /// "<host> …" (tintinweb: runs a general-purpose child with all seven tools).
     #[serde(default)]
@@ -385,15 +393,18 @@ pub struct Tools {
     /// The key that loads extensions whose tools a role may then name plainly.
     #[serde(default)]
     pub extension_key: Option<String>,
-    /// This host's tool names that are a pi built-in under another name
-    /// (Claude Code `Glob` → `find`, `MultiEdit` → `edit`): the shared vocabulary
-    /// `pwk convert` maps through. A pi built-in maps to itself.
+    /// This host's tool names that stand for pi built-ins under another name
+    /// (Claude Code `Glob` → `find`; Copilot `search` → `grep`, `find`): the shared
+    /// vocabulary `pwk convert` maps through. A pi built-in maps to itself.
     #[serde(default)]
-    pub maps_to: BTreeMap<String, String>,
+    pub maps_to: BTreeMap<String, Vec<String>>,
     /// Whether an entry may carry a specifier (`Bash(git *)`, `Agent(reviewer)`):
     /// the tool is the name before `(`.
     #[serde(default)]
     pub specifiers: bool,
+    /// Whether the host matches tool names without regard to case (Copilot).
+    #[serde(default)]
+    pub case_insensitive: bool,
     /// What the host does with a name it does not know.
     pub unknown: String,
     /// What the child gets when `tools` is absent, completing "the child gets …".
@@ -424,6 +435,10 @@ pub struct Models {
     /// `provider/id` for a pi host, and back.
     #[serde(default)]
     pub provider: Option<String>,
+    /// The host takes any model name (Copilot's display names, `Claude Sonnet
+    /// 4.5`): nothing to check, and nothing `pwk convert` can map by itself.
+    #[serde(default)]
+    pub free: bool,
     pub cite: Option<Cite>,
     #[serde(default)]
     pub confidence: Confidence,
@@ -433,31 +448,51 @@ impl Models {
     /// Whether the host reads `provider/id` (every pi host) rather than its own
     /// aliases and bare ids.
     pub fn provider_form(&self) -> bool {
-        self.aliases.is_empty() && self.id_prefixes.is_empty()
+        self.aliases.is_empty() && self.id_prefixes.is_empty() && !self.free
     }
 }
 
 impl Tools {
-    /// The pi built-in a tool entry of this host stands for, if any.
-    pub fn pi_name(&self, name: &str) -> Option<String> {
+    /// The pi built-ins a tool entry of this host stands for (none for a tool pi
+    /// has no counterpart of).
+    pub fn pi_names(&self, name: &str) -> Vec<String> {
         let base = self.base(name);
-        if let Some(t) = self.maps_to.get(base) {
-            return Some(t.clone());
+        let same = |a: &str, b: &str| {
+            if self.case_insensitive {
+                a.eq_ignore_ascii_case(b)
+            } else {
+                a == b
+            }
+        };
+        if let Some((_, t)) = self.maps_to.iter().find(|(own, _)| same(own, base)) {
+            return t.clone();
         }
         const PI: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
-        (self.builtins.iter().any(|b| b == base) && PI.contains(&base)).then(|| base.to_string())
+        match self.builtins.iter().find(|b| same(b, base)) {
+            Some(b) if PI.contains(&b.as_str()) => vec![b.clone()],
+            _ => Vec::new(),
+        }
     }
 
-    /// This host's name for a pi built-in (`find` → Claude Code `Glob`).
+    /// This host's name for a pi built-in (`find` → Claude Code `Glob`), preferring
+    /// a tool that stands for that built-in alone.
     pub fn own_name(&self, pi: &str) -> Option<String> {
-        if let Some((own, _)) = self
+        let itself = match self.maps_to.get(pi) {
+            Some(to) => to.iter().any(|t| t == pi),
+            None => self.builtins.iter().any(|b| b == pi),
+        };
+        if itself {
+            return Some(pi.to_string());
+        }
+        let mut candidates: Vec<(&String, &Vec<String>)> = self
             .maps_to
             .iter()
-            .find(|(own, to)| *to == pi && self.builtins.contains(own))
-        {
-            return Some(own.clone());
-        }
-        self.builtins.iter().find(|b| *b == pi).cloned()
+            .filter(|(own, to)| to.iter().any(|t| t == pi) && self.builtins.contains(own))
+            .collect();
+        // The narrowest tool, and a host's lowercase primary name over its
+        // compatibility spellings (Copilot `search` over `Grep`).
+        candidates.sort_by_key(|(own, to)| (to.len(), own.chars().any(char::is_uppercase)));
+        candidates.first().map(|(own, _)| (*own).clone())
     }
 
     /// The tool an entry names: without its specifier when the host reads them.

@@ -74,7 +74,8 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
 fn own_names(cx: &mut Checker<'_>, node: &Node, text: &str) {
     let p = cx.profile;
     let m = &p.models;
-    if text.is_empty()
+    if m.free
+        || text.is_empty()
         || text.chars().any(char::is_whitespace)
         || m.aliases.iter().chain(&m.inherit).any(|a| a == text)
         || m.id_prefixes.iter().any(|x| text.starts_with(x.as_str()))

@@ -95,6 +95,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         for (name, span) in entries(&cx.doc.text, node) {
             let name = p.tools.base(name);
             if p.tools.builtins.iter().any(|b| b == name)
+                || (p.tools.case_insensitive && p.knows_tool(name))
                 || p.tools
                     .extension_prefixes
                     .iter()
