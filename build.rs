@@ -18,7 +18,7 @@ use serde_json::Value;
 mod merge;
 use merge::merge_patch;
 
-const HOSTS: [&str; 7] = [
+const HOSTS: [&str; 8] = [
     "pwk",
     "tintinweb",
     "nicobailon",
@@ -26,6 +26,7 @@ const HOSTS: [&str; 7] = [
     "claude-code",
     "gemini",
     "copilot",
+    "opencode",
 ];
 
 /// Blank every source string (`cite`) below `v`: the light view keeps the facts, not

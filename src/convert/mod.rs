@@ -323,8 +323,14 @@ impl Convert {
             None => to.reads(k).then(|| k.to_string()),
         };
         let Some(tk) = target else {
+            // Leaving out a tool list widens what the role may do: the user decides.
+            let widens = matches!(setting.as_deref(), Some("tools" | "deny-tools"));
             self.item(
-                Outcome::Dropped,
+                if widens {
+                    Outcome::Decision
+                } else {
+                    Outcome::Dropped
+                },
                 k,
                 None,
                 format!(

@@ -409,7 +409,7 @@ fn profile_sources(
             "built into pwk only; install with `pwk setup --global` (plain `pwk setup` writes \
              .agents/agents/, which {name} never reads)"
         )),
-        HostId::ClaudeCode | HostId::Gemini | HostId::Copilot => Some(format!(
+        HostId::ClaudeCode | HostId::Gemini | HostId::Copilot | HostId::Opencode => Some(format!(
             "built into pwk for pi hosts; {name} does not read them (`pwk convert --to {name}` writes them for it)"
         )),
         _ => Some("built into pwk only; install with `pwk setup`".to_string()),
@@ -500,7 +500,7 @@ fn profile_sources(
             ));
         }
         // Another host (Claude Code): its directories, as its profile names them.
-        HostId::ClaudeCode | HostId::Gemini | HostId::Copilot => {
+        HostId::ClaudeCode | HostId::Gemini | HostId::Copilot | HostId::Opencode => {
             for d in &host.discovery.dirs {
                 let layer = match d.layer {
                     crate::host::DirLayer::Global => Layer::Global,

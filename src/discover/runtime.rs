@@ -198,7 +198,8 @@ pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runti
                 | HostId::Nicobailon
                 | HostId::ClaudeCode
                 | HostId::Gemini
-                | HostId::Copilot => None,
+                | HostId::Copilot
+                | HostId::Opencode => None,
             };
             (
                 "pi",

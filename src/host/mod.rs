@@ -44,10 +44,12 @@ pub enum HostId {
     Gemini,
     /// GitHub Copilot's custom agents (`.github/agents/*.agent.md`).
     Copilot,
+    /// OpenCode's agents (`.opencode/agents/`).
+    Opencode,
 }
 
 /// Every host, in a stable order.
-pub const ALL: [HostId; 7] = [
+pub const ALL: [HostId; 8] = [
     HostId::Pwk,
     HostId::Tintinweb,
     HostId::Nicobailon,
@@ -55,6 +57,7 @@ pub const ALL: [HostId; 7] = [
     HostId::ClaudeCode,
     HostId::Gemini,
     HostId::Copilot,
+    HostId::Opencode,
 ];
 
 /// The real pi subagent hosts (what the portable profile must be safe on).
@@ -70,6 +73,7 @@ impl HostId {
             HostId::ClaudeCode => "claude-code",
             HostId::Gemini => "gemini",
             HostId::Copilot => "copilot",
+            HostId::Opencode => "opencode",
         }
     }
 
@@ -526,6 +530,7 @@ mod tests {
             HostId::ClaudeCode => include_str!("../../schemas/hosts/claude-code.json"),
             HostId::Gemini => include_str!("../../schemas/hosts/gemini.json"),
             HostId::Copilot => include_str!("../../schemas/hosts/copilot.json"),
+            HostId::Opencode => include_str!("../../schemas/hosts/opencode.json"),
         }
     }
 

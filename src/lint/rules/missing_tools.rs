@@ -18,8 +18,15 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     if tree.get("tools").is_some() {
         return;
     }
-    let span = cx.open_fence();
+    // A host whose tool control is a permission ruleset (OpenCode).
     let p = cx.profile;
+    if ["permissions", "permission"]
+        .iter()
+        .any(|k| p.reads(k) && tree.get(k).is_some())
+    {
+        return;
+    }
+    let span = cx.open_fence();
     let effect = if p.is_portable() {
         format!("the child then gets {}", p.tools.missing)
     } else {
