@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::host::HostChoice;
+use crate::host::{HostChoice, HostSpec};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Lint, install, list and run agent roles for the `pi` coding agent.
@@ -101,6 +101,24 @@ pwk setup --fast-model anthropic/claude-haiku-4-5"
     /// Smoke-test a role: lint it, resolve it, and print how `pi` would be launched.
     Smoke(SmokeArgs),
 
+    /// Convert role files between hosts (Claude Code ↔ tintinweb ↔ nicobailon ↔ herdr).
+    #[command(
+        long_about = "Convert role files written for one host into files another host reads: \
+keys move to the target's spelling of the same setting (`maxTurns` → `max_turns`, \
+`disallowedTools` → `disallowed_tools` / `excludeTools` / `deny-tools`, `effort` → \
+`thinking`), tool names are mapped (Read → read, Glob → find, MultiEdit → edit, …), model \
+aliases go through `--model-map`, and the body is copied unchanged. Every file gets a report: \
+what was converted, what was dropped and why, and what needs a decision. Nothing is dropped \
+silently. Each output is linted for the target host in memory; the command exits 1 when one \
+still has errors there. Files are written without following symlinks and never over a \
+different file unless `--force` (the old file is kept as `<name>.bak`).",
+        after_long_help = "Examples:\n  pwk convert --to tintinweb .claude/agents/ --out .pi/agents\n  \
+pwk convert --to nicobailon .claude/agents/reviewer.md --out .pi/agents --model-map sonnet=anthropic/claude-sonnet-4-5\n  \
+pwk convert --to claude-code --from tintinweb .pi/agents/ --out .claude/agents --dry-run\n  \
+pwk convert --to herdr .claude/agents/ --out .pi/agents --format json"
+    )]
+    Convert(ConvertArgs),
+
     /// Run one atomic task on `pi`: a JSON request on stdin, one JSON result on stdout.
     #[command(
         long_about = "Run one atomic task on `pi`. Reads one JSON request on stdin, writes \
@@ -149,7 +167,7 @@ fn parse_host(s: &str) -> Result<HostChoice, String> {
 }
 
 /// The `--host` help shared by every command that takes it.
-const HOST_HELP: &str = "The host profile: `auto` (detect the host from pi's settings; the portable `pwk` profile when none is found), `pwk`, `tintinweb`, `nicobailon`, `herdr`, or a version such as `tintinweb@0.14` (the bare name is the newest profile)";
+const HOST_HELP: &str = "The host profile: `auto` (detect the host from pi's settings; the portable `pwk` profile when none is found), `pwk`, `tintinweb`, `nicobailon`, `herdr`, `claude-code`, or a version such as `tintinweb@0.14` (the bare name is the newest profile). Under `auto`, files under a host's own directory (`.claude/agents/`) are linted for that host";
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
@@ -208,6 +226,65 @@ pub struct LintArgs {
     /// `pwk-baseline.json`) with every current finding.
     #[arg(long)]
     pub write_baseline: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// Role files or directories (`*.md` directly inside; `--recursive` for all levels).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// The host to convert to (`tintinweb`, `nicobailon@0.67`, `herdr`, `claude-code`).
+    #[arg(long, value_parser = parse_host_spec)]
+    pub to: HostSpec,
+
+    /// The host the files are written for (default: detected from the directory,
+    /// `.claude/agents/` → claude-code, else from pi's settings).
+    #[arg(long, default_value = "auto", value_parser = parse_host)]
+    pub from: HostChoice,
+
+    /// Write the converted files into this directory (created when absent).
+    #[arg(long, conflicts_with = "in_place", required_unless_present_any = ["in_place", "dry_run"])]
+    pub out: Option<PathBuf>,
+
+    /// Replace each source file (its old content is kept as `<name>.bak`).
+    #[arg(long)]
+    pub in_place: bool,
+
+    /// Map a model name: `--model-map sonnet=anthropic/claude-sonnet-4-5` (repeatable).
+    #[arg(long = "model-map", value_name = "FROM=TO", value_parser = parse_model_map)]
+    pub model_map: Vec<(String, String)>,
+
+    /// Replace a different file at the target (the old one is kept as `<name>.bak`).
+    #[arg(long)]
+    pub force: bool,
+
+    /// Convert, report and lint, but write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Walk directories recursively.
+    #[arg(long, short = 'r')]
+    pub recursive: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+fn parse_host_spec(s: &str) -> Result<HostSpec, String> {
+    s.parse::<HostSpec>().map_err(|e| e.to_string())
+}
+
+fn parse_model_map(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => {
+            Ok((a.trim().to_string(), b.trim().to_string()))
+        }
+        _ => Err(format!(
+            "`{s}` is not `FROM=TO`, e.g. `sonnet=anthropic/claude-sonnet-4-5`"
+        )),
+    }
 }
 
 #[derive(Debug, Args)]

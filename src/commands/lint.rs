@@ -6,7 +6,8 @@ use crate::cli::{Format, LintArgs, LintFormat, RulesArgs, SchemaArgs};
 use crate::context::{eprintln_safe, write_stdout};
 use crate::host::{self, HostChoice};
 use crate::lint::render::{RenderOptions, render};
-use crate::lint::{LintOptions, collect_files, default_dirs, lint_files, rules};
+use crate::lint::walk::default_dirs_for;
+use crate::lint::{LintOptions, collect_files, lint_files, rules};
 use crate::{Context, ExitStatus};
 
 /// Width of human output: fixed, so output does not depend on the terminal.
@@ -31,10 +32,13 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             ),
             Some(_) => Vec::new(),
             None => {
-                let dirs = default_dirs(&project.root);
+                let dirs = default_dirs_for(
+                    &project.root,
+                    &args.host.clone().unwrap_or(HostChoice::Auto),
+                );
                 if dirs.is_empty() && !args.allow_empty {
                     anyhow::bail!(
-                        "nothing to lint: neither `.agents/agents/` nor `.pi/agents/` exists in the project `{}`; pass files or directories, or --allow-empty",
+                        "nothing to lint: neither `.agents/agents/` nor `.pi/agents/` (nor another host's directory such as `.claude/agents/`) exists in the project `{}`; pass files or directories, or --allow-empty",
                         ctx.display_path(&project.root)
                     );
                 }
@@ -106,7 +110,7 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let mut report: Option<crate::lint::LintReport> = None;
     let mut fix_failed = false;
     for (choice, group) in &groups {
-        let chosen = project.host(ctx, choice);
+        let chosen = choice.resolve_for(&project.root, ctx.env.agent_dir().as_deref(), group);
         let opts = LintOptions {
             host: chosen.profile,
             host_reason: chosen.detection.as_ref().map(|d| d.reason.clone()),

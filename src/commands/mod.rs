@@ -8,6 +8,7 @@
 
 pub mod complete;
 pub mod config;
+pub mod convert;
 pub mod delegate;
 pub mod lint;
 pub mod provider;
@@ -37,6 +38,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Show(args) => roles::show(args, &ctx),
         Command::New(args) => roles::new(args, &ctx),
         Command::Smoke(args) => roles::smoke(args, &ctx),
+        Command::Convert(args) => convert::run(args, &ctx),
         Command::Delegate(args) => delegate::run(args, &ctx),
         Command::Recon(args) => provider::recon(args, &ctx),
         Command::Review(args) => provider::review(args, &ctx),

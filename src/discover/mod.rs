@@ -69,6 +69,8 @@ pub enum DirKind {
     ProjectDotAgents,
     /// `<project>/.pi/agents/`.
     ProjectPi,
+    /// A directory a host other than pi's names in its profile (`.claude/agents/`).
+    HostAgents,
 }
 
 /// One place roles are looked for.
@@ -404,6 +406,9 @@ fn profile_sources(
             "built into pwk only; install with `pwk setup --global` (plain `pwk setup` writes \
              .agents/agents/, which {name} never reads)"
         )),
+        HostId::ClaudeCode | HostId::Gemini | HostId::Copilot | HostId::Opencode => Some(format!(
+            "built into pwk for pi hosts; {name} does not read them (`pwk convert --to {name}` writes them for it)"
+        )),
         _ => Some("built into pwk only; install with `pwk setup`".to_string()),
     };
     let global = roots.global_agents_dir.clone();
@@ -490,6 +495,35 @@ fn profile_sources(
                 false,
                 None,
             ));
+        }
+        // Another host (Claude Code): its directories, as its profile names them.
+        HostId::ClaudeCode | HostId::Gemini | HostId::Copilot | HostId::Opencode => {
+            for d in &host.discovery.dirs {
+                let layer = match d.layer {
+                    crate::host::DirLayer::Global => Layer::Global,
+                    crate::host::DirLayer::Project => Layer::Project,
+                };
+                let path = if let Some(rest) = d.path.strip_prefix("{home}/") {
+                    roots.home.as_ref().map(|h| h.join(rest))
+                } else if let Some(rest) = d.path.strip_prefix("{agent_dir}/") {
+                    roots
+                        .global_agents_dir
+                        .as_ref()
+                        .and_then(|g| g.parent())
+                        .map(|a| a.join(rest))
+                } else {
+                    Some(root.join(&d.path))
+                };
+                if let Some(path) = path {
+                    out.push(dir(
+                        layer,
+                        DirKind::HostAgents,
+                        Some(path),
+                        d.recursive,
+                        None,
+                    ));
+                }
+            }
         }
         HostId::Nicobailon => {
             out.push(dir(

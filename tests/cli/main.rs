@@ -7,6 +7,7 @@ mod baseline;
 mod basics;
 mod commands;
 mod config;
+mod convert;
 mod delegate_e2e;
 mod delegate_faults;
 mod discover;

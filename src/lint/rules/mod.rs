@@ -132,6 +132,9 @@ pub fn host_fact(rule: &str, p: &crate::host::HostProfile) -> Option<String> {
                 None => format!("loads a role without `{key}`"),
             }
         }
+        "name-mismatch" if p.identity.name_is_label => {
+            "identity: file stem (`name` is a display label)".to_string()
+        }
         "name-mismatch" => format!("identity: {}", p.identity.by.describe()),
         "missing-tools" => format!("without `tools` the child gets {}", p.tools.missing),
         "unknown-tool" => format!(

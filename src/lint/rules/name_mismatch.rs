@@ -21,7 +21,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     let (Some(name), Some(stem)) = (node.as_str(), cx.doc.stem()) else {
         return;
     };
-    if name == stem {
+    if name == stem || cx.profile.identity.name_is_label {
         return;
     }
     let p = cx.profile;

@@ -106,7 +106,10 @@ pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {
     // A likely typo loses the key's effect: an error. Otherwise the host just
     // ignores it: a warning under a real host, an error for the portable profile
     // (no host reads it at all).
-    let severity = if suggested.is_some() || p.is_portable() {
+    if let Some(strict) = &p.strict_keys {
+        message.push_str(&format!("; {} {}", p.label(), strict.note));
+    }
+    let severity = if p.strict_keys.is_some() || suggested.is_some() || p.is_portable() {
         p.severity_of(RULE.id, Severity::Error)
     } else {
         p.severity_of(RULE.id, Severity::Warning)
