@@ -25,6 +25,7 @@ pub mod runner;
 pub mod session;
 pub mod stream;
 pub mod supervise;
+pub mod task;
 pub mod transport;
 pub mod types;
 

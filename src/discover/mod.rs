@@ -284,13 +284,22 @@ pub struct Roots {
 /// Discover every role under `host`'s rules, from the context's directory and
 /// environment.
 pub fn resolve(ctx: &Context, choice: &crate::host::HostChoice) -> Discovery {
-    let (root, _) = find_project_root(&ctx.cwd, ctx.env.home.as_deref());
-    let chosen = choice.resolve(&root, ctx.env.agent_dir().as_deref());
+    resolve_from(&ctx.cwd, &ctx.env, choice)
+}
+
+/// [`resolve`] from a directory and an environment (no process context).
+pub fn resolve_from(
+    cwd: &Path,
+    env: &crate::env::Env,
+    choice: &crate::host::HostChoice,
+) -> Discovery {
+    let (root, _) = find_project_root(cwd, env.home.as_deref());
+    let chosen = choice.resolve(&root, env.agent_dir().as_deref());
     let mut d = resolve_in(
         &Roots {
-            cwd: ctx.cwd.clone(),
-            home: ctx.env.home.clone(),
-            global_agents_dir: ctx.env.global_agents_dir(),
+            cwd: cwd.to_path_buf(),
+            home: env.home.clone(),
+            global_agents_dir: env.global_agents_dir(),
         },
         chosen.profile,
     );

@@ -100,6 +100,25 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, W
     Ok(lint_files(&files, opts))
 }
 
+/// Lint one file's text held in memory (an editor buffer, an MCP client's text) as
+/// if it were the file at `path`: the same checks as [`lint_files`] on one file.
+pub fn lint_text(path: &Path, text: Vec<u8>, opts: &LintOptions) -> LintReport {
+    let doc = RoleDoc::from_bytes(path, text);
+    let diagnostics = check_doc(&doc, opts.host);
+    let text = (opts.keep_text && !diagnostics.is_empty()).then_some(doc.text);
+    LintReport {
+        files: vec![FileReport {
+            path: path.to_path_buf(),
+            diagnostics,
+            text,
+        }],
+        failures: Vec::new(),
+        skipped: Vec::new(),
+        host: opts.host.label(),
+        host_reason: opts.host_reason.clone(),
+    }
+}
+
 struct Outcome {
     report: FileReport,
     name: Option<NameSite>,
