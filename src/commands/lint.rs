@@ -104,7 +104,7 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
     let Some(id) = &args.rule else {
         let text = match args.format {
             Format::Json => {
-                let list: Vec<_> = rules::RULES.iter().map(|r| rule_json(r)).collect();
+                let list: Vec<_> = rules::RULES.iter().map(|r| rules::rule_doc(r)).collect();
                 format!("{}\n", serde_json::to_string_pretty(&list)?)
             }
             Format::Human => {
@@ -133,7 +133,10 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
         return Ok(ExitStatus::Error);
     };
     let text = match args.format {
-        Format::Json => format!("{}\n", serde_json::to_string_pretty(&rule_json(rule))?),
+        Format::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&rules::rule_doc(rule))?
+        ),
         Format::Human => {
             let per_host: Vec<String> = host::ALL
                 .iter()
@@ -163,25 +166,6 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
     };
     write_stdout(text.as_bytes())?;
     Ok(ExitStatus::Success)
-}
-
-fn rule_json(r: &rules::Rule) -> serde_json::Value {
-    let hosts: Vec<serde_json::Value> = host::ALL
-        .iter()
-        .flat_map(|h| h.profiles())
-        .filter_map(|p| {
-            rules::host_fact(r.id, p).map(|f| serde_json::json!({"profile": p.label(), "fact": f}))
-        })
-        .collect();
-    serde_json::json!({
-        "hosts": hosts,
-        "id": r.id,
-        "severity": r.severity,
-        "summary": r.summary,
-        "explanation": r.explanation,
-        "bad": r.bad,
-        "good": r.good,
-    })
 }
 
 fn capitalize(s: &str) -> String {

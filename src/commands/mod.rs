@@ -8,6 +8,7 @@
 
 pub mod delegate;
 pub mod lint;
+pub mod mcp;
 pub mod provider;
 pub mod roles;
 pub mod setup;
@@ -37,6 +38,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::RunRequest(args) => provider::run_request(args, &ctx),
         Command::Capabilities(args) => provider::capabilities(args, &ctx),
         Command::Coverage => provider::coverage(&ctx),
+        Command::Mcp(args) => mcp::run(args, &ctx),
         Command::Completions(args) => completions(args),
     };
     match result {

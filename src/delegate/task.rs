@@ -71,6 +71,10 @@ pub struct DelegateResult {
     /// `--dry-run`: the prompt pi would receive on stdin.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
+    /// Why the supervisor stopped pi, when it did (not in the document: `status` and
+    /// `error` say it; `pwk mcp` tells a stall from a timeout by it).
+    #[serde(skip)]
+    pub stopped: Option<super::supervise::StopReason>,
 }
 
 impl DelegateResult {
@@ -125,6 +129,7 @@ impl DelegateResult {
             validation_errors: vec![],
             launch: None,
             prompt: None,
+            stopped: None,
         }
     }
 
@@ -351,6 +356,7 @@ fn fill_from_outcome(r: &mut DelegateResult, o: PiRunOutcome, task: &TaskRequest
         RunStatus::Aborted => "aborted",
     };
     r.error = o.error;
+    r.stopped = o.stopped;
     r.execution_started = o.started;
     r.exit_code = o.exit_code;
     r.turns = o.turns;

@@ -621,18 +621,6 @@ fn link_label(link: &str) -> &str {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn truncates_and_wraps() {
-        assert_eq!(truncate("abc def", 10), "abc def");
-        assert_eq!(truncate("abcdefghijkl", 6), "abcde…");
-        assert_eq!(wrap("> ", "aa bb cc", 2, 7), "> aa bb\n  cc");
-    }
-}
-
 /// The JSON document of `pwk list` (also `pwk mcp`'s `list_roles`).
 pub fn list_doc(d: &Discovery, rows: &[ListRow]) -> serde_json::Value {
     serde_json::to_value(ListJson {
@@ -692,4 +680,16 @@ pub fn show_doc(
         runtime: rt,
     })
     .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncates_and_wraps() {
+        assert_eq!(truncate("abc def", 10), "abc def");
+        assert_eq!(truncate("abcdefghijkl", 6), "abcde…");
+        assert_eq!(wrap("> ", "aa bb cc", 2, 7), "> aa bb\n  cc");
+    }
 }
