@@ -49,11 +49,13 @@ pub fn run(args: &DelegateArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let mut out = serde_json::to_string_pretty(&result).context("serialising the result")?;
     out.push('\n');
     write_stdout(out.as_bytes()).context("writing the result to stdout")?;
-    Ok(if (args.dry_run && result.status == "planned") || result.completed() {
-        ExitStatus::Success
-    } else {
-        ExitStatus::Failure
-    })
+    Ok(
+        if (args.dry_run && result.status == "planned") || result.completed() {
+            ExitStatus::Success
+        } else {
+            ExitStatus::Failure
+        },
+    )
 }
 
 fn read_request(path: Option<&Path>) -> anyhow::Result<Vec<u8>> {

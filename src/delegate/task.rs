@@ -372,6 +372,12 @@ fn fill_from_outcome(r: &mut DelegateResult, o: PiRunOutcome, task: &TaskRequest
         r.model = o.model;
     }
     r.session_id = o.session_id.or(r.session_id.take());
+    // Over RPC pi prints no session header: the session file records the id.
+    if r.session_id.is_none()
+        && let Some(f) = &o.session_file
+    {
+        r.session_id = session::read_meta(f).ok().and_then(|m| m.id);
+    }
     r.session_file = o.session_file.map(|p| p.display().to_string());
     r.thinking = task.thinking.clone();
     if let Some(e) = &mut r.error

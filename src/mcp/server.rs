@@ -23,6 +23,8 @@ use crate::host::HostChoice;
 
 /// The default `task_wait` timeout.
 const DEFAULT_WAIT: Duration = Duration::from_secs(30);
+/// Between the last progress notification of a call and its response.
+const LAST_PROGRESS_GAP: Duration = Duration::from_millis(50);
 /// How long `task_steer` waits to see the message handed to pi.
 const STEER_WAIT: Duration = Duration::from_secs(2);
 
@@ -201,6 +203,13 @@ impl Server {
                     // Forward what is left, then answer.
                     while let Ok(p) = rx.try_recv() {
                         self.progress(context, token.as_ref(), &p, &mut done_roles, &mut step, total).await;
+                    }
+                    if token.is_some() && step > 0.0 {
+                        // The TypeScript SDK handles a notification a tick after it reads
+                        // it but a response at once (dropping the call's progress
+                        // handler): a notification written just before the response
+                        // would be lost. Give it that tick.
+                        tokio::time::sleep(LAST_PROGRESS_GAP).await;
                     }
                     let mut out = res.unwrap_or_else(|e| Err(format!("pwk: internal error in the run: {e}")))?;
                     if cancelled {

@@ -528,14 +528,29 @@ pub fn start(place: &Place<'_>, args: &Map<String, Value>, action: &str) -> Answ
             ));
         }
     }
-    if let Err(refusal) = request::validate(&map) {
-        let blocked =
-            DelegateResult::blank(Some(&map)).blocked(refusal.decision_needed, refusal.problems);
+    // Everything `pwk delegate` checks before launch (the request, a continuation's
+    // session metadata, cwd and model, locating pi) answers now: a dry run of the same
+    // code path. Nothing is launched for a refusal.
+    let progress = |_: &crate::delegate::Progress, _: &str| {};
+    let mut on_wait = |_: &str, _: &Path| {};
+    let how = crate::delegate::task::How {
+        dry_run: true,
+        rpc: true,
+        remote: None,
+        progress: &progress,
+        on_wait: &mut on_wait,
+    };
+    let plan = crate::delegate::task::delegate_with(&map, how, place.registry.env());
+    if plan.status != "planned" {
+        let mut refused: DelegateResult = plan;
+        refused.launch = None;
+        refused.prompt = None;
+        refused.warnings.retain(|w| !w.starts_with("dry run"));
         return Ok(json!({
             "launched": false,
             "task": null,
             "status": null,
-            "result": serde_json::to_value(&blocked).map_err(|e| e.to_string())?,
+            "result": serde_json::to_value(&refused).map_err(|e| e.to_string())?,
         }));
     }
     let task = place.registry.start(map);

@@ -144,7 +144,8 @@ fn group_members(pgid: u32) -> Vec<u32> {
     out
 }
 
-/// Processes whose environment names this agent dir (pi and anything it started).
+/// pi and anything it started: processes whose environment names this agent dir,
+/// other than the MCP client and `pwk mcp` itself.
 fn processes_of(agent: &Path) -> Vec<u32> {
     let needle = format!("PI_CODING_AGENT_DIR={}", agent.display());
     let mut out = Vec::new();
@@ -153,8 +154,8 @@ fn processes_of(agent: &Path) -> Vec<u32> {
             continue;
         };
         let comm = std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
-        if comm.trim() == "node" && !is_pi(pid) {
-            continue; // the MCP client itself
+        if (comm.trim() == "node" && !is_pi(pid)) || comm.trim() == "pwk" {
+            continue; // the MCP client, and the server itself
         }
         if let Ok(env) = std::fs::read(e.path().join("environ"))
             && env.split(|b| *b == 0).any(|kv| kv == needle.as_bytes())
@@ -209,6 +210,170 @@ both_generations! {
     stalled_by_the_watchdog => stalled_by_the_watchdog;
     review_of_four_roles_with_progress => review_of_four_roles_with_progress;
     client_killed_mid_task_leaves_no_orphans => client_killed_mid_task_leaves_no_orphans;
+    continued_by_session_file => continued_by_session_file;
+}
+
+/// pi 1.6 only (the generation does not matter to what these show).
+fn pi16_and_client() -> Option<(PathBuf, PathBuf)> {
+    Some((pi_bin(Gen::Pi16)?, mcp_client()?))
+}
+
+fn continued_by_session_file(generation: Gen, pi: PathBuf, client: PathBuf) {
+    let llm = FakeLlm::start(vec![], Reply::text(&report_text("done")));
+    let w = world(&llm, SETTINGS);
+    let args = json!({"request": request(&w, "cont-1"), "followUp": "Now also count the lines of notes.txt and report."});
+    let mut cmd = client_cmd(&w.env, &client, "continue", w.env.root(), &args);
+    with_pi(&mut cmd, &pi, &w.agent);
+    let v = drive(cmd);
+    let r = &v["result"];
+    assert_eq!(
+        r["first"]["status"]["state"], "completed",
+        "{generation:?}: {r:#}"
+    );
+    assert_eq!(r["cont"]["launched"], true, "{generation:?}: {r:#}");
+    assert_eq!(
+        r["second"]["status"]["state"], "completed",
+        "{generation:?}: {r:#}"
+    );
+    assert_eq!(r["secondResult"]["action"], "continue");
+    assert_eq!(
+        r["secondResult"]["sessionFile"],
+        r["firstResult"]["sessionFile"]
+    );
+    assert_eq!(r["secondResult"]["model"], "mock-model");
+    // The second run carried the first conversation: the follow-up came after it.
+    let last = llm.requests().last().cloned().unwrap();
+    let users = fake_llm::texts_of(&last, &["user"]);
+    assert!(
+        users.contains("List the files") && users.contains("count the lines"),
+        "{generation:?}: {users}"
+    );
+    // Another model than the session's: refused before launch, as `pwk delegate` does.
+    assert_eq!(r["mismatch"]["launched"], false, "{generation:?}: {r:#}");
+    assert_eq!(r["mismatch"]["result"]["status"], "blocked");
+    assert_eq!(r["mismatch"]["result"]["error"]["code"], "NEEDS_DECISION");
+    assert!(
+        r["mismatch"]["result"]["decisionNeeded"]
+            .as_str()
+            .unwrap()
+            .contains("Model mismatch")
+    );
+    assert_eq!(r["wrongTool"]["isError"], true);
+}
+
+#[test]
+fn the_task_cap_holds_tasks_in_starting() {
+    let Some((pi, client)) = pi16_and_client() else {
+        return;
+    };
+    let llm = FakeLlm::start(
+        vec![],
+        Reply::Delayed(1500, Box::new(Reply::text(&report_text("done")))),
+    );
+    let w = world(&llm, SETTINGS);
+    let args = json!({"serverArgs": ["--max-tasks", "1"], "requests": [request(&w, "cap-a"), request(&w, "cap-b")]});
+    let mut cmd = client_cmd(&w.env, &client, "cap", w.env.root(), &args);
+    with_pi(&mut cmd, &pi, &w.agent);
+    let v = drive(cmd);
+    let r = &v["result"];
+    assert_eq!(r["aStillRunning"]["state"], "running", "{r:#}");
+    assert_eq!(r["bWhileARuns"]["state"], "starting", "{r:#}");
+    assert_eq!(r["bWhileARuns"]["processGroups"], json!([]));
+    assert_eq!(r["wa"]["status"]["state"], "completed");
+    assert_eq!(r["wb"]["status"]["state"], "completed");
+    assert_eq!(llm.peak_in_flight(), 1);
+}
+
+/// Two tasks at once in one cwd: writing tasks take turns (the write lock of
+/// `pwk delegate`), read-only ones overlap.
+#[test]
+fn writing_tasks_in_one_cwd_are_serialised_across_tasks() {
+    let Some((pi, client)) = pi16_and_client() else {
+        return;
+    };
+    for writes in [true, false] {
+        let llm = FakeLlm::start(
+            vec![],
+            Reply::Delayed(1500, Box::new(Reply::text(&report_text("done")))),
+        );
+        let w = world(&llm, SETTINGS);
+        let req = |id: &str| {
+            let mut r = request(&w, id);
+            if writes {
+                r["profile"] = json!("implementation");
+                r["writeMode"] = json!("direct");
+                r["workspaceStateKnown"] = json!(true);
+                r["writeAuthorization"] = json!(true);
+                r["allowedWriteScope"] = json!(["notes.txt"]);
+            }
+            r
+        };
+        let args =
+            json!({"serverArgs": ["--max-tasks", "4"], "requests": [req("w-1"), req("w-2")]});
+        let mut cmd = client_cmd(&w.env, &client, "bench", w.env.root(), &args);
+        with_pi(&mut cmd, &pi, &w.agent);
+        let v = drive(cmd);
+        assert_eq!(
+            v["result"]["states"],
+            json!(["completed", "completed"]),
+            "writes={writes}: {v:#}"
+        );
+        let peak = llm.peak_in_flight();
+        if writes {
+            assert_eq!(peak, 1, "writing tasks overlapped");
+        } else {
+            assert_eq!(
+                peak, 2,
+                "read-only tasks did not overlap (the test would prove nothing)"
+            );
+        }
+    }
+}
+
+#[test]
+fn cancelling_a_review_call_aborts_its_roles() {
+    let Some((pi, client)) = pi16_and_client() else {
+        return;
+    };
+    let llm = RoutedLlm::start(vec![
+        ("ROUTE-SPEC", Act::Stall),
+        ("ROUTE-SMELL", Act::Stall),
+    ]);
+    let env = project(&llm);
+    role_file(&env, "pwk-spec-reviewer", "max_turns: 10\n", "ROUTE-SPEC");
+    role_file(&env, "pwk-smell-reviewer", "max_turns: 10\n", "ROUTE-SMELL");
+    let agent = env.path("agent");
+    let args = json!({"review": {"roles": ["spec", "smell"], "packetPath": "packet.md", "timeoutSecs": 120, "stallTimeoutSecs": 0}, "afterMs": 30000});
+    let mut cmd = client_cmd(&env, &client, "cancel-review", env.root(), &args);
+    with_pi(&mut cmd, &pi, &agent);
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("node");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let cancelled: Value = loop {
+        let line = lines.next().expect("a line from the client").expect("read");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["event"] == "cancelled" {
+            break v;
+        }
+    };
+    assert_eq!(cancelled["outcome"]["resolved"], false, "{cancelled:#}");
+    assert!(
+        !llm.requests().is_empty(),
+        "the roles never reached the model"
+    );
+    // The client is still connected: only the cancellation can stop the roles, which
+    // would otherwise stall for 120 s.
+    let stopped = wait_until(Duration::from_secs(20), || processes_of(&agent).is_empty());
+    let left = processes_of(&agent);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        stopped,
+        "pi still running after the call was cancelled: {left:?}"
+    );
 }
 
 #[test]
@@ -384,6 +549,10 @@ fn delegate_started_polled_completed(generation: Gen, pi: PathBuf, client: PathB
     assert_eq!(res["reportParsed"], true);
     assert_eq!(res["summary"], "two files");
     assert_eq!(res["executionStarted"], true);
+    assert!(
+        res["sessionId"].as_str().is_some_and(|s| !s.is_empty()),
+        "{generation:?}: {res:#}"
+    );
     // The same result document as `pwk delegate`: the same keys.
     let mut cli = w.env.pwk();
     with_pi(&mut cli, &pi, &w.agent);
@@ -502,10 +671,10 @@ fn stalled_by_the_watchdog(generation: Gen, pi: PathBuf, client: PathBuf) {
 
 fn review_of_four_roles_with_progress(generation: Gen, pi: PathBuf, client: PathBuf) {
     let llm = RoutedLlm::start(vec![
-        ("ROUTE-SPEC", Act::Delay(300, SPEC_REPORT.into())),
-        ("ROUTE-TRACING", Act::Delay(300, String::new())),
-        ("ROUTE-SMELL", Act::Delay(300, "No findings".into())),
-        ("ROUTE-HAZARD", Act::Delay(300, hazard_report())),
+        ("ROUTE-SPEC", Act::Delay(2000, SPEC_REPORT.into())),
+        ("ROUTE-TRACING", Act::Delay(2000, String::new())),
+        ("ROUTE-SMELL", Act::Delay(2000, "No findings".into())),
+        ("ROUTE-HAZARD", Act::Delay(2000, hazard_report())),
     ]);
     let env = project(&llm);
     for (role, marker) in [
@@ -569,13 +738,13 @@ fn review_of_four_roles_with_progress(generation: Gen, pi: PathBuf, client: Path
             .collect();
         assert!(
             of_role.iter().any(|m| m.contains(" running")),
-            "{generation:?}: {role}: {of_role:?}"
+            "{generation:?}: {role}: {progress:#?}"
         );
         assert!(
             of_role
                 .iter()
                 .any(|m| m.contains(" completed") || m.contains(" failed")),
-            "{generation:?}: {role}: {of_role:?}"
+            "{generation:?}: {role}: {progress:#?}"
         );
     }
     let steps: Vec<f64> = progress

@@ -27,6 +27,7 @@ const args = JSON.parse(process.env.MCP_ARGS || "{}");
 const transcript = [];
 const emit = (obj) => process.stdout.write(JSON.stringify(obj) + "\n");
 
+const tStart = Date.now();
 const transport = new StdioClientTransport({
   command: process.env.PWK_BIN,
   args: ["mcp", ...(args.serverArgs || [])],
@@ -134,9 +135,53 @@ switch (scenario) {
     await new Promise(() => {});
     break;
   }
+  case "continue": {
+    const start = sc(await call("delegate_start", args.request));
+    const first = sc(await call("task_wait", { task: start.task, timeoutMs: 90000 }));
+    const firstResult = sc(await call("task_result", { task: start.task })).result;
+    const follow = { taskId: args.request.taskId, cwd: args.request.cwd, objective: args.followUp,
+      sessionFile: firstResult.sessionFile, timeoutMs: 90000 };
+    const cont = sc(await call("task_continue", follow));
+    const second = cont.task ? sc(await call("task_wait", { task: cont.task, timeoutMs: 90000 })) : null;
+    const secondResult = cont.task ? sc(await call("task_result", { task: cont.task })).result : null;
+    const mismatch = sc(await call("task_continue", { ...follow, provider: "mock", model: "other-model" }));
+    const wrongTool = await call("task_continue", { ...follow, action: "delegate" });
+    result = { first, firstResult, cont, second, secondResult, mismatch,
+      wrongTool: { isError: wrongTool.isError, text: wrongTool.content?.[0]?.text } };
+    break;
+  }
+  case "cap": {
+    const a = sc(await call("delegate_start", args.requests[0]));
+    const b = sc(await call("delegate_start", args.requests[1]));
+    await pollUntil(a.task, (s) => s.state === "running" && s.processGroups.length > 0);
+    const bWhileARuns = sc(await call("task_status", { task: b.task }));
+    const aStillRunning = sc(await call("task_status", { task: a.task }));
+    const wa = sc(await call("task_wait", { task: a.task, timeoutMs: 90000 }));
+    const wb = sc(await call("task_wait", { task: b.task, timeoutMs: 90000 }));
+    result = { bWhileARuns, aStillRunning, wa, wb };
+    break;
+  }
+  case "cancel-review": {
+    const controller = new AbortController();
+    let running = 0;
+    const outcome = await client.callTool({ name: "review", arguments: args.review }, undefined, {
+      signal: controller.signal,
+      timeout: 300000,
+      onprogress: (p) => {
+        // Once a role's first model call is under way (turn 1), cancel the call.
+        if (/ running \(turn 1/.test(p.message ?? "") && ++running === 1) setTimeout(() => controller.abort("test cancels"), 1000);
+      },
+    }).then((r) => ({ resolved: true, r }), (e) => ({ resolved: false, error: String(e) }));
+    emit({ event: "cancelled", outcome });
+    // Give the server time to stop the roles, then report (the test checks processes).
+    await sleep(args.afterMs ?? 0);
+    result = { outcome };
+    break;
+  }
   case "bench": {
-    // N concurrent delegate_start tasks through this one server, then wait for all.
-    const t0 = Date.now();
+    // N concurrent delegate_start tasks through this one server (started with the
+    // client, as a host starts it), then wait for all; the server's own peak RSS.
+    const t0 = tStart;
     const starts = await Promise.all(args.requests.map((r) => client.callTool({ name: "delegate_start", arguments: r })));
     const ids = starts.map((s) => sc(s).task);
     const finals = await Promise.all(ids.map(async (task) => {
@@ -145,7 +190,10 @@ switch (scenario) {
         if (w.finished) return w.status.state;
       }
     }));
-    result = { wallMs: Date.now() - t0, states: finals };
+    const wallMs = Date.now() - t0;
+    const { readFileSync } = await import("node:fs");
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${transport.pid}/status`, "utf8"));
+    result = { wallMs, states: finals, serverPeakRssKib: hwm ? Number(hwm[1]) : null };
     break;
   }
   default:
