@@ -143,8 +143,30 @@ is launched. The pi binary is `$PWK_PI_BIN`, else `pi` on PATH."
     /// Check delegation coverage: `{"required":[…],"outcomes":[…]}` on stdin.
     Coverage(CoverageArgs),
 
+    /// Serve lint, roles and supervised delegation to an MCP client over stdio.
+    Mcp(McpArgs),
+
     /// Print shell completions.
     Completions(CompletionsArgs),
+}
+
+/// `pwk mcp`.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Serve pwk to an MCP client (Claude Code, Codex, OpenCode, Zed, pi, …) over stdio: \
+lint (paths or in-memory text), rules and explain_rule; list_roles and show_role as a host resolves them; \
+delegated tasks on the real pi (delegate_start, task_status, task_wait, task_result, task_steer, task_continue, \
+task_abort) with the guarantees of `pwk delegate`; review and recon with per-role progress notifications and \
+the coverage verdict; coverage and capabilities. Resources: pwk://roles/<name> and pwk://schema/role.\n\n\
+The server speaks JSON-RPC on stdin/stdout (nothing else is printed there) and runs in the current directory, \
+which is where tools resolve relative paths and roles. When the client disconnects, every pi process the \
+server started is stopped.\n\n\
+Examples:\n  claude mcp add pwk -- pwk mcp\n  pwk mcp --max-tasks 8"
+)]
+pub struct McpArgs {
+    /// At most this many delegated tasks run at once; the others wait in `starting`.
+    #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub max_tasks: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

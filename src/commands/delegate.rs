@@ -1,34 +1,28 @@
-//! Command glue for `pwk delegate`: read the request, run it as one task
-//! ([`crate::delegate::task`]), print exactly one result.
+//! Command glue for `pwk delegate`: read the request, refuse what the contract
+//! refuses, run the task ([`crate::delegate::task`]), and print exactly one JSON result.
 
 use std::io::Read;
 use std::path::Path;
 
 use anyhow::Context as _;
+use serde_json::Value;
 
 use crate::cli::{DelegateArgs, Format};
 use crate::context::{eprintln_safe, write_stdout};
-use crate::delegate::task::{DelegateResult, delegate};
-use crate::delegate::types::{ErrorCode, RunError};
+use crate::delegate::request;
+use crate::delegate::task::{DelegateResult, How, delegate_with};
+use crate::delegate::types::{ErrorCode, Progress, RunError};
 use crate::{Context, ExitStatus};
 
 /// The largest request accepted.
 const MAX_REQUEST: u64 = 16 << 20;
 
-fn exit_status(result: &DelegateResult) -> ExitStatus {
-    if result.status == "completed" {
-        ExitStatus::Success
-    } else {
-        ExitStatus::Failure
-    }
-}
-
 pub fn run(args: &DelegateArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let bytes = read_request(args.request.as_deref())?;
-    let map = match crate::delegate::request::parse(&bytes) {
+    let map = match request::parse(&bytes) {
         Ok(m) => m,
         Err(e) => {
-            // Exactly one result on stdout; the position said once, on stderr.
+            // Exactly one JSON result on stdout, the position said once.
             let src = args
                 .request
                 .as_ref()
@@ -46,19 +40,19 @@ pub fn run(args: &DelegateArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             if args.format == Format::Json {
                 print_result(&result, args.format)?;
             }
+            // The one fatal path says where, once.
             return Err(anyhow::anyhow!(located));
         }
     };
-    let progress = |label: &str, p: &crate::delegate::Progress| {
-        eprintln_safe(&format!("{label} {p}"));
-    };
-    let result = delegate(&map, args.dry_run, &ctx.env, &progress);
+    let result = delegate(&map, args.dry_run, ctx);
     print_result(&result, args.format)?;
-    Ok(if args.dry_run && result.status == "planned" {
-        ExitStatus::Success
-    } else {
-        exit_status(&result)
-    })
+    Ok(
+        if (args.dry_run && result.status == "planned") || result.completed() {
+            ExitStatus::Success
+        } else {
+            ExitStatus::Failure
+        },
+    )
 }
 
 fn print_result(result: &DelegateResult, format: Format) -> anyhow::Result<()> {
@@ -102,4 +96,27 @@ fn read_request(path: Option<&Path>) -> anyhow::Result<Vec<u8>> {
         anyhow::bail!("the request is larger than {} MiB", MAX_REQUEST >> 20);
     }
     Ok(bytes)
+}
+
+/// Validate, plan and run one request; never fails: every outcome is a result.
+pub fn delegate(
+    map: &serde_json::Map<String, Value>,
+    dry_run: bool,
+    ctx: &Context,
+) -> DelegateResult {
+    let print = |p: &Progress, label: &str| eprintln_safe(&format!("{label} {p}"));
+    let mut on_wait = |label: &str, p: &Path| {
+        eprintln_safe(&format!(
+            "{label} waiting for another write task in this cwd (lock {})",
+            p.display()
+        ))
+    };
+    let how = How {
+        dry_run,
+        rpc: false,
+        remote: None,
+        progress: &print,
+        on_wait: &mut on_wait,
+    };
+    delegate_with(map, how, &ctx.env)
 }

@@ -298,7 +298,7 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
     let Some(id) = &args.rule else {
         let text = match args.format {
             Format::Json => {
-                let list: Vec<_> = rules::RULES.iter().map(|r| rule_json(r)).collect();
+                let list: Vec<_> = rules::RULES.iter().map(|r| rules::rule_doc(r)).collect();
                 let doc = serde_json::json!({"version": 1, "rules": list});
                 format!("{}\n", serde_json::to_string_pretty(&doc)?)
             }
@@ -328,7 +328,7 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
     };
     let text = match args.format {
         Format::Json => {
-            let mut doc = rule_json(rule);
+            let mut doc = rules::rule_doc(rule);
             doc["version"] = 1.into();
             format!("{}\n", serde_json::to_string_pretty(&doc)?)
         }
@@ -361,25 +361,6 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
     };
     write_stdout(text.as_bytes())?;
     Ok(ExitStatus::Success)
-}
-
-fn rule_json(r: &rules::Rule) -> serde_json::Value {
-    let hosts: Vec<serde_json::Value> = host::ALL
-        .iter()
-        .flat_map(|h| h.profiles())
-        .filter_map(|p| {
-            rules::host_fact(r.id, p).map(|f| serde_json::json!({"profile": p.label(), "fact": f}))
-        })
-        .collect();
-    serde_json::json!({
-        "hosts": hosts,
-        "id": r.id,
-        "severity": r.severity,
-        "summary": r.summary,
-        "explanation": r.explanation,
-        "bad": r.bad,
-        "good": r.good,
-    })
 }
 
 fn capitalize(s: &str) -> String {

@@ -11,6 +11,7 @@ pub mod config;
 pub mod convert;
 pub mod delegate;
 pub mod lint;
+pub mod mcp;
 pub mod provider;
 pub mod roles;
 pub mod setup;
@@ -45,6 +46,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::RunRequest(args) => provider::run_request(args, &ctx),
         Command::Capabilities(args) => provider::capabilities(args, &ctx),
         Command::Coverage(args) => provider::coverage(args, &ctx),
+        Command::Mcp(args) => mcp::run(args, &ctx),
         Command::Completions(args) => completions(args),
     };
     match result {

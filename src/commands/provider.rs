@@ -202,6 +202,7 @@ fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> Ru
     let executor = PiExecutor {
         env: &ctx.env,
         rpc: settings.steer,
+        remote: None,
     };
     // Install the signal flag now: an interrupted run still prints its results.
     let _ = crate::provider::pi::interruption();

@@ -7,7 +7,6 @@ use anyhow::Context as _;
 use crate::cli::{Format, ListArgs, NewArgs, ShowArgs, SmokeArgs};
 use crate::context::write_stdout;
 use crate::discover::render::{self, Style};
-use crate::discover::runtime::{RuntimeInputs, resolve_runtime};
 use crate::discover::template::{self, Kind};
 use crate::discover::{Discovery, HostId};
 use crate::{Context, ExitStatus};
@@ -53,19 +52,7 @@ pub fn list(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let d = super::project(ctx, args.dir.as_deref())?.discover(ctx, &args.host);
     let rows = render::list_rows(&d, args.all);
     match args.format {
-        Format::Json => {
-            let doc = render::ListJson {
-                version: 1,
-                host: d.host,
-                profile: d.host.label(),
-                profile_choice: &d.host_choice,
-                project_root: d.project_root.display().to_string(),
-                roles: &rows,
-                searched: render::searched(&d),
-                notes: &d.notes,
-            };
-            write_stdout(&json_line(&doc)?)?;
-        }
+        Format::Json => write_stdout(&json_line(&render::list_doc(&d, &rows))?)?,
         Format::Human => {
             let text = render::list_human(&d, &rows, args.all, style(ctx));
             write_stdout(tilde(&text, ctx).as_bytes())?;
@@ -83,43 +70,17 @@ pub fn list(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
 pub fn show(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let project = super::project(ctx, args.dir.as_deref())?;
     let d = project.discover(ctx, &args.host);
-    let host = d.host;
     let Some(role) = d.find(&args.name) else {
         return show_unavailable(&d, &args.name, args.format, ctx);
     };
-    let agent_dir = ctx.env.agent_dir();
-    let inputs = RuntimeInputs {
-        host,
-        explicit_model: args.model.as_deref(),
-        agent_dir: agent_dir.as_deref(),
-        cwd: &project.cwd,
-    };
-    let rt = resolve_runtime(role, &inputs);
+    let rt = render::runtime_of(&d, role, args.model.as_deref(), &ctx.env, &project.cwd);
     let provider_run = crate::provider::mapping::provider_run(&role.name, role.role.max_turns);
     match args.format {
         Format::Json => {
-            let doc = render::ShowJson {
-                version: 1,
-                host,
-                profile: host.label(),
-                profile_choice: &d.host_choice,
-                name: &role.name,
-                description: role.role.description.as_deref(),
-                source: role.layer,
-                path: role.path.display(&ctx.cwd),
-                shadows: &role.shadows,
-                hidden: role.hidden,
-                host_notes: &role.notes,
-                error: crate::discover::first_problem(&role.doc),
-                frontmatter: role.doc.mapping().map(|m| m.to_json()).unwrap_or_default(),
-                frontmatter_text: render::frontmatter_text(role),
-                body: role.doc.body(),
-                runtime: &rt,
-                provider_run: provider_run
-                    .as_ref()
-                    .map(|r| serde_json::to_value(r).expect("plain data serializes")),
-            };
-            write_stdout(&json_line(&doc)?)?;
+            let run = provider_run
+                .as_ref()
+                .map(|r| serde_json::to_value(r).expect("plain data serializes"));
+            write_stdout(&json_line(&render::show_doc(&d, role, &rt, &ctx.cwd, run))?)?
         }
         Format::Human => {
             let mut text = render::show_human(&d, role, &rt, style(ctx));

@@ -86,6 +86,10 @@ pub struct PiRunSpec {
     /// Variables set for pi on top of the inherited environment (pwk otherwise passes
     /// the caller's environment through unchanged).
     pub env: Vec<(String, String)>,
+    /// Steering and abort from other threads (`pwk mcp`'s tasks).
+    pub remote: Option<std::sync::Arc<supervise::Remote>>,
+    /// RPC with no `max_turns`: no turn budget at all (else the budget defaults to 1).
+    pub rpc_unbudgeted: bool,
 }
 
 impl PiRunSpec {
@@ -107,6 +111,8 @@ impl PiRunSpec {
             extra_args: Vec::new(),
             label: "[pi]".to_string(),
             env: Vec::new(),
+            remote: None,
+            rpc_unbudgeted: false,
         }
     }
 
@@ -287,6 +293,8 @@ pub struct PiRunOutcome {
     pub launch: Option<PiLaunch>,
     /// RPC transport: pi was steered to wrap up when the turn budget was reached.
     pub steered: bool,
+    /// Why the supervisor stopped pi's group, when it did.
+    pub stopped: Option<StopReason>,
 }
 
 impl PiRunOutcome {
@@ -316,6 +324,7 @@ impl PiRunOutcome {
             warnings: Vec::new(),
             launch: None,
             steered: false,
+            stopped: None,
         }
     }
 }
@@ -372,6 +381,7 @@ fn spawn_of<'a>(spec: &'a PiRunSpec, launch: &'a PiLaunch) -> Spawn<'a> {
         args: &launch.args,
         cwd: &spec.cwd,
         env: &spec.env,
+        remote: spec.remote.as_deref(),
     }
 }
 
@@ -478,8 +488,11 @@ pub fn run_pi_rpc(
         ),
         prompt_transport: PromptTransport::Stdin,
     };
-    let mut rpc = Rpc::new(spec.prompt.clone(), spec.max_turns.unwrap_or(1));
-    let turns = Some(rpc.turn_limit());
+    let mut rpc = match (spec.max_turns, spec.rpc_unbudgeted) {
+        (None, true) => Rpc::unbudgeted(spec.prompt.clone()),
+        (max, _) => Rpc::new(spec.prompt.clone(), max.unwrap_or(1)),
+    };
+    let turns = rpc.turn_limit();
     let attempt = supervise::supervise(
         spawn_of(spec, &launch),
         &mut rpc,
@@ -524,6 +537,7 @@ fn finish(
     let mut o = PiRunOutcome::failed(RunError::new(ErrorCode::PiFailed, ""), start);
     o.error = None;
     o.stderr = a.stderr.clone();
+    o.stopped = a.stopped;
     o.exit_code = a.status.and_then(|s| s.code());
     o.signal = a
         .status
@@ -620,6 +634,13 @@ fn finish(
                     "pi did not finish within {}; its process group was terminated",
                     human_duration(t)
                 ),
+            ));
+        }
+        Some(StopReason::Aborted) => {
+            o.status = RunStatus::Aborted;
+            o.error = Some(RunError::new(
+                ErrorCode::Aborted,
+                "the task was aborted on request; pi's process group was terminated (it is never run again)",
             ));
         }
         Some(StopReason::Stall(t)) => {

@@ -14,6 +14,10 @@
 //! far is kept. pi's process group is killed and waited for before returning, so no
 //! tool child outlives the run.
 //!
+//! Another thread steers or aborts a run through its [`Remote`] (`Spawn::remote`):
+//! the loop delivers queued steer messages to the transport ([`Transport::steer`];
+//! only RPC can) and stops the group for [`StopReason::Aborted`] on its next check.
+//!
 //! What differs between transports is the small [`Transport`] trait:
 //! `transport::json` (prompt on stdin, then EOF) and `transport::rpc` (`--mode rpc`
 //! commands, steering at the turn budget).
@@ -72,6 +76,73 @@ pub enum StopReason {
     /// The turn budget (the value reported) was exhausted.
     TurnBudget(u32),
     Signal(i32),
+    /// [`Remote::abort`] was called (a client asked to abort the task).
+    Aborted,
+}
+
+/// A handle that other threads use to steer or abort supervised runs: one per task
+/// (several runs may share one, e.g. the roles of one review). Cheap to share in an
+/// `Arc`; every method is non-blocking.
+#[derive(Debug, Default)]
+pub struct Remote {
+    state: Mutex<RemoteState>,
+}
+
+#[derive(Debug, Default)]
+struct RemoteState {
+    aborted: bool,
+    steers: Vec<String>,
+    delivered: u32,
+    /// Process groups of the runs being supervised now.
+    groups: Vec<u32>,
+}
+
+impl Remote {
+    fn lock(&self) -> std::sync::MutexGuard<'_, RemoteState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stop every run supervised with this handle (now and later): process-group
+    /// SIGTERM → grace → SIGKILL, reason [`StopReason::Aborted`].
+    pub fn abort(&self) {
+        self.lock().aborted = true;
+    }
+
+    pub fn aborted(&self) -> bool {
+        self.lock().aborted
+    }
+
+    /// Queue a message for the running pi; the supervisor hands it to the transport
+    /// on its next check ([`Transport::steer`]).
+    pub fn steer(&self, message: impl Into<String>) {
+        self.lock().steers.push(message.into());
+    }
+
+    /// How many steer messages a transport has sent to pi.
+    pub fn steers_delivered(&self) -> u32 {
+        self.lock().delivered
+    }
+
+    /// The process groups (= leader pids) of the runs being supervised now.
+    pub fn groups(&self) -> Vec<u32> {
+        self.lock().groups.clone()
+    }
+
+    fn take_steers(&self) -> Vec<String> {
+        std::mem::take(&mut self.lock().steers)
+    }
+
+    fn delivered(&self) {
+        self.lock().delivered += 1;
+    }
+
+    fn attach(&self, pgid: u32) {
+        self.lock().groups.push(pgid);
+    }
+
+    fn detach(&self, pgid: u32) {
+        self.lock().groups.retain(|g| *g != pgid);
+    }
 }
 
 /// What a transport may do from its callbacks.
@@ -124,6 +195,11 @@ pub trait Transport {
     fn stall_paused(&self) -> bool {
         false
     }
+    /// Send a steer message to the running pi; `false`: this transport cannot (the
+    /// message is dropped and stays queued nowhere).
+    fn steer(&mut self, _message: &str, _ctl: &mut Control) -> bool {
+        false
+    }
 }
 
 /// The turn budget the supervisor enforces: pi is stopped once turn `stop_after + 1`
@@ -150,6 +226,8 @@ pub struct Spawn<'a> {
     pub args: &'a [String],
     pub cwd: &'a Path,
     pub env: &'a [(String, String)],
+    /// Steering and abort from other threads.
+    pub remote: Option<&'a Remote>,
 }
 
 /// Why stdout was not read to EOF.
@@ -217,6 +295,9 @@ pub fn supervise<T: Transport>(
     };
     let pgid = child.id();
     let mut ctl = Control::default();
+    if let Some(r) = spawn.remote {
+        r.attach(pgid);
+    }
 
     // stdin: a writer thread fed by a channel (a large prompt fills the pipe before pi
     // reads it); dropping the sender closes stdin.
@@ -290,6 +371,19 @@ pub fn supervise<T: Transport>(
             }
         }
         transport.on_tick(&mut ctl);
+        if let Some(r) = spawn.remote
+            && exited.is_none()
+        {
+            if r.aborted() {
+                ctl.stop(StopReason::Aborted);
+            } else if ctl.stop.is_none() {
+                for message in r.take_steers() {
+                    if transport.steer(&message, &mut ctl) {
+                        r.delivered();
+                    }
+                }
+            }
+        }
         if exited.is_none()
             && let Ok(Some(st)) = child.try_wait()
         {
@@ -345,6 +439,9 @@ pub fn supervise<T: Transport>(
     };
     // No tool child survives the run: SIGKILL the group and wait until it is gone.
     let group_left = !process::kill_group_and_wait(pgid, GROUP_GONE_WAIT);
+    if let Some(r) = spawn.remote {
+        r.detach(pgid);
+    }
     let (state, text_output) = match reader {
         Some(h) if abandoned.is_none() => {
             let _ = h.join();

@@ -1,6 +1,8 @@
-//! One atomic task (`pwk delegate`): validate the request, refuse what the contract
-//! refuses, plan and run pi through [`run_pi`], and describe the outcome as one
-//! [`DelegateResult`].
+//! One atomic task, from its JSON request to the one result document: validation
+//! (refused before launch with `needs_decision`), the continuation checks, the
+//! prompt, the write lock for writing tasks, one pi run through the runner and its
+//! one supervisor, and the worker's report. `pwk delegate` and `pwk mcp`'s
+//! `delegate_start` / `task_continue` both run tasks through [`delegate_with`].
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -8,13 +10,12 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::delegate::lock;
-use crate::delegate::report::{self, TaskReport};
-use crate::delegate::request::{self, Action, Problem, Profile, TaskRequest, WriteMode};
-use crate::delegate::runner::{self, PiRunOutcome, PiRunSpec, SessionChoice, run_pi};
-use crate::delegate::session;
-use crate::delegate::types::{ErrorCode, Progress, RunError, RunStatus, Usage};
-use crate::env::Env;
+use super::lock;
+use super::report::{self, TaskReport};
+use super::request::{self, Action, Problem, Profile, TaskRequest, WriteMode};
+use super::runner::{self, PiRunOutcome, PiRunSpec, SessionChoice, run_pi};
+use super::session;
+use super::types::{ErrorCode, Progress, RunError, RunStatus, Usage};
 
 /// The default overall limit when the request has no `timeoutMs`.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
@@ -70,6 +71,10 @@ pub struct DelegateResult {
     /// `--dry-run`: the prompt pi would receive on stdin.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prompt: Option<String>,
+    /// Why the supervisor stopped pi, when it did (not in the document: `status` and
+    /// `error` say it; `pwk mcp` tells a stall from a timeout by it).
+    #[serde(skip)]
+    pub stopped: Option<super::supervise::StopReason>,
 }
 
 impl DelegateResult {
@@ -124,6 +129,7 @@ impl DelegateResult {
             validation_errors: vec![],
             launch: None,
             prompt: None,
+            stopped: None,
         }
     }
 
@@ -144,15 +150,43 @@ impl DelegateResult {
         self.validation_errors = problems;
         self
     }
+
+    /// The task completed (`pwk delegate` exits 0).
+    pub fn completed(&self) -> bool {
+        self.status == "completed"
+    }
 }
 
-/// Validate, plan and run one request; never fails: every outcome is a result.
-pub fn delegate(
+/// How [`delegate_with`] runs a request.
+pub struct How<'a> {
+    /// Plan only (`--dry-run`).
+    pub dry_run: bool,
+    /// Over RPC with no turn budget, so a caller can steer the running pi through
+    /// `remote` (else `--mode json`, as `pwk delegate`).
+    pub rpc: bool,
+    /// Steering and abort from other threads; an abort also ends a wait for the lock.
+    pub remote: Option<std::sync::Arc<super::supervise::Remote>>,
+    /// pi's progress, with the task's label.
+    pub progress: &'a (dyn Fn(&Progress, &str) + Sync),
+    /// Called once when the write lock is busy (label, lock path).
+    pub on_wait: &'a mut dyn FnMut(&str, &Path),
+}
+
+/// [`delegate`] with the transport, remote control and progress sinks chosen by the
+/// caller (`pwk mcp` runs every task this way). The same validation, write lock and
+/// result document.
+pub fn delegate_with(
     map: &serde_json::Map<String, Value>,
-    dry_run: bool,
-    env: &Env,
-    progress: &(dyn Fn(&str, &Progress) + Sync),
+    how: How<'_>,
+    env: &crate::env::Env,
 ) -> DelegateResult {
+    let How {
+        dry_run,
+        rpc,
+        remote,
+        progress,
+        on_wait,
+    } = how;
     let start = Instant::now();
     let base = DelegateResult::blank(Some(map));
     let task = match request::validate(map) {
@@ -257,25 +291,26 @@ pub fn delegate(
     let _lock = if task.writes() {
         let label = spec.label.clone();
         let deadline = Some(start + timeout);
-        let wait_note = |p: &Path| {
-            progress(
-                &label,
-                &Progress::Waiting(format!(
-                    "for another write task in this cwd (lock {})",
-                    p.display()
-                )),
-            )
-        };
+        let aborted = || remote.as_ref().is_some_and(|r| r.aborted());
         match lock::state_dir(env).and_then(|state_dir| {
             lock::acquire(
                 &state_dir,
                 &task.cwd,
                 deadline,
-                &mut |p| wait_note(p),
-                &|| runner::pending_signal().is_some(),
+                &mut |p| on_wait(&label, p),
+                &|| runner::pending_signal().is_some() || aborted(),
             )
         }) {
             Ok(l) => Some(l),
+            Err(lock::LockError::Interrupted) if aborted() => {
+                result.status = "aborted";
+                result.error = Some(RunError::new(
+                    ErrorCode::Aborted,
+                    "the task was aborted while waiting for the write lock; pi was never started",
+                ));
+                result.duration_ms = start.elapsed().as_millis() as u64;
+                return result;
+            }
             Err(lock::LockError::TimedOut) => {
                 result.status = "timed_out";
                 result.error = Some(RunError::new(
@@ -300,8 +335,14 @@ pub fn delegate(
     }
 
     let label = spec.label.clone();
-    let print = move |p: &Progress| progress(&label, p);
-    let outcome = run_pi(&spec, env, &print);
+    let print = move |p: &Progress| progress(p, &label);
+    spec.remote = remote;
+    let outcome = if rpc {
+        spec.rpc_unbudgeted = true;
+        runner::run_pi_rpc(&spec, env, &print)
+    } else {
+        run_pi(&spec, env, &print)
+    };
     fill_from_outcome(&mut result, outcome, &task);
     result.duration_ms = start.elapsed().as_millis() as u64;
     result
@@ -312,8 +353,10 @@ fn fill_from_outcome(r: &mut DelegateResult, o: PiRunOutcome, task: &TaskRequest
         RunStatus::Completed => "completed",
         RunStatus::Failed => "failed",
         RunStatus::TimedOut => "timed_out",
+        RunStatus::Aborted => "aborted",
     };
     r.error = o.error;
+    r.stopped = o.stopped;
     r.execution_started = o.started;
     r.exit_code = o.exit_code;
     r.turns = o.turns;
@@ -329,6 +372,12 @@ fn fill_from_outcome(r: &mut DelegateResult, o: PiRunOutcome, task: &TaskRequest
         r.model = o.model;
     }
     r.session_id = o.session_id.or(r.session_id.take());
+    // Over RPC pi prints no session header: the session file records the id.
+    if r.session_id.is_none()
+        && let Some(f) = &o.session_file
+    {
+        r.session_id = session::read_meta(f).ok().and_then(|m| m.id);
+    }
     r.session_file = o.session_file.map(|p| p.display().to_string());
     r.thinking = task.thinking.clone();
     if let Some(e) = &mut r.error

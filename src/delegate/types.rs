@@ -21,6 +21,8 @@ pub enum ErrorCode {
     InvalidRequest,
     /// The caller's turn budget (`max_turns`) was reached and the run was stopped.
     TurnBudget,
+    /// A client aborted the task (`pwk mcp`'s `task_abort`, or a cancelled call).
+    Aborted,
 }
 
 impl ErrorCode {
@@ -40,6 +42,7 @@ impl ErrorCode {
             ErrorCode::PiFailed => "PI_FAILED",
             ErrorCode::InvalidRequest => "INVALID_REQUEST",
             ErrorCode::TurnBudget => "TURN_BUDGET",
+            ErrorCode::Aborted => "ABORTED",
         }
     }
 }
@@ -95,6 +98,8 @@ pub enum RunStatus {
     Completed,
     Failed,
     TimedOut,
+    /// Stopped on a client's request ([`crate::delegate::supervise::Remote::abort`]).
+    Aborted,
 }
 
 /// Token usage and cost, summed over the assistant `message_end` events of the run.
@@ -139,8 +144,6 @@ pub enum Progress {
     },
     /// Something worth telling a person (malformed output, fallback, compaction, …).
     Warning(String),
-    /// The task waits before pi starts (for another write task's lock).
-    Waiting(String),
 }
 
 impl std::fmt::Display for Progress {
@@ -157,7 +160,6 @@ impl std::fmt::Display for Progress {
                 write!(f, "retry {attempt}/{max_attempts}: {error}")
             }
             Progress::Warning(w) => write!(f, "warning: {w}"),
-            Progress::Waiting(w) => write!(f, "waiting {w}"),
         }
     }
 }

@@ -287,6 +287,28 @@ pub struct Roots {
     pub project_root: Option<PathBuf>,
 }
 
+/// Every role the chosen host sees from `cwd` (the project root found from it), with
+/// `env`'s home and agent directory.
+pub fn resolve_from(
+    cwd: &Path,
+    env: &crate::env::Env,
+    choice: &crate::host::HostChoice,
+) -> Discovery {
+    let (root, _) = find_project_root(cwd, env.home.as_deref());
+    let chosen = choice.resolve(&root, env.agent_dir().as_deref());
+    let mut d = resolve_in(
+        &Roots {
+            cwd: cwd.to_path_buf(),
+            home: env.home.clone(),
+            global_agents_dir: env.global_agents_dir(),
+            project_root: None,
+        },
+        chosen.profile,
+    );
+    d.host_choice = chosen.explain();
+    d
+}
+
 /// The project root: the nearest directory, from `cwd` upwards, that contains `.git`,
 /// `.agents` or `.pi`. The walk stops below `home` (whose `.pi/` is pi's own
 /// configuration, not a project), unless `cwd` is `home` itself. Without a marker the

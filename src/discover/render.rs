@@ -625,6 +625,70 @@ fn link_label(link: &str) -> &str {
     }
 }
 
+/// The JSON document of `pwk list` (also `pwk mcp`'s `list_roles`).
+pub fn list_doc(d: &Discovery, rows: &[ListRow]) -> serde_json::Value {
+    serde_json::to_value(ListJson {
+        version: 1,
+        host: d.host,
+        profile: d.host.label(),
+        profile_choice: &d.host_choice,
+        project_root: d.project_root.display().to_string(),
+        roles: rows,
+        searched: searched(d),
+        notes: &d.notes,
+    })
+    .unwrap_or_default()
+}
+
+/// What `role` runs with (model, tools, thinking), as `pwk show` resolves it.
+pub fn runtime_of(
+    d: &Discovery,
+    role: &crate::discover::ResolvedRole,
+    explicit_model: Option<&str>,
+    env: &crate::env::Env,
+    cwd: &std::path::Path,
+) -> crate::discover::runtime::Runtime {
+    let agent_dir = env.agent_dir();
+    let inputs = crate::discover::runtime::RuntimeInputs {
+        host: d.host,
+        explicit_model,
+        agent_dir: agent_dir.as_deref(),
+        cwd,
+    };
+    crate::discover::runtime::resolve_runtime(role, &inputs)
+}
+
+/// The JSON document of `pwk show` (also `pwk mcp`'s `show_role`); `provider_run`
+/// is how `pwk review`/`recon` run the role, when it is one of the contract's.
+pub fn show_doc(
+    d: &Discovery,
+    role: &crate::discover::ResolvedRole,
+    rt: &crate::discover::runtime::Runtime,
+    cwd: &std::path::Path,
+    provider_run: Option<serde_json::Value>,
+) -> serde_json::Value {
+    serde_json::to_value(ShowJson {
+        version: 1,
+        host: d.host,
+        profile: d.host.label(),
+        profile_choice: &d.host_choice,
+        name: &role.name,
+        description: role.role.description.as_deref(),
+        source: role.layer,
+        path: role.path.display(cwd),
+        shadows: &role.shadows,
+        hidden: role.hidden,
+        host_notes: &role.notes,
+        error: crate::discover::first_problem(&role.doc),
+        frontmatter: role.doc.mapping().map(|m| m.to_json()).unwrap_or_default(),
+        frontmatter_text: frontmatter_text(role),
+        body: role.doc.body(),
+        runtime: rt,
+        provider_run,
+    })
+    .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

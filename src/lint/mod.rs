@@ -292,6 +292,30 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> LintReport {
     report
 }
 
+/// Lint one file's text held in memory (an MCP client's text) as if it were the
+/// file at `path`, as a report: the same checks and settings as [`lint_files`] on
+/// one file.
+pub fn lint_text_report(path: &Path, text: Vec<u8>, opts: &LintOptions) -> LintReport {
+    let doc = RoleDoc::from_bytes(path, text);
+    let FileLint {
+        diagnostics,
+        suppressed,
+    } = lint_doc_full(&doc, opts.host, &opts.settings_for(path));
+    let text = (opts.keep_text && !diagnostics.is_empty()).then_some(doc.text);
+    LintReport {
+        files: vec![FileReport {
+            path: path.to_path_buf(),
+            diagnostics,
+            text,
+            suppressed,
+        }],
+        failures: Vec::new(),
+        skipped: Vec::new(),
+        host: opts.host.label(),
+        host_reason: opts.host_reason.clone(),
+    }
+}
+
 struct Outcome {
     report: FileReport,
     name: Option<NameSite>,

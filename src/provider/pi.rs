@@ -27,6 +27,9 @@ pub struct PiExecutor<'a> {
     pub env: &'a Env,
     /// `--transport rpc`: steer at the turn budget (else JSON: stop there).
     pub rpc: bool,
+    /// Abort from another thread (`pwk mcp`): every role's pi is stopped, and roles
+    /// not started yet are skipped.
+    pub remote: Option<std::sync::Arc<crate::delegate::supervise::Remote>>,
 }
 
 impl PiExecutor<'_> {
@@ -63,11 +66,15 @@ pub fn interruption() -> Option<String> {
 
 impl RoleExecutor for PiExecutor<'_> {
     fn interrupted(&self) -> Option<String> {
+        if self.remote.as_ref().is_some_and(|r| r.aborted()) {
+            return Some("the run was aborted on request".into());
+        }
         interruption()
     }
 
     fn execute(&self, job: &RoleJob, progress: &(dyn Fn(u32, u32) + Sync)) -> RoleRun {
-        let spec = PiExecutor::spec(job, &job.definition);
+        let mut spec = PiExecutor::spec(job, &job.definition);
+        spec.remote = self.remote.clone();
         let turns = AtomicU32::new(0);
         let tools = AtomicU32::new(0);
         let on_progress = |p: &Progress| match p {
@@ -104,7 +111,7 @@ fn role_run(job: &RoleJob, o: &PiRunOutcome) -> RoleRun {
         RunStatus::TimedOut => RunEnd::TimedOut,
         // A capped run is judged by its report: completed when it reported.
         RunStatus::Failed if budget => RunEnd::Completed,
-        RunStatus::Failed => RunEnd::Failed,
+        RunStatus::Failed | RunStatus::Aborted => RunEnd::Failed,
     };
     let mut run = RoleRun::new(end);
     run.final_text = o.final_text.clone();

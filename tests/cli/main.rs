@@ -14,6 +14,7 @@ mod discover;
 mod fix;
 mod host_facts;
 mod lint;
+mod mcp;
 mod oracle;
 mod provider;
 mod runtime_bounds;

@@ -17,7 +17,7 @@ use crate::support::{Output, TestEnv, repo_root, run, run_with_stdin};
 // ---------------------------------------------------------------------------
 // The shared fake LLM (support/fake_llm.rs), routing by a marker in the system prompt.
 
-mod routed {
+pub(crate) mod routed {
     use serde_json::Value;
 
     pub use crate::support::fake_llm::text_of;
@@ -110,7 +110,7 @@ mod routed {
     }
 }
 
-use routed::{Act, RoutedLlm};
+pub(crate) use routed::{Act, RoutedLlm};
 
 // ---------------------------------------------------------------------------
 // Helpers.
@@ -143,7 +143,7 @@ fn pis() -> Vec<(&'static str, PathBuf)> {
 }
 
 /// A temp project with `.git`, an agent dir pointing pi at `llm`, and role files.
-fn project(llm: &RoutedLlm) -> TestEnv {
+pub(crate) fn project(llm: &RoutedLlm) -> TestEnv {
     let env = TestEnv::new();
     std::fs::create_dir_all(env.path(".git")).unwrap();
     env.write(
@@ -165,7 +165,7 @@ fn project(llm: &RoutedLlm) -> TestEnv {
 }
 
 /// A project-layer role file whose body carries `marker` (the fake routes on it).
-fn role_file(env: &TestEnv, role: &str, extra_frontmatter: &str, marker: &str) {
+pub(crate) fn role_file(env: &TestEnv, role: &str, extra_frontmatter: &str, marker: &str) {
     env.write(
         &format!(".agents/agents/{role}.md"),
         format!(
@@ -174,7 +174,7 @@ fn role_file(env: &TestEnv, role: &str, extra_frontmatter: &str, marker: &str) {
     );
 }
 
-fn pwk_on(env: &TestEnv, pi: &PathBuf) -> Command {
+pub(crate) fn pwk_on(env: &TestEnv, pi: &PathBuf) -> Command {
     let mut cmd = env.pwk();
     cmd.env("PWK_PI_BIN", pi)
         .env("PI_CODING_AGENT_DIR", env.path("agent"))
@@ -202,11 +202,11 @@ fn statuses(doc: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-const SPEC_REPORT: &str =
+pub(crate) const SPEC_REPORT: &str =
     "| R# | Verdict | Evidence |\n|---|---|---|\n| R1 | covered | src/lib.rs:1 |\n";
 const SCOUT_REPORT: &str = "### Relevant files\n- src/lib.rs:1 — the answer\n\n### Existing patterns\n- none\n\n### Call sites\n- none\n\n### Test layout\n- none\n\n### Gotchas\n- none\n\nScout: complete\n";
 
-fn hazard_report() -> String {
+pub(crate) fn hazard_report() -> String {
     (1..=7)
         .map(|n| format!("{n}. item — [SAFE] src/lib.rs:1 is constant\n"))
         .collect()

@@ -40,7 +40,8 @@ pub enum RpcNote {
 #[derive(Debug)]
 pub struct Rpc {
     prompt: Option<String>,
-    budget: u32,
+    /// `None`: no turn budget (a delegated task: only the caller steers).
+    budget: Option<u32>,
     end_at: Option<Instant>,
     /// Turn `budget` started and pi was steered to wrap up.
     pub steered: bool,
@@ -54,7 +55,7 @@ impl Rpc {
     pub fn new(prompt: String, budget: u32) -> Rpc {
         Rpc {
             prompt: Some(prompt),
-            budget: budget.max(1),
+            budget: Some(budget.max(1)),
             end_at: None,
             steered: false,
             rejected: None,
@@ -62,12 +63,21 @@ impl Rpc {
         }
     }
 
-    /// The supervisor's hard stop: two turns past the wrap-up turn.
-    pub fn turn_limit(&self) -> TurnLimit {
-        TurnLimit {
-            budget: self.budget,
-            stop_after: self.budget + 1 + GRACE_TURNS,
+    /// An RPC run with no turn budget: pwk steers only when a caller asks
+    /// ([`Transport::steer`]).
+    pub fn unbudgeted(prompt: String) -> Rpc {
+        Rpc {
+            budget: None,
+            ..Rpc::new(prompt, 1)
         }
+    }
+
+    /// The supervisor's hard stop: two turns past the wrap-up turn.
+    pub fn turn_limit(&self) -> Option<TurnLimit> {
+        self.budget.map(|budget| TurnLimit {
+            budget,
+            stop_after: budget.saturating_add(1 + GRACE_TURNS),
+        })
     }
 }
 
@@ -97,7 +107,7 @@ impl Transport for Rpc {
         match ev {
             Event::Progress(Progress::TurnStarted(n)) => {
                 self.end_at = None;
-                if *n >= self.budget && !self.steered {
+                if self.budget.is_some_and(|b| *n >= b) && !self.steered {
                     self.steered = true;
                     ctl.send(line(serde_json::json!(
                         {"id": "pwk-steer", "type": "steer", "message": STEER_MESSAGE}
@@ -140,6 +150,18 @@ impl Transport for Rpc {
             self.settled = true;
             ctl.close_stdin(); // stdin EOF: pi shuts down
         }
+    }
+
+    /// A caller's steer: pi queues it and hands it to the model after the current
+    /// turn's tools (`steer` is pi's RPC command for exactly that).
+    fn steer(&mut self, message: &str, ctl: &mut Control) -> bool {
+        if self.settled {
+            return false;
+        }
+        ctl.send(line(
+            serde_json::json!({"id": "pwk-steer-caller", "type": "steer", "message": message}),
+        ));
+        true
     }
 
     /// Waiting for pi's retry after a failed call is not a stall.
@@ -203,10 +225,11 @@ mod tests {
         assert_eq!(v["message"], "Review \"this\"");
         assert_eq!(
             t.turn_limit(),
-            TurnLimit {
+            Some(TurnLimit {
                 budget: 5,
                 stop_after: 8
-            }
+            })
         );
+        assert_eq!(Rpc::unbudgeted("x".into()).turn_limit(), None);
     }
 }

@@ -249,6 +249,27 @@ pub fn did_you_mean<'a>(
     best.map(|(_, c)| c)
 }
 
+/// A rule as a JSON document (`pwk rules --format json`, `pwk mcp`'s `rules`):
+/// what it reports, per host profile what the host does about it, and examples.
+pub fn rule_doc(r: &Rule) -> serde_json::Value {
+    let hosts: Vec<serde_json::Value> = crate::host::ALL
+        .iter()
+        .flat_map(|h| h.profiles())
+        .filter_map(|p| {
+            host_fact(r.id, p).map(|f| serde_json::json!({"profile": p.label(), "fact": f}))
+        })
+        .collect();
+    serde_json::json!({
+        "hosts": hosts,
+        "id": r.id,
+        "severity": r.severity,
+        "summary": r.summary,
+        "explanation": r.explanation,
+        "bad": r.bad,
+        "good": r.good,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,78 @@
+//! `pwk mcp`: pwk as an MCP server over stdio (the official Rust SDK, rmcp).
+//!
+//! * [`tools`]: the tools, their input and output JSON Schemas, and the handlers,
+//!   each a thin call into the module that owns the concept (lint, discover,
+//!   delegate, provider).
+//! * [`tasks`]: the task registry — states, the concurrency cap, abort of all.
+//! * [`server`]: rmcp's handler, resources (`pwk://roles/<name>`,
+//!   `pwk://schema/role`), progress notifications and cancellation.
+//!
+//! Every pi process runs under the one supervisor; a task's [`Remote`] steers and
+//! aborts it. When the client disconnects (stdin EOF), every task and run is aborted
+//! and waited for before [`serve`] returns: no pi process outlives the server.
+//!
+//! [`Remote`]: crate::delegate::supervise::Remote
+
+pub mod server;
+pub mod tasks;
+pub mod tools;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+
+use crate::env::Env;
+
+/// The default concurrency cap of delegated tasks.
+pub const DEFAULT_MAX_TASKS: usize = 4;
+/// How long the server waits at exit for aborted tasks to be gone.
+const EXIT_WAIT: Duration = Duration::from_secs(15);
+
+/// How to serve.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The directory tools resolve relative paths and roles from.
+    pub cwd: PathBuf,
+    pub env: Env,
+    pub max_tasks: usize,
+}
+
+/// Why the server stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error("the MCP session could not be initialised: {0}")]
+    Init(String),
+    #[error("the MCP session ended with an error: {0}")]
+    Session(String),
+}
+
+/// Serve MCP on stdin/stdout until the client disconnects; then stop every pi
+/// process the server started.
+pub fn serve(config: Config) -> Result<(), ServeError> {
+    let registry = Arc::new(tasks::Registry::new(config.env, config.max_tasks));
+    let server = server::Server::new(config.cwd, Arc::clone(&registry));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .enable_io()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    let outcome = rt.block_on(async move {
+        let running = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| ServeError::Init(e.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map(|_| ())
+            .map_err(|e| ServeError::Session(e.to_string()))
+    });
+    // The client is gone (or the session failed): no pi process outlives the server.
+    registry.abort_all(EXIT_WAIT);
+    rt.shutdown_timeout(Duration::from_secs(1));
+    outcome
+}
