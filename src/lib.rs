@@ -5,6 +5,7 @@
 //! (provider → delegate → role; install → role; lint → role; discover → role).
 
 pub mod cli;
+pub mod commands;
 pub mod context;
 pub mod delegate;
 pub mod discover;
@@ -13,6 +14,7 @@ pub mod exit;
 pub mod host;
 pub mod install;
 pub mod lint;
+pub mod lsp;
 pub mod pi;
 pub mod provider;
 pub mod role;
@@ -48,6 +50,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Capabilities(args) => provider::command::capabilities(args, &ctx),
         Command::Coverage => provider::command::coverage(&ctx),
         Command::Completions(args) => completions(args),
+        Command::Lsp(args) => commands::lsp::run(args, &ctx),
     };
     match result {
         Ok(status) => status,

@@ -356,7 +356,8 @@ pub fn cross_file(
     dups
 }
 
-fn name_site(doc: &RoleDoc) -> Option<NameSite> {
+/// Where a parsed file declares its `name` (for the cross-file rules).
+pub fn name_site(doc: &RoleDoc) -> Option<NameSite> {
     let node = doc.mapping()?.get("name")?;
     let name = node.as_str()?.to_string();
     Some(NameSite {

@@ -9,6 +9,7 @@ mod delegate_faults;
 mod discover;
 mod host_facts;
 mod lint;
+mod lsp;
 mod oracle;
 mod provider;
 mod runtime_bounds;
