@@ -51,7 +51,10 @@ offending key or value.",
         after_long_help = "With no PATH, lints `.agents/agents/` and `.pi/agents/` under the \
 current directory, whichever exist. A directory means every `*.md` directly inside it \
 (`--recursive` walks it).\n\nExamples:\n  pwk lint\n  pwk lint roles/ --host nicobailon\n  \
-pwk lint --format sarif > pwk.sarif\n  pwk lint --deny-warnings .agents/agents/pwk-spec-reviewer.md"
+pwk lint --format sarif > pwk.sarif\n  pwk lint --deny-warnings .agents/agents/pwk-spec-reviewer.md\n  \
+pwk lint --diff                 show the safe fixes as a diff, change nothing\n  \
+pwk lint --fix                  apply the safe fixes, report what remains\n  \
+pwk lint --fix --unsafe-fixes   apply the guesses too (renamed keys, `name`)"
     )]
     Lint(LintArgs),
 
@@ -175,6 +178,20 @@ pub struct LintArgs {
     /// Exit 0 when no file matched instead of 2.
     #[arg(long)]
     pub allow_empty: bool,
+
+    /// Apply the safe fixes, then lint again and report what remains.
+    #[arg(long)]
+    pub fix: bool,
+
+    /// With --fix or --diff: apply unsafe fixes too (guesses such as a misspelt key
+    /// renamed to its one close match). Alone it means --fix --unsafe-fixes.
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+
+    /// Print the fixes as a unified diff and write nothing; exit 1 if a file would
+    /// change.
+    #[arg(long, conflicts_with = "fix")]
+    pub diff: bool,
 }
 
 #[derive(Debug, Args)]

@@ -48,7 +48,16 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         recursive: args.recursive,
         keep_text: args.format == LintFormat::Human,
         cwd: Some(ctx.cwd.clone()),
+        settings: None,
     };
+    let mut fix_failed = false;
+    if args.fix || args.diff || args.unsafe_fixes {
+        let (status, failed) = fix_step(args, ctx, &files, &opts);
+        if let Some(status) = status {
+            return Ok(status);
+        }
+        fix_failed = failed;
+    }
     let report = lint_files(&files, &opts);
     let show = |p: &std::path::Path| ctx.display_path(p);
     let render_opts = RenderOptions {
@@ -66,7 +75,7 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         ));
     }
     let (errors, warnings) = report.counts();
-    Ok(if !report.failures.is_empty() {
+    Ok(if !report.failures.is_empty() || fix_failed {
         ExitStatus::Error
     } else if errors > 0 || (args.deny_warnings && warnings > 0) {
         ExitStatus::Failure
@@ -197,4 +206,84 @@ fn indent(s: &str) -> String {
         .map(|l| format!("    {l}"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `--fix` / `--diff`: fix each file (the safe fixes, and the unsafe ones with
+/// `--unsafe-fixes`). `--diff` prints the diffs and returns its exit status (1
+/// when a file would change); `--fix` writes, says what it fixed on stderr, and
+/// returns whether a file could not be written (it is left alone and named).
+fn fix_step(
+    args: &LintArgs,
+    ctx: &Context,
+    files: &[std::path::PathBuf],
+    opts: &LintOptions,
+) -> (Option<ExitStatus>, bool) {
+    use crate::lint::fix::Applicability;
+    use crate::lint::rewrite::{Mode, Outcome, fix_file};
+    let applicability = if args.unsafe_fixes {
+        Applicability::All
+    } else {
+        Applicability::Safe
+    };
+    let mode = if args.diff { Mode::Diff } else { Mode::Write };
+    let mut changed = 0;
+    let mut fixes = 0;
+    let mut failed = false;
+    let mut diffs = String::new();
+    for path in files {
+        let shown = ctx.display_path(path);
+        let out = fix_file(
+            path,
+            opts.host,
+            &opts.settings_for(path),
+            applicability,
+            mode,
+            &shown,
+        );
+        match out.outcome {
+            Outcome::Unchanged | Outcome::NotText => {}
+            Outcome::Fixed { applied, diff } => {
+                changed += 1;
+                fixes += applied.len();
+                match diff {
+                    Some(d) => diffs.push_str(&crate::text::escape_block(&d)),
+                    None => eprintln_safe(&format!(
+                        "pwk: fixed `{}`: {}",
+                        crate::text::escape_line(&shown),
+                        crate::text::escape_line(&applied.join("; "))
+                    )),
+                }
+            }
+            Outcome::NotWritten(e) => {
+                failed = true;
+                eprintln_safe(&format!(
+                    "pwk: error: `{}` was not fixed: {}",
+                    crate::text::escape_line(&shown),
+                    crate::text::escape_line(&e.to_string())
+                ));
+            }
+        }
+    }
+    let files_word = |n: usize| if n == 1 { "file" } else { "files" };
+    let fixes_word = if fixes == 1 { "fix" } else { "fixes" };
+    if mode == Mode::Diff {
+        let _ = write_stdout(diffs.as_bytes());
+        eprintln_safe(&format!(
+            "pwk: {fixes} {fixes_word} would change {changed} {}; nothing was written",
+            files_word(changed)
+        ));
+        let status = if failed {
+            ExitStatus::Error
+        } else if changed > 0 {
+            ExitStatus::Failure
+        } else {
+            ExitStatus::Success
+        };
+        return (Some(status), failed);
+    }
+    eprintln_safe(&format!(
+        "pwk: applied {fixes} {fixes_word} in {changed} {}; the remaining findings follow",
+        files_word(changed)
+    ));
+    (None, failed)
 }

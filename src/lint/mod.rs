@@ -10,6 +10,7 @@ pub mod command;
 pub mod diagnostic;
 pub mod fix;
 pub mod render;
+pub mod rewrite;
 pub mod rules;
 pub mod walk;
 
@@ -93,6 +94,100 @@ pub struct LintOptions {
     pub cwd: Option<PathBuf>,
     /// Why this host profile, when it was detected (shown in the report).
     pub host_reason: Option<String>,
+    /// Each file's settings (configuration levels, suppressions); `None`: defaults.
+    pub settings: Option<SettingsSource>,
+}
+
+/// Where [`LintOptions`] gets a file's [`FileSettings`] (e.g. its configuration).
+#[derive(Clone)]
+pub struct SettingsSource(pub std::sync::Arc<dyn Fn(&Path) -> FileSettings + Send + Sync>);
+
+impl std::fmt::Debug for SettingsSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SettingsSource(..)")
+    }
+}
+
+impl LintOptions {
+    /// The settings of the file at `path`.
+    pub fn settings_for(&self, path: &Path) -> FileSettings {
+        self.settings
+            .as_ref()
+            .map(|f| (f.0)(path))
+            .unwrap_or_default()
+    }
+}
+
+/// What a configuration can say about one rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleLevel {
+    Error,
+    Warn,
+    Off,
+}
+
+impl RuleLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleLevel::Error => "error",
+            RuleLevel::Warn => "warn",
+            RuleLevel::Off => "off",
+        }
+    }
+}
+
+/// How one file is linted beyond its host profile: the configuration's rule
+/// levels (see `crate::config`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileSettings {
+    /// A level per rule id; rules not named keep the severity their check gives.
+    pub levels: std::collections::BTreeMap<String, RuleLevel>,
+}
+
+impl FileSettings {
+    /// Set each finding's severity from the levels; drop the rules set `off`.
+    pub fn apply_levels(&self, diagnostics: &mut Vec<Diagnostic>) {
+        if self.levels.is_empty() {
+            return;
+        }
+        diagnostics.retain_mut(|d| match self.levels.get(d.rule) {
+            Some(RuleLevel::Off) => false,
+            Some(RuleLevel::Error) => {
+                d.severity = Severity::Error;
+                true
+            }
+            Some(RuleLevel::Warn) => {
+                d.severity = Severity::Warning;
+                true
+            }
+            None => true,
+        });
+    }
+}
+
+/// Lint one parsed file with its settings: the single-file findings (no
+/// cross-file `duplicate-name`), sorted by position. The entry point for callers
+/// that hold the text in memory (the language server, `--fix`).
+pub fn lint_doc(
+    doc: &RoleDoc,
+    profile: &'static HostProfile,
+    settings: &FileSettings,
+) -> Vec<Diagnostic> {
+    let mut diagnostics = check_doc(doc, profile);
+    settings.apply_levels(&mut diagnostics);
+    diagnostics
+}
+
+/// [`lint_doc`] over text held in memory (an editor buffer); `path` names the
+/// file (its stem is the role's identity for `name-mismatch`).
+pub fn lint_text(
+    path: &Path,
+    text: &str,
+    profile: &'static HostProfile,
+    settings: &FileSettings,
+) -> Vec<Diagnostic> {
+    lint_doc(&RoleDoc::parse(path, text.as_bytes()), profile, settings)
 }
 
 /// Find the role files under `paths` and lint them.
@@ -250,7 +345,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
                 diagnostics,
                 name,
                 doc,
-            } = check_bytes(path, bytes, opts.host);
+            } = check_bytes(path, bytes, opts.host, &opts.settings_for(path));
             let text = (opts.keep_text && !diagnostics.is_empty()).then_some(doc.text);
             Outcome {
                 report: report(diagnostics, text),
@@ -311,7 +406,12 @@ pub struct Checked {
 /// the same size cap (a buffer over [`crate::role::source::MAX_ROLE_FILE_BYTES`]
 /// gets the `file-too-large` finding and nothing else). The language server calls
 /// this on editor buffers; [`lint_files`] on files read from disk.
-pub fn check_bytes(path: &Path, bytes: Vec<u8>, host: &'static HostProfile) -> Checked {
+pub fn check_bytes(
+    path: &Path,
+    bytes: Vec<u8>,
+    host: &'static HostProfile,
+    settings: &FileSettings,
+) -> Checked {
     let len = bytes.len() as u64;
     if len > crate::role::source::MAX_ROLE_FILE_BYTES {
         let d = too_large(path, host, &ReadError::TooLarge(len));
@@ -323,7 +423,7 @@ pub fn check_bytes(path: &Path, bytes: Vec<u8>, host: &'static HostProfile) -> C
     }
     let doc = RoleDoc::from_bytes(path, bytes);
     Checked {
-        diagnostics: check_doc(&doc, host),
+        diagnostics: lint_doc(&doc, host, settings),
         name: name_site(&doc),
         doc,
     }

@@ -168,7 +168,12 @@ impl Workspace {
 
     /// The single-file check of a buffer, as `pwk lint` checks the file.
     pub fn check(&self, path: &Path, text: &str) -> lint::Checked {
-        lint::check_bytes(path, text.as_bytes().to_vec(), self.host)
+        lint::check_bytes(
+            path,
+            text.as_bytes().to_vec(),
+            self.host,
+            &lint::FileSettings::default(),
+        )
     }
 
     /// The skill names found in the skill directories pi reads: `<agent dir>/skills/`,

@@ -7,6 +7,7 @@ mod basics;
 mod delegate_e2e;
 mod delegate_faults;
 mod discover;
+mod fix;
 mod host_facts;
 mod lint;
 mod lsp;

@@ -28,6 +28,10 @@ struct Entry<'a> {
     rule: &'static str,
     message: &'a str,
     help: Option<&'a str>,
+    /// Mechanical repairs: titled byte-range edits with a safety level (absent
+    /// when there is none).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    fixes: &'a [crate::lint::fix::Fix],
 }
 
 #[derive(Serialize)]
@@ -70,6 +74,7 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
                 rule: d.rule,
                 message: &d.message,
                 help: d.help.as_deref(),
+                fixes: &d.fixes,
             })
             .collect(),
         skipped: report

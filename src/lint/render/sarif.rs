@@ -29,6 +29,36 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
+/// SARIF `fixes`: each edit as a byte-offset replacement (SARIF 2.1.0 §3.57).
+fn fixes(fixes: &[crate::lint::fix::Fix], uri: &str) -> serde_json::Value {
+    fixes
+        .iter()
+        .map(|f| {
+            let replacements: Vec<_> = f
+                .edits
+                .iter()
+                .map(|e| {
+                    json!({
+                        "deletedRegion": {
+                            "byteOffset": e.range.start,
+                            "byteLength": e.range.end - e.range.start,
+                        },
+                        "insertedContent": { "text": e.replacement },
+                    })
+                })
+                .collect();
+            json!({
+                "description": { "text": f.title },
+                "properties": { "safety": f.safety },
+                "artifactChanges": [{
+                    "artifactLocation": { "uri": uri },
+                    "replacements": replacements,
+                }],
+            })
+        })
+        .collect()
+}
+
 pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     let used: BTreeMap<&str, usize> = {
         let mut ids: Vec<&str> = report.diagnostics().map(|d| d.rule).collect();
@@ -57,14 +87,15 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
             if let Some(help) = &d.help {
                 text.push_str(&format!("\nhelp: {help}"));
             }
-            json!({
+            let uri = path_uri(&(opts.show_path)(&d.path));
+            let mut result = json!({
                 "ruleId": d.rule,
                 "ruleIndex": used[d.rule],
                 "level": level(d.severity),
                 "message": { "text": text },
                 "locations": [{
                     "physicalLocation": {
-                        "artifactLocation": { "uri": path_uri(&(opts.show_path)(&d.path)) },
+                        "artifactLocation": { "uri": uri },
                         "region": {
                             "startLine": d.start.line,
                             "startColumn": d.start.column,
@@ -73,7 +104,11 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
                         }
                     }
                 }],
-            })
+            });
+            if !d.fixes.is_empty() {
+                result["fixes"] = fixes(&d.fixes, &uri);
+            }
+            result
         })
         .collect();
     let doc = json!({

@@ -3,6 +3,7 @@
 use crate::host::{self, HostProfile};
 use crate::lint::Severity;
 use crate::lint::check::Checker;
+use crate::lint::fix::{Fix, Safety};
 use crate::lint::rules::{self, Rule};
 use crate::role::Node;
 
@@ -110,6 +111,17 @@ pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {
     } else {
         p.severity_of(RULE.id, Severity::Warning)
     };
+    // One close match that the file does not set already: the rename is likely,
+    // but a guess.
+    let fix = suggested.filter(|s| tree.get(s).is_none()).map(|s| {
+        Fix::replace(
+            format!("rename `{key}` to `{s}`"),
+            Safety::Unsafe,
+            span.clone(),
+            s,
+        )
+    });
     let d = cx.emit(&RULE, span, label, message, Some(help));
     d.severity = severity;
+    d.fixes.extend(fix);
 }
