@@ -100,9 +100,12 @@ fn edit(o: &Open, fixes: &[&Fix], enc: Encoding) -> lt::WorkspaceEdit {
     let edits: Vec<lt::TextEdit> = fixes
         .iter()
         .flat_map(|f| &f.edits)
-        .map(|e| lt::TextEdit {
-            range: o.doc.range(e.range.clone(), enc),
-            new_text: e.replacement.clone(),
+        .map(|e| {
+            let (range, new_text) = whole_line_breaks(&o.doc.text, e.range.clone(), &e.replacement);
+            lt::TextEdit {
+                range: o.doc.range(range, enc),
+                new_text,
+            }
         })
         .collect();
     // lsp-types keys the edits by `Uri` (clippy: interior mutability in a key; the
@@ -116,10 +119,40 @@ fn edit(o: &Open, fixes: &[&Fix], enc: Encoding) -> lt::WorkspaceEdit {
     }
 }
 
+/// An edit that ends (or starts) between the `\r` and the `\n` of a CRLF, widened
+/// to the whole line break: LSP positions cannot point inside one (`\r\n` is one
+/// line end), so the edit keeps the part it did not change.
+fn whole_line_breaks(
+    text: &str,
+    mut range: std::ops::Range<usize>,
+    replacement: &str,
+) -> (std::ops::Range<usize>, String) {
+    let b = text.as_bytes();
+    let splits = |at: usize| at > 0 && b.get(at - 1) == Some(&b'\r') && b.get(at) == Some(&b'\n');
+    let mut new_text = replacement.to_string();
+    if splits(range.start) {
+        range.start -= 1;
+        new_text.insert(0, '\r');
+    }
+    if splits(range.end) {
+        range.end += 1;
+        new_text.push('\n');
+    }
+    (range, new_text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::lint::fix::Fix;
+
+    #[test]
+    fn edits_never_split_a_crlf() {
+        let text = "a\r\nb\r\n";
+        // Removing the `\r` of the first line break becomes "replace CRLF with LF".
+        assert_eq!(whole_line_breaks(text, 1..2, ""), (1..3, "\n".to_string()));
+        assert_eq!(whole_line_breaks(text, 0..1, "x"), (0..1, "x".to_string()));
+    }
 
     #[test]
     fn overlapping_fixes_wait_for_the_next_round() {

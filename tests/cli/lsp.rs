@@ -587,3 +587,109 @@ fn an_edit_applied_from_a_code_action_is_what_a_client_would_apply() {
     );
     assert_eq!(out, "---\nd: 日本😀\nmax_turns: 20\n");
 }
+
+/// The edits of a code action for `uri`.
+fn action_edits(action: &Value, uri: &str) -> Vec<Value> {
+    action["edit"]["changes"][uri].as_array().unwrap().clone()
+}
+
+#[test]
+fn quick_fixes_come_from_the_fix_edits_and_applying_them_clears_the_finding() {
+    let env = TestEnv::new();
+    let path = env.write(".pi/agents/reviewer.md", PLANTED);
+    let uri = file_uri(&path);
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    open(&mut c, &uri, PLANTED);
+    c.diagnostics(&uri, 1);
+    let actions_at = |c: &mut LspClient, needle: &str, text: &str| -> Vec<Value> {
+        let (l1, c1, l2, c2) = range_of(text, needle);
+        let r = c.request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": {"uri": uri},
+                "range": {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}},
+                "context": {"diagnostics": [], "only": ["quickfix"]}
+            }),
+        );
+        r.as_array().unwrap().clone()
+    };
+    // A safe fix: preferred.
+    let acts = actions_at(&mut c, "\"20\"", PLANTED);
+    assert_eq!(acts.len(), 1, "{acts:?}");
+    let unquote = &acts[0];
+    assert_eq!(unquote["kind"], "quickfix");
+    assert_eq!(unquote["isPreferred"], true);
+    assert_eq!(unquote["diagnostics"][0]["code"], "invalid-type");
+    // An unsafe one (a guess): offered, marked, not preferred.
+    let acts = actions_at(&mut c, "tols", PLANTED);
+    let rename = acts
+        .iter()
+        .find(|a| a["diagnostics"][0]["code"] == "unknown-key")
+        .unwrap_or_else(|| panic!("{acts:?}"));
+    assert!(
+        rename["title"].as_str().unwrap().contains("unsafe"),
+        "{rename}"
+    );
+    assert_eq!(rename["isPreferred"], false);
+    // Apply both as the editor would; both findings are gone.
+    let mut text = apply_edits(PLANTED, &action_edits(unquote, &uri));
+    assert!(text.contains("max_turns: 20\n"), "{text}");
+    text = apply_edits(&text, &action_edits(rename, &uri));
+    assert!(text.contains("\ntools: read, grep\n"), "{text}");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": text}]}),
+    );
+    let codes: Vec<String> = summary(&c.diagnostics(&uri, 2))
+        .into_iter()
+        .map(|d| d.0)
+        .collect();
+    assert!(!codes.contains(&"unknown-key".to_string()), "{codes:?}");
+    assert_eq!(
+        codes.iter().filter(|c| *c == "invalid-type").count(),
+        1,
+        "{codes:?}"
+    );
+    c.shutdown();
+}
+
+#[test]
+fn fix_all_applies_the_safe_fixes_and_the_file_is_clean() {
+    let env = TestEnv::new();
+    // CRLF line ends and a quoted integer: both safe fixes, under tintinweb (which
+    // reads `max_turns`).
+    let text = "---\r\nname: scout\r\ndescription: Finds things.\r\ntools: read, grep\r\nmax_turns: \"20\"\r\n---\r\nBody\r\n";
+    let path = env.write(".pi/agents/scout.md", text);
+    let uri = file_uri(&path);
+    let mut c = server(&env, &["--host", "tintinweb"]);
+    c.initialize(&file_uri(env.root()));
+    open(&mut c, &uri, text);
+    let codes: Vec<String> = summary(&c.diagnostics(&uri, 1))
+        .into_iter()
+        .map(|d| d.0)
+        .collect();
+    assert_eq!(codes, ["crlf", "invalid-type"]);
+    let r = c.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": {"uri": uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+            "context": {"diagnostics": [], "only": ["source.fixAll"]}
+        }),
+    );
+    let acts = r.as_array().unwrap();
+    assert_eq!(acts.len(), 1, "{acts:?}");
+    assert_eq!(acts[0]["kind"], "source.fixAll.pwk");
+    let fixed = apply_edits(text, &action_edits(&acts[0], &uri));
+    assert_eq!(
+        fixed,
+        "---\nname: scout\ndescription: Finds things.\ntools: read, grep\nmax_turns: 20\n---\nBody\n"
+    );
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    );
+    assert_eq!(c.diagnostics(&uri, 2), Vec::<Value>::new());
+    c.shutdown();
+}
