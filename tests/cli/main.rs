@@ -11,6 +11,7 @@ mod fix;
 mod host_facts;
 mod lint;
 mod lsp;
+mod lsp_editor;
 mod oracle;
 mod provider;
 mod runtime_bounds;
