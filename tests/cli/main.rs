@@ -12,6 +12,7 @@ mod host_facts;
 mod lint;
 mod lsp;
 mod lsp_editor;
+mod lsp_props;
 mod oracle;
 mod provider;
 mod runtime_bounds;
