@@ -53,6 +53,10 @@ pub(crate) struct Server {
     snippets: bool,
     /// Cross-file findings must be recomputed before publishing.
     cross_dirty: bool,
+    /// Buffers whose single-file findings are stale.
+    dirty: std::collections::BTreeSet<String>,
+    /// Buffers whose findings may differ from what was last published.
+    unpublished: std::collections::BTreeSet<String>,
     shutdown: bool,
     watch_dynamic: bool,
     next_id: i32,
@@ -127,6 +131,8 @@ pub fn serve(conn: &Connection, opts: Options) -> Result<(), ServeError> {
         pi: opts.pi,
         snippets,
         cross_dirty: false,
+        dirty: Default::default(),
+        unpublished: Default::default(),
         shutdown: false,
         watch_dynamic,
         next_id: 0,
@@ -176,21 +182,37 @@ fn capabilities(enc: Encoding) -> lt::ServerCapabilities {
 
 impl Server {
     fn run(&mut self, conn: &Connection) -> Result<(), ServeError> {
+        // lsp-server hands messages over a rendezvous channel (its reader reads the
+        // next message only once this one is taken): a thread keeps taking them, so
+        // that what the client sent while a request was being answered (its
+        // cancellation) is waiting here when the loop looks.
+        let (tx, incoming) = std::sync::mpsc::channel();
+        let from_client = conn.receiver.clone();
+        std::thread::Builder::new()
+            .name("pwk-lsp-incoming".into())
+            .spawn(move || {
+                for m in from_client.iter() {
+                    if tx.send(m).is_err() {
+                        break;
+                    }
+                }
+            })
+            .map_err(|e| ServeError::Protocol(format!("cannot start a thread: {e}")))?;
         let mut queue: VecDeque<Message> = VecDeque::new();
         loop {
             if queue.is_empty() {
-                match conn.receiver.recv() {
+                match incoming.recv() {
                     Ok(m) => queue.push_back(m),
                     Err(_) => return Err(ServeError::Disconnected),
                 }
             }
             let mut cancelled: HashSet<RequestId> = HashSet::new();
-            drain(conn, &mut queue, &mut cancelled);
+            drain(&incoming, &mut queue, &mut cancelled);
             while let Some(msg) = queue.pop_front() {
                 match msg {
                     Message::Request(req) => {
                         // A cancellation sent just after this request counts too.
-                        drain(conn, &mut queue, &mut cancelled);
+                        drain(&incoming, &mut queue, &mut cancelled);
                         let resp = if cancelled.contains(&req.id) {
                             Response::new_err(
                                 req.id,
@@ -350,8 +372,9 @@ impl Server {
                 let path = uri::to_path(&d.uri);
                 let owned = path.as_ref().is_some_and(|p| self.ws.owns(p, &d.text));
                 let doc = Document::new(d.uri.clone(), path.unwrap_or_default(), d.version, d.text);
+                let key = d.uri.as_str().to_string();
                 self.docs.insert(
-                    d.uri.as_str().to_string(),
+                    key.clone(),
                     Open {
                         doc,
                         owned,
@@ -361,6 +384,7 @@ impl Server {
                         published: None,
                     },
                 );
+                self.dirty.insert(key);
                 self.cross_dirty = true;
             }
             "textDocument/didChange" => {
@@ -369,10 +393,10 @@ impl Server {
                     return Ok(());
                 };
                 let enc = self.enc;
-                if let Some(o) = self.docs.get_mut(p.text_document.uri.as_str()) {
+                let uri = p.text_document.uri.as_str();
+                if let Some(o) = self.docs.get_mut(uri) {
                     o.doc.apply(p.text_document.version, p.content_changes, enc);
-                    o.single = None;
-                    self.cross_dirty = true;
+                    self.stale(uri);
                 }
             }
             "textDocument/didSave" => {
@@ -380,14 +404,15 @@ impl Server {
                 else {
                     return Ok(());
                 };
-                if let Some(o) = self.docs.get_mut(p.text_document.uri.as_str()) {
+                let uri = p.text_document.uri.as_str();
+                if let Some(o) = self.docs.get_mut(uri) {
                     if let Some(text) = p.text {
                         let version = o.doc.version;
                         o.doc = Document::new(o.doc.uri.clone(), o.doc.path.clone(), version, text);
                     }
-                    o.single = None;
-                    self.cross_dirty = true;
                     let path = o.doc.path.clone();
+                    self.stale(uri);
+                    self.cross_dirty = true;
                     self.ws.file_changed(&path);
                 }
             }
@@ -429,9 +454,10 @@ impl Server {
         }
         if reconfigure {
             self.ws = Workspace::new(self.ws.setup.clone());
-            for o in self.docs.values_mut() {
+            for (uri, o) in self.docs.iter_mut() {
                 o.owned = self.ws.owns(&o.doc.path, &o.doc.text);
                 o.single = None;
+                self.dirty.insert(uri.clone());
             }
         }
         self.cross_dirty = true;
@@ -461,20 +487,38 @@ impl Server {
         send(conn, req.into())
     }
 
-    /// Bring every buffer's findings up to date.
+    /// A buffer's text changed: its findings are stale.
+    fn stale(&mut self, uri: &str) {
+        if let Some(o) = self.docs.get_mut(uri) {
+            o.single = None;
+            self.dirty.insert(uri.to_string());
+        }
+    }
+
+    /// Bring the stale buffers' findings up to date, and the cross-file findings
+    /// when a name site changed; what changed is published next.
     fn refresh(&mut self, _conn: &Connection) -> Result<(), ServeError> {
-        for o in self.docs.values_mut() {
+        for uri in std::mem::take(&mut self.dirty) {
+            let Some(o) = self.docs.get_mut(&uri) else {
+                continue;
+            };
             if o.single.is_some() {
                 continue;
             }
-            if o.owned {
+            let (diagnostics, name) = if o.owned {
                 let checked = self.ws.check(&o.doc.path, &o.doc.text);
-                o.single = Some(checked.diagnostics);
-                o.name = checked.name;
+                (checked.diagnostics, checked.name)
             } else {
-                o.single = Some(Vec::new());
-                o.name = None;
+                (Vec::new(), None)
+            };
+            // A name that moved or changed changes the cross-file findings.
+            let site = |n: &Option<NameSite>| n.as_ref().map(|n| (n.name.clone(), n.span.clone()));
+            if site(&o.name) != site(&name) && self.ws.in_cross_set(&o.doc.path) {
+                self.cross_dirty = true;
             }
+            o.single = Some(diagnostics);
+            o.name = name;
+            self.unpublished.insert(uri);
         }
         if self.cross_dirty {
             let open: BTreeMap<&Path, Option<&NameSite>> = self
@@ -484,23 +528,30 @@ impl Server {
                 .map(|o| (o.doc.path.as_path(), o.name.as_ref()))
                 .collect();
             let mut cross = self.ws.cross_file(&open);
-            for o in self.docs.values_mut() {
-                o.cross = if o.owned {
+            for (uri, o) in self.docs.iter_mut() {
+                let now = if o.owned {
                     cross.remove(&o.doc.path).unwrap_or_default()
                 } else {
                     Vec::new()
                 };
+                if now != o.cross {
+                    o.cross = now;
+                    self.unpublished.insert(uri.clone());
+                }
             }
             self.cross_dirty = false;
         }
         Ok(())
     }
 
-    /// Publish the findings of every buffer whose findings changed.
+    /// Publish the findings of every buffer whose findings or version changed.
     fn publish(&mut self, conn: &Connection) -> Result<(), ServeError> {
         self.refresh(conn)?;
         let enc = self.enc;
-        for o in self.docs.values_mut() {
+        for uri in std::mem::take(&mut self.unpublished) {
+            let Some(o) = self.docs.get_mut(&uri) else {
+                continue;
+            };
             let diags: Vec<lt::Diagnostic> = o
                 .diagnostics()
                 .into_iter()
@@ -526,8 +577,12 @@ impl Server {
 }
 
 /// Move every message already waiting into `queue`, noting cancellations.
-fn drain(conn: &Connection, queue: &mut VecDeque<Message>, cancelled: &mut HashSet<RequestId>) {
-    while let Ok(m) = conn.receiver.try_recv() {
+fn drain(
+    incoming: &std::sync::mpsc::Receiver<Message>,
+    queue: &mut VecDeque<Message>,
+    cancelled: &mut HashSet<RequestId>,
+) {
+    while let Ok(m) = incoming.try_recv() {
         if let Message::Notification(n) = &m
             && n.method == "$/cancelRequest"
             && let Ok(c) = serde_json::from_value::<lt::CancelParams>(n.params.clone())
