@@ -148,6 +148,23 @@ is launched. The pi binary is `$PWK_PI_BIN`, else `pi` on PATH."
 
     /// Print shell completions.
     Completions(CompletionsArgs),
+
+    /// Run the language server for role files (LSP over stdin/stdout, for editors).
+    #[command(
+        long_about = "Run a Language Server Protocol server on stdin/stdout for role files: \
+the diagnostics of `pwk lint` while you type (same rules, messages, severities and host \
+profile), hover on keys and values (what the host does with them), completion of keys, \
+values, tools, skills and model ids, quick fixes and `source.fixAll.pwk`, document symbols, \
+and go to definition between a role and the definition it shadows. Your editor starts it; \
+nothing but LSP messages is written to stdout, logs go to stderr.",
+        after_long_help = "It serves `*.md` files in the directories the host discovers roles \
+in (`.agents/agents/`, `.pi/agents/`, the global agents directory, ...) and any `*.md` whose \
+first line is `---` that the editor sends to it. The client may set the host profile with \
+the initialization option `{\"host\": \"tintinweb\"}`.\n\nExamples:\n  \
+pwk lsp                      what an editor runs (see the README for Neovim, Helix, Zed, VS Code)\n  \
+pwk lsp --host nicobailon    serve under a fixed host profile"
+    )]
+    Lsp(LspArgs),
 }
 
 /// `pwk mcp`.
@@ -637,4 +654,15 @@ pub enum Shell {
     Bash,
     Zsh,
     Fish,
+}
+
+#[derive(Debug, Args)]
+pub struct LspArgs {
+    #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
+    pub host: HostChoice,
+
+    /// The project root (default: the editor's workspace folder, else the current
+    /// directory).
+    #[arg(long)]
+    pub dir: Option<PathBuf>,
 }

@@ -16,6 +16,7 @@ pub mod exit;
 pub mod host;
 pub mod install;
 pub mod lint;
+pub mod lsp;
 pub mod mcp;
 pub mod pi;
 pub mod provider;

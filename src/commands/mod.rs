@@ -11,6 +11,7 @@ pub mod config;
 pub mod convert;
 pub mod delegate;
 pub mod lint;
+pub mod lsp;
 pub mod mcp;
 pub mod provider;
 pub mod roles;
@@ -47,6 +48,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Capabilities(args) => provider::capabilities(args, &ctx),
         Command::Coverage(args) => provider::coverage(args, &ctx),
         Command::Mcp(args) => mcp::run(args, &ctx),
+        Command::Lsp(args) => lsp::run(args, &ctx),
         Command::Completions(args) => completions(args),
     };
     match result {

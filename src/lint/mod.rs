@@ -25,7 +25,7 @@ pub use walk::{Collected, WalkError, collect_files, default_dirs};
 use crate::host::HostProfile;
 use crate::role::RoleDoc;
 use crate::role::source::{ReadError, read_role_file};
-use rules::duplicate_name::NameSite;
+pub use rules::duplicate_name::NameSite;
 
 /// The findings for one file.
 #[derive(Debug, Clone)]
@@ -358,15 +358,12 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
     // duplicate-name: one index over every file's name, built once.
     let paths: Vec<&Path> = files_out.iter().map(|f| f.path.as_path()).collect();
     let sites: Vec<Option<&NameSite>> = names.iter().map(Option::as_ref).collect();
-    let profile = opts.host;
-    let rank = |i: usize| rules::shadowed_role::rank(profile, paths[i]);
-    let dups = rules::duplicate_name::check(&paths, &sites, rank, |p| match &opts.cwd {
+    let dups = cross_file(&paths, &sites, opts.host, |p| match &opts.cwd {
         Some(cwd) => crate::context::display_path(cwd, p),
         None => p.display().to_string(),
     });
     let mut touched = Vec::new();
-    for (i, mut d) in dups {
-        d.severity = profile.severity_of(d.rule, d.severity);
+    for (i, d) in dups {
         files_out[i].diagnostics.push(d);
         touched.push(i);
     }
@@ -465,12 +462,12 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
     };
     match read_role_file(path) {
         Ok(bytes) => {
-            let doc = RoleDoc::from_bytes(path, bytes);
-            let FileLint {
+            let Checked {
                 diagnostics,
                 suppressed,
-            } = lint_doc_full(&doc, opts.host, &opts.settings_for(path));
-            let name = name_site(&doc);
+                name,
+                doc,
+            } = check_bytes(path, bytes, opts.host, &opts.settings_for(path));
             let text = (opts.keep_text && (!diagnostics.is_empty() || !suppressed.is_empty()))
                 .then_some(doc.text);
             let mut r = report(diagnostics, text);
@@ -494,11 +491,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
             }
         }
         Err(err @ ReadError::TooLarge(_)) => {
-            let d = file_finding(
-                &rules::file_too_large::RULE,
-                format!("not linted: the file {err}"),
-                "keep role files small; move reference material into a skill",
-            );
+            let d = too_large(path, profile, &err);
             Outcome {
                 report: report(vec![d], None),
                 name: None,
@@ -524,7 +517,81 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
     }
 }
 
-fn name_site(doc: &RoleDoc) -> Option<NameSite> {
+/// One file's text, checked: its single-file findings, where it declares its name
+/// (for the cross-file rules), and the parsed document.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// Sorted by position.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Findings an inline suppression hides.
+    pub suppressed: Vec<suppress::Suppressed>,
+    pub name: Option<NameSite>,
+    pub doc: RoleDoc,
+}
+
+/// Check a file's bytes as `pwk lint` does once it has read them: the same rules,
+/// the same size cap (a buffer over [`crate::role::source::MAX_ROLE_FILE_BYTES`]
+/// gets the `file-too-large` finding and nothing else). The language server calls
+/// this on editor buffers; [`lint_files`] on files read from disk.
+pub fn check_bytes(
+    path: &Path,
+    bytes: Vec<u8>,
+    host: &'static HostProfile,
+    settings: &FileSettings,
+) -> Checked {
+    let len = bytes.len() as u64;
+    if len > crate::role::source::MAX_ROLE_FILE_BYTES {
+        let d = too_large(path, host, &ReadError::TooLarge(len));
+        return Checked {
+            diagnostics: vec![d],
+            suppressed: Vec::new(),
+            name: None,
+            doc: RoleDoc::parse(path, b""),
+        };
+    }
+    let doc = RoleDoc::from_bytes(path, bytes);
+    let FileLint {
+        diagnostics,
+        suppressed,
+    } = lint_doc_full(&doc, host, settings);
+    Checked {
+        diagnostics,
+        suppressed,
+        name: name_site(&doc),
+        doc,
+    }
+}
+
+fn too_large(path: &Path, host: &'static HostProfile, err: &ReadError) -> Diagnostic {
+    let rule = &rules::file_too_large::RULE;
+    Diagnostic::whole_file(
+        rule.id,
+        host.severity_of(rule.id, rule.severity),
+        path.to_path_buf(),
+        format!("not linted: the file {err}"),
+        Some("keep role files small; move reference material into a skill".to_string()),
+    )
+}
+
+/// The cross-file findings (`duplicate-name`) over a set of files, with the host's
+/// severities: `(index into paths, finding)`. `sites[i]` is where `paths[i]`
+/// declares its name.
+pub fn cross_file(
+    paths: &[&Path],
+    sites: &[Option<&NameSite>],
+    host: &'static HostProfile,
+    show: impl Fn(&Path) -> String,
+) -> Vec<(usize, Diagnostic)> {
+    let rank = |i: usize| rules::shadowed_role::rank(host, paths[i]);
+    let mut dups = rules::duplicate_name::check(paths, sites, rank, show);
+    for (_, d) in &mut dups {
+        d.severity = host.severity_of(d.rule, d.severity);
+    }
+    dups
+}
+
+/// Where a parsed file declares its `name` (for the cross-file rules).
+pub fn name_site(doc: &RoleDoc) -> Option<NameSite> {
     let node = doc.mapping()?.get("name")?;
     let name = node.as_str()?.to_string();
     Some(NameSite {

@@ -1,0 +1,43 @@
+//! Command glue for `pwk lsp`: the stdio connection, options from the flags and
+//! the environment, the exit status the protocol asks for (0 after `shutdown` and
+//! `exit`, 1 otherwise).
+
+use crate::cli::LspArgs;
+use crate::context::eprintln_safe;
+use crate::lsp::{Options, ServeError, serve};
+use crate::{Context, ExitStatus};
+
+pub fn run(args: &LspArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let cwd = match &args.dir {
+        Some(d) => ctx.cwd.join(d),
+        None => ctx.cwd.clone(),
+    };
+    let opts = Options {
+        cwd,
+        root_fixed: args.dir.is_some(),
+        home: ctx.env.home.clone(),
+        agent_dir: ctx.env.agent_dir(),
+        host: args.host.clone(),
+        pi: crate::pi::locate(&ctx.env).ok(),
+    };
+    let (conn, io) = lsp_server::Connection::stdio();
+    let result = serve(&conn, opts);
+    drop(conn);
+    let status = match result {
+        Ok(()) => ExitStatus::Success,
+        Err(ServeError::Disconnected) => {
+            eprintln_safe("pwk lsp: the client closed the connection without shutdown and exit");
+            ExitStatus::Failure
+        }
+        Err(e) => {
+            eprintln_safe(&format!("pwk lsp: {e}"));
+            ExitStatus::Failure
+        }
+    };
+    // The reader thread ends at `exit` or end of input; the writer once the
+    // connection is dropped.
+    if matches!(status, ExitStatus::Success) {
+        io.join()?;
+    }
+    Ok(status)
+}

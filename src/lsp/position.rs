@@ -1,0 +1,163 @@
+//! LSP positions (0-based line, column in the negotiated encoding's code units) ↔
+//! byte offsets in a buffer.
+//!
+//! LSP counts columns in UTF-16 code units unless client and server agree on
+//! `utf-8` or `utf-32` (`general.positionEncodings`, LSP 3.17). pwk prefers
+//! `utf-8` (its own offsets, no counting), then `utf-32`, and falls back to `utf-16`.
+
+use lsp_types::{Position, PositionEncodingKind};
+
+/// The unit of a position's `character`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Utf8,
+    Utf16,
+    Utf32,
+}
+
+impl Encoding {
+    /// The encoding to use given what the client offers (`None`: it offered none,
+    /// so UTF-16, as the protocol requires).
+    pub fn negotiate(offered: Option<&[PositionEncodingKind]>) -> Encoding {
+        let offered = offered.unwrap_or_default();
+        let has = |k: &PositionEncodingKind| offered.iter().any(|o| o == k);
+        if has(&PositionEncodingKind::UTF8) {
+            Encoding::Utf8
+        } else if has(&PositionEncodingKind::UTF32) {
+            Encoding::Utf32
+        } else {
+            Encoding::Utf16
+        }
+    }
+
+    pub fn kind(self) -> PositionEncodingKind {
+        match self {
+            Encoding::Utf8 => PositionEncodingKind::UTF8,
+            Encoding::Utf16 => PositionEncodingKind::UTF16,
+            Encoding::Utf32 => PositionEncodingKind::UTF32,
+        }
+    }
+
+    fn units(self, c: char) -> usize {
+        match self {
+            Encoding::Utf8 => c.len_utf8(),
+            Encoding::Utf16 => c.len_utf16(),
+            Encoding::Utf32 => 1,
+        }
+    }
+}
+
+/// Where each line of a text starts (bytes).
+#[derive(Debug, Clone, Default)]
+pub struct Lines {
+    starts: Vec<usize>,
+}
+
+impl Lines {
+    pub fn new(text: &str) -> Lines {
+        let mut starts = Vec::with_capacity(text.len() / 32 + 2);
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        Lines { starts }
+    }
+
+    /// The text of 0-based `line` without its line break; `None` past the end.
+    fn line<'t>(&self, text: &'t str, line: usize) -> Option<(usize, &'t str)> {
+        let start = *self.starts.get(line)?;
+        let end = self.starts.get(line + 1).map_or(text.len(), |&n| n - 1);
+        let s = &text[start..end.max(start)];
+        Some((start, s.strip_suffix('\r').unwrap_or(s)))
+    }
+
+    /// The LSP position of byte `offset` (clamped into the text and back to a
+    /// character boundary).
+    pub fn position(&self, text: &str, offset: usize, enc: Encoding) -> Position {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.starts[line];
+        let column = match enc {
+            Encoding::Utf8 => offset - start,
+            _ => text[start..offset].chars().map(|c| enc.units(c)).sum(),
+        };
+        Position::new(line as u32, column as u32)
+    }
+
+    /// The byte offset of an LSP position. A line past the end is the end of the
+    /// text; a column past the end of its line is the end of the line (as LSP
+    /// says); a column inside a character (half a surrogate pair, the middle of a
+    /// UTF-8 sequence) is that character's start.
+    pub fn offset(&self, text: &str, pos: Position, enc: Encoding) -> usize {
+        let Some((start, line)) = self.line(text, pos.line as usize) else {
+            return text.len();
+        };
+        let want = pos.character as usize;
+        let mut units = 0;
+        for (i, c) in line.char_indices() {
+            let next = units + enc.units(c);
+            if next > want {
+                return start + i;
+            }
+            units = next;
+        }
+        start + line.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_in_each_encoding() {
+        // `é` is 2 bytes, 1 UTF-16 unit; `😀` is 4 bytes, 2 UTF-16 units, 1 scalar.
+        let text = "---\nn: é😀x\r\n";
+        let lines = Lines::new(text);
+        let x = text.find('x').unwrap();
+        assert_eq!(lines.position(text, x, Encoding::Utf8), Position::new(1, 9));
+        assert_eq!(
+            lines.position(text, x, Encoding::Utf16),
+            Position::new(1, 6)
+        );
+        assert_eq!(
+            lines.position(text, x, Encoding::Utf32),
+            Position::new(1, 5)
+        );
+        for enc in [Encoding::Utf8, Encoding::Utf16, Encoding::Utf32] {
+            let p = lines.position(text, x, enc);
+            assert_eq!(lines.offset(text, p, enc), x);
+        }
+        // Past the end of a line: the line end (before CRLF); past the last line: EOF.
+        assert_eq!(
+            lines.offset(text, Position::new(1, 99), Encoding::Utf16),
+            x + 1
+        );
+        assert_eq!(
+            lines.offset(text, Position::new(9, 0), Encoding::Utf16),
+            text.len()
+        );
+        // Inside a surrogate pair: the character's start.
+        let smile = text.find('😀').unwrap();
+        assert_eq!(
+            lines.offset(text, Position::new(1, 5), Encoding::Utf16),
+            smile
+        );
+    }
+
+    #[test]
+    fn negotiation_prefers_utf8() {
+        let all = [
+            PositionEncodingKind::UTF16,
+            PositionEncodingKind::UTF32,
+            PositionEncodingKind::UTF8,
+        ];
+        assert_eq!(Encoding::negotiate(Some(&all)), Encoding::Utf8);
+        assert_eq!(Encoding::negotiate(Some(&all[..2])), Encoding::Utf32);
+        assert_eq!(Encoding::negotiate(None), Encoding::Utf16);
+    }
+}

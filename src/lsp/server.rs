@@ -1,0 +1,656 @@
+//! The server loop: one thread, messages handled in the order they arrive.
+//!
+//! Before handling anything the loop takes every message already waiting, so a
+//! `$/cancelRequest` for a request still in the queue is honoured (answered with
+//! `RequestCancelled`, not computed), and a burst of `didChange` costs one lint.
+//! Diagnostics are published once the queue is empty; a request that needs them
+//! (code actions) brings them up to date first.
+
+use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::path::{Path, PathBuf};
+
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types as lt;
+use serde_json::Value;
+
+use super::document::Document;
+use super::position::Encoding;
+use super::uri;
+use super::workspace::{Setup, Workspace};
+use super::{ServeError, actions, complete, info, models::ModelCache};
+use crate::lint::{Diagnostic, NameSite};
+
+/// One open buffer with what pwk made of it.
+pub(crate) struct Open {
+    pub doc: Document,
+    /// Whether pwk serves it (see [`Workspace::owns`]).
+    pub owned: bool,
+    /// Single-file findings, when up to date.
+    pub single: Option<Vec<Diagnostic>>,
+    pub name: Option<NameSite>,
+    /// Cross-file findings.
+    pub cross: Vec<Diagnostic>,
+    /// What was last published (to publish only changes).
+    published: Option<(i32, Vec<lt::Diagnostic>)>,
+}
+
+impl Open {
+    /// Every finding, sorted by position.
+    pub fn diagnostics(&self) -> Vec<&Diagnostic> {
+        let mut all: Vec<&Diagnostic> = self.single.iter().flatten().chain(&self.cross).collect();
+        all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        all
+    }
+}
+
+pub(crate) struct Server {
+    pub enc: Encoding,
+    pub ws: Workspace,
+    pub docs: BTreeMap<String, Open>,
+    pub models: ModelCache,
+    pi: Option<PathBuf>,
+    /// The client takes snippets in completions.
+    snippets: bool,
+    /// Cross-file findings must be recomputed before publishing.
+    cross_dirty: bool,
+    /// Buffers whose single-file findings are stale.
+    dirty: std::collections::BTreeSet<String>,
+    /// Buffers whose findings may differ from what was last published.
+    unpublished: std::collections::BTreeSet<String>,
+    shutdown: bool,
+    watch_dynamic: bool,
+    next_id: i32,
+}
+
+/// Start-up options from the command line (the client can override the host).
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub cwd: PathBuf,
+    /// `cwd` is the project root whatever the client says (`--dir`).
+    pub root_fixed: bool,
+    pub home: Option<PathBuf>,
+    pub agent_dir: Option<PathBuf>,
+    pub host: crate::host::HostChoice,
+    /// The pi program, when one was found (for model ids).
+    pub pi: Option<PathBuf>,
+}
+
+/// Serve one client on `conn` until `exit`.
+pub fn serve(conn: &Connection, opts: Options) -> Result<(), ServeError> {
+    let (id, params) = conn.initialize_start()?;
+    let params: lt::InitializeParams = serde_json::from_value(params)
+        .map_err(|e| ServeError::Protocol(format!("bad initialize params: {e}")))?;
+    let offered = params
+        .capabilities
+        .general
+        .as_ref()
+        .and_then(|g| g.position_encodings.as_deref());
+    let enc = Encoding::negotiate(offered);
+    let root = match opts.root_fixed {
+        true => opts.cwd.clone(),
+        false => workspace_root(&params).unwrap_or_else(|| opts.cwd.clone()),
+    };
+    let init = params.initialization_options.clone().unwrap_or(Value::Null);
+    let host = match init.get("host").and_then(Value::as_str) {
+        Some(h) => h.parse().map_err(|e: crate::host::HostError| {
+            ServeError::Protocol(format!("initializationOptions.host: {e}"))
+        })?,
+        None => opts.host.clone(),
+    };
+    let watch_dynamic = params
+        .capabilities
+        .workspace
+        .as_ref()
+        .and_then(|w| w.did_change_watched_files.as_ref())
+        .and_then(|d| d.dynamic_registration)
+        .unwrap_or(false);
+    let snippets = params
+        .capabilities
+        .text_document
+        .as_ref()
+        .and_then(|t| t.completion.as_ref())
+        .and_then(|c| c.completion_item.as_ref())
+        .and_then(|i| i.snippet_support)
+        .unwrap_or(false);
+    let ws = Workspace::new(Setup {
+        root,
+        home: opts.home.clone(),
+        agent_dir: opts.agent_dir.clone(),
+        host,
+    });
+    let result = serde_json::json!({
+        "capabilities": capabilities(enc),
+        "serverInfo": {"name": "pwk", "version": env!("CARGO_PKG_VERSION")},
+    });
+    conn.initialize_finish(id, result)?;
+    let mut server = Server {
+        enc,
+        ws,
+        docs: BTreeMap::new(),
+        models: ModelCache::default(),
+        pi: opts.pi,
+        snippets,
+        cross_dirty: false,
+        dirty: Default::default(),
+        unpublished: Default::default(),
+        shutdown: false,
+        watch_dynamic,
+        next_id: 0,
+    };
+    server.run(conn)
+}
+
+fn workspace_root(params: &lt::InitializeParams) -> Option<PathBuf> {
+    if let Some(f) = params.workspace_folders.as_ref().and_then(|f| f.first()) {
+        return uri::to_path(&f.uri);
+    }
+    #[allow(deprecated)]
+    params.root_uri.as_ref().and_then(uri::to_path)
+}
+
+fn capabilities(enc: Encoding) -> lt::ServerCapabilities {
+    use lt::*;
+    ServerCapabilities {
+        position_encoding: Some(enc.kind()),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
+                    include_text: Some(true),
+                })),
+                ..Default::default()
+            },
+        )),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec![":".into(), " ".into(), ",".into(), "-".into()]),
+            ..Default::default()
+        }),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![
+                CodeActionKind::QUICKFIX,
+                CodeActionKind::new(actions::FIX_ALL),
+            ]),
+            ..Default::default()
+        })),
+        document_symbol_provider: Some(OneOf::Left(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        ..Default::default()
+    }
+}
+
+impl Server {
+    fn run(&mut self, conn: &Connection) -> Result<(), ServeError> {
+        // lsp-server hands messages over a rendezvous channel (its reader reads the
+        // next message only once this one is taken): a thread keeps taking them, so
+        // that what the client sent while a request was being answered (its
+        // cancellation) is waiting here when the loop looks.
+        let (tx, incoming) = std::sync::mpsc::channel();
+        let from_client = conn.receiver.clone();
+        std::thread::Builder::new()
+            .name("pwk-lsp-incoming".into())
+            .spawn(move || {
+                for m in from_client.iter() {
+                    if tx.send(m).is_err() {
+                        break;
+                    }
+                }
+            })
+            .map_err(|e| ServeError::Protocol(format!("cannot start a thread: {e}")))?;
+        let mut queue: VecDeque<Message> = VecDeque::new();
+        loop {
+            if queue.is_empty() {
+                match incoming.recv() {
+                    Ok(m) => queue.push_back(m),
+                    Err(_) => return Err(ServeError::Disconnected),
+                }
+            }
+            let mut cancelled: HashSet<RequestId> = HashSet::new();
+            drain(&incoming, &mut queue, &mut cancelled);
+            while let Some(msg) = queue.pop_front() {
+                match msg {
+                    Message::Request(req) => {
+                        // A cancellation sent just after this request counts too.
+                        drain(&incoming, &mut queue, &mut cancelled);
+                        let resp = if cancelled.contains(&req.id) {
+                            Response::new_err(
+                                req.id,
+                                ErrorCode::RequestCanceled as i32,
+                                "cancelled".into(),
+                            )
+                        } else if self.shutdown {
+                            Response::new_err(
+                                req.id,
+                                ErrorCode::InvalidRequest as i32,
+                                "the server is shutting down".into(),
+                            )
+                        } else if req.method == "shutdown" {
+                            self.shutdown = true;
+                            Response::new_ok(req.id, Value::Null)
+                        } else {
+                            self.request(conn, req)
+                        };
+                        send(conn, resp.into())?;
+                    }
+                    Message::Notification(n) if n.method == "exit" => {
+                        return if self.shutdown {
+                            Ok(())
+                        } else {
+                            Err(ServeError::ExitWithoutShutdown)
+                        };
+                    }
+                    Message::Notification(n) => self.notification(conn, n)?,
+                    Message::Response(_) => {}
+                }
+            }
+            self.publish(conn)?;
+        }
+    }
+
+    /// Answer one request; a handler that panics answers an internal error and the
+    /// server goes on.
+    fn request(&mut self, conn: &Connection, req: Request) -> Response {
+        let id = req.id.clone();
+        let method = req.method.clone();
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.dispatch(conn, req)));
+        match outcome {
+            Ok(Ok(value)) => Response::new_ok(id, value),
+            Ok(Err(resp)) => resp,
+            Err(_) => Response::new_err(
+                id,
+                ErrorCode::InternalError as i32,
+                format!("pwk: internal error while answering {method}"),
+            ),
+        }
+    }
+
+    fn dispatch(&mut self, conn: &Connection, req: Request) -> Result<Value, Response> {
+        let id = req.id.clone();
+        let bad = |e: serde_json::Error| {
+            Response::new_err(
+                id.clone(),
+                ErrorCode::InvalidParams as i32,
+                format!("invalid params: {e}"),
+            )
+        };
+        let json = |v: Result<Value, serde_json::Error>| v.map_err(bad);
+        match req.method.as_str() {
+            "textDocument/hover" => {
+                let p: lt::HoverParams = serde_json::from_value(req.params).map_err(bad)?;
+                let pos = p.text_document_position_params;
+                let out = self
+                    .owned(&pos.text_document.uri)
+                    .and_then(|o| info::hover(&self.ws, o, pos.position, self.enc));
+                json(serde_json::to_value(out))
+            }
+            "textDocument/completion" => {
+                let p: lt::CompletionParams = serde_json::from_value(req.params).map_err(bad)?;
+                let pos = p.text_document_position;
+                let Some(o) = self.owned(&pos.text_document.uri) else {
+                    return Ok(Value::Null);
+                };
+                let r = complete::Request {
+                    ws: &self.ws,
+                    models: &self.models,
+                    pi: self.pi.as_deref(),
+                    snippets: self.snippets,
+                };
+                let out = complete::complete(&r, o, pos.position, self.enc);
+                json(serde_json::to_value(out))
+            }
+            "textDocument/codeAction" => {
+                let p: lt::CodeActionParams = serde_json::from_value(req.params).map_err(bad)?;
+                self.refresh(conn).map_err(|_| {
+                    Response::new_err(id.clone(), ErrorCode::InternalError as i32, "io".into())
+                })?;
+                let Some(o) = self.owned(&p.text_document.uri) else {
+                    return Ok(Value::Array(Vec::new()));
+                };
+                json(serde_json::to_value(actions::code_actions(
+                    o,
+                    p.range,
+                    p.context.only.as_deref(),
+                    self.enc,
+                )))
+            }
+            "textDocument/documentSymbol" => {
+                let p: lt::DocumentSymbolParams =
+                    serde_json::from_value(req.params).map_err(bad)?;
+                let out = self
+                    .owned(&p.text_document.uri)
+                    .map(|o| info::symbols(o, self.enc));
+                json(serde_json::to_value(out))
+            }
+            "textDocument/definition" => {
+                let p: lt::GotoDefinitionParams =
+                    serde_json::from_value(req.params).map_err(bad)?;
+                let uri = p.text_document_position_params.text_document.uri;
+                let out = self
+                    .owned(&uri)
+                    .map(|o| info::definition(&self.ws, o, self.enc));
+                json(serde_json::to_value(out))
+            }
+            _ => Err(Response::new_err(
+                id,
+                ErrorCode::MethodNotFound as i32,
+                format!("pwk lsp does not handle {}", req.method),
+            )),
+        }
+    }
+
+    /// The open buffer at `uri`, when pwk serves it.
+    fn owned(&self, uri: &lt::Uri) -> Option<&Open> {
+        self.docs.get(uri.as_str()).filter(|o| o.owned)
+    }
+
+    fn notification(&mut self, conn: &Connection, n: Notification) -> Result<(), ServeError> {
+        let method = n.method.clone();
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.notify(conn, n)));
+        match outcome {
+            Ok(r) => r,
+            Err(_) => {
+                crate::context::eprintln_safe(&format!(
+                    "pwk lsp: internal error while handling {method}; the server goes on"
+                ));
+                Ok(())
+            }
+        }
+    }
+
+    fn notify(&mut self, conn: &Connection, n: Notification) -> Result<(), ServeError> {
+        match n.method.as_str() {
+            "initialized" if self.watch_dynamic => self.register_watchers(conn)?,
+            "textDocument/didOpen" => {
+                let Ok(p) = serde_json::from_value::<lt::DidOpenTextDocumentParams>(n.params)
+                else {
+                    return Ok(());
+                };
+                let d = p.text_document;
+                let path = uri::to_path(&d.uri);
+                let owned = path.as_ref().is_some_and(|p| self.ws.owns(p, &d.text));
+                let doc = Document::new(d.uri.clone(), path.unwrap_or_default(), d.version, d.text);
+                let key = d.uri.as_str().to_string();
+                self.docs.insert(
+                    key.clone(),
+                    Open {
+                        doc,
+                        owned,
+                        single: None,
+                        name: None,
+                        cross: Vec::new(),
+                        published: None,
+                    },
+                );
+                self.dirty.insert(key);
+                self.cross_dirty = true;
+            }
+            "textDocument/didChange" => {
+                let Ok(p) = serde_json::from_value::<lt::DidChangeTextDocumentParams>(n.params)
+                else {
+                    return Ok(());
+                };
+                let enc = self.enc;
+                let uri = p.text_document.uri.as_str();
+                if let Some(o) = self.docs.get_mut(uri) {
+                    o.doc.apply(p.text_document.version, p.content_changes, enc);
+                    self.stale(uri);
+                }
+            }
+            "textDocument/didSave" => {
+                let Ok(p) = serde_json::from_value::<lt::DidSaveTextDocumentParams>(n.params)
+                else {
+                    return Ok(());
+                };
+                let uri = p.text_document.uri.as_str();
+                if let Some(o) = self.docs.get_mut(uri) {
+                    if let Some(text) = p.text {
+                        let version = o.doc.version;
+                        o.doc = Document::new(o.doc.uri.clone(), o.doc.path.clone(), version, text);
+                    }
+                    let path = o.doc.path.clone();
+                    self.stale(uri);
+                    self.cross_dirty = true;
+                    self.ws.file_changed(&path);
+                }
+            }
+            "textDocument/didClose" => {
+                let Ok(p) = serde_json::from_value::<lt::DidCloseTextDocumentParams>(n.params)
+                else {
+                    return Ok(());
+                };
+                if let Some(o) = self.docs.remove(p.text_document.uri.as_str()) {
+                    if o.published.is_some_and(|(_, d)| !d.is_empty()) {
+                        publish(conn, o.doc.uri, Vec::new(), None)?;
+                    }
+                    self.cross_dirty = true;
+                }
+            }
+            "workspace/didChangeWatchedFiles" => {
+                let Ok(p) = serde_json::from_value::<lt::DidChangeWatchedFilesParams>(n.params)
+                else {
+                    return Ok(());
+                };
+                self.files_changed(p.changes.iter().filter_map(|c| uri::to_path(&c.uri)));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Files changed on disk: the cross-file set follows; a changed host
+    /// configuration (pi's settings, which the detection reads) re-resolves the
+    /// host profile and re-checks every buffer.
+    pub(crate) fn files_changed(&mut self, paths: impl Iterator<Item = PathBuf>) {
+        let mut reconfigure = false;
+        for path in paths {
+            if is_configuration(&path) {
+                reconfigure = true;
+            } else {
+                self.ws.file_changed(&path);
+            }
+        }
+        if reconfigure {
+            self.ws = Workspace::new(self.ws.setup.clone());
+            for (uri, o) in self.docs.iter_mut() {
+                o.owned = self.ws.owns(&o.doc.path, &o.doc.text);
+                o.single = None;
+                self.dirty.insert(uri.clone());
+            }
+        }
+        self.cross_dirty = true;
+    }
+
+    fn register_watchers(&mut self, conn: &Connection) -> Result<(), ServeError> {
+        let watchers: Vec<lt::FileSystemWatcher> = ["**/*.md", "**/settings.json", "**/pwk.toml"]
+            .into_iter()
+            .map(|g| lt::FileSystemWatcher {
+                glob_pattern: lt::GlobPattern::String(g.into()),
+                kind: None,
+            })
+            .collect();
+        let reg = lt::Registration {
+            id: "pwk-watch".into(),
+            method: "workspace/didChangeWatchedFiles".into(),
+            register_options: Some(serde_json::json!({ "watchers": watchers })),
+        };
+        self.next_id += 1;
+        let req = Request::new(
+            RequestId::from(format!("pwk-{}", self.next_id)),
+            "client/registerCapability".into(),
+            lt::RegistrationParams {
+                registrations: vec![reg],
+            },
+        );
+        send(conn, req.into())
+    }
+
+    /// A buffer's text changed: its findings are stale.
+    fn stale(&mut self, uri: &str) {
+        if let Some(o) = self.docs.get_mut(uri) {
+            o.single = None;
+            self.dirty.insert(uri.to_string());
+        }
+    }
+
+    /// Bring the stale buffers' findings up to date, and the cross-file findings
+    /// when a name site changed; what changed is published next.
+    fn refresh(&mut self, _conn: &Connection) -> Result<(), ServeError> {
+        for uri in std::mem::take(&mut self.dirty) {
+            let Some(o) = self.docs.get_mut(&uri) else {
+                continue;
+            };
+            if o.single.is_some() {
+                continue;
+            }
+            let (diagnostics, name) = if o.owned {
+                let checked = self.ws.check(&o.doc.path, &o.doc.text);
+                (checked.diagnostics, checked.name)
+            } else {
+                (Vec::new(), None)
+            };
+            // A name that moved or changed changes the cross-file findings.
+            let site = |n: &Option<NameSite>| n.as_ref().map(|n| (n.name.clone(), n.span.clone()));
+            if site(&o.name) != site(&name) && self.ws.in_cross_set(&o.doc.path) {
+                self.cross_dirty = true;
+            }
+            o.single = Some(diagnostics);
+            o.name = name;
+            self.unpublished.insert(uri);
+        }
+        if self.cross_dirty {
+            let open: BTreeMap<&Path, Option<&NameSite>> = self
+                .docs
+                .values()
+                .filter(|o| o.owned)
+                .map(|o| (o.doc.path.as_path(), o.name.as_ref()))
+                .collect();
+            let mut cross = self.ws.cross_file(&open);
+            for (uri, o) in self.docs.iter_mut() {
+                let now = if o.owned {
+                    cross.remove(&o.doc.path).unwrap_or_default()
+                } else {
+                    Vec::new()
+                };
+                if now != o.cross {
+                    o.cross = now;
+                    self.unpublished.insert(uri.clone());
+                }
+            }
+            self.cross_dirty = false;
+        }
+        Ok(())
+    }
+
+    /// Publish the findings of every buffer whose findings or version changed.
+    fn publish(&mut self, conn: &Connection) -> Result<(), ServeError> {
+        self.refresh(conn)?;
+        let enc = self.enc;
+        for uri in std::mem::take(&mut self.unpublished) {
+            let Some(o) = self.docs.get_mut(&uri) else {
+                continue;
+            };
+            let diags: Vec<lt::Diagnostic> = o
+                .diagnostics()
+                .into_iter()
+                .map(|d| to_lsp(&o.doc, d, enc))
+                .collect();
+            let version = o.doc.version;
+            if o.published
+                .as_ref()
+                .is_some_and(|(v, p)| *v == version && *p == diags)
+            {
+                continue;
+            }
+            if !o.owned && o.published.is_none() && diags.is_empty() {
+                // A buffer pwk does not serve: nothing to say, ever.
+                o.published = Some((version, diags));
+                continue;
+            }
+            publish(conn, o.doc.uri.clone(), diags.clone(), Some(version))?;
+            o.published = Some((version, diags));
+        }
+        Ok(())
+    }
+}
+
+/// Move every message already waiting into `queue`, noting cancellations.
+fn drain(
+    incoming: &std::sync::mpsc::Receiver<Message>,
+    queue: &mut VecDeque<Message>,
+    cancelled: &mut HashSet<RequestId>,
+) {
+    while let Ok(m) = incoming.try_recv() {
+        if let Message::Notification(n) = &m
+            && n.method == "$/cancelRequest"
+            && let Ok(c) = serde_json::from_value::<lt::CancelParams>(n.params.clone())
+        {
+            cancelled.insert(match c.id {
+                lt::NumberOrString::Number(n) => RequestId::from(n),
+                lt::NumberOrString::String(s) => RequestId::from(s),
+            });
+        }
+        queue.push_back(m);
+    }
+}
+
+/// pi's settings (host detection reads them) and pwk's configuration.
+fn is_configuration(path: &Path) -> bool {
+    path.file_name()
+        .is_some_and(|n| n == "settings.json" || n == "pwk.toml")
+}
+
+fn send(conn: &Connection, msg: Message) -> Result<(), ServeError> {
+    conn.sender.send(msg).map_err(|_| ServeError::Disconnected)
+}
+
+fn publish(
+    conn: &Connection,
+    uri: lt::Uri,
+    diagnostics: Vec<lt::Diagnostic>,
+    version: Option<i32>,
+) -> Result<(), ServeError> {
+    let params = lt::PublishDiagnosticsParams {
+        uri,
+        diagnostics,
+        version,
+    };
+    send(
+        conn,
+        Notification::new("textDocument/publishDiagnostics".into(), params).into(),
+    )
+}
+
+/// A finding as LSP shows it: the rule id as `code`, `pwk` as source, the help
+/// after the message, related spans as related information.
+pub(crate) fn to_lsp(doc: &Document, d: &Diagnostic, enc: Encoding) -> lt::Diagnostic {
+    let mut message = d.message.clone();
+    if let Some(help) = &d.help {
+        message.push_str("\nhelp: ");
+        message.push_str(help);
+    }
+    let related: Vec<lt::DiagnosticRelatedInformation> = d
+        .related
+        .iter()
+        .map(|r| lt::DiagnosticRelatedInformation {
+            location: lt::Location::new(doc.uri.clone(), doc.range(r.span.clone(), enc)),
+            message: r.label.clone(),
+        })
+        .collect();
+    lt::Diagnostic {
+        range: doc.range(d.span.clone(), enc),
+        severity: Some(match d.severity {
+            crate::lint::Severity::Error => lt::DiagnosticSeverity::ERROR,
+            crate::lint::Severity::Warning => lt::DiagnosticSeverity::WARNING,
+        }),
+        code: Some(lt::NumberOrString::String(d.rule.to_string())),
+        code_description: None,
+        source: Some("pwk".into()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        tags: None,
+        data: None,
+    }
+}

@@ -1,0 +1,222 @@
+//! The workspace: the project root, the host profile, which buffers pwk serves,
+//! and the role files the cross-file rules see.
+//!
+//! The cross-file set is what `pwk lint` run at the root covers: the `*.md` files
+//! directly in `.agents/agents/` and `.pi/agents/` (less the host's excluded names),
+//! with open buffers standing in for their files on disk.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::discover::{Discovery, Roots};
+use crate::host::{HostChoice, HostProfile};
+use crate::lint::{self, Diagnostic, NameSite};
+use crate::role::RoleDoc;
+use crate::role::source::read_role_file;
+
+/// What the server needs to know about where it runs.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The project root (the client's workspace folder, else the process's cwd).
+    pub root: PathBuf,
+    pub home: Option<PathBuf>,
+    /// pi's agent directory (`$PI_CODING_AGENT_DIR`, default `~/.pi/agent`).
+    pub agent_dir: Option<PathBuf>,
+    pub host: HostChoice,
+}
+
+#[derive(Debug)]
+pub struct Workspace {
+    pub setup: Setup,
+    pub host: &'static HostProfile,
+    /// Why this profile, when it was detected.
+    pub host_reason: Option<String>,
+    /// The directories the host discovers roles in: (directory, recursive).
+    sources: Vec<(PathBuf, bool)>,
+    /// The directories `pwk lint` covers at the root.
+    lint_dirs: Vec<PathBuf>,
+    /// The cross-file set's files as read from disk, with their names.
+    disk: BTreeMap<PathBuf, Option<NameSite>>,
+}
+
+impl Workspace {
+    pub fn new(setup: Setup) -> Workspace {
+        let chosen = setup.host.resolve(&setup.root, setup.agent_dir.as_deref());
+        let mut ws = Workspace {
+            host: chosen.profile,
+            host_reason: chosen.detection.map(|d| d.reason),
+            sources: Vec::new(),
+            lint_dirs: Vec::new(),
+            disk: BTreeMap::new(),
+            setup,
+        };
+        ws.rescan();
+        ws
+    }
+
+    /// Everything discovery finds under this host (for go to definition).
+    pub fn discovery(&self) -> Discovery {
+        crate::discover::resolve_in(
+            &Roots {
+                cwd: self.setup.root.clone(),
+                home: self.setup.home.clone(),
+                global_agents_dir: self.setup.agent_dir.as_ref().map(|d| d.join("agents")),
+                project_root: Some(self.setup.root.clone()),
+            },
+            self.host,
+        )
+    }
+
+    /// Read the role directories again (start-up, and when files changed on disk).
+    pub fn rescan(&mut self) {
+        // The host's discovery directories, without keeping the parsed files.
+        self.sources = self
+            .discovery()
+            .sources
+            .into_iter()
+            .filter_map(|s| Some((s.path?, s.recursive)))
+            .collect();
+        self.lint_dirs = lint::default_dirs(&self.setup.root)
+            .into_iter()
+            .map(|d| self.setup.root.join(d))
+            .collect();
+        self.disk.clear();
+        let files = lint::collect_files(&self.lint_dirs, false).files;
+        for path in files {
+            if self.in_cross_set(&path) {
+                let site = site_on_disk(&path);
+                self.disk.insert(path, site);
+            }
+        }
+    }
+
+    /// One file of the cross-file set changed on disk (created, changed, deleted).
+    pub fn file_changed(&mut self, path: &Path) {
+        if !self.in_cross_set(path) {
+            return;
+        }
+        if path.exists() {
+            let site = site_on_disk(path);
+            self.disk.insert(path.to_path_buf(), site);
+        } else {
+            self.disk.remove(path);
+        }
+    }
+
+    /// Whether pwk serves this buffer: a `.md` file the host would read as a role
+    /// (in one of its discovery directories), or any `.md` whose first line is
+    /// `---` (the client chose to send it to pwk). Names the host never reads as
+    /// roles (nicobailon's `*.chain.md`) are not served.
+    pub fn owns(&self, path: &Path, text: &str) -> bool {
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            return false;
+        };
+        if !name.ends_with(".md") || self.host.excludes(name).is_some() {
+            return false;
+        }
+        let in_source = self.sources.iter().any(|(dir, recursive)| {
+            if *recursive {
+                path.starts_with(dir)
+            } else {
+                path.parent() == Some(dir.as_path())
+            }
+        });
+        in_source || first_line_is_fence(text)
+    }
+
+    /// Whether `path` is in the set `pwk lint` covers at the root.
+    pub fn in_cross_set(&self, path: &Path) -> bool {
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            return false;
+        };
+        name.ends_with(".md")
+            && self.host.excludes(name).is_none()
+            && path
+                .parent()
+                .is_some_and(|p| self.lint_dirs.iter().any(|d| d == p))
+    }
+
+    /// The cross-file findings for the set, with `open` (path → name) standing in
+    /// for the files on disk. Returns the findings per path.
+    pub fn cross_file(
+        &self,
+        open: &BTreeMap<&Path, Option<&NameSite>>,
+    ) -> BTreeMap<PathBuf, Vec<Diagnostic>> {
+        let mut merged: BTreeMap<&Path, Option<&NameSite>> = self
+            .disk
+            .iter()
+            .map(|(p, s)| (p.as_path(), s.as_ref()))
+            .collect();
+        for (p, s) in open {
+            if self.in_cross_set(p) {
+                merged.insert(p, *s);
+            }
+        }
+        let paths: Vec<&Path> = merged.keys().copied().collect();
+        let sites: Vec<Option<&NameSite>> = merged.values().copied().collect();
+        let root = &self.setup.root;
+        let mut out: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
+        for (i, d) in lint::cross_file(&paths, &sites, self.host, |p| {
+            crate::context::display_path(root, p)
+        }) {
+            out.entry(paths[i].to_path_buf()).or_default().push(d);
+        }
+        for v in out.values_mut() {
+            v.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        }
+        out
+    }
+
+    /// The single-file check of a buffer, as `pwk lint` checks the file.
+    pub fn check(&self, path: &Path, text: &str) -> lint::Checked {
+        lint::check_bytes(
+            path,
+            text.as_bytes().to_vec(),
+            self.host,
+            &lint::FileSettings::default(),
+        )
+    }
+
+    /// The skill names found in the skill directories pi reads: `<agent dir>/skills/`,
+    /// `<project>/.pi/skills/` and `~/.agents/skills/` (a directory with `SKILL.md`,
+    /// or a `*.md` file).
+    pub fn skills(&self) -> Vec<String> {
+        let mut dirs = vec![self.setup.root.join(".pi/skills")];
+        dirs.extend(self.setup.agent_dir.as_ref().map(|d| d.join("skills")));
+        dirs.extend(self.setup.home.as_ref().map(|h| h.join(".agents/skills")));
+        let mut names = Vec::new();
+        for dir in dirs {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                let Ok(ft) = e.file_type() else { continue };
+                let name = e.file_name().to_string_lossy().into_owned();
+                if ft.is_dir() && p.join("SKILL.md").is_file() {
+                    names.push(name);
+                } else if ft.is_file()
+                    && let Some(stem) = name.strip_suffix(".md")
+                {
+                    names.push(stem.to_string());
+                }
+            }
+        }
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
+/// Whether the text's first line is the `---` fence (a BOM before it too: the
+/// linter then says what the BOM does).
+pub fn first_line_is_fence(text: &str) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let first = text.split('\n').next().unwrap_or("");
+    first.trim_end() == "---"
+}
+
+fn site_on_disk(path: &Path) -> Option<NameSite> {
+    let bytes = read_role_file(path).ok()?;
+    lint::name_site(&RoleDoc::from_bytes(path, bytes))
+}

@@ -1,0 +1,695 @@
+//! `pwk lsp` over stdio, spoken to as an editor would: JSON-RPC with Content-Length
+//! framing to the built binary.
+
+use serde_json::{Value, json};
+
+use crate::support::TestEnv;
+use crate::support::lsp_client::{LspClient, apply_edits, file_uri, utf16_position};
+
+/// Planted problems, with non-ASCII text (2-unit and 4-byte characters) before the
+/// end of a flagged value.
+const PLANTED: &str = "---\nname: reviewer\ndescription: Prüft Änderungen — 日本語\nskills: [日本😀, \"\"]\ntols: read, grep\nmax_turns: \"20\"\nthinking: lots\n---\n# Reviewer\n\n## Steps\n\nBody.\n";
+
+fn server(env: &TestEnv, args: &[&str]) -> LspClient {
+    let mut cmd = env.pwk();
+    cmd.arg("lsp").args(args);
+    LspClient::start(cmd)
+}
+
+fn open(c: &mut LspClient, uri: &str, text: &str) {
+    c.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": text}}),
+    );
+}
+
+/// (rule, severity, start line, start col, end line, end col) of published diagnostics.
+fn summary(diags: &[Value]) -> Vec<(String, u64, u64, u64, u64, u64)> {
+    diags
+        .iter()
+        .map(|d| {
+            let r = &d["range"];
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["severity"].as_u64().unwrap(),
+                r["start"]["line"].as_u64().unwrap(),
+                r["start"]["character"].as_u64().unwrap(),
+                r["end"]["line"].as_u64().unwrap(),
+                r["end"]["character"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The UTF-16 range of the first `needle` in `text`.
+fn range_of(text: &str, needle: &str) -> (u64, u64, u64, u64) {
+    let start = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle:?} not in text"));
+    let (l1, c1) = utf16_position(text, start);
+    let (l2, c2) = utf16_position(text, start + needle.len());
+    (l1, c1, l2, c2)
+}
+
+fn expect(rule: &str, sev: u64, r: (u64, u64, u64, u64)) -> (String, u64, u64, u64, u64, u64) {
+    (rule.to_string(), sev, r.0, r.1, r.2, r.3)
+}
+
+/// What `pwk lint --format json` says about the project, as (rule, message with help).
+fn lint_messages(env: &TestEnv) -> Vec<(String, String)> {
+    let out = env
+        .pwk()
+        .args(["lint", "--format", "json"])
+        .output()
+        .unwrap();
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let mut m = d["message"].as_str().unwrap().to_string();
+            if let Some(h) = d["help"].as_str() {
+                m.push_str(&format!("\nhelp: {h}"));
+            }
+            (d["rule"].as_str().unwrap().to_string(), m)
+        })
+        .collect()
+}
+
+fn messages(diags: &[Value]) -> Vec<(String, String)> {
+    diags
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+const ERROR: u64 = 1;
+const WARNING: u64 = 2;
+
+#[test]
+fn diagnostics_are_pwk_lint_s_with_utf16_ranges_and_follow_incremental_edits() {
+    let env = TestEnv::new();
+    let path = env.write(".pi/agents/reviewer.md", PLANTED);
+    let uri = file_uri(&path);
+    let mut c = server(&env, &[]);
+    let init = c.initialize(&file_uri(env.root()));
+    assert_eq!(init["capabilities"]["positionEncoding"], "utf-16");
+    assert_eq!(init["capabilities"]["textDocumentSync"]["change"], 2);
+    open(&mut c, &uri, PLANTED);
+    let diags = c.diagnostics(&uri, 1);
+    let t = PLANTED;
+    assert_eq!(
+        summary(&diags),
+        [
+            expect("missing-tools", WARNING, (0, 0, 0, 3)),
+            expect("invalid-type", ERROR, range_of(t, "[日本😀, \"\"]")),
+            expect("unknown-key", ERROR, range_of(t, "tols")),
+            expect("host-ignored-key", WARNING, range_of(t, "max_turns")),
+            expect("invalid-type", ERROR, range_of(t, "\"20\"")),
+            expect("invalid-thinking", ERROR, range_of(t, "lots")),
+        ]
+    );
+    // UTF-16: `😀` is two code units; the list ends at column 18 (17 characters in).
+    assert_eq!(range_of(t, "[日本😀, \"\"]"), (3, 8, 3, 18));
+    assert!(diags.iter().all(|d| d["source"] == "pwk"));
+    // The same messages (and help) as `pwk lint` on the file.
+    assert_eq!(messages(&diags), lint_messages(&env));
+
+    // Incremental: `lots` → `low` (a range inside one line), then `tols` → `tools`
+    // (an insertion), in one didChange.
+    let (l, c1, _, c2) = range_of(t, "lots");
+    let (tl, tc, _, _) = range_of(t, "tols");
+    c.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": uri, "version": 2},
+            "contentChanges": [
+                {"range": {"start": {"line": l, "character": c1}, "end": {"line": l, "character": c2}}, "text": "low"},
+                {"range": {"start": {"line": tl, "character": tc + 2}, "end": {"line": tl, "character": tc + 2}}, "text": "o"},
+            ]
+        }),
+    );
+    let diags = c.diagnostics(&uri, 2);
+    let t2 = PLANTED.replace("lots", "low").replace("tols", "tools");
+    assert_eq!(
+        summary(&diags),
+        [
+            expect("invalid-type", ERROR, range_of(&t2, "[日本😀, \"\"]")),
+            expect("host-ignored-key", WARNING, range_of(&t2, "max_turns")),
+            expect("invalid-type", ERROR, range_of(&t2, "\"20\"")),
+        ]
+    );
+    // A full-text change is taken too.
+    let t3 = t2.replace("skills: [日本😀, \"\"]\n", "");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": t3}]}),
+    );
+    let diags = c.diagnostics(&uri, 3);
+    assert_eq!(
+        summary(&diags)
+            .iter()
+            .map(|d| d.0.as_str())
+            .collect::<Vec<_>>(),
+        ["host-ignored-key", "invalid-type"]
+    );
+    let (status, stderr) = c.shutdown();
+    assert!(status.success(), "exit status {status:?}; stderr: {stderr}");
+}
+
+#[test]
+fn utf8_and_utf32_positions_when_the_client_offers_them() {
+    let env = TestEnv::new();
+    let path = env.write(".pi/agents/reviewer.md", PLANTED);
+    let uri = file_uri(&path);
+    for (offered, name, end) in [
+        (
+            json!(["utf-8", "utf-16"]),
+            "utf-8",
+            8 + "[日本😀, \"\"]".len() as u64,
+        ),
+        (
+            json!(["utf-32", "utf-16"]),
+            "utf-32",
+            8 + "[日本😀, \"\"]".chars().count() as u64,
+        ),
+    ] {
+        let mut c = server(&env, &[]);
+        let init = c.initialize_with(
+            &file_uri(env.root()),
+            json!({"positionEncodings": offered}),
+            Value::Null,
+        );
+        assert_eq!(init["capabilities"]["positionEncoding"], name);
+        open(&mut c, &uri, PLANTED);
+        let diags = c.diagnostics(&uri, 1);
+        let list = diags
+            .iter()
+            .find(|d| d["range"]["start"]["line"] == 3)
+            .unwrap();
+        assert_eq!(list["range"]["end"]["character"], end, "{name}");
+        c.shutdown();
+    }
+}
+
+#[test]
+fn hover_says_what_the_host_does_with_a_key_and_what_a_value_resolves_to() {
+    let env = TestEnv::new();
+    let text = "---\nname: scout\ndescription: Finds things.\ntools: read, grep\nmax_turns: 20\n---\nBody\n";
+    let path = env.write(".pi/agents/scout.md", text);
+    let uri = file_uri(&path);
+    let mut c = server(&env, &["--host", "tintinweb"]);
+    c.initialize(&file_uri(env.root()));
+    open(&mut c, &uri, text);
+    let hover = |c: &mut LspClient, line: u64, ch: u64| {
+        c.request(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": ch}}),
+        )
+    };
+    let h = hover(&mut c, 4, 2);
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(v.starts_with("**`max_turns`**"), "{v}");
+    // tintinweb's own reading of the key: a number, 0 meaning unlimited.
+    assert!(v.contains("Accepts a number, at least 0."), "{v}");
+    assert!(v.contains("**tintinweb@0.18 reads it.**"), "{v}");
+    assert!(v.contains("Source: "), "{v}");
+    assert_eq!(h["range"]["start"], json!({"line": 4, "character": 0}));
+    assert_eq!(h["range"]["end"], json!({"line": 4, "character": 9}));
+    // The value of `tools`: what the child gets under tintinweb.
+    let h = hover(&mut c, 3, 9);
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(v.contains("the child gets `read`, `grep`"), "{v}");
+    assert!(v.contains("read-only"), "{v}");
+    // The value of `model` is absent: hovering the body gives nothing.
+    assert_eq!(hover(&mut c, 6, 1), Value::Null);
+    c.shutdown();
+
+    // Under nicobailon, `max_turns` is ignored.
+    let mut c = server(&env, &["--host", "nicobailon"]);
+    c.initialize(&file_uri(env.root()));
+    open(&mut c, &uri, text);
+    let h = hover(&mut c, 4, 2);
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(v.contains("nicobailon@") && v.contains("ignores it"), "{v}");
+    c.shutdown();
+}
+
+#[test]
+fn completion_offers_the_host_s_keys_values_tools_and_skills() {
+    let env = TestEnv::new();
+    env.write(
+        ".pi/skills/code-search/SKILL.md",
+        "---\nname: code-search\n---\n",
+    );
+    let text = "---\nname: scout\ndescription: Finds things.\n\nthinking: \ntools: read, \nskills: \n---\nBody\n";
+    let path = env.write(".pi/agents/scout.md", text);
+    let uri = file_uri(&path);
+    let mut c = server(&env, &["--host", "tintinweb"]);
+    c.initialize(&file_uri(env.root()));
+    open(&mut c, &uri, text);
+    let labels = |c: &mut LspClient, line: u64, ch: u64| -> Vec<String> {
+        let r = c.request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": ch}}),
+        );
+        r["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["label"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Keys: the ones tintinweb reads, not those already there.
+    let keys = labels(&mut c, 3, 0);
+    assert!(keys.contains(&"max_turns".to_string()), "{keys:?}");
+    assert!(keys.contains(&"model".to_string()), "{keys:?}");
+    assert!(!keys.contains(&"tools".to_string()), "{keys:?}");
+    assert!(!keys.contains(&"name".to_string()), "{keys:?}");
+    // pwk-only keys tintinweb does not read are not offered.
+    assert!(!keys.contains(&"systemPromptMode".to_string()), "{keys:?}");
+    // An enum's values.
+    let levels = labels(&mut c, 4, 10);
+    assert!(
+        levels.contains(&"low".to_string()) && levels.contains(&"high".to_string()),
+        "{levels:?}"
+    );
+    // Tool names from the host's vocabulary, less those listed.
+    let tools = labels(&mut c, 5, 13);
+    assert!(tools.contains(&"grep".to_string()), "{tools:?}");
+    assert!(!tools.contains(&"read".to_string()), "{tools:?}");
+    // Skills found in the project's skill directory.
+    assert_eq!(labels(&mut c, 6, 8), ["code-search"]);
+    c.shutdown();
+}
+
+#[test]
+fn symbols_are_the_keys_and_the_headings() {
+    let env = TestEnv::new();
+    let path = env.write(".pi/agents/reviewer.md", PLANTED);
+    let uri = file_uri(&path);
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    open(&mut c, &uri, PLANTED);
+    let r = c.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let syms = r.as_array().unwrap();
+    assert_eq!(syms[0]["name"], "frontmatter");
+    let keys: Vec<&str> = syms[0]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "name",
+            "description",
+            "skills",
+            "tols",
+            "max_turns",
+            "thinking"
+        ]
+    );
+    assert_eq!(syms[1]["name"], "Reviewer");
+    assert_eq!(syms[1]["children"][0]["name"], "Steps");
+    c.shutdown();
+}
+
+#[test]
+fn definition_goes_to_the_role_a_project_role_shadows() {
+    let env = TestEnv::new();
+    let role = "---\nname: reviewer\ndescription: Reviews.\ntools: read\n---\nBody\n";
+    let global = env.write("home/.pi/agent/agents/reviewer.md", role);
+    let project = env.write(".pi/agents/reviewer.md", role);
+    let mut c = server(&env, &["--host", "tintinweb"]);
+    c.initialize(&file_uri(env.root()));
+    open(&mut c, &file_uri(&project), role);
+    let r = c.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": file_uri(&project)}, "position": {"line": 1, "character": 7}}),
+    );
+    let uris: Vec<&str> = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(uris, [file_uri(&global)]);
+    // And back: from the shadowed global role to the project one.
+    open(&mut c, &file_uri(&global), role);
+    let r = c.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": file_uri(&global)}, "position": {"line": 1, "character": 7}}),
+    );
+    let uris: Vec<&str> = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(uris, [file_uri(&project)]);
+    c.shutdown();
+}
+
+#[test]
+fn duplicate_names_across_the_workspace_follow_the_open_buffer() {
+    let env = TestEnv::new();
+    let a = "---\nname: reviewer\ndescription: A.\ntools: read\n---\nBody\n";
+    env.write(".pi/agents/other.md", a);
+    let path = env.write(".pi/agents/reviewer.md", a);
+    let uri = file_uri(&path);
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    open(&mut c, &uri, a);
+    let diags = c.diagnostics(&uri, 1);
+    assert_eq!(
+        messages(&diags),
+        lint_messages(&env)
+            .into_iter()
+            .filter(|(r, m)| r == "duplicate-name" && m.contains("other.md"))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        summary(&diags),
+        [expect("duplicate-name", ERROR, range_of(a, "reviewer"))]
+    );
+    // Renaming in the buffer (not saved) clears it.
+    let renamed = a.replace("name: reviewer", "name: reviewer-two");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": renamed}]}),
+    );
+    let diags = c.diagnostics(&uri, 2);
+    // `name-mismatch` only: the file is still reviewer.md.
+    assert!(
+        diags.iter().all(|d| d["code"] != "duplicate-name"),
+        "{diags:?}"
+    );
+    c.shutdown();
+}
+
+#[test]
+fn files_it_does_not_serve_get_empty_answers() {
+    let env = TestEnv::new();
+    let path = env.write("README.md", "# Project\n\nNot a role.\n");
+    let uri = file_uri(&path);
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    open(&mut c, &uri, "# Project\n\nNot a role.\n");
+    let pos = json!({"textDocument": {"uri": uri}, "position": {"line": 0, "character": 2}});
+    assert_eq!(c.request("textDocument/hover", pos.clone()), Value::Null);
+    assert_eq!(
+        c.request("textDocument/completion", pos.clone()),
+        Value::Null
+    );
+    assert_eq!(
+        c.request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}})
+        ),
+        Value::Null
+    );
+    assert_eq!(
+        c.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "context": {"diagnostics": []}})
+        ),
+        json!([])
+    );
+    // A Markdown file outside the agents directories whose first line is `---` is
+    // served (the editor sent it to pwk).
+    let other = env.write("notes/role.md", "---\nname: x\n---\nBody\n");
+    open(&mut c, &file_uri(&other), "---\nname: x\n---\nBody\n");
+    let diags = c.diagnostics(&file_uri(&other), 1);
+    assert!(
+        diags.iter().any(|d| d["code"] == "missing-description"),
+        "{diags:?}"
+    );
+    // Unknown methods are refused, not fatal.
+    let id = c.request_id("textDocument/formatting", json!({}));
+    assert_eq!(c.response(id)["error"]["code"], -32601);
+    let (status, _) = c.shutdown();
+    assert!(status.success());
+}
+
+#[test]
+fn malformed_and_huge_buffers_never_crash_it() {
+    let env = TestEnv::new();
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    let huge = format!(
+        "---\nname: big\ndescription: d\n---\n{}",
+        "x".repeat(2 << 20)
+    );
+    let cases = [
+        "---\n".to_string(),
+        "---\nname: [\n---\n".to_string(),
+        format!("---\n{}x: 1\n---\n", "- ".repeat(10_000)),
+        "---\n\u{0}\u{1b}[31m: \u{202e}\n---\n".to_string(),
+        huge,
+    ];
+    for (i, text) in cases.iter().enumerate() {
+        let uri = file_uri(&env.path(&format!(".pi/agents/bad-{i}.md")));
+        open(&mut c, &uri, text);
+        let diags = c.diagnostics(&uri, 1);
+        assert!(!diags.is_empty(), "case {i}");
+        // Requests on it answer too.
+        for method in ["textDocument/hover", "textDocument/completion"] {
+            let id = c.request_id(
+                method,
+                json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 3}}),
+            );
+            let r = c.response(id);
+            assert!(r.get("error").is_none(), "case {i} {method}: {r}");
+        }
+    }
+    // Edits with ranges out of the text are clamped.
+    let uri = file_uri(&env.path(".pi/agents/bad-0.md"));
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+            {"range": {"start": {"line": 99, "character": 99}, "end": {"line": 0, "character": 0}}, "text": "name: x\n"}
+        ]}),
+    );
+    c.diagnostics(&uri, 2);
+    let (status, stderr) = c.shutdown();
+    assert!(status.success());
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn a_huge_buffer_gets_the_file_too_large_finding() {
+    let env = TestEnv::new();
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    let huge = format!(
+        "---\nname: big\ndescription: d\n---\n{}",
+        "x".repeat(2 << 20)
+    );
+    let uri = file_uri(&env.path(".pi/agents/big.md"));
+    open(&mut c, &uri, &huge);
+    let diags = c.diagnostics(&uri, 1);
+    assert_eq!(
+        summary(&diags)
+            .iter()
+            .map(|d| d.0.as_str())
+            .collect::<Vec<_>>(),
+        ["file-too-large"]
+    );
+    c.shutdown();
+}
+
+#[test]
+fn a_cancelled_request_is_answered_request_cancelled() {
+    let env = TestEnv::new();
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    // Keep the server busy linting a large buffer while the request and its
+    // cancellation arrive: both are then in its queue together.
+    let mut big = String::from("---\nname: busy\ndescription: d\n");
+    for i in 0..5_000 {
+        big.push_str(&format!("x-key-{i}: value {i}\n"));
+    }
+    big.push_str("---\nBody\n");
+    let uri = file_uri(&env.path(".pi/agents/busy.md"));
+    open(&mut c, &uri, &big);
+    let mut cancelled = 0;
+    for round in 0..3 {
+        // Document symbols parse the whole buffer: the server is inside that
+        // request while the next request and its cancellation arrive.
+        let busy = c.request_id(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        let id = c.request_id(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 1}}),
+        );
+        c.notify("$/cancelRequest", json!({"id": id}));
+        assert!(c.response(busy).get("error").is_none());
+        let r = c.response(id);
+        if r["error"]["code"] == -32800 {
+            cancelled += 1;
+        }
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": round + 2}, "contentChanges": [{"text": big.replace("busy", &format!("busy{round}"))}]}),
+        );
+    }
+    assert!(cancelled >= 1, "no request was cancelled");
+    c.shutdown();
+}
+
+#[test]
+fn exit_without_shutdown_is_status_1_and_requests_after_shutdown_are_refused() {
+    let env = TestEnv::new();
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    c.notify("exit", Value::Null);
+    let status = c.close();
+    assert_eq!(status.code(), Some(1));
+
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    assert_eq!(c.request("shutdown", Value::Null), Value::Null);
+    let id = c.request_id(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": "file:///x.md"}, "position": {"line": 0, "character": 0}}),
+    );
+    assert_eq!(c.response(id)["error"]["code"], -32600);
+    c.notify("exit", Value::Null);
+    assert_eq!(c.close().code(), Some(0));
+}
+
+#[test]
+fn an_edit_applied_from_a_code_action_is_what_a_client_would_apply() {
+    // Code actions carry the fix edits as LSP text edits; this checks the helper
+    // the tests apply them with on a known edit.
+    let text = "---\nd: 日本😀\nmax_turns: \"20\"\n";
+    let s = text.find("\"20\"").unwrap();
+    let (l, c1) = utf16_position(text, s);
+    let (_, c2) = utf16_position(text, s + 4);
+    let out = apply_edits(
+        text,
+        &[
+            json!({"range": {"start": {"line": l, "character": c1}, "end": {"line": l, "character": c2}}, "newText": "20"}),
+        ],
+    );
+    assert_eq!(out, "---\nd: 日本😀\nmax_turns: 20\n");
+}
+
+/// The edits of a code action for `uri`.
+fn action_edits(action: &Value, uri: &str) -> Vec<Value> {
+    action["edit"]["changes"][uri].as_array().unwrap().clone()
+}
+
+#[test]
+fn quick_fixes_come_from_the_fix_edits_and_applying_them_clears_the_finding() {
+    let env = TestEnv::new();
+    let path = env.write(".pi/agents/reviewer.md", PLANTED);
+    let uri = file_uri(&path);
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    open(&mut c, &uri, PLANTED);
+    c.diagnostics(&uri, 1);
+    let actions_at = |c: &mut LspClient, needle: &str, text: &str| -> Vec<Value> {
+        let (l1, c1, l2, c2) = range_of(text, needle);
+        let r = c.request(
+            "textDocument/codeAction",
+            json!({
+                "textDocument": {"uri": uri},
+                "range": {"start": {"line": l1, "character": c1}, "end": {"line": l2, "character": c2}},
+                "context": {"diagnostics": [], "only": ["quickfix"]}
+            }),
+        );
+        r.as_array().unwrap().clone()
+    };
+    // A safe fix: preferred.
+    let acts = actions_at(&mut c, "\"20\"", PLANTED);
+    assert_eq!(acts.len(), 1, "{acts:?}");
+    let unquote = &acts[0];
+    assert_eq!(unquote["kind"], "quickfix");
+    assert_eq!(unquote["isPreferred"], true);
+    assert_eq!(unquote["diagnostics"][0]["code"], "invalid-type");
+    // An unsafe one (a guess): offered, marked, not preferred.
+    let acts = actions_at(&mut c, "tols", PLANTED);
+    let rename = acts
+        .iter()
+        .find(|a| a["diagnostics"][0]["code"] == "unknown-key")
+        .unwrap_or_else(|| panic!("{acts:?}"));
+    assert!(
+        rename["title"].as_str().unwrap().contains("unsafe"),
+        "{rename}"
+    );
+    assert_eq!(rename["isPreferred"], false);
+    // Apply both as the editor would; both findings are gone.
+    let mut text = apply_edits(PLANTED, &action_edits(unquote, &uri));
+    assert!(text.contains("max_turns: 20\n"), "{text}");
+    text = apply_edits(&text, &action_edits(rename, &uri));
+    assert!(text.contains("\ntools: read, grep\n"), "{text}");
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": text}]}),
+    );
+    let codes: Vec<String> = summary(&c.diagnostics(&uri, 2))
+        .into_iter()
+        .map(|d| d.0)
+        .collect();
+    assert!(!codes.contains(&"unknown-key".to_string()), "{codes:?}");
+    assert_eq!(
+        codes.iter().filter(|c| *c == "invalid-type").count(),
+        1,
+        "{codes:?}"
+    );
+    c.shutdown();
+}
+
+#[test]
+fn fix_all_applies_the_safe_fixes_and_the_file_is_clean() {
+    let env = TestEnv::new();
+    // CRLF line ends and a quoted integer: both safe fixes, under tintinweb (which
+    // reads `max_turns`).
+    let text = "---\r\nname: scout\r\ndescription: Finds things.\r\ntools: read, grep\r\nmax_turns: \"20\"\r\n---\r\nBody\r\n";
+    let path = env.write(".pi/agents/scout.md", text);
+    let uri = file_uri(&path);
+    let mut c = server(&env, &["--host", "tintinweb"]);
+    c.initialize(&file_uri(env.root()));
+    open(&mut c, &uri, text);
+    let codes: Vec<String> = summary(&c.diagnostics(&uri, 1))
+        .into_iter()
+        .map(|d| d.0)
+        .collect();
+    assert_eq!(codes, ["crlf", "invalid-type"]);
+    let r = c.request(
+        "textDocument/codeAction",
+        json!({
+            "textDocument": {"uri": uri},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+            "context": {"diagnostics": [], "only": ["source.fixAll"]}
+        }),
+    );
+    let acts = r.as_array().unwrap();
+    assert_eq!(acts.len(), 1, "{acts:?}");
+    assert_eq!(acts[0]["kind"], "source.fixAll.pwk");
+    let fixed = apply_edits(text, &action_edits(&acts[0], &uri));
+    assert_eq!(
+        fixed,
+        "---\nname: scout\ndescription: Finds things.\ntools: read, grep\nmax_turns: 20\n---\nBody\n"
+    );
+    c.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": fixed}]}),
+    );
+    assert_eq!(c.diagnostics(&uri, 2), Vec::<Value>::new());
+    c.shutdown();
+}
