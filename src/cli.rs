@@ -273,7 +273,8 @@ pub struct ConvertArgs {
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
 
-    /// The host to convert to (`tintinweb`, `nicobailon@0.67`, `herdr`, `claude-code`).
+    /// The host to convert to (`tintinweb`, `nicobailon@0.67`, `herdr`, `claude-code`,
+    /// `gemini`, `copilot`, `opencode`).
     #[arg(long, value_parser = parse_host_spec)]
     pub to: HostSpec,
 

@@ -27,6 +27,11 @@ struct Done {
 
 pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let to = args.to.profile()?;
+    if to.is_portable() {
+        anyhow::bail!(
+            "`--to pwk`: the portable profile is a lint profile, not a host that reads files; convert to the host that will read them (`tintinweb`, `nicobailon`, `herdr`, `claude-code`, …)"
+        );
+    }
     let paths: Vec<PathBuf> = args.paths.iter().map(|p| ctx.cwd.join(p)).collect();
     let collected = collect_files(&paths, args.recursive);
     if let Some(e) = collected.errors.first() {
