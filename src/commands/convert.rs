@@ -7,7 +7,7 @@ use anyhow::Context as _;
 use serde_json::json;
 
 use crate::cli::{ConvertArgs, Format};
-use crate::context::{eprintln_safe, write_stdout};
+use crate::context::write_stdout;
 use crate::convert::{
     Conversion, ConvertOptions, Destination, Outcome, WriteResult, Written, convert_doc, write,
 };
@@ -57,7 +57,7 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             }
         );
     }
-    let (root, _) = crate::discover::find_project_root(&ctx.cwd, ctx.env.home.as_deref());
+    let root = super::project(ctx, None)?.root;
     let opts = ConvertOptions {
         to,
         model_map: args.model_map.iter().cloned().collect(),
@@ -69,6 +69,9 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         (None, false) => Destination::InPlace,
     };
     let mut done: Vec<Done> = Vec::new();
+    // Files that could not be converted: named once each by the fatal path, after
+    // the report of the others.
+    let mut errors: Vec<String> = Vec::new();
     let mut failed = false;
     let mut targets: Vec<PathBuf> = Vec::new();
     for file in &files {
@@ -76,19 +79,14 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         let (from, from_reason) = match source_host(&args.from, file, &root, ctx) {
             Ok(x) => x,
             Err(msg) => {
-                eprintln_safe(&format!("pwk: error: `{}`: {msg}", escape_line(&shown)));
-                failed = true;
+                errors.push(format!("`{}`: {msg}", escape_line(&shown)));
                 continue;
             }
         };
         let bytes = match crate::role::source::read_role_file(file) {
             Ok(b) => b,
             Err(e) => {
-                eprintln_safe(&format!(
-                    "pwk: error: cannot read `{}`: {e}",
-                    escape_line(&shown)
-                ));
-                failed = true;
+                errors.push(format!("cannot read `{}`: {e}", escape_line(&shown)));
                 continue;
             }
         };
@@ -96,19 +94,17 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         let conversion = match convert_doc(&doc, from, &opts) {
             Ok(c) => c,
             Err(e) => {
-                eprintln_safe(&format!("pwk: error: {}", escape_line(&e.to_string())));
-                failed = true;
+                errors.push(escape_line(&e.to_string()).into_owned());
                 continue;
             }
         };
         let target = crate::convert::target_path(&conversion, &dest);
         if targets.contains(&target) {
-            eprintln_safe(&format!(
-                "pwk: error: `{}` and an earlier file both convert to `{}`; convert them separately or rename one",
+            errors.push(format!(
+                "`{}` and an earlier file both convert to `{}`; convert them separately or rename one",
                 escape_line(&shown),
                 escape_line(&ctx.display_path(&target))
             ));
-            failed = true;
             continue;
         }
         targets.push(target);
@@ -145,6 +141,9 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         ),
     };
     write_stdout(text.as_bytes()).context("cannot write to stdout")?;
+    if !errors.is_empty() {
+        anyhow::bail!("{}", errors.join("\n  "));
+    }
     Ok(if failed {
         ExitStatus::Error
     } else if lint_failed || kept {

@@ -108,7 +108,8 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         }))
     };
     let mut report: Option<crate::lint::LintReport> = None;
-    let mut fix_failed = false;
+    // Files `--fix` could not write: named once each by the fatal path.
+    let mut fix_errors: Vec<String> = Vec::new();
     for (choice, group) in &groups {
         let chosen = choice.resolve_for(&project.root, ctx.env.agent_dir().as_deref(), group);
         let opts = LintOptions {
@@ -124,10 +125,13 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         };
         if args.fix || args.diff || args.unsafe_fixes {
             let (status, failed) = fix_step(args, ctx, group, &opts);
+            fix_errors.extend(failed);
             if let Some(status) = status {
+                if !fix_errors.is_empty() {
+                    anyhow::bail!("{}", fix_errors.join("\n  "));
+                }
                 return Ok(status);
             }
-            fix_failed |= failed;
         }
         let part = lint_files(group, &opts);
         report = Some(match report {
@@ -154,7 +158,7 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     };
     write_stdout(render(format, &report, &render_opts).as_bytes())
         .context("cannot write to stdout")?;
-    if !report.failures.is_empty() {
+    if !report.failures.is_empty() || !fix_errors.is_empty() {
         let lines: Vec<String> = report
             .failures
             .iter()
@@ -165,13 +169,12 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                     f.message
                 )
             })
+            .chain(fix_errors)
             .collect();
         anyhow::bail!("{}", lines.join("\n  "));
     }
     let (errors, warnings) = report.counts();
-    Ok(if fix_failed {
-        ExitStatus::Error
-    } else if errors > 0 || (args.deny_warnings && warnings > 0) {
+    Ok(if errors > 0 || (args.deny_warnings && warnings > 0) {
         ExitStatus::Failure
     } else {
         ExitStatus::Success
@@ -381,13 +384,13 @@ fn indent(s: &str) -> String {
 /// `--fix` / `--diff`: fix each file (the safe fixes, and the unsafe ones with
 /// `--unsafe-fixes`). `--diff` prints the diffs and returns its exit status (1
 /// when a file would change); `--fix` writes, says what it fixed on stderr, and
-/// returns whether a file could not be written (it is left alone and named).
+/// returns the files it could not write (each left alone, with why).
 fn fix_step(
     args: &LintArgs,
     ctx: &Context,
     files: &[std::path::PathBuf],
     opts: &LintOptions,
-) -> (Option<ExitStatus>, bool) {
+) -> (Option<ExitStatus>, Vec<String>) {
     use crate::lint::fix::Applicability;
     use crate::lint::rewrite::{Mode, Outcome, fix_file};
     let applicability = if args.unsafe_fixes {
@@ -398,7 +401,7 @@ fn fix_step(
     let mode = if args.diff { Mode::Diff } else { Mode::Write };
     let mut changed = 0;
     let mut fixes = 0;
-    let mut failed = false;
+    let mut failed = Vec::new();
     let mut diffs = String::new();
     for path in files {
         let shown = ctx.display_path(path);
@@ -425,9 +428,8 @@ fn fix_step(
                 }
             }
             Outcome::NotWritten(e) => {
-                failed = true;
-                eprintln_safe(&format!(
-                    "pwk: error: `{}` was not fixed: {}",
+                failed.push(format!(
+                    "`{}` was not fixed: {}",
                     crate::text::escape_line(&shown),
                     crate::text::escape_line(&e.to_string())
                 ));
@@ -442,9 +444,7 @@ fn fix_step(
             "pwk: {fixes} {fixes_word} would change {changed} {}; nothing was written",
             files_word(changed)
         ));
-        let status = if failed {
-            ExitStatus::Error
-        } else if changed > 0 {
+        let status = if changed > 0 {
             ExitStatus::Failure
         } else {
             ExitStatus::Success
