@@ -377,6 +377,10 @@ pub fn apply(
     profile: &'static HostProfile,
     diagnostics: Vec<Diagnostic>,
 ) -> (Vec<Diagnostic>, Vec<Suppressed>) {
+    // Most files have no directive: one substring search, no comment scan.
+    if memchr::memmem::find(doc.text.as_bytes(), b"pwk:").is_none() {
+        return (diagnostics, Vec::new());
+    }
     let mut problems = Vec::new();
     let mut dirs = directives(doc, profile, &mut problems);
     if dirs.is_empty() && problems.is_empty() {
