@@ -47,7 +47,10 @@ pub enum Command {
     #[command(
         long_about = "Lint role definitions (Markdown with YAML frontmatter) against the \
 documented schema (`pwk schema`). Every problem points at the exact line and column of the \
-offending key or value.",
+offending key or value.\n\nSettings come from `pwk.toml` (or `.pwk.toml`), found by walking up \
+to the project root (`pwk config` shows them; flags win). `# pwk: ignore[rule-id] reason` on or \
+before a key (or `# pwk: ignore-file[rule-id] reason`) suppresses a finding with a reason. \
+`--fix` applies the safe repairs, `--diff` shows them, `--baseline FILE` reports only new findings.",
         after_long_help = "With no PATH, lints `.agents/agents/` and `.pi/agents/` under the \
 current directory, whichever exist. A directory means every `*.md` directly inside it \
 (`--recursive` walks it).\n\nExamples:\n  pwk lint\n  pwk lint roles/ --host nicobailon\n  \

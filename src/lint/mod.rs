@@ -363,7 +363,26 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
         None => p.display().to_string(),
     });
     let mut touched = Vec::new();
-    for (i, d) in dups {
+    for (i, mut d) in dups {
+        // The file's configuration and suppressions apply to it as to the rest.
+        let settings = opts.settings_for(&files_out[i].path);
+        if !settings.relevel(&mut d) {
+            continue;
+        }
+        if !settings.no_inline_suppressions
+            && let Ok(bytes) = read_role_file(&files_out[i].path)
+        {
+            let doc = RoleDoc::from_bytes(&files_out[i].path, bytes);
+            if let Some((kind, reason)) = suppress::suppression_for(&doc, opts.host, &d) {
+                files_out[i].suppressed.push(suppress::Suppressed {
+                    diagnostic: d,
+                    kind,
+                    reason,
+                });
+                touched.push(i);
+                continue;
+            }
+        }
         files_out[i].diagnostics.push(d);
         touched.push(i);
     }

@@ -377,6 +377,10 @@ pub fn apply(
     profile: &'static HostProfile,
     diagnostics: Vec<Diagnostic>,
 ) -> (Vec<Diagnostic>, Vec<Suppressed>) {
+    // Most files have no directive: one substring search, no comment scan.
+    if memchr::memmem::find(doc.text.as_bytes(), b"pwk:").is_none() {
+        return (diagnostics, Vec::new());
+    }
     let mut problems = Vec::new();
     let mut dirs = directives(doc, profile, &mut problems);
     if dirs.is_empty() && problems.is_empty() {
@@ -418,7 +422,11 @@ pub fn apply(
         active.push(d);
     }
     for dir in &dirs {
-        let unused: Vec<usize> = (0..dir.ids.len()).filter(|&i| !dir.used[i]).collect();
+        // `duplicate-name` is found across files, after this check: never
+        // "unused" here (see [`suppression_for`]).
+        let unused: Vec<usize> = (0..dir.ids.len())
+            .filter(|&i| !dir.used[i] && dir.ids[i].0 != rules::duplicate_name::RULE.id)
+            .collect();
         let all = unused.len() == dir.ids.len();
         for &i in &unused {
             let (id, span) = &dir.ids[i];
@@ -472,4 +480,35 @@ pub fn apply(
     active.extend(problems);
     active.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     (active, suppressed)
+}
+
+/// The suppression in `doc` that hides `d`, a finding made outside the file's
+/// own check (the cross-file `duplicate-name`): its kind and reason.
+pub fn suppression_for(
+    doc: &RoleDoc,
+    profile: &'static HostProfile,
+    d: &Diagnostic,
+) -> Option<(SuppressionKind, String)> {
+    memchr::memmem::find(doc.text.as_bytes(), b"pwk:")?;
+    let dirs = directives(doc, profile, &mut Vec::new());
+    for pass in [false, true] {
+        for dir in &dirs {
+            if dir.covers.is_none() != pass || !dir.ids.iter().any(|(id, _)| id == d.rule) {
+                continue;
+            }
+            let here = match &dir.covers {
+                None => true,
+                Some(r) => r.contains(&d.span.start),
+            };
+            if here {
+                let kind = if pass {
+                    SuppressionKind::File
+                } else {
+                    SuppressionKind::Inline
+                };
+                return Some((kind, dir.reason.clone()));
+            }
+        }
+    }
+    None
 }

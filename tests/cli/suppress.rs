@@ -273,3 +273,43 @@ fn suppressed_findings_are_not_fixed() {
     assert!(out.stderr.contains("applied 0 fixes"), "{}", out.stderr);
     assert_eq!(env.read("r.md"), text);
 }
+
+/// `duplicate-name` is found across files: its suppression and its level apply
+/// too, and its suppression is never called unused.
+#[test]
+fn duplicate_name_can_be_suppressed_and_configured() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    let role =
+        |extra: &str| format!("---\nname: same\ndescription: d\ntools: read\n{extra}---\nBody\n");
+    env.write(
+        "a/same.md",
+        role("# pwk: ignore-file[duplicate-name] a deliberate fork\n"),
+    );
+    env.write("b/same.md", role(""));
+    let out = run(env.pwk().args([
+        "lint",
+        "--host",
+        "pwk",
+        "--format",
+        "json",
+        "a/same.md",
+        "b/same.md",
+    ]));
+    let (shown, hidden) = outcome(&out);
+    assert_eq!(shown, s(&[("duplicate-name", 2)]));
+    assert_eq!(hidden.len(), 1, "{}", out.stdout);
+    assert_eq!(hidden[0].2, "file");
+    env.write("pwk.toml", "[rules]\nduplicate-name = \"off\"\n");
+    let out = run(env.pwk().args([
+        "lint",
+        "--host",
+        "pwk",
+        "--format",
+        "json",
+        "a/same.md",
+        "b/same.md",
+    ]));
+    let (shown, hidden) = outcome(&out);
+    assert_eq!((shown, hidden.len()), (s(&[]), 0));
+}
