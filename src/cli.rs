@@ -54,12 +54,25 @@ current directory, whichever exist. A directory means every `*.md` directly insi
 pwk lint --format sarif > pwk.sarif\n  pwk lint --deny-warnings .agents/agents/pwk-spec-reviewer.md\n  \
 pwk lint --diff                 show the safe fixes as a diff, change nothing\n  \
 pwk lint --fix                  apply the safe fixes, report what remains\n  \
-pwk lint --fix --unsafe-fixes   apply the guesses too (renamed keys, `name`)"
+pwk lint --fix --unsafe-fixes   apply the guesses too (renamed keys, `name`)\n  \
+pwk lint --write-baseline       record today's findings in pwk-baseline.json\n  \
+pwk lint --baseline pwk-baseline.json   report only new findings"
     )]
     Lint(LintArgs),
 
-    /// Print the JSON Schema of role frontmatter.
+    /// Print the JSON Schema of role frontmatter (or of pwk.toml with --config).
     Schema(SchemaArgs),
+
+    /// Print the effective lint configuration for a path and where each value came from.
+    #[command(
+        long_about = "Print the lint configuration that applies to PATH (default: the current \
+directory): the `pwk.toml` or `.pwk.toml` found by walking up to the project root, the files \
+it extends, and the overrides that match PATH. Each value says where it came from: a flag, \
+`file:line:col`, or `default`. Precedence: flag > override > file > extended file > default.",
+        after_long_help = "Examples:\n  pwk config\n  pwk config .agents/agents/reviewer.md\n  \
+pwk config --format json legacy/old-role.md\n  pwk schema --config > pwk.schema.json"
+    )]
+    Config(ConfigArgs),
 
     /// List the lint rules, or explain one rule with a bad and a good example.
     Rules(RulesArgs),
@@ -164,8 +177,9 @@ pub struct LintArgs {
     #[arg(long, short = 'r')]
     pub recursive: bool,
 
-    #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
-    pub host: HostChoice,
+    /// The host profile (default: `host` in pwk.toml, else `auto`): `auto` (detect the host from pi's settings; the portable `pwk` profile when none is found), `pwk`, `tintinweb`, `nicobailon`, `herdr`, or a version such as `tintinweb@0.14`.
+    #[arg(long, value_parser = parse_host)]
+    pub host: Option<HostChoice>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = LintFormat::Human)]
@@ -192,14 +206,46 @@ pub struct LintArgs {
     /// change.
     #[arg(long, conflicts_with = "fix")]
     pub diff: bool,
+
+    /// Ignore every `# pwk: ignore…` comment: report what they hide (an audit run).
+    #[arg(long)]
+    pub no_inline_suppressions: bool,
+
+    /// Report only findings not listed in this baseline file (matched by path,
+    /// rule and the flagged text, not by line).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Create or refresh the baseline (`--baseline FILE`, default
+    /// `pwk-baseline.json`) with every current finding.
+    #[arg(long)]
+    pub write_baseline: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
     /// Print the schema as read by this host profile (`tintinweb`, `nicobailon@0.67`, …;
     /// default: the shipped role schema).
+    #[arg(long, value_parser = parse_host, conflicts_with = "config")]
+    pub host: Option<HostChoice>,
+
+    /// Print the JSON Schema of `pwk.toml` instead (for taplo / Even Better TOML).
+    #[arg(long)]
+    pub config: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// The file or directory whose configuration to show (default: `.`).
+    pub path: Option<PathBuf>,
+
+    /// As `pwk lint --host` would set it (a flag beats the file).
     #[arg(long, value_parser = parse_host)]
     pub host: Option<HostChoice>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
@@ -453,8 +499,9 @@ pub enum Shell {
 
 #[derive(Debug, Args)]
 pub struct LspArgs {
-    #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
-    pub host: HostChoice,
+    /// The host profile (default: `host` in the project's `pwk.toml`, else `auto`).
+    #[arg(long, value_parser = parse_host)]
+    pub host: Option<HostChoice>,
 
     /// The project root (default: the editor's workspace folder, else the current
     /// directory).

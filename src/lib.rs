@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod context;
 pub mod delegate;
 pub mod discover;
@@ -36,6 +37,7 @@ pub fn run(cli: Cli) -> ExitStatus {
     };
     let result = match &cli.command {
         Command::Lint(args) => lint::command::run(args, &ctx),
+        Command::Config(args) => commands::config::run(args, &ctx),
         Command::Schema(args) => lint::command::schema(args, &ctx),
         Command::Rules(args) => lint::command::rules(args, &ctx),
         Command::Setup(args) => install::command::run(args, &ctx),

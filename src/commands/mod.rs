@@ -1,4 +1,4 @@
-//! Command glue, one file per verb: clap arguments and the process context in,
-//! typed options to the domain module, an exit status out.
+//! Command glue: one file per verb (clap args and `Context` in, exit status out).
 
+pub mod config;
 pub mod lsp;

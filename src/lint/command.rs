@@ -13,18 +13,55 @@ use crate::{Context, ExitStatus};
 const HUMAN_WIDTH: usize = 100;
 
 pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let home = ctx.env.home.as_deref();
+    let mut configs = crate::config::Configs::new(home);
+    let rel = |e: crate::config::ConfigError| anyhow::anyhow!(e.relative_to(&ctx.cwd));
     let paths = if args.paths.is_empty() {
-        let dirs = default_dirs(&ctx.cwd);
-        if dirs.is_empty() && !args.allow_empty {
-            anyhow::bail!(
-                "nothing to lint: neither `.agents/agents/` nor `.pi/agents/` exists here; pass files or directories, or --allow-empty"
-            );
+        // `paths` in the configuration, else the agents directories.
+        let from_config = configs
+            .for_path(&ctx.cwd)
+            .map_err(rel)?
+            .and_then(|c| c.path_files().map(|f| (f, c.path().to_path_buf())));
+        match from_config {
+            Some((files, _)) if !files.is_empty() => files,
+            Some((_, config)) if !args.allow_empty => anyhow::bail!(
+                "nothing to lint: `paths` in `{}` matches no `*.md` file",
+                ctx.display_path(&config)
+            ),
+            Some(_) => Vec::new(),
+            None => {
+                let dirs = default_dirs(&ctx.cwd);
+                if dirs.is_empty() && !args.allow_empty {
+                    anyhow::bail!(
+                        "nothing to lint: neither `.agents/agents/` nor `.pi/agents/` exists here; pass files or directories, or --allow-empty"
+                    );
+                }
+                dirs
+            }
         }
-        dirs
     } else {
         args.paths.clone()
     };
-    let files = collect_files(&paths, args.recursive)?;
+    let mut files = if paths.is_empty() {
+        Vec::new()
+    } else {
+        collect_files(&paths, args.recursive)?
+    };
+    // `exclude` leaves out what a directory walk found, never a file named.
+    let mut kept = Vec::with_capacity(files.len());
+    for f in files.drain(..) {
+        let named = args.paths.contains(&f);
+        let abs = std::path::absolute(&f).unwrap_or_else(|_| f.clone());
+        if named
+            || !configs
+                .for_path(&f)
+                .map_err(rel)?
+                .is_some_and(|c| c.excludes(&abs))
+        {
+            kept.push(f);
+        }
+    }
+    let files = kept;
     if files.is_empty() && !args.allow_empty {
         let shown: Vec<String> = paths
             .iter()
@@ -40,25 +77,65 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             }
         );
     }
-    let (root, _) = crate::discover::find_project_root(&ctx.cwd, ctx.env.home.as_deref());
-    let chosen = args.host.resolve(&root, ctx.env.agent_dir().as_deref());
-    let opts = LintOptions {
-        host: chosen.profile,
-        host_reason: chosen.detection.as_ref().map(|d| d.reason.clone()),
-        recursive: args.recursive,
-        keep_text: args.format == LintFormat::Human,
-        cwd: Some(ctx.cwd.clone()),
-        settings: None,
-    };
-    let mut fix_failed = false;
-    if args.fix || args.diff || args.unsafe_fixes {
-        let (status, failed) = fix_step(args, ctx, &files, &opts);
-        if let Some(status) = status {
-            return Ok(status);
+    // Each file's configuration; files are linted in groups by host choice.
+    let mut settings = std::collections::HashMap::new();
+    let mut groups: Vec<(HostChoice, Vec<std::path::PathBuf>)> = Vec::new();
+    for f in &files {
+        let resolved = configs
+            .resolve(f)
+            .map_err(rel)?
+            .with_host_flag(args.host.as_ref());
+        let mut s = resolved.settings();
+        s.no_inline_suppressions = args.no_inline_suppressions;
+        settings.insert(f.clone(), s);
+        match groups.iter_mut().find(|(h, _)| *h == resolved.host.value) {
+            Some((_, g)) => g.push(f.clone()),
+            None => groups.push((resolved.host.value, vec![f.clone()])),
         }
-        fix_failed = failed;
     }
-    let report = lint_files(&files, &opts);
+    if groups.is_empty() {
+        groups.push((args.host.clone().unwrap_or(HostChoice::Auto), Vec::new()));
+    }
+    let settings = std::sync::Arc::new(settings);
+    let source = {
+        let settings = settings.clone();
+        crate::lint::SettingsSource(std::sync::Arc::new(move |p: &std::path::Path| {
+            settings.get(p).cloned().unwrap_or_default()
+        }))
+    };
+    let (root, _) = crate::discover::find_project_root(&ctx.cwd, home);
+    let mut report: Option<crate::lint::LintReport> = None;
+    let mut fix_failed = false;
+    for (choice, group) in &groups {
+        let chosen = choice.resolve(&root, ctx.env.agent_dir().as_deref());
+        let opts = LintOptions {
+            host: chosen.profile,
+            host_reason: chosen.detection.as_ref().map(|d| d.reason.clone()),
+            recursive: args.recursive,
+            // The baseline matches findings by their text.
+            keep_text: args.format == LintFormat::Human
+                || args.baseline.is_some()
+                || args.write_baseline,
+            cwd: Some(ctx.cwd.clone()),
+            settings: Some(source.clone()),
+        };
+        if args.fix || args.diff || args.unsafe_fixes {
+            let (status, failed) = fix_step(args, ctx, group, &opts);
+            if let Some(status) = status {
+                return Ok(status);
+            }
+            fix_failed |= failed;
+        }
+        let part = lint_files(group, &opts);
+        report = Some(match report {
+            None => part,
+            Some(r) => r.merge(part),
+        });
+    }
+    let mut report = report.expect("at least one group");
+    if args.baseline.is_some() || args.write_baseline {
+        baseline_step(args, ctx, &mut report)?;
+    }
     let show = |p: &std::path::Path| ctx.display_path(p);
     let render_opts = RenderOptions {
         show_path: &show,
@@ -85,6 +162,12 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
 }
 
 pub fn schema(args: &SchemaArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
+    if args.config {
+        let mut text = serde_json::to_string_pretty(&crate::config::schema::config_schema())?;
+        text.push('\n');
+        write_stdout(text.as_bytes())?;
+        return Ok(ExitStatus::Success);
+    }
     let profile = match &args.host {
         None => None,
         Some(HostChoice::Spec(spec)) => Some(spec.profile()?),
@@ -286,4 +369,83 @@ fn fix_step(
         files_word(changed)
     ));
     (None, failed)
+}
+
+/// `--baseline` / `--write-baseline`: hide the known findings; write the file.
+fn baseline_step(
+    args: &LintArgs,
+    ctx: &Context,
+    report: &mut crate::lint::LintReport,
+) -> anyhow::Result<()> {
+    use crate::lint::baseline::Baseline;
+    let path = args
+        .baseline
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from("pwk-baseline.json"));
+    let abs = std::path::absolute(ctx.cwd.join(&path)).unwrap_or_else(|_| path.clone());
+    let dir = abs
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let shown = ctx.display_path(&path);
+    let exists = std::fs::symlink_metadata(&abs).is_ok();
+    let old = if exists || !args.write_baseline {
+        Some(Baseline::read(&path).map_err(|e| {
+            anyhow::anyhow!(
+                "{e}{}",
+                if exists {
+                    ""
+                } else {
+                    "; create it with `pwk lint --write-baseline`"
+                }
+            )
+        })?)
+    } else {
+        None
+    };
+    if args.write_baseline {
+        // Every current finding, those the old baseline hid included.
+        let new = Baseline::of(report, &dir);
+        let text = new.to_json();
+        match &old {
+            Some(_) => {
+                let before = crate::role::source::read_role_file(&abs)
+                    .map_err(|e| anyhow::anyhow!("cannot read `{shown}`: it {e}"))?;
+                if before != text.as_bytes() {
+                    crate::install::safe::replace_file_if_unchanged(
+                        &abs,
+                        &before,
+                        text.as_bytes(),
+                        &mut crate::install::safe::NoHooks,
+                    )?;
+                }
+            }
+            None => {
+                let name = abs
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .ok_or_else(|| anyhow::anyhow!("`{shown}` has no file name"))?;
+                crate::install::safe::create_file_exclusive(&dir, name, text.as_bytes())?;
+            }
+        }
+        eprintln_safe(&format!(
+            "pwk: wrote {} finding{} to `{}`",
+            new.findings.len(),
+            if new.findings.len() == 1 { "" } else { "s" },
+            crate::text::escape_line(&shown)
+        ));
+        new.apply(report, &dir, &shown);
+        return Ok(());
+    }
+    if let Some(old) = old {
+        let stale = old.apply(report, &dir, &shown);
+        if stale > 0 {
+            eprintln_safe(&format!(
+                "pwk: {stale} baseline entr{} matched no finding (fixed since); `pwk lint --write-baseline --baseline {}` drops them",
+                if stale == 1 { "y" } else { "ies" },
+                crate::text::escape_line(&shown)
+            ));
+        }
+    }
+    Ok(())
 }

@@ -5,6 +5,7 @@
 //! findings from one index, and returns everything sorted by path and position.
 //! Renderers under [`render`] turn the result into each output format.
 
+pub mod baseline;
 pub(crate) mod check;
 pub mod command;
 pub mod diagnostic;
@@ -12,6 +13,7 @@ pub mod fix;
 pub mod render;
 pub mod rewrite;
 pub mod rules;
+pub mod suppress;
 pub mod walk;
 
 use std::path::{Path, PathBuf};
@@ -35,6 +37,8 @@ pub struct FileReport {
     /// The file's text, kept only when asked for and the file has findings
     /// (the human renderer shows source snippets).
     pub text: Option<String>,
+    /// Findings hidden by a suppression or the baseline, with the reason.
+    pub suppressed: Vec<suppress::Suppressed>,
 }
 
 /// A file pwk could not read at all (an I/O error, not a finding): exit 2.
@@ -66,6 +70,23 @@ pub struct LintReport {
 }
 
 impl LintReport {
+    /// Two runs' reports as one (files linted for different host profiles, by
+    /// `[[overrides]]`): files sorted by path, the profiles named together.
+    pub fn merge(mut self, other: LintReport) -> LintReport {
+        self.files.extend(other.files);
+        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.failures.extend(other.failures);
+        self.skipped.extend(other.skipped);
+        if self.host != other.host {
+            self.host = format!("{}, {}", self.host, other.host);
+        }
+        self.host_reason = match (self.host_reason, other.host_reason) {
+            (Some(a), Some(b)) if a != b => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        };
+        self
+    }
+
     /// Every finding, sorted by path, then position.
     pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
         self.files.iter().flat_map(|f| f.diagnostics.iter())
@@ -79,6 +100,11 @@ impl LintReport {
             .count();
         let total = self.diagnostics().count();
         (errors, total - errors)
+    }
+
+    /// Findings hidden by suppressions or the baseline.
+    pub fn suppressed(&self) -> impl Iterator<Item = &suppress::Suppressed> {
+        self.files.iter().flat_map(|f| f.suppressed.iter())
     }
 }
 
@@ -143,6 +169,9 @@ impl RuleLevel {
 pub struct FileSettings {
     /// A level per rule id; rules not named keep the severity their check gives.
     pub levels: std::collections::BTreeMap<String, RuleLevel>,
+    /// `--no-inline-suppressions`: `# pwk: ignore…` comments are not honoured (an
+    /// audit run).
+    pub no_inline_suppressions: bool,
 }
 
 impl FileSettings {
@@ -151,7 +180,12 @@ impl FileSettings {
         if self.levels.is_empty() {
             return;
         }
-        diagnostics.retain_mut(|d| match self.levels.get(d.rule) {
+        diagnostics.retain_mut(|d| self.relevel(d));
+    }
+
+    /// Set one finding's severity from the levels; `false` when its rule is off.
+    pub fn relevel(&self, d: &mut Diagnostic) -> bool {
+        match self.levels.get(d.rule) {
             Some(RuleLevel::Off) => false,
             Some(RuleLevel::Error) => {
                 d.severity = Severity::Error;
@@ -162,21 +196,47 @@ impl FileSettings {
                 true
             }
             None => true,
-        });
+        }
     }
 }
 
+/// One file's findings: those reported, and those a suppression hides.
+#[derive(Debug, Clone, Default)]
+pub struct FileLint {
+    pub diagnostics: Vec<Diagnostic>,
+    pub suppressed: Vec<suppress::Suppressed>,
+}
+
 /// Lint one parsed file with its settings: the single-file findings (no
-/// cross-file `duplicate-name`), sorted by position. The entry point for callers
-/// that hold the text in memory (the language server, `--fix`).
+/// cross-file `duplicate-name`), inline suppressions applied, the
+/// configuration's levels applied, sorted by position. The entry point for
+/// callers that hold the text in memory (the language server, `--fix`).
+pub fn lint_doc_full(
+    doc: &RoleDoc,
+    profile: &'static HostProfile,
+    settings: &FileSettings,
+) -> FileLint {
+    let diagnostics = check_doc(doc, profile);
+    let (mut diagnostics, mut suppressed) = if settings.no_inline_suppressions {
+        (diagnostics, Vec::new())
+    } else {
+        suppress::apply(doc, profile, diagnostics)
+    };
+    settings.apply_levels(&mut diagnostics);
+    suppressed.retain_mut(|s| settings.relevel(&mut s.diagnostic));
+    FileLint {
+        diagnostics,
+        suppressed,
+    }
+}
+
+/// [`lint_doc_full`], the reported findings only.
 pub fn lint_doc(
     doc: &RoleDoc,
     profile: &'static HostProfile,
     settings: &FileSettings,
 ) -> Vec<Diagnostic> {
-    let mut diagnostics = check_doc(doc, profile);
-    settings.apply_levels(&mut diagnostics);
-    diagnostics
+    lint_doc_full(doc, profile, settings).diagnostics
 }
 
 /// [`lint_doc`] over text held in memory (an editor buffer); `path` names the
@@ -338,17 +398,22 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
         path: path.to_path_buf(),
         diagnostics,
         text,
+        suppressed: Vec::new(),
     };
     match read_role_file(path) {
         Ok(bytes) => {
-            let Checked {
+            let doc = RoleDoc::from_bytes(path, bytes);
+            let FileLint {
                 diagnostics,
-                name,
-                doc,
-            } = check_bytes(path, bytes, opts.host, &opts.settings_for(path));
-            let text = (opts.keep_text && !diagnostics.is_empty()).then_some(doc.text);
+                suppressed,
+            } = lint_doc_full(&doc, opts.host, &opts.settings_for(path));
+            let name = name_site(&doc);
+            let text = (opts.keep_text && (!diagnostics.is_empty() || !suppressed.is_empty()))
+                .then_some(doc.text);
+            let mut r = report(diagnostics, text);
+            r.suppressed = suppressed;
             Outcome {
-                report: report(diagnostics, text),
+                report: r,
                 name,
                 failure: None,
             }
@@ -470,7 +535,8 @@ pub fn name_site(doc: &RoleDoc) -> Option<NameSite> {
 
 /// The first error in a parsed file, for listings that show broken roles.
 pub fn first_error(doc: &RoleDoc, host: &'static HostProfile) -> Option<Diagnostic> {
-    check_doc(doc, host)
+    // Suppressions count: a deliberate, explained exception is not a broken role.
+    lint_doc(doc, host, &FileSettings::default())
         .into_iter()
         .find(|d| d.severity == Severity::Error)
 }

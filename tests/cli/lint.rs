@@ -1157,6 +1157,7 @@ mod fuzz {
                 path: doc.path.clone(),
                 diagnostics: diags,
                 text: Some(doc.text.clone()),
+                suppressed: Vec::new(),
             }],
             failures: Vec::new(),
             skipped: Vec::new(),

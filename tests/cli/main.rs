@@ -3,7 +3,9 @@
 
 mod support;
 
+mod baseline;
 mod basics;
+mod config;
 mod delegate_e2e;
 mod delegate_faults;
 mod discover;
@@ -20,4 +22,5 @@ mod setup;
 mod setup_outcomes;
 mod setup_roles;
 mod smoke;
+mod suppress;
 mod validate_equiv;

@@ -61,7 +61,11 @@ fn fixes(fixes: &[crate::lint::fix::Fix], uri: &str) -> serde_json::Value {
 
 pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     let used: BTreeMap<&str, usize> = {
-        let mut ids: Vec<&str> = report.diagnostics().map(|d| d.rule).collect();
+        let mut ids: Vec<&str> = report
+            .diagnostics()
+            .chain(report.suppressed().map(|s| &s.diagnostic))
+            .map(|d| d.rule)
+            .collect();
         ids.sort_unstable();
         ids.dedup();
         ids.into_iter().enumerate().map(|(i, id)| (id, i)).collect()
@@ -80,9 +84,13 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
             })
         })
         .collect();
+    // Suppressed findings are results too, with `suppressions` (SARIF 2.1.0
+    // §3.27.23): viewers show them as such; nothing is dropped silently.
     let results: Vec<_> = report
         .diagnostics()
-        .map(|d| {
+        .map(|d| (d, None))
+        .chain(report.suppressed().map(|s| (&s.diagnostic, Some(s))))
+        .map(|(d, hidden)| {
             let mut text = d.message.clone();
             if let Some(help) = &d.help {
                 text.push_str(&format!("\nhelp: {help}"));
@@ -107,6 +115,13 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
             });
             if !d.fixes.is_empty() {
                 result["fixes"] = fixes(&d.fixes, &uri);
+            }
+            if let Some(s) = hidden {
+                use crate::lint::suppress::SuppressionKind as K;
+                result["suppressions"] = json!([{
+                    "kind": if s.kind == K::Baseline { "external" } else { "inSource" },
+                    "justification": s.reason,
+                }]);
             }
             result
         })

@@ -3,6 +3,7 @@
 use crate::host;
 use crate::lint::Severity;
 use crate::lint::check::Checker;
+use crate::lint::fix::{Fix, Safety};
 use crate::lint::rules::Rule;
 use crate::role::{Key, Node};
 
@@ -54,13 +55,23 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             Some(note) => format!(": {note}"),
             None => String::new(),
         };
-        cx.emit(
+        // `skill` where this host reads only `skills`: the same value, renamed.
+        let fix = (k == "skill" && p.reads("skills") && tree.get("skills").is_none()).then(|| {
+            Fix::replace(
+                "rename `skill` to `skills`",
+                Safety::Safe,
+                key.span.clone(),
+                "skills",
+            )
+        });
+        let d = cx.emit(
             &RULE,
             key.span.clone(),
             format!("ignored by {}", p.label()),
             format!("{} ignores `{k}`{why}", p.label()),
             None,
         );
+        d.fixes.extend(fix);
     }
 }
 

@@ -24,6 +24,7 @@ pub(crate) mod host_tools_list;
 pub(crate) mod host_unread_directory;
 pub(crate) mod invalid_max_turns;
 pub(crate) mod invalid_model;
+pub(crate) mod invalid_suppression;
 pub(crate) mod invalid_thinking;
 pub(crate) mod invalid_type;
 pub(crate) mod invalid_utf8;
@@ -41,6 +42,7 @@ pub(crate) mod unknown_key;
 pub(crate) mod unknown_tool;
 pub(crate) mod unreadable_file;
 pub(crate) mod unterminated_frontmatter;
+pub(crate) mod unused_suppression;
 pub(crate) mod yaml_anchor;
 pub(crate) mod yaml_syntax;
 pub(crate) mod yaml_too_deep;
@@ -84,6 +86,7 @@ pub static RULES: &[&Rule] = &[
     &host_unread_directory::RULE,
     &invalid_max_turns::RULE,
     &invalid_model::RULE,
+    &invalid_suppression::RULE,
     &invalid_thinking::RULE,
     &invalid_type::RULE,
     &invalid_utf8::RULE,
@@ -101,6 +104,7 @@ pub static RULES: &[&Rule] = &[
     &unknown_tool::RULE,
     &unreadable_file::RULE,
     &unterminated_frontmatter::RULE,
+    &unused_suppression::RULE,
     &yaml_anchor::RULE,
     &yaml_syntax::RULE,
     &yaml_too_deep::RULE,
