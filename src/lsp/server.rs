@@ -408,6 +408,8 @@ impl Server {
                 let uri = p.text_document.uri.as_str();
                 if let Some(o) = self.docs.get_mut(uri) {
                     o.doc.apply(p.text_document.version, p.content_changes, enc);
+                    // A `---` typed on the first line makes a Markdown file a role.
+                    o.owned = self.ws.owns(&o.doc.path, &o.doc.text);
                     self.stale(uri);
                 }
             }
