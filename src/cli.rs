@@ -662,8 +662,9 @@ pub enum Shell {
 
 #[derive(Debug, Args)]
 pub struct LspArgs {
-    #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
-    pub host: HostChoice,
+    /// The host profile (default: `host` in the project's `pwk.toml`, else `auto`).
+    #[arg(long, value_parser = parse_host)]
+    pub host: Option<HostChoice>,
 
     /// The project root (default: the editor's workspace folder, else the current
     /// directory).

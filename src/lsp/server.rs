@@ -53,6 +53,8 @@ pub(crate) struct Server {
     snippets: bool,
     /// Cross-file findings must be recomputed before publishing.
     cross_dirty: bool,
+    /// The configuration error last shown to the user.
+    config_reported: Option<String>,
     /// Buffers whose single-file findings are stale.
     dirty: std::collections::BTreeSet<String>,
     /// Buffers whose findings may differ from what was last published.
@@ -70,7 +72,8 @@ pub struct Options {
     pub root_fixed: bool,
     pub home: Option<PathBuf>,
     pub agent_dir: Option<PathBuf>,
-    pub host: crate::host::HostChoice,
+    /// `--host`; `None`: the project's `pwk.toml`, else detected.
+    pub host: Option<crate::host::HostChoice>,
     /// The pi program, when one was found (for model ids).
     pub pi: Option<PathBuf>,
 }
@@ -92,9 +95,9 @@ pub fn serve(conn: &Connection, opts: Options) -> Result<(), ServeError> {
     };
     let init = params.initialization_options.clone().unwrap_or(Value::Null);
     let host = match init.get("host").and_then(Value::as_str) {
-        Some(h) => h.parse().map_err(|e: crate::host::HostError| {
+        Some(h) => Some(h.parse().map_err(|e: crate::host::HostError| {
             ServeError::Protocol(format!("initializationOptions.host: {e}"))
-        })?,
+        })?),
         None => opts.host.clone(),
     };
     let watch_dynamic = params
@@ -131,6 +134,7 @@ pub fn serve(conn: &Connection, opts: Options) -> Result<(), ServeError> {
         pi: opts.pi,
         snippets,
         cross_dirty: false,
+        config_reported: None,
         dirty: Default::default(),
         unpublished: Default::default(),
         shutdown: false,
@@ -362,7 +366,12 @@ impl Server {
 
     fn notify(&mut self, conn: &Connection, n: Notification) -> Result<(), ServeError> {
         match n.method.as_str() {
-            "initialized" if self.watch_dynamic => self.register_watchers(conn)?,
+            "initialized" => {
+                if self.watch_dynamic {
+                    self.register_watchers(conn)?;
+                }
+                self.report_config(conn)?;
+            }
             "textDocument/didOpen" => {
                 let Ok(p) = serde_json::from_value::<lt::DidOpenTextDocumentParams>(n.params)
                 else {
@@ -370,7 +379,10 @@ impl Server {
                 };
                 let d = p.text_document;
                 let path = uri::to_path(&d.uri);
-                let owned = path.as_ref().is_some_and(|p| self.ws.owns(p, &d.text));
+                let owned = match &path {
+                    Some(p) => self.ws.owns(p, &d.text),
+                    None => false,
+                };
                 let doc = Document::new(d.uri.clone(), path.unwrap_or_default(), d.version, d.text);
                 let key = d.uri.as_str().to_string();
                 self.docs.insert(
@@ -396,6 +408,8 @@ impl Server {
                 let uri = p.text_document.uri.as_str();
                 if let Some(o) = self.docs.get_mut(uri) {
                     o.doc.apply(p.text_document.version, p.content_changes, enc);
+                    // A `---` typed on the first line makes a Markdown file a role.
+                    o.owned = self.ws.owns(&o.doc.path, &o.doc.text);
                     self.stale(uri);
                 }
             }
@@ -454,6 +468,7 @@ impl Server {
         }
         if reconfigure {
             self.ws = Workspace::new(self.ws.setup.clone());
+            self.config_reported = None;
             for (uri, o) in self.docs.iter_mut() {
                 o.owned = self.ws.owns(&o.doc.path, &o.doc.text);
                 o.single = None;
@@ -493,6 +508,30 @@ impl Server {
             o.single = None;
             self.dirty.insert(uri.to_string());
         }
+    }
+
+    /// Say once, as a message the editor shows, why the configuration is not
+    /// used.
+    fn report_config(&mut self, conn: &Connection) -> Result<(), ServeError> {
+        if self.ws.config_error.is_none() || self.ws.config_error == self.config_reported {
+            return Ok(());
+        }
+        self.config_reported = self.ws.config_error.clone();
+        let message = format!(
+            "pwk: the configuration is not used: {}; fix it and save (the defaults apply meanwhile)",
+            self.ws.config_error.as_deref().unwrap_or_default()
+        );
+        send(
+            conn,
+            Notification::new(
+                "window/showMessage".into(),
+                lt::ShowMessageParams {
+                    typ: lt::MessageType::ERROR,
+                    message,
+                },
+            )
+            .into(),
+        )
     }
 
     /// Bring the stale buffers' findings up to date, and the cross-file findings
@@ -547,6 +586,7 @@ impl Server {
     /// Publish the findings of every buffer whose findings or version changed.
     fn publish(&mut self, conn: &Connection) -> Result<(), ServeError> {
         self.refresh(conn)?;
+        self.report_config(conn)?;
         let enc = self.enc;
         for uri in std::mem::take(&mut self.unpublished) {
             let Some(o) = self.docs.get_mut(&uri) else {

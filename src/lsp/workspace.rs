@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::config::Configs;
 use crate::discover::{Discovery, Roots};
 use crate::host::{HostChoice, HostProfile};
 use crate::lint::{self, Diagnostic, NameSite};
@@ -22,7 +23,9 @@ pub struct Setup {
     pub home: Option<PathBuf>,
     /// pi's agent directory (`$PI_CODING_AGENT_DIR`, default `~/.pi/agent`).
     pub agent_dir: Option<PathBuf>,
-    pub host: HostChoice,
+    /// The host profile asked for (client option, else `--host`); `None`: what
+    /// the project's `pwk.toml` says, else detected.
+    pub host: Option<HostChoice>,
 }
 
 #[derive(Debug)]
@@ -37,17 +40,37 @@ pub struct Workspace {
     lint_dirs: Vec<PathBuf>,
     /// The cross-file set's files as read from disk, with their names.
     disk: BTreeMap<PathBuf, Option<NameSite>>,
+    /// The `pwk.toml` files, read once each (until one changes: then the
+    /// workspace is made anew).
+    configs: Configs,
+    /// Why a configuration could not be used (the defaults are used meanwhile).
+    pub config_error: Option<String>,
 }
 
 impl Workspace {
     pub fn new(setup: Setup) -> Workspace {
-        let chosen = setup.host.resolve(&setup.root, setup.agent_dir.as_deref());
+        let mut configs = Configs::new(setup.home.as_deref());
+        let mut config_error = None;
+        // The host: as asked, else the project's configuration, else detected.
+        let choice = match &setup.host {
+            Some(h) => h.clone(),
+            None => match configs.resolve(&setup.root) {
+                Ok(r) => r.host.value,
+                Err(e) => {
+                    config_error = Some(e.relative_to(&setup.root).to_string());
+                    HostChoice::Auto
+                }
+            },
+        };
+        let chosen = choice.resolve(&setup.root, setup.agent_dir.as_deref());
         let mut ws = Workspace {
             host: chosen.profile,
             host_reason: chosen.detection.map(|d| d.reason),
             sources: Vec::new(),
             lint_dirs: Vec::new(),
             disk: BTreeMap::new(),
+            configs,
+            config_error,
             setup,
         };
         ws.rescan();
@@ -107,11 +130,17 @@ impl Workspace {
     /// (in one of its discovery directories), or any `.md` whose first line is
     /// `---` (the client chose to send it to pwk). Names the host never reads as
     /// roles (nicobailon's `*.chain.md`) are not served.
-    pub fn owns(&self, path: &Path, text: &str) -> bool {
+    pub fn owns(&mut self, path: &Path, text: &str) -> bool {
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             return false;
         };
         if !name.ends_with(".md") || self.host.excludes(name).is_some() {
+            return false;
+        }
+        // Files the configuration excludes are not linted, so not served.
+        if let Ok(Some(config)) = self.configs.for_path(path)
+            && config.excludes(path)
+        {
             return false;
         }
         let in_source = self.sources.iter().any(|(dir, recursive)| {
@@ -167,14 +196,17 @@ impl Workspace {
         out
     }
 
-    /// The single-file check of a buffer, as `pwk lint` checks the file.
-    pub fn check(&self, path: &Path, text: &str) -> lint::Checked {
-        lint::check_bytes(
-            path,
-            text.as_bytes().to_vec(),
-            self.host,
-            &lint::FileSettings::default(),
-        )
+    /// The single-file check of a buffer, as `pwk lint` checks the file: with
+    /// the rule levels its `pwk.toml` sets and its inline suppressions.
+    pub fn check(&mut self, path: &Path, text: &str) -> lint::Checked {
+        let settings = match self.configs.resolve(path) {
+            Ok(r) => r.settings(),
+            Err(e) => {
+                self.config_error = Some(e.relative_to(&self.setup.root).to_string());
+                lint::FileSettings::default()
+            }
+        };
+        lint::check_bytes(path, text.as_bytes().to_vec(), self.host, &settings)
     }
 
     /// The skill names found in the skill directories pi reads: `<agent dir>/skills/`,

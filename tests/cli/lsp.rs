@@ -693,3 +693,75 @@ fn fix_all_applies_the_safe_fixes_and_the_file_is_clean() {
     assert_eq!(c.diagnostics(&uri, 2), Vec::<Value>::new());
     c.shutdown();
 }
+
+#[test]
+fn pwk_toml_levels_apply_and_are_reloaded_when_it_changes() {
+    let env = TestEnv::new();
+    env.write(
+        "pwk.toml",
+        "[rules]\nmissing-tools = \"off\"\ninvalid-thinking = \"warn\"\n",
+    );
+    let text = "---\nname: r\ndescription: d\nthinking: lots\n---\nBody\n";
+    let path = env.write(".pi/agents/r.md", text);
+    let uri = file_uri(&path);
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    open(&mut c, &uri, text);
+    let diags = c.diagnostics(&uri, 1);
+    assert_eq!(
+        summary(&diags),
+        [expect("invalid-thinking", WARNING, range_of(text, "lots"))]
+    );
+    assert_eq!(messages(&diags), lint_messages(&env));
+    // The configuration changes on disk; the client says so.
+    env.write(
+        "pwk.toml",
+        "host = \"tintinweb\"\n[rules]\ninvalid-thinking = \"off\"\n",
+    );
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&env.path("pwk.toml")), "type": 2}]}),
+    );
+    let m = c.wait_for(|m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
+    });
+    let diags = m["params"]["diagnostics"].as_array().unwrap().clone();
+    assert_eq!(messages(&diags), lint_messages(&env));
+    assert!(
+        diags.iter().all(|d| d["code"] != "invalid-thinking"),
+        "{diags:?}"
+    );
+    // A broken configuration is said, as a message the editor shows.
+    env.write("pwk.toml", "[rules]\nbogus = 1\n");
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&env.path("pwk.toml")), "type": 2}]}),
+    );
+    let m = c.wait_for(|m| m["method"] == "window/showMessage");
+    assert!(
+        m["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("pwk.toml"),
+        "{m}"
+    );
+    c.shutdown();
+}
+
+#[test]
+fn inline_suppressions_apply_as_in_pwk_lint() {
+    let env = TestEnv::new();
+    let text = "---\nname: r\ndescription: d\ntools: read\nthinking: lots # pwk: ignore[invalid-thinking] a level our fork adds\n---\nBody\n";
+    let path = env.write(".pi/agents/r.md", text);
+    let uri = file_uri(&path);
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    open(&mut c, &uri, text);
+    let diags = c.diagnostics(&uri, 1);
+    assert!(
+        diags.iter().all(|d| d["code"] != "invalid-thinking"),
+        "{diags:?}"
+    );
+    assert_eq!(messages(&diags), lint_messages(&env));
+    c.shutdown();
+}
