@@ -8,12 +8,11 @@ use crate::lsp::{Options, ServeError, serve};
 use crate::{Context, ExitStatus};
 
 pub fn run(args: &LspArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let cwd = match &args.dir {
-        Some(d) => ctx.cwd.join(d),
-        None => ctx.cwd.clone(),
-    };
+    // The one project-root rule (`--dir` must name an existing directory); the
+    // server then follows the client's workspace folders unless `--dir` fixed it.
+    let project = super::project(ctx, args.dir.as_deref())?;
     let opts = Options {
-        cwd,
+        cwd: project.cwd,
         root_fixed: args.dir.is_some(),
         home: ctx.env.home.clone(),
         agent_dir: ctx.env.agent_dir(),
