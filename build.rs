@@ -18,7 +18,16 @@ use serde_json::Value;
 mod merge;
 use merge::merge_patch;
 
-const HOSTS: [&str; 4] = ["pwk", "tintinweb", "nicobailon", "herdr"];
+const HOSTS: [&str; 8] = [
+    "pwk",
+    "tintinweb",
+    "nicobailon",
+    "herdr",
+    "claude-code",
+    "gemini",
+    "copilot",
+    "opencode",
+];
 
 /// Blank every source string (`cite`) below `v`: the light view keeps the facts, not
 /// where they come from (messages that cite a source use the full profile).
@@ -62,8 +71,9 @@ fn main() {
     println!("cargo:rerun-if-changed=schemas/hosts");
     println!("cargo:rerun-if-changed=src/host/merge.rs");
     let mut code = String::from(
-        "/// (host, package, version, applies, resolved profile, light view), oldest first.\n\
-         pub static PROFILES: &[(&str, &str, &str, &str, &str, &str)] = &[\n",
+        "/// (host, package, version, applies, resolved profile, light view, project\n\
+         /// discovery dirs one a line), oldest first.\n\
+         pub static PROFILES: &[(&str, &str, &str, &str, &str, &str, &str)] = &[\n",
     );
     for host in HOSTS {
         let path = format!("schemas/hosts/{host}.json");
@@ -86,9 +96,18 @@ fn main() {
             let applies = full["applies"].as_str().expect("applies").to_string();
             let full_text = serde_json::to_string(&full).expect("json");
             let light_text = serde_json::to_string(&light(&full)).expect("json");
+            // What `--host auto` matches a path against, without parsing a profile.
+            let dirs: Vec<&str> = full["discovery"]["dirs"]
+                .as_array()
+                .expect("dirs")
+                .iter()
+                .filter(|d| d["layer"] == "project")
+                .filter_map(|d| d["path"].as_str())
+                .collect();
+            let dirs = dirs.join("\n");
             writeln!(
                 code,
-                "    ({host:?}, {package:?}, {version:?}, {applies:?}, {full_text:?}, {light_text:?}),"
+                "    ({host:?}, {package:?}, {version:?}, {applies:?}, {full_text:?}, {light_text:?}, {dirs:?}),"
             )
             .expect("write");
         }

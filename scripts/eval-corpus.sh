@@ -9,7 +9,8 @@
 # `intended_host` is a host pwk knows (`tintinweb`, `nicobailon@0.67`, …); `unknown`
 # means the portable profile. Each file is copied alone into a temporary project at
 # its original path (so directory and file-name rules see what the host sees) and
-# linted from that project's root. PWK defaults to target/release/pwk.
+# linted from that project's root; a Claude Code file is put in `.claude/agents/` and
+# linted with the host `--host auto` detects there. PWK defaults to target/release/pwk.
 # The corpus is measurement data: read it from where it is, never copy it into the
 # project.
 set -euo pipefail
@@ -32,6 +33,13 @@ try:
         host = r.get("intended_host") or "unknown"
         host = "pwk" if host == "unknown" else host
         rel = r["path"]
+        args = ["--host", host]
+        if host.split("@")[0] == "claude-code":
+            # Where Claude Code reads it (the corpus keeps each collection's own layout:
+            # `agents/`, `categories/…/`, a plugin's `agents/`), linted with the profile
+            # `--host auto` detects from that directory.
+            rel = os.path.join(".claude", "agents", os.path.basename(rel))
+            args = []
         root = os.path.join(tmp, str(n))
         dest = os.path.join(root, rel)
         os.makedirs(os.path.dirname(dest), exist_ok=True)
@@ -39,7 +47,7 @@ try:
         os.makedirs(os.path.join(root, ".git"))  # the project root, as in the real repository
         s = per[host]
         s["files"] += 1
-        p = subprocess.run([pwk, "lint", "--format", "json", "--host", host, rel], cwd=root,
+        p = subprocess.run([pwk, "lint", "--format", "json", *args, rel], cwd=root,
                            capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
         if p.returncode == 2 and b"unknown host" in p.stderr:
             s["no_profile"] = True
@@ -50,6 +58,10 @@ try:
         except Exception:
             s["crashes"] += 1
             print(f"CRASH {r['file']}: exit {p.returncode}: {p.stderr.decode(errors='replace')[:300]}")
+            continue
+        if not args and not str(doc.get("host", {}).get("profile", "")).startswith(host):
+            s["crashes"] += 1
+            print(f"WRONG HOST {r['file']}: detected {doc.get('host')}, want {host}")
             continue
         if p.returncode == 1:
             s["failing"] += 1

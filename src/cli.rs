@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::host::HostChoice;
+use crate::host::{HostChoice, HostSpec};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Lint, install, list and run agent roles for the `pi` coding agent.
@@ -51,12 +51,28 @@ offending key or value.",
         after_long_help = "With no PATH, lints `.agents/agents/` and `.pi/agents/` under the \
 current directory, whichever exist. A directory means every `*.md` directly inside it \
 (`--recursive` walks it).\n\nExamples:\n  pwk lint\n  pwk lint roles/ --host nicobailon\n  \
-pwk lint --format sarif > pwk.sarif\n  pwk lint --deny-warnings .agents/agents/pwk-spec-reviewer.md"
+pwk lint --format sarif > pwk.sarif\n  pwk lint --deny-warnings .agents/agents/pwk-spec-reviewer.md\n  \
+pwk lint --diff                 show the safe fixes as a diff, change nothing\n  \
+pwk lint --fix                  apply the safe fixes, report what remains\n  \
+pwk lint --fix --unsafe-fixes   apply the guesses too (renamed keys, `name`)\n  \
+pwk lint --write-baseline       record today's findings in pwk-baseline.json\n  \
+pwk lint --baseline pwk-baseline.json   report only new findings"
     )]
     Lint(LintArgs),
 
-    /// Print the JSON Schema of role frontmatter.
+    /// Print the JSON Schema of role frontmatter (or of pwk.toml with --config).
     Schema(SchemaArgs),
+
+    /// Print the effective lint configuration for a path and where each value came from.
+    #[command(
+        long_about = "Print the lint configuration that applies to PATH (default: the current \
+directory): the `pwk.toml` or `.pwk.toml` found by walking up to the project root, the files \
+it extends, and the overrides that match PATH. Each value says where it came from: a flag, \
+`file:line:col`, or `default`. Precedence: flag > override > file > extended file > default.",
+        after_long_help = "Examples:\n  pwk config\n  pwk config .agents/agents/reviewer.md\n  \
+pwk config --format json legacy/old-role.md\n  pwk schema --config > pwk.schema.json"
+    )]
+    Config(ConfigArgs),
 
     /// List the lint rules, or explain one rule with a bad and a good example.
     Rules(RulesArgs),
@@ -85,6 +101,24 @@ pwk setup --fast-model anthropic/claude-haiku-4-5"
     /// Smoke-test a role: lint it, resolve it, and print how `pi` would be launched.
     Smoke(SmokeArgs),
 
+    /// Convert role files between hosts (Claude Code ↔ tintinweb ↔ nicobailon ↔ herdr).
+    #[command(
+        long_about = "Convert role files written for one host into files another host reads: \
+keys move to the target's spelling of the same setting (`maxTurns` → `max_turns`, \
+`disallowedTools` → `disallowed_tools` / `excludeTools` / `deny-tools`, `effort` → \
+`thinking`), tool names are mapped (Read → read, Glob → find, MultiEdit → edit, …), model \
+aliases go through `--model-map`, and the body is copied unchanged. Every file gets a report: \
+what was converted, what was dropped and why, and what needs a decision. Nothing is dropped \
+silently. Each output is linted for the target host in memory; the command exits 1 when one \
+still has errors there. Files are written without following symlinks and never over a \
+different file unless `--force` (the old file is kept as `<name>.bak`).",
+        after_long_help = "Examples:\n  pwk convert --to tintinweb .claude/agents/ --out .pi/agents\n  \
+pwk convert --to nicobailon .claude/agents/reviewer.md --out .pi/agents --model-map sonnet=anthropic/claude-sonnet-4-5\n  \
+pwk convert --to claude-code --from tintinweb .pi/agents/ --out .claude/agents --dry-run\n  \
+pwk convert --to herdr .claude/agents/ --out .pi/agents --format json"
+    )]
+    Convert(ConvertArgs),
+
     /// Run one atomic task on `pi`: a JSON request on stdin, one JSON result on stdout.
     #[command(
         long_about = "Run one atomic task on `pi`. Reads one JSON request on stdin, writes \
@@ -107,7 +141,7 @@ is launched. The pi binary is `$PWK_PI_BIN`, else `pi` on PATH."
     Capabilities(CapabilitiesArgs),
 
     /// Check delegation coverage: `{"required":[…],"outcomes":[…]}` on stdin.
-    Coverage,
+    Coverage(CoverageArgs),
 
     /// Serve lint, roles and supervised delegation to an MCP client over stdio.
     Mcp(McpArgs),
@@ -155,19 +189,25 @@ fn parse_host(s: &str) -> Result<HostChoice, String> {
 }
 
 /// The `--host` help shared by every command that takes it.
-const HOST_HELP: &str = "The host profile: `auto` (detect the host from pi's settings; the portable `pwk` profile when none is found), `pwk`, `tintinweb`, `nicobailon`, `herdr`, or a version such as `tintinweb@0.14` (the bare name is the newest profile)";
+const HOST_HELP: &str = "The host profile: `auto` (detect the host from pi's settings; the portable `pwk` profile when none is found), `pwk`, `tintinweb`, `nicobailon`, `herdr`, `claude-code`, or a version such as `tintinweb@0.14` (the bare name is the newest profile). Under `auto`, files under a host's own directory (`.claude/agents/`) are linted for that host";
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
     /// Files or directories to lint.
     pub paths: Vec<PathBuf>,
 
+    /// The project root (default: the nearest directory upwards that holds `.git`,
+    /// `.agents` or `.pi`, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
     /// Walk directories recursively.
     #[arg(long, short = 'r')]
     pub recursive: bool,
 
-    #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
-    pub host: HostChoice,
+    /// The host profile (default: `host` in pwk.toml, else `auto`): `auto` (detect the host from pi's settings; the portable `pwk` profile when none is found), `pwk`, `tintinweb`, `nicobailon`, `herdr`, or a version such as `tintinweb@0.14`.
+    #[arg(long, value_parser = parse_host)]
+    pub host: Option<HostChoice>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = LintFormat::Human)]
@@ -180,19 +220,135 @@ pub struct LintArgs {
     /// Exit 0 when no file matched instead of 2.
     #[arg(long)]
     pub allow_empty: bool,
+
+    /// Apply the safe fixes, then lint again and report what remains.
+    #[arg(long)]
+    pub fix: bool,
+
+    /// With --fix or --diff: apply unsafe fixes too (guesses such as a misspelt key
+    /// renamed to its one close match). Alone it means --fix --unsafe-fixes.
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+
+    /// Print the fixes as a unified diff and write nothing; exit 1 if a file would
+    /// change.
+    #[arg(long, conflicts_with = "fix")]
+    pub diff: bool,
+
+    /// Ignore every `# pwk: ignore…` comment: report what they hide (an audit run).
+    #[arg(long)]
+    pub no_inline_suppressions: bool,
+
+    /// Report only findings not listed in this baseline file (matched by path,
+    /// rule and the flagged text, not by line).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+
+    /// Create or refresh the baseline (`--baseline FILE`, default
+    /// `pwk-baseline.json`) with every current finding.
+    #[arg(long)]
+    pub write_baseline: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// Role files or directories (`*.md` directly inside; `--recursive` for all levels).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+
+    /// The host to convert to (`tintinweb`, `nicobailon@0.67`, `herdr`, `claude-code`).
+    #[arg(long, value_parser = parse_host_spec)]
+    pub to: HostSpec,
+
+    /// The host the files are written for (default: detected from the directory,
+    /// `.claude/agents/` → claude-code, else from pi's settings).
+    #[arg(long, default_value = "auto", value_parser = parse_host)]
+    pub from: HostChoice,
+
+    /// Write the converted files into this directory (created when absent).
+    #[arg(long, conflicts_with = "in_place", required_unless_present_any = ["in_place", "dry_run"])]
+    pub out: Option<PathBuf>,
+
+    /// Replace each source file (its old content is kept as `<name>.bak`).
+    #[arg(long)]
+    pub in_place: bool,
+
+    /// Map a model name: `--model-map sonnet=anthropic/claude-sonnet-4-5` (repeatable).
+    #[arg(long = "model-map", value_name = "FROM=TO", value_parser = parse_model_map)]
+    pub model_map: Vec<(String, String)>,
+
+    /// Replace a different file at the target (the old one is kept as `<name>.bak`).
+    #[arg(long)]
+    pub force: bool,
+
+    /// Convert, report and lint, but write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Walk directories recursively.
+    #[arg(long, short = 'r')]
+    pub recursive: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+fn parse_host_spec(s: &str) -> Result<HostSpec, String> {
+    s.parse::<HostSpec>().map_err(|e| e.to_string())
+}
+
+fn parse_model_map(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((a, b)) if !a.trim().is_empty() && !b.trim().is_empty() => {
+            Ok((a.trim().to_string(), b.trim().to_string()))
+        }
+        _ => Err(format!(
+            "`{s}` is not `FROM=TO`, e.g. `sonnet=anthropic/claude-sonnet-4-5`"
+        )),
+    }
 }
 
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
+    /// The project root (default: the nearest directory upwards that holds `.git`,
+    /// `.agents` or `.pi`, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
     /// Print the schema as read by this host profile (`tintinweb`, `nicobailon@0.67`, …;
     /// default: the shipped role schema).
+    #[arg(long, value_parser = parse_host, conflicts_with = "config")]
+    pub host: Option<HostChoice>,
+
+    /// Print the JSON Schema of `pwk.toml` instead (for taplo / Even Better TOML).
+    #[arg(long)]
+    pub config: bool,
+
+    /// Output format: `json` (default) prints the JSON Schema itself; `human`, a table of
+    /// the keys with their types.
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// The file or directory whose configuration to show (default: `.`).
+    pub path: Option<PathBuf>,
+
+    /// As `pwk lint --host` would set it (a flag beats the file).
     #[arg(long, value_parser = parse_host)]
     pub host: Option<HostChoice>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// A rule id to explain, e.g. `unknown-key`.
+    #[arg(add = clap_complete::ArgValueCandidates::new(crate::commands::complete::rule_ids))]
     pub rule: Option<String>,
 
     /// Output format.
@@ -202,8 +358,9 @@ pub struct RulesArgs {
 
 #[derive(Debug, Args)]
 pub struct SetupArgs {
-    /// Project directory to install into (`<dir>/.agents/agents/`).
-    #[arg(long, conflicts_with = "global")]
+    /// The project root to install into (`<DIR>/.agents/agents/`; default: the nearest
+    /// directory upwards that holds `.git`, `.agents` or `.pi`, else the current directory).
+    #[arg(long, value_name = "DIR", conflicts_with = "global")]
     pub dir: Option<PathBuf>,
 
     /// Install into the global agents directory (`$PI_CODING_AGENT_DIR/agents/`).
@@ -241,6 +398,11 @@ pub struct SetupArgs {
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
+    /// The project root (default: the nearest directory upwards that holds `.git`,
+    /// `.agents` or `.pi`, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
     /// Also list hidden adapters (`disable-model-invocation: true`).
     #[arg(long)]
     pub all: bool,
@@ -256,7 +418,13 @@ pub struct ListArgs {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The role name.
+    #[arg(add = clap_complete::ArgValueCandidates::new(crate::commands::complete::role_names))]
     pub name: String,
+
+    /// The project root (default: the nearest directory upwards that holds `.git`,
+    /// `.agents` or `.pi`, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 
     #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
     pub host: HostChoice,
@@ -289,19 +457,34 @@ pub struct NewArgs {
     #[arg(long, value_enum, default_value_t = RoleKind::Leaf)]
     pub kind: RoleKind,
 
-    /// Directory to write into (default: `.agents/agents/` under the current directory).
-    #[arg(long)]
+    /// The project root (default: the nearest directory upwards that holds `.git`,
+    /// `.agents` or `.pi`, else the current directory).
+    #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+
+    /// The directory to write the file into, instead of `<project>/.agents/agents/`.
+    #[arg(long, value_name = "DIR", conflicts_with = "dir")]
+    pub agents_dir: Option<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
 pub struct SmokeArgs {
     /// The role name.
+    #[arg(add = clap_complete::ArgValueCandidates::new(crate::commands::complete::role_names))]
     pub name: String,
 
     /// Launch it once with a harmless read-only prompt and report the outcome.
     #[arg(long)]
     pub run: bool,
+
+    /// The project root (default: the nearest directory upwards that holds `.git`,
+    /// `.agents` or `.pi`, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 
     #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
     pub host: HostChoice,
@@ -320,6 +503,10 @@ pub struct DelegateArgs {
     /// Validate the request and print the launch plan without starting pi.
     #[arg(long)]
     pub dry_run: bool,
+
+    /// Output format (default json: this command answers a machine protocol).
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
 }
 
 /// How roles are run; shared by `run-request`, `recon` and `review`.
@@ -382,9 +569,10 @@ pub struct ReconArgs {
     #[arg(long)]
     pub intent: String,
 
-    /// Repository root (default: current directory).
-    #[arg(long)]
-    pub cwd: Option<PathBuf>,
+    /// The project root pi works in (default: the nearest directory upwards that holds
+    /// `.git`, `.agents` or `.pi`, else the current directory). `--cwd` is an alias.
+    #[arg(long, value_name = "DIR", alias = "cwd")]
+    pub dir: Option<PathBuf>,
 
     #[command(flatten)]
     pub run: ProviderRunArgs,
@@ -404,9 +592,10 @@ pub struct ReviewArgs {
     #[arg(long, value_name = "FILE")]
     pub packet: PathBuf,
 
-    /// Repository root (default: current directory).
-    #[arg(long)]
-    pub cwd: Option<PathBuf>,
+    /// The project root pi works in (default: the nearest directory upwards that holds
+    /// `.git`, `.agents` or `.pi`, else the current directory). `--cwd` is an alias.
+    #[arg(long, value_name = "DIR", alias = "cwd")]
+    pub dir: Option<PathBuf>,
 
     #[command(flatten)]
     pub run: ProviderRunArgs,
@@ -416,11 +605,22 @@ pub struct ReviewArgs {
 pub struct RunRequestArgs {
     #[command(flatten)]
     pub roles: RoleRunArgs,
+
+    /// Output format (default json: this command answers a machine protocol).
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct CoverageArgs {
+    /// Output format (default json: this command answers a machine protocol).
+    #[arg(long, value_enum, default_value_t = Format::Json)]
+    pub format: Format,
 }
 
 #[derive(Debug, Args)]
 pub struct CapabilitiesArgs {
-    /// Output format.
+    /// Output format (default json: this command answers a machine protocol).
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
 }

@@ -6,7 +6,9 @@
 
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod context;
+pub mod convert;
 pub mod delegate;
 pub mod discover;
 pub mod env;

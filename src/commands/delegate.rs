@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Context as _;
 use serde_json::Value;
 
-use crate::cli::DelegateArgs;
+use crate::cli::{DelegateArgs, Format};
 use crate::context::{eprintln_safe, write_stdout};
 use crate::delegate::request;
 use crate::delegate::task::{DelegateResult, How, delegate_with};
@@ -31,24 +31,21 @@ pub fn run(args: &DelegateArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 Some(pos) => format!("{src}:{pos}: {e}"),
                 None => format!("{src}: {e}"),
             };
-            eprintln_safe(&format!("pwk: error: {located}"));
             let mut result = DelegateResult::blank(None);
             result.status = "failed";
-            let mut err = RunError::new(ErrorCode::InvalidRequest, located);
+            let mut err = RunError::new(ErrorCode::InvalidRequest, located.clone());
             err.line = e.pos().map(|p| p.line);
             err.column = e.pos().map(|p| p.column);
             result.error = Some(err);
-            let mut out =
-                serde_json::to_string_pretty(&result).context("serialising the result")?;
-            out.push('\n');
-            write_stdout(out.as_bytes()).context("writing the result to stdout")?;
-            return Ok(ExitStatus::Error);
+            if args.format == Format::Json {
+                print_result(&result, args.format)?;
+            }
+            // The one fatal path says where, once.
+            return Err(anyhow::anyhow!(located));
         }
     };
     let result = delegate(&map, args.dry_run, ctx);
-    let mut out = serde_json::to_string_pretty(&result).context("serialising the result")?;
-    out.push('\n');
-    write_stdout(out.as_bytes()).context("writing the result to stdout")?;
+    print_result(&result, args.format)?;
     Ok(
         if (args.dry_run && result.status == "planned") || result.completed() {
             ExitStatus::Success
@@ -56,6 +53,18 @@ pub fn run(args: &DelegateArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             ExitStatus::Failure
         },
     )
+}
+
+fn print_result(result: &DelegateResult, format: Format) -> anyhow::Result<()> {
+    let out = match format {
+        Format::Json => {
+            let mut out = serde_json::to_string_pretty(result).context("serialising the result")?;
+            out.push('\n');
+            out
+        }
+        Format::Human => crate::delegate::task::human(result),
+    };
+    write_stdout(out.as_bytes()).context("writing the result to stdout")
 }
 
 fn read_request(path: Option<&Path>) -> anyhow::Result<Vec<u8>> {

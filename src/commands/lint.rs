@@ -6,26 +6,67 @@ use crate::cli::{Format, LintArgs, LintFormat, RulesArgs, SchemaArgs};
 use crate::context::{eprintln_safe, write_stdout};
 use crate::host::{self, HostChoice};
 use crate::lint::render::{RenderOptions, render};
-use crate::lint::{LintOptions, collect_files, default_dirs, lint_files, rules};
+use crate::lint::walk::default_dirs_for;
+use crate::lint::{LintOptions, collect_files, lint_files, rules};
 use crate::{Context, ExitStatus};
 
 /// Width of human output: fixed, so output does not depend on the terminal.
 const HUMAN_WIDTH: usize = 100;
 
 pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let project = super::project(ctx, args.dir.as_deref())?;
+    let home = ctx.env.home.as_deref();
+    let mut configs = crate::config::Configs::new(home);
+    let rel = |e: crate::config::ConfigError| anyhow::anyhow!(e.relative_to(&ctx.cwd));
     let paths = if args.paths.is_empty() {
-        let dirs = default_dirs(&ctx.cwd);
-        if dirs.is_empty() && !args.allow_empty {
-            anyhow::bail!(
-                "nothing to lint: neither `.agents/agents/` nor `.pi/agents/` exists here; pass files or directories, or --allow-empty"
-            );
+        // `paths` in the configuration, else the agents directories.
+        let from_config = configs
+            .for_path(&project.cwd)
+            .map_err(rel)?
+            .and_then(|c| c.path_files().map(|f| (f, c.path().to_path_buf())));
+        match from_config {
+            Some((files, _)) if !files.is_empty() => files,
+            Some((_, config)) if !args.allow_empty => anyhow::bail!(
+                "nothing to lint: `paths` in `{}` matches no `*.md` file",
+                ctx.display_path(&config)
+            ),
+            Some(_) => Vec::new(),
+            None => {
+                let dirs = default_dirs_for(
+                    &project.root,
+                    &args.host.clone().unwrap_or(HostChoice::Auto),
+                );
+                if dirs.is_empty() && !args.allow_empty {
+                    anyhow::bail!(
+                        "nothing to lint: neither `.agents/agents/` nor `.pi/agents/` (nor another host's directory such as `.claude/agents/`) exists in the project `{}`; pass files or directories, or --allow-empty",
+                        ctx.display_path(&project.root)
+                    );
+                }
+                dirs
+            }
         }
-        dirs
     } else {
         args.paths.clone()
     };
-    let files = collect_files(&paths, args.recursive)?;
-    if files.is_empty() && !args.allow_empty {
+    let collected = collect_files(&paths, args.recursive);
+    let walk_errors = collected.errors;
+    let mut files = collected.files;
+    // `exclude` leaves out what a directory walk found, never a file named.
+    let mut kept = Vec::with_capacity(files.len());
+    for f in files.drain(..) {
+        let named = args.paths.contains(&f);
+        let abs = std::path::absolute(&f).unwrap_or_else(|_| f.clone());
+        if named
+            || !configs
+                .for_path(&f)
+                .map_err(rel)?
+                .is_some_and(|c| c.excludes(&abs))
+        {
+            kept.push(f);
+        }
+    }
+    let files = kept;
+    if files.is_empty() && walk_errors.is_empty() && !args.allow_empty {
         let shown: Vec<String> = paths
             .iter()
             .map(|p| format!("`{}`", ctx.display_path(p)))
@@ -40,33 +81,95 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             }
         );
     }
-    let (root, _) = crate::discover::find_project_root(&ctx.cwd, ctx.env.home.as_deref());
-    let chosen = args.host.resolve(&root, ctx.env.agent_dir().as_deref());
-    let opts = LintOptions {
-        host: chosen.profile,
-        host_reason: chosen.detection.as_ref().map(|d| d.reason.clone()),
-        recursive: args.recursive,
-        keep_text: args.format == LintFormat::Human,
-        cwd: Some(ctx.cwd.clone()),
+    // Each file's configuration; files are linted in groups by host choice.
+    let mut settings = std::collections::HashMap::new();
+    let mut groups: Vec<(HostChoice, Vec<std::path::PathBuf>)> = Vec::new();
+    for f in &files {
+        let resolved = configs
+            .resolve(f)
+            .map_err(rel)?
+            .with_host_flag(args.host.as_ref());
+        let mut s = resolved.settings();
+        s.no_inline_suppressions = args.no_inline_suppressions;
+        settings.insert(f.clone(), s);
+        match groups.iter_mut().find(|(h, _)| *h == resolved.host.value) {
+            Some((_, g)) => g.push(f.clone()),
+            None => groups.push((resolved.host.value, vec![f.clone()])),
+        }
+    }
+    if groups.is_empty() {
+        groups.push((args.host.clone().unwrap_or(HostChoice::Auto), Vec::new()));
+    }
+    let settings = std::sync::Arc::new(settings);
+    let source = {
+        let settings = settings.clone();
+        crate::lint::SettingsSource(std::sync::Arc::new(move |p: &std::path::Path| {
+            settings.get(p).cloned().unwrap_or_default()
+        }))
     };
-    let report = lint_files(&files, &opts);
+    let mut report: Option<crate::lint::LintReport> = None;
+    let mut fix_failed = false;
+    for (choice, group) in &groups {
+        let chosen = choice.resolve_for(&project.root, ctx.env.agent_dir().as_deref(), group);
+        let opts = LintOptions {
+            host: chosen.profile,
+            host_reason: chosen.detection.as_ref().map(|d| d.reason.clone()),
+            recursive: args.recursive,
+            // The baseline matches findings by their text.
+            keep_text: args.format == LintFormat::Human
+                || args.baseline.is_some()
+                || args.write_baseline,
+            cwd: Some(ctx.cwd.clone()),
+            settings: Some(source.clone()),
+        };
+        if args.fix || args.diff || args.unsafe_fixes {
+            let (status, failed) = fix_step(args, ctx, group, &opts);
+            if let Some(status) = status {
+                return Ok(status);
+            }
+            fix_failed |= failed;
+        }
+        let part = lint_files(group, &opts);
+        report = Some(match report {
+            None => part,
+            Some(r) => r.merge(part),
+        });
+    }
+    let mut report = report.expect("at least one group");
+    report.add_walk_errors(walk_errors);
+    if args.baseline.is_some() || args.write_baseline {
+        baseline_step(args, ctx, &mut report)?;
+    }
     let show = |p: &std::path::Path| ctx.display_path(p);
     let render_opts = RenderOptions {
         show_path: &show,
         color: ctx.color_stdout,
         width: HUMAN_WIDTH,
     };
-    write_stdout(render(args.format, &report, &render_opts).as_bytes())
+    let format = match args.format {
+        LintFormat::Human => crate::lint::render::Format::Human,
+        LintFormat::Json => crate::lint::render::Format::Json,
+        LintFormat::Sarif => crate::lint::render::Format::Sarif,
+        LintFormat::Github => crate::lint::render::Format::Github,
+    };
+    write_stdout(render(format, &report, &render_opts).as_bytes())
         .context("cannot write to stdout")?;
-    for f in &report.failures {
-        eprintln_safe(&format!(
-            "pwk: error: cannot read `{}`: {}",
-            crate::text::escape_line(&ctx.display_path(&f.path)),
-            f.message
-        ));
+    if !report.failures.is_empty() {
+        let lines: Vec<String> = report
+            .failures
+            .iter()
+            .map(|f| {
+                format!(
+                    "cannot read `{}`: {}",
+                    crate::text::escape_line(&ctx.display_path(&f.path)),
+                    f.message
+                )
+            })
+            .collect();
+        anyhow::bail!("{}", lines.join("\n  "));
     }
     let (errors, warnings) = report.counts();
-    Ok(if !report.failures.is_empty() {
+    Ok(if fix_failed {
         ExitStatus::Error
     } else if errors > 0 || (args.deny_warnings && warnings > 0) {
         ExitStatus::Failure
@@ -75,29 +178,120 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     })
 }
 
-pub fn schema(args: &SchemaArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
+pub fn schema(args: &SchemaArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    if args.config {
+        let mut text = serde_json::to_string_pretty(&crate::config::schema::config_schema())?;
+        text.push('\n');
+        write_stdout(text.as_bytes())?;
+        return Ok(ExitStatus::Success);
+    }
     let profile = match &args.host {
         None => None,
         Some(HostChoice::Spec(spec)) => Some(spec.profile()?),
-        Some(HostChoice::Auto) => {
-            let (root, _) = crate::discover::find_project_root(&_ctx.cwd, _ctx.env.home.as_deref());
-            Some(
-                HostChoice::Auto
-                    .resolve(&root, _ctx.env.agent_dir().as_deref())
-                    .profile,
-            )
-        }
+        Some(HostChoice::Auto) => Some(
+            super::project(ctx, args.dir.as_deref())?
+                .host(ctx, &HostChoice::Auto)
+                .profile,
+        ),
     };
-    match profile {
-        None => write_stdout(crate::role::schema::ROLE_SCHEMA.as_bytes())?,
-        Some(p) if p.is_portable() => write_stdout(crate::role::schema::ROLE_SCHEMA.as_bytes())?,
-        Some(p) => {
+    let text = match profile {
+        Some(p) if !p.is_portable() => {
             let mut text = serde_json::to_string_pretty(host::schema::host_schema(p))?;
             text.push('\n');
-            write_stdout(text.as_bytes())?;
+            text
+        }
+        _ => crate::role::schema::ROLE_SCHEMA.to_string(),
+    };
+    match args.format {
+        Format::Json => write_stdout(text.as_bytes())?,
+        Format::Human => {
+            let schema: serde_json::Value = serde_json::from_str(&text)?;
+            let label = profile.map_or_else(|| "pwk".to_string(), |p| p.label());
+            write_stdout(schema_human(&schema, &label).as_bytes())?;
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// The schema's keys for people: name, accepted type, and the first sentence of
+/// the description.
+fn schema_human(schema: &serde_json::Value, label: &str) -> String {
+    let defs = schema.get("$defs");
+    let resolve = |v: &serde_json::Value| -> serde_json::Value {
+        let mut v = v.clone();
+        for _ in 0..4 {
+            let Some(r) = v.get("$ref").and_then(|r| r.as_str()) else {
+                break;
+            };
+            let target = r
+                .strip_prefix("#/$defs/")
+                .and_then(|n| defs.and_then(|d| d.get(n)))
+                .cloned();
+            match target {
+                Some(t) => {
+                    let mut merged = t;
+                    if let (Some(m), Some(desc)) = (merged.as_object_mut(), v.get("description")) {
+                        m.insert("description".into(), desc.clone());
+                    }
+                    v = merged;
+                }
+                None => break,
+            }
+        }
+        v
+    };
+    let ty = |v: &serde_json::Value| -> String {
+        if let Some(e) = v.get("enum").and_then(|e| e.as_array()) {
+            let vals: Vec<String> = e.iter().map(|x| x.to_string()).collect();
+            return vals.join(" | ");
+        }
+        match v.get("type") {
+            Some(serde_json::Value::String(t)) => t.clone(),
+            Some(serde_json::Value::Array(ts)) => ts
+                .iter()
+                .filter_map(|t| t.as_str())
+                .collect::<Vec<_>>()
+                .join(" | "),
+            _ if v.get("anyOf").is_some() || v.get("oneOf").is_some() => "several forms".into(),
+            _ => "any".into(),
+        }
+    };
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(|r| r.as_array())
+        .map(|r| r.iter().filter_map(|x| x.as_str()).collect())
+        .unwrap_or_default();
+    let mut rows: Vec<(String, String, String)> = Vec::new();
+    if let Some(props) = schema.get("properties").and_then(|p| p.as_object()) {
+        for (key, v) in props {
+            let v = resolve(v);
+            let desc = v
+                .get("description")
+                .and_then(|d| d.as_str())
+                .unwrap_or_default();
+            // The first sentence: up to a ". " before a capital (not "e.g. ").
+            let end = desc
+                .match_indices(". ")
+                .find(|(i, _)| desc[i + 2..].starts_with(|c: char| c.is_ascii_uppercase()))
+                .map_or(desc.len(), |(i, _)| i);
+            let first = desc[..end].trim_end_matches('.');
+            let key = if required.contains(&key.as_str()) {
+                format!("{key} (required)")
+            } else {
+                key.clone()
+            };
+            rows.push((key, ty(&v), first.to_string()));
+        }
+    }
+    let kw = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+    let tw = rows.iter().map(|r| r.1.len()).max().unwrap_or(0).min(28);
+    let mut out = format!("Frontmatter keys read by the {label} profile:\n\n");
+    for (k, t, d) in rows {
+        out.push_str(format!("  {k:kw$}  {t:tw$}  {d}").trim_end());
+        out.push('\n');
+    }
+    out.push_str("\n`pwk schema` prints the JSON Schema itself.\n");
+    out
 }
 
 pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
@@ -105,7 +299,8 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
         let text = match args.format {
             Format::Json => {
                 let list: Vec<_> = rules::RULES.iter().map(|r| rules::rule_doc(r)).collect();
-                format!("{}\n", serde_json::to_string_pretty(&list)?)
+                let doc = serde_json::json!({"version": 1, "rules": list});
+                format!("{}\n", serde_json::to_string_pretty(&doc)?)
             }
             Format::Human => {
                 let width = rules::RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
@@ -129,14 +324,14 @@ pub fn rules(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
         let hint = rules::did_you_mean(id, rules::RULES.iter().map(|r| r.id))
             .map(|s| format!("; did you mean `{s}`?"))
             .unwrap_or_else(|| "; `pwk rules` lists them".into());
-        eprintln_safe(&format!("pwk: error: no rule `{id}`{hint}"));
-        return Ok(ExitStatus::Error);
+        anyhow::bail!("no rule `{id}`{hint}");
     };
     let text = match args.format {
-        Format::Json => format!(
-            "{}\n",
-            serde_json::to_string_pretty(&rules::rule_doc(rule))?
-        ),
+        Format::Json => {
+            let mut doc = rules::rule_doc(rule);
+            doc["version"] = 1.into();
+            format!("{}\n", serde_json::to_string_pretty(&doc)?)
+        }
         Format::Human => {
             let per_host: Vec<String> = host::ALL
                 .iter()
@@ -181,4 +376,163 @@ fn indent(s: &str) -> String {
         .map(|l| format!("    {l}"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `--fix` / `--diff`: fix each file (the safe fixes, and the unsafe ones with
+/// `--unsafe-fixes`). `--diff` prints the diffs and returns its exit status (1
+/// when a file would change); `--fix` writes, says what it fixed on stderr, and
+/// returns whether a file could not be written (it is left alone and named).
+fn fix_step(
+    args: &LintArgs,
+    ctx: &Context,
+    files: &[std::path::PathBuf],
+    opts: &LintOptions,
+) -> (Option<ExitStatus>, bool) {
+    use crate::lint::fix::Applicability;
+    use crate::lint::rewrite::{Mode, Outcome, fix_file};
+    let applicability = if args.unsafe_fixes {
+        Applicability::All
+    } else {
+        Applicability::Safe
+    };
+    let mode = if args.diff { Mode::Diff } else { Mode::Write };
+    let mut changed = 0;
+    let mut fixes = 0;
+    let mut failed = false;
+    let mut diffs = String::new();
+    for path in files {
+        let shown = ctx.display_path(path);
+        let out = fix_file(
+            path,
+            opts.host,
+            &opts.settings_for(path),
+            applicability,
+            mode,
+            &shown,
+        );
+        match out.outcome {
+            Outcome::Unchanged | Outcome::NotText => {}
+            Outcome::Fixed { applied, diff } => {
+                changed += 1;
+                fixes += applied.len();
+                match diff {
+                    Some(d) => diffs.push_str(&crate::text::escape_block(&d)),
+                    None => eprintln_safe(&format!(
+                        "pwk: fixed `{}`: {}",
+                        crate::text::escape_line(&shown),
+                        crate::text::escape_line(&applied.join("; "))
+                    )),
+                }
+            }
+            Outcome::NotWritten(e) => {
+                failed = true;
+                eprintln_safe(&format!(
+                    "pwk: error: `{}` was not fixed: {}",
+                    crate::text::escape_line(&shown),
+                    crate::text::escape_line(&e.to_string())
+                ));
+            }
+        }
+    }
+    let files_word = |n: usize| if n == 1 { "file" } else { "files" };
+    let fixes_word = if fixes == 1 { "fix" } else { "fixes" };
+    if mode == Mode::Diff {
+        let _ = write_stdout(diffs.as_bytes());
+        eprintln_safe(&format!(
+            "pwk: {fixes} {fixes_word} would change {changed} {}; nothing was written",
+            files_word(changed)
+        ));
+        let status = if failed {
+            ExitStatus::Error
+        } else if changed > 0 {
+            ExitStatus::Failure
+        } else {
+            ExitStatus::Success
+        };
+        return (Some(status), failed);
+    }
+    eprintln_safe(&format!(
+        "pwk: applied {fixes} {fixes_word} in {changed} {}; the remaining findings follow",
+        files_word(changed)
+    ));
+    (None, failed)
+}
+
+/// `--baseline` / `--write-baseline`: hide the known findings; write the file.
+fn baseline_step(
+    args: &LintArgs,
+    ctx: &Context,
+    report: &mut crate::lint::LintReport,
+) -> anyhow::Result<()> {
+    use crate::lint::baseline::Baseline;
+    let path = args
+        .baseline
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from("pwk-baseline.json"));
+    let abs = std::path::absolute(ctx.cwd.join(&path)).unwrap_or_else(|_| path.clone());
+    let dir = abs
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let shown = ctx.display_path(&path);
+    let exists = std::fs::symlink_metadata(&abs).is_ok();
+    let old = if exists || !args.write_baseline {
+        Some(Baseline::read(&path).map_err(|e| {
+            anyhow::anyhow!(
+                "{e}{}",
+                if exists {
+                    ""
+                } else {
+                    "; create it with `pwk lint --write-baseline`"
+                }
+            )
+        })?)
+    } else {
+        None
+    };
+    if args.write_baseline {
+        // Every current finding, those the old baseline hid included.
+        let new = Baseline::of(report, &dir);
+        let text = new.to_json();
+        match &old {
+            Some(_) => {
+                let before = crate::role::source::read_role_file(&abs)
+                    .map_err(|e| anyhow::anyhow!("cannot read `{shown}`: it {e}"))?;
+                if before != text.as_bytes() {
+                    crate::install::safe::replace_file_if_unchanged(
+                        &abs,
+                        &before,
+                        text.as_bytes(),
+                        &mut crate::install::safe::NoHooks,
+                    )?;
+                }
+            }
+            None => {
+                let name = abs
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .ok_or_else(|| anyhow::anyhow!("`{shown}` has no file name"))?;
+                crate::install::safe::create_file_exclusive(&dir, name, text.as_bytes())?;
+            }
+        }
+        eprintln_safe(&format!(
+            "pwk: wrote {} finding{} to `{}`",
+            new.findings.len(),
+            if new.findings.len() == 1 { "" } else { "s" },
+            crate::text::escape_line(&shown)
+        ));
+        new.apply(report, &dir, &shown);
+        return Ok(());
+    }
+    if let Some(old) = old {
+        let stale = old.apply(report, &dir, &shown);
+        if stale > 0 {
+            eprintln_safe(&format!(
+                "pwk: {stale} baseline entr{} matched no finding (fixed since); `pwk lint --write-baseline --baseline {}` drops them",
+                if stale == 1 { "y" } else { "ies" },
+                crate::text::escape_line(&shown)
+            ));
+        }
+    }
+    Ok(())
 }

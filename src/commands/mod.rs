@@ -6,6 +6,9 @@
 //! and picks the exit status. Errors that stop a command travel up as
 //! `anyhow::Error` to [`run`], which prints them once ([`report_fatal`]) and exits 2.
 
+pub mod complete;
+pub mod config;
+pub mod convert;
 pub mod delegate;
 pub mod lint;
 pub mod mcp;
@@ -13,8 +16,11 @@ pub mod provider;
 pub mod roles;
 pub mod setup;
 
+use std::path::{Path, PathBuf};
+
 use crate::cli::{Cli, Command};
 use crate::context;
+use crate::host::HostChoice;
 use crate::{Context, ExitStatus};
 
 /// Run one command line and return the process exit status.
@@ -25,6 +31,7 @@ pub fn run(cli: Cli) -> ExitStatus {
     };
     let result = match &cli.command {
         Command::Lint(args) => lint::run(args, &ctx),
+        Command::Config(args) => config::run(args, &ctx),
         Command::Schema(args) => lint::schema(args, &ctx),
         Command::Rules(args) => lint::rules(args, &ctx),
         Command::Setup(args) => setup::run(args, &ctx),
@@ -32,18 +39,91 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Show(args) => roles::show(args, &ctx),
         Command::New(args) => roles::new(args, &ctx),
         Command::Smoke(args) => roles::smoke(args, &ctx),
+        Command::Convert(args) => convert::run(args, &ctx),
         Command::Delegate(args) => delegate::run(args, &ctx),
         Command::Recon(args) => provider::recon(args, &ctx),
         Command::Review(args) => provider::review(args, &ctx),
         Command::RunRequest(args) => provider::run_request(args, &ctx),
         Command::Capabilities(args) => provider::capabilities(args, &ctx),
-        Command::Coverage => provider::coverage(&ctx),
+        Command::Coverage(args) => provider::coverage(args, &ctx),
         Command::Mcp(args) => mcp::run(args, &ctx),
         Command::Completions(args) => completions(args),
     };
     match result {
         Ok(status) => status,
         Err(err) => report_fatal(&err),
+    }
+}
+
+/// The project a command works in, found the same way by every command.
+#[derive(Debug, Clone)]
+pub struct Project {
+    /// The project root: `--dir`, else the nearest directory upwards from the
+    /// current one that holds `.git`, `.agents` or `.pi` (stopping below `$HOME`),
+    /// else the current directory.
+    pub root: PathBuf,
+    /// Where the host is taken to run: `--dir` when given, else the current directory.
+    pub cwd: PathBuf,
+    /// What made `root` the root (`.git`, `.agents`, `.pi`), if anything.
+    pub marker: Option<&'static str>,
+}
+
+/// The one project-root rule. `dir` is `--dir`: the project root itself, relative
+/// to the current directory; it must be an existing directory.
+pub fn project(ctx: &Context, dir: Option<&Path>) -> anyhow::Result<Project> {
+    let Some(dir) = dir else {
+        let (root, marker) = crate::discover::find_project_root(&ctx.cwd, ctx.env.home.as_deref());
+        return Ok(Project {
+            root,
+            cwd: ctx.cwd.clone(),
+            marker,
+        });
+    };
+    let root = ctx.cwd.join(dir);
+    match std::fs::metadata(&root) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => anyhow::bail!(
+            "--dir `{}` is not a directory; give the project's root directory",
+            ctx.display_path(&root)
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
+            "--dir `{}` does not exist; give an existing project directory",
+            ctx.display_path(&root)
+        ),
+        Err(e) => anyhow::bail!(
+            "--dir `{}` cannot be used: {e}; give an existing project directory",
+            ctx.display_path(&root)
+        ),
+    }
+    Ok(Project {
+        marker: crate::discover::root_marker_of(&root),
+        cwd: root.clone(),
+        root,
+    })
+}
+
+impl Project {
+    /// Discovery's starting points for this project.
+    pub fn roots(&self, ctx: &Context) -> crate::discover::Roots {
+        crate::discover::Roots {
+            cwd: self.cwd.clone(),
+            home: ctx.env.home.clone(),
+            global_agents_dir: ctx.env.global_agents_dir(),
+            project_root: Some(self.root.clone()),
+        }
+    }
+
+    /// The host profile for `choice` in this project (`auto` reads its pi settings).
+    pub fn host(&self, ctx: &Context, choice: &HostChoice) -> crate::host::Chosen {
+        choice.resolve(&self.root, ctx.env.agent_dir().as_deref())
+    }
+
+    /// Every role the chosen host sees in this project.
+    pub fn discover(&self, ctx: &Context, choice: &HostChoice) -> crate::discover::Discovery {
+        let chosen = self.host(ctx, choice);
+        let mut d = crate::discover::resolve_in(&self.roots(ctx), chosen.profile);
+        d.host_choice = chosen.explain();
+        d
     }
 }
 
@@ -64,16 +144,25 @@ fn report_fatal(err: &anyhow::Error) -> ExitStatus {
     ExitStatus::Error
 }
 
-fn completions(args: &crate::cli::CompletionsArgs) -> anyhow::Result<ExitStatus> {
+/// Answer `COMPLETE=<shell> pwk …` (what the registration script runs on Tab) and
+/// exit; a no-op otherwise.
+pub fn complete_if_asked() {
     use clap::CommandFactory;
-    let shell = match args.shell {
-        crate::cli::Shell::Bash => clap_complete::Shell::Bash,
-        crate::cli::Shell::Zsh => clap_complete::Shell::Zsh,
-        crate::cli::Shell::Fish => clap_complete::Shell::Fish,
+    clap_complete::CompleteEnv::with_factory(Cli::command).complete();
+}
+
+/// `pwk completions SHELL`: the registration script. On Tab it asks pwk itself, so
+/// it completes subcommands and flags, the project's role names (`show`, `smoke`)
+/// and rule ids (`rules`).
+fn completions(args: &crate::cli::CompletionsArgs) -> anyhow::Result<ExitStatus> {
+    use clap_complete::env::EnvCompleter;
+    let shell: &dyn EnvCompleter = match args.shell {
+        crate::cli::Shell::Bash => &clap_complete::env::Bash,
+        crate::cli::Shell::Zsh => &clap_complete::env::Zsh,
+        crate::cli::Shell::Fish => &clap_complete::env::Fish,
     };
-    let mut cmd = Cli::command();
     let mut out = Vec::new();
-    clap_complete::generate(shell, &mut cmd, "pwk", &mut out);
+    shell.write_registration("COMPLETE", "pwk", "pwk", "pwk", &mut out)?;
     context::write_stdout(&out)?;
     Ok(ExitStatus::Success)
 }

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cli::{
-    CapabilitiesArgs, Format, ProviderRunArgs, ReconArgs, ResultSchema, ReviewArgs, RoleRunArgs,
-    RunRequestArgs, Transport,
+    CapabilitiesArgs, CoverageArgs, Format, ProviderRunArgs, ReconArgs, ResultSchema, ReviewArgs,
+    RoleRunArgs, RunRequestArgs, Transport,
 };
 use crate::context::{eprintln_safe, write_stdout};
 use crate::provider::contract::SCOUT_FALLBACK;
@@ -30,29 +30,41 @@ pub fn capabilities(args: &CapabilitiesArgs, _ctx: &Context) -> anyhow::Result<E
     Ok(ExitStatus::Success)
 }
 
-pub fn coverage(_ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let Some(bytes) = read_stdin()? else {
-        return Ok(ExitStatus::Error);
-    };
-    let (required, outcomes) = match crate::provider::coverage::parse_input(&bytes) {
-        Ok(x) => x,
-        Err(e) => {
+pub fn coverage(args: &CoverageArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let parsed = read_stdin().and_then(|bytes| {
+        crate::provider::coverage::parse_input(&bytes).map_err(|e| {
             let pos = match &e {
                 crate::provider::coverage::CoverageInputError::NotJson(j) => Some(j.pos()),
                 crate::provider::coverage::CoverageInputError::Shape(_) => None,
             };
-            let mut doc = invalid_input(pos, &e.to_string());
+            (pos, e.to_string())
+        })
+    });
+    let (required, outcomes) = match parsed {
+        Ok(x) => x,
+        Err((pos, message)) => {
+            let (mut doc, located) = invalid_input(pos, &message);
+            doc.insert("version".into(), 1.into());
             doc.insert("complete".into(), false.into());
             doc.insert("missing".into(), serde_json::json!([]));
             doc.insert("retained".into(), serde_json::json!([]));
-            write_stdout(format!("{:#}\n", serde_json::Value::Object(doc)).as_bytes())?;
-            return Ok(ExitStatus::Error);
+            if args.format == Format::Json {
+                write_stdout(format!("{:#}\n", serde_json::Value::Object(doc)).as_bytes())?;
+            }
+            return Err(anyhow::anyhow!(located));
         }
     };
     let c = crate::provider::coverage::assess(&required, &outcomes);
-    let mut s = serde_json::to_string_pretty(&c)?;
-    s.push('\n');
-    write_stdout(s.as_bytes())?;
+    match args.format {
+        Format::Json => {
+            let mut doc = serde_json::to_value(&c)?;
+            doc["version"] = 1.into();
+            let mut s = serde_json::to_string_pretty(&doc)?;
+            s.push('\n');
+            write_stdout(s.as_bytes())?;
+        }
+        Format::Human => write_stdout(coverage_human(&c).as_bytes())?,
+    }
     Ok(if c.complete {
         ExitStatus::Success
     } else {
@@ -61,24 +73,23 @@ pub fn coverage(_ctx: &Context) -> anyhow::Result<ExitStatus> {
 }
 
 pub fn run_request(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let Some(settings) = settings(&args.roles) else {
-        return Ok(ExitStatus::Error);
-    };
-    let Some(bytes) = read_stdin()? else {
-        return Ok(ExitStatus::Error);
-    };
-    let map = match request::parse_json_object(&bytes) {
+    let settings = settings(&args.roles)?;
+    let parsed = read_stdin()
+        .and_then(|bytes| request::parse_json_object(&bytes).map_err(|e| (e.pos(), e.to_string())));
+    let map = match parsed {
         Ok(m) => m,
-        Err(e) => {
-            let mut doc = invalid_input(e.pos(), &e.to_string());
+        Err((pos, message)) => {
+            let (mut doc, located) = invalid_input(pos, &message);
             doc.insert("version".into(), 1.into());
             doc.insert("results".into(), serde_json::json!([]));
             doc.insert(
                 "coverage".into(),
                 serde_json::json!({"complete": false, "missing": [], "retained": []}),
             );
-            write_stdout(format!("{:#}\n", serde_json::Value::Object(doc)).as_bytes())?;
-            return Ok(ExitStatus::Error);
+            if args.format == Format::Json {
+                write_stdout(format!("{:#}\n", serde_json::Value::Object(doc)).as_bytes())?;
+            }
+            return Err(anyhow::anyhow!(located));
         }
     };
     let req = match request::validate(&map) {
@@ -86,12 +97,12 @@ pub fn run_request(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitS
         Err(refusal) => {
             eprintln_safe(&format!("pwk: request refused: {}", refusal.reason));
             eprintln_safe("pwk: nothing was run; the host should fall back inline.");
-            write_stdout(RunOutput::refused(&refusal).to_json().as_bytes())?;
+            render(&RunOutput::refused(&refusal), args.format, ctx)?;
             return Ok(ExitStatus::Failure);
         }
     };
     let out = execute(&req, &settings, ctx);
-    write_stdout(out.to_json().as_bytes())?;
+    render(&out, args.format, ctx)?;
     Ok(exit_for(&out))
 }
 
@@ -100,12 +111,11 @@ pub fn run_request(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitS
 fn invalid_input(
     pos: Option<crate::delegate::json::Pos>,
     message: &str,
-) -> serde_json::Map<String, serde_json::Value> {
+) -> (serde_json::Map<String, serde_json::Value>, String) {
     let located = match pos {
         Some(p) => format!("stdin:{p}: {message}"),
         None => format!("stdin: {message}"),
     };
-    eprintln_safe(&format!("pwk: error: {located}"));
     let mut doc = serde_json::Map::new();
     doc.insert(
         "error".into(),
@@ -116,22 +126,15 @@ fn invalid_input(
             "column": pos.map(|p| p.column),
         }),
     );
-    doc
+    (doc, located)
 }
 
 pub fn recon(args: &ReconArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let Some(settings) = run_settings(&args.run) else {
-        return Ok(ExitStatus::Error);
-    };
-    let Some(cwd) = repo_root(args.cwd.as_deref(), ctx) else {
-        return Ok(ExitStatus::Error);
-    };
+    let settings = run_settings(&args.run)?;
+    let cwd = repo_root(args.dir.as_deref(), ctx)?;
     for (flag, value) in [("--topic", &args.topic), ("--intent", &args.intent)] {
         if value.trim().is_empty() {
-            eprintln_safe(&format!(
-                "pwk: error: {flag} is empty; the scout needs a topic and a one-line intent"
-            ));
-            return Ok(ExitStatus::Error);
+            anyhow::bail!("{flag} is empty; the scout needs a topic and a one-line intent");
         }
     }
     let req = DelegationRequest {
@@ -147,42 +150,25 @@ pub fn recon(args: &ReconArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
 }
 
 pub fn review(args: &ReviewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let Some(settings) = run_settings(&args.run) else {
-        return Ok(ExitStatus::Error);
-    };
-    let Some(cwd) = repo_root(args.cwd.as_deref(), ctx) else {
-        return Ok(ExitStatus::Error);
-    };
+    let settings = run_settings(&args.run)?;
+    let cwd = repo_root(args.dir.as_deref(), ctx)?;
     let mut roles = Vec::new();
     for name in &args.roles {
         match LogicalRole::from_name_or_short(name) {
             Some(r) if r.is_reviewer() && !roles.contains(&r) => roles.push(r),
-            Some(r) if r.is_reviewer() => {
-                eprintln_safe(&format!("pwk: error: --roles lists {} twice", r.short()));
-                return Ok(ExitStatus::Error);
-            }
-            _ => {
-                eprintln_safe(&format!(
-                    "pwk: error: --roles: {name:?} is not a reviewer role (use spec, tracing, smell, hazard or their \
+            Some(r) if r.is_reviewer() => anyhow::bail!("--roles lists {} twice", r.short()),
+            _ => anyhow::bail!(
+                "--roles: {name:?} is not a reviewer role (use spec, tracing, smell, hazard or their \
 full pwk-…-reviewer names; the scout runs with `pwk recon`)"
-                ));
-                return Ok(ExitStatus::Error);
-            }
+            ),
         }
     }
     if roles.is_empty() {
-        eprintln_safe("pwk: error: --roles is empty; name at least one reviewer");
-        return Ok(ExitStatus::Error);
+        anyhow::bail!("--roles is empty; name at least one reviewer");
     }
     let packet = match crate::provider::packet::read_packet(&args.packet) {
         Ok(p) => p,
-        Err(e) => {
-            eprintln_safe(&format!(
-                "pwk: error: the review packet {} {e}",
-                ctx.display_path(&args.packet)
-            ));
-            return Ok(ExitStatus::Error);
-        }
+        Err(e) => anyhow::bail!("the review packet {} {e}", ctx.display_path(&args.packet)),
     };
     let req = DelegationRequest {
         operation: Operation::FeatureReview,
@@ -237,20 +223,18 @@ fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> Ru
     })
 }
 
-fn run_settings(a: &ProviderRunArgs) -> Option<RunSettings> {
+fn run_settings(a: &ProviderRunArgs) -> anyhow::Result<RunSettings> {
     settings(&a.roles)
 }
 
-fn settings(a: &RoleRunArgs) -> Option<RunSettings> {
+fn settings(a: &RoleRunArgs) -> anyhow::Result<RunSettings> {
     if a.timeout == 0 {
-        eprintln_safe("pwk: error: --timeout must be at least 1 second");
-        return None;
+        anyhow::bail!("--timeout must be at least 1 second");
     }
     if a.max_parallel == Some(0) {
-        eprintln_safe("pwk: error: --max-parallel must be at least 1");
-        return None;
+        anyhow::bail!("--max-parallel must be at least 1");
     }
-    Some(RunSettings {
+    Ok(RunSettings {
         timeout: Duration::from_secs(a.timeout),
         stall_timeout: Some(Duration::from_secs(a.stall_timeout)).filter(|d| !d.is_zero()),
         max_parallel: a.max_parallel,
@@ -259,46 +243,50 @@ fn settings(a: &RoleRunArgs) -> Option<RunSettings> {
     })
 }
 
-fn repo_root(given: Option<&Path>, ctx: &Context) -> Option<PathBuf> {
-    let p = match given {
-        Some(p) if p.is_absolute() => p.to_path_buf(),
-        Some(p) => ctx.cwd.join(p),
-        None => ctx.cwd.clone(),
-    };
-    match std::fs::metadata(&p) {
-        Ok(m) if m.is_dir() => Some(std::fs::canonicalize(&p).unwrap_or(p)),
-        Ok(_) => {
-            eprintln_safe(&format!(
-                "pwk: error: --cwd {} is not a directory",
-                p.display()
-            ));
-            None
-        }
-        Err(e) => {
-            eprintln_safe(&format!(
-                "pwk: error: --cwd {} cannot be used: {e}",
-                p.display()
-            ));
-            None
-        }
-    }
+fn repo_root(given: Option<&Path>, ctx: &Context) -> anyhow::Result<PathBuf> {
+    let root = super::project(ctx, given)?.root;
+    Ok(std::fs::canonicalize(&root).unwrap_or(root))
 }
 
-/// Read all of stdin, at most [`MAX_STDIN_BYTES`]; `None` (after a message) when too large.
-fn read_stdin() -> anyhow::Result<Option<Vec<u8>>> {
+/// Read all of stdin, at most [`MAX_STDIN_BYTES`]; the error is the message for the
+/// result document (no position).
+fn read_stdin() -> Result<Vec<u8>, (Option<crate::delegate::json::Pos>, String)> {
     let mut buf = Vec::new();
     std::io::stdin()
         .lock()
         .take(MAX_STDIN_BYTES + 1)
         .read_to_end(&mut buf)
-        .map_err(|e| anyhow::anyhow!("cannot read stdin: {e}"))?;
+        .map_err(|e| (None, format!("cannot read stdin: {e}")))?;
     if buf.len() as u64 > MAX_STDIN_BYTES {
-        eprintln_safe(&format!(
-            "pwk: error: stdin is larger than {MAX_STDIN_BYTES} bytes"
+        return Err((
+            None,
+            format!("stdin is larger than {MAX_STDIN_BYTES} bytes"),
         ));
-        return Ok(None);
     }
-    Ok(Some(buf))
+    Ok(buf)
+}
+
+/// The coverage verdict for people.
+fn coverage_human(c: &crate::provider::coverage::Coverage) -> String {
+    let mut out = if c.complete {
+        "Coverage complete: every required role reported.\n".to_string()
+    } else {
+        format!(
+            "Coverage incomplete: missing {}.\n",
+            c.missing
+                .iter()
+                .map(|r| format!("`{}`", escape_line(r)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    for r in &c.retained {
+        out.push_str(&format!(
+            "Retained report from `{}`.\n",
+            escape_line(&r.role)
+        ));
+    }
+    out
 }
 
 /// `--format json`: the run-request document; human: the reports, then a summary.

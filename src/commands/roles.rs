@@ -8,7 +8,7 @@ use crate::cli::{Format, ListArgs, NewArgs, ShowArgs, SmokeArgs};
 use crate::context::write_stdout;
 use crate::discover::render::{self, Style};
 use crate::discover::template::{self, Kind};
-use crate::discover::{Discovery, HostId, resolve};
+use crate::discover::{Discovery, HostId};
 use crate::{Context, ExitStatus};
 
 fn json_line(value: &impl serde::Serialize) -> anyhow::Result<Vec<u8>> {
@@ -49,7 +49,7 @@ fn tilde(text: &str, ctx: &Context) -> String {
 
 /// `pwk list`: exit 0, or 1 when a role file is broken.
 pub fn list(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let d = resolve(ctx, &args.host);
+    let d = super::project(ctx, args.dir.as_deref())?.discover(ctx, &args.host);
     let rows = render::list_rows(&d, args.all);
     match args.format {
         Format::Json => write_stdout(&json_line(&render::list_doc(&d, &rows))?)?,
@@ -68,19 +68,37 @@ pub fn list(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
 /// `pwk show NAME`: exit 0; 1 when the name exists but the host cannot load it;
 /// 2 when nothing answers to the name.
 pub fn show(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let d = resolve(ctx, &args.host);
+    let project = super::project(ctx, args.dir.as_deref())?;
+    let d = project.discover(ctx, &args.host);
     let Some(role) = d.find(&args.name) else {
         return show_unavailable(&d, &args.name, args.format, ctx);
     };
-    let rt = render::runtime_of(&d, role, args.model.as_deref(), &ctx.env, &ctx.cwd);
+    let rt = render::runtime_of(&d, role, args.model.as_deref(), &ctx.env, &project.cwd);
+    let provider_run = crate::provider::mapping::provider_run(&role.name, role.role.max_turns);
     match args.format {
-        Format::Json => write_stdout(&json_line(&render::show_doc(&d, role, &rt, &ctx.cwd))?)?,
+        Format::Json => {
+            let run = provider_run
+                .as_ref()
+                .map(|r| serde_json::to_value(r).expect("plain data serializes"));
+            write_stdout(&json_line(&render::show_doc(&d, role, &rt, &ctx.cwd, run))?)?
+        }
         Format::Human => {
-            let text = render::show_human(&d, role, &rt, style(ctx));
+            let mut text = render::show_human(&d, role, &rt, style(ctx));
+            if let Some(run) = &provider_run {
+                text.push_str(&provider_run_human(run));
+            }
             write_stdout(tilde(&text, ctx).as_bytes())?;
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// How `pwk review` / `pwk recon` run a contract role, for people.
+fn provider_run_human(run: &crate::provider::mapping::ProviderRun) -> String {
+    format!(
+        "\nAs `{}` runs it:\n  transport   {}\n  budget      {} turns (from {}); at the budget: {}\n",
+        run.command, run.transport, run.turn_budget, run.budget_from, run.at_budget
+    )
 }
 
 /// No effective definition answers to `name`: explain why, or suggest names.
@@ -181,9 +199,7 @@ fn show_unavailable(
             msg.push_str(&format!("\n  did you mean one of {}?", list.join(", ")));
         }
     }
-    let msg = crate::text::escape_block(&msg);
-    crate::context::eprintln_safe(&tilde(&format!("pwk: error: {msg}"), ctx));
-    Ok(ExitStatus::Error)
+    anyhow::bail!("{}", tilde(&msg, ctx))
 }
 
 /// Up to three known names close to `name`, best first.
@@ -215,11 +231,15 @@ pub fn did_you_mean(name: &str, known: &[String]) -> Vec<String> {
 /// `pwk new NAME`: exit 0 when written; 2 for a bad name, an existing file or an I/O error.
 pub fn new(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     template::validate_name(&args.name)?;
-    let kind = Kind::from(args.kind);
-    let dir = match &args.dir {
-        Some(d) if d.is_absolute() => d.clone(),
+    let kind = match args.kind {
+        crate::cli::RoleKind::Leaf => Kind::Leaf,
+        crate::cli::RoleKind::Coordinator => Kind::Coordinator,
+        crate::cli::RoleKind::Adapter => Kind::Adapter,
+    };
+    let project = super::project(ctx, args.dir.as_deref())?;
+    let dir = match &args.agents_dir {
         Some(d) => ctx.cwd.join(d),
-        None => ctx.cwd.join(".agents").join("agents"),
+        None => project.root.join(".agents").join("agents"),
     };
     let file_name = format!("{}.md", args.name);
     let target: PathBuf = dir.join(&file_name);
@@ -233,10 +253,9 @@ pub fn new(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let path = crate::install::safe::create_file_exclusive(&dir, &file_name, content.as_bytes())
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let shown = ctx.display_path(&path);
-    let mut text = format!("Created {shown} ({} role).\n", kind.as_str());
 
     // Where the new file stands among the layers pwk reads.
-    let d = resolve(
+    let d = project.discover(
         ctx,
         &crate::host::HostChoice::Spec(crate::host::HostSpec::newest(HostId::Pwk)),
     );
@@ -244,33 +263,65 @@ pub fn new(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         .sources
         .iter()
         .any(|s| s.path.as_deref().is_some_and(|p| same_path(p, &dir)));
+    let mut shadows = Vec::new();
+    let mut notes = Vec::new();
     match d.find(&args.name) {
         Some(r) if r.path.as_file().is_some_and(|p| same_path(p, &path)) => {
-            for s in &r.shadows {
-                text.push_str(&format!("It shadows {} ({}).\n", s.path, s.source.as_str()));
-            }
+            shadows.extend(r.shadows.iter().map(|s| (s.path.clone(), s.source)));
         }
-        Some(r) if read_here => {
-            text.push_str(&format!(
-                "note: {} ({}) wins over it: a higher-priority definition of `{}` exists.\n",
-                r.path.display(&ctx.cwd),
-                r.layer.as_str(),
-                args.name
-            ));
-        }
+        Some(r) if read_here => notes.push(format!(
+            "{} ({}) wins over it: a higher-priority definition of `{}` exists.",
+            r.path.display(&ctx.cwd),
+            r.layer.as_str(),
+            args.name
+        )),
         _ => {}
     }
     if !read_here {
-        text.push_str(&format!(
-            "note: roles are discovered in .agents/agents/ and .pi/agents/ of the project, and in the global agents directory; {} is none of them.\n",
+        notes.push(format!(
+            "roles are discovered in .agents/agents/ and .pi/agents/ of the project, and in the global agents directory; {} is none of them.",
             ctx.display_path(&dir)
         ));
     }
-    text.push_str(&format!(
-        "Next: replace the description and the body, then run `pwk lint {shown}` and `pwk show {}`.\n",
+    let next = format!(
+        "replace the description and the body, then run `pwk lint {shown}` and `pwk show {}`",
         args.name
-    ));
-    write_stdout(tilde(&text, ctx).as_bytes())?;
+    );
+    match args.format {
+        Format::Json => {
+            let doc = serde_json::json!({
+                "version": 1,
+                "created": shown,
+                "name": args.name,
+                "kind": kind.as_str(),
+                "shadows": shadows
+                    .iter()
+                    .map(|(p, layer)| serde_json::json!({"path": p, "source": layer}))
+                    .collect::<Vec<_>>(),
+                "notes": notes,
+                "next": next,
+            });
+            write_stdout(&json_line(&doc)?)?;
+        }
+        Format::Human => {
+            let mut text = format!("Created {shown} ({} role).\n", kind.as_str());
+            for (p, layer) in &shadows {
+                text.push_str(&format!("It shadows {p} ({}).\n", layer.as_str()));
+            }
+            for n in &notes {
+                text.push_str(&format!("note: {n}\n"));
+            }
+            let mut c = next.chars();
+            let next: String = c
+                .next()
+                .map(|f| f.to_ascii_uppercase())
+                .into_iter()
+                .chain(c)
+                .collect();
+            text.push_str(&format!("Next: {next}.\n"));
+            write_stdout(tilde(&crate::text::escape_block(&text), ctx).as_bytes())?;
+        }
+    }
     Ok(ExitStatus::Success)
 }
 
@@ -299,7 +350,8 @@ const SMOKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(180);
 pub fn smoke(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     use crate::delegate::{PiRunSpec, plan_launch, run_pi};
 
-    let d = resolve(ctx, &args.host);
+    let project = super::project(ctx, args.dir.as_deref())?;
+    let d = project.discover(ctx, &args.host);
     let Some(role) = d.find(&args.name) else {
         return show_unavailable(&d, &args.name, args.format, ctx);
     };
@@ -310,7 +362,8 @@ pub fn smoke(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         .count();
     let warnings = diagnostics.len() - errors;
 
-    let mut spec = PiRunSpec::for_role(&role.role, &ctx.cwd, SMOKE_PROMPT.to_string());
+    let provider_run = crate::provider::mapping::provider_run(&role.name, role.role.max_turns);
+    let mut spec = PiRunSpec::for_role(&role.role, &project.cwd, SMOKE_PROMPT.to_string());
     spec.timeout = Some(SMOKE_TIMEOUT);
     let plan = plan_launch(&spec, &ctx.env);
 
@@ -361,6 +414,7 @@ pub fn smoke(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 "launchError": plan.as_ref().err(),
                 "prompt": SMOKE_PROMPT,
                 "maxTurns": spec.max_turns,
+                "providerRun": provider_run,
                 "run": run,
             });
             write_stdout(&json_line(&doc)?)?;
@@ -446,6 +500,9 @@ pub fn smoke(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                         t.push_str(&format!("Answer:    {}\n", text.trim()));
                     }
                 }
+            }
+            if let Some(run) = &provider_run {
+                t.push_str(&provider_run_human(run));
             }
             write_stdout(tilde(&t, ctx).as_bytes())?;
         }

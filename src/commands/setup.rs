@@ -34,13 +34,12 @@ impl Target {
 }
 
 pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let fast_model = match args.fast_model.as_deref().map(ModelHint::parse).transpose() {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln_safe(&format!("pwk: error: {e}"));
-            return Ok(ExitStatus::Error);
-        }
-    };
+    let fast_model = args
+        .fast_model
+        .as_deref()
+        .map(ModelHint::parse)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let target = if args.global {
         let Some(global) = ctx.env.global_agents_dir() else {
             anyhow::bail!(
@@ -57,10 +56,7 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             create_root: true,
         }
     } else {
-        let root = match &args.dir {
-            Some(d) => ctx.cwd.join(d),
-            None => ctx.cwd.clone(),
-        };
+        let root = super::project(ctx, args.dir.as_deref())?.root;
         Target {
             root,
             below: crate::install::PROJECT_AGENTS_DIR.to_vec(),
@@ -97,11 +93,10 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     // Open the anchor, then the agents directory below it, never through a symlink.
     let root_exists = std::fs::metadata(&target.root).is_ok();
     if !root_exists && !target.create_root {
-        eprintln_safe(&format!(
-            "pwk: error: `{}` does not exist; give an existing project directory",
+        anyhow::bail!(
+            "`{}` does not exist; give an existing project directory",
             ctx.display_path(&target.root)
-        ));
-        return Ok(ExitStatus::Error);
+        );
     }
     if !root_exists && !look_only {
         std::fs::create_dir_all(&target.root)
@@ -110,14 +105,10 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let dir = if root_exists || !look_only {
         match open_agents_dir(&target, !look_only, ctx) {
             Ok(d) => d,
-            Err(e) => {
-                eprintln_safe(&format!("pwk: error: {e}"));
-                eprintln_safe(&format!(
-                    "  pwk setup only writes into a real directory `{}`; move what is in the way and re-run",
-                    ctx.display_path(&agents_path)
-                ));
-                return Ok(ExitStatus::Error);
-            }
+            Err(e) => anyhow::bail!(
+                "{e}\n  pwk setup only writes into a real directory `{}`; move what is in the way and re-run",
+                ctx.display_path(&agents_path)
+            ),
         }
     } else {
         None

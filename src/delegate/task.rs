@@ -560,6 +560,79 @@ pub fn build_prompt(t: &TaskRequest) -> String {
     p
 }
 
+/// The result for people (`pwk delegate --format human`): what happened, what
+/// changed, what is left, and how to continue. Text from pi and the request is
+/// escaped.
+pub fn human(r: &DelegateResult) -> String {
+    use crate::text::{escape_block, escape_line};
+    let mut out = String::new();
+    let id = r.task_id.as_deref().map(escape_line).unwrap_or_default();
+    out.push_str(&format!(
+        "Task {}: {}",
+        if id.is_empty() {
+            "(no taskId)".into()
+        } else {
+            format!("`{id}`")
+        },
+        r.status
+    ));
+    if r.execution_started {
+        let model = match (&r.provider, &r.model) {
+            (Some(p), Some(m)) => format!("{}/{}", escape_line(p), escape_line(m)),
+            (None, Some(m)) => escape_line(m).into_owned(),
+            _ => "pi's default model".into(),
+        };
+        out.push_str(&format!(
+            " on {model}, {} turn(s), {} tool call(s), {:.1} s",
+            r.turns,
+            r.tool_calls,
+            r.duration_ms as f64 / 1000.0
+        ));
+    }
+    out.push('\n');
+    if let Some(e) = &r.error {
+        out.push_str(&format!(
+            "Error:     {} {}\n",
+            e.code.as_str(),
+            escape_block(&e.message)
+        ));
+    }
+    if let Some(d) = &r.decision_needed {
+        out.push_str(&format!("Decision:  {}\n", escape_block(d)));
+    }
+    for p in &r.validation_errors {
+        out.push_str(&format!("  - {}\n", escape_line(&p.message)));
+    }
+    if let Some(s) = &r.summary {
+        out.push_str(&format!("Summary:   {}\n", escape_block(s)));
+    }
+    if !r.changed_files.is_empty() {
+        out.push_str("Changed:\n");
+        for f in &r.changed_files {
+            out.push_str(&format!("  {}\n", escape_line(f)));
+        }
+    }
+    if let Some(i) = &r.remaining_issue {
+        out.push_str(&format!("Remaining: {}\n", escape_block(i)));
+    }
+    if r.scope_exceeded == Some(true) {
+        out.push_str("Scope:     exceeded (see decisionNeeded)\n");
+    }
+    for w in &r.warnings {
+        out.push_str(&format!("warning: {}\n", escape_block(w)));
+    }
+    if let Some(f) = &r.session_file {
+        out.push_str(&format!(
+            "Session:   {} (continue with action \"continue\" and this sessionFile)\n",
+            escape_line(f)
+        ));
+    }
+    if let Some(p) = &r.prompt {
+        out.push_str(&format!("\nPrompt (dry run):\n{}\n", escape_block(p)));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,7 +27,6 @@ pub mod template;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::context::Context;
 use crate::install::bundled::BUNDLED_ROLES;
 use crate::role::source::read_role_file;
 use crate::role::{Role, RoleDoc, SplitError, YamlError};
@@ -70,6 +69,8 @@ pub enum DirKind {
     ProjectDotAgents,
     /// `<project>/.pi/agents/`.
     ProjectPi,
+    /// A directory a host other than pi's names in its profile (`.claude/agents/`).
+    HostAgents,
 }
 
 /// One place roles are looked for.
@@ -272,22 +273,22 @@ impl Discovery {
     }
 }
 
-/// The directories discovery starts from; [`resolve`] fills them in from the context.
+/// The directories discovery starts from (the command layer fills them in).
 #[derive(Debug, Clone)]
 pub struct Roots {
+    /// Where the host runs: hosts whose project base is the working directory read
+    /// `<cwd>/.pi/agents`.
     pub cwd: PathBuf,
     pub home: Option<PathBuf>,
     /// `$PI_CODING_AGENT_DIR/agents` (default `~/.pi/agent/agents`).
     pub global_agents_dir: Option<PathBuf>,
+    /// The project root when the user named it (`--dir`); otherwise it is found
+    /// from `cwd` by [`find_project_root`].
+    pub project_root: Option<PathBuf>,
 }
 
-/// Discover every role under `host`'s rules, from the context's directory and
-/// environment.
-pub fn resolve(ctx: &Context, choice: &crate::host::HostChoice) -> Discovery {
-    resolve_from(&ctx.cwd, &ctx.env, choice)
-}
-
-/// [`resolve`] from a directory and an environment (no process context).
+/// Every role the chosen host sees from `cwd` (the project root found from it), with
+/// `env`'s home and agent directory.
 pub fn resolve_from(
     cwd: &Path,
     env: &crate::env::Env,
@@ -300,6 +301,7 @@ pub fn resolve_from(
             cwd: cwd.to_path_buf(),
             home: env.home.clone(),
             global_agents_dir: env.global_agents_dir(),
+            project_root: None,
         },
         chosen.profile,
     );
@@ -316,19 +318,29 @@ pub fn find_project_root(cwd: &Path, home: Option<&Path>) -> (PathBuf, Option<&'
         if home.is_some_and(|h| h == dir) && dir != cwd {
             break;
         }
-        for marker in [".git", ".agents", ".pi"] {
-            let exists = std::fs::symlink_metadata(dir.join(marker)).is_ok();
-            if exists {
-                return (dir.to_path_buf(), Some(marker));
-            }
+        if let Some(marker) = root_marker_of(dir) {
+            return (dir.to_path_buf(), Some(marker));
         }
     }
     (cwd.to_path_buf(), None)
 }
 
+/// The marker that makes `dir` a project root, if any.
+pub fn root_marker_of(dir: &Path) -> Option<&'static str> {
+    PROJECT_MARKERS
+        .into_iter()
+        .find(|m| std::fs::symlink_metadata(dir.join(m)).is_ok())
+}
+
+/// What makes a directory a project root.
+const PROJECT_MARKERS: [&str; 3] = [".git", ".agents", ".pi"];
+
 /// Discover every role under `host`'s rules from explicit roots.
 pub fn resolve_in(roots: &Roots, host: Host) -> Discovery {
-    let (project_root, root_marker) = find_project_root(&roots.cwd, roots.home.as_deref());
+    let (project_root, root_marker) = match &roots.project_root {
+        Some(root) => (root.clone(), root_marker_of(root)),
+        None => find_project_root(&roots.cwd, roots.home.as_deref()),
+    };
     let mut notes = Vec::new();
     let mut sources = profile_sources(host, roots, &project_root, &mut notes);
     let mut files = Vec::new();
@@ -416,6 +428,9 @@ fn profile_sources(
             "built into pwk only; install with `pwk setup --global` (plain `pwk setup` writes \
              .agents/agents/, which {name} never reads)"
         )),
+        HostId::ClaudeCode | HostId::Gemini | HostId::Copilot | HostId::Opencode => Some(format!(
+            "built into pwk for pi hosts; {name} does not read them (`pwk convert --to {name}` writes them for it)"
+        )),
         _ => Some("built into pwk only; install with `pwk setup`".to_string()),
     };
     let global = roots.global_agents_dir.clone();
@@ -502,6 +517,35 @@ fn profile_sources(
                 false,
                 None,
             ));
+        }
+        // Another host (Claude Code): its directories, as its profile names them.
+        HostId::ClaudeCode | HostId::Gemini | HostId::Copilot | HostId::Opencode => {
+            for d in &host.discovery.dirs {
+                let layer = match d.layer {
+                    crate::host::DirLayer::Global => Layer::Global,
+                    crate::host::DirLayer::Project => Layer::Project,
+                };
+                let path = if let Some(rest) = d.path.strip_prefix("{home}/") {
+                    roots.home.as_ref().map(|h| h.join(rest))
+                } else if let Some(rest) = d.path.strip_prefix("{agent_dir}/") {
+                    roots
+                        .global_agents_dir
+                        .as_ref()
+                        .and_then(|g| g.parent())
+                        .map(|a| a.join(rest))
+                } else {
+                    Some(root.join(&d.path))
+                };
+                if let Some(path) = path {
+                    out.push(dir(
+                        layer,
+                        DirKind::HostAgents,
+                        Some(path),
+                        d.recursive,
+                        None,
+                    ));
+                }
+            }
         }
         HostId::Nicobailon => {
             out.push(dir(
@@ -937,6 +981,7 @@ mod tests {
             cwd: tmp.join("proj"),
             home: Some(tmp.join("home")),
             global_agents_dir: Some(tmp.join("home/.pi/agent/agents")),
+            project_root: None,
         }
     }
 

@@ -429,6 +429,10 @@ pub struct ShowJson<'a> {
     pub frontmatter_text: &'a str,
     pub body: &'a str,
     pub runtime: &'a Runtime,
+    /// How `pwk review` / `pwk recon` run it, for the provider contract's roles
+    /// (a value the command layer supplies; discover does not know the provider).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider_run: Option<serde_json::Value>,
 }
 
 pub fn frontmatter_text(role: &ResolvedRole) -> &str {
@@ -654,12 +658,14 @@ pub fn runtime_of(
     crate::discover::runtime::resolve_runtime(role, &inputs)
 }
 
-/// The JSON document of `pwk show` (also `pwk mcp`'s `show_role`).
+/// The JSON document of `pwk show` (also `pwk mcp`'s `show_role`); `provider_run`
+/// is how `pwk review`/`recon` run the role, when it is one of the contract's.
 pub fn show_doc(
     d: &Discovery,
     role: &crate::discover::ResolvedRole,
     rt: &crate::discover::runtime::Runtime,
     cwd: &std::path::Path,
+    provider_run: Option<serde_json::Value>,
 ) -> serde_json::Value {
     serde_json::to_value(ShowJson {
         version: 1,
@@ -678,6 +684,7 @@ pub fn show_doc(
         frontmatter_text: frontmatter_text(role),
         body: role.doc.body(),
         runtime: rt,
+        provider_run,
     })
     .unwrap_or_default()
 }

@@ -194,7 +194,12 @@ pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runti
                 HostId::Pwk | HostId::Herdr => {
                     Some(HerdrConfig::load(inputs, &role.name, &mut config_files))
                 }
-                HostId::Tintinweb | HostId::Nicobailon => None,
+                HostId::Tintinweb
+                | HostId::Nicobailon
+                | HostId::ClaudeCode
+                | HostId::Gemini
+                | HostId::Copilot
+                | HostId::Opencode => None,
             };
             (
                 "pi",

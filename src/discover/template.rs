@@ -28,16 +28,6 @@ impl Kind {
     }
 }
 
-impl From<crate::cli::RoleKind> for Kind {
-    fn from(k: crate::cli::RoleKind) -> Kind {
-        match k {
-            crate::cli::RoleKind::Leaf => Kind::Leaf,
-            crate::cli::RoleKind::Coordinator => Kind::Coordinator,
-            crate::cli::RoleKind::Adapter => Kind::Adapter,
-        }
-    }
-}
-
 /// Why a role name is not a slug.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{name}` is not a valid role name: {reason}{}", .suggestion.as_ref().map(|s| format!(" (try `{s}`)")).unwrap_or_default())]

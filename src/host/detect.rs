@@ -120,6 +120,46 @@ pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
     }
 }
 
+/// The host whose own project directory holds every one of `files` (a path under
+/// `.claude/agents/` is Claude Code's), from the profiles' discovery directories as
+/// build.rs tabled them (no profile is parsed). pi hosts share their directories, so
+/// only the other hosts' directories decide; `None` when no such host holds them
+/// all.
+pub fn detect_from_paths(files: &[PathBuf]) -> Option<Detection> {
+    let first = files.first()?;
+    let host_of = |path: &Path| -> Option<(HostId, String)> {
+        let text = path.to_string_lossy().replace('\\', "/");
+        let dir = match text.rsplit_once('/') {
+            Some((d, _)) => format!("/{d}/"),
+            None => "/".to_string(),
+        };
+        ALL.into_iter().filter(|h| !h.is_pi()).find_map(|h| {
+            h.project_dirs()
+                .find(|d| dir.contains(&format!("/{d}/")))
+                .map(|d| (h, d.to_string()))
+        })
+    };
+    let (host, dir) = host_of(first)?;
+    if !files
+        .iter()
+        .all(|f| host_of(f).is_some_and(|(h, _)| h == host))
+    {
+        return None;
+    }
+    let shown = if files.len() == 1 {
+        format!("`{}` is", first.display())
+    } else {
+        format!("all {} files are", files.len())
+    };
+    Some(Detection {
+        spec: HostSpec::newest(host),
+        reason: format!(
+            "{shown} under `{dir}/`, where {host} reads its agents (`--host H` to choose)"
+        ),
+        found: Vec::new(),
+    })
+}
+
 /// The package sources a settings file lists (nothing when it is absent or bad:
 /// pi's own error is the user's guide there).
 fn package_sources(settings: &Path) -> Vec<String> {
@@ -218,6 +258,18 @@ mod tests {
             Some((HostId::Tintinweb, None))
         );
         assert_eq!(match_source("npm:pi-web-tools"), None);
+    }
+
+    #[test]
+    fn paths_under_a_hosts_own_directory_pick_it() {
+        let p = |s: &str| PathBuf::from(s);
+        let d = detect_from_paths(&[p("/x/.claude/agents/a.md"), p(".claude/agents/sub/b.md")])
+            .unwrap();
+        assert_eq!(d.spec.host, HostId::ClaudeCode);
+        assert!(d.reason.contains(".claude/agents/"), "{}", d.reason);
+        assert!(detect_from_paths(&[p(".claude/agents/a.md"), p(".pi/agents/b.md")]).is_none());
+        assert!(detect_from_paths(&[p(".pi/agents/b.md")]).is_none());
+        assert!(detect_from_paths(&[p("claude/agents/b.md")]).is_none());
     }
 
     #[test]

@@ -22,7 +22,7 @@ mod version;
 
 use std::sync::OnceLock;
 
-pub use detect::{Detection, detect};
+pub use detect::{Detection, detect, detect_from_paths};
 pub use profile::*;
 
 /// The hosts pwk has profiles for.
@@ -37,14 +37,27 @@ pub enum HostId {
     Nicobailon,
     /// `pi-herdr-agents`.
     Herdr,
+    /// Claude Code's subagents (`.claude/agents/`): not a pi host, a host pwk
+    /// lints for and converts from and to.
+    ClaudeCode,
+    /// Gemini CLI's subagents (`.gemini/agents/`).
+    Gemini,
+    /// GitHub Copilot's custom agents (`.github/agents/*.agent.md`).
+    Copilot,
+    /// OpenCode's agents (`.opencode/agents/`).
+    Opencode,
 }
 
 /// Every host, in a stable order.
-pub const ALL: [HostId; 4] = [
+pub const ALL: [HostId; 8] = [
     HostId::Pwk,
     HostId::Tintinweb,
     HostId::Nicobailon,
     HostId::Herdr,
+    HostId::ClaudeCode,
+    HostId::Gemini,
+    HostId::Copilot,
+    HostId::Opencode,
 ];
 
 /// The real pi subagent hosts (what the portable profile must be safe on).
@@ -57,6 +70,10 @@ impl HostId {
             HostId::Tintinweb => "tintinweb",
             HostId::Nicobailon => "nicobailon",
             HostId::Herdr => "herdr",
+            HostId::ClaudeCode => "claude-code",
+            HostId::Gemini => "gemini",
+            HostId::Copilot => "copilot",
+            HostId::Opencode => "opencode",
         }
     }
 
@@ -89,6 +106,21 @@ impl HostId {
             .next()
             .map(|i| generated::PROFILES[i].1)
             .filter(|p| !p.is_empty())
+    }
+
+    /// The project discovery directories of the newest profile (`.claude/agents`),
+    /// without parsing it.
+    pub fn project_dirs(self) -> impl Iterator<Item = &'static str> {
+        self.rows()
+            .next_back()
+            .map(|i| generated::PROFILES[i].6)
+            .unwrap_or_default()
+            .lines()
+    }
+
+    /// Whether this is one of the pi subagent hosts (or the portable profile).
+    pub fn is_pi(self) -> bool {
+        self == HostId::Pwk || PI_HOSTS.contains(&self)
     }
 
     /// The newest profile.
@@ -217,6 +249,18 @@ impl HostProfile {
     /// token (`*`, `none`).
     pub fn knows_tool(&self, name: &str) -> bool {
         let t = &self.tools;
+        if t.case_insensitive {
+            let lower = name.to_lowercase();
+            return [
+                &t.builtins,
+                &t.injected,
+                &t.provided,
+                &t.all_tokens,
+                &t.none_tokens,
+            ]
+            .iter()
+            .any(|list| list.iter().any(|b| b.to_lowercase() == lower));
+        }
         t.builtins.iter().any(|b| b == name)
             || t.injected.iter().any(|b| b == name)
             || t.provided.iter().any(|b| b == name)
@@ -369,6 +413,26 @@ impl HostChoice {
         }
     }
 
+    /// The profile for these files: under `--host auto`, a host whose own project
+    /// directory holds every file (`.claude/agents/` → claude-code) wins over pi's
+    /// settings.
+    pub fn resolve_for(
+        &self,
+        project_root: &std::path::Path,
+        agent_dir: Option<&std::path::Path>,
+        files: &[std::path::PathBuf],
+    ) -> Chosen {
+        if *self == HostChoice::Auto
+            && let Some(d) = detect_from_paths(files)
+        {
+            return Chosen {
+                profile: d.spec.profile().expect("detection picks known profiles"),
+                detection: Some(d),
+            };
+        }
+        self.resolve(project_root, agent_dir)
+    }
+
     /// A fixed profile (tests, and callers that never detect).
     pub fn fixed(host: HostId) -> Chosen {
         Chosen {
@@ -463,6 +527,10 @@ mod tests {
             HostId::Tintinweb => include_str!("../../schemas/hosts/tintinweb.json"),
             HostId::Nicobailon => include_str!("../../schemas/hosts/nicobailon.json"),
             HostId::Herdr => include_str!("../../schemas/hosts/herdr.json"),
+            HostId::ClaudeCode => include_str!("../../schemas/hosts/claude-code.json"),
+            HostId::Gemini => include_str!("../../schemas/hosts/gemini.json"),
+            HostId::Copilot => include_str!("../../schemas/hosts/copilot.json"),
+            HostId::Opencode => include_str!("../../schemas/hosts/opencode.json"),
         }
     }
 

@@ -51,9 +51,16 @@ pub struct Profile {
     /// Keys that make the host refuse the role.
     #[serde(default)]
     pub rejected: BTreeMap<String, Fact>,
+    /// Set when the host refuses a role with ANY key it does not read (Gemini
+    /// CLI's strict schema): then an unread key is an error, not a warning.
+    #[serde(default)]
+    pub strict_keys: Option<Fact>,
     pub tools: Tools,
     /// What the host does with a `model` it cannot resolve.
     pub unresolvable_model: Fact,
+    /// How the host names models.
+    #[serde(default)]
+    pub models: Models,
     /// Rule severities that differ for this host.
     #[serde(default)]
     pub severity: BTreeMap<String, Severity>,
@@ -111,6 +118,16 @@ pub enum Confidence {
     Source,
     /// Known only from the host's changelog: findings built on it are warnings.
     Changelog,
+    /// Known only from the host's documentation (its loader is not public, or was
+    /// not read): findings built on it are warnings.
+    Docs,
+}
+
+impl Confidence {
+    /// Whether a finding built on this fact may be an error.
+    pub fn may_error(self) -> bool {
+        self == Confidence::Source
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -121,6 +138,9 @@ pub struct Discovery {
     /// File names the host never reads as roles.
     #[serde(default)]
     pub exclude: Vec<Exclude>,
+    /// The file-name suffix of a role file (`.md`; Copilot: `.agent.md`).
+    #[serde(default = "md")]
+    pub suffix: String,
     /// Where project directories are resolved from.
     pub base: Base,
     pub cite: Cite,
@@ -179,6 +199,10 @@ pub struct Exclude {
 #[serde(deny_unknown_fields)]
 pub struct Identity {
     pub by: IdentityBy,
+    /// `name` is a display label, not an identity (Copilot): a `name` that differs
+    /// from the file name is not a finding.
+    #[serde(default)]
+    pub name_is_label: bool,
     /// What the host does when called by a name it does not know, completing
     /// "<host> …" (tintinweb: runs a general-purpose child with all seven tools).
     #[serde(default)]
@@ -233,6 +257,10 @@ pub struct Parser {
 
 fn yes() -> bool {
     true
+}
+
+fn md() -> String {
+    ".md".to_string()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -331,6 +359,11 @@ pub struct KeyFact {
     pub cite: Cite,
     #[serde(default)]
     pub confidence: Confidence,
+    /// The host-independent setting this key carries, for `pwk convert`: keys of
+    /// different hosts with the same setting are one another's spelling
+    /// (`max-turns`: tintinweb `max_turns`, Claude Code `maxTurns`).
+    #[serde(default)]
+    pub setting: Option<String>,
 }
 
 fn any_schema() -> serde_json::Value {
@@ -360,6 +393,18 @@ pub struct Tools {
     /// The key that loads extensions whose tools a role may then name plainly.
     #[serde(default)]
     pub extension_key: Option<String>,
+    /// This host's tool names that stand for pi built-ins under another name
+    /// (Claude Code `Glob` → `find`; Copilot `search` → `grep`, `find`): the shared
+    /// vocabulary `pwk convert` maps through. A pi built-in maps to itself.
+    #[serde(default)]
+    pub maps_to: BTreeMap<String, Vec<String>>,
+    /// Whether an entry may carry a specifier (`Bash(git *)`, `Agent(reviewer)`):
+    /// the tool is the name before `(`.
+    #[serde(default)]
+    pub specifiers: bool,
+    /// Whether the host matches tool names without regard to case (Copilot).
+    #[serde(default)]
+    pub case_insensitive: bool,
     /// What the host does with a name it does not know.
     pub unknown: String,
     /// What the child gets when `tools` is absent, completing "the child gets …".
@@ -369,4 +414,92 @@ pub struct Tools {
     /// Whether the child's default (no `tools`) includes mutating tools.
     pub missing_is_mutating: bool,
     pub cite: Cite,
+}
+
+/// How a host names models in `model`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Models {
+    /// Short names the host resolves itself (Claude Code `sonnet`, `opus`,
+    /// `haiku`): no other host resolves them, so `pwk convert` needs a mapping.
+    #[serde(default)]
+    pub aliases: Vec<String>,
+    /// Values that mean "the parent's model" (`inherit`).
+    #[serde(default)]
+    pub inherit: Vec<String>,
+    /// Prefixes of the host's own full model ids (`claude-`), when it takes bare
+    /// ids and no `provider/` form.
+    #[serde(default)]
+    pub id_prefixes: Vec<String>,
+    /// The pi provider those ids belong to (`anthropic`): a bare id converts to
+    /// `provider/id` for a pi host, and back.
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// The host takes any model name (Copilot's display names, `Claude Sonnet
+    /// 4.5`): nothing to check, and nothing `pwk convert` can map by itself.
+    #[serde(default)]
+    pub free: bool,
+    pub cite: Option<Cite>,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+impl Models {
+    /// Whether the host reads `provider/id` (every pi host) rather than its own
+    /// aliases and bare ids.
+    pub fn provider_form(&self) -> bool {
+        self.aliases.is_empty() && self.id_prefixes.is_empty() && !self.free
+    }
+}
+
+impl Tools {
+    /// The pi built-ins a tool entry of this host stands for (none for a tool pi
+    /// has no counterpart of).
+    pub fn pi_names(&self, name: &str) -> Vec<String> {
+        let base = self.base(name);
+        let same = |a: &str, b: &str| {
+            if self.case_insensitive {
+                a.eq_ignore_ascii_case(b)
+            } else {
+                a == b
+            }
+        };
+        if let Some((_, t)) = self.maps_to.iter().find(|(own, _)| same(own, base)) {
+            return t.clone();
+        }
+        const PI: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
+        match self.builtins.iter().find(|b| same(b, base)) {
+            Some(b) if PI.contains(&b.as_str()) => vec![b.clone()],
+            _ => Vec::new(),
+        }
+    }
+
+    /// This host's name for a pi built-in (`find` → Claude Code `Glob`), preferring
+    /// a tool that stands for that built-in alone.
+    pub fn own_name(&self, pi: &str) -> Option<String> {
+        let itself = match self.maps_to.get(pi) {
+            Some(to) => to.iter().any(|t| t == pi),
+            None => self.builtins.iter().any(|b| b == pi),
+        };
+        if itself {
+            return Some(pi.to_string());
+        }
+        let mut candidates: Vec<(&String, &Vec<String>)> = self
+            .maps_to
+            .iter()
+            .filter(|(own, to)| to.iter().any(|t| t == pi) && self.builtins.contains(own))
+            .collect();
+        // The narrowest tool, and a host's lowercase primary name over its
+        // compatibility spellings (Copilot `search` over `Grep`).
+        candidates.sort_by_key(|(own, to)| (to.len(), own.chars().any(char::is_uppercase)));
+        candidates.first().map(|(own, _)| (*own).clone())
+    }
+
+    /// The tool an entry names: without its specifier when the host reads them.
+    pub fn base<'a>(&self, name: &'a str) -> &'a str {
+        match name.split_once('(') {
+            Some((b, rest)) if self.specifiers && rest.ends_with(')') => b.trim(),
+            _ => name,
+        }
+    }
 }

@@ -393,7 +393,8 @@ fn apply_one(p: PlannedRole, dir: &SafeDir, hooks: &mut dyn Hooks) -> RoleResult
 
 /// Keep the user's copy next to the role, as `<file>.bak`, `<file>.bak.1`, … —
 /// never replacing an existing backup. Same content, permissions and mtime.
-fn write_backup(
+/// (`pwk convert --force` keeps its backups the same way.)
+pub(crate) fn write_backup(
     dir: &SafeDir,
     file_name: &str,
     ex: &Existing,

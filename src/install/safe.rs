@@ -827,6 +827,66 @@ pub fn create_file_beneath(
     Ok(base.join(rel_dir).join(file_name))
 }
 
+/// Replace the existing file at `path` with `content`, only if it still holds
+/// exactly `expected` (what the caller read and computed `content` from): the
+/// rewrite of `pwk lint --fix`.
+///
+/// The parent directory is opened as the anchor (the directory the user named a
+/// file in, as the read did); the file itself is opened without following a
+/// link, must be a regular file with one name, and is compared byte for byte.
+/// The write is [`SafeDir::write_file`] with [`Replace::Existing`]: temp file,
+/// fsync, a last identity check just before the rename (an edit or a symlink
+/// swapped in after the comparison is refused), rename, verification. The
+/// file's permission bits are kept.
+pub fn replace_file_if_unchanged(
+    path: &Path,
+    expected: &[u8],
+    content: &[u8],
+    hooks: &mut dyn Hooks,
+) -> Result<(), SafeWriteError> {
+    let name =
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| SafeWriteError::BadName {
+                name: path.display().to_string(),
+                why: "it has no UTF-8 file name",
+            })?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let dir = SafeDir::open_root(parent)?.with_display_path(parent.to_path_buf());
+    let existing = match dir.inspect(name, MAX_FILE_BYTES, hooks)? {
+        Inspect::File(existing) => existing,
+        Inspect::Refused(Refusal::Symlink) => {
+            return Err(SafeWriteError::Symlink {
+                path: path.to_path_buf(),
+            });
+        }
+        Inspect::Absent | Inspect::Refused(_) => {
+            return Err(SafeWriteError::Changed {
+                path: path.to_path_buf(),
+            });
+        }
+    };
+    if existing.content != expected {
+        return Err(SafeWriteError::Changed {
+            path: path.to_path_buf(),
+        });
+    }
+    dir.write_file(
+        name,
+        content,
+        Replace::Existing(existing.ident),
+        WriteOptions {
+            mode: existing.mode,
+            ..WriteOptions::default()
+        },
+        hooks,
+    )?;
+    Ok(())
+}
+
 pub(crate) fn create_file_exclusive_with(
     dir: &Path,
     file_name: &str,

@@ -5,11 +5,14 @@
 //! findings from one index, and returns everything sorted by path and position.
 //! Renderers under [`render`] turn the result into each output format.
 
+pub mod baseline;
 pub(crate) mod check;
 pub mod diagnostic;
 pub mod fix;
 pub mod render;
+pub mod rewrite;
 pub mod rules;
+pub mod suppress;
 pub mod walk;
 
 use std::path::{Path, PathBuf};
@@ -17,7 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use check::check_doc;
 pub use diagnostic::{Diagnostic, Related, Severity};
-pub use walk::{WalkError, collect_files, default_dirs};
+pub use walk::{Collected, WalkError, collect_files, default_dirs};
 
 use crate::host::HostProfile;
 use crate::role::RoleDoc;
@@ -33,6 +36,8 @@ pub struct FileReport {
     /// The file's text, kept only when asked for and the file has findings
     /// (the human renderer shows source snippets).
     pub text: Option<String>,
+    /// Findings hidden by a suppression or the baseline, with the reason.
+    pub suppressed: Vec<suppress::Suppressed>,
 }
 
 /// A file pwk could not read at all (an I/O error, not a finding): exit 2.
@@ -64,6 +69,57 @@ pub struct LintReport {
 }
 
 impl LintReport {
+    /// Paths the walk could not look at: failures (exit 2), and `unreadable-file`
+    /// findings so that every document counts them.
+    pub fn add_walk_errors(&mut self, errors: Vec<WalkError>) {
+        if errors.is_empty() {
+            return;
+        }
+        let rule = &rules::unreadable_file::RULE;
+        for e in errors {
+            let path = e.path().to_path_buf();
+            let what = match e {
+                WalkError::NotFound(_) => "not linted: the path does not exist".to_string(),
+                WalkError::Io { .. } => format!("not linted: cannot read it: {}", e.reason()),
+            };
+            self.files.push(FileReport {
+                path: path.clone(),
+                diagnostics: vec![Diagnostic::whole_file(
+                    rule.id,
+                    rule.severity,
+                    path.clone(),
+                    what,
+                    Some("check the path, or make it readable, and run pwk lint again".into()),
+                )],
+                text: None,
+                suppressed: Vec::new(),
+            });
+            self.failures.push(ReadFailure {
+                path,
+                message: e.reason(),
+            });
+        }
+        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.failures.sort_by(|a, b| a.path.cmp(&b.path));
+    }
+
+    /// Two runs' reports as one (files linted for different host profiles, by
+    /// `[[overrides]]`): files sorted by path, the profiles named together.
+    pub fn merge(mut self, other: LintReport) -> LintReport {
+        self.files.extend(other.files);
+        self.files.sort_by(|a, b| a.path.cmp(&b.path));
+        self.failures.extend(other.failures);
+        self.skipped.extend(other.skipped);
+        if self.host != other.host {
+            self.host = format!("{}, {}", self.host, other.host);
+        }
+        self.host_reason = match (self.host_reason, other.host_reason) {
+            (Some(a), Some(b)) if a != b => Some(format!("{a}; {b}")),
+            (a, b) => a.or(b),
+        };
+        self
+    }
+
     /// Every finding, sorted by path, then position.
     pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
         self.files.iter().flat_map(|f| f.diagnostics.iter())
@@ -77,6 +133,11 @@ impl LintReport {
             .count();
         let total = self.diagnostics().count();
         (errors, total - errors)
+    }
+
+    /// Findings hidden by suppressions or the baseline.
+    pub fn suppressed(&self) -> impl Iterator<Item = &suppress::Suppressed> {
+        self.files.iter().flat_map(|f| f.suppressed.iter())
     }
 }
 
@@ -92,25 +153,161 @@ pub struct LintOptions {
     pub cwd: Option<PathBuf>,
     /// Why this host profile, when it was detected (shown in the report).
     pub host_reason: Option<String>,
+    /// Each file's settings (configuration levels, suppressions); `None`: defaults.
+    pub settings: Option<SettingsSource>,
 }
 
-/// Find the role files under `paths` and lint them.
-pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> Result<LintReport, WalkError> {
-    let files = collect_files(paths, opts.recursive)?;
-    Ok(lint_files(&files, opts))
+/// Where [`LintOptions`] gets a file's [`FileSettings`] (e.g. its configuration).
+#[derive(Clone)]
+pub struct SettingsSource(pub std::sync::Arc<dyn Fn(&Path) -> FileSettings + Send + Sync>);
+
+impl std::fmt::Debug for SettingsSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SettingsSource(..)")
+    }
 }
 
-/// Lint one file's text held in memory (an editor buffer, an MCP client's text) as
-/// if it were the file at `path`: the same checks as [`lint_files`] on one file.
-pub fn lint_text(path: &Path, text: Vec<u8>, opts: &LintOptions) -> LintReport {
+impl LintOptions {
+    /// The settings of the file at `path`.
+    pub fn settings_for(&self, path: &Path) -> FileSettings {
+        self.settings
+            .as_ref()
+            .map(|f| (f.0)(path))
+            .unwrap_or_default()
+    }
+}
+
+/// What a configuration can say about one rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleLevel {
+    Error,
+    Warn,
+    Off,
+}
+
+impl RuleLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleLevel::Error => "error",
+            RuleLevel::Warn => "warn",
+            RuleLevel::Off => "off",
+        }
+    }
+}
+
+/// How one file is linted beyond its host profile: the configuration's rule
+/// levels (see `crate::config`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileSettings {
+    /// A level per rule id; rules not named keep the severity their check gives.
+    pub levels: std::collections::BTreeMap<String, RuleLevel>,
+    /// `--no-inline-suppressions`: `# pwk: ignore…` comments are not honoured (an
+    /// audit run).
+    pub no_inline_suppressions: bool,
+}
+
+impl FileSettings {
+    /// Set each finding's severity from the levels; drop the rules set `off`.
+    pub fn apply_levels(&self, diagnostics: &mut Vec<Diagnostic>) {
+        if self.levels.is_empty() {
+            return;
+        }
+        diagnostics.retain_mut(|d| self.relevel(d));
+    }
+
+    /// Set one finding's severity from the levels; `false` when its rule is off.
+    pub fn relevel(&self, d: &mut Diagnostic) -> bool {
+        match self.levels.get(d.rule) {
+            Some(RuleLevel::Off) => false,
+            Some(RuleLevel::Error) => {
+                d.severity = Severity::Error;
+                true
+            }
+            Some(RuleLevel::Warn) => {
+                d.severity = Severity::Warning;
+                true
+            }
+            None => true,
+        }
+    }
+}
+
+/// One file's findings: those reported, and those a suppression hides.
+#[derive(Debug, Clone, Default)]
+pub struct FileLint {
+    pub diagnostics: Vec<Diagnostic>,
+    pub suppressed: Vec<suppress::Suppressed>,
+}
+
+/// Lint one parsed file with its settings: the single-file findings (no
+/// cross-file `duplicate-name`), inline suppressions applied, the
+/// configuration's levels applied, sorted by position. The entry point for
+/// callers that hold the text in memory (the language server, `--fix`).
+pub fn lint_doc_full(
+    doc: &RoleDoc,
+    profile: &'static HostProfile,
+    settings: &FileSettings,
+) -> FileLint {
+    let diagnostics = check_doc(doc, profile);
+    let (mut diagnostics, mut suppressed) = if settings.no_inline_suppressions {
+        (diagnostics, Vec::new())
+    } else {
+        suppress::apply(doc, profile, diagnostics)
+    };
+    settings.apply_levels(&mut diagnostics);
+    suppressed.retain_mut(|s| settings.relevel(&mut s.diagnostic));
+    FileLint {
+        diagnostics,
+        suppressed,
+    }
+}
+
+/// [`lint_doc_full`], the reported findings only.
+pub fn lint_doc(
+    doc: &RoleDoc,
+    profile: &'static HostProfile,
+    settings: &FileSettings,
+) -> Vec<Diagnostic> {
+    lint_doc_full(doc, profile, settings).diagnostics
+}
+
+/// [`lint_doc`] over text held in memory (an editor buffer); `path` names the
+/// file (its stem is the role's identity for `name-mismatch`).
+pub fn lint_text(
+    path: &Path,
+    text: &str,
+    profile: &'static HostProfile,
+    settings: &FileSettings,
+) -> Vec<Diagnostic> {
+    lint_doc(&RoleDoc::parse(path, text.as_bytes()), profile, settings)
+}
+
+/// Find the role files under `paths` and lint them; a path that cannot be looked
+/// at is a failure in the report (exit 2), never a silent gap.
+pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> LintReport {
+    let collected = collect_files(paths, opts.recursive);
+    let mut report = lint_files(&collected.files, opts);
+    report.add_walk_errors(collected.errors);
+    report
+}
+
+/// Lint one file's text held in memory (an MCP client's text) as if it were the
+/// file at `path`, as a report: the same checks and settings as [`lint_files`] on
+/// one file.
+pub fn lint_text_report(path: &Path, text: Vec<u8>, opts: &LintOptions) -> LintReport {
     let doc = RoleDoc::from_bytes(path, text);
-    let diagnostics = check_doc(&doc, opts.host);
+    let FileLint {
+        diagnostics,
+        suppressed,
+    } = lint_doc_full(&doc, opts.host, &opts.settings_for(path));
     let text = (opts.keep_text && !diagnostics.is_empty()).then_some(doc.text);
     LintReport {
         files: vec![FileReport {
             path: path.to_path_buf(),
             diagnostics,
             text,
+            suppressed,
         }],
         failures: Vec::new(),
         skipped: Vec::new(),
@@ -162,7 +359,8 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
     let paths: Vec<&Path> = files_out.iter().map(|f| f.path.as_path()).collect();
     let sites: Vec<Option<&NameSite>> = names.iter().map(Option::as_ref).collect();
     let profile = opts.host;
-    let dups = rules::duplicate_name::check(&paths, &sites, |p| match &opts.cwd {
+    let rank = |i: usize| rules::shadowed_role::rank(profile, paths[i]);
+    let dups = rules::duplicate_name::check(&paths, &sites, rank, |p| match &opts.cwd {
         Some(cwd) => crate::context::display_path(cwd, p),
         None => p.display().to_string(),
     });
@@ -263,15 +461,22 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
         path: path.to_path_buf(),
         diagnostics,
         text,
+        suppressed: Vec::new(),
     };
     match read_role_file(path) {
         Ok(bytes) => {
             let doc = RoleDoc::from_bytes(path, bytes);
-            let diagnostics = check_doc(&doc, opts.host);
+            let FileLint {
+                diagnostics,
+                suppressed,
+            } = lint_doc_full(&doc, opts.host, &opts.settings_for(path));
             let name = name_site(&doc);
-            let text = (opts.keep_text && !diagnostics.is_empty()).then_some(doc.text);
+            let text = (opts.keep_text && (!diagnostics.is_empty() || !suppressed.is_empty()))
+                .then_some(doc.text);
+            let mut r = report(diagnostics, text);
+            r.suppressed = suppressed;
             Outcome {
-                report: report(diagnostics, text),
+                report: r,
                 name,
                 failure: None,
             }
@@ -332,7 +537,8 @@ fn name_site(doc: &RoleDoc) -> Option<NameSite> {
 
 /// The first error in a parsed file, for listings that show broken roles.
 pub fn first_error(doc: &RoleDoc, host: &'static HostProfile) -> Option<Diagnostic> {
-    check_doc(doc, host)
+    // Suppressions count: a deliberate, explained exception is not a broken role.
+    lint_doc(doc, host, &FileSettings::default())
         .into_iter()
         .find(|d| d.severity == Severity::Error)
 }

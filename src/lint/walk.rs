@@ -15,72 +15,134 @@ pub enum WalkError {
     },
 }
 
-/// `.agents/agents/` and `.pi/agents/` under `cwd`, whichever exist.
-pub fn default_dirs(cwd: &Path) -> Vec<PathBuf> {
+/// `.agents/agents/` and `.pi/agents/` under the project root, whichever exist.
+pub fn default_dirs(root: &Path) -> Vec<PathBuf> {
     [".agents/agents", ".pi/agents"]
         .into_iter()
-        .map(PathBuf::from)
-        .filter(|rel| cwd.join(rel).is_dir())
+        .map(|rel| root.join(rel))
+        .filter(|dir| dir.is_dir())
         .collect()
+}
+
+/// What [`collect_files`] found: the files, and the paths it could not look at
+/// (each one a failure in the lint result, not the end of the run).
+#[derive(Debug, Default)]
+pub struct Collected {
+    pub files: Vec<PathBuf>,
+    pub errors: Vec<WalkError>,
+}
+
+impl WalkError {
+    pub fn path(&self) -> &Path {
+        match self {
+            WalkError::NotFound(p) => p,
+            WalkError::Io { path, .. } => path,
+        }
+    }
+
+    /// The reason, without the path (the failure carries the path).
+    pub fn reason(&self) -> String {
+        match self {
+            WalkError::NotFound(_) => "does not exist".into(),
+            WalkError::Io { source, .. } => source.to_string(),
+        }
+    }
+}
+
+/// With no paths: the pi directories ([`default_dirs`]); when `--host` names a host
+/// with its own directories (claude-code: `.claude/agents/`), those; under `--host
+/// auto` with no pi directory, the first other host's directories that exist.
+pub fn default_dirs_for(root: &Path, host: &crate::host::HostChoice) -> Vec<PathBuf> {
+    use crate::host::{ALL, HostChoice};
+    let own = |h: crate::host::HostId| -> Vec<PathBuf> {
+        h.project_dirs()
+            .map(|rel| root.join(rel))
+            .filter(|dir| dir.is_dir())
+            .collect()
+    };
+    match host {
+        HostChoice::Spec(s) if !s.host.is_pi() => own(s.host),
+        HostChoice::Spec(_) => default_dirs(root),
+        HostChoice::Auto => {
+            let pi = default_dirs(root);
+            if !pi.is_empty() {
+                return pi;
+            }
+            ALL.into_iter()
+                .filter(|h| !h.is_pi())
+                .map(own)
+                .find(|d| !d.is_empty())
+                .unwrap_or_default()
+        }
+    }
 }
 
 /// The role files named by `paths`: files as given (whatever their type, so the
 /// linter can report a FIFO or a symlink), directories as the `*.md` entries
 /// directly inside (every level with `recursive`; symlinked directories are
 /// never entered). Sorted, without duplicates.
-pub fn collect_files(paths: &[PathBuf], recursive: bool) -> Result<Vec<PathBuf>, WalkError> {
+pub fn collect_files(paths: &[PathBuf], recursive: bool) -> Collected {
     let mut out = Vec::new();
+    let mut errors = Vec::new();
     for path in paths {
         let meta = match std::fs::symlink_metadata(path) {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(WalkError::NotFound(path.clone()));
+                errors.push(WalkError::NotFound(path.clone()));
+                continue;
             }
             Err(source) => {
-                return Err(WalkError::Io {
+                errors.push(WalkError::Io {
                     path: path.clone(),
                     source,
                 });
+                continue;
             }
         };
         // A directory named on the command line is entered even through a symlink:
         // the user chose it. Below it, links are never followed.
         let is_dir = meta.is_dir() || (meta.file_type().is_symlink() && path.is_dir());
         if is_dir {
-            walk(path, recursive, &mut out)?;
+            walk(path, recursive, &mut out, &mut errors);
         } else {
             out.push(path.clone());
         }
     }
     out.sort();
     out.dedup();
-    Ok(out)
+    Collected { files: out, errors }
 }
 
-fn walk(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<(), WalkError> {
+fn walk(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>, errors: &mut Vec<WalkError>) {
     let io = |source| WalkError::Io {
         path: dir.to_path_buf(),
         source,
     };
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .map_err(io)?
-        .collect::<Result<_, _>>()
-        .map_err(io)?;
+    let listed = std::fs::read_dir(dir).and_then(|it| it.collect::<Result<Vec<_>, _>>());
+    let mut entries = match listed {
+        Ok(e) => e,
+        Err(e) => {
+            errors.push(io(e));
+            return;
+        }
+    };
     // One name per entry, not one per comparison.
     entries.sort_by_cached_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
-        let ft = entry.file_type().map_err(|source| WalkError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let ft = match entry.file_type() {
+            Ok(ft) => ft,
+            Err(source) => {
+                errors.push(WalkError::Io { path, source });
+                continue;
+            }
+        };
         if ft.is_dir() {
             if recursive {
-                walk(&path, recursive, out)?;
+                walk(&path, recursive, out, errors);
             }
         } else if path.extension().is_some_and(|e| e == "md") {
             out.push(path);
         }
     }
-    Ok(())
 }

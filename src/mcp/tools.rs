@@ -411,6 +411,7 @@ pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
         recursive: bool_arg(args, "recursive")?,
         keep_text: false,
         cwd: Some(place.cwd.to_path_buf()),
+        settings: None,
     };
     let report = match (str_arg(args, "text")?, args.get("paths")) {
         (Some(_), Some(_)) => return Err("pass `paths` or `text`, not both".into()),
@@ -422,11 +423,15 @@ pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
                 ));
             }
             let name = str_arg(args, "path")?.unwrap_or("role.md");
-            crate::lint::lint_text(&path_arg(place.cwd, name), text.as_bytes().to_vec(), &opts)
+            crate::lint::lint_text_report(
+                &path_arg(place.cwd, name),
+                text.as_bytes().to_vec(),
+                &opts,
+            )
         }
         (None, paths) => {
             let paths: Vec<PathBuf> = match paths {
-                None | Some(Value::Null) => crate::lint::default_dirs(place.cwd),
+                None | Some(Value::Null) => crate::lint::default_dirs(&root),
                 Some(Value::Array(items)) => items
                     .iter()
                     .map(|v| {
@@ -440,7 +445,7 @@ pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
             if paths.is_empty() {
                 return Err("nothing to lint: neither `.agents/agents/` nor `.pi/agents/` exists in the server's directory; pass `paths` or `text`".into());
             }
-            crate::lint::lint_paths(&paths, &opts).map_err(|e| e.to_string())?
+            crate::lint::lint_paths(&paths, &opts)
         }
     };
     let show = |p: &Path| crate::context::display_path(place.cwd, p);
@@ -505,7 +510,11 @@ pub fn show_role(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
         ));
     };
     let rt = crate::discover::render::runtime_of(&d, role, str_arg(args, "model")?, env, place.cwd);
-    Ok(crate::discover::render::show_doc(&d, role, &rt, place.cwd))
+    let run = crate::provider::mapping::provider_run(&role.name, role.role.max_turns)
+        .map(|r| serde_json::to_value(r).expect("plain data serializes"));
+    Ok(crate::discover::render::show_doc(
+        &d, role, &rt, place.cwd, run,
+    ))
 }
 
 /// `delegate_start` / `task_continue`: validate first (a refusal launches nothing),

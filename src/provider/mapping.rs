@@ -21,6 +21,53 @@ pub const READ_ONLY_TOOLS: [&str; 4] = ["read", "grep", "find", "ls"];
 /// The turn budget of a role whose definition declares no `max_turns`.
 pub const DEFAULT_TURN_BUDGET: u32 = 50;
 
+/// How `pwk review` / `pwk recon` run a role of the provider contract (what `show`
+/// and `smoke` describe, so that they say what those commands really do).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderRun {
+    /// `pwk review --roles spec` or `pwk recon`.
+    pub command: String,
+    /// The default transport (`rpc`); `--transport json` stops hard at the budget.
+    pub transport: &'static str,
+    pub turn_budget: u32,
+    /// `max_turns`, or pwk's default when the definition sets none.
+    pub budget_from: &'static str,
+    /// What happens at the budget under the default transport.
+    pub at_budget: &'static str,
+}
+
+/// The turn budget of a role with `max_turns`, and whether it is pwk's default.
+pub fn turn_budget(max_turns: Option<u64>) -> (u32, bool) {
+    match max_turns {
+        Some(n) if n > 0 => (u32::try_from(n).unwrap_or(u32::MAX), false),
+        _ => (DEFAULT_TURN_BUDGET, true),
+    }
+}
+
+/// How the provider commands run the role `name` with `max_turns` (None when `name`
+/// is not one of the contract's five roles).
+pub fn provider_run(name: &str, max_turns: Option<u64>) -> Option<ProviderRun> {
+    let role = LogicalRole::ALL.into_iter().find(|r| r.name() == name)?;
+    let (turn_budget, defaulted) = turn_budget(max_turns);
+    let budget_from = if defaulted {
+        "pwk's default, as the role sets no max_turns"
+    } else {
+        "max_turns"
+    };
+    Some(ProviderRun {
+        command: if role.is_reviewer() {
+            format!("pwk review --roles {}", role.short())
+        } else {
+            "pwk recon".to_string()
+        },
+        transport: "rpc (pi --mode rpc)",
+        turn_budget,
+        budget_from,
+        at_budget: "steered to stop and write its report (with --transport json: stopped)",
+    })
+}
+
 /// A role's effective definition and where it came from.
 #[derive(Debug, Clone)]
 pub struct EffectiveRole {
@@ -71,6 +118,7 @@ impl DiscoverCatalog {
             cwd: cwd.to_path_buf(),
             home: env.home.clone(),
             global_agents_dir: env.global_agents_dir(),
+            project_root: None,
         };
         DiscoverCatalog {
             discovery: crate::discover::resolve_in(&roots, crate::host::HostId::Pwk.newest()),
@@ -230,13 +278,12 @@ pub fn build_job(
         },
     };
 
-    let turn_budget = match r.max_turns {
-        Some(n) if n > 0 => u32::try_from(n).unwrap_or(u32::MAX),
-        _ => {
-            notes.push(format!("the definition sets no max_turns; pwk applied a turn budget of {DEFAULT_TURN_BUDGET}"));
-            DEFAULT_TURN_BUDGET
-        }
-    };
+    let (turn_budget, defaulted) = turn_budget(r.max_turns);
+    if defaulted {
+        notes.push(format!(
+            "the definition sets no max_turns; pwk applied a turn budget of {DEFAULT_TURN_BUDGET}"
+        ));
+    }
 
     let mut full_prompt = prompt.to_string();
     let contract = if settings.six_field {

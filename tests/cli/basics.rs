@@ -56,8 +56,22 @@ fn completions_for_each_shell() {
             "{shell} completions mention pwk"
         );
         assert!(
-            out.stdout.contains("setup"),
-            "{shell} completions know the subcommands"
+            out.stdout.contains(&format!("COMPLETE=\"{shell}\""))
+                || out.stdout.contains(&format!("COMPLETE={shell}")),
+            "{shell}: the script asks pwk itself:\n{}",
+            out.stdout
+        );
+        // What the script runs on Tab.
+        let asked = run(env
+            .pwk()
+            .env("COMPLETE", shell)
+            .env("_CLAP_COMPLETE_INDEX", "1")
+            .args(["--", "pwk", "se"]));
+        assert_eq!(asked.code, 0, "{shell}: {}", asked.stderr);
+        assert!(
+            asked.stdout.contains("setup"),
+            "{shell} completions know the subcommands: {}",
+            asked.stdout
         );
     }
 }

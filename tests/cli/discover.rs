@@ -932,7 +932,7 @@ fn new_writes_a_valid_template_for_each_kind() {
     assert_eq!(rows(&doc, "my-leaf").len(), 1);
     assert!(rows(&doc, "my-adapter").is_empty(), "the adapter is hidden");
 
-    let out = run(pwk(&env).args(["new", "pwk-spec-reviewer", "--dir", ".pi/agents"]));
+    let out = run(pwk(&env).args(["new", "pwk-spec-reviewer", "--agents-dir", ".pi/agents"]));
     assert_eq!(out.code, 0);
     assert!(
         out.stdout
@@ -959,7 +959,7 @@ fn new_never_overwrites() {
     // A symlink at the target is refused too, and its target is left alone.
     std::fs::create_dir_all(env.path("agents-dir")).unwrap();
     std::os::unix::fs::symlink(env.path("victim.md"), env.path("agents-dir/linked.md")).unwrap();
-    let out = run(pwk(&env).args(["new", "linked", "--dir", "agents-dir"]));
+    let out = run(pwk(&env).args(["new", "linked", "--agents-dir", "agents-dir"]));
     assert_eq!(out.code, 2);
     assert!(!env.path("victim.md").exists());
 }

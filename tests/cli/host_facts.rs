@@ -382,7 +382,18 @@ fn pi_parser_agrees_with_lint() {
             checked += 1;
             let env = project(&files);
             let real = run_oracle(&oracle, pi, env.root(), None);
-            let doc = lint(&env, "pwk");
+            // A fixture of a host with its own directories (claude-code, gemini,
+            // copilot) puts its
+            // files there: lint them with that host (the same YAML parser).
+            let own = label
+                .strip_prefix("hosts/")
+                .and_then(|l| l.split('/').next())
+                .filter(|spec| {
+                    !["pwk", "tintinweb", "nicobailon", "herdr"]
+                        .iter()
+                        .any(|pi| spec.split('@').next() == Some(*pi))
+                });
+            let doc = lint(&env, own.unwrap_or("pwk"));
             for f in real["files"].as_array().unwrap() {
                 let file = f["file"].as_str().unwrap();
                 let yaml_claims: Vec<&Value> = doc["diagnostics"]

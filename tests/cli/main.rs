@@ -3,10 +3,15 @@
 
 mod support;
 
+mod baseline;
 mod basics;
+mod commands;
+mod config;
+mod convert;
 mod delegate_e2e;
 mod delegate_faults;
 mod discover;
+mod fix;
 mod host_facts;
 mod lint;
 mod mcp;
@@ -17,4 +22,5 @@ mod setup;
 mod setup_outcomes;
 mod setup_roles;
 mod smoke;
+mod suppress;
 mod validate_equiv;

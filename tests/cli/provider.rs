@@ -257,7 +257,7 @@ fn coverage_over_stdin() {
     assert_eq!(out.code, 1);
     assert_eq!(
         json_out(&out),
-        json!({"complete": false, "missing": ["b", "c", "d"], "retained": [{"role": "a", "report": "A"}]})
+        json!({"version": 1, "complete": false, "missing": ["b", "c", "d"], "retained": [{"role": "a", "report": "A"}]})
     );
 
     let out = run_with_stdin(env.pwk().arg("coverage"), b"{\"required\": [");

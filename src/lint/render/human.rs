@@ -251,6 +251,25 @@ pub fn summary(report: &LintReport) -> String {
             plural(files, "file")
         )
     };
+    let suppressed = report.suppressed().count();
+    if suppressed > 0 {
+        let baseline = report
+            .suppressed()
+            .filter(|s| s.kind == crate::lint::suppress::SuppressionKind::Baseline)
+            .count();
+        let inline = suppressed - baseline;
+        let mut parts = Vec::new();
+        if inline > 0 {
+            parts.push(format!(
+                "{} by `# pwk: ignore` comments",
+                plural(inline, "finding")
+            ));
+        }
+        if baseline > 0 {
+            parts.push(format!("{} by the baseline", plural(baseline, "finding")));
+        }
+        out.push_str(&format!("Suppressed: {}.\n", parts.join(", ")));
+    }
     for s in &report.skipped {
         out.push_str(&format!("Skipped {}: {}.\n", s.path.display(), s.reason));
     }

@@ -12,6 +12,9 @@ struct Document<'a> {
     host: Host<'a>,
     files: usize,
     diagnostics: Vec<Entry<'a>>,
+    /// Findings a suppression comment or the baseline hides (absent when none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    suppressed: Vec<Hidden<'a>>,
     /// Files left out because the host never reads them as roles.
     skipped: Vec<Skip>,
     summary: Summary,
@@ -28,6 +31,23 @@ struct Entry<'a> {
     rule: &'static str,
     message: &'a str,
     help: Option<&'a str>,
+    /// Mechanical repairs: titled byte-range edits with a safety level (absent
+    /// when there is none).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    fixes: &'a [crate::lint::fix::Fix],
+}
+
+#[derive(Serialize)]
+struct Hidden<'a> {
+    #[serde(flatten)]
+    entry: Entry<'a>,
+    suppression: Suppression<'a>,
+}
+
+#[derive(Serialize)]
+struct Suppression<'a> {
+    kind: crate::lint::suppress::SuppressionKind,
+    reason: &'a str,
 }
 
 #[derive(Serialize)]
@@ -47,6 +67,27 @@ struct Skip {
 struct Summary {
     errors: usize,
     warnings: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    suppressed: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+fn entry<'a>(d: &'a crate::lint::Diagnostic, opts: &RenderOptions<'_>) -> Entry<'a> {
+    Entry {
+        path: (opts.show_path)(&d.path),
+        line: d.start.line,
+        column: d.start.column,
+        end_line: d.end.line,
+        end_column: d.end.column,
+        severity: d.severity.as_str(),
+        rule: d.rule,
+        message: &d.message,
+        help: d.help.as_deref(),
+        fixes: &d.fixes,
+    }
 }
 
 pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
@@ -58,18 +99,15 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
             detected: report.host_reason.as_deref(),
         },
         files: report.files.len(),
-        diagnostics: report
-            .diagnostics()
-            .map(|d| Entry {
-                path: (opts.show_path)(&d.path),
-                line: d.start.line,
-                column: d.start.column,
-                end_line: d.end.line,
-                end_column: d.end.column,
-                severity: d.severity.as_str(),
-                rule: d.rule,
-                message: &d.message,
-                help: d.help.as_deref(),
+        diagnostics: report.diagnostics().map(|d| entry(d, opts)).collect(),
+        suppressed: report
+            .suppressed()
+            .map(|s| Hidden {
+                entry: entry(&s.diagnostic, opts),
+                suppression: Suppression {
+                    kind: s.kind,
+                    reason: &s.reason,
+                },
             })
             .collect(),
         skipped: report
@@ -80,7 +118,11 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
                 reason: s.reason.clone(),
             })
             .collect(),
-        summary: Summary { errors, warnings },
+        summary: Summary {
+            errors,
+            warnings,
+            suppressed: report.suppressed().count(),
+        },
     };
     let mut out = crate::text::json_escape_controls(
         serde_json::to_string_pretty(&doc).expect("plain data serializes"),

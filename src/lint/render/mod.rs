@@ -20,12 +20,17 @@ pub struct RenderOptions<'a> {
 }
 
 /// Render `report` in `format`.
-pub fn render(
-    format: crate::cli::LintFormat,
-    report: &LintReport,
-    opts: &RenderOptions<'_>,
-) -> String {
-    use crate::cli::LintFormat as F;
+/// The output formats of a lint result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Json,
+    Sarif,
+    Github,
+}
+
+pub fn render(format: Format, report: &LintReport, opts: &RenderOptions<'_>) -> String {
+    use Format as F;
     match format {
         F::Human => human::render(report, opts),
         F::Json => json::render(report, opts),

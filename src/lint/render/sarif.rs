@@ -29,9 +29,43 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
+/// SARIF `fixes`: each edit as a byte-offset replacement (SARIF 2.1.0 §3.57).
+fn fixes(fixes: &[crate::lint::fix::Fix], uri: &str) -> serde_json::Value {
+    fixes
+        .iter()
+        .map(|f| {
+            let replacements: Vec<_> = f
+                .edits
+                .iter()
+                .map(|e| {
+                    json!({
+                        "deletedRegion": {
+                            "byteOffset": e.range.start,
+                            "byteLength": e.range.end - e.range.start,
+                        },
+                        "insertedContent": { "text": e.replacement },
+                    })
+                })
+                .collect();
+            json!({
+                "description": { "text": f.title },
+                "properties": { "safety": f.safety },
+                "artifactChanges": [{
+                    "artifactLocation": { "uri": uri },
+                    "replacements": replacements,
+                }],
+            })
+        })
+        .collect()
+}
+
 pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     let used: BTreeMap<&str, usize> = {
-        let mut ids: Vec<&str> = report.diagnostics().map(|d| d.rule).collect();
+        let mut ids: Vec<&str> = report
+            .diagnostics()
+            .chain(report.suppressed().map(|s| &s.diagnostic))
+            .map(|d| d.rule)
+            .collect();
         ids.sort_unstable();
         ids.dedup();
         ids.into_iter().enumerate().map(|(i, id)| (id, i)).collect()
@@ -50,21 +84,26 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
             })
         })
         .collect();
+    // Suppressed findings are results too, with `suppressions` (SARIF 2.1.0
+    // §3.27.23): viewers show them as such; nothing is dropped silently.
     let results: Vec<_> = report
         .diagnostics()
-        .map(|d| {
+        .map(|d| (d, None))
+        .chain(report.suppressed().map(|s| (&s.diagnostic, Some(s))))
+        .map(|(d, hidden)| {
             let mut text = d.message.clone();
             if let Some(help) = &d.help {
                 text.push_str(&format!("\nhelp: {help}"));
             }
-            json!({
+            let uri = path_uri(&(opts.show_path)(&d.path));
+            let mut result = json!({
                 "ruleId": d.rule,
                 "ruleIndex": used[d.rule],
                 "level": level(d.severity),
                 "message": { "text": text },
                 "locations": [{
                     "physicalLocation": {
-                        "artifactLocation": { "uri": path_uri(&(opts.show_path)(&d.path)) },
+                        "artifactLocation": { "uri": uri },
                         "region": {
                             "startLine": d.start.line,
                             "startColumn": d.start.column,
@@ -73,7 +112,18 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
                         }
                     }
                 }],
-            })
+            });
+            if !d.fixes.is_empty() {
+                result["fixes"] = fixes(&d.fixes, &uri);
+            }
+            if let Some(s) = hidden {
+                use crate::lint::suppress::SuppressionKind as K;
+                result["suppressions"] = json!([{
+                    "kind": if s.kind == K::Baseline { "external" } else { "inSource" },
+                    "justification": s.reason,
+                }]);
+            }
+            result
         })
         .collect();
     let doc = json!({

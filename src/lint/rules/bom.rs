@@ -2,6 +2,7 @@
 
 use crate::lint::Severity;
 use crate::lint::check::Checker;
+use crate::lint::fix::{Fix, Safety};
 use crate::lint::rules::Rule;
 
 pub(crate) const RULE: Rule = Rule {
@@ -53,4 +54,10 @@ pub(crate) fn check(cx: &mut Checker<'_>) {
         Some("save the file as UTF-8 without BOM".into()),
     );
     d.severity = p.severity_of(RULE.id, severity);
+    d.fixes.push(Fix::replace(
+        "remove the byte order mark",
+        Safety::Safe,
+        0..3,
+        "",
+    ));
 }

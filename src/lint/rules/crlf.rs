@@ -2,6 +2,7 @@
 
 use crate::lint::Severity;
 use crate::lint::check::Checker;
+use crate::lint::fix::{Edit, Fix, Safety};
 use crate::lint::rules::Rule;
 
 pub(crate) const RULE: Rule = Rule {
@@ -22,7 +23,13 @@ pub(crate) fn check(cx: &mut Checker<'_>) {
         return;
     };
     let count = cx.doc.text.matches("\r\n").count();
-    cx.emit(
+    let edits: Vec<Edit> = memchr::memmem::find_iter(cx.doc.text.as_bytes(), b"\r\n")
+        .map(|i| Edit {
+            range: i..i + 1,
+            replacement: String::new(),
+        })
+        .collect();
+    let d = cx.emit(
         &RULE,
         at..at + 1,
         "CR before LF",
@@ -32,4 +39,9 @@ pub(crate) fn check(cx: &mut Checker<'_>) {
         ),
         Some("convert the file to LF line endings".into()),
     );
+    d.fixes.push(Fix::new(
+        "convert CRLF line endings to LF",
+        Safety::Safe,
+        edits,
+    ));
 }

@@ -3,6 +3,7 @@
 use crate::host;
 use crate::lint::Severity;
 use crate::lint::check::Checker;
+use crate::lint::fix::{Fix, Safety};
 use crate::lint::rules::Rule;
 use crate::role::Node;
 
@@ -39,7 +40,8 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             host::name_profiles(&readers)
         )
     };
-    cx.emit(
+    let span = key.span.clone();
+    let d = cx.emit(
         &RULE,
         key.span.clone(),
         "use `skills`",
@@ -50,4 +52,13 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             "rename the key to `skills`".into()
         }),
     );
+    // Merging two values is a judgement; a rename is not.
+    if !both {
+        d.fixes.push(Fix::replace(
+            "rename `skill` to `skills`",
+            Safety::Safe,
+            span,
+            "skills",
+        ));
+    }
 }

@@ -2,6 +2,7 @@
 
 use crate::lint::Severity;
 use crate::lint::check::Checker;
+use crate::lint::fix::{Fix, Safety};
 use crate::lint::rules::Rule;
 use crate::role::{CloseKind, Fences};
 
@@ -16,12 +17,19 @@ pub(crate) const RULE: Rule = Rule {
 
 pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
     if fences.close_kind == CloseKind::Dots {
-        cx.emit(
+        let at = fences.close.start..fences.close.start + 3;
+        let d = cx.emit(
             &RULE,
-            fences.close.start..fences.close.start + 3,
+            at.clone(),
             "use `---`",
             "the frontmatter is closed with `...`; hosts only recognise `---`",
             Some("replace `...` with `---`".into()),
         );
+        d.fixes.push(Fix::replace(
+            "close the frontmatter with `---`",
+            Safety::Safe,
+            at,
+            "---",
+        ));
     }
 }

@@ -38,9 +38,15 @@ pub struct NameSite {
 
 /// One pass over every file's name: a finding on each file whose name is shared,
 /// naming the others. `sites[i]` belongs to `paths[i]`.
+///
+/// `rank(i)` is the precedence of the host directory that holds `paths[i]`: when every
+/// file of a shared name sits in a different one of the host's directories, the name
+/// is not a clash but an override, and each shadowed file gets `shadowed-role` naming
+/// the winner instead.
 pub(crate) fn check(
     paths: &[&std::path::Path],
     sites: &[Option<&NameSite>],
+    rank: impl Fn(usize) -> Option<usize>,
     show: impl Fn(&std::path::Path) -> String,
 ) -> Vec<(usize, Diagnostic)> {
     let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
@@ -52,6 +58,46 @@ pub(crate) fn check(
     let mut out = Vec::new();
     for (name, files) in by_name {
         if files.len() < 2 {
+            continue;
+        }
+        let ranks: Vec<Option<usize>> = files.iter().map(|&i| rank(i)).collect();
+        let mut distinct: Vec<usize> = ranks.iter().flatten().copied().collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        if distinct.len() == files.len() {
+            let (winner, top) = files
+                .iter()
+                .zip(&ranks)
+                .max_by_key(|(_, r)| **r)
+                .map(|(&i, r)| (i, *r))
+                .expect("two or more files");
+            for (&i, r) in files.iter().zip(&ranks) {
+                if *r == top {
+                    continue;
+                }
+                let site = sites[i].expect("indexed");
+                out.push((
+                    i,
+                    Diagnostic {
+                        rule: super::shadowed_role::RULE.id,
+                        severity: super::shadowed_role::RULE.severity,
+                        message: format!(
+                            "`name: {name}` is shadowed by `{}`, which the host loads instead",
+                            show(paths[winner])
+                        ),
+                        help: Some(
+                            "intended override? then nothing to do; otherwise remove this file or rename the role".into(),
+                        ),
+                        path: paths[i].to_path_buf(),
+                        span: site.span.clone(),
+                        start: site.start,
+                        end: site.end,
+                        label: "shadowed".into(),
+                        related: Vec::new(),
+                        fixes: Vec::new(),
+                    },
+                ));
+            }
             continue;
         }
         for &i in &files {

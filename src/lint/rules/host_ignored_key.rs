@@ -54,13 +54,33 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             Some(note) => format!(": {note}"),
             None => String::new(),
         };
-        cx.emit(
-            &RULE,
-            key.span.clone(),
-            format!("ignored by {}", p.label()),
-            format!("{} ignores `{k}`{why}", p.label()),
-            None,
-        );
+        match &p.strict_keys {
+            // A host with a strict schema does not ignore the key: it refuses the
+            // role.
+            Some(strict) => {
+                let d = cx.emit(
+                    &RULE,
+                    key.span.clone(),
+                    format!("refused by {}", p.label()),
+                    format!(
+                        "{} does not read `{k}`{why}, and {}",
+                        p.label(),
+                        strict.note
+                    ),
+                    Some(format!("remove `{k}` for {}", p.label())),
+                );
+                d.severity = p.severity_of(RULE.id, crate::lint::Severity::Error);
+            }
+            None => {
+                cx.emit(
+                    &RULE,
+                    key.span.clone(),
+                    format!("ignored by {}", p.label()),
+                    format!("{} ignores `{k}`{why}", p.label()),
+                    None,
+                );
+            }
+        }
     }
 }
 

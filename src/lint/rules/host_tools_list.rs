@@ -2,6 +2,7 @@
 
 use crate::lint::Severity;
 use crate::lint::check::{Checker, describe};
+use crate::lint::fix::{Fix, Safety};
 use crate::lint::rules::Rule;
 use crate::role::Node;
 
@@ -25,7 +26,21 @@ pub(crate) fn report(cx: &mut Checker<'_>, key: &str, node: &Node) {
     } else {
         format!("write it as `{key}: {}`", items.join(", "))
     };
-    cx.emit(
+    // `key:` through the end of the list becomes `key: a, b` (a block list's lines
+    // included). Not offered when a comment sits in between (it would be lost).
+    let fix = cx.mapping_key_span(key).and_then(|k| {
+        let between = cx.doc.text.get(k.end..node.span.end)?;
+        let plain = !items.is_empty() && items.iter().all(|i| plain_item(i));
+        (plain && !between.contains('#')).then(|| {
+            Fix::replace(
+                format!("write `{key}` as one comma-separated line"),
+                Safety::Safe,
+                k.end..node.span.end,
+                format!(": {}", items.join(", ")),
+            )
+        })
+    });
+    let d = cx.emit(
         &RULE,
         node.span.clone(),
         "one comma-separated line expected",
@@ -35,6 +50,17 @@ pub(crate) fn report(cx: &mut Checker<'_>, key: &str, node: &Node) {
         ),
         Some(help),
     );
+    d.fixes.extend(fix);
+}
+
+/// A tool or skill name that stays one item, unquoted, on a comma line.
+fn plain_item(s: &str) -> bool {
+    s.bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./@*:".contains(&b))
+        && !s.contains("://")
 }
 
 /// Forms the host's parser misreads that the schema cannot see: a flow list where
@@ -82,12 +108,21 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
                 .filter(|s| !s.is_empty())
                 .collect(),
         };
-        cx.emit(
+        let fix = (!items.is_empty() && items.iter().all(|i| plain_item(i))).then(|| {
+            Fix::replace(
+                format!("write `{key}` as one unquoted comma-separated line"),
+                Safety::Safe,
+                node.span.clone(),
+                items.join(", "),
+            )
+        });
+        let d = cx.emit(
             &RULE,
             node.span.clone(),
             format!("misread by {label}"),
             message,
             Some(format!("write it as `{key}: {}`", items.join(", "))),
         );
+        d.fixes.extend(fix);
     }
 }

@@ -45,6 +45,11 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         return;
     };
     let Some(text) = node.as_str() else { return };
+    let p = cx.profile;
+    if !p.is_portable() && !p.models.provider_form() {
+        own_names(cx, node, text);
+        return;
+    }
     if text.is_empty()
         || text.chars().any(char::is_whitespace)
         || text.contains('/')
@@ -60,5 +65,56 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         format!("`model: {text}` has no `provider/` prefix; hosts resolve a bare id differently; when it does not resolve, {}: {effect}", cx.profile.label()),
         Some(format!("write it as `provider/{text}` (e.g. `anthropic/{text}`)")),
     );
+    d.severity = Severity::Warning;
+}
+
+/// A host with its own model names (Claude Code: `sonnet`, `inherit`, `claude-…`
+/// ids): a `provider/id`, or a value that is none of them, is not one it resolves.
+/// The host's model names are documented, not read in a loader: a warning.
+fn own_names(cx: &mut Checker<'_>, node: &Node, text: &str) {
+    let p = cx.profile;
+    let m = &p.models;
+    if m.free
+        || text.is_empty()
+        || text.chars().any(char::is_whitespace)
+        || m.aliases.iter().chain(&m.inherit).any(|a| a == text)
+        || m.id_prefixes.iter().any(|x| text.starts_with(x.as_str()))
+    {
+        return;
+    }
+    let names = m
+        .aliases
+        .iter()
+        .chain(&m.inherit)
+        .map(|a| format!("`{a}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let ids = m
+        .id_prefixes
+        .iter()
+        .map(|x| format!("`{x}…`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (label, message, help) = match text.split_once('/') {
+        Some((_, id)) => (
+            "provider/id",
+            format!(
+                "`model: {text}` is a pi-style `provider/id`; {label} takes an alias ({names}) or a model id ({ids}), and for a model it cannot resolve it {}",
+                p.unresolvable_model.note,
+                label = p.label()
+            ),
+            format!("write `model: {id}` or an alias"),
+        ),
+        None => (
+            "not a model name",
+            format!(
+                "`model: {text}` is neither an alias ({names}) nor a model id ({ids}) of {label}; for a model it cannot resolve it {}",
+                p.unresolvable_model.note,
+                label = p.label()
+            ),
+            format!("use one of {names}"),
+        ),
+    };
+    let d = cx.emit(&RULE, node.span.clone(), label, message, Some(help));
     d.severity = Severity::Warning;
 }

@@ -2,6 +2,7 @@
 
 use crate::lint::Severity;
 use crate::lint::check::{Checker, describe};
+use crate::lint::fix::{Fix, Safety};
 use crate::lint::rules::{Rule, did_you_mean};
 use crate::role::Node;
 
@@ -29,7 +30,15 @@ pub(crate) fn report(cx: &mut Checker<'_>, node: &Node) {
         Some(g) => format!("did you mean `{g}`? Levels: {}", LEVELS.join(", ")),
         None => format!("use one of {}", LEVELS.join(", ")),
     };
-    cx.emit(
+    let fix = guess.map(|g| {
+        Fix::replace(
+            format!("replace with `{g}`"),
+            Safety::Unsafe,
+            node.span.clone(),
+            g,
+        )
+    });
+    let d = cx.emit(
         &RULE,
         node.span.clone(),
         "unknown level",
@@ -40,4 +49,5 @@ pub(crate) fn report(cx: &mut Checker<'_>, node: &Node) {
         ),
         Some(help),
     );
+    d.fixes.extend(fix);
 }

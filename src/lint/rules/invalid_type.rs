@@ -2,6 +2,7 @@
 
 use crate::lint::Severity;
 use crate::lint::check::{Checker, describe, expected};
+use crate::lint::fix::{Fix, Safety};
 use crate::lint::rules::Rule;
 use crate::role::{Node, Value};
 
@@ -55,11 +56,38 @@ pub(crate) fn report(cx: &mut Checker<'_>, top: &str, pointer: &str, node: &Node
     } else {
         (format!("`{top}` must be {want}, found {found}"), None)
     };
-    cx.emit(
+    let fix = unquote_fix(top, node, &want);
+    let d = cx.emit(
         &RULE,
         node.span.clone(),
         format!("expected {want}"),
         message,
         help,
     );
+    d.fixes.extend(fix);
+}
+
+/// `"20"` → `20`, `"False"` → `false`, where the key takes a number or a boolean.
+fn unquote_fix(top: &str, node: &Node, want: &str) -> Option<Fix> {
+    let bare = node.as_scalar()?.trim();
+    let replacement = if is_quoted_number(node) && want.contains("number") {
+        // A plain scalar YAML reads as a number again (no `.inf`, `0x…` surprises).
+        if !bare
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b))
+        {
+            return None;
+        }
+        bare.to_string()
+    } else if is_quoted_bool(node) && want.contains("true or false") {
+        bare.to_lowercase()
+    } else {
+        return None;
+    };
+    Some(Fix::replace(
+        format!("remove the quotes: `{top}: {replacement}`"),
+        Safety::Safe,
+        node.span.clone(),
+        replacement,
+    ))
 }

@@ -4,6 +4,7 @@ use crate::role::validate::ValidationErrorKind as Kind;
 
 use crate::lint::Severity;
 use crate::lint::check::{Checker, describe};
+use crate::lint::fix::{Fix, Safety};
 use crate::lint::rules::{Rule, did_you_mean};
 use crate::role::Node;
 
@@ -18,6 +19,7 @@ pub(crate) const RULE: Rule = Rule {
 
 pub(crate) fn report(cx: &mut Checker<'_>, top: &str, kind: &Kind, node: &Node) {
     let found = describe(node);
+    let mut fix = None;
     let (message, help) = match kind {
         Kind::Enum { options } => {
             let opts: Vec<&str> = options
@@ -27,6 +29,14 @@ pub(crate) fn report(cx: &mut Checker<'_>, top: &str, kind: &Kind, node: &Node) 
             let guess = node
                 .as_scalar()
                 .and_then(|t| did_you_mean(t, opts.iter().copied()));
+            fix = guess.filter(|g| plain_safe(g)).map(|g| {
+                Fix::replace(
+                    format!("replace with `{g}`"),
+                    Safety::Unsafe,
+                    node.span.clone(),
+                    g,
+                )
+            });
             (
                 format!("`{top}` must be one of {}, found {found}", opts.join(", ")),
                 Some(match guess {
@@ -48,5 +58,17 @@ pub(crate) fn report(cx: &mut Checker<'_>, top: &str, kind: &Kind, node: &Node) 
             Some("see `pwk schema`".into()),
         ),
     };
-    cx.emit(&RULE, node.span.clone(), "not allowed", message, help);
+    let d = cx.emit(&RULE, node.span.clone(), "not allowed", message, help);
+    d.fixes.extend(fix);
+}
+
+/// A word that reads back as the same string when written as a plain YAML scalar.
+pub(crate) fn plain_safe(s: &str) -> bool {
+    s.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./@".contains(&b))
+        && !matches!(
+            s.to_ascii_lowercase().as_str(),
+            "true" | "false" | "null" | "yes" | "no" | "on" | "off"
+        )
 }

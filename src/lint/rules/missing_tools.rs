@@ -18,8 +18,15 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     if tree.get("tools").is_some() {
         return;
     }
-    let span = cx.open_fence();
+    // A host whose tool control is a permission ruleset (OpenCode).
     let p = cx.profile;
+    if ["permissions", "permission"]
+        .iter()
+        .any(|k| p.reads(k) && tree.get(k).is_some())
+    {
+        return;
+    }
+    let span = cx.open_fence();
     let effect = if p.is_portable() {
         format!("the child then gets {}", p.tools.missing)
     } else {
@@ -30,9 +37,19 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         span,
         "no `tools` in this frontmatter",
         format!("the role has no `tools` allow-list; {effect}"),
-        Some(
-            "add `tools:` with exactly what the role needs, e.g. `tools: read, grep, find, ls`"
-                .into(),
-        ),
+        Some(format!(
+            "add `tools:` with exactly what the role needs, e.g. `tools: {}`",
+            read_only(p)
+        )),
     );
+}
+
+/// pi's read-only built-ins in the host's own names (`Read, Grep, Glob, LS` for
+/// Claude Code).
+pub(crate) fn read_only(p: &crate::host::HostProfile) -> String {
+    ["read", "grep", "find", "ls"]
+        .iter()
+        .map(|t| p.tools.own_name(t).unwrap_or_else(|| t.to_string()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

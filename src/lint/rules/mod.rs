@@ -24,6 +24,7 @@ pub(crate) mod host_tools_list;
 pub(crate) mod host_unread_directory;
 pub(crate) mod invalid_max_turns;
 pub(crate) mod invalid_model;
+pub(crate) mod invalid_suppression;
 pub(crate) mod invalid_thinking;
 pub(crate) mod invalid_type;
 pub(crate) mod invalid_utf8;
@@ -36,11 +37,13 @@ pub(crate) mod multiple_documents;
 pub(crate) mod name_mismatch;
 pub(crate) mod name_not_slug;
 pub(crate) mod not_a_regular_file;
+pub(crate) mod shadowed_role;
 pub(crate) mod tab_indentation;
 pub(crate) mod unknown_key;
 pub(crate) mod unknown_tool;
 pub(crate) mod unreadable_file;
 pub(crate) mod unterminated_frontmatter;
+pub(crate) mod unused_suppression;
 pub(crate) mod yaml_anchor;
 pub(crate) mod yaml_syntax;
 pub(crate) mod yaml_too_deep;
@@ -84,6 +87,7 @@ pub static RULES: &[&Rule] = &[
     &host_unread_directory::RULE,
     &invalid_max_turns::RULE,
     &invalid_model::RULE,
+    &invalid_suppression::RULE,
     &invalid_thinking::RULE,
     &invalid_type::RULE,
     &invalid_utf8::RULE,
@@ -96,11 +100,13 @@ pub static RULES: &[&Rule] = &[
     &name_mismatch::RULE,
     &name_not_slug::RULE,
     &not_a_regular_file::RULE,
+    &shadowed_role::RULE,
     &tab_indentation::RULE,
     &unknown_key::RULE,
     &unknown_tool::RULE,
     &unreadable_file::RULE,
     &unterminated_frontmatter::RULE,
+    &unused_suppression::RULE,
     &yaml_anchor::RULE,
     &yaml_syntax::RULE,
     &yaml_too_deep::RULE,
@@ -125,6 +131,9 @@ pub fn host_fact(rule: &str, p: &crate::host::HostProfile) -> Option<String> {
                 Some(r) => r.note.clone(),
                 None => format!("loads a role without `{key}`"),
             }
+        }
+        "name-mismatch" if p.identity.name_is_label => {
+            "identity: file stem (`name` is a display label)".to_string()
         }
         "name-mismatch" => format!("identity: {}", p.identity.by.describe()),
         "missing-tools" => format!("without `tools` the child gets {}", p.tools.missing),

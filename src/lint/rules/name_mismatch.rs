@@ -3,6 +3,7 @@
 use crate::host::{self, HostProfile, IdentityBy};
 use crate::lint::Severity;
 use crate::lint::check::Checker;
+use crate::lint::fix::{Fix, Safety};
 use crate::lint::rules::Rule;
 use crate::role::Node;
 
@@ -20,7 +21,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     let (Some(name), Some(stem)) = (node.as_str(), cx.doc.stem()) else {
         return;
     };
-    if name == stem {
+    if name == stem || cx.profile.identity.name_is_label {
         return;
     }
     let p = cx.profile;
@@ -77,4 +78,13 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         }),
     );
     d.severity = p.severity_of(RULE.id, severity);
+    // Which of the two names is right is the author's call: a guess.
+    if super::name_not_slug::is_slug(stem) && super::invalid_value::plain_safe(stem) {
+        d.fixes.push(Fix::replace(
+            format!("set `name: {stem}` (the file name)"),
+            Safety::Unsafe,
+            node.span.clone(),
+            stem,
+        ));
+    }
 }

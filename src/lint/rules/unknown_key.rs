@@ -3,6 +3,7 @@
 use crate::host::{self, HostProfile};
 use crate::lint::Severity;
 use crate::lint::check::Checker;
+use crate::lint::fix::{Fix, Safety};
 use crate::lint::rules::{self, Rule};
 use crate::role::Node;
 
@@ -105,11 +106,25 @@ pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {
     // A likely typo loses the key's effect: an error. Otherwise the host just
     // ignores it: a warning under a real host, an error for the portable profile
     // (no host reads it at all).
-    let severity = if suggested.is_some() || p.is_portable() {
+    if let Some(strict) = &p.strict_keys {
+        message.push_str(&format!("; {} {}", p.label(), strict.note));
+    }
+    let severity = if p.strict_keys.is_some() || suggested.is_some() || p.is_portable() {
         p.severity_of(RULE.id, Severity::Error)
     } else {
         p.severity_of(RULE.id, Severity::Warning)
     };
+    // One close match that the file does not set already: the rename is likely,
+    // but a guess.
+    let fix = suggested.filter(|s| tree.get(s).is_none()).map(|s| {
+        Fix::replace(
+            format!("rename `{key}` to `{s}`"),
+            Safety::Unsafe,
+            span.clone(),
+            s,
+        )
+    });
     let d = cx.emit(&RULE, span, label, message, Some(help));
     d.severity = severity;
+    d.fixes.extend(fix);
 }

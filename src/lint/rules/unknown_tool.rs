@@ -81,13 +81,21 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
                 .is_some_and(|v| v.to_json() != serde_json::Value::Bool(false))
         })
     };
-    for key in ["tools", "deny-tools", "disallowed_tools", "excludeTools"] {
+    for key in [
+        "tools",
+        "deny-tools",
+        "disallowed_tools",
+        "excludeTools",
+        "disallowedTools",
+    ] {
         if !(p.reads(key) || p.is_portable() && key == "tools") {
             continue;
         }
         let Some(node) = tree.get(key) else { continue };
         for (name, span) in entries(&cx.doc.text, node) {
+            let name = p.tools.base(name);
             if p.tools.builtins.iter().any(|b| b == name)
+                || (p.tools.case_insensitive && p.knows_tool(name))
                 || p.tools
                     .extension_prefixes
                     .iter()
@@ -106,10 +114,20 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             }
             let label = p.label();
             let lower = name.to_lowercase();
-            let guess = if p.tools.builtins.contains(&lower) {
-                p.tools.builtins.iter().find(|b| **b == lower).cloned()
+            // A builtin in another case (`Read`, Claude Code's `read`), another
+            // host's name for one (`Glob` → `find`; pi's `find` → Claude Code's
+            // `Glob`), or a near miss.
+            let guess = if let Some(b) = p
+                .tools
+                .builtins
+                .iter()
+                .find(|b| b.eq_ignore_ascii_case(name))
+            {
+                Some(b.clone())
             } else if let Some((_, pi)) = FOREIGN.iter().find(|(f, _)| *f == lower) {
-                Some((*pi).to_string())
+                p.tools.own_name(pi)
+            } else if let Some(own) = p.tools.own_name(&lower) {
+                Some(own)
             } else {
                 did_you_mean(name, p.tools.builtins.iter().map(String::as_str)).map(str::to_string)
             };

@@ -1,0 +1,380 @@
+//! Command glue for `pwk convert`: the files, the source host per file, writing,
+//! the report, the exit status. The conversion itself is `crate::convert`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use serde_json::json;
+
+use crate::cli::{ConvertArgs, Format};
+use crate::context::{eprintln_safe, write_stdout};
+use crate::convert::{
+    Conversion, ConvertOptions, Destination, Outcome, WriteResult, Written, convert_doc, write,
+};
+use crate::host::{HostChoice, HostProfile, detect_from_paths};
+use crate::lint::{Severity, collect_files};
+use crate::role::RoleDoc;
+use crate::text::escape_line;
+use crate::{Context, ExitStatus};
+
+struct Done {
+    conversion: Conversion,
+    write: Option<WriteResult>,
+    write_error: Option<String>,
+    /// Why this source host.
+    from_reason: String,
+}
+
+pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let to = args.to.profile()?;
+    let paths: Vec<PathBuf> = args.paths.iter().map(|p| ctx.cwd.join(p)).collect();
+    let collected = collect_files(&paths, args.recursive);
+    if let Some(e) = collected.errors.first() {
+        anyhow::bail!(
+            "cannot convert `{}`: {}",
+            escape_line(&ctx.display_path(e.path())),
+            e.reason()
+        );
+    }
+    let files = collected.files;
+    if files.is_empty() {
+        anyhow::bail!(
+            "nothing to convert: no `*.md` file in {}{}",
+            args.paths
+                .iter()
+                .map(|p| format!("`{}`", escape_line(&p.display().to_string())))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if args.recursive {
+                ""
+            } else {
+                " (use --recursive to look in subdirectories)"
+            }
+        );
+    }
+    let (root, _) = crate::discover::find_project_root(&ctx.cwd, ctx.env.home.as_deref());
+    let opts = ConvertOptions {
+        to,
+        model_map: args.model_map.iter().cloned().collect(),
+    };
+    let dest = match (&args.out, args.in_place) {
+        (Some(d), _) => Destination::Dir(ctx.cwd.join(d)),
+        (None, true) => Destination::InPlace,
+        // --dry-run without a destination: report as if next to the source.
+        (None, false) => Destination::InPlace,
+    };
+    let mut done: Vec<Done> = Vec::new();
+    let mut failed = false;
+    let mut targets: Vec<PathBuf> = Vec::new();
+    for file in &files {
+        let shown = ctx.display_path(file);
+        let (from, from_reason) = match source_host(&args.from, file, &root, ctx) {
+            Ok(x) => x,
+            Err(msg) => {
+                eprintln_safe(&format!("pwk: error: `{}`: {msg}", escape_line(&shown)));
+                failed = true;
+                continue;
+            }
+        };
+        let bytes = match crate::role::source::read_role_file(file) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln_safe(&format!(
+                    "pwk: error: cannot read `{}`: {e}",
+                    escape_line(&shown)
+                ));
+                failed = true;
+                continue;
+            }
+        };
+        let doc = RoleDoc::parse(file.clone(), &bytes);
+        let conversion = match convert_doc(&doc, from, &opts) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln_safe(&format!("pwk: error: {}", escape_line(&e.to_string())));
+                failed = true;
+                continue;
+            }
+        };
+        let target = crate::convert::target_path(&conversion, &dest);
+        if targets.contains(&target) {
+            eprintln_safe(&format!(
+                "pwk: error: `{}` and an earlier file both convert to `{}`; convert them separately or rename one",
+                escape_line(&shown),
+                escape_line(&ctx.display_path(&target))
+            ));
+            failed = true;
+            continue;
+        }
+        targets.push(target);
+        let (write_result, write_error) = if args.out.is_none() && !args.in_place {
+            // --dry-run with no destination.
+            (None, None)
+        } else {
+            match write(&conversion, &dest, args.force, args.dry_run) {
+                Ok(w) => (Some(w), None),
+                Err(e) => {
+                    failed = true;
+                    (None, Some(e.to_string()))
+                }
+            }
+        };
+        done.push(Done {
+            conversion,
+            write: write_result,
+            write_error,
+            from_reason,
+        });
+    }
+    let lint_failed = done
+        .iter()
+        .any(|d| d.conversion.lint_errors().next().is_some());
+    let kept = done
+        .iter()
+        .any(|d| d.write.as_ref().is_some_and(|w| w.written == Written::Kept));
+    let text = match args.format {
+        Format::Human => human(&done, to, ctx),
+        Format::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&doc_json(&done, to, ctx))?
+        ),
+    };
+    write_stdout(text.as_bytes()).context("cannot write to stdout")?;
+    Ok(if failed {
+        ExitStatus::Error
+    } else if lint_failed || kept {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// The host a file is written for, and why.
+fn source_host(
+    choice: &HostChoice,
+    file: &Path,
+    root: &Path,
+    ctx: &Context,
+) -> Result<(&'static HostProfile, String), String> {
+    if let HostChoice::Spec(spec) = choice {
+        return Ok((spec.profile().map_err(|e| e.to_string())?, "--from".into()));
+    }
+    let rel = file.strip_prefix(&ctx.cwd).unwrap_or(file).to_path_buf();
+    if let Some(d) = detect_from_paths(&[rel]) {
+        let reason = d
+            .reason
+            .replace("`--host H` to choose", "`--from H` to choose");
+        return Ok((d.spec.profile().map_err(|e| e.to_string())?, reason));
+    }
+    let chosen = choice.resolve(root, ctx.env.agent_dir().as_deref());
+    if chosen.profile.is_portable() {
+        return Err(
+            "cannot tell which host it is written for (it is not under a host's own directory such as `.claude/agents/`, and pi's settings name no single subagent host); pass `--from HOST`"
+                .into(),
+        );
+    }
+    let reason = chosen
+        .detection
+        .map(|d| d.reason)
+        .unwrap_or_else(|| "--from".into());
+    Ok((chosen.profile, reason))
+}
+
+fn outcome_word(o: &Outcome) -> &'static str {
+    match o {
+        Outcome::Converted => "converted",
+        Outcome::Dropped => "dropped",
+        Outcome::Decision => "decide",
+    }
+}
+
+fn written_word(w: &Option<WriteResult>, err: &Option<String>) -> String {
+    if let Some(e) = err {
+        return format!("NOT WRITTEN: {e}");
+    }
+    match w.as_ref().map(|w| &w.written) {
+        None | Some(Written::DryRun) => "dry run, not written".into(),
+        Some(Written::Created) => "created".into(),
+        Some(Written::Replaced) => "replaced".into(),
+        Some(Written::Unchanged) => "unchanged".into(),
+        Some(Written::Kept) => {
+            "NOT WRITTEN: a different file is there (--force replaces it, keeping a .bak)".into()
+        }
+    }
+}
+
+fn human(done: &[Done], to: &HostProfile, ctx: &Context) -> String {
+    let mut out = String::new();
+    let (mut dropped, mut decide, mut lint_bad) = (0, 0, 0);
+    for d in done {
+        let c = &d.conversion;
+        let target = d
+            .write
+            .as_ref()
+            .map(|w| ctx.display_path(&w.path))
+            .unwrap_or_else(|| c.file_name.clone());
+        out.push_str(&format!(
+            "{} ({}) → {} ({}): {}\n",
+            escape_line(&ctx.display_path(&c.source)),
+            c.from,
+            escape_line(&target),
+            c.to,
+            escape_line(&written_word(&d.write, &d.write_error)),
+        ));
+        if let Some(b) = d.write.as_ref().and_then(|w| w.backup.as_ref()) {
+            out.push_str(&format!(
+                "  backup     {}\n",
+                escape_line(&ctx.display_path(b))
+            ));
+        }
+        if d.from_reason != "--from" {
+            out.push_str(&format!("  from       {}\n", escape_line(&d.from_reason)));
+        }
+        let as_written: Vec<&str> = c
+            .items
+            .iter()
+            .filter(|i| i.outcome == Outcome::Converted && i.note == "as written")
+            .map(|i| i.key.as_str())
+            .collect();
+        if !as_written.is_empty() {
+            out.push_str(&format!(
+                "  kept       {}\n",
+                escape_line(&as_written.join(", "))
+            ));
+        }
+        // Renamed list entries on one line: `Read → read, Glob → find`.
+        let mut renamed: Vec<(String, Vec<String>)> = Vec::new();
+        for i in &c.items {
+            if let (Outcome::Converted, Some((key, entry)), Some(to)) =
+                (&i.outcome, i.key.split_once(": "), &i.to)
+                && i.note != "as written"
+            {
+                let mut pair = format!("{entry} → {to}");
+                if let Some((_, rest)) = i.note.split_once("also grants pi's ") {
+                    let more = rest.split(')').next().unwrap_or_default();
+                    pair.push_str(&format!(" (also {more})"));
+                }
+                match renamed.iter_mut().find(|(k, _)| k == key) {
+                    Some((_, v)) => v.push(pair),
+                    None => renamed.push((key.to_string(), vec![pair])),
+                }
+            }
+        }
+        for (key, pairs) in &renamed {
+            out.push_str(&format!(
+                "  {:<10} {}: {}\n",
+                "converted",
+                escape_line(key),
+                escape_line(&pairs.join(", "))
+            ));
+        }
+        let listed = |i: &&crate::convert::Item| {
+            !(i.outcome == Outcome::Converted
+                && (i.note == "as written" || (i.key.contains(": ") && i.to.is_some())))
+        };
+        for i in c.items.iter().filter(listed) {
+            out.push_str(&format!(
+                "  {:<10} {}: {}\n",
+                outcome_word(&i.outcome),
+                escape_line(&i.key),
+                escape_line(&i.note)
+            ));
+        }
+        dropped += c.count(Outcome::Dropped);
+        decide += c.count(Outcome::Decision);
+        let errors: Vec<_> = c.lint_errors().collect();
+        let warnings = c
+            .lint
+            .iter()
+            .filter(|x| x.severity == Severity::Warning)
+            .count();
+        if errors.is_empty() {
+            out.push_str(&format!(
+                "  lint       clean for {} ({warnings} warning{})\n",
+                c.to,
+                if warnings == 1 { "" } else { "s" }
+            ));
+        } else {
+            lint_bad += 1;
+            out.push_str(&format!(
+                "  lint       FAILS for {}: {} error{}\n",
+                c.to,
+                errors.len(),
+                if errors.len() == 1 { "" } else { "s" }
+            ));
+            for e in errors {
+                out.push_str(&format!(
+                    "    line {}: error[{}] {}\n",
+                    e.start.line,
+                    e.rule,
+                    escape_line(&e.message)
+                ));
+            }
+        }
+    }
+    out.push_str(&format!(
+        "\n{} file{} converted to {}: {} lint clean, {} still failing; {} item{} dropped, {} need{} a decision.\n",
+        done.len(),
+        if done.len() == 1 { "" } else { "s" },
+        to.label(),
+        done.len() - lint_bad,
+        lint_bad,
+        dropped,
+        if dropped == 1 { "" } else { "s" },
+        decide,
+        if decide == 1 { "s" } else { "" },
+    ));
+    out
+}
+
+fn doc_json(done: &[Done], to: &HostProfile, ctx: &Context) -> serde_json::Value {
+    let files: Vec<serde_json::Value> = done
+        .iter()
+        .map(|d| {
+            let c = &d.conversion;
+            let lint: Vec<serde_json::Value> = c
+                .lint
+                .iter()
+                .map(|x| {
+                    json!({
+                        "rule": x.rule,
+                        "severity": x.severity,
+                        "line": x.start.line,
+                        "column": x.start.column,
+                        "message": x.message,
+                    })
+                })
+                .collect();
+            json!({
+                "source": ctx.display_path(&c.source),
+                "from": c.from,
+                "from_reason": d.from_reason,
+                "to": c.to,
+                "file_name": c.file_name,
+                "path": d.write.as_ref().map(|w| ctx.display_path(&w.path)),
+                "written": d.write.as_ref().map(|w| &w.written),
+                "write_error": d.write_error,
+                "backup": d.write.as_ref().and_then(|w| w.backup.as_ref()).map(|b| ctx.display_path(b)),
+                "items": c.items,
+                "lint_clean": c.lint_errors().next().is_none(),
+                "lint": lint,
+            })
+        })
+        .collect();
+    let count = |o: Outcome| {
+        done.iter()
+            .map(|d| d.conversion.count(o.clone()))
+            .sum::<usize>()
+    };
+    json!({
+        "to": to.label(),
+        "files": files,
+        "summary": {
+            "files": done.len(),
+            "lint_clean": done.iter().filter(|d| d.conversion.lint_errors().next().is_none()).count(),
+            "converted": count(Outcome::Converted),
+            "dropped": count(Outcome::Dropped),
+            "decisions": count(Outcome::Decision),
+        },
+    })
+}

@@ -1,0 +1,826 @@
+//! `pwk.toml` (or `.pwk.toml`): the project's lint configuration.
+//!
+//! The file is found by walking up from the linted path to the project root
+//! ([`crate::discover::find_project_root`], the root every command uses). Keys:
+//! `host`, `paths`, `exclude`, `[rules]`, `[[overrides]]` (with `files` and their
+//! own `host` / `rules`), `extend`. The TOML is read with `toml_edit`, which keeps
+//! the span of every key and value, so an unknown key or a bad value is an error
+//! at `file:line:col`, and every effective value knows where it came from
+//! ([`Origin`]).
+//!
+//! Precedence, highest first: a command-line flag, an `[[overrides]]` entry that
+//! matches the file (the extending file's before the extended one's), the file,
+//! the file it `extend`s (and so on), the default.
+
+pub mod schema;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobMatcher};
+use toml_edit::{Item, TableLike, Value};
+
+use crate::host::HostChoice;
+use crate::lint::{FileSettings, RuleLevel, rules};
+use crate::role::LineIndex;
+
+/// The names a configuration file may have, in the order they are looked for.
+pub const FILE_NAMES: [&str; 2] = ["pwk.toml", ".pwk.toml"];
+
+/// How many files an `extend` chain may hold.
+const MAX_EXTEND: usize = 8;
+
+/// Config files larger than this are refused.
+const MAX_CONFIG_BYTES: usize = 256 * 1024;
+
+/// Where an effective value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    Default,
+    /// A command-line flag (`--host`).
+    Flag(&'static str),
+    /// A place in a configuration file.
+    File {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+    },
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Default => f.write_str("default"),
+            Origin::Flag(flag) => write!(f, "flag {flag}"),
+            Origin::File { path, line, column } => {
+                write!(f, "{}:{line}:{column}", path.display())
+            }
+        }
+    }
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Val<T> {
+    pub value: T,
+    pub origin: Origin,
+}
+
+/// Why a configuration could not be used (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{}:{line}:{column}: {message}{}", path.display(), help.as_ref().map(|h| format!("\n  help: {h}")).unwrap_or_default())]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+        help: Option<String>,
+    },
+    #[error("cannot read `{}`: {why}", path.display())]
+    Read { path: PathBuf, why: String },
+    #[error("both `{}` and `{}` exist; keep one", .0.display(), .1.display())]
+    Both(PathBuf, PathBuf),
+}
+
+impl ConfigError {
+    /// The same error with its paths shown relative to `cwd` when under it.
+    pub fn relative_to(self, cwd: &Path) -> ConfigError {
+        let rel = |p: PathBuf| crate::context::display_path(cwd, &p).into();
+        match self {
+            ConfigError::Invalid {
+                path,
+                line,
+                column,
+                message,
+                help,
+            } => ConfigError::Invalid {
+                path: rel(path),
+                line,
+                column,
+                message,
+                help,
+            },
+            ConfigError::Read { path, why } => ConfigError::Read {
+                path: rel(path),
+                why,
+            },
+            ConfigError::Both(a, b) => ConfigError::Both(rel(a), rel(b)),
+        }
+    }
+}
+
+/// A gitignore-style glob, relative to the directory of the file that holds it.
+#[derive(Debug, Clone)]
+pub struct Glob {
+    pub pattern: String,
+    base: PathBuf,
+    matcher: GlobMatcher,
+    /// The same pattern as a directory: `p/**`.
+    under: GlobMatcher,
+}
+
+impl Glob {
+    /// Compile `pattern` the gitignore way: a pattern without a `/` (a trailing
+    /// one aside) matches at any depth, a leading `/` anchors it to `base`, a
+    /// trailing `/` means a directory, and a pattern that names a directory
+    /// matches everything under it. `*` never crosses a `/`; `**` does.
+    pub fn new(pattern: &str, base: &Path) -> Result<Glob, globset::Error> {
+        let mut p = pattern.trim().to_string();
+        if let Some(rest) = p.strip_suffix('/') {
+            p = rest.to_string();
+        }
+        p = match p.strip_prefix('/') {
+            Some(anchored) => anchored.to_string(),
+            None if !p.contains('/') => format!("**/{p}"),
+            None => p,
+        };
+        let build = |p: &str| {
+            GlobBuilder::new(p)
+                .literal_separator(true)
+                .build()
+                .map(|g| g.compile_matcher())
+        };
+        Ok(Glob {
+            pattern: pattern.to_string(),
+            base: base.to_path_buf(),
+            matcher: build(&p)?,
+            under: build(&format!("{p}/**"))?,
+        })
+    }
+
+    /// Whether `path` (absolute) matches.
+    pub fn matches(&self, path: &Path) -> bool {
+        let Ok(rel) = path.strip_prefix(&self.base) else {
+            return false;
+        };
+        self.matcher.is_match(rel) || self.under.is_match(rel)
+    }
+}
+
+/// One `[[overrides]]` entry.
+#[derive(Debug, Clone)]
+pub struct Override {
+    pub files: Vec<Glob>,
+    pub host: Option<Val<HostChoice>>,
+    pub rules: Vec<(String, Val<RuleLevel>)>,
+    pub origin: Origin,
+}
+
+/// One configuration file, as read.
+#[derive(Debug, Clone)]
+pub struct Layer {
+    pub path: PathBuf,
+    pub host: Option<Val<HostChoice>>,
+    pub paths: Option<Val<Vec<Glob>>>,
+    pub exclude: Option<Val<Vec<Glob>>>,
+    pub rules: Vec<(String, Val<RuleLevel>)>,
+    pub overrides: Vec<Override>,
+}
+
+/// A configuration file with the files it extends: `layers[0]` is the most
+/// basic (extended) one, the last is the file that was found.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub layers: Vec<Layer>,
+}
+
+/// The configuration that applies to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResolvedConfig {
+    /// The configuration file found, if any.
+    pub file: Option<PathBuf>,
+    /// The files it extends, most basic first.
+    pub extends: Vec<PathBuf>,
+    pub host: Val<HostChoice>,
+    /// The rules the configuration sets (others keep their own severity).
+    pub rules: BTreeMap<String, Val<RuleLevel>>,
+}
+
+impl ResolvedConfig {
+    /// No configuration file: every value is the default.
+    pub fn default_for() -> ResolvedConfig {
+        ResolvedConfig {
+            file: None,
+            extends: Vec::new(),
+            host: Val {
+                value: HostChoice::Auto,
+                origin: Origin::Default,
+            },
+            rules: BTreeMap::new(),
+        }
+    }
+
+    /// A `--host` flag beats everything.
+    pub fn with_host_flag(mut self, host: Option<&HostChoice>) -> ResolvedConfig {
+        if let Some(h) = host {
+            self.host = Val {
+                value: h.clone(),
+                origin: Origin::Flag("--host"),
+            };
+        }
+        self
+    }
+
+    /// What the linter needs from it.
+    pub fn settings(&self) -> FileSettings {
+        FileSettings {
+            levels: self
+                .rules
+                .iter()
+                .map(|(k, v)| (k.clone(), v.value))
+                .collect(),
+            ..FileSettings::default()
+        }
+    }
+}
+
+impl Config {
+    /// Read the configuration file at `path` and the files it extends.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let mut layers = Vec::new();
+        let mut next = Some((path.to_path_buf(), None::<Origin>));
+        while let Some((file, from)) = next.take() {
+            let file = std::path::absolute(&file).unwrap_or(file);
+            if layers.iter().any(|l: &Layer| l.path == file) {
+                return Err(at_origin(
+                    from,
+                    format!(
+                        "`extend` makes a cycle: `{}` is already read",
+                        file.display()
+                    ),
+                ));
+            }
+            if layers.len() == MAX_EXTEND {
+                return Err(at_origin(
+                    from,
+                    format!("`extend` chains more than {MAX_EXTEND} files"),
+                ));
+            }
+            let text = read_config(&file).map_err(|why| match &from {
+                Some(origin @ Origin::File { .. }) => at_origin(
+                    Some(origin.clone()),
+                    format!("cannot read the extended file `{}`: {why}", file.display()),
+                ),
+                _ => ConfigError::Read {
+                    path: file.clone(),
+                    why,
+                },
+            })?;
+            let (layer, extend) = parse(&file, &text)?;
+            next = extend;
+            layers.push(layer);
+        }
+        layers.reverse();
+        Ok(Config { layers })
+    }
+
+    /// The configuration file that was found (the last layer).
+    pub fn path(&self) -> &Path {
+        &self.layers.last().expect("a config has a layer").path
+    }
+
+    /// `paths`, from the nearest layer that sets it.
+    pub fn paths(&self) -> Option<&Val<Vec<Glob>>> {
+        self.layers.iter().rev().find_map(|l| l.paths.as_ref())
+    }
+
+    /// `exclude`, from the nearest layer that sets it.
+    pub fn exclude(&self) -> Option<&Val<Vec<Glob>>> {
+        self.layers.iter().rev().find_map(|l| l.exclude.as_ref())
+    }
+
+    /// Whether `path` (absolute) is excluded.
+    pub fn excludes(&self, path: &Path) -> bool {
+        self.exclude()
+            .is_some_and(|e| e.value.iter().any(|g| g.matches(path)))
+    }
+
+    /// The values that apply to `file` (absolute): layer values, basic first,
+    /// then the overrides that match it, basic first; the later wins.
+    pub fn resolve(&self, file: &Path) -> ResolvedConfig {
+        let mut out = ResolvedConfig::default_for();
+        out.file = Some(self.path().to_path_buf());
+        out.extends = self.layers[..self.layers.len() - 1]
+            .iter()
+            .map(|l| l.path.clone())
+            .collect();
+        for layer in &self.layers {
+            if let Some(h) = &layer.host {
+                out.host = h.clone();
+            }
+            for (k, v) in &layer.rules {
+                out.rules.insert(k.clone(), v.clone());
+            }
+        }
+        for layer in &self.layers {
+            for o in &layer.overrides {
+                if !o.files.iter().any(|g| g.matches(file)) {
+                    continue;
+                }
+                if let Some(h) = &o.host {
+                    out.host = h.clone();
+                }
+                for (k, v) in &o.rules {
+                    out.rules.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The configuration file for `path` (a file or directory): the first
+/// `pwk.toml` or `.pwk.toml` from its directory up to the project root.
+pub fn find(path: &Path, home: Option<&Path>) -> Result<Option<PathBuf>, ConfigError> {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let start = if abs.is_dir() {
+        abs.clone()
+    } else {
+        abs.parent().map(Path::to_path_buf).unwrap_or(abs.clone())
+    };
+    let (root, _) = crate::discover::find_project_root(&start, home);
+    for dir in start.ancestors() {
+        let found: Vec<PathBuf> = FILE_NAMES
+            .iter()
+            .map(|n| dir.join(n))
+            .filter(|p| std::fs::symlink_metadata(p).is_ok())
+            .collect();
+        match found.as_slice() {
+            [] => {}
+            [one] => return Ok(Some(one.clone())),
+            [a, b, ..] => return Err(ConfigError::Both(a.clone(), b.clone())),
+        }
+        if dir == root {
+            break;
+        }
+    }
+    Ok(None)
+}
+
+/// The configuration for the file at `path`: its `pwk.toml`, resolved for it
+/// (defaults when there is none). For callers without a command line (the
+/// language server); `HOME` bounds the project-root walk as in every command.
+pub fn load_for(path: &Path) -> Result<ResolvedConfig, ConfigError> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    match find(&abs, home.as_deref())? {
+        None => Ok(ResolvedConfig::default_for()),
+        Some(file) => Ok(Config::load(&file)?.resolve(&abs)),
+    }
+}
+
+/// The configurations of one run, each file read once: the lint command asks
+/// for the configuration of every file it lints.
+#[derive(Debug, Default)]
+pub struct Configs {
+    home: Option<PathBuf>,
+    by_dir: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    loaded: std::collections::HashMap<PathBuf, Config>,
+}
+
+impl Configs {
+    pub fn new(home: Option<&Path>) -> Configs {
+        Configs {
+            home: home.map(Path::to_path_buf),
+            ..Configs::default()
+        }
+    }
+
+    /// The configuration that governs `path` (a file or a directory), if any.
+    pub fn for_path(&mut self, path: &Path) -> Result<Option<&Config>, ConfigError> {
+        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let dir = if abs.is_dir() {
+            abs.clone()
+        } else {
+            abs.parent().map(Path::to_path_buf).unwrap_or(abs.clone())
+        };
+        let file = match self.by_dir.get(&dir) {
+            Some(f) => f.clone(),
+            None => {
+                let f = find(&dir, self.home.as_deref())?;
+                self.by_dir.insert(dir, f.clone());
+                f
+            }
+        };
+        let Some(file) = file else { return Ok(None) };
+        if !self.loaded.contains_key(&file) {
+            let c = Config::load(&file)?;
+            self.loaded.insert(file.clone(), c);
+        }
+        Ok(self.loaded.get(&file))
+    }
+
+    /// The configuration resolved for the file at `path`.
+    pub fn resolve(&mut self, path: &Path) -> Result<ResolvedConfig, ConfigError> {
+        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        Ok(match self.for_path(path)? {
+            Some(c) => c.resolve(&abs),
+            None => ResolvedConfig::default_for(),
+        })
+    }
+}
+
+impl Config {
+    /// The `*.md` files under the configuration's directory that `paths` selects
+    /// (symlinked directories, `.git` and `node_modules` are not entered). `None`
+    /// when the configuration sets no `paths`.
+    pub fn path_files(&self) -> Option<Vec<PathBuf>> {
+        let globs = &self.paths()?.value;
+        let dir = self.path().parent()?.to_path_buf();
+        let mut out = Vec::new();
+        let mut stack = vec![dir];
+        while let Some(d) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                let Ok(ft) = e.file_type() else { continue };
+                let name = e.file_name();
+                if ft.is_dir() {
+                    if name != ".git" && name != "node_modules" {
+                        stack.push(p);
+                    }
+                } else if p.extension().is_some_and(|x| x == "md")
+                    && globs.iter().any(|g| g.matches(&p))
+                {
+                    out.push(p);
+                }
+            }
+        }
+        out.sort();
+        Some(out)
+    }
+}
+
+fn read_config(path: &Path) -> Result<String, String> {
+    use crate::role::source::{ReadError, read_role_file};
+    match read_role_file(path) {
+        Ok(bytes) if bytes.len() > MAX_CONFIG_BYTES => {
+            Err(format!("it is over {MAX_CONFIG_BYTES} bytes"))
+        }
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_string()),
+        Err(ReadError::Symlink) => {
+            Err("it is a symbolic link; point `extend` at the file itself".into())
+        }
+        Err(e) => Err(format!("it {e}")),
+    }
+}
+
+fn at_origin(origin: Option<Origin>, message: String) -> ConfigError {
+    match origin {
+        Some(Origin::File { path, line, column }) => ConfigError::Invalid {
+            path,
+            line,
+            column,
+            message,
+            help: None,
+        },
+        _ => ConfigError::Read {
+            path: PathBuf::new(),
+            why: message,
+        },
+    }
+}
+
+/// Reading one file: spans to positions, errors at positions.
+struct Reader<'a> {
+    path: &'a Path,
+    text: &'a str,
+    lines: LineIndex,
+    dir: PathBuf,
+}
+
+impl Reader<'_> {
+    fn origin(&self, span: Option<std::ops::Range<usize>>) -> Origin {
+        let at = span.map_or(0, |s| s.start);
+        let p = self.lines.position(self.text, at);
+        Origin::File {
+            path: self.path.to_path_buf(),
+            line: p.line,
+            column: p.column,
+        }
+    }
+
+    fn error(
+        &self,
+        span: Option<std::ops::Range<usize>>,
+        message: impl Into<String>,
+        help: Option<String>,
+    ) -> ConfigError {
+        let Origin::File { line, column, .. } = self.origin(span) else {
+            unreachable!("a file origin")
+        };
+        ConfigError::Invalid {
+            path: self.path.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+            help,
+        }
+    }
+
+    fn unknown_key(
+        &self,
+        table: &dyn TableLike,
+        key: &str,
+        allowed: &[&str],
+        context: &str,
+    ) -> ConfigError {
+        let span = table.key(key).and_then(|k| k.span());
+        let help = rules::did_you_mean(key, allowed.iter().copied())
+            .map(|s| format!("did you mean `{s}`?"))
+            .unwrap_or_else(|| format!("the keys {context} are {}", allowed.join(", ")));
+        self.error(span, format!("unknown key `{key}` {context}"), Some(help))
+    }
+
+    fn string<'i>(&self, item: &'i Item, key: &str) -> Result<&'i str, ConfigError> {
+        item.as_str().ok_or_else(|| {
+            self.error(
+                item.span(),
+                format!("`{key}` must be a string, found {}", item.type_name()),
+                None,
+            )
+        })
+    }
+
+    fn host(&self, item: &Item) -> Result<Val<HostChoice>, ConfigError> {
+        let s = self.string(item, "host")?;
+        let value = s.parse::<HostChoice>().map_err(|e| {
+            self.error(
+                item.span(),
+                format!("`host = \"{s}\"`: {e}"),
+                Some("use `auto`, a host (`pwk`, `tintinweb`, `nicobailon`, `herdr`) or `host@version`".into()),
+            )
+        })?;
+        Ok(Val {
+            value,
+            origin: self.origin(item.span()),
+        })
+    }
+
+    fn globs(&self, item: &Item, key: &str) -> Result<Val<Vec<Glob>>, ConfigError> {
+        let not_list = || {
+            self.error(
+                item.span(),
+                format!(
+                    "`{key}` must be a list of glob strings, found {}",
+                    item.type_name()
+                ),
+                Some(format!("write `{key} = [\"roles/**\"]`")),
+            )
+        };
+        let array = item.as_array().ok_or_else(not_list)?;
+        let mut out = Vec::new();
+        for v in array.iter() {
+            let Some(s) = v.as_str() else {
+                return Err(self.error(
+                    v.span(),
+                    format!(
+                        "each entry of `{key}` must be a string, found {}",
+                        v.type_name()
+                    ),
+                    None,
+                ));
+            };
+            let glob = Glob::new(s, &self.dir).map_err(|e| {
+                self.error(
+                    v.span(),
+                    format!("`{s}` is not a valid glob: {}", e.kind()),
+                    None,
+                )
+            })?;
+            out.push(glob);
+        }
+        Ok(Val {
+            value: out,
+            origin: self.origin(item.span()),
+        })
+    }
+
+    fn rules(&self, item: &Item) -> Result<Vec<(String, Val<RuleLevel>)>, ConfigError> {
+        let table = item.as_table_like().ok_or_else(|| {
+            self.error(
+                item.span(),
+                format!("`rules` must be a table, found {}", item.type_name()),
+                Some("write `[rules]` with lines such as `crlf = \"off\"`".into()),
+            )
+        })?;
+        let mut out = Vec::new();
+        for (id, value) in table.iter() {
+            let key_span = table.key(id).and_then(|k| k.span());
+            if rules::find(id).is_none() {
+                let help = rules::did_you_mean(id, rules::RULES.iter().map(|r| r.id))
+                    .map(|s| format!("did you mean `{s}`?"))
+                    .unwrap_or_else(|| "`pwk rules` lists them".into());
+                return Err(self.error(key_span, format!("no rule `{id}`"), Some(help)));
+            }
+            let level = match value.as_str() {
+                Some("error") => RuleLevel::Error,
+                Some("warn") => RuleLevel::Warn,
+                Some("off") => RuleLevel::Off,
+                other => {
+                    let found = match other {
+                        Some(s) => format!("`\"{s}\"`"),
+                        None => value.type_name().to_string(),
+                    };
+                    let help = other
+                        .and_then(|s| rules::did_you_mean(s, ["error", "warn", "off"]))
+                        .map(|s| format!("did you mean `\"{s}\"`?"))
+                        .unwrap_or_else(|| "use \"error\", \"warn\" or \"off\"".into());
+                    return Err(self.error(
+                        value.span().or(key_span),
+                        format!("the level of `{id}` must be \"error\", \"warn\" or \"off\", found {found}"),
+                        Some(help),
+                    ));
+                }
+            };
+            out.push((
+                id.to_string(),
+                Val {
+                    value: level,
+                    origin: self.origin(value.span().or(key_span)),
+                },
+            ));
+        }
+        Ok(out)
+    }
+
+    fn overrides(&self, item: &Item) -> Result<Vec<Override>, ConfigError> {
+        let mut tables: Vec<(&dyn TableLike, Option<std::ops::Range<usize>>)> = Vec::new();
+        match item {
+            Item::ArrayOfTables(a) => {
+                for t in a.iter() {
+                    tables.push((t, t.span()));
+                }
+            }
+            Item::Value(Value::Array(a)) => {
+                for v in a.iter() {
+                    match v.as_inline_table() {
+                        Some(t) => tables.push((t, v.span())),
+                        None => {
+                            return Err(self.error(
+                                v.span(),
+                                format!("each override must be a table, found {}", v.type_name()),
+                                Some("write `[[overrides]]` sections".into()),
+                            ));
+                        }
+                    }
+                }
+            }
+            _ => {
+                return Err(self.error(
+                    item.span(),
+                    format!(
+                        "`overrides` must be an array of tables, found {}",
+                        item.type_name()
+                    ),
+                    Some("write `[[overrides]]` sections with `files = [...]`".into()),
+                ));
+            }
+        }
+        let mut out = Vec::new();
+        const KEYS: [&str; 3] = ["files", "host", "rules"];
+        for (table, span) in tables {
+            for (k, _) in table.iter() {
+                if !KEYS.contains(&k) {
+                    return Err(self.unknown_key(table, k, &KEYS, "in `[[overrides]]`"));
+                }
+            }
+            let Some(files) = table.get("files") else {
+                return Err(self.error(
+                    span,
+                    "an override needs `files`: the globs it applies to",
+                    Some("add `files = [\"legacy/**\"]`".into()),
+                ));
+            };
+            out.push(Override {
+                files: self.globs(files, "files")?.value,
+                host: table.get("host").map(|h| self.host(h)).transpose()?,
+                rules: table
+                    .get("rules")
+                    .map(|r| self.rules(r))
+                    .transpose()?
+                    .unwrap_or_default(),
+                origin: self.origin(span),
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// The keys a configuration file may hold at its top level.
+pub const TOP_KEYS: [&str; 6] = ["host", "paths", "exclude", "rules", "overrides", "extend"];
+
+/// The file a layer extends, and where it says so.
+type Extend = Option<(PathBuf, Option<Origin>)>;
+
+/// Parse one file; returns the layer and the file it extends.
+fn parse(path: &Path, text: &str) -> Result<(Layer, Extend), ConfigError> {
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let r = Reader {
+        path,
+        text,
+        lines: LineIndex::new(text),
+        dir: dir.clone(),
+    };
+    let doc = toml_edit::Document::parse(text).map_err(|e| {
+        let message = e.message().trim_end().to_string();
+        r.error(e.span(), format!("invalid TOML: {message}"), None)
+    })?;
+    let table = doc.as_table();
+    for (k, _) in table.iter() {
+        if !TOP_KEYS.contains(&k) {
+            return Err(r.unknown_key(table, k, &TOP_KEYS, "in a pwk configuration"));
+        }
+    }
+    let extend = match table.get("extend") {
+        None => None,
+        Some(item) => {
+            let rel = r.string(item, "extend")?;
+            Some((dir.join(rel), Some(r.origin(item.span()))))
+        }
+    };
+    let layer = Layer {
+        path: path.to_path_buf(),
+        host: table.get("host").map(|h| r.host(h)).transpose()?,
+        paths: table
+            .get("paths")
+            .map(|i| r.globs(i, "paths"))
+            .transpose()?,
+        exclude: table
+            .get("exclude")
+            .map(|i| r.globs(i, "exclude"))
+            .transpose()?,
+        rules: table
+            .get("rules")
+            .map(|i| r.rules(i))
+            .transpose()?
+            .unwrap_or_default(),
+        overrides: table
+            .get("overrides")
+            .map(|i| r.overrides(i))
+            .transpose()?
+            .unwrap_or_default(),
+    };
+    Ok((layer, extend))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> Result<Config, ConfigError> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("pwk.toml");
+        std::fs::write(&p, text).unwrap();
+        Config::load(&p)
+    }
+
+    fn err(text: &str) -> String {
+        let e = load(text).unwrap_err().to_string();
+        e.split_once("pwk.toml:").unwrap().1.to_string()
+    }
+
+    #[test]
+    fn located_errors() {
+        assert_eq!(
+            err("host = \"tintinweb\"\nbogus = 1\n"),
+            "2:1: unknown key `bogus` in a pwk configuration\n  help: the keys in a pwk configuration are host, paths, exclude, rules, overrides, extend"
+        );
+        assert!(
+            err("[rules]\ncrlf = \"warning\"\n").starts_with("2:8: the level of `crlf` must be")
+        );
+        assert!(err("[rules]\ncrlf = \"warning\"\n").ends_with("did you mean `\"warn\"`?"));
+        assert!(err("[rules]\nunknown-kye = \"off\"\n").starts_with("2:1: no rule `unknown-kye`"));
+        assert!(err("host = \"tintinwebb\"\n").starts_with("1:8: `host = \"tintinwebb\"`"));
+        assert!(err("paths = \"roles\"\n").starts_with("1:9: `paths` must be a list"));
+        assert!(
+            err("[[overrides]]\nfiles = [\"a/**\"]\nhots = \"herdr\"\n")
+                .starts_with("3:1: unknown key `hots` in `[[overrides]]`")
+        );
+        assert!(
+            err("[[overrides]]\nhost = \"herdr\"\n").starts_with("1:1: an override needs `files`")
+        );
+        assert!(
+            err("host = \n").starts_with("1:8: invalid TOML"),
+            "{}",
+            err("host = \n")
+        );
+    }
+
+    #[test]
+    fn globs_are_gitignore_style() {
+        let base = Path::new("/p");
+        let g = |pat: &str, path: &str| Glob::new(pat, base).unwrap().matches(Path::new(path));
+        assert!(g("draft-*.md", "/p/a/b/draft-x.md"));
+        assert!(!g("/draft-*.md", "/p/a/draft-x.md"));
+        assert!(g("/draft-*.md", "/p/draft-x.md"));
+        assert!(g("legacy/", "/p/legacy/x/y.md"));
+        assert!(g("roles/*.md", "/p/roles/a.md"));
+        assert!(!g("roles/*.md", "/p/roles/sub/a.md"));
+        assert!(g("roles/**/*.md", "/p/roles/sub/a.md"));
+        assert!(!g("*.md", "/elsewhere/a.md"));
+    }
+}

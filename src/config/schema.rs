@@ -1,0 +1,74 @@
+//! The JSON Schema of `pwk.toml` (`pwk schema --config`), for editors: taplo and
+//! Even Better TOML validate and complete a file against it (`#:schema` at the top
+//! of the file, or an association in the editor's settings).
+
+use serde_json::{Value, json};
+
+use crate::lint::rules;
+
+/// The schema, with every rule id as a property of `rules`.
+pub fn config_schema() -> Value {
+    let level = json!({
+        "type": "string",
+        "enum": ["error", "warn", "off"],
+        "description": "error: the finding fails the run; warn: reported, fails only with --deny-warnings; off: not reported"
+    });
+    let rule_props: serde_json::Map<String, Value> = rules::RULES
+        .iter()
+        .map(|r| {
+            let mut l = level.clone();
+            l["description"] = Value::from(format!("{} (default: {})", r.summary, r.severity));
+            (r.id.to_string(), l)
+        })
+        .collect();
+    let rules = json!({
+        "type": "object",
+        "description": "The level of each rule, by id (`pwk rules` lists them).",
+        "properties": rule_props,
+        "additionalProperties": false
+    });
+    let host = json!({
+        "type": "string",
+        "description": "The host profile files are linted for: `auto` (detect from pi's settings), `pwk` (portable), `tintinweb`, `nicobailon`, `herdr`, or `host@version` such as `tintinweb@0.14`.",
+        "pattern": "^(auto|pwk|tintinweb|nicobailon|herdr)(@[0-9][0-9.]*)?$"
+    });
+    let globs = |what: &str| {
+        json!({
+            "type": "array",
+            "items": { "type": "string" },
+            "description": format!("{what} Gitignore-style globs, relative to this file's directory: no `/` matches at any depth, a leading `/` anchors, a directory matches everything under it.")
+        })
+    };
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://pwk.invalid/schemas/pwk-config.json",
+        "title": "pwk.toml",
+        "description": "pwk lint configuration, found by walking up from the linted path to the project root.",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "host": host,
+            "paths": globs("The files `pwk lint` checks when no path is given."),
+            "exclude": globs("Files left out when walking directories (a file named on the command line is still linted)."),
+            "extend": {
+                "type": "string",
+                "description": "Another configuration file this one builds on (relative to this file); its values apply unless this file sets them."
+            },
+            "rules": rules,
+            "overrides": {
+                "type": "array",
+                "description": "Settings for some files: the later matching entry wins, and an override beats the file's own values.",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": ["files"],
+                    "properties": {
+                        "files": globs("The files this override applies to."),
+                        "host": host,
+                        "rules": rules
+                    }
+                }
+            }
+        }
+    })
+}

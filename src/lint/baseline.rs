@@ -1,0 +1,171 @@
+//! `pwk lint --baseline FILE`: adopt pwk on a repository that already has
+//! findings. The baseline lists the known findings by path, rule and the text of
+//! the flagged key or value (not by line, so an edit above a finding does not
+//! bring it back); a run reports only findings not in it. `--write-baseline`
+//! creates or refreshes it, sorted, so a change to it reads well in a diff.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::suppress::{Suppressed, SuppressionKind};
+use super::{Diagnostic, LintReport};
+
+/// The file's format version.
+pub const VERSION: u32 = 1;
+
+/// One known finding.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// Relative to the baseline file's directory, `/`-separated.
+    pub path: String,
+    pub rule: String,
+    /// The flagged text (the key, value or character the finding points at).
+    pub text: String,
+}
+
+/// A baseline file's content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Baseline {
+    pub version: u32,
+    /// Sorted; a finding that occurs twice is listed twice.
+    pub findings: Vec<Entry>,
+}
+
+/// Why a baseline could not be used (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    #[error("cannot read the baseline `{}`: {why}", path.display())]
+    Read { path: PathBuf, why: String },
+    #[error("`{}` is not a pwk baseline: {why}; recreate it with `pwk lint --write-baseline --baseline {}`", path.display(), path.display())]
+    Invalid { path: PathBuf, why: String },
+}
+
+impl Baseline {
+    /// Read a baseline file.
+    pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
+        let bytes = crate::role::source::read_role_file(path).map_err(|e| BaselineError::Read {
+            path: path.to_path_buf(),
+            why: format!("it {e}"),
+        })?;
+        let b: Baseline = serde_json::from_slice(&bytes).map_err(|e| BaselineError::Invalid {
+            path: path.to_path_buf(),
+            why: e.to_string(),
+        })?;
+        if b.version != VERSION {
+            return Err(BaselineError::Invalid {
+                path: path.to_path_buf(),
+                why: format!("version {} (this pwk writes version {VERSION})", b.version),
+            });
+        }
+        Ok(b)
+    }
+
+    /// The baseline of every finding in `report` (paths relative to `dir`).
+    pub fn of(report: &LintReport, dir: &Path) -> Baseline {
+        let mut findings: Vec<Entry> = report
+            .files
+            .iter()
+            .flat_map(|f| {
+                let baselined = f
+                    .suppressed
+                    .iter()
+                    .filter(|s| s.kind == SuppressionKind::Baseline)
+                    .map(|s| &s.diagnostic);
+                f.diagnostics
+                    .iter()
+                    .chain(baselined)
+                    .map(|d| entry(d, f.text.as_deref(), dir))
+            })
+            .collect();
+        findings.sort();
+        Baseline {
+            version: VERSION,
+            findings,
+        }
+    }
+
+    /// The file's text: pretty JSON, sorted, with a final newline.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("plain data serializes");
+        s.push('\n');
+        s
+    }
+
+    /// Move the findings of `report` that the baseline lists into each file's
+    /// `suppressed` (kind [`SuppressionKind::Baseline`]). Each entry covers one
+    /// finding. Returns how many entries matched nothing (fixed since).
+    pub fn apply(&self, report: &mut LintReport, dir: &Path, shown: &str) -> usize {
+        let mut left: BTreeMap<&Entry, usize> = BTreeMap::new();
+        for e in &self.findings {
+            *left.entry(e).or_default() += 1;
+        }
+        for file in &mut report.files {
+            let text = file.text.clone();
+            let mut kept = Vec::with_capacity(file.diagnostics.len());
+            for d in std::mem::take(&mut file.diagnostics) {
+                let key = entry(&d, text.as_deref(), dir);
+                match left.get_mut(&key) {
+                    Some(n) if *n > 0 => {
+                        *n -= 1;
+                        file.suppressed.push(Suppressed {
+                            diagnostic: d,
+                            kind: SuppressionKind::Baseline,
+                            reason: format!("in the baseline `{shown}`"),
+                        });
+                    }
+                    _ => kept.push(d),
+                }
+            }
+            file.diagnostics = kept;
+        }
+        left.values().sum()
+    }
+}
+
+/// A finding's baseline entry.
+fn entry(d: &Diagnostic, text: Option<&str>, dir: &Path) -> Entry {
+    let abs = std::path::absolute(&d.path).unwrap_or_else(|_| d.path.clone());
+    let path = relative(dir, &abs);
+    let flagged = text
+        .and_then(|t| t.get(d.span.clone()))
+        .unwrap_or_default()
+        .trim()
+        .to_string();
+    Entry {
+        path,
+        rule: d.rule.to_string(),
+        text: flagged,
+    }
+}
+
+/// `to` relative to the directory `from` (both absolute), `/`-separated, with
+/// `..` where `to` is not below `from`.
+fn relative(from: &Path, to: &Path) -> String {
+    let a: Vec<_> = from.components().collect();
+    let b: Vec<_> = to.components().collect();
+    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut parts: Vec<String> = vec!["..".to_string(); a.len() - common];
+    parts.extend(
+        b[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths() {
+        let r = |a: &str, b: &str| relative(Path::new(a), Path::new(b));
+        assert_eq!(r("/p", "/p/.agents/agents/r.md"), ".agents/agents/r.md");
+        assert_eq!(r("/p/ci", "/p/.agents/r.md"), "../.agents/r.md");
+        assert_eq!(r("/p/a/b", "/q/r.md"), "../../../q/r.md");
+    }
+}

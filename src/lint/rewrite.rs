@@ -1,0 +1,241 @@
+//! `pwk lint --fix` / `--diff` on disk: read a role file, fix its text
+//! ([`super::fix::fix_text`]), and either show the diff or write it back through
+//! the symlink-proof writer ([`crate::install::safe::replace_file_if_unchanged`]),
+//! only if the file still holds what was read.
+
+use std::path::{Path, PathBuf};
+
+use super::fix::{Applicability, fix_text};
+use super::{FileSettings, lint_doc};
+use crate::host::HostProfile;
+use crate::install::safe::{Hooks, NoHooks, SafeWriteError, replace_file_if_unchanged};
+use crate::role::RoleDoc;
+use crate::role::source::read_role_file;
+
+/// Write the fixed files, or only show what would change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Write,
+    Diff,
+}
+
+/// What happened to one file.
+#[derive(Debug)]
+pub enum Outcome {
+    /// No fix applied (none offered, or none allowed).
+    Unchanged,
+    /// Rewritten (`Write`) or would be (`Diff`, with the unified diff).
+    Fixed {
+        applied: Vec<String>,
+        diff: Option<String>,
+    },
+    /// Not read as text (unreadable, a symlink, invalid UTF-8): nothing to fix.
+    NotText,
+    /// Not written: the file changed since it was read, was replaced by a
+    /// symlink, or the write failed.
+    NotWritten(SafeWriteError),
+}
+
+/// One file's result.
+#[derive(Debug)]
+pub struct FileFix {
+    pub path: PathBuf,
+    pub outcome: Outcome,
+}
+
+/// Fix one file for `profile` with `settings`.
+pub fn fix_file(
+    path: &Path,
+    profile: &'static HostProfile,
+    settings: &FileSettings,
+    applicability: Applicability,
+    mode: Mode,
+    shown: &str,
+) -> FileFix {
+    fix_file_with(
+        path,
+        profile,
+        settings,
+        applicability,
+        mode,
+        shown,
+        &mut NoHooks,
+    )
+}
+
+/// [`fix_file`] with hooks into the writer (tests race it).
+pub fn fix_file_with(
+    path: &Path,
+    profile: &'static HostProfile,
+    settings: &FileSettings,
+    applicability: Applicability,
+    mode: Mode,
+    shown: &str,
+    hooks: &mut dyn Hooks,
+) -> FileFix {
+    let done = |outcome| FileFix {
+        path: path.to_path_buf(),
+        outcome,
+    };
+    let Ok(bytes) = read_role_file(path) else {
+        return done(Outcome::NotText);
+    };
+    let Ok(original) = std::str::from_utf8(&bytes) else {
+        return done(Outcome::NotText);
+    };
+    let fixed = fix_text(original, applicability, |text| {
+        lint_doc(&RoleDoc::parse(path, text.as_bytes()), profile, settings)
+    });
+    if fixed.text == original {
+        return done(Outcome::Unchanged);
+    }
+    match mode {
+        Mode::Diff => done(Outcome::Fixed {
+            diff: Some(unified_diff(original, &fixed.text, shown)),
+            applied: fixed.applied,
+        }),
+        Mode::Write => {
+            match replace_file_if_unchanged(path, &bytes, fixed.text.as_bytes(), hooks) {
+                Ok(()) => done(Outcome::Fixed {
+                    applied: fixed.applied,
+                    diff: None,
+                }),
+                Err(e) => done(Outcome::NotWritten(e)),
+            }
+        }
+    }
+}
+
+/// `--- a/path` / `+++ b/path` unified diff, three lines of context.
+pub fn unified_diff(old: &str, new: &str, shown: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{shown}"), &format!("b/{shown}"))
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::HostId;
+    use crate::install::safe::Step;
+
+    const QUOTED: &str =
+        "---\nname: r\ndescription: d\ntools: read\nmax_turns: \"20\"\n---\nBody\n";
+
+    fn fix(path: &Path, hooks: &mut dyn Hooks) -> FileFix {
+        fix_file_with(
+            path,
+            HostId::Pwk.newest(),
+            &FileSettings::default(),
+            Applicability::Safe,
+            Mode::Write,
+            "r.md",
+            hooks,
+        )
+    }
+
+    #[test]
+    fn writes_the_fixed_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.md");
+        std::fs::write(&path, QUOTED).unwrap();
+        let out = fix(&path, &mut NoHooks);
+        assert!(matches!(out.outcome, Outcome::Fixed { .. }), "{out:?}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            QUOTED.replace("\"20\"", "20")
+        );
+    }
+
+    /// An edit made after pwk read the file and before the rename is never
+    /// overwritten: the identity check before the rename refuses it.
+    #[test]
+    fn an_edit_between_read_and_write_is_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.md");
+        std::fs::write(&path, QUOTED).unwrap();
+        let edited = format!("{QUOTED}more\n");
+        let p = path.clone();
+        let e = edited.clone();
+        let mut hooks = move |step: Step<'_>| {
+            if let Step::TempWritten { .. } = step {
+                std::fs::write(&p, &e)?;
+            }
+            Ok(())
+        };
+        let out = fix(&path, &mut hooks);
+        assert!(
+            matches!(
+                out.outcome,
+                Outcome::NotWritten(SafeWriteError::Changed { .. })
+            ),
+            "{out:?}"
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+    }
+
+    /// An edit before pwk compares (between its lint read and the write) is
+    /// seen in the content comparison.
+    #[test]
+    fn an_edit_before_the_comparison_is_not_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.md");
+        std::fs::write(&path, QUOTED).unwrap();
+        let edited = QUOTED.replace("Body", "Edited body");
+        let p = path.clone();
+        let e = edited.clone();
+        let mut hooks = move |step: Step<'_>| {
+            if let Step::TargetChecked { .. } = step {
+                // Same size, other bytes: only the comparison can tell.
+                std::fs::write(&p, &e)?;
+            }
+            Ok(())
+        };
+        let out = fix(&path, &mut hooks);
+        assert!(matches!(out.outcome, Outcome::NotWritten(_)), "{out:?}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+    }
+
+    /// The file replaced by a symlink after the temp file was written: the link
+    /// stays, its target is untouched.
+    #[test]
+    fn a_symlink_swapped_in_is_not_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.md");
+        let outside = dir.path().join("outside.md");
+        std::fs::write(&path, QUOTED).unwrap();
+        std::fs::write(&outside, QUOTED).unwrap();
+        let (p, o) = (path.clone(), outside.clone());
+        let mut hooks = move |step: Step<'_>| {
+            if let Step::TempWritten { .. } = step {
+                std::fs::remove_file(&p)?;
+                std::os::unix::fs::symlink(&o, &p)?;
+            }
+            Ok(())
+        };
+        let out = fix(&path, &mut hooks);
+        assert!(matches!(out.outcome, Outcome::NotWritten(_)), "{out:?}");
+        assert!(path.symlink_metadata().unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), QUOTED);
+        // No temporary file is left behind.
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left.len(), 2, "{left:?}");
+    }
+
+    #[test]
+    fn a_symlink_is_never_fixed() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("t.md");
+        let link = dir.path().join("r.md");
+        std::fs::write(&target, QUOTED).unwrap();
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let out = fix(&link, &mut NoHooks);
+        assert!(matches!(out.outcome, Outcome::NotText), "{out:?}");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), QUOTED);
+    }
+}

@@ -1,0 +1,194 @@
+//! `pwk lint --baseline` / `--write-baseline`.
+
+use crate::support::{Output, TestEnv, run};
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
+}
+
+const ROLE: &str =
+    "---\nname: r\ndescription: d\ntools: read\nowner: me\nmax_turns: \"20\"\n---\nBody\n";
+
+fn project() -> TestEnv {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    env.write(".agents/agents/r.md", ROLE);
+    env.write(".agents/agents/s.md", ROLE.replace("name: r", "name: s"));
+    env
+}
+
+fn lint(env: &TestEnv, extra: &[&str]) -> Output {
+    run(env
+        .pwk()
+        .args(["lint", "--host", "pwk", "--format", "json"])
+        .args(extra))
+}
+
+fn rules(out: &Output) -> Vec<(String, String)> {
+    json(out)["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().into(),
+                d["rule"].as_str().unwrap().into(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn write_then_only_new_findings_fail() {
+    let env = project();
+    let before = lint(&env, &[]);
+    assert_eq!(before.code, 1);
+    let wrote = lint(&env, &["--write-baseline"]);
+    assert_eq!(wrote.code, 0, "{}", wrote.stderr);
+    assert!(
+        wrote
+            .stderr
+            .contains("pwk: wrote 6 findings to `pwk-baseline.json`"),
+        "{}",
+        wrote.stderr
+    );
+    let text = env.read("pwk-baseline.json");
+    let b: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(b["version"], 1);
+    assert_eq!(
+        b["findings"][0],
+        serde_json::json!({"path": ".agents/agents/r.md", "rule": "host-ignored-key", "text": "max_turns"})
+    );
+    let out = lint(&env, &["--baseline", "pwk-baseline.json"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(rules(&out), []);
+    let doc = json(&out);
+    assert_eq!(doc["summary"]["suppressed"], 6);
+    assert_eq!(
+        doc["suppressed"][0]["suppression"],
+        serde_json::json!({"kind": "baseline", "reason": "in the baseline `pwk-baseline.json`"})
+    );
+    // SARIF: external suppressions.
+    let sarif = json(&run(env.pwk().args([
+        "lint",
+        "--host",
+        "pwk",
+        "--format",
+        "sarif",
+        "--baseline",
+        "pwk-baseline.json",
+    ])));
+    assert_eq!(
+        sarif["runs"][0]["results"][0]["suppressions"][0]["kind"],
+        "external"
+    );
+
+    // Lines inserted above the findings: still baselined.
+    env.write(
+        ".agents/agents/r.md",
+        ROLE.replace(
+            "description: d\n",
+            "description: d\nx-one: 1\nx-two: 2\nx-three: 3\n",
+        ),
+    );
+    let out = lint(&env, &["--baseline", "pwk-baseline.json"]);
+    assert_eq!((out.code, rules(&out)), (0, vec![]), "{}", out.stdout);
+
+    // A new finding fails, and only it is reported.
+    env.write(
+        ".agents/agents/r.md",
+        ROLE.replace("owner: me\n", "owner: me\nteam: x\n"),
+    );
+    let out = lint(&env, &["--baseline", "pwk-baseline.json"]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        rules(&out),
+        [(".agents/agents/r.md".to_string(), "unknown-key".to_string())]
+    );
+    assert_eq!(
+        json(&out)["diagnostics"][0]["message"],
+        "unknown key `team`: no supported host reads it"
+    );
+
+    // A second occurrence of a baselined finding is new too (each entry covers one).
+    env.write(".agents/agents/t.md", ROLE.replace("name: r", "name: t"));
+    let out = lint(&env, &["--baseline", "pwk-baseline.json"]);
+    assert!(
+        rules(&out)
+            .iter()
+            .filter(|r| r.0 == ".agents/agents/t.md")
+            .count()
+            == 3,
+        "{:?}",
+        rules(&out)
+    );
+}
+
+#[test]
+fn the_baseline_is_sorted_stable_and_refreshed() {
+    let env = project();
+    lint(&env, &["--write-baseline", "--baseline", "ci/base.json"]);
+    let first = env.read("ci/base.json");
+    lint(&env, &["--write-baseline", "--baseline", "ci/base.json"]);
+    assert_eq!(env.read("ci/base.json"), first, "not stable");
+    let b: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let entries: Vec<_> = b["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+    let mut sorted = entries.clone();
+    sorted.sort();
+    assert_eq!(entries, sorted);
+    // Paths are relative to the baseline file's directory.
+    assert_eq!(b["findings"][0]["path"], "../.agents/agents/r.md");
+    // Fixing a finding leaves a stale entry: said so; refreshing drops it.
+    env.write(
+        ".agents/agents/s.md",
+        ROLE.replace("name: r", "name: s")
+            .replace("owner: me\n", ""),
+    );
+    let out = lint(&env, &["--baseline", "ci/base.json"]);
+    assert_eq!(out.code, 0);
+    assert!(
+        out.stderr
+            .contains("pwk: 1 baseline entry matched no finding (fixed since)"),
+        "{}",
+        out.stderr
+    );
+    lint(&env, &["--write-baseline", "--baseline", "ci/base.json"]);
+    let b: serde_json::Value = serde_json::from_str(&env.read("ci/base.json")).unwrap();
+    assert_eq!(b["findings"].as_array().unwrap().len(), 5);
+}
+
+#[test]
+fn a_missing_or_broken_baseline_is_exit_2() {
+    let env = project();
+    let out = lint(&env, &["--baseline", "nope.json"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("cannot read the baseline `nope.json`: it does not exist; create it with `pwk lint --write-baseline`"), "{}", out.stderr);
+    env.write("bad.json", "{\"version\": 1, \"entries\": []}");
+    let out = lint(&env, &["--baseline", "bad.json"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("`bad.json` is not a pwk baseline: unknown field `entries`"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_symlinked_baseline_is_not_written_through() {
+    let env = project();
+    env.write("elsewhere.json", "{\"version\": 1, \"findings\": []}\n");
+    std::os::unix::fs::symlink(env.path("elsewhere.json"), env.path("pwk-baseline.json")).unwrap();
+    let out = lint(&env, &["--write-baseline"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert_eq!(
+        env.read("elsewhere.json"),
+        "{\"version\": 1, \"findings\": []}\n"
+    );
+}

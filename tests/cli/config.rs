@@ -1,0 +1,372 @@
+//! `pwk.toml`: every key, precedence, located errors, `pwk config`, `pwk schema --config`.
+
+use crate::support::{Output, TestEnv, run};
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
+}
+
+/// A role with a quoted `max_turns` (invalid-type, an error), a CRLF line (crlf,
+/// a warning) and `max_turns` (ignored by nicobailon).
+const ROLE: &str = "---\nname: NAME\ndescription: d\ntools: read\nmax_turns: \"20\"\r\n---\nBody\n";
+
+fn project() -> TestEnv {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    for name in ["a", "b"] {
+        env.write(&format!("roles/{name}.md"), ROLE.replace("NAME", name));
+    }
+    env.write("roles/legacy/old.md", ROLE.replace("NAME", "old"));
+    env.write("drafts/wip.md", ROLE.replace("NAME", "wip"));
+    env
+}
+
+/// (path, rule, severity) of every finding.
+fn findings(out: &Output) -> Vec<(String, String, String)> {
+    json(out)["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_string(),
+                d["rule"].as_str().unwrap().to_string(),
+                d["severity"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn lint(env: &TestEnv, args: &[&str]) -> Output {
+    run(env.pwk().args(["lint", "--format", "json"]).args(args))
+}
+
+fn has(f: &[(String, String, String)], path: &str, rule: &str, sev: &str) -> bool {
+    f.iter().any(|(p, r, s)| p == path && r == rule && s == sev)
+}
+
+#[test]
+fn rules_set_levels_and_turn_rules_off() {
+    let env = project();
+    let before = findings(&lint(&env, &["--host", "pwk", "roles/a.md"]));
+    assert!(
+        has(&before, "roles/a.md", "invalid-type", "error"),
+        "{before:?}"
+    );
+    assert!(has(&before, "roles/a.md", "crlf", "warning"), "{before:?}");
+    env.write(
+        "pwk.toml",
+        "[rules]\ninvalid-type = \"warn\"\ncrlf = \"off\"\nhost-ignored-key = \"error\"\n",
+    );
+    let out = lint(&env, &["--host", "pwk", "roles/a.md"]);
+    let after = findings(&out);
+    assert!(
+        has(&after, "roles/a.md", "invalid-type", "warning"),
+        "{after:?}"
+    );
+    assert!(!after.iter().any(|(_, r, _)| r == "crlf"), "{after:?}");
+    assert!(
+        has(&after, "roles/a.md", "host-ignored-key", "error"),
+        "{after:?}"
+    );
+    assert_eq!(out.code, 1);
+}
+
+#[test]
+fn host_in_the_file_and_the_flag_over_it() {
+    let env = project();
+    env.write("pwk.toml", "host = \"nicobailon@0.67\"\n");
+    let out = lint(&env, &["roles/a.md"]);
+    assert_eq!(json(&out)["host"]["profile"], "nicobailon@0.67");
+    let out = lint(&env, &["--host", "tintinweb@0.14", "roles/a.md"]);
+    assert_eq!(json(&out)["host"]["profile"], "tintinweb@0.14");
+}
+
+#[test]
+fn paths_choose_the_files_and_exclude_leaves_some_out() {
+    let env = project();
+    env.write(
+        "pwk.toml",
+        "paths = [\"roles/\", \"drafts/*.md\"]\nexclude = [\"legacy/\"]\n",
+    );
+    let out = lint(&env, &["--host", "pwk"]);
+    let paths: std::collections::BTreeSet<String> =
+        findings(&out).into_iter().map(|f| f.0).collect();
+    assert_eq!(
+        paths.into_iter().collect::<Vec<_>>(),
+        ["drafts/wip.md", "roles/a.md", "roles/b.md"]
+    );
+    // A directory walk honours `exclude`; a file named on the command line is linted.
+    let out = lint(&env, &["--host", "pwk", "-r", "roles"]);
+    assert!(!findings(&out).iter().any(|f| f.0.contains("legacy")));
+    let out = lint(&env, &["--host", "pwk", "roles/legacy/old.md"]);
+    assert!(findings(&out).iter().any(|f| f.0 == "roles/legacy/old.md"));
+    // `paths` that match nothing: exit 2, said so.
+    env.write("pwk.toml", "paths = [\"nowhere/\"]\n");
+    let out = lint(&env, &[]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("`paths` in `pwk.toml` matches no `*.md` file"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn overrides_set_host_and_rules_for_their_files() {
+    let env = project();
+    env.write(
+        "pwk.toml",
+        "host = \"pwk\"\n\n[[overrides]]\nfiles = [\"legacy/\"]\nhost = \"nicobailon\"\nrules = { invalid-type = \"off\" }\n",
+    );
+    let out = lint(&env, &["-r", "roles"]);
+    let f = findings(&out);
+    assert!(has(&f, "roles/a.md", "invalid-type", "error"), "{f:?}");
+    assert!(
+        !f.iter()
+            .any(|(p, r, _)| p == "roles/legacy/old.md" && r == "invalid-type"),
+        "{f:?}"
+    );
+    // Linted for nicobailon: it ignores `max_turns` (a nicobailon-only wording).
+    let old: Vec<_> = json(&out)["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["path"] == "roles/legacy/old.md" && d["rule"] == "host-ignored-key")
+        .map(|d| d["message"].as_str().unwrap().to_string())
+        .collect();
+    assert!(old.iter().any(|m| m.starts_with("nicobailon@")), "{old:?}");
+    assert!(
+        json(&out)["host"]["profile"]
+            .as_str()
+            .unwrap()
+            .contains("nicobailon")
+    );
+}
+
+#[test]
+fn extend_reads_the_base_file_and_the_file_beats_it() {
+    let env = project();
+    env.write(
+        "config/base.toml",
+        "host = \"tintinweb\"\n[rules]\ncrlf = \"off\"\ninvalid-type = \"off\"\n",
+    );
+    env.write(
+        "pwk.toml",
+        "extend = \"config/base.toml\"\n[rules]\ninvalid-type = \"warn\"\n",
+    );
+    let f = findings(&lint(&env, &["roles/a.md"]));
+    assert!(!f.iter().any(|(_, r, _)| r == "crlf"), "{f:?}");
+    assert!(has(&f, "roles/a.md", "invalid-type", "warning"), "{f:?}");
+    let out = run(env.pwk().args(["config", "--format", "json", "roles/a.md"]));
+    let doc = json(&out);
+    assert_eq!(
+        doc["host"],
+        serde_json::json!({"value": "tintinweb", "from": "config/base.toml:1:8"})
+    );
+    assert_eq!(doc["rules"]["crlf"]["from"], "config/base.toml:3:8");
+    assert_eq!(
+        doc["rules"]["invalid-type"],
+        serde_json::json!({"level": "warn", "from": "pwk.toml:3:16"})
+    );
+    assert_eq!(doc["extends"], serde_json::json!(["config/base.toml"]));
+}
+
+/// flag > override > file > extended file > default, each visible in `pwk config`.
+#[test]
+fn precedence_is_flag_override_file_extended_default() {
+    let env = project();
+    env.write("base.toml", "host = \"herdr\"\n[rules]\ncrlf = \"off\"\nyaml-anchor = \"warn\"\n[[overrides]]\nfiles = [\"legacy/\"]\nrules = { crlf = \"warn\" }\n");
+    env.write(
+        "pwk.toml",
+        "extend = \"base.toml\"\nhost = \"tintinweb\"\n[rules]\ncrlf = \"error\"\n[[overrides]]\nfiles = [\"legacy/\"]\nhost = \"nicobailon\"\n",
+    );
+    let config = |args: &[&str]| {
+        json(&run(env
+            .pwk()
+            .args(["config", "--format", "json"])
+            .args(args)))
+    };
+    // The file beats the extended file; the extended file beats the default.
+    let a = config(&["roles/a.md"]);
+    assert_eq!(
+        a["host"],
+        serde_json::json!({"value": "tintinweb", "from": "pwk.toml:2:8"})
+    );
+    assert_eq!(
+        a["rules"]["crlf"],
+        serde_json::json!({"level": "error", "from": "pwk.toml:4:8"})
+    );
+    assert_eq!(a["rules"]["yaml-anchor"]["from"], "base.toml:4:15");
+    assert!(a["rules"].get("invalid-type").is_none());
+    // An override beats the file (even the extended file's override).
+    let old = config(&["roles/legacy/old.md"]);
+    assert_eq!(
+        old["host"],
+        serde_json::json!({"value": "nicobailon", "from": "pwk.toml:7:8"})
+    );
+    assert_eq!(
+        old["rules"]["crlf"],
+        serde_json::json!({"level": "warn", "from": "base.toml:7:18"})
+    );
+    // The flag beats everything.
+    let flagged = config(&["--host", "pwk", "roles/legacy/old.md"]);
+    assert_eq!(
+        flagged["host"],
+        serde_json::json!({"value": "pwk", "from": "flag --host"})
+    );
+    // No file at all: defaults.
+    std::fs::remove_file(env.path("pwk.toml")).unwrap();
+    let none = config(&["roles/a.md"]);
+    assert_eq!(
+        none["host"],
+        serde_json::json!({"value": "auto", "from": "default"})
+    );
+    assert_eq!(none["config"], serde_json::Value::Null);
+    // And the lint run agrees: `crlf = "warn"` from the override for legacy.
+    env.write("pwk.toml", "extend = \"base.toml\"\n");
+    let f = findings(&lint(&env, &["roles/legacy/old.md", "roles/a.md"]));
+    assert!(has(&f, "roles/legacy/old.md", "crlf", "warning"), "{f:?}");
+    assert!(
+        !f.iter().any(|(p, r, _)| p == "roles/a.md" && r == "crlf"),
+        "{f:?}"
+    );
+}
+
+#[test]
+fn the_config_is_found_walking_up_to_the_project_root_and_not_above() {
+    let env = project();
+    env.write(".pwk.toml", "[rules]\ninvalid-type = \"off\"\n");
+    let f = findings(&run(env
+        .pwk()
+        .current_dir(env.path("roles/legacy"))
+        .args(["lint", "--format", "json", "--host", "pwk", "old.md"])));
+    assert!(!f.iter().any(|(_, r, _)| r == "invalid-type"), "{f:?}");
+    // Above the project root (`.git` in `inner/`) it is not seen.
+    env.write("inner/.git/HEAD", "");
+    env.write("inner/r.md", ROLE.replace("NAME", "r"));
+    let f = findings(&lint(&env, &["--host", "pwk", "inner/r.md"]));
+    assert!(f.iter().any(|(_, r, _)| r == "invalid-type"), "{f:?}");
+    // Both names in one directory: refused.
+    env.write("pwk.toml", "");
+    let out = lint(&env, &["--host", "pwk", "roles/a.md"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("both `pwk.toml` and `.pwk.toml` exist; keep one"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn bad_config_files_are_located_errors_with_exit_2() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "hosts = \"herdr\"\n",
+            "pwk.toml:1:1: unknown key `hosts` in a pwk configuration\n  help: did you mean `host`?",
+        ),
+        (
+            "host = \"herdr@9.9\"\n",
+            "pwk.toml:1:8: `host = \"herdr@9.9\"`: pwk has no profile of herdr for version 9.9",
+        ),
+        (
+            "[rules]\ncrlf = \"warning\"\n",
+            "pwk.toml:2:8: the level of `crlf` must be \"error\", \"warn\" or \"off\", found `\"warning\"`\n  help: did you mean `\"warn\"`?",
+        ),
+        (
+            "[rules]\ncrfl = \"off\"\n",
+            "pwk.toml:2:1: no rule `crfl`\n  help: did you mean `crlf`?",
+        ),
+        (
+            "[rules]\ncrlf = 1\n",
+            "pwk.toml:2:8: the level of `crlf` must be \"error\", \"warn\" or \"off\", found integer",
+        ),
+        (
+            "exclude = \"drafts\"\n",
+            "pwk.toml:1:11: `exclude` must be a list of glob strings, found string",
+        ),
+        (
+            "paths = [\"roles/[\"]\n",
+            "pwk.toml:1:10: `roles/[` is not a valid glob",
+        ),
+        (
+            "[[overrides]]\nfiles = [\"a/\"]\nrule = {}\n",
+            "pwk.toml:3:1: unknown key `rule` in `[[overrides]]`\n  help: did you mean `rules`?",
+        ),
+        (
+            "extend = \"missing.toml\"\n",
+            "pwk.toml:1:10: cannot read the extended file",
+        ),
+        (
+            "extend = \"pwk.toml\"\n",
+            "pwk.toml:1:10: `extend` makes a cycle",
+        ),
+        (
+            "host = \"pwk\"\nhost = \"herdr\"\n",
+            "pwk.toml:2:1: invalid TOML: duplicate key",
+        ),
+    ];
+    for (text, want) in cases {
+        let env = project();
+        env.write("pwk.toml", text);
+        for cmd in [&["lint", "roles/a.md"][..], &["config", "roles/a.md"][..]] {
+            let out = run(env.pwk().args(cmd));
+            assert_eq!(out.code, 2, "{text}: {}", out.stderr);
+            assert!(
+                out.stderr.starts_with(&format!("pwk: error: {want}")),
+                "{text}\nwant: {want}\ngot:  {}",
+                out.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn pwk_config_human_output_says_where_values_came_from() {
+    let env = project();
+    env.write(
+        "pwk.toml",
+        "host = \"tintinweb\"\n\n[rules]\ncrlf = \"off\"\n",
+    );
+    let out = run(env.pwk().args(["config", "roles/a.md"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "# The effective configuration for `roles/a.md`\n# config: pwk.toml\nhost = \"tintinweb\"  # pwk.toml:1:8\npaths = []          # default\nexclude = []        # default\n\n[rules]\ncrlf = \"off\"        # pwk.toml:4:8\n"
+    );
+}
+
+#[test]
+fn schema_config_lists_every_key_and_rule() {
+    let env = TestEnv::new();
+    let out = run(env.pwk().args(["schema", "--config"]));
+    assert_eq!(out.code, 0);
+    let schema = json(&out);
+    let props: Vec<&str> = schema["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        props,
+        ["exclude", "extend", "host", "overrides", "paths", "rules"]
+    );
+    let rules = json(&run(env.pwk().args(["rules", "--format", "json"])));
+    for r in rules["rules"].as_array().unwrap() {
+        let id = r["id"].as_str().unwrap();
+        assert!(
+            schema["properties"]["rules"]["properties"][id].is_object(),
+            "{id}"
+        );
+    }
+    // A valid configuration validates against it; a bad level does not.
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let good = serde_json::json!({"host": "tintinweb@0.14", "rules": {"crlf": "off"}, "overrides": [{"files": ["a/"], "rules": {"bom": "warn"}}]});
+    assert!(validator.is_valid(&good));
+    assert!(!validator.is_valid(&serde_json::json!({"rules": {"crlf": "warning"}})));
+    assert!(!validator.is_valid(&serde_json::json!({"hots": "x"})));
+}

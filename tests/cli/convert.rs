@@ -1,0 +1,312 @@
+//! `pwk convert`, as a user runs it: Claude Code → tintinweb → Claude Code keeps every
+//! carried field and loses exactly what the report names; writes never follow a
+//! symlink and never replace a different file without `--force` (then with a backup);
+//! a converted file that still fails lint for its target exits 1; and the real hosts
+//! (the oracle) load what `pwk convert` wrote, with the mapped tools.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::oracle::{Host, entry, oracle_bin, run_oracle};
+use crate::support::{TestEnv, run};
+
+/// The frontmatter of a file as JSON (pwk's own parser).
+fn frontmatter(path: &Path) -> BTreeMap<String, Value> {
+    let bytes = std::fs::read(path).unwrap();
+    let doc = pwk::role::RoleDoc::parse(path.to_path_buf(), &bytes);
+    match doc.mapping().expect("frontmatter").to_json() {
+        Value::Object(m) => m.into_iter().collect(),
+        other => panic!("not a mapping: {other}"),
+    }
+}
+
+fn body(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc = pwk::role::RoleDoc::parse(path.to_path_buf(), text.as_bytes());
+    doc.body().to_string()
+}
+
+fn convert_json(env: &TestEnv, args: &[&str]) -> (i32, Value, String) {
+    let out = run(env
+        .pwk()
+        .arg("convert")
+        .args(args)
+        .args(["--format", "json"]));
+    let doc = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}): {}\n{}", out.stdout, out.stderr));
+    (out.code, doc, out.stderr)
+}
+
+/// The report's keys with this outcome.
+fn keys(doc: &Value, outcome: &str) -> Vec<String> {
+    doc["files"][0]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["outcome"] == outcome)
+        .map(|i| i["key"].as_str().unwrap().to_string())
+        .collect()
+}
+
+const REVIEWER: &str = "---
+name: reviewer
+description: \"Reviews diffs: correctness first, then style.\"
+tools: Read, Grep, Glob, Bash, WebFetch
+disallowedTools: Write, MultiEdit
+model: claude-sonnet-4-5
+maxTurns: 15
+effort: high
+skills: review-checklist
+memory: project
+background: true
+isolation: worktree
+color: cyan
+permissionMode: plan
+hooks:
+  Stop:
+    - command: echo done
+---
+
+You review diffs. Say what is wrong and why.
+";
+
+#[test]
+fn claude_code_to_tintinweb_and_back_keeps_what_carries_and_names_what_is_lost() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    let src = env.write(".claude/agents/reviewer.md", REVIEWER);
+    // Claude Code → tintinweb (`--from` detected from `.claude/agents/`).
+    let (code, there, err) = convert_json(
+        &env,
+        &["--to", "tintinweb", ".claude/agents", "--out", ".pi/agents"],
+    );
+    assert_eq!(code, 0, "{there:#}\n{err}");
+    assert_eq!(there["files"][0]["from"], "claude-code@2.1");
+    assert!(
+        there["files"][0]["from_reason"]
+            .as_str()
+            .unwrap()
+            .contains(".claude/agents/"),
+        "{there:#}"
+    );
+    assert_eq!(there["files"][0]["lint_clean"], true, "{there:#}");
+    let mid = env.path(".pi/agents/reviewer.md");
+    let fm = frontmatter(&mid);
+    assert_eq!(fm["tools"], "read, grep, find, bash");
+    assert_eq!(fm["disallowed_tools"], "write, edit");
+    assert_eq!(fm["model"], "anthropic/claude-sonnet-4-5");
+    assert_eq!(fm["max_turns"], 15);
+    assert_eq!(fm["thinking"], "high");
+    assert_eq!(fm["run_in_background"], true);
+    assert_eq!(fm["isolation"], "worktree");
+    assert_eq!(body(&mid), body(&src), "the body is copied unchanged");
+    let lost_there: Vec<String> = [keys(&there, "dropped"), keys(&there, "decision")].concat();
+    assert_eq!(
+        lost_there,
+        ["tools: WebFetch", "permissionMode", "hooks"],
+        "{there:#}"
+    );
+    // The real tintinweb lints it clean, too.
+    let lint = run(env
+        .pwk()
+        .args(["lint", "--host", "tintinweb", ".pi/agents/reviewer.md"]));
+    assert_eq!(lint.code, 0, "{}", lint.stdout);
+
+    // … and back to Claude Code.
+    let (code, back, err) = convert_json(
+        &env,
+        &[
+            "--to",
+            "claude-code",
+            "--from",
+            "tintinweb",
+            ".pi/agents/reviewer.md",
+            "--out",
+            "roundtrip",
+        ],
+    );
+    assert_eq!(code, 0, "{back:#}\n{err}");
+    assert!(keys(&back, "dropped").is_empty(), "{back:#}");
+    assert!(keys(&back, "decision").is_empty(), "{back:#}");
+    let end = env.path("roundtrip/reviewer.md");
+    let (a, b) = (frontmatter(&src), frontmatter(&end));
+    // Every field is back except exactly those the first report named.
+    let carried: Vec<&String> = a
+        .keys()
+        .filter(|k| !lost_there.iter().any(|l| l == *k))
+        .collect();
+    for k in &carried {
+        let want = match k.as_str() {
+            // The lost entries are gone from the lists; the rest come back in
+            // Claude Code's names (`MultiEdit` and `Edit` are both pi's `edit`).
+            "tools" => Value::from("Read, Grep, Glob, Bash"),
+            "disallowedTools" => Value::from("Write, Edit"),
+            _ => a[*k].clone(),
+        };
+        assert_eq!(b.get(*k), Some(&want), "`{k}` after the round trip");
+    }
+    let extra: Vec<&String> = b.keys().filter(|k| !a.contains_key(*k)).collect();
+    assert!(extra.is_empty(), "keys that appeared: {extra:?}");
+    for lost in ["permissionMode", "hooks"] {
+        assert!(!b.contains_key(lost));
+    }
+    assert_eq!(body(&end), body(&src));
+}
+
+#[test]
+fn writes_refuse_symlinks_and_keep_a_backup_on_force() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    env.write(".claude/agents/reviewer.md", REVIEWER);
+    env.write("out/reviewer.md", "mine\n");
+    let args = ["--to", "nicobailon", ".claude/agents", "--out", "out"];
+    let (code, doc, _) = convert_json(&env, &args);
+    assert_eq!(code, 1, "a different file is kept: {doc:#}");
+    assert_eq!(doc["files"][0]["written"], "kept");
+    assert_eq!(env.read("out/reviewer.md"), "mine\n");
+    let (code, doc, err) = convert_json(&env, &[&args[..], &["--force"]].concat());
+    assert_eq!(code, 0, "{doc:#}\n{err}");
+    assert_eq!(doc["files"][0]["written"], "replaced");
+    assert_eq!(env.read("out/reviewer.md.bak"), "mine\n");
+    assert!(
+        env.read("out/reviewer.md")
+            .contains("excludeTools: write, edit\n")
+    );
+    // Converting again changes nothing.
+    let (code, doc, _) = convert_json(&env, &args);
+    assert_eq!(
+        (code, doc["files"][0]["written"].clone()),
+        (0, "unchanged".into())
+    );
+    // A symlink at the target is never written through.
+    std::fs::create_dir_all(env.path("linked")).unwrap();
+    std::os::unix::fs::symlink(env.path("elsewhere.md"), env.path("linked/reviewer.md")).unwrap();
+    let out = run(env.pwk().args([
+        "convert",
+        "--to",
+        "nicobailon",
+        ".claude/agents",
+        "--out",
+        "linked",
+        "--force",
+    ]));
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("NOT WRITTEN"), "{}", out.stdout);
+    assert!(!env.path("elsewhere.md").exists());
+}
+
+#[test]
+fn a_conversion_that_still_fails_lint_exits_1_and_says_what() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    // tintinweb needs neither `name` nor `description`; Claude Code requires both: the
+    // identity comes from the file name, the description is the user's to write.
+    env.write(
+        ".pi/agents/scout.md",
+        "---\ntools: read, grep\n---\nFind things.\n",
+    );
+    let out = run(env.pwk().args([
+        "convert",
+        "--to",
+        "claude-code",
+        "--from",
+        "tintinweb@0.14",
+        ".pi/agents/scout.md",
+        "--dry-run",
+    ]));
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("decide     description"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("FAILS for claude-code@2.1"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("missing-description"), "{}", out.stdout);
+    assert!(!env.path(".pi/agents/scout.md.bak").exists());
+    // Without --from, a pi directory with no host in pi's settings is ambiguous.
+    let out = run(env
+        .pwk()
+        .args(["convert", "--to", "claude-code", ".pi/agents", "--dry-run"]));
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("pass `--from HOST`"), "{}", out.stderr);
+}
+
+#[test]
+fn lint_and_list_detect_claude_code_from_its_directory() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    env.write(".claude/agents/reviewer.md", REVIEWER);
+    let out = run(env.pwk().args(["lint", "--format", "json"]));
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["host"]["profile"], "claude-code@2.1");
+    assert!(
+        doc["host"]["detected"]
+            .as_str()
+            .unwrap()
+            .contains(".claude/agents/"),
+        "{doc:#}"
+    );
+    let out = run(env
+        .pwk()
+        .args(["list", "--host", "claude-code", "--format", "json"]));
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("\"reviewer\""), "{}", out.stdout);
+    let out = run(env
+        .pwk()
+        .args(["show", "reviewer", "--host", "claude-code"]));
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains(".claude/agents/reviewer.md"),
+        "{}",
+        out.stdout
+    );
+}
+
+/// The real hosts load what `pwk convert` wrote, under its name, with the mapped tools.
+#[test]
+fn real_hosts_load_converted_roles_with_the_mapped_tools() {
+    let Some(oracle) = oracle_bin() else { return };
+    for (host, target) in [
+        (Host::Tintinweb, "tintinweb@0.14"),
+        (Host::Nicobailon, "nicobailon@0.67"),
+    ] {
+        let env = TestEnv::new();
+        std::fs::create_dir_all(env.path(".git")).unwrap();
+        env.write(
+            ".claude/agents/graphql.md",
+            // Without `skills`: nicobailon refuses to launch a role whose skills it
+            // cannot find (the oracle's project has none).
+            REVIEWER
+                .replace("name: reviewer", "name: api-graphql")
+                .replace("skills: review-checklist\n", ""),
+        );
+        let (code, doc, err) = convert_json(
+            &env,
+            &["--to", target, ".claude/agents", "--out", ".pi/agents"],
+        );
+        assert_eq!(code, 0, "{doc:#}\n{err}");
+        let got = run_oracle(&oracle, host, env.root(), None);
+        let e = entry(&got, ".pi/agents/api-graphql.md");
+        assert_eq!(e["outcome"], "loaded", "{target}: {e:#}");
+        assert_eq!(e["identity"], "api-graphql", "{target}: {e:#}");
+        let mut tools: Vec<&str> = e["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .filter(|t| *t != "contact_supervisor") // nicobailon injects it
+            .collect();
+        tools.sort();
+        // tintinweb applies disallowed_tools itself; nicobailon reports the
+        // allow-list and removes excludeTools at launch.
+        assert_eq!(tools, ["bash", "find", "grep", "read"], "{target}: {e:#}");
+        assert_eq!(e["model"], "anthropic/claude-sonnet-4-5", "{target}: {e:#}");
+    }
+}

@@ -1,0 +1,231 @@
+//! `pwk lint --fix`, `--unsafe-fixes`, `--diff`, and fixes in JSON and SARIF.
+//!
+//! Every fix has a fixture pair under `fixtures/fix/<host>/`: `<rule>[.<case>].md`
+//! (before) and `<rule>[.<case>].fixed.md` (after).
+
+use std::path::PathBuf;
+
+use crate::support::{Output, TestEnv, repo_root, run};
+
+fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
+}
+
+/// (host, rule, before, after), sorted.
+fn fix_fixtures() -> Vec<(String, String, PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    for host in std::fs::read_dir(repo_root().join("fixtures/fix")).unwrap() {
+        let host = host.unwrap().path();
+        let spec = host.file_name().unwrap().to_str().unwrap().to_string();
+        for entry in std::fs::read_dir(&host).unwrap() {
+            let p = entry.unwrap().path();
+            let name = p.file_name().unwrap().to_str().unwrap().to_string();
+            if name.ends_with(".fixed.md") {
+                continue;
+            }
+            let rule = name.split('.').next().unwrap().to_string();
+            let after = p.with_file_name(name.replace(".md", ".fixed.md"));
+            assert!(after.exists(), "{spec}/{name}: no .fixed.md");
+            out.push((spec.clone(), rule, p, after));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn findings(env: &TestEnv, host: &str, file: &str) -> serde_json::Value {
+    json(&run(env
+        .pwk()
+        .args(["lint", "--host", host, "--format", "json", file])))
+}
+
+fn has_rule(doc: &serde_json::Value, rule: &str) -> bool {
+    doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|d| d["rule"] == rule)
+}
+
+/// Before → after for each fix; a second `--fix` changes nothing; the fixed file
+/// lints clean of the rule for the host it was fixed for; `--diff` says the same
+/// and writes nothing.
+#[test]
+fn each_fix_turns_its_fixture_into_the_fixed_one() {
+    let fixtures = fix_fixtures();
+    assert!(fixtures.len() >= 12, "{fixtures:?}");
+    for (host, rule, before, after) in fixtures {
+        let case = before.file_name().unwrap().to_string_lossy().into_owned();
+        let env = TestEnv::new();
+        // The file is named after the rule (`name-mismatch` needs the stem).
+        let file = format!("{rule}.md");
+        let input = std::fs::read(&before).unwrap();
+        env.write(&file, &input);
+        // It fires, and carries its fix as data.
+        let doc = findings(&env, &host, &file);
+        let fixes: Vec<_> = doc["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["rule"] == rule.as_str())
+            .flat_map(|d| d["fixes"].as_array().cloned().unwrap_or_default())
+            .collect();
+        assert!(!fixes.is_empty(), "{host}/{case}: no fix offered:\n{doc:#}");
+        let unsafe_only = fixes.iter().all(|f| f["safety"] == "unsafe");
+        // --diff: exit 1, the file untouched.
+        let diff =
+            run(env
+                .pwk()
+                .args(["lint", "--host", &host, "--diff", "--unsafe-fixes", &file]));
+        assert_eq!(diff.code, 1, "{host}/{case}: {}", diff.stderr);
+        assert!(
+            diff.stdout
+                .starts_with(&format!("--- a/{file}\n+++ b/{file}\n")),
+            "{}",
+            diff.stdout
+        );
+        assert_eq!(
+            std::fs::read(env.path(&file)).unwrap(),
+            input,
+            "{case}: --diff wrote"
+        );
+        // An unsafe fix is not applied by --fix alone.
+        if unsafe_only {
+            run(env.pwk().args(["lint", "--host", &host, "--fix", &file]));
+            assert_eq!(
+                std::fs::read(env.path(&file)).unwrap(),
+                input,
+                "{case}: unsafe fix applied by --fix"
+            );
+        }
+        let fix = run(env
+            .pwk()
+            .args(["lint", "--host", &host, "--fix", "--unsafe-fixes", &file]));
+        assert!(fix.code == 0 || fix.code == 1, "{case}: {}", fix.stderr);
+        assert!(
+            fix.stderr.contains(&format!("pwk: fixed `{file}`")),
+            "{case}: {}",
+            fix.stderr
+        );
+        let fixed = std::fs::read_to_string(env.path(&file)).unwrap();
+        assert_eq!(
+            fixed,
+            std::fs::read_to_string(&after).unwrap(),
+            "{host}/{case}"
+        );
+        // Idempotent.
+        let again =
+            run(env
+                .pwk()
+                .args(["lint", "--host", &host, "--fix", "--unsafe-fixes", &file]));
+        assert!(
+            again.stderr.contains("applied 0 fixes in 0 files"),
+            "{case}: {}",
+            again.stderr
+        );
+        assert_eq!(std::fs::read_to_string(env.path(&file)).unwrap(), fixed);
+        let diff =
+            run(env
+                .pwk()
+                .args(["lint", "--host", &host, "--diff", "--unsafe-fixes", &file]));
+        assert_eq!((diff.code, diff.stdout.as_str()), (0, ""), "{case}");
+        // Clean of the rule for that host.
+        let doc = findings(&env, &host, &file);
+        assert!(
+            !has_rule(&doc, &rule),
+            "{host}/{case}: still reported:\n{doc:#}"
+        );
+    }
+}
+
+#[test]
+fn fix_reports_what_remains_and_exits_on_it() {
+    let env = TestEnv::new();
+    env.write(
+        ".agents/agents/r.md",
+        "---\r\nname: r\r\ndescription: d\r\ntools: read\r\nmax_turns: \"20\"\r\nowner: me\r\n---\r\nBody\r\n",
+    );
+    let out = run(env.pwk().args(["lint", "--fix", "--format", "json"]));
+    // `owner` has no fix: it remains, an error.
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let doc = json(&out);
+    let rules: Vec<_> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].clone())
+        .collect();
+    assert!(
+        rules.contains(&"unknown-key".into()) && !rules.contains(&"crlf".into()),
+        "{doc:#}"
+    );
+    assert_eq!(
+        env.read(".agents/agents/r.md"),
+        "---\nname: r\ndescription: d\ntools: read\nmax_turns: 20\nowner: me\n---\nBody\n"
+    );
+    assert!(out.stderr.contains("pwk: fixed `.agents/agents/r.md`: convert CRLF line endings to LF; remove the quotes: `max_turns: 20`"), "{}", out.stderr);
+}
+
+#[test]
+fn fixes_in_json_and_sarif_are_byte_edits() {
+    let env = TestEnv::new();
+    let text = "---\nname: r\ndescription: d\ntools: read\nmax_turns: \"20\"\n---\nBody\n";
+    env.write("r.md", text);
+    let doc = json(&run(env.pwk().args(["lint", "--format", "json", "r.md"])));
+    let d = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["rule"] == "invalid-type")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        d["fixes"],
+        serde_json::json!([{
+            "title": "remove the quotes: `max_turns: 20`",
+            "safety": "safe",
+            "edits": [{"range": {"start": 50, "end": 54}, "replacement": "20"}]
+        }])
+    );
+    assert_eq!(&text[50..54], "\"20\"");
+    let sarif = json(&run(env.pwk().args(["lint", "--format", "sarif", "r.md"])));
+    let result = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["ruleId"] == "invalid-type")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        result["fixes"][0]["artifactChanges"][0],
+        serde_json::json!({
+            "artifactLocation": {"uri": "r.md"},
+            "replacements": [{"deletedRegion": {"byteOffset": 50, "byteLength": 4}, "insertedContent": {"text": "20"}}]
+        })
+    );
+    // A finding without a fix has no `fixes` key.
+    assert!(
+        doc["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["rule"] != "invalid-type")
+            .all(|d| d.get("fixes").is_none())
+    );
+}
+
+#[test]
+fn a_symlinked_role_is_never_fixed() {
+    let env = TestEnv::new();
+    let target = env.write(
+        "outside/t.md",
+        "---\nname: t\ndescription: d\ntools: read\nmax_turns: \"20\"\n---\nBody\n",
+    );
+    std::fs::create_dir_all(env.path("roles")).unwrap();
+    std::os::unix::fs::symlink(&target, env.path("roles/t.md")).unwrap();
+    let before = std::fs::read(&target).unwrap();
+    let out = run(env.pwk().args(["lint", "--fix", "roles/"]));
+    assert!(out.stdout.contains("not-a-regular-file"), "{}", out.stdout);
+    assert_eq!(std::fs::read(&target).unwrap(), before);
+}
