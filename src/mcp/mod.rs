@@ -8,8 +8,9 @@
 //!   `pwk://schema/role`), progress notifications and cancellation.
 //!
 //! Every pi process runs under the one supervisor; a task's [`Remote`] steers and
-//! aborts it. When the client disconnects (stdin EOF), every task and run is aborted
-//! and waited for before [`serve`] returns: no pi process outlives the server.
+//! aborts it. When the client disconnects (stdin EOF), or pwk receives SIGINT, SIGTERM
+//! or SIGHUP, every task and run is aborted and waited for before [`serve`] returns:
+//! no pi process outlives the server.
 //!
 //! [`Remote`]: crate::delegate::supervise::Remote
 
@@ -60,11 +61,21 @@ pub fn serve(config: Config) -> Result<(), ServeError> {
         .enable_io()
         .build()
         .map_err(ServeError::Runtime)?;
+    // SIGINT / SIGTERM / SIGHUP: pwk's signal flag (installed now) stops every pi
+    // group the supervisors run, and ends the session like a disconnect.
+    let _ = crate::delegate::pending_signal();
     let outcome = rt.block_on(async move {
         let running = server
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|e| ServeError::Init(e.to_string()))?;
+        let stop = running.cancellation_token();
+        tokio::spawn(async move {
+            while crate::delegate::pending_signal().is_none() {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            stop.cancel();
+        });
         running
             .waiting()
             .await

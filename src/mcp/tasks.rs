@@ -2,10 +2,10 @@
 //! review or recon run) the server started, its state, and its [`Remote`] (steer,
 //! abort). Tasks run on their own threads through [`crate::delegate::task`] and the
 //! one supervisor; at most `max_tasks` delegated tasks run at once (the others wait
-//! in `starting`). The write lock of `pwk delegate` serialises writing tasks in one
+//! in `starting`, and start in the order they were started). The write lock of `pwk delegate` serialises writing tasks in one
 //! cwd across tasks, as across processes.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -154,28 +154,54 @@ impl Task {
     }
 }
 
-/// Counting slots for the concurrency cap.
+/// The concurrency cap: counted slots, handed out in the order tasks were started.
 #[derive(Debug)]
 struct Slots {
-    free: Mutex<usize>,
+    state: Mutex<SlotState>,
     cv: Condvar,
 }
 
+#[derive(Debug)]
+struct SlotState {
+    free: usize,
+    /// Tickets of the tasks waiting for a slot, oldest first.
+    queue: VecDeque<u64>,
+    next_ticket: u64,
+}
+
 impl Slots {
-    /// Take a slot; `None` when `remote` was aborted while waiting.
-    fn take(&self, remote: &Remote) -> Option<SlotGuard<'_>> {
-        let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
+    fn lock(&self) -> MutexGuard<'_, SlotState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A place in the queue (taken when the task is started, so order is kept).
+    fn ticket(&self) -> u64 {
+        let mut g = self.lock();
+        let t = g.next_ticket;
+        g.next_ticket += 1;
+        g.queue.push_back(t);
+        t
+    }
+
+    /// Wait for this ticket's turn and a free slot; `None` when `remote` was aborted
+    /// while waiting (the ticket leaves the queue).
+    fn take(&self, ticket: u64, remote: &Remote) -> Option<SlotGuard<'_>> {
+        let mut g = self.lock();
         loop {
             if remote.aborted() {
+                g.queue.retain(|t| *t != ticket);
+                self.cv.notify_all();
                 return None;
             }
-            if *free > 0 {
-                *free -= 1;
+            if g.free > 0 && g.queue.front() == Some(&ticket) {
+                g.queue.pop_front();
+                g.free -= 1;
+                self.cv.notify_all();
                 return Some(SlotGuard(self));
             }
-            free = self
+            g = self
                 .cv
-                .wait_timeout(free, Duration::from_millis(50))
+                .wait_timeout(g, Duration::from_millis(50))
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         }
@@ -186,8 +212,8 @@ struct SlotGuard<'a>(&'a Slots);
 
 impl Drop for SlotGuard<'_> {
     fn drop(&mut self) {
-        *self.0.free.lock().unwrap_or_else(|e| e.into_inner()) += 1;
-        self.0.cv.notify_one();
+        self.0.lock().free += 1;
+        self.0.cv.notify_all();
     }
 }
 
@@ -211,7 +237,11 @@ impl Registry {
             others: Mutex::new(Vec::new()),
             threads: Mutex::new(Vec::new()),
             slots: Arc::new(Slots {
-                free: Mutex::new(max_tasks.max(1)),
+                state: Mutex::new(SlotState {
+                    free: max_tasks.max(1),
+                    queue: VecDeque::new(),
+                    next_ticket: 0,
+                }),
                 cv: Condvar::new(),
             }),
             next: AtomicU64::new(1),
@@ -268,28 +298,33 @@ impl Registry {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(id.clone(), Arc::clone(&task));
+        let ticket = self.slots.ticket();
         let me = Arc::clone(self);
         let t = Arc::clone(&task);
         let handle = std::thread::Builder::new()
             .name(format!("pwk-task-{id}"))
-            .spawn(move || me.run(&t, &map));
+            .spawn(move || me.run(&t, ticket, &map));
         match handle {
-            Ok(h) => self
-                .threads
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(h),
-            Err(e) => task.finish(
-                State::Failed,
-                serde_json::json!({"status": "failed", "error": {"code": "PI_FAILED",
+            Ok(h) => {
+                let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+                threads.retain(|t| !t.is_finished());
+                threads.push(h);
+            }
+            Err(e) => {
+                self.slots.lock().queue.retain(|t| *t != ticket);
+                self.slots.cv.notify_all();
+                task.finish(
+                    State::Failed,
+                    serde_json::json!({"status": "failed", "error": {"code": "PI_FAILED",
                     "message": format!("pwk could not start a thread for the task: {e}")}}),
-            ),
+                );
+            }
         }
         task
     }
 
-    fn run(&self, task: &Task, map: &Map<String, Value>) {
-        let Some(_slot) = self.slots.take(&task.remote) else {
+    fn run(&self, task: &Task, ticket: u64, map: &Map<String, Value>) {
+        let Some(_slot) = self.slots.take(ticket, &task.remote) else {
             let mut r = DelegateResult::blank(Some(map));
             r.status = "aborted";
             r.error = Some(crate::delegate::RunError::new(

@@ -210,6 +210,7 @@ both_generations! {
     stalled_by_the_watchdog => stalled_by_the_watchdog;
     review_of_four_roles_with_progress => review_of_four_roles_with_progress;
     client_killed_mid_task_leaves_no_orphans => client_killed_mid_task_leaves_no_orphans;
+    sigterm_to_the_server_leaves_no_orphans => sigterm_to_the_server_leaves_no_orphans;
     continued_by_session_file => continued_by_session_file;
 }
 
@@ -755,6 +756,16 @@ fn review_of_four_roles_with_progress(generation: Gen, pi: PathBuf, client: Path
 }
 
 fn client_killed_mid_task_leaves_no_orphans(generation: Gen, pi: PathBuf, client: PathBuf) {
+    gone_mid_task(generation, pi, client, false);
+}
+
+fn sigterm_to_the_server_leaves_no_orphans(generation: Gen, pi: PathBuf, client: PathBuf) {
+    gone_mid_task(generation, pi, client, true);
+}
+
+/// A task is running; then the client dies (`sigterm` false) or the server receives
+/// SIGTERM (`sigterm` true): the server exits and leaves no pi process behind.
+fn gone_mid_task(generation: Gen, pi: PathBuf, client: PathBuf, sigterm: bool) {
     let llm = loop_until("never-sent");
     let w = world(&llm, SETTINGS);
     let mut cmd = client_cmd(
@@ -786,12 +797,24 @@ fn client_killed_mid_task_leaves_no_orphans(generation: Gen, pi: PathBuf, client
         .map(|g| g.as_u64().unwrap() as u32)
         .collect();
     assert!(!groups.is_empty() && alive(server));
-    // The client dies without a word: the server sees stdin EOF.
-    child.kill().unwrap();
-    let _ = child.wait();
+    if sigterm {
+        let st = Command::new("kill")
+            .args(["-TERM", &server.to_string()])
+            .status()
+            .unwrap();
+        assert!(st.success());
+    } else {
+        // The client dies without a word: the server sees stdin EOF.
+        child.kill().unwrap();
+    }
     assert!(
         wait_until(Duration::from_secs(30), || !alive(server)),
-        "{generation:?}: pwk mcp ({server}) is still running after its client died"
+        "{generation:?}: pwk mcp ({server}) is still running after {}",
+        if sigterm {
+            "SIGTERM"
+        } else {
+            "its client died"
+        }
     );
     for g in groups {
         assert!(
@@ -805,4 +828,6 @@ fn client_killed_mid_task_leaves_no_orphans(generation: Gen, pi: PathBuf, client
         "{generation:?}: {:?}",
         processes_of(&w.agent)
     );
+    let _ = child.kill();
+    let _ = child.wait();
 }
