@@ -187,6 +187,12 @@ pub struct McpArgs {
     /// At most this many delegated tasks run at once; the others wait in `starting`.
     #[arg(long, value_name = "N", default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub max_tasks: u64,
+
+    /// The project the server works in (default: the nearest directory upwards that
+    /// holds `.git`, `.agents` or `.pi`, else the current directory); tools resolve
+    /// relative paths and roles from it.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

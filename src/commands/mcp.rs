@@ -5,8 +5,14 @@ use crate::cli::McpArgs;
 use crate::{Context, ExitStatus};
 
 pub fn run(args: &McpArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    // The one project-root rule; without --dir the server keeps the directory it
+    // was started in (a host starts it in the project) as the base of relative paths.
+    let cwd = match &args.dir {
+        Some(_) => super::project(ctx, args.dir.as_deref())?.root,
+        None => ctx.cwd.clone(),
+    };
     crate::mcp::serve(crate::mcp::Config {
-        cwd: ctx.cwd.clone(),
+        cwd,
         env: ctx.env.clone(),
         max_tasks: args.max_tasks as usize,
     })?;
