@@ -21,6 +21,7 @@ pub mod mcp;
 pub mod pi;
 pub mod provider;
 pub mod role;
+pub mod suggest;
 pub mod text;
 
 pub use context::Context;

@@ -184,10 +184,7 @@ fn show_unavailable(
             ));
         }
     }
-    let suggestions = did_you_mean(
-        name,
-        &d.roles.iter().map(|r| r.name.clone()).collect::<Vec<_>>(),
-    );
+    let suggestions = crate::suggest::close_matches(name, d.roles.iter().map(|r| r.name.as_str()));
     for h in hints {
         msg.push_str(&format!("\n  hint: {h}"));
     }
@@ -200,32 +197,6 @@ fn show_unavailable(
         }
     }
     anyhow::bail!("{}", tilde(&msg, ctx))
-}
-
-/// Up to three known names close to `name`, best first.
-pub fn did_you_mean(name: &str, known: &[String]) -> Vec<String> {
-    let lower = name.to_ascii_lowercase();
-    let mut scored: Vec<(f64, &String)> = known
-        .iter()
-        .filter_map(|k| {
-            let kl = k.to_ascii_lowercase();
-            let mut score = strsim::jaro_winkler(&lower, &kl);
-            if lower.len() >= 3 && kl.contains(&lower) {
-                score = score.max(0.9);
-            }
-            (score >= 0.8).then_some((score, k))
-        })
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
-    scored.dedup_by(|a, b| a.1 == b.1);
-    // Only the names about as close as the best one.
-    let best = scored.first().map(|(s, _)| *s).unwrap_or_default();
-    scored
-        .into_iter()
-        .filter(|(s, _)| *s >= best - 0.03)
-        .take(3)
-        .map(|(_, k)| k.clone())
-        .collect()
 }
 
 /// `pwk new NAME`: exit 0 when written; 2 for a bad name, an existing file or an I/O error.

@@ -500,7 +500,9 @@ pub fn show_role(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
     let d = crate::discover::resolve_from(place.cwd, env, &host_arg(args)?);
     let Some(role) = d.find(name) else {
         let known: Vec<&str> = d.roles.iter().map(|r| r.name.as_str()).collect();
-        let hint = crate::lint::rules::did_you_mean(name, known.iter().copied())
+        let hint = crate::suggest::close_matches(name, known.iter().copied())
+            .first()
+            .copied()
             .map(|s| format!("; did you mean `{s}`?"))
             .unwrap_or_else(|| "; the `list_roles` tool lists them".into());
         return Err(format!(

@@ -223,31 +223,8 @@ pub fn find(id: &str) -> Option<&'static Rule> {
     RULES.iter().copied().find(|r| r.id == id)
 }
 
-/// The candidate closest to `word`, when it is close enough to be a likely typo.
-pub fn did_you_mean<'a>(
-    word: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    let lower = word.to_lowercase();
-    let mut best: Option<(usize, &str)> = None;
-    for c in candidates {
-        let cl = c.to_lowercase();
-        let d = if cl == lower {
-            0
-        } else {
-            strsim::damerau_levenshtein(&lower, &cl)
-        };
-        let limit = match c.chars().count().max(word.chars().count()) {
-            0..=3 => 1,
-            4..=6 => 2,
-            _ => 3,
-        };
-        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
-            best = Some((d, c));
-        }
-    }
-    best.map(|(_, c)| c)
-}
+/// The one did-you-mean ([`crate::suggest`]), where the rules look for it.
+pub use crate::suggest::did_you_mean;
 
 /// A rule as a JSON document (`pwk rules --format json`, `pwk mcp`'s `rules`):
 /// what it reports, per host profile what the host does about it, and examples.
