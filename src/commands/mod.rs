@@ -1,21 +1,33 @@
 //! The command layer: the only code that sees clap types, the process
 //! [`Context`], anyhow and exit codes.
 //!
-//! One file per verb (or per family of verbs that share their glue). Each turns its
-//! `*Args` into the typed options of a domain module, calls it, renders the result
-//! and picks the exit status. Errors that stop a command travel up as
+//! One file per verb (`roles.rs` and `provider.rs` hold what a family of verbs
+//! shares). Each turns its `*Args` into the typed options of a domain module, calls
+//! it, renders the result and picks the exit status. Every command finds its project
+//! with [`project`]. Errors that stop a command travel up as
 //! `anyhow::Error` to [`run`], which prints them once ([`report_fatal`]) and exits 2.
 
+pub mod capabilities;
 pub mod complete;
 pub mod config;
 pub mod convert;
+pub mod coverage;
 pub mod delegate;
 pub mod lint;
+pub mod list;
 pub mod lsp;
 pub mod mcp;
+pub mod new;
 pub mod provider;
+pub mod recon;
+pub mod review;
 pub mod roles;
+pub mod rules;
+pub mod run_request;
+pub mod schema;
 pub mod setup;
+pub mod show;
+pub mod smoke;
 
 use std::path::{Path, PathBuf};
 
@@ -33,20 +45,20 @@ pub fn run(cli: Cli) -> ExitStatus {
     let result = match &cli.command {
         Command::Lint(args) => lint::run(args, &ctx),
         Command::Config(args) => config::run(args, &ctx),
-        Command::Schema(args) => lint::schema(args, &ctx),
-        Command::Rules(args) => lint::rules(args, &ctx),
+        Command::Schema(args) => schema::run(args, &ctx),
+        Command::Rules(args) => rules::run(args, &ctx),
         Command::Setup(args) => setup::run(args, &ctx),
-        Command::List(args) => roles::list(args, &ctx),
-        Command::Show(args) => roles::show(args, &ctx),
-        Command::New(args) => roles::new(args, &ctx),
-        Command::Smoke(args) => roles::smoke(args, &ctx),
+        Command::List(args) => list::run(args, &ctx),
+        Command::Show(args) => show::run(args, &ctx),
+        Command::New(args) => new::run(args, &ctx),
+        Command::Smoke(args) => smoke::run(args, &ctx),
         Command::Convert(args) => convert::run(args, &ctx),
         Command::Delegate(args) => delegate::run(args, &ctx),
-        Command::Recon(args) => provider::recon(args, &ctx),
-        Command::Review(args) => provider::review(args, &ctx),
-        Command::RunRequest(args) => provider::run_request(args, &ctx),
-        Command::Capabilities(args) => provider::capabilities(args, &ctx),
-        Command::Coverage(args) => provider::coverage(args, &ctx),
+        Command::Recon(args) => recon::run(args, &ctx),
+        Command::Review(args) => review::run(args, &ctx),
+        Command::RunRequest(args) => run_request::run(args, &ctx),
+        Command::Capabilities(args) => capabilities::run(args, &ctx),
+        Command::Coverage(args) => coverage::run(args, &ctx),
         Command::Mcp(args) => mcp::run(args, &ctx),
         Command::Lsp(args) => lsp::run(args, &ctx),
         Command::Completions(args) => completions(args),

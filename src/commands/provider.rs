@@ -1,114 +1,27 @@
-//! Command glue for `pwk recon`, `review`, `run-request`, `capabilities`, `coverage`.
+//! What the provider commands (`recon`, `review`, `run-request`, `coverage`) share:
+//! stdin, run settings, the live display, rendering.
 
 use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::cli::{
-    CapabilitiesArgs, CoverageArgs, Format, ProviderRunArgs, ReconArgs, ResultSchema, ReviewArgs,
-    RoleRunArgs, RunRequestArgs, Transport,
-};
-use crate::context::{eprintln_safe, write_stdout};
+use crate::cli::{Format, ProviderRunArgs, ResultSchema, RoleRunArgs, Transport};
+use crate::context::write_stdout;
 use crate::provider::contract::SCOUT_FALLBACK;
 use crate::provider::mapping::DiscoverCatalog;
 use crate::provider::pi::{LazyModels, PiExecutor};
 use crate::provider::progress::ProgressDisplay;
-use crate::provider::request::{self, DelegationRequest, LogicalRole, Operation, Status};
+use crate::provider::request::{DelegationRequest, Operation, Status};
 use crate::provider::{RunOutput, RunSettings};
 use crate::text::{escape_block, escape_line};
 use crate::{Context, ExitStatus};
 
 /// The most stdin pwk reads for a request or a coverage check.
-const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
-
-pub fn capabilities(args: &CapabilitiesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let text = match args.format {
-        Format::Json => crate::provider::capabilities::to_json(),
-        Format::Human => crate::provider::capabilities::to_human(),
-    };
-    write_stdout(text.as_bytes())?;
-    Ok(ExitStatus::Success)
-}
-
-pub fn coverage(args: &CoverageArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let parsed = read_stdin().and_then(|bytes| {
-        crate::provider::coverage::parse_input(&bytes).map_err(|e| {
-            let pos = match &e {
-                crate::provider::coverage::CoverageInputError::NotJson(j) => Some(j.pos()),
-                crate::provider::coverage::CoverageInputError::Shape(_) => None,
-            };
-            (pos, e.to_string())
-        })
-    });
-    let (required, outcomes) = match parsed {
-        Ok(x) => x,
-        Err((pos, message)) => {
-            let (mut doc, located) = invalid_input(pos, &message);
-            doc.insert("version".into(), 1.into());
-            doc.insert("complete".into(), false.into());
-            doc.insert("missing".into(), serde_json::json!([]));
-            doc.insert("retained".into(), serde_json::json!([]));
-            if args.format == Format::Json {
-                write_stdout(format!("{:#}\n", serde_json::Value::Object(doc)).as_bytes())?;
-            }
-            return Err(anyhow::anyhow!(located));
-        }
-    };
-    let c = crate::provider::coverage::assess(&required, &outcomes);
-    match args.format {
-        Format::Json => {
-            let mut doc = serde_json::to_value(&c)?;
-            doc["version"] = 1.into();
-            let mut s = serde_json::to_string_pretty(&doc)?;
-            s.push('\n');
-            write_stdout(s.as_bytes())?;
-        }
-        Format::Human => write_stdout(coverage_human(&c).as_bytes())?,
-    }
-    Ok(if c.complete {
-        ExitStatus::Success
-    } else {
-        ExitStatus::Failure
-    })
-}
-
-pub fn run_request(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let settings = settings(&args.roles)?;
-    let parsed = read_stdin()
-        .and_then(|bytes| request::parse_json_object(&bytes).map_err(|e| (e.pos(), e.to_string())));
-    let map = match parsed {
-        Ok(m) => m,
-        Err((pos, message)) => {
-            let (mut doc, located) = invalid_input(pos, &message);
-            doc.insert("version".into(), 1.into());
-            doc.insert("results".into(), serde_json::json!([]));
-            doc.insert(
-                "coverage".into(),
-                serde_json::json!({"complete": false, "missing": [], "retained": []}),
-            );
-            if args.format == Format::Json {
-                write_stdout(format!("{:#}\n", serde_json::Value::Object(doc)).as_bytes())?;
-            }
-            return Err(anyhow::anyhow!(located));
-        }
-    };
-    let req = match request::validate(&map) {
-        Ok(r) => r,
-        Err(refusal) => {
-            eprintln_safe(&format!("pwk: request refused: {}", refusal.reason));
-            eprintln_safe("pwk: nothing was run; the host should fall back inline.");
-            render(&RunOutput::refused(&refusal), args.format, ctx)?;
-            return Ok(ExitStatus::Failure);
-        }
-    };
-    let out = execute(&req, &settings, ctx);
-    render(&out, args.format, ctx)?;
-    Ok(exit_for(&out))
-}
+pub(super) const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Input that is not acceptable JSON: the located message once on stderr, and the
 /// `error` object of the one JSON document on stdout (callers add the rest).
-fn invalid_input(
+pub(super) fn invalid_input(
     pos: Option<crate::delegate::json::Pos>,
     message: &str,
 ) -> (serde_json::Map<String, serde_json::Value>, String) {
@@ -129,60 +42,7 @@ fn invalid_input(
     (doc, located)
 }
 
-pub fn recon(args: &ReconArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let settings = run_settings(&args.run)?;
-    let cwd = repo_root(args.dir.as_deref(), ctx)?;
-    for (flag, value) in [("--topic", &args.topic), ("--intent", &args.intent)] {
-        if value.trim().is_empty() {
-            anyhow::bail!("{flag} is empty; the scout needs a topic and a one-line intent");
-        }
-    }
-    let req = DelegationRequest {
-        operation: Operation::CodebaseRecon,
-        roles: vec![LogicalRole::ReconScout],
-        prompt: crate::provider::packet::recon_prompt(&args.topic, &args.intent, &cwd),
-        cwd,
-        parallel: false,
-    };
-    let out = execute(&req, &settings, ctx);
-    render(&out, args.run.format, ctx)?;
-    Ok(exit_for(&out))
-}
-
-pub fn review(args: &ReviewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let settings = run_settings(&args.run)?;
-    let cwd = repo_root(args.dir.as_deref(), ctx)?;
-    let mut roles = Vec::new();
-    for name in &args.roles {
-        match LogicalRole::from_name_or_short(name) {
-            Some(r) if r.is_reviewer() && !roles.contains(&r) => roles.push(r),
-            Some(r) if r.is_reviewer() => anyhow::bail!("--roles lists {} twice", r.short()),
-            _ => anyhow::bail!(
-                "--roles: {name:?} is not a reviewer role (use spec, tracing, smell, hazard or their \
-full pwk-…-reviewer names; the scout runs with `pwk recon`)"
-            ),
-        }
-    }
-    if roles.is_empty() {
-        anyhow::bail!("--roles is empty; name at least one reviewer");
-    }
-    let packet = match crate::provider::packet::read_packet(&args.packet) {
-        Ok(p) => p,
-        Err(e) => anyhow::bail!("the review packet {} {e}", ctx.display_path(&args.packet)),
-    };
-    let req = DelegationRequest {
-        operation: Operation::FeatureReview,
-        roles,
-        prompt: crate::provider::packet::review_prompt(&packet, &cwd),
-        cwd,
-        parallel: true,
-    };
-    let out = execute(&req, &settings, ctx);
-    render(&out, args.run.format, ctx)?;
-    Ok(exit_for(&out))
-}
-
-fn exit_for(out: &RunOutput) -> ExitStatus {
+pub(super) fn exit_for(out: &RunOutput) -> ExitStatus {
     if out.coverage.complete {
         ExitStatus::Success
     } else {
@@ -191,7 +51,7 @@ fn exit_for(out: &RunOutput) -> ExitStatus {
 }
 
 /// Run a validated request on the real pi with the live display on stderr.
-fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> RunOutput {
+pub(super) fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> RunOutput {
     let catalog = DiscoverCatalog::new(&req.cwd, &ctx.env);
     let models = LazyModels::new(&ctx.env, &req.cwd);
     let display = ProgressDisplay::new(
@@ -223,11 +83,11 @@ fn execute(req: &DelegationRequest, settings: &RunSettings, ctx: &Context) -> Ru
     })
 }
 
-fn run_settings(a: &ProviderRunArgs) -> anyhow::Result<RunSettings> {
+pub(super) fn run_settings(a: &ProviderRunArgs) -> anyhow::Result<RunSettings> {
     settings(&a.roles)
 }
 
-fn settings(a: &RoleRunArgs) -> anyhow::Result<RunSettings> {
+pub(super) fn settings(a: &RoleRunArgs) -> anyhow::Result<RunSettings> {
     if a.timeout == 0 {
         anyhow::bail!("--timeout must be at least 1 second");
     }
@@ -243,14 +103,14 @@ fn settings(a: &RoleRunArgs) -> anyhow::Result<RunSettings> {
     })
 }
 
-fn repo_root(given: Option<&Path>, ctx: &Context) -> anyhow::Result<PathBuf> {
+pub(super) fn repo_root(given: Option<&Path>, ctx: &Context) -> anyhow::Result<PathBuf> {
     let root = super::project(ctx, given)?.root;
     Ok(std::fs::canonicalize(&root).unwrap_or(root))
 }
 
 /// Read all of stdin, at most [`MAX_STDIN_BYTES`]; the error is the message for the
 /// result document (no position).
-fn read_stdin() -> Result<Vec<u8>, (Option<crate::delegate::json::Pos>, String)> {
+pub(super) fn read_stdin() -> Result<Vec<u8>, (Option<crate::delegate::json::Pos>, String)> {
     let mut buf = Vec::new();
     std::io::stdin()
         .lock()
@@ -266,31 +126,8 @@ fn read_stdin() -> Result<Vec<u8>, (Option<crate::delegate::json::Pos>, String)>
     Ok(buf)
 }
 
-/// The coverage verdict for people.
-fn coverage_human(c: &crate::provider::coverage::Coverage) -> String {
-    let mut out = if c.complete {
-        "Coverage complete: every required role reported.\n".to_string()
-    } else {
-        format!(
-            "Coverage incomplete: missing {}.\n",
-            c.missing
-                .iter()
-                .map(|r| format!("`{}`", escape_line(r)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
-    for r in &c.retained {
-        out.push_str(&format!(
-            "Retained report from `{}`.\n",
-            escape_line(&r.role)
-        ));
-    }
-    out
-}
-
 /// `--format json`: the run-request document; human: the reports, then a summary.
-fn render(out: &RunOutput, format: Format, ctx: &Context) -> anyhow::Result<()> {
+pub(super) fn render(out: &RunOutput, format: Format, ctx: &Context) -> anyhow::Result<()> {
     match format {
         Format::Json => write_stdout(out.to_json().as_bytes())?,
         Format::Human => write_stdout(human(out, ctx.color_stdout).as_bytes())?,
@@ -298,7 +135,7 @@ fn render(out: &RunOutput, format: Format, ctx: &Context) -> anyhow::Result<()> 
     Ok(())
 }
 
-fn plural(n: u32, what: &str) -> String {
+pub(super) fn plural(n: u32, what: &str) -> String {
     if n == 1 {
         format!("1 {what}")
     } else {

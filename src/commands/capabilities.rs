@@ -1,0 +1,14 @@
+//! Command glue for `pwk capabilities`.
+
+use crate::cli::{CapabilitiesArgs, Format};
+use crate::context::write_stdout;
+use crate::{Context, ExitStatus};
+
+pub fn run(args: &CapabilitiesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let text = match args.format {
+        Format::Json => crate::provider::capabilities::to_json(),
+        Format::Human => crate::provider::capabilities::to_human(),
+    };
+    write_stdout(text.as_bytes())?;
+    Ok(ExitStatus::Success)
+}

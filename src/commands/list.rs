@@ -1,0 +1,25 @@
+//! Command glue for `pwk list`.
+
+use super::roles::*;
+use crate::cli::{Format, ListArgs};
+use crate::context::write_stdout;
+use crate::discover::render::{self};
+use crate::{Context, ExitStatus};
+
+/// `pwk list`: exit 0, or 1 when a role file is broken.
+pub fn run(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let d = super::project(ctx, args.dir.as_deref())?.discover(ctx, &args.host);
+    let rows = render::list_rows(&d, args.all);
+    match args.format {
+        Format::Json => write_stdout(&json_line(&render::list_doc(&d, &rows))?)?,
+        Format::Human => {
+            let text = render::list_human(&d, &rows, args.all, style(ctx));
+            write_stdout(tilde(&text, ctx).as_bytes())?;
+        }
+    }
+    Ok(if d.has_broken() {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}

@@ -1,0 +1,91 @@
+//! Command glue for `pwk rules`: every rule, or one explained with examples.
+
+use crate::cli::{Format, RulesArgs};
+use crate::context::write_stdout;
+use crate::host::{self};
+use crate::lint::rules;
+use crate::{Context, ExitStatus};
+
+pub fn run(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let Some(id) = &args.rule else {
+        let text = match args.format {
+            Format::Json => {
+                let list: Vec<_> = rules::RULES.iter().map(|r| rules::rule_doc(r)).collect();
+                let doc = serde_json::json!({"version": 1, "rules": list});
+                format!("{}\n", serde_json::to_string_pretty(&doc)?)
+            }
+            Format::Human => {
+                let width = rules::RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
+                let mut out = String::new();
+                for r in rules::RULES {
+                    out.push_str(&format!(
+                        "{:width$}  {:7}  {}\n",
+                        r.id,
+                        r.severity.as_str(),
+                        r.summary
+                    ));
+                }
+                out.push_str("\nRun `pwk rules <ID>` for an explanation with examples.\n");
+                out
+            }
+        };
+        write_stdout(text.as_bytes())?;
+        return Ok(ExitStatus::Success);
+    };
+    let Some(rule) = rules::find(id) else {
+        let hint = rules::did_you_mean(id, rules::RULES.iter().map(|r| r.id))
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_else(|| "; `pwk rules` lists them".into());
+        anyhow::bail!("no rule `{id}`{hint}");
+    };
+    let text = match args.format {
+        Format::Json => {
+            let mut doc = rules::rule_doc(rule);
+            doc["version"] = 1.into();
+            format!("{}\n", serde_json::to_string_pretty(&doc)?)
+        }
+        Format::Human => {
+            let per_host: Vec<String> = host::ALL
+                .iter()
+                .flat_map(|h| h.profiles())
+                .filter_map(|p| {
+                    rules::host_fact(rule.id, p).map(|f| {
+                        crate::text::wrap_words(&format!("{}: {f}", p.label()), 84).join("\n      ")
+                    })
+                })
+                .collect();
+            let extra = String::new();
+            let hosts = if per_host.is_empty() {
+                String::new()
+            } else {
+                format!("\n\nPer host profile:\n  {}", per_host.join("\n  "))
+            };
+            format!(
+                "{id} [{severity}{extra}]\n\n{summary}.\n\n{explanation}{hosts}\n\nBad:\n{bad}\n\nGood:\n{good}\n",
+                id = rule.id,
+                severity = rule.severity,
+                summary = capitalize(rule.summary),
+                explanation = crate::text::wrap_words(rule.explanation, 88).join("\n"),
+                bad = indent(rule.bad),
+                good = indent(rule.good),
+            )
+        }
+    };
+    write_stdout(text.as_bytes())?;
+    Ok(ExitStatus::Success)
+}
+
+fn capitalize(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+fn indent(s: &str) -> String {
+    s.trim_end_matches('\n')
+        .lines()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,203 @@
+//! Command glue for `pwk smoke`.
+
+use super::roles::*;
+use super::show::{provider_run_human, show_unavailable};
+use crate::cli::{Format, SmokeArgs};
+use crate::context::write_stdout;
+use crate::{Context, ExitStatus};
+
+/// The prompt `pwk smoke --run` sends: asks for nothing but a one-line answer.
+pub const SMOKE_PROMPT: &str = "This is a smoke test of your role definition, started by `pwk smoke`. \
+Do not read, search, change or run anything, and call no tools. Reply with one short line: \
+your role's name and the tools you were given.";
+
+/// How long `pwk smoke --run` lets the role run.
+const SMOKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(180);
+
+/// `pwk smoke NAME [--run]`: lint the winning definition, show how it was resolved and
+/// the exact launch the runner uses for it; with `--run`, launch it once.
+///
+/// Exit 0 when the role lints without errors (and, with `--run`, completed); 1 when it
+/// has lint errors or the run did not complete; 2 when no role answers to the name.
+pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    use crate::delegate::{PiRunSpec, plan_launch, run_pi};
+
+    let project = super::project(ctx, args.dir.as_deref())?;
+    let d = project.discover(ctx, &args.host);
+    let Some(role) = d.find(&args.name) else {
+        return show_unavailable(&d, &args.name, args.format, ctx);
+    };
+    let diagnostics = crate::lint::check_doc(&role.doc, d.host);
+    let errors = diagnostics
+        .iter()
+        .filter(|x| x.severity == crate::lint::Severity::Error)
+        .count();
+    let warnings = diagnostics.len() - errors;
+
+    let provider_run = crate::provider::mapping::provider_run(&role.name, role.role.max_turns);
+    let mut spec = PiRunSpec::for_role(&role.role, &project.cwd, SMOKE_PROMPT.to_string());
+    spec.timeout = Some(SMOKE_TIMEOUT);
+    let plan = plan_launch(&spec, &ctx.env);
+
+    let outcome = if args.run {
+        let progress = |p: &crate::delegate::Progress| {
+            crate::context::eprintln_safe(&format!("{} {p}", spec.label));
+        };
+        Some(run_pi(&spec, &ctx.env, &progress))
+    } else {
+        None
+    };
+
+    let path = role.path.display(&ctx.cwd);
+    match args.format {
+        Format::Json => {
+            let diags: Vec<serde_json::Value> = diagnostics
+                .iter()
+                .map(|x| {
+                    serde_json::json!({
+                        "rule": x.rule, "severity": x.severity.as_str(), "message": x.message,
+                        "help": x.help, "line": x.start.line, "column": x.start.column,
+                    })
+                })
+                .collect();
+            let run = outcome.as_ref().map(|o| {
+                serde_json::json!({
+                    "status": o.status,
+                    "error": o.error,
+                    "finalText": o.final_text,
+                    "provider": o.provider,
+                    "model": o.model,
+                    "turns": o.turns,
+                    "toolCalls": o.tool_calls,
+                    "durationMs": o.duration.as_millis() as u64,
+                    "launch": o.launch,
+                })
+            });
+            let doc = serde_json::json!({
+                "version": 1,
+                "host": d.host,
+                "name": role.name,
+                "source": role.layer,
+                "path": path,
+                "shadows": role.shadows,
+                "hostNotes": role.notes,
+                "lint": {"errors": errors, "warnings": warnings, "diagnostics": diags},
+                "launch": plan.as_ref().ok(),
+                "launchError": plan.as_ref().err(),
+                "prompt": SMOKE_PROMPT,
+                "maxTurns": spec.max_turns,
+                "providerRun": provider_run,
+                "run": run,
+            });
+            write_stdout(&json_line(&doc)?)?;
+        }
+        Format::Human => {
+            let mut t = String::new();
+            t.push_str(&format!(
+                "Smoke test of `{}` ({} host)\n\n",
+                role.name,
+                d.host.as_str()
+            ));
+            if diagnostics.is_empty() {
+                t.push_str("Lint:      clean\n");
+            } else {
+                t.push_str(&format!(
+                    "Lint:      {errors} error(s), {warnings} warning(s)\n"
+                ));
+                for x in &diagnostics {
+                    t.push_str(&format!(
+                        "  {path}:{}:{}: {} [{}] {}\n",
+                        x.start.line,
+                        x.start.column,
+                        x.severity.as_str(),
+                        x.rule,
+                        x.message
+                    ));
+                }
+            }
+            t.push_str(&format!("Resolved:  {path} ({})\n", role.layer.as_str()));
+            for s in &role.shadows {
+                t.push_str(&format!("  shadows  {} ({})\n", s.path, s.source.as_str()));
+            }
+            for n in &role.notes {
+                t.push_str(&format!("  note: {n}\n"));
+            }
+            match &plan {
+                Ok(l) => {
+                    t.push_str(&format!("Program:   {}\n", l.program.display()));
+                    t.push_str("Arguments:\n");
+                    for a in &l.args {
+                        t.push_str(&format!("  {}\n", shell_quote(a)));
+                    }
+                    t.push_str(&format!(
+                        "Prompt:    on {} ({} bytes), then stdin is closed\n",
+                        match l.prompt_transport {
+                            crate::delegate::PromptTransport::Stdin => "stdin",
+                            crate::delegate::PromptTransport::Argv => "the command line",
+                        },
+                        SMOKE_PROMPT.len()
+                    ));
+                    if spec.system_prompt.is_some() {
+                        t.push_str(&format!(
+                            "System:    the role body ({} bytes), written to a private temp file for --system-prompt\n",
+                            role.role.body.len()
+                        ));
+                    }
+                }
+                Err(e) => t.push_str(&format!("Launch:    cannot be planned: {}\n", e.message)),
+            }
+            match spec.max_turns {
+                Some(n) => t.push_str(&format!(
+                    "Budget:    {n} turns (pi has no turn limit; the runner stops it past {n})\n"
+                )),
+                None => t.push_str("Budget:    no max_turns; only the timeout bounds the run\n"),
+            }
+            match &outcome {
+                None => t.push_str("\nNothing was launched; `pwk smoke --run` starts it once.\n"),
+                Some(o) => {
+                    t.push_str(&format!(
+                        "\nRun:       {:?} after {:.1} s, {} turn(s), {} tool call(s)\n",
+                        o.status,
+                        o.duration.as_secs_f64(),
+                        o.turns,
+                        o.tool_calls
+                    ));
+                    if let (Some(p), Some(m)) = (&o.provider, &o.model) {
+                        t.push_str(&format!("Model:     {p}/{m}\n"));
+                    }
+                    if let Some(e) = &o.error {
+                        t.push_str(&format!("Error:     {:?}: {}\n", e.code, e.message));
+                    }
+                    if let Some(text) = &o.final_text {
+                        t.push_str(&format!("Answer:    {}\n", text.trim()));
+                    }
+                }
+            }
+            if let Some(run) = &provider_run {
+                t.push_str(&provider_run_human(run));
+            }
+            write_stdout(tilde(&t, ctx).as_bytes())?;
+        }
+    }
+    let run_ok = outcome
+        .as_ref()
+        .is_none_or(|o| o.status == crate::delegate::RunStatus::Completed);
+    Ok(if errors == 0 && run_ok {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Failure
+    })
+}
+
+/// An argument as a POSIX shell would need it written (for display only; pwk never
+/// runs a shell).
+fn shell_quote(a: &str) -> String {
+    let safe = !a.is_empty()
+        && a.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./,=:@+%".contains(&b));
+    if safe {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', "'\\''"))
+    }
+}
