@@ -78,7 +78,7 @@ fn main() {
     // data: (host, version, keys read, keys rejected, instead, default_values) per
     // profile, oldest first per host, in `host::PI_HOSTS` order.
     let mut pi_rows = String::from(
-        "pub static PI_ROWS: &[(&str, &str, &[&str], &[&str], &[(&str, &str)], &[(&str, &str)])] = &[\n",
+        "#[allow(clippy::type_complexity)] // generated data, read by `host::pi_rows`\npub static PI_ROWS: &[(&str, &str, &[&str], &[&str], &[(&str, &str)], &[(&str, &str)])] = &[\n",
     );
     // The newest profile of each pi host, for the portable schema's extra keys.
     let mut newest_pi: Vec<(String, Value)> = Vec::new();
