@@ -31,6 +31,9 @@ const HOSTS: [&str; 8] = [
 
 /// Blank every source string (`cite`) below `v`: the light view keeps the facts, not
 /// where they come from (messages that cite a source use the full profile).
+/// The real pi subagent hosts (`host::PI_HOSTS`).
+const PI_HOSTS: [&str; 3] = ["tintinweb", "nicobailon", "herdr"];
+
 fn drop_cites(v: &mut Value) {
     match v {
         Value::Object(m) => {
@@ -70,6 +73,15 @@ fn light(full: &Value) -> Value {
 fn main() {
     println!("cargo:rerun-if-changed=schemas/hosts");
     println!("cargo:rerun-if-changed=src/host/merge.rs");
+    println!("cargo:rerun-if-changed=schemas/role.schema.json");
+    // The real pi hosts' facts the portable profile consults on every run, as Rust
+    // data: (host, version, keys read, keys rejected, instead, default_values) per
+    // profile, oldest first per host, in `host::PI_HOSTS` order.
+    let mut pi_rows = String::from(
+        "#[allow(clippy::type_complexity)] // generated data, read by `host::pi_rows`\npub static PI_ROWS: &[(&str, &str, &[&str], &[&str], &[(&str, &str)], &[(&str, &str)])] = &[\n",
+    );
+    // The newest profile of each pi host, for the portable schema's extra keys.
+    let mut newest_pi: Vec<(String, Value)> = Vec::new();
     let mut code = String::from(
         "/// (host, package, version, applies, resolved profile, light view, project\n\
          /// discovery dirs one a line), oldest first.\n\
@@ -105,12 +117,73 @@ fn main() {
                 .filter_map(|d| d["path"].as_str())
                 .collect();
             let dirs = dirs.join("\n");
+            if PI_HOSTS.contains(&host) {
+                let names = |v: &Value| -> Vec<String> {
+                    v.as_object()
+                        .map(|m| m.keys().cloned().collect())
+                        .unwrap_or_default()
+                };
+                let pairs = |v: &Value| -> Vec<(String, String)> {
+                    v.as_object()
+                        .map(|m| {
+                            m.iter()
+                                .map(|(k, x)| {
+                                    (k.clone(), x.as_str().expect("a string").to_string())
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                };
+                writeln!(
+                    pi_rows,
+                    "    ({host:?}, {version:?}, &{:?}, &{:?}, &{:?}, &{:?}),",
+                    names(&full["keys"]),
+                    names(&full["rejected"]),
+                    pairs(&full["instead"]),
+                    pairs(&full["default_values"]),
+                )
+                .expect("write");
+            }
             writeln!(
                 code,
                 "    ({host:?}, {package:?}, {version:?}, {applies:?}, {full_text:?}, {light_text:?}, {dirs:?}),"
             )
             .expect("write");
         }
+        if PI_HOSTS.contains(&host) {
+            newest_pi.push((host.to_string(), current.clone()));
+        }
+    }
+    code.push_str("];\n");
+    pi_rows.push_str("];\n");
+    code.push_str(&pi_rows);
+    // The portable schema's extra properties: every key some pi host (newest) reads
+    // that the role schema does not document, with the labels of the hosts that read
+    // it (`host::schema::derive` for `pwk`; a test compares it with the derivation
+    // from the parsed profiles).
+    let role: Value = serde_json::from_str(
+        &std::fs::read_to_string("schemas/role.schema.json").expect("role schema"),
+    )
+    .expect("role schema JSON");
+    let documented = role["properties"].as_object().expect("properties");
+    let mut extra: Vec<(String, Vec<String>)> = Vec::new();
+    for (_, p) in &newest_pi {
+        for key in p["keys"].as_object().expect("keys").keys() {
+            if documented.contains_key(key) || extra.iter().any(|(k, _)| k == key) {
+                continue;
+            }
+            let who = newest_pi
+                .iter()
+                .filter(|(_, q)| q["keys"].get(key).is_some())
+                .map(|(h, q)| format!("{h}@{}", q["version"].as_str().expect("version")))
+                .collect();
+            extra.push((key.clone(), who));
+        }
+    }
+    code.push_str("/// (key, read by) for the portable schema.\n");
+    code.push_str("pub static PORTABLE_EXTRA: &[(&str, &[&str])] = &[\n");
+    for (k, who) in &extra {
+        writeln!(code, "    ({k:?}, &{who:?}),").expect("write");
     }
     code.push_str("];\n");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");

@@ -456,29 +456,92 @@ pub fn pi_profiles() -> impl Iterator<Item = &'static HostProfile> {
     PI_HOSTS.into_iter().flat_map(|h| h.rows().map(light))
 }
 
+/// What the portable profile asks about one real pi host profile on every run, as
+/// data build.rs compiled in (no profile is parsed): [`pi_rows`].
+#[derive(Debug, Clone, Copy)]
+pub struct PiRow {
+    pub host: HostId,
+    pub version: &'static str,
+    keys: &'static [&'static str],
+    rejected: &'static [&'static str],
+    instead: &'static [(&'static str, &'static str)],
+    default_values: &'static [(&'static str, &'static str)],
+}
+
+impl PiRow {
+    /// Whether the host's loader reads `key`.
+    pub fn reads(&self, key: &str) -> bool {
+        self.keys.contains(&key)
+    }
+    /// Whether the host refuses a role with `key`.
+    pub fn rejects(&self, key: &str) -> bool {
+        self.rejected.contains(&key)
+    }
+    /// What the host reads instead of `key`.
+    pub fn instead(&self, key: &str) -> Option<&'static str> {
+        self.instead
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| *v)
+    }
+    /// The value of unread `key` that matches what the host does anyway.
+    pub fn default_value(&self, key: &str) -> Option<&'static str> {
+        self.default_values
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| *v)
+    }
+}
+
+/// Every profile of every real pi host, oldest first per host (as [`pi_profiles`]),
+/// as the facts the portable profile consults per file.
+pub fn pi_rows() -> impl Iterator<Item = PiRow> {
+    generated::PI_ROWS.iter().map(
+        |&(host, version, keys, rejected, instead, default_values)| PiRow {
+            host: HostId::from_name(host).expect("a known host"),
+            version,
+            keys,
+            rejected,
+            instead,
+            default_values,
+        },
+    )
+}
+
+/// The keys some real pi host (newest profile) reads that the role schema does not
+/// document, each with the labels of the hosts that read it.
+pub fn portable_extra_keys() -> &'static [(&'static str, &'static [&'static str])] {
+    generated::PORTABLE_EXTRA
+}
+
 /// Profiles named compactly: a host whose every version is in `profiles` by its
 /// bare name, otherwise each version (`tintinweb@0.18, nicobailon`).
 pub fn name_profiles(profiles: &[&HostProfile]) -> String {
+    let v: Vec<(HostId, &str)> = profiles
+        .iter()
+        .map(|p| (p.host, p.version.as_str()))
+        .collect();
+    name_versions(&v)
+}
+
+/// [`name_profiles`] for (host, version) pairs.
+pub fn name_versions(profiles: &[(HostId, &str)]) -> String {
     let mut out: Vec<String> = Vec::new();
     for h in PI_HOSTS {
-        let mine: Vec<&&HostProfile> = profiles.iter().filter(|p| p.host == h).collect();
+        let mine: Vec<&(HostId, &str)> = profiles.iter().filter(|p| p.0 == h).collect();
         if mine.is_empty() {
             continue;
         }
         let all = h.versions();
-        let at = |p: &HostProfile| all.iter().position(|(v, _)| *v == p.version);
+        let at = |p: &(HostId, &str)| all.iter().position(|(v, _)| *v == p.1);
         let idx: Vec<usize> = mine.iter().filter_map(|p| at(p)).collect();
         let contiguous = idx.windows(2).all(|w| w[1] == w[0] + 1);
         if mine.len() == all.len() {
             out.push(h.as_str().to_string());
         } else if mine.len() > 1 && contiguous {
-            out.push(format!(
-                "{h}@{}–{}",
-                mine[0].version,
-                mine[mine.len() - 1].version
-            ));
+            out.push(format!("{h}@{}–{}", mine[0].1, mine[mine.len() - 1].1));
         } else {
-            out.extend(mine.iter().map(|p| p.label()));
+            out.extend(mine.iter().map(|p| format!("{h}@{}", p.1)));
         }
     }
     match out.len() {
@@ -614,6 +677,30 @@ mod tests {
                 }
                 let _ = schema::validator(p);
             }
+        }
+    }
+
+    #[test]
+    fn pi_rows_are_the_parsed_profiles() {
+        let rows: Vec<PiRow> = pi_rows().collect();
+        let profiles: Vec<&HostProfile> = pi_profiles().collect();
+        assert_eq!(rows.len(), profiles.len());
+        for (r, p) in rows.iter().zip(&profiles) {
+            assert_eq!((r.host, r.version), (p.host, p.version.as_str()));
+            let keys: Vec<&str> = p.keys.keys().map(String::as_str).collect();
+            assert_eq!(r.keys, keys.as_slice(), "{}", p.label());
+            let rejected: Vec<&str> = p.rejected.keys().map(String::as_str).collect();
+            assert_eq!(r.rejected, rejected.as_slice(), "{}", p.label());
+            fn pairs(m: &std::collections::BTreeMap<String, String>) -> Vec<(&str, &str)> {
+                m.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
+            }
+            assert_eq!(r.instead, pairs(&p.instead).as_slice(), "{}", p.label());
+            assert_eq!(
+                r.default_values,
+                pairs(&p.default_values).as_slice(),
+                "{}",
+                p.label()
+            );
         }
     }
 

@@ -43,21 +43,17 @@ fn derive(p: &HostProfile) -> Value {
     let role = crate::role::schema::schema();
     let mut schema = role.clone();
     if p.is_portable() {
+        // build.rs listed the keys (tested against `portable_extra_from_profiles`),
+        // so no host profile is parsed for the portable schema.
         let props = schema["properties"].as_object_mut().expect("properties");
-        for h in pi_hosts() {
-            for key in h.keys.keys() {
-                if props.contains_key(key) {
-                    continue;
-                }
-                let who: Vec<String> = readers(key).iter().map(|r| r.label()).collect();
-                props.insert(
-                    key.clone(),
-                    json!({
-                        "description": format!("Read only by {}; other hosts ignore it.", who.join(", ")),
-                        "x-pwk-read-by": who,
-                    }),
-                );
-            }
+        for (key, who) in super::portable_extra_keys() {
+            props.insert(
+                key.to_string(),
+                json!({
+                    "description": format!("Read only by {}; other hosts ignore it.", who.join(", ")),
+                    "x-pwk-read-by": who,
+                }),
+            );
         }
         return schema;
     }
@@ -144,6 +140,35 @@ mod tests {
             assert_eq!(&s["properties"][k], v, "{k}");
         }
         assert_eq!(s["required"], role["required"]);
+    }
+
+    /// The portable schema's extra keys, derived from the parsed profiles: what
+    /// build.rs compiled in must be this.
+    fn portable_extra_from_profiles() -> Vec<(String, Vec<String>)> {
+        let role = crate::role::schema::schema();
+        let documented = role["properties"].as_object().unwrap();
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        for h in pi_hosts() {
+            for key in h.keys.keys() {
+                if documented.contains_key(key) || out.iter().any(|(k, _)| k == key) {
+                    continue;
+                }
+                let who = readers(key).iter().map(|r| r.label()).collect();
+                out.push((key.clone(), who));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn portable_extra_keys_are_derived_from_the_profiles() {
+        let built: Vec<(String, Vec<String>)> = crate::host::portable_extra_keys()
+            .iter()
+            .map(|(k, who)| (k.to_string(), who.iter().map(|w| w.to_string()).collect()))
+            .collect();
+        let derived = portable_extra_from_profiles();
+        assert!(!derived.is_empty());
+        assert_eq!(built, derived);
     }
 
     #[test]

@@ -97,13 +97,16 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     }
 }
 
-/// Under the portable profile: a key some real hosts read and others ignore.
+/// Under the portable profile: a key some real hosts read and others ignore. Asks
+/// the compiled-in facts of every real pi host profile ([`host::pi_rows`]), so no
+/// host profile is parsed.
 fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node) {
     let k = key.text.as_str();
-    if host::pi_profiles().any(|h| h.rejected.contains_key(k)) {
+    if host::pi_rows().any(|h| h.rejects(k)) {
         return; // `host-rejected-key` names who refuses it
     }
-    let (readers, ignorers) = host::split_profiles(|h| h.reads(k));
+    let (readers, ignorers): (Vec<host::PiRow>, Vec<host::PiRow>) =
+        host::pi_rows().partition(|h| h.reads(k));
     if readers.is_empty() || ignorers.is_empty() {
         return; // every host reads it, or none does (`unknown-key`)
     }
@@ -127,9 +130,8 @@ fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node) {
         .into_iter()
         .filter(|h| !siblings.iter().any(|s| h.reads(s)))
         .filter(|h| {
-            h.default_values
-                .get(k)
-                .is_none_or(|d| value.as_scalar() != Some(d.as_str()))
+            h.default_value(k)
+                .is_none_or(|d| value.as_scalar() != Some(d))
         })
         .collect();
     if ignorers.is_empty() {
@@ -139,22 +141,22 @@ fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node) {
     if siblings.first().is_some_and(|first| *first != k) {
         return;
     }
-    let notes: Vec<String> = ignorers
-        .iter()
-        .filter_map(|h| h.instead.get(k).map(|n| n.to_string()))
-        .collect();
+    let names = |rows: &[host::PiRow]| {
+        let v: Vec<(host::HostId, &str)> = rows.iter().map(|h| (h.host, h.version)).collect();
+        host::name_versions(&v)
+    };
+    let ignored_by = names(&ignorers);
     let mut message = format!(
-        "`{k}` is read by {} and ignored by {}",
-        host::name_profiles(&readers),
-        host::name_profiles(&ignorers)
+        "`{k}` is read by {} and ignored by {ignored_by}",
+        names(&readers)
     );
-    if let Some(first) = notes.first() {
+    if let Some(first) = ignorers.iter().find_map(|h| h.instead(k)) {
         message.push_str(&format!(" ({first})"));
     }
     cx.emit(
         &RULE,
         key.span.clone(),
-        format!("ignored by {}", host::name_profiles(&ignorers)),
+        format!("ignored by {ignored_by}"),
         message,
         Some("fine if you target the hosts that read it; `--host H` lints for one host".into()),
     );

@@ -23,6 +23,11 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     for (key, _) in entries {
         let k = key.text.as_str();
         if p.is_portable() {
+            // The compiled-in facts first: most keys no host rejects, and then no
+            // host profile is parsed.
+            if !host::pi_rows().any(|h| h.rejects(k)) {
+                continue;
+            }
             let (rejecting, rest) = host::split_profiles(|h| h.rejected.contains_key(k));
             let Some(fact) = rejecting.first().and_then(|h| h.rejected.get(k)) else {
                 continue;
