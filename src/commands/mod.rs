@@ -78,19 +78,16 @@ pub struct Project {
     pub root: PathBuf,
     /// Where the host is taken to run: `--dir` when given, else the current directory.
     pub cwd: PathBuf,
-    /// What made `root` the root (`.git`, `.agents`, `.pi`), if anything.
-    pub marker: Option<&'static str>,
 }
 
 /// The one project-root rule. `dir` is `--dir`: the project root itself, relative
 /// to the current directory; it must be an existing directory.
 pub fn project(ctx: &Context, dir: Option<&Path>) -> anyhow::Result<Project> {
     let Some(dir) = dir else {
-        let (root, marker) = crate::discover::find_project_root(&ctx.cwd, ctx.env.home.as_deref());
+        let (root, _) = crate::discover::find_project_root(&ctx.cwd, ctx.env.home.as_deref());
         return Ok(Project {
             root,
             cwd: ctx.cwd.clone(),
-            marker,
         });
     };
     let root = ctx.cwd.join(dir);
@@ -110,7 +107,6 @@ pub fn project(ctx: &Context, dir: Option<&Path>) -> anyhow::Result<Project> {
         ),
     }
     Ok(Project {
-        marker: crate::discover::root_marker_of(&root),
         cwd: root.clone(),
         root,
     })

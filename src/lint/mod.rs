@@ -293,14 +293,15 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> LintReport {
 }
 
 /// Lint one file's text held in memory (an MCP client's text) as if it were the
-/// file at `path`, as a report: the same checks and settings as [`lint_files`] on
-/// one file.
+/// file at `path`, as a report: [`check_bytes`] (the same checks, settings and size
+/// cap as [`lint_files`] on one file).
 pub fn lint_text_report(path: &Path, text: Vec<u8>, opts: &LintOptions) -> LintReport {
-    let doc = RoleDoc::from_bytes(path, text);
-    let FileLint {
+    let Checked {
         diagnostics,
         suppressed,
-    } = lint_doc_full(&doc, opts.host, &opts.settings_for(path));
+        doc,
+        ..
+    } = check_bytes(path, text, opts.host, &opts.settings_for(path));
     let text = (opts.keep_text && !diagnostics.is_empty()).then_some(doc.text);
     LintReport {
         files: vec![FileReport {

@@ -6,10 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use super::fix::{Applicability, fix_text};
-use super::{FileSettings, lint_doc};
+use super::{FileSettings, lint_text};
 use crate::host::HostProfile;
 use crate::install::safe::{Hooks, NoHooks, SafeWriteError, replace_file_if_unchanged};
-use crate::role::RoleDoc;
 use crate::role::source::read_role_file;
 
 /// Write the fixed files, or only show what would change.
@@ -84,7 +83,7 @@ pub fn fix_file_with(
         return done(Outcome::NotText);
     };
     let fixed = fix_text(original, applicability, |text| {
-        lint_doc(&RoleDoc::parse(path, text.as_bytes()), profile, settings)
+        lint_text(path, text, profile, settings)
     });
     if fixed.text == original {
         return done(Outcome::Unchanged);
