@@ -82,6 +82,11 @@ fn main() {
     );
     // The newest profile of each pi host, for the portable schema's extra keys.
     let mut newest_pi: Vec<(String, Value)> = Vec::new();
+    // What the compiled-in validators (`src/role/validate/compiled.rs`) are derived
+    // from: when these bytes change, pwk compiles validators at run time until the
+    // file is regenerated (and its freshness test fails until then).
+    let mut inputs = Fnv::default();
+    inputs.write(&std::fs::read("schemas/role.schema.json").expect("role schema"));
     let mut code = String::from(
         "/// (host, package, version, applies, resolved profile, light view, project\n\
          /// discovery dirs one a line), oldest first.\n\
@@ -91,6 +96,7 @@ fn main() {
         let path = format!("schemas/hosts/{host}.json");
         println!("cargo:rerun-if-changed={path}");
         let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        inputs.write(text.as_bytes());
         let file: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
         assert_eq!(file["id"], host, "{path}: id");
         let package = file["package"].as_str().unwrap_or_default();
@@ -186,6 +192,29 @@ fn main() {
         writeln!(code, "    ({k:?}, &{who:?}),").expect("write");
     }
     code.push_str("];\n");
+    writeln!(
+        code,
+        "/// FNV-1a of `schemas/role.schema.json` and every host file, in order.\npub const INPUTS_HASH: u64 = {:#018x};",
+        inputs.0
+    )
+    .expect("write");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
     std::fs::write(Path::new(&out).join("host_profiles.rs"), code).expect("write");
+}
+
+/// FNV-1a, 64 bits: a stable fingerprint of the schema inputs (not a security hash).
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
 }

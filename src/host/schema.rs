@@ -20,8 +20,13 @@ pub fn host_schema(p: &'static HostProfile) -> &'static Value {
     p.schema_cell().get_or_init(|| derive(p))
 }
 
-/// The compiled validator for a profile's schema.
+/// The compiled validator for a profile's schema: the one compiled into the binary
+/// (`src/role/validate/compiled.rs`), or, when that file is older than the schema
+/// files this binary was built from, compiled now.
 pub fn validator(p: &'static HostProfile) -> &'static Validator {
+    if let Some(v) = crate::role::validate::compiled(&p.label(), super::schema_inputs()) {
+        return v;
+    }
     p.validator_cell()
         .get_or_init(|| Validator::compile(host_schema(p)).expect("host schemas compile (tested)"))
 }
@@ -169,6 +174,63 @@ mod tests {
         let derived = portable_extra_from_profiles();
         assert!(!derived.is_empty());
         assert_eq!(built, derived);
+    }
+
+    /// `src/role/validate/compiled.rs` is what the shipped schemas compile to, and the
+    /// binary holds exactly that. `PWK_WRITE_COMPILED=1` rewrites the file (then
+    /// rebuild and run the test again).
+    #[test]
+    fn compiled_validators_are_current() {
+        let mut owned = vec![(
+            "role".to_string(),
+            Validator::compile(crate::role::schema::schema()).unwrap(),
+        )];
+        for h in ALL {
+            for p in h.profiles() {
+                owned.push((p.label(), Validator::compile(&derive(p)).unwrap()));
+            }
+        }
+        let rows: Vec<(String, &Validator)> = owned.iter().map(|(i, v)| (i.clone(), v)).collect();
+        let inputs = crate::host::schema_inputs();
+        let text = crate::role::validate::emit(&rows, inputs);
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/role/validate/compiled.rs");
+        if std::env::var_os("PWK_WRITE_COMPILED").is_some() {
+            std::fs::write(&path, &text).unwrap();
+            return;
+        }
+        let current = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            current == text,
+            "src/role/validate/compiled.rs is stale: run \
+             `PWK_WRITE_COMPILED=1 cargo test --lib compiled_validators_are_current`"
+        );
+        for (id, v) in &rows {
+            let built = crate::role::validate::compiled(id, inputs)
+                .unwrap_or_else(|| panic!("{id} is compiled in"));
+            assert_eq!(
+                crate::role::validate::emit(&[(id.clone(), built)], inputs),
+                crate::role::validate::emit(&[(id.clone(), *v)], inputs),
+                "{id}"
+            );
+            assert!(
+                std::ptr::eq(validator_for(id), built),
+                "{id} is read from the binary"
+            );
+        }
+    }
+
+    /// The validator a run uses for `id`.
+    fn validator_for(id: &str) -> &'static Validator {
+        if id == "role" {
+            return crate::role::schema::validator();
+        }
+        let p = ALL
+            .iter()
+            .flat_map(|h| h.profiles())
+            .find(|p| p.label() == id)
+            .unwrap();
+        validator(p)
     }
 
     #[test]

@@ -16,8 +16,12 @@ pub fn schema() -> &'static serde_json::Value {
     })
 }
 
-/// A compiled validator for the schema.
+/// A compiled validator for the schema (compiled into the binary, see
+/// `host::schema::validator`).
 pub fn validator() -> &'static super::validate::Validator {
+    if let Some(v) = super::validate::compiled("role", crate::host::schema_inputs()) {
+        return v;
+    }
     static VALIDATOR: OnceLock<super::validate::Validator> = OnceLock::new();
     VALIDATOR.get_or_init(|| {
         super::validate::Validator::compile(schema())

@@ -25,6 +25,26 @@ use std::fmt;
 
 use serde_json::Value;
 
+#[rustfmt::skip]
+mod compiled;
+#[cfg(test)]
+mod emit;
+#[cfg(test)]
+pub(crate) use emit::emit;
+
+/// The validator compiled into the binary under `id` (`role`, or a profile's
+/// `host@version`), if `compiled.rs` was generated from the schema inputs this binary
+/// was built from (`inputs`, build.rs's fingerprint); else the caller compiles one.
+pub(crate) fn compiled(id: &str, inputs: u64) -> Option<&'static Validator> {
+    if compiled::INPUTS != inputs {
+        return None;
+    }
+    compiled::VALIDATORS
+        .iter()
+        .find(|(i, _)| *i == id)
+        .map(|(_, v)| v)
+}
+
 /// The `$schema` the validator implements.
 pub const DRAFT_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
@@ -325,7 +345,7 @@ impl fmt::Display for ValidationError {
 /// (so start-up builds only what a run needs), behind a literal prefilter.
 #[derive(Debug)]
 struct Pattern {
-    source: String,
+    source: Own<str>,
     matcher: Matcher,
 }
 
@@ -339,12 +359,17 @@ enum Matcher {
     OneLine,
     /// `^[a-z0-9]+(-[a-z0-9]+)*$`: lowercase words joined by single hyphens.
     Slug,
+    /// `^[^c]*$` for one ASCII character `c` other than `\n`: no `c` anywhere (an
+    /// ECMA-262 negated class matches line terminators too, and `$` is the end).
+    Without(u8),
+    /// `^[0-9]+$`: one or more ASCII digits.
+    Digits,
     Regex {
-        translated: String,
+        translated: Own<str>,
         /// The literal text a match must start with (`^x-…` → `x-`).
-        prefix: String,
+        prefix: Own<str>,
         /// ASCII bytes every match contains (top-level literals such as `\.`).
-        required: Vec<u8>,
+        required: Own<[u8]>,
         regex: std::sync::OnceLock<regex::Regex>,
     },
 }
@@ -361,6 +386,8 @@ impl Pattern {
             r"^\S+$" => Matcher::NoSpace,
             r"^[^\n]*$" => Matcher::OneLine,
             "^[a-z0-9]+(-[a-z0-9]+)*$" => Matcher::Slug,
+            "^[0-9]+$" => Matcher::Digits,
+            _ if without(source).is_some() => Matcher::Without(without(source).expect("checked")),
             _ => {
                 let translated =
                     translate_pattern(source).map_err(|r| invalid(format!("{source:?}: {r}")))?;
@@ -369,15 +396,15 @@ impl Pattern {
                     .map_err(|e| invalid(format!("{source:?} does not compile: {e}")))?;
                 let (prefix, required) = literals(source);
                 Matcher::Regex {
-                    translated,
-                    prefix,
-                    required,
+                    translated: translated.into(),
+                    prefix: prefix.into(),
+                    required: required.into(),
                     regex: std::sync::OnceLock::new(),
                 }
             }
         };
         Ok(Pattern {
-            source: source.to_string(),
+            source: source.into(),
             matcher,
         })
     }
@@ -392,15 +419,15 @@ impl Pattern {
                     && w.bytes()
                         .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
             }),
+            Matcher::Without(c) => !s.as_bytes().contains(c),
+            Matcher::Digits => !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()),
             Matcher::Regex {
                 translated,
                 prefix,
                 required,
                 regex,
             } => {
-                if !s.starts_with(prefix.as_str())
-                    || !required.iter().all(|b| s.as_bytes().contains(b))
-                {
+                if !s.starts_with(&**prefix) || !required.iter().all(|b| s.as_bytes().contains(b)) {
                     return false;
                 }
                 regex
@@ -412,6 +439,18 @@ impl Pattern {
                     .is_match(s)
             }
         }
+    }
+}
+
+/// `c` when `p` is `^[^c]*$` for one printable ASCII `c` that needs no escape in a class.
+fn without(p: &str) -> Option<u8> {
+    match p.as_bytes() {
+        [b'^', b'[', b'^', c, b']', b'*', b'$']
+            if c.is_ascii_graphic() && !b"\\]^-[".contains(c) =>
+        {
+            Some(*c)
+        }
+        _ => None,
     }
 }
 
@@ -589,29 +628,114 @@ fn translate_pattern(p: &str) -> Result<String, String> {
 enum Schema {
     True,
     False,
-    Keywords(Box<Keywords>),
+    Keywords(Own<Keywords>),
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Keywords {
     types: Option<Types>,
-    constant: Option<Value>,
-    enumeration: Option<Value>,
+    constant: Option<Json>,
+    enumeration: Option<Json>,
     minimum: Option<i64>,
     maximum: Option<i64>,
     min_length: Option<u64>,
     max_length: Option<u64>,
-    required: Vec<String>,
+    required: Own<[Own<str>]>,
     pattern: Option<Pattern>,
     /// `properties`, sorted by key (binary search).
-    properties: Vec<(String, Schema)>,
-    pattern_properties: Vec<(Pattern, Schema)>,
+    properties: Own<[(Own<str>, Schema)]>,
+    pattern_properties: Own<[(Pattern, Schema)]>,
     additional_properties: Option<Schema>,
     /// Whether any of the three object keywords is present.
     object: bool,
     items: Option<Schema>,
-    one_of: Option<Vec<Schema>>,
-    any_of: Option<Vec<Schema>>,
+    one_of: Option<Own<[Schema]>>,
+    any_of: Option<Own<[Schema]>>,
+}
+
+/// Data a compiled schema owns, or (in a validator compiled into the binary,
+/// `validate/compiled.rs`) borrows from a `static`.
+pub(crate) enum Own<T: ?Sized + 'static> {
+    Static(&'static T),
+    Boxed(Box<T>),
+}
+
+impl<T: ?Sized> std::ops::Deref for Own<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        match self {
+            Own::Static(t) => t,
+            Own::Boxed(t) => t,
+        }
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for Own<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl<T: ?Sized + PartialEq> PartialEq for Own<T> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl<T: ?Sized + Eq> Eq for Own<T> {}
+
+impl<T: ?Sized + Ord> PartialOrd for Own<T> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<T: ?Sized + Ord> Ord for Own<T> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (**self).cmp(&**other)
+    }
+}
+
+impl From<&str> for Own<str> {
+    fn from(s: &str) -> Self {
+        Own::Boxed(s.into())
+    }
+}
+
+impl From<String> for Own<str> {
+    fn from(s: String) -> Self {
+        Own::Boxed(s.into_boxed_str())
+    }
+}
+
+impl<T> From<Vec<T>> for Own<[T]> {
+    fn from(v: Vec<T>) -> Self {
+        Own::Boxed(v.into_boxed_slice())
+    }
+}
+
+/// A `const` or `enum` value: a `serde_json::Value`, or, compiled into the binary,
+/// its JSON text, parsed the first time a run compares against it.
+pub(crate) enum Json {
+    Static(&'static str, std::sync::OnceLock<Value>),
+    Owned(Value),
+}
+
+impl Json {
+    fn get(&self) -> &Value {
+        match self {
+            Json::Static(text, value) => value.get_or_init(|| {
+                serde_json::from_str(text).expect("compiled-in schema values are JSON (tested)")
+            }),
+            Json::Owned(v) => v,
+        }
+    }
+}
+
+impl fmt::Debug for Json {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.get().fmt(f)
+    }
 }
 
 /// A compiled schema.
@@ -664,7 +788,24 @@ fn compile(schema: &Value, location: &str, root: bool) -> Result<Schema, Compile
             });
         }
     };
-    let mut k = Keywords::default();
+    let mut k = Keywords {
+        types: None,
+        constant: None,
+        enumeration: None,
+        minimum: None,
+        maximum: None,
+        min_length: None,
+        max_length: None,
+        required: Own::Static(&[]),
+        pattern: None,
+        properties: Own::Static(&[]),
+        pattern_properties: Own::Static(&[]),
+        additional_properties: None,
+        object: false,
+        items: None,
+        one_of: None,
+        any_of: None,
+    };
     for (keyword, value) in map {
         let here = format!("{location}/{keyword}");
         let invalid = |reason: &str| CompileError::Invalid {
@@ -696,9 +837,11 @@ fn compile(schema: &Value, location: &str, root: bool) -> Result<Schema, Compile
                 }
                 k.types = Some(types);
             }
-            "const" => k.constant = Some(value.clone()),
+            "const" => k.constant = Some(Json::Owned(value.clone())),
             "enum" => match value {
-                Value::Array(a) if !a.is_empty() => k.enumeration = Some(value.clone()),
+                Value::Array(a) if !a.is_empty() => {
+                    k.enumeration = Some(Json::Owned(value.clone()))
+                }
                 _ => return Err(invalid("must be a non-empty array")),
             },
             "minimum" | "maximum" => {
@@ -731,37 +874,42 @@ fn compile(schema: &Value, location: &str, root: bool) -> Result<Schema, Compile
                 let a = value
                     .as_array()
                     .ok_or_else(|| invalid("must be an array of strings"))?;
+                let mut required: Vec<Own<str>> = Vec::with_capacity(a.len());
                 for v in a {
                     let s = v
                         .as_str()
                         .ok_or_else(|| invalid("must be an array of strings"))?;
-                    if k.required.iter().any(|r| r == s) {
+                    if required.iter().any(|r| &**r == s) {
                         return Err(invalid(&format!("lists {s:?} twice")));
                     }
-                    k.required.push(s.to_string());
+                    required.push(s.into());
                 }
+                k.required = required.into();
             }
             "properties" => {
                 let m = value
                     .as_object()
                     .ok_or_else(|| invalid("must be an object"))?;
+                let mut properties: Vec<(Own<str>, Schema)> = Vec::with_capacity(m.len());
                 for (name, sub) in m {
                     let at = format!("{here}/{}", escape(name));
-                    k.properties.push((name.clone(), compile(sub, &at, false)?));
+                    properties.push((name.as_str().into(), compile(sub, &at, false)?));
                 }
-                k.properties.sort_by(|a, b| a.0.cmp(&b.0));
+                properties.sort_by(|a, b| a.0.cmp(&b.0));
+                k.properties = properties.into();
                 k.object = true;
             }
             "patternProperties" => {
                 let m = value
                     .as_object()
                     .ok_or_else(|| invalid("must be an object"))?;
+                let mut pattern_properties = Vec::with_capacity(m.len());
                 for (p, sub) in m {
                     let at = format!("{here}/{}", escape(p));
                     let pattern = Pattern::compile(p, &here, keyword)?;
-                    k.pattern_properties
-                        .push((pattern, compile(sub, &at, false)?));
+                    pattern_properties.push((pattern, compile(sub, &at, false)?));
                 }
+                k.pattern_properties = pattern_properties.into();
                 k.object = true;
             }
             "additionalProperties" => {
@@ -785,9 +933,9 @@ fn compile(schema: &Value, location: &str, root: bool) -> Result<Schema, Compile
                     .map(|(i, s)| compile(s, &format!("{here}/{i}"), false))
                     .collect::<Result<Vec<_>, _>>()?;
                 if keyword == "oneOf" {
-                    k.one_of = Some(subs);
+                    k.one_of = Some(subs.into());
                 } else {
-                    k.any_of = Some(subs);
+                    k.any_of = Some(subs.into());
                 }
             }
             _ => {
@@ -807,7 +955,7 @@ fn compile(schema: &Value, location: &str, root: bool) -> Result<Schema, Compile
             reason: "is supported only next to `properties`".into(),
         });
     }
-    Ok(Schema::Keywords(Box::new(k)))
+    Ok(Schema::Keywords(Own::Boxed(Box::new(k))))
 }
 
 /// A JSON pointer segment (`~` → `~0`, `/` → `~1`).
@@ -875,11 +1023,13 @@ fn valid<I: Instance>(schema: &Schema, instance: &I) -> bool {
     };
     let shape = instance.shape();
     if k.types.is_some_and(|t| !t.contains(&shape))
-        || k.constant.as_ref().is_some_and(|c| !equal(instance, c))
+        || k.constant
+            .as_ref()
+            .is_some_and(|c| !equal(instance, c.get()))
     {
         return false;
     }
-    if let Some(Value::Array(options)) = &k.enumeration
+    if let Some(Value::Array(options)) = k.enumeration.as_ref().map(Json::get)
         && !options.iter().any(|o| equal(instance, o))
     {
         return false;
@@ -918,16 +1068,13 @@ fn valid<I: Instance>(schema: &Schema, instance: &I) -> bool {
 
 fn member_valid<I: Instance>(k: &Keywords, key: &str, value: &I) -> bool {
     let mut matched = false;
-    if let Ok(i) = k
-        .properties
-        .binary_search_by(|(name, _)| name.as_str().cmp(key))
-    {
+    if let Ok(i) = k.properties.binary_search_by(|(name, _)| (**name).cmp(key)) {
         matched = true;
         if !valid(&k.properties[i].1, value) {
             return false;
         }
     }
-    for (pattern, sub) in &k.pattern_properties {
+    for (pattern, sub) in k.pattern_properties.iter() {
         if pattern.is_match(key) {
             matched = true;
             if !valid(sub, value) {
@@ -967,7 +1114,7 @@ fn walk_collect<I: Instance>(
     {
         fail(K::Type { kind: t }, path);
     }
-    if let Some(c) = &k.constant
+    if let Some(c) = k.constant.as_ref().map(Json::get)
         && !equal(instance, c)
     {
         fail(
@@ -977,7 +1124,7 @@ fn walk_collect<I: Instance>(
             path,
         );
     }
-    if let Some(options @ Value::Array(list)) = &k.enumeration
+    if let Some(options @ Value::Array(list)) = k.enumeration.as_ref().map(Json::get)
         && !list.iter().any(|o| equal(instance, o))
     {
         fail(
@@ -1012,11 +1159,11 @@ fn walk_collect<I: Instance>(
         }
     }
     if let Shape::Object = shape {
-        for r in &k.required {
+        for r in k.required.iter() {
             if !instance.has_member(r) {
                 fail(
                     K::Required {
-                        property: r.as_str().into(),
+                        property: (**r).into(),
                     },
                     path,
                 );
@@ -1028,7 +1175,7 @@ fn walk_collect<I: Instance>(
     {
         fail(
             K::Pattern {
-                pattern: p.source.clone(),
+                pattern: p.source.to_string(),
             },
             path,
         );
@@ -1042,14 +1189,11 @@ fn walk_collect<I: Instance>(
             path.push('/');
             path.push_str(&escape(key));
             let mut matched = false;
-            if let Ok(i) = k
-                .properties
-                .binary_search_by(|(name, _)| name.as_str().cmp(key))
-            {
+            if let Ok(i) = k.properties.binary_search_by(|(name, _)| (**name).cmp(key)) {
                 matched = true;
                 walk_collect(&k.properties[i].1, value, path, out);
             }
-            for (pattern, sub) in &k.pattern_properties {
+            for (pattern, sub) in k.pattern_properties.iter() {
                 if pattern.is_match(key) {
                     matched = true;
                     walk_collect(sub, value, path, out);
