@@ -45,20 +45,29 @@ fn needs_escape(c: char, next: Option<char>, mode: Escape) -> bool {
     }
 }
 
+/// The byte offset of the first character [`escape`] changes. A byte scan: every
+/// such character starts with a byte below 0x20, 0x7f (DEL), 0xc2 (C1 controls are
+/// U+0080–U+009F) or 0xe2 (the bidi controls), and UTF-8 continuation bytes are
+/// none of these; only there is the character decoded.
+fn first_to_escape(s: &str, mode: Escape) -> Option<usize> {
+    s.bytes().enumerate().find_map(|(i, b)| {
+        if !(b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2) {
+            return None;
+        }
+        let mut chars = s[i..].chars();
+        let c = chars.next()?;
+        needs_escape(c, chars.next(), mode).then_some(i)
+    })
+}
+
 /// `s` with every control character (C0, DEL, C1; in `Line` mode tab and line
 /// breaks too) and every bidi control shown visibly as `\u{…}`, so that text from a
 /// file, pi or a request can never drive the terminal, fake a line of output (or a
 /// CI workflow command) or reorder what is displayed. Borrowed when nothing needs
 /// escaping (the common case: one scan, no allocation).
 pub fn escape(s: &str, mode: Escape) -> Cow<'_, str> {
-    let mut chars = s.char_indices().peekable();
-    let first = loop {
-        let Some((i, c)) = chars.next() else {
-            return Cow::Borrowed(s);
-        };
-        if needs_escape(c, chars.peek().map(|&(_, n)| n), mode) {
-            break i;
-        }
+    let Some(first) = first_to_escape(s, mode) else {
+        return Cow::Borrowed(s);
     };
     let mut out = String::with_capacity(s.len() + 16);
     out.push_str(&s[..first]);
@@ -92,9 +101,7 @@ impl OffsetMap {
 /// [`escape`], with the map from original offsets to escaped ones; `None` when
 /// nothing needed escaping.
 pub fn escape_mapped(s: &str, mode: Escape) -> Option<(String, OffsetMap)> {
-    if let Cow::Borrowed(_) = escape(s, mode) {
-        return None;
-    }
+    first_to_escape(s, mode)?;
     let mut out = String::with_capacity(s.len() + 16);
     let mut map = OffsetMap::default();
     let mut chars = s.char_indices().peekable();
@@ -169,6 +176,32 @@ pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte scan finds exactly the first character the char-by-char rule would
+    /// escape, on text dense in the characters it looks for.
+    #[test]
+    fn first_to_escape_agrees_with_the_char_rule() {
+        use proptest::prelude::*;
+        let alphabet = prop::sample::select(vec![
+            'a', ' ', '\n', '\r', '\t', '\0', '\u{1b}', '\u{7f}', '\u{80}', '\u{9f}', '\u{a0}',
+            '\u{c2}', '\u{e2}', '\u{2029}', '\u{202a}', '\u{202e}', '\u{202f}', '\u{2066}',
+            '\u{2069}', '\u{206a}', 'é', '漢', '🦀',
+        ]);
+        let strategy = (prop::collection::vec(alphabet, 0..40), any::<bool>());
+        proptest!(ProptestConfig::with_cases(20_000), |((chars, line) in strategy)| {
+            let s: String = chars.into_iter().collect();
+            let mode = if line { Escape::Line } else { Escape::Block };
+            let mut it = s.char_indices().peekable();
+            let mut expected = None;
+            while let Some((i, c)) = it.next() {
+                if needs_escape(c, it.peek().map(|&(_, n)| n), mode) {
+                    expected = Some(i);
+                    break;
+                }
+            }
+            prop_assert_eq!(first_to_escape(&s, mode), expected);
+        });
+    }
 
     #[test]
     fn wraps_greedily_and_keeps_long_words_whole() {

@@ -56,12 +56,11 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let mut kept = Vec::with_capacity(files.len());
     for f in files.drain(..) {
         let named = args.paths.contains(&f);
-        let abs = std::path::absolute(&f).unwrap_or_else(|_| f.clone());
         if named
             || !configs
-                .for_path(&f)
+                .for_file(&f)
                 .map_err(rel)?
-                .is_some_and(|c| c.excludes(&abs))
+                .is_some_and(|c| c.excludes(&std::path::absolute(&f).unwrap_or_else(|_| f.clone())))
         {
             kept.push(f);
         }
@@ -84,15 +83,22 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     }
     // Each file's configuration; files are linted in groups by host choice.
     let mut settings = std::collections::HashMap::new();
+    let default_settings = crate::lint::FileSettings {
+        no_inline_suppressions: args.no_inline_suppressions,
+        ..Default::default()
+    };
     let mut groups: Vec<(HostChoice, Vec<std::path::PathBuf>)> = Vec::new();
     for f in &files {
         let resolved = configs
-            .resolve(f)
+            .resolve_file(f)
             .map_err(rel)?
             .with_host_flag(args.host.as_ref());
         let mut s = resolved.settings();
         s.no_inline_suppressions = args.no_inline_suppressions;
-        settings.insert(f.clone(), s);
+        // Only settings a configuration changed are kept per file.
+        if s != default_settings {
+            settings.insert(f.clone(), s);
+        }
         match groups.iter_mut().find(|(h, _)| *h == resolved.host.value) {
             Some((_, g)) => g.push(f.clone()),
             None => groups.push((resolved.host.value, vec![f.clone()])),
@@ -104,9 +110,12 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let settings = std::sync::Arc::new(settings);
     let source = {
         let settings = settings.clone();
-        crate::lint::SettingsSource(std::sync::Arc::new(move |p: &std::path::Path| {
-            settings.get(p).cloned().unwrap_or_default()
-        }))
+        crate::lint::SettingsSource(std::sync::Arc::new(
+            move |p: &std::path::Path| match settings.get(p) {
+                Some(s) => s.clone(),
+                None => default_settings.clone(),
+            },
+        ))
     };
     let mut report: Option<crate::lint::LintReport> = None;
     // Files `--fix` could not write: named once each by the fatal path.

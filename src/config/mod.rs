@@ -376,6 +376,10 @@ pub fn load_for(path: &Path) -> Result<ResolvedConfig, ConfigError> {
 pub struct Configs {
     home: Option<PathBuf>,
     by_dir: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    /// `by_dir` by a file's directory as it was given (relative paths stay
+    /// relative): the files of one directory cost one lookup, not a stat and an
+    /// absolute path each.
+    by_given_dir: std::collections::HashMap<PathBuf, Option<PathBuf>>,
     loaded: std::collections::HashMap<PathBuf, Config>,
 }
 
@@ -403,6 +407,35 @@ impl Configs {
                 f
             }
         };
+        self.load(file)
+    }
+
+    /// [`Configs::for_path`] for a path known to be a file (one a walk found).
+    pub fn for_file(&mut self, file: &Path) -> Result<Option<&Config>, ConfigError> {
+        let dir = match file.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let found = match self.by_given_dir.get(dir) {
+            Some(f) => f.clone(),
+            None => {
+                let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+                let f = match self.by_dir.get(&abs) {
+                    Some(f) => f.clone(),
+                    None => {
+                        let f = find(&abs, self.home.as_deref())?;
+                        self.by_dir.insert(abs, f.clone());
+                        f
+                    }
+                };
+                self.by_given_dir.insert(dir.to_path_buf(), f.clone());
+                f
+            }
+        };
+        self.load(found)
+    }
+
+    fn load(&mut self, file: Option<PathBuf>) -> Result<Option<&Config>, ConfigError> {
         let Some(file) = file else { return Ok(None) };
         if !self.loaded.contains_key(&file) {
             let c = Config::load(&file)?;
@@ -416,6 +449,14 @@ impl Configs {
         let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         Ok(match self.for_path(path)? {
             Some(c) => c.resolve(&abs),
+            None => ResolvedConfig::default_for(),
+        })
+    }
+
+    /// [`Configs::resolve`] for a path known to be a file.
+    pub fn resolve_file(&mut self, file: &Path) -> Result<ResolvedConfig, ConfigError> {
+        Ok(match self.for_file(file)? {
+            Some(c) => c.resolve(&std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf())),
             None => ResolvedConfig::default_for(),
         })
     }

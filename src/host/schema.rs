@@ -24,11 +24,13 @@ pub fn host_schema(p: &'static HostProfile) -> &'static Value {
 /// (`src/role/validate/compiled.rs`), or, when that file is older than the schema
 /// files this binary was built from, compiled now.
 pub fn validator(p: &'static HostProfile) -> &'static Validator {
-    if let Some(v) = crate::role::validate::compiled(&p.label(), super::schema_inputs()) {
-        return v;
-    }
-    p.validator_cell()
-        .get_or_init(|| Validator::compile(host_schema(p)).expect("host schemas compile (tested)"))
+    p.caches.validator.get_or_init(|| {
+        crate::role::validate::compiled(&p.label(), super::schema_inputs()).unwrap_or_else(|| {
+            Box::leak(Box::new(
+                Validator::compile(host_schema(p)).expect("host schemas compile (tested)"),
+            ))
+        })
+    })
 }
 
 /// Which real hosts (newest profiles) read `key`.
@@ -119,15 +121,13 @@ fn derive(p: &HostProfile) -> Value {
 #[derive(Debug, Default)]
 pub struct Caches {
     schema: OnceLock<Value>,
-    validator: OnceLock<Validator>,
+    /// Compiled in, or compiled once (and kept for the process).
+    validator: OnceLock<&'static Validator>,
 }
 
 impl HostProfile {
     fn schema_cell(&self) -> &OnceLock<Value> {
         &self.caches.schema
-    }
-    fn validator_cell(&self) -> &OnceLock<Validator> {
-        &self.caches.validator
     }
 }
 

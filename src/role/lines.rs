@@ -33,11 +33,14 @@ impl LineIndex {
         let mut starts = Vec::with_capacity(text.len() / 32 + 2);
         starts.push(0);
         starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        // A checkpoint at every multiple of BLOCK up to the end (the end included:
+        // a position at the very end of a text of whole blocks).
         let mut chars = Vec::with_capacity(text.len() / BLOCK + 1);
+        chars.push(0);
         let mut total = 0;
-        for block in text.as_bytes().chunks(BLOCK) {
-            chars.push(total);
+        for block in text.as_bytes().chunks_exact(BLOCK) {
             total += count_chars(block);
+            chars.push(total);
         }
         LineIndex { starts, chars }
     }

@@ -37,6 +37,11 @@ pub fn known_keys() -> Vec<&'static str> {
         .unwrap_or_default()
 }
 
+/// Whether the schema documents `key` (without parsing the schema).
+pub fn documents(key: &str) -> bool {
+    validator().has_property(key)
+}
+
 /// The schema's description of one key.
 pub fn key_description(key: &str) -> Option<&'static str> {
     schema()["properties"][key]["description"].as_str()
@@ -90,10 +95,22 @@ mod tests {
             "systemPromptMode",
         ] {
             assert!(keys.contains(&k), "{k} missing from the schema");
+            assert!(documents(k), "{k}");
             assert!(
                 key_description(k).is_some_and(|d| !d.is_empty()),
                 "{k} has no description"
             );
+        }
+    }
+
+    #[test]
+    fn documents_exactly_the_schema_keys() {
+        let keys = known_keys();
+        for k in &keys {
+            assert!(documents(k), "{k}");
+        }
+        for k in ["toolBudget", "prompt_mode", "x-owner", "", "Name"] {
+            assert_eq!(documents(k), keys.contains(&k), "{k}");
         }
     }
 

@@ -761,6 +761,17 @@ impl Validator {
         })
     }
 
+    /// Whether the top-level `properties` name `key`.
+    pub fn has_property(&self, key: &str) -> bool {
+        match &self.root {
+            Schema::Keywords(k) => k
+                .properties
+                .binary_search_by(|(n, _)| (**n).cmp(key))
+                .is_ok(),
+            _ => false,
+        }
+    }
+
     /// Whether `instance` is valid (stops at the first failure).
     pub fn is_valid<I: Instance>(&self, instance: &I) -> bool {
         valid(&self.root, instance)

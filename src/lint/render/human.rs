@@ -41,7 +41,7 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     let (color, width) = (opts.color, opts.width);
     let parts = render_parallel(
         &jobs,
-        || handler(color, width),
+        || Handlers::new(color, width),
         |handler, (file, locations)| {
             let source = file.text.as_deref().map(Source::new);
             let mut out = String::new();
@@ -56,6 +56,75 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     out
 }
 
+/// miette's handler, and the same one without line wrapping for text [`prewrap`]
+/// has already broken into lines (textwrap is most of the cost of a finding).
+struct Handlers {
+    wrapping: GraphicalReportHandler,
+    prewrapped: GraphicalReportHandler,
+    width: usize,
+}
+
+impl Handlers {
+    fn new(color: bool, width: usize) -> Handlers {
+        Handlers {
+            wrapping: handler(color, width),
+            prewrapped: handler(color, width).with_wrap_lines(false),
+            width,
+        }
+    }
+}
+
+/// The columns miette leaves for a message (after `  ⚠ ` / `  │ `) and for a
+/// help text (after `  help: `): it wraps at the width less 2.
+const MESSAGE_INDENT: usize = 4;
+const HELP_INDENT: usize = 8;
+
+/// `text` broken into lines exactly where miette's wrapping handler would break it
+/// (textwrap: first fit, words split at ASCII spaces, long words kept whole) for
+/// `columns` per line; `None` where that takes textwrap's general rules (text that
+/// is not ASCII, so its display width is not its length; blank lines; lines that
+/// start or end with a space). A property test compares the two renderings.
+fn prewrap(text: &str, columns: usize) -> Option<String> {
+    if !text.is_ascii() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for line in text.split('\n') {
+        if line.is_empty() || line.starts_with(' ') || line.ends_with(' ') {
+            return None;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let bytes = line.as_bytes();
+        // The output line being filled: where it starts, where its last word ends,
+        // and its width so far with the spaces after its last word.
+        let (mut start, mut end, mut width) = (0, 0, 0);
+        let mut i = 0;
+        while i < bytes.len() {
+            let word_start = i;
+            while i < bytes.len() && bytes[i] != b' ' {
+                i += 1;
+            }
+            let word_end = i;
+            while i < bytes.len() && bytes[i] == b' ' {
+                i += 1;
+            }
+            let word = word_end - word_start;
+            if width + word > columns && word_start > start {
+                out.push_str(&line[start..end]);
+                out.push('\n');
+                start = word_start;
+                width = 0;
+            }
+            width += word + (i - word_end);
+            end = word_end;
+        }
+        out.push_str(&line[start..end]);
+    }
+    Some(out)
+}
+
 fn handler(color: bool, width: usize) -> GraphicalReportHandler {
     let theme = if color {
         GraphicalTheme::unicode()
@@ -67,16 +136,21 @@ fn handler(color: bool, width: usize) -> GraphicalReportHandler {
         .with_links(false)
         .without_primary_span_start()
         .with_context_lines(1)
-        // Never break a word at a hyphen (`external-cli-unsupported`, rule ids).
+        // Break lines at spaces only, never inside a rule id, key or path
+        // (`external-cli-unsupported`, `src/custom-agents.ts:135`). Also much cheaper
+        // than finding Unicode line-break opportunities.
+        .with_word_separator(textwrap::WordSeparator::AsciiSpace)
         .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
+        // A word longer than the line (a long path) stays whole, so it can be copied.
+        .with_break_words(false)
 }
 
 /// `f` over `items` on every core (a handler per thread), results in order. Snippet
 /// rendering is the costliest part of a run with many findings.
 fn render_parallel<T: Sync>(
     items: &[T],
-    make: impl Fn() -> GraphicalReportHandler + Sync,
-    f: impl Fn(&GraphicalReportHandler, &T) -> String + Sync,
+    make: impl Fn() -> Handlers + Sync,
+    f: impl Fn(&Handlers, &T) -> String + Sync,
 ) -> Vec<String> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let run = |chunk: &[T]| {
@@ -180,8 +254,42 @@ impl SourceCode for Window {
     }
 }
 
+/// A diagnostic with its source, rendered directly (a `miette::Report` would also
+/// look up and build the global report handler, once per finding).
+#[derive(Debug)]
+struct WithSource {
+    diag: MietteDiagnostic,
+    source: NamedSource<Window>,
+}
+
+impl std::fmt::Display for WithSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.diag.fmt(f)
+    }
+}
+
+impl std::error::Error for WithSource {}
+
+impl miette::Diagnostic for WithSource {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.diag.code()
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        self.diag.severity()
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.diag.help()
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.diag.labels()
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        Some(&self.source)
+    }
+}
+
 fn render_one(
-    handler: &GraphicalReportHandler,
+    handlers: &Handlers,
     d: &Diagnostic,
     source: Option<&Source>,
     location: &str,
@@ -192,11 +300,26 @@ fn render_one(
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,
     };
-    let mut diag = MietteDiagnostic::new(escape_line(&d.message).into_owned())
+    let message = escape_line(&d.message);
+    let help = d.help.as_deref().map(escape_line);
+    let columns = |indent: usize| handlers.width.saturating_sub(2 + indent);
+    let prewrapped = prewrap(&message, columns(MESSAGE_INDENT)).and_then(|m| match &help {
+        Some(h) => Some((m, Some(prewrap(h, columns(HELP_INDENT))?))),
+        None => Some((m, None)),
+    });
+    let (handler, message, help) = match prewrapped {
+        Some((m, h)) => (&handlers.prewrapped, m, h),
+        None => (
+            &handlers.wrapping,
+            message.into_owned(),
+            help.map(|h| h.into_owned()),
+        ),
+    };
+    let mut diag = MietteDiagnostic::new(message)
         .with_code(format!("{}[{}]", d.severity, d.rule))
         .with_severity(severity);
-    if let Some(help) = &d.help {
-        diag = diag.with_help(escape_line(help).into_owned());
+    if let Some(help) = help {
+        diag = diag.with_help(help);
     }
     let snippet = source.is_some()
         && !(d.span.is_empty() && d.start.line == 1 && d.start.column == 1 && d.label.is_empty());
@@ -212,9 +335,11 @@ fn render_one(
             ));
         }
         diag = diag.with_labels(labels);
-        let report =
-            miette::Report::new(diag).with_source_code(NamedSource::new(location, source.window()));
-        let _ = handler.render_report(out, report.as_ref());
+        let with_source = WithSource {
+            diag,
+            source: NamedSource::new(location, source.window()),
+        };
+        let _ = handler.render_report(out, &with_source);
     } else {
         let _ = handler.render_report(out, &diag);
         // No source to show: say where.
@@ -274,4 +399,105 @@ pub fn summary(report: &LintReport) -> String {
         out.push_str(&format!("Skipped {}: {}.\n", s.path.display(), s.reason));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn rendered(h: &GraphicalReportHandler, message: String, help: Option<String>) -> String {
+        let mut diag = MietteDiagnostic::new(message)
+            .with_code("warning[some-rule]")
+            .with_severity(miette::Severity::Warning);
+        if let Some(help) = help {
+            diag = diag.with_help(help);
+        }
+        let mut out = String::new();
+        h.render_report(&mut out, &diag).unwrap();
+        out
+    }
+
+    /// Where `prewrap` takes a text, miette without wrapping renders it exactly as
+    /// miette's own wrapping does: the same bytes, colour or not, at any width.
+    #[test]
+    fn prewrapped_text_renders_as_miette_wraps_it() {
+        let ascii = vec![
+            "a",
+            "is",
+            "read",
+            "`max_turns`",
+            "tintinweb",
+            "(nicobailon",
+            "bound;",
+            "`toolBudget: {\"soft\": 20, \"hard\": 30}`",
+            "src/custom-agents.ts:135",
+            "external-cli-unsupported",
+            "x",
+            "averyveryveryveryveryveryveryveryverylongwordthatdoesnotfitonanyline",
+        ];
+        let mut every = ascii.clone();
+        every.extend(["é", "⚠", "漢字"]);
+        let join = |parts: Vec<(&str, &str)>| {
+            let mut s = String::new();
+            for (w, g) in parts {
+                s.push_str(w);
+                s.push_str(g);
+            }
+            s.trim_end_matches([' ', '\n']).to_string()
+        };
+        // Mostly text prewrap takes (ASCII words, single and double spaces, line
+        // breaks), sometimes text it must refuse.
+        let clean = prop::collection::vec(
+            (
+                prop::sample::select(ascii),
+                prop::sample::select(vec![" ", " ", " ", " ", " ", "  ", "   ", "\n"]),
+            ),
+            1..40,
+        )
+        .prop_map(join);
+        let dirty = prop::collection::vec(
+            (
+                prop::sample::select(every),
+                prop::sample::select(vec![" ", "  ", "\n", " \n", "\n\n"]),
+            ),
+            1..20,
+        )
+        .prop_map(join);
+        let text = prop_oneof![4 => clean, 1 => dirty];
+        let cases = (
+            text.clone(),
+            prop::option::of(text),
+            20usize..130,
+            any::<bool>(),
+        );
+        let taken = std::cell::Cell::new(0);
+        proptest!(ProptestConfig::with_cases(4_000), |((message, help, width, color) in cases)| {
+            let h = Handlers::new(color, width);
+            let columns = |indent: usize| width.saturating_sub(2 + indent);
+            let pre = prewrap(&message, columns(MESSAGE_INDENT)).and_then(|m| match &help {
+                Some(t) => Some((m, Some(prewrap(t, columns(HELP_INDENT))?))),
+                None => Some((m, None)),
+            });
+            if let Some((m, hp)) = pre {
+                taken.set(taken.get() + 1);
+                prop_assert_eq!(
+                    rendered(&h.prewrapped, m, hp),
+                    rendered(&h.wrapping, message.clone(), help.clone())
+                );
+            }
+        });
+        // Most generated texts are ones prewrap takes.
+        let taken = taken.get();
+        assert!(taken > 1_000, "prewrap took only {taken} of 4000 texts");
+    }
+
+    #[test]
+    fn prewrap_refuses_what_it_does_not_model() {
+        assert_eq!(prewrap("a b c", 3).as_deref(), Some("a b\nc"));
+        assert_eq!(prewrap("toolong ab", 3).as_deref(), Some("toolong\nab"));
+        for text in ["é a", "a\n\nb", " a", "a ", ""] {
+            assert_eq!(prewrap(text, 10), None, "{text:?}");
+        }
+    }
 }

@@ -18,13 +18,13 @@ pub(crate) const RULE: Rule = Rule {
 /// Report every bidi control character in the file (frontmatter and body).
 pub(crate) fn check(cx: &mut Checker<'_>) {
     let text = &cx.doc.text;
-    // All of them are encoded as E2 80 AA–AE or E2 81 A6–A9: skip files without E2 fast.
-    if !text.as_bytes().contains(&0xE2) {
-        return;
-    }
-    let found: Vec<(usize, char)> = text
-        .char_indices()
-        .filter(|&(_, c)| is_bidi_control(c))
+    // All of them are encoded as E2 80 AA–AE or E2 81 A6–A9: decode only at an E2
+    // (an em dash or a curly quote starts with E2 too, so the byte alone says little).
+    let found: Vec<(usize, char)> = memchr::memchr_iter(0xE2, text.as_bytes())
+        .filter_map(|at| {
+            let c = text[at..].chars().next()?;
+            is_bidi_control(c).then_some((at, c))
+        })
         .collect();
     let total = found.len();
     for (n, &(at, c)) in found.iter().take(super::MAX_REPORTED).enumerate() {

@@ -21,7 +21,6 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         return;
     };
     let p = cx.profile;
-    let role_keys = &crate::role::schema::schema()["properties"];
     // A role the host refuses: its other keys are moot (`host-rejected-key` says why).
     if !p.is_portable()
         && entries
@@ -42,7 +41,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             continue;
         }
         // Documented keys this host does not read (others are `unknown-key`).
-        if p.reads(k) || p.rejected.contains_key(k) || !role_keys[k].is_object() {
+        if p.reads(k) || p.rejected.contains_key(k) || !crate::role::schema::documents(k) {
             continue;
         }
         if p.default_values
