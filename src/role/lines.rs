@@ -116,4 +116,14 @@ mod tests {
         assert_eq!(idx.line_of(0), 0);
         assert_eq!(idx.line_of(2), 1);
     }
+
+    /// The end of a text of whole blocks (a finding at the very end of a file).
+    #[test]
+    fn the_end_of_a_text_of_whole_blocks() {
+        for text in ["é".repeat(BLOCK), "a".repeat(2 * BLOCK), "日".repeat(BLOCK)] {
+            let end = text.len();
+            let idx = LineIndex::new(&text);
+            assert_eq!(idx.position(&text, end).column, text.chars().count() + 1);
+        }
+    }
 }
