@@ -677,3 +677,17 @@ pub struct LspArgs {
     #[arg(long)]
     pub dir: Option<PathBuf>,
 }
+
+impl Cli {
+    /// `Cli::parse()`, except that clap's command tree is not dropped: freeing it
+    /// costs more than linting one file, and the process is about to exit anyway.
+    pub fn parse_args() -> Cli {
+        use clap::{CommandFactory, FromArgMatches};
+        let mut command = Cli::command();
+        let mut matches = command.get_matches_mut();
+        let cli = Cli::from_arg_matches_mut(&mut matches)
+            .unwrap_or_else(|e| e.format(&mut command).exit());
+        std::mem::forget(command);
+        cli
+    }
+}

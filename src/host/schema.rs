@@ -38,12 +38,10 @@ pub fn readers(key: &str) -> Vec<&'static HostProfile> {
     pi_hosts().filter(|p| p.reads(key)).collect()
 }
 
-/// Every key `p` knows: its schema's properties.
+/// Every key `p` knows: its schema's properties, sorted (read from its compiled
+/// validator, so no schema is derived).
 pub fn known_keys(p: &'static HostProfile) -> Vec<&'static str> {
-    host_schema(p)["properties"]
-        .as_object()
-        .map(|props| props.keys().map(String::as_str).collect())
-        .unwrap_or_default()
+    validator(p).property_names().collect()
 }
 
 fn derive(p: &HostProfile) -> Value {
@@ -231,6 +229,21 @@ mod tests {
             .find(|p| p.label() == id)
             .unwrap();
         validator(p)
+    }
+
+    #[test]
+    fn known_keys_are_the_schema_properties() {
+        for h in ALL {
+            for p in h.profiles() {
+                let props: Vec<&str> = host_schema(p)["properties"]
+                    .as_object()
+                    .unwrap()
+                    .keys()
+                    .map(String::as_str)
+                    .collect();
+                assert_eq!(known_keys(p), props, "{}", p.label());
+            }
+        }
     }
 
     #[test]

@@ -761,6 +761,15 @@ impl Validator {
         })
     }
 
+    /// The names in the top-level `properties`, sorted.
+    pub fn property_names(&self) -> impl Iterator<Item = &str> {
+        let props: &[(Own<str>, Schema)] = match &self.root {
+            Schema::Keywords(k) => &k.properties,
+            _ => &[],
+        };
+        props.iter().map(|(n, _)| &**n)
+    }
+
     /// Whether the top-level `properties` name `key`.
     pub fn has_property(&self, key: &str) -> bool {
         match &self.root {

@@ -152,12 +152,16 @@ fn render_parallel<T: Sync>(
     make: impl Fn() -> Handlers + Sync,
     f: impl Fn(&Handlers, &T) -> String + Sync,
 ) -> Vec<String> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let run = |chunk: &[T]| {
         let handler = make();
         chunk.iter().map(|i| f(&handler, i)).collect::<Vec<_>>()
     };
-    if items.len() < 16 || cores < 2 {
+    // Asking for the core count reads cgroup files: not for a handful of files.
+    if items.len() < 16 {
+        return run(items);
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if cores < 2 {
         return run(items);
     }
     let chunks: Vec<&[T]> = items.chunks(items.len().div_ceil(cores)).collect();

@@ -74,7 +74,10 @@ pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {
     let p = cx.profile;
     let suggested = suggestion(p, key);
     // Which real hosts read it (another host's key, not a typo).
-    let (readers, _) = host::split_profiles(|h| h.reads(key));
+    let readers: Vec<(host::HostId, &str)> = host::pi_rows()
+        .filter(|h| h.reads(key))
+        .map(|h| (h.host, h.version))
+        .collect();
     let who = if p.is_portable() {
         "no supported host reads it".to_string()
     } else {
@@ -96,7 +99,7 @@ pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {
     if !readers.is_empty() {
         help.push_str(&format!(
             " `{key}` is read by {}",
-            host::name_profiles(&readers)
+            host::name_versions(&readers)
         ));
     }
     let label = match suggested {
