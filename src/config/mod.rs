@@ -380,6 +380,8 @@ pub struct Configs {
     /// relative): the files of one directory cost one lookup, not a stat and an
     /// absolute path each.
     by_given_dir: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+    /// The last entry of `by_given_dir` asked for.
+    last_dir: Option<(PathBuf, Option<PathBuf>)>,
     loaded: std::collections::HashMap<PathBuf, Config>,
 }
 
@@ -416,6 +418,14 @@ impl Configs {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
+        // A walk yields a directory's files together: the last answer is the usual one
+        // (compared as bytes: hashing a path walks its components).
+        if let Some((last, found)) = &self.last_dir
+            && last.as_os_str() == dir.as_os_str()
+        {
+            let found = found.clone();
+            return self.load(found);
+        }
         let found = match self.by_given_dir.get(dir) {
             Some(f) => f.clone(),
             None => {
@@ -432,6 +442,7 @@ impl Configs {
                 f
             }
         };
+        self.last_dir = Some((dir.to_path_buf(), found.clone()));
         self.load(found)
     }
 

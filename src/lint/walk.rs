@@ -113,22 +113,31 @@ pub fn collect_files(paths: &[PathBuf], recursive: bool) -> Collected {
     Collected { files: out, errors }
 }
 
+/// Whether a file name has the extension `md` as `Path::extension` reads it: `.md`
+/// after a non-empty stem (`.md` alone is a stem with no extension).
+fn is_md_name(name: &[u8]) -> bool {
+    name.len() > 3 && name.ends_with(b".md")
+}
+
 fn walk(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>, errors: &mut Vec<WalkError>) {
     let io = |source| WalkError::Io {
         path: dir.to_path_buf(),
         source,
     };
     let listed = std::fs::read_dir(dir).and_then(|it| it.collect::<Result<Vec<_>, _>>());
-    let mut entries = match listed {
+    let entries = match listed {
         Ok(e) => e,
         Err(e) => {
             errors.push(io(e));
             return;
         }
     };
-    // One name per entry, not one per comparison.
-    entries.sort_by_cached_key(|e| e.file_name());
-    for entry in entries {
+    // One name per entry, not one per comparison; the name also decides `*.md`
+    // (what `Path::extension` says, without parsing the path back into components).
+    let mut entries: Vec<(std::ffi::OsString, std::fs::DirEntry)> =
+        entries.into_iter().map(|e| (e.file_name(), e)).collect();
+    entries.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, entry) in entries {
         let path = entry.path();
         let ft = match entry.file_type() {
             Ok(ft) => ft,
@@ -141,8 +150,26 @@ fn walk(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>, errors: &mut Vec<Wa
             if recursive {
                 walk(&path, recursive, out, errors);
             }
-        } else if path.extension().is_some_and(|e| e == "md") {
+        } else if is_md_name(name.as_encoded_bytes()) {
             out.push(path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn md_names_are_what_path_extension_says() {
+        for name in [
+            "a.md", ".md", "..md", ".x.md", "a.MD", "md", "a.md.txt", "a.mdx", "x.", "a..md",
+        ] {
+            assert_eq!(
+                is_md_name(name.as_bytes()),
+                Path::new(name).extension().is_some_and(|e| e == "md"),
+                "{name}"
+            );
         }
     }
 }
