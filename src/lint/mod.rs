@@ -410,17 +410,34 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
 
 /// Map `f` over `items` on every core, keeping the order.
 fn run_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    // A handful of files (a pre-commit run) is not worth a thread.
+    map_ordered(items, || (), |_, item| f(item))
+}
+
+/// Map `f` over `items` on every core, keeping the order; each thread makes its own
+/// `state` once (the human renderer's miette handlers). The one parallel map of a
+/// lint run: linting files and rendering their findings.
+pub(crate) fn map_ordered<T: Sync, S, R: Send>(
+    items: &[T],
+    state: impl Fn() -> S + Sync,
+    f: impl Fn(&S, &T) -> R + Sync,
+) -> Vec<R> {
+    let serial = |items: &[T]| {
+        let s = state();
+        items.iter().map(|i| f(&s, i)).collect::<Vec<R>>()
+    };
+    // A handful of files (a pre-commit run) is not worth a thread, nor asking for the
+    // core count (it reads cgroup files).
     if items.len() < 16 {
-        return items.iter().map(&f).collect();
+        return serial(items);
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let workers = cores.min(items.len() / 8 + 1);
     if workers <= 1 {
-        return items.iter().map(&f).collect();
+        return serial(items);
     }
     let next = AtomicUsize::new(0);
     let work = || {
+        let s = state();
         let mut mine = Vec::new();
         loop {
             // Small batches keep both cores busy to the end.
@@ -429,7 +446,7 @@ fn run_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
                 break;
             }
             for (i, item) in items.iter().enumerate().skip(start).take(16) {
-                mine.push((i, f(item)));
+                mine.push((i, f(&s, item)));
             }
         }
         mine
@@ -448,17 +465,21 @@ fn run_parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().expect("lint worker panicked"))
+            .map(|h| h.join().expect("a lint or render worker panicked"))
             .collect()
     });
     for (i, r) in parts.into_iter().flatten() {
         slots[i] = Some(r);
     }
-    // Whatever no worker took (none could be started): lint it here.
+    // Whatever no worker took (none could be started): do it here.
+    if slots.iter().all(Option::is_some) {
+        return slots.into_iter().flatten().collect();
+    }
+    let s = state();
     slots
         .into_iter()
         .zip(items)
-        .map(|(slot, item)| slot.unwrap_or_else(|| f(item)))
+        .map(|(slot, item)| slot.unwrap_or_else(|| f(&s, item)))
         .collect()
 }
 

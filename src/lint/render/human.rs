@@ -39,7 +39,8 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
         })
         .collect();
     let (color, width) = (opts.color, opts.width);
-    let parts = render_parallel(
+    // Snippet rendering is the costliest part of a run with many findings.
+    let parts = crate::lint::map_ordered(
         &jobs,
         || Handlers::new(color, width),
         |handler, (file, locations)| {
@@ -143,43 +144,6 @@ fn handler(color: bool, width: usize) -> GraphicalReportHandler {
         .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
         // A word longer than the line (a long path) stays whole, so it can be copied.
         .with_break_words(false)
-}
-
-/// `f` over `items` on every core (a handler per thread), results in order. Snippet
-/// rendering is the costliest part of a run with many findings.
-fn render_parallel<T: Sync>(
-    items: &[T],
-    make: impl Fn() -> Handlers + Sync,
-    f: impl Fn(&Handlers, &T) -> String + Sync,
-) -> Vec<String> {
-    let run = |chunk: &[T]| {
-        let handler = make();
-        chunk.iter().map(|i| f(&handler, i)).collect::<Vec<_>>()
-    };
-    // Asking for the core count reads cgroup files: not for a handful of files.
-    if items.len() < 16 {
-        return run(items);
-    }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if cores < 2 {
-        return run(items);
-    }
-    let chunks: Vec<&[T]> = items.chunks(items.len().div_ceil(cores)).collect();
-    std::thread::scope(|s| {
-        let handles: Vec<_> = chunks[1..]
-            .iter()
-            .map(|c| std::thread::Builder::new().spawn_scoped(s, || run(c)))
-            .collect();
-        let mut out = run(chunks[0]);
-        for (h, c) in handles.into_iter().zip(&chunks[1..]) {
-            match h {
-                Ok(h) => out.extend(h.join().expect("render worker panicked")),
-                // No thread: render that part here.
-                Err(_) => out.extend(run(c)),
-            }
-        }
-        out
-    })
 }
 
 /// One file's text, escaped, with its line index; shared by all of its findings.
