@@ -376,11 +376,8 @@ pub fn load_for(path: &Path) -> Result<ResolvedConfig, ConfigError> {
 pub struct Configs {
     home: Option<PathBuf>,
     by_dir: std::collections::HashMap<PathBuf, Option<PathBuf>>,
-    /// `by_dir` by a file's directory as it was given (relative paths stay
-    /// relative): the files of one directory cost one lookup, not a stat and an
-    /// absolute path each.
-    by_given_dir: std::collections::HashMap<PathBuf, Option<PathBuf>>,
-    /// The last entry of `by_given_dir` asked for.
+    /// The last file's directory as it was given, and its answer: the files of one
+    /// directory cost one lookup, not an absolute path and a stat each.
     last_dir: Option<(PathBuf, Option<PathBuf>)>,
     loaded: std::collections::HashMap<PathBuf, Config>,
 }
@@ -401,15 +398,18 @@ impl Configs {
         } else {
             abs.parent().map(Path::to_path_buf).unwrap_or(abs.clone())
         };
-        let file = match self.by_dir.get(&dir) {
-            Some(f) => f.clone(),
-            None => {
-                let f = find(&dir, self.home.as_deref())?;
-                self.by_dir.insert(dir, f.clone());
-                f
-            }
-        };
+        let file = self.lookup_dir(dir)?;
         self.load(file)
+    }
+
+    /// The configuration file governing the absolute directory `dir`, found once.
+    fn lookup_dir(&mut self, dir: PathBuf) -> Result<Option<PathBuf>, ConfigError> {
+        if let Some(f) = self.by_dir.get(&dir) {
+            return Ok(f.clone());
+        }
+        let f = find(&dir, self.home.as_deref())?;
+        self.by_dir.insert(dir, f.clone());
+        Ok(f)
     }
 
     /// [`Configs::for_path`] for a path known to be a file (one a walk found).
@@ -426,22 +426,8 @@ impl Configs {
             let found = found.clone();
             return self.load(found);
         }
-        let found = match self.by_given_dir.get(dir) {
-            Some(f) => f.clone(),
-            None => {
-                let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
-                let f = match self.by_dir.get(&abs) {
-                    Some(f) => f.clone(),
-                    None => {
-                        let f = find(&abs, self.home.as_deref())?;
-                        self.by_dir.insert(abs, f.clone());
-                        f
-                    }
-                };
-                self.by_given_dir.insert(dir.to_path_buf(), f.clone());
-                f
-            }
-        };
+        let found =
+            self.lookup_dir(std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()))?;
         self.last_dir = Some((dir.to_path_buf(), found.clone()));
         self.load(found)
     }

@@ -387,21 +387,23 @@ impl Pattern {
             r"^[^\n]*$" => Matcher::OneLine,
             "^[a-z0-9]+(-[a-z0-9]+)*$" => Matcher::Slug,
             "^[0-9]+$" => Matcher::Digits,
-            _ if without(source).is_some() => Matcher::Without(without(source).expect("checked")),
-            _ => {
-                let translated =
-                    translate_pattern(source).map_err(|r| invalid(format!("{source:?}: {r}")))?;
-                regex_syntax::Parser::new()
-                    .parse(&translated)
-                    .map_err(|e| invalid(format!("{source:?} does not compile: {e}")))?;
-                let (prefix, required) = literals(source);
-                Matcher::Regex {
-                    translated: translated.into(),
-                    prefix: prefix.into(),
-                    required: required.into(),
-                    regex: std::sync::OnceLock::new(),
+            _ => match without(source) {
+                Some(c) => Matcher::Without(c),
+                None => {
+                    let translated = translate_pattern(source)
+                        .map_err(|r| invalid(format!("{source:?}: {r}")))?;
+                    regex_syntax::Parser::new()
+                        .parse(&translated)
+                        .map_err(|e| invalid(format!("{source:?} does not compile: {e}")))?;
+                    let (prefix, required) = literals(source);
+                    Matcher::Regex {
+                        translated: translated.into(),
+                        prefix: prefix.into(),
+                        required: required.into(),
+                        regex: std::sync::OnceLock::new(),
+                    }
                 }
-            }
+            },
         };
         Ok(Pattern {
             source: source.into(),

@@ -16,6 +16,16 @@ fn server(env: &TestEnv, args: &[&str]) -> LspClient {
     LspClient::start(cmd)
 }
 
+/// A server for `env`'s project with `text` written at `rel` and opened in it; the
+/// file's URI.
+fn opened(env: &TestEnv, rel: &str, text: &str, args: &[&str]) -> (LspClient, String) {
+    let uri = file_uri(&env.write(rel, text));
+    let mut c = server(env, args);
+    c.initialize(&file_uri(env.root()));
+    open(&mut c, &uri, text);
+    (c, uri)
+}
+
 fn open(c: &mut LspClient, uri: &str, text: &str) {
     c.notify(
         "textDocument/didOpen",
@@ -202,11 +212,7 @@ fn utf8_and_utf32_positions_when_the_client_offers_them() {
 fn hover_says_what_the_host_does_with_a_key_and_what_a_value_resolves_to() {
     let env = TestEnv::new();
     let text = "---\nname: scout\ndescription: Finds things.\ntools: read, grep\nmax_turns: 20\n---\nBody\n";
-    let path = env.write(".pi/agents/scout.md", text);
-    let uri = file_uri(&path);
-    let mut c = server(&env, &["--host", "tintinweb"]);
-    c.initialize(&file_uri(env.root()));
-    open(&mut c, &uri, text);
+    let (mut c, uri) = opened(&env, ".pi/agents/scout.md", text, &["--host", "tintinweb"]);
     let hover = |c: &mut LspClient, line: u64, ch: u64| {
         c.request(
             "textDocument/hover",
@@ -249,11 +255,7 @@ fn completion_offers_the_host_s_keys_values_tools_and_skills() {
         "---\nname: code-search\n---\n",
     );
     let text = "---\nname: scout\ndescription: Finds things.\n\nthinking: \ntools: read, \nskills: \n---\nBody\n";
-    let path = env.write(".pi/agents/scout.md", text);
-    let uri = file_uri(&path);
-    let mut c = server(&env, &["--host", "tintinweb"]);
-    c.initialize(&file_uri(env.root()));
-    open(&mut c, &uri, text);
+    let (mut c, uri) = opened(&env, ".pi/agents/scout.md", text, &["--host", "tintinweb"]);
     let labels = |c: &mut LspClient, line: u64, ch: u64| -> Vec<String> {
         let r = c.request(
             "textDocument/completion",
@@ -660,11 +662,7 @@ fn fix_all_applies_the_safe_fixes_and_the_file_is_clean() {
     // CRLF line ends and a quoted integer: both safe fixes, under tintinweb (which
     // reads `max_turns`).
     let text = "---\r\nname: scout\r\ndescription: Finds things.\r\ntools: read, grep\r\nmax_turns: \"20\"\r\n---\r\nBody\r\n";
-    let path = env.write(".pi/agents/scout.md", text);
-    let uri = file_uri(&path);
-    let mut c = server(&env, &["--host", "tintinweb"]);
-    c.initialize(&file_uri(env.root()));
-    open(&mut c, &uri, text);
+    let (mut c, uri) = opened(&env, ".pi/agents/scout.md", text, &["--host", "tintinweb"]);
     let codes: Vec<String> = summary(&c.diagnostics(&uri, 1))
         .into_iter()
         .map(|d| d.0)
@@ -702,11 +700,7 @@ fn pwk_toml_levels_apply_and_are_reloaded_when_it_changes() {
         "[rules]\nmissing-tools = \"off\"\ninvalid-thinking = \"warn\"\n",
     );
     let text = "---\nname: r\ndescription: d\nthinking: lots\n---\nBody\n";
-    let path = env.write(".pi/agents/r.md", text);
-    let uri = file_uri(&path);
-    let mut c = server(&env, &[]);
-    c.initialize(&file_uri(env.root()));
-    open(&mut c, &uri, text);
+    let (mut c, uri) = opened(&env, ".pi/agents/r.md", text, &[]);
     let diags = c.diagnostics(&uri, 1);
     assert_eq!(
         summary(&diags),
@@ -752,11 +746,7 @@ fn pwk_toml_levels_apply_and_are_reloaded_when_it_changes() {
 fn inline_suppressions_apply_as_in_pwk_lint() {
     let env = TestEnv::new();
     let text = "---\nname: r\ndescription: d\ntools: read\nthinking: lots # pwk: ignore[invalid-thinking] a level our fork adds\n---\nBody\n";
-    let path = env.write(".pi/agents/r.md", text);
-    let uri = file_uri(&path);
-    let mut c = server(&env, &[]);
-    c.initialize(&file_uri(env.root()));
-    open(&mut c, &uri, text);
+    let (mut c, uri) = opened(&env, ".pi/agents/r.md", text, &[]);
     let diags = c.diagnostics(&uri, 1);
     assert!(
         diags.iter().all(|d| d["code"] != "invalid-thinking"),

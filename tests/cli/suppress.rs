@@ -287,29 +287,24 @@ fn duplicate_name_can_be_suppressed_and_configured() {
         role("# pwk: ignore-file[duplicate-name] a deliberate fork\n"),
     );
     env.write("b/same.md", role(""));
-    let out = run(env.pwk().args([
-        "lint",
-        "--host",
-        "pwk",
-        "--format",
-        "json",
-        "a/same.md",
-        "b/same.md",
-    ]));
+    let lint = || {
+        run(env.pwk().args([
+            "lint",
+            "--host",
+            "pwk",
+            "--format",
+            "json",
+            "a/same.md",
+            "b/same.md",
+        ]))
+    };
+    let out = lint();
     let (shown, hidden) = outcome(&out);
     assert_eq!(shown, s(&[("duplicate-name", 2)]));
     assert_eq!(hidden.len(), 1, "{}", out.stdout);
     assert_eq!(hidden[0].2, "file");
     env.write("pwk.toml", "[rules]\nduplicate-name = \"off\"\n");
-    let out = run(env.pwk().args([
-        "lint",
-        "--host",
-        "pwk",
-        "--format",
-        "json",
-        "a/same.md",
-        "b/same.md",
-    ]));
+    let out = lint();
     let (shown, hidden) = outcome(&out);
     assert_eq!((shown, hidden.len()), (s(&[]), 0));
 }
