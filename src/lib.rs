@@ -13,6 +13,7 @@ pub mod delegate;
 pub mod discover;
 pub mod env;
 pub mod exit;
+pub mod fs;
 pub mod host;
 pub mod install;
 pub mod lint;

@@ -68,6 +68,13 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         // --dry-run without a destination: report as if next to the source.
         (None, false) => Destination::InPlace,
     };
+    // Where files are written from (see `crate::fs`): the project root for paths
+    // in the project, else the directory named by --out or by the paths given.
+    let mut named = paths.clone();
+    if let Destination::Dir(d) = &dest {
+        named.push(d.clone());
+    }
+    let anchors = crate::fs::Anchors::new(&ctx.cwd, &root, &named);
     let mut done: Vec<Done> = Vec::new();
     // Files that could not be converted: named once each by the fatal path, after
     // the report of the others.
@@ -83,7 +90,7 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 continue;
             }
         };
-        let bytes = match crate::role::source::read_role_file(file) {
+        let bytes = match crate::fs::read::read_role_file(file) {
             Ok(b) => b,
             Err(e) => {
                 errors.push(format!("cannot read `{}`: {e}", escape_line(&shown)));
@@ -92,6 +99,7 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         };
         let doc = RoleDoc::parse(file.clone(), &bytes);
         let conversion = match convert_doc(&doc, from, &opts) {
+            Ok(c) if args.in_place => in_place(c),
             Ok(c) => c,
             Err(e) => {
                 errors.push(escape_line(&e.to_string()).into_owned());
@@ -112,7 +120,7 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             // --dry-run with no destination.
             (None, None)
         } else {
-            match write(&conversion, &dest, args.force, args.dry_run) {
+            match write(&conversion, &dest, &anchors, args.force, args.dry_run) {
                 Ok(w) => (Some(w), None),
                 Err(e) => {
                     failed = true;
@@ -151,6 +159,31 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     } else {
         ExitStatus::Success
     })
+}
+
+/// A conversion written over its source: the file keeps its name, so a rename
+/// the target host's naming asks for is a decision for the user, not something
+/// done (the report must not announce it).
+fn in_place(mut c: Conversion) -> Conversion {
+    let kept = c
+        .source
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for i in &mut c.items {
+        if i.key == "file name" && i.outcome == Outcome::Converted {
+            i.outcome = Outcome::Decision;
+            i.note = format!(
+                "not renamed: --in-place writes over `{kept}`; {} names the file `{}` ({}): rename it yourself, or convert with --out",
+                c.to,
+                i.to.clone().unwrap_or_default(),
+                i.note
+            );
+            i.to = None;
+        }
+    }
+    c.file_name = kept;
+    c
 }
 
 /// The host a file is written for, and why.

@@ -15,7 +15,7 @@ use crate::delegate::types::{ErrorCode, Progress, RunError};
 use crate::{Context, ExitStatus};
 
 /// The largest request accepted.
-const MAX_REQUEST: u64 = 16 << 20;
+const MAX_REQUEST: u64 = crate::fs::Kind::Request.cap();
 
 pub fn run(args: &DelegateArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let bytes = read_request(args.request.as_deref())?;
@@ -71,12 +71,16 @@ fn read_request(path: Option<&Path>) -> anyhow::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     match path {
         Some(p) => {
-            let f =
-                crate::delegate::input::open_regular(p, crate::delegate::input::Symlinks::Follow)
-                    .context("cannot open the request file")?;
-            f.take(MAX_REQUEST + 1)
-                .read_to_end(&mut bytes)
-                .with_context(|| format!("cannot read {}", p.display()))?;
+            bytes = match crate::fs::read::read(p, crate::fs::Kind::Request) {
+                Ok(b) => b,
+                Err(crate::fs::ReadError::TooLarge { .. }) => {
+                    anyhow::bail!("the request is larger than {} MiB", MAX_REQUEST >> 20)
+                }
+                Err(e) => anyhow::bail!(
+                    "cannot open the request file: {} {e}",
+                    crate::text::escape_line(&p.display().to_string())
+                ),
+            };
         }
         None => {
             use std::io::IsTerminal;

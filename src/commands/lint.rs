@@ -49,8 +49,27 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     } else {
         args.paths.clone()
     };
+    // Where `--fix` and `--write-baseline` open files from (see `crate::fs`).
+    let anchors = crate::fs::Anchors::new(&ctx.cwd, &project.root, &paths);
+    // A directory in the project reached through a symbolic link (a cloned
+    // repository's `.agents -> /elsewhere`) is not entered: reported, not linted.
+    let (paths, linked): (Vec<_>, Vec<_>) = paths
+        .into_iter()
+        .partition(|p| args.paths.contains(p) || anchors.symlink_on_the_way(p).is_none());
     let collected = collect_files(&paths, args.recursive);
-    let walk_errors = collected.errors;
+    let mut walk_errors = collected.errors;
+    for dir in linked {
+        let link = anchors
+            .symlink_on_the_way(&dir)
+            .unwrap_or_else(|| dir.clone());
+        walk_errors.push(crate::lint::WalkError::Io {
+            source: std::io::Error::other(format!(
+                "`{}` is a symbolic link; pwk does not read or write the project's roles through one (make it a real directory, or name the target directory on the command line)",
+                ctx.display_path(&link)
+            )),
+            path: dir,
+        });
+    }
     let mut files = collected.files;
     // `exclude` leaves out what a directory walk found, never a file named.
     let mut kept = Vec::with_capacity(files.len());
@@ -134,7 +153,7 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             settings: Some(source.clone()),
         };
         if args.fix || args.diff || args.unsafe_fixes {
-            let (status, failed) = fix_step(args, ctx, group, &opts);
+            let (status, failed) = fix_step(args, ctx, &anchors, group, &opts);
             fix_errors.extend(failed);
             if let Some(status) = status {
                 if !fix_errors.is_empty() {
@@ -152,7 +171,7 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let mut report = report.expect("at least one group");
     report.add_walk_errors(walk_errors);
     if args.baseline.is_some() || args.write_baseline {
-        baseline_step(args, ctx, &mut report)?;
+        baseline_step(args, ctx, &project.root, &mut report)?;
     }
     let show = |p: &std::path::Path| ctx.display_path(p);
     let render_opts = RenderOptions {
@@ -198,6 +217,7 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
 fn fix_step(
     args: &LintArgs,
     ctx: &Context,
+    anchors: &crate::fs::Anchors,
     files: &[std::path::PathBuf],
     opts: &LintOptions,
 ) -> (Option<ExitStatus>, Vec<String>) {
@@ -217,6 +237,7 @@ fn fix_step(
         let shown = ctx.display_path(path);
         let out = fix_file(
             path,
+            anchors,
             opts.host,
             &opts.settings_for(path),
             applicability,
@@ -237,7 +258,7 @@ fn fix_step(
                     )),
                 }
             }
-            Outcome::NotWritten(e) => {
+            Outcome::NotRead(e) | Outcome::NotWritten(e) => {
                 failed.push(format!(
                     "`{}` was not fixed: {}",
                     crate::text::escape_line(&shown),
@@ -269,17 +290,23 @@ fn fix_step(
 }
 
 /// `--baseline` / `--write-baseline`: hide the known findings; write the file.
+/// Entries name files relative to the baseline file's directory. The file is
+/// written through the one writer, anchored at the project root when it lies in
+/// the project (no symlinked directory on the way), else at its own directory.
 fn baseline_step(
     args: &LintArgs,
     ctx: &Context,
+    root: &std::path::Path,
     report: &mut crate::lint::LintReport,
 ) -> anyhow::Result<()> {
+    use crate::fs::{Kind, NoHooks, Replace, WriteOptions};
     use crate::lint::baseline::Baseline;
     let path = args
         .baseline
         .clone()
         .unwrap_or_else(|| std::path::PathBuf::from("pwk-baseline.json"));
-    let abs = std::path::absolute(ctx.cwd.join(&path)).unwrap_or_else(|_| path.clone());
+    // The directory the entries are relative to: the baseline file's, resolved.
+    let abs = crate::fs::canonical_dir_path(&ctx.cwd, &path);
     let dir = abs
         .parent()
         .map(std::path::Path::to_path_buf)
@@ -287,7 +314,7 @@ fn baseline_step(
     let shown = ctx.display_path(&path);
     let exists = std::fs::symlink_metadata(&abs).is_ok();
     let old = if exists || !args.write_baseline {
-        Some(Baseline::read(&path).map_err(|e| {
+        Some(Baseline::read(&abs).map_err(|e| {
             anyhow::anyhow!(
                 "{e}{}",
                 if exists {
@@ -304,26 +331,22 @@ fn baseline_step(
         // Every current finding, those the old baseline hid included.
         let new = Baseline::of(report, &dir);
         let text = new.to_json();
-        match &old {
-            Some(_) => {
-                let before = crate::role::source::read_role_file(&abs)
-                    .map_err(|e| anyhow::anyhow!("cannot read `{shown}`: it {e}"))?;
-                if before != text.as_bytes() {
-                    crate::install::safe::replace_file_if_unchanged(
-                        &abs,
-                        &before,
-                        text.as_bytes(),
-                        &mut crate::install::safe::NoHooks,
-                    )?;
-                }
+        let anchors = crate::fs::Anchors::new(&ctx.cwd, root, &[]);
+        let hooks = &mut NoHooks;
+        let (handle, name) = anchors
+            .open_parent(&ctx.cwd.join(&path), true, hooks)?
+            .ok_or_else(|| anyhow::anyhow!("the directory of `{shown}` does not exist"))?;
+        let opts = WriteOptions {
+            kind: Kind::Baseline,
+            ..WriteOptions::default()
+        };
+        if old.is_some() {
+            let before = handle.read_for_replace(&name, Kind::Baseline, hooks)?;
+            if before.content != text.as_bytes() {
+                handle.replace(&name, &before, text.as_bytes(), Kind::Baseline, hooks)?;
             }
-            None => {
-                let name = abs
-                    .file_name()
-                    .and_then(|n| n.to_str())
-                    .ok_or_else(|| anyhow::anyhow!("`{shown}` has no file name"))?;
-                crate::install::safe::create_file_exclusive(&dir, name, text.as_bytes())?;
-            }
+        } else {
+            handle.write_file(&name, text.as_bytes(), Replace::Fresh, opts, hooks)?;
         }
         eprintln_safe(&format!(
             "pwk: wrote {} finding{} to `{}`",

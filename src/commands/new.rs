@@ -31,8 +31,25 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         );
     }
     let content = template::render(&args.name, kind);
-    let path = crate::install::safe::create_file_exclusive(&dir, &file_name, content.as_bytes())
+    // Through the one writer: anchored at the project root inside the project (a
+    // symlinked `.agents` is refused), else at the --agents-dir given.
+    let named: Vec<PathBuf> = args.agents_dir.iter().map(|d| ctx.cwd.join(d)).collect();
+    let anchors = crate::fs::Anchors::new(&ctx.cwd, &project.root, &named);
+    let hooks = &mut crate::fs::NoHooks;
+    let (handle, name) = anchors
+        .open_parent(&target, true, hooks)
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .ok_or_else(|| anyhow::anyhow!("cannot create {}", ctx.display_path(&dir)))?;
+    handle
+        .write_file(
+            &name,
+            content.as_bytes(),
+            crate::fs::Replace::Fresh,
+            crate::fs::WriteOptions::default(),
+            hooks,
+        )
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let path = target.clone();
     let shown = ctx.display_path(&path);
 
     // Where the new file stands among the layers pwk reads.

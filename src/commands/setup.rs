@@ -7,15 +7,13 @@ use anyhow::Context as _;
 
 use crate::cli::{Format, SetupArgs};
 use crate::context::{eprintln_safe, write_stdout};
+use crate::fs::write::{self as safe, Inspect, NoHooks, Replace, SafeDir, WriteOptions};
 use crate::install::bundled::BUNDLED_ROLES;
 use crate::install::hint::ModelHint;
 use crate::install::manifest::{MANIFEST_NAME, Manifest};
 use crate::install::pi_check::{self, ModelCheck};
 use crate::install::plan::{self, Options, Outcome};
 use crate::install::render::Report;
-use crate::install::safe::{
-    self, Inspect, MAX_FILE_BYTES, NoHooks, Replace, SafeDir, WriteOptions,
-};
 use crate::{Context, ExitStatus};
 
 /// Where the roles go: a trust anchor the user named, and the directories below
@@ -240,7 +238,7 @@ fn read_manifest(dir: Option<&SafeDir>, warnings: &mut Vec<String>) -> (Manifest
     let Some(d) = dir else {
         return (Manifest::new(), ManifestState::Absent);
     };
-    match d.inspect(MANIFEST_NAME, MAX_FILE_BYTES, &mut NoHooks) {
+    match d.inspect(MANIFEST_NAME, crate::fs::Kind::Role, &mut NoHooks) {
         Ok(Inspect::Absent) => (Manifest::new(), ManifestState::Absent),
         Ok(Inspect::File(ex)) => {
             let m = Manifest::parse(&ex.content).unwrap_or_else(|why| {

@@ -31,7 +31,6 @@ pub const FILE_NAMES: [&str; 2] = ["pwk.toml", ".pwk.toml"];
 const MAX_EXTEND: usize = 8;
 
 /// Config files larger than this are refused.
-const MAX_CONFIG_BYTES: usize = 256 * 1024;
 
 /// Where an effective value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -493,13 +492,10 @@ impl Config {
 }
 
 fn read_config(path: &Path) -> Result<String, String> {
-    use crate::role::source::{ReadError, read_role_file};
-    match read_role_file(path) {
-        Ok(bytes) if bytes.len() > MAX_CONFIG_BYTES => {
-            Err(format!("it is over {MAX_CONFIG_BYTES} bytes"))
-        }
+    use crate::fs::{Kind, ReadError};
+    match crate::fs::read::read(path, Kind::Config) {
         Ok(bytes) => String::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_string()),
-        Err(ReadError::Symlink) => {
+        Err(ReadError::Symlink(_)) => {
             Err("it is a symbolic link; point `extend` at the file itself".into())
         }
         Err(e) => Err(format!("it {e}")),

@@ -761,7 +761,7 @@ pub enum WriteError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Safe(#[from] crate::install::safe::SafeWriteError),
+    Safe(#[from] crate::fs::write::SafeWriteError),
     #[error("`{}`: {reason}; pwk does not replace it", path.display())]
     Refused { path: PathBuf, reason: String },
 }
@@ -774,28 +774,20 @@ pub fn target_path(c: &Conversion, dest: &Destination) -> PathBuf {
     }
 }
 
-/// Write `c` through the symlink-proof writer: never through a link, never over
-/// a different file unless `force` (then the old file is kept as `<name>.bak`, as
-/// `pwk setup --force` does).
+/// Write `c` through the one writer ([`crate::fs`]): the target's directory is
+/// opened from its trust anchor with no link followed below it (a symlinked
+/// `.pi` or `--out` directory is refused; a missing `--out` is created), never
+/// through a link, never over a different file unless `force` (then the old file
+/// is kept as `<name>.bak`, as `pwk setup --force` does).
 pub fn write(
     c: &Conversion,
     dest: &Destination,
+    anchors: &crate::fs::Anchors,
     force: bool,
     dry_run: bool,
 ) -> Result<WriteResult, WriteError> {
-    use crate::install::safe::{Inspect, Replace, SafeDir, WriteOptions};
+    use crate::fs::{Inspect, Kind, Replace, WriteOptions};
     let path = target_path(c, dest);
-    let dir_path = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let dir_path = if dir_path.as_os_str().is_empty() {
-        PathBuf::from(".")
-    } else {
-        dir_path
-    };
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .expect("a file name")
-        .to_string();
     if dry_run {
         return Ok(WriteResult {
             path,
@@ -803,16 +795,15 @@ pub fn write(
             backup: None,
         });
     }
-    if !dir_path.exists() {
-        std::fs::create_dir_all(&dir_path).map_err(|source| WriteError::CreateDir {
-            path: dir_path.clone(),
-            source,
-        })?;
-    }
-    let dir = SafeDir::open_root(&dir_path)?;
-    let hooks = &mut crate::install::safe::NoHooks;
-    let cap = crate::role::source::MAX_ROLE_FILE_BYTES;
-    let (replace, backup) = match dir.inspect(&name, cap, hooks)? {
+    let hooks = &mut crate::fs::NoHooks;
+    let create = matches!(dest, Destination::Dir(_));
+    let Some((dir, name)) = anchors.open_parent(&path, create, hooks)? else {
+        return Err(WriteError::CreateDir {
+            path: path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            source: std::io::ErrorKind::NotFound.into(),
+        });
+    };
+    let (replace, backup) = match dir.inspect(&name, Kind::Role, hooks)? {
         Inspect::Absent => (Replace::Fresh, None),
         Inspect::Refused(r) => {
             return Err(WriteError::Refused {

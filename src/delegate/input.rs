@@ -61,7 +61,7 @@ pub fn open_regular(path: &Path, symlinks: Symlinks) -> Result<File, OpenError> 
     if ft != FileType::RegularFile {
         return Err(OpenError::NotRegular {
             path: path.to_path_buf(),
-            kind: crate::role::source::file_type_name(ft),
+            kind: crate::fs::read::file_type_name(ft),
         });
     }
     Ok(File::from(fd))

@@ -27,8 +27,8 @@ pub mod template;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::fs::read::read_role_file;
 use crate::install::bundled::BUNDLED_ROLES;
-use crate::role::source::read_role_file;
 use crate::role::{Role, RoleDoc, SplitError, YamlError};
 
 /// The host profile discovery follows (directories, identity, what it loads).

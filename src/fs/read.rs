@@ -1,30 +1,100 @@
-//! Reading a role file without ever hanging or following a symlink.
+//! The one bounded reader: every file pwk reads as input (role files, `pwk.toml`
+//! and its `extend`s, baselines, pi's settings, packets, requests) goes through
+//! [`read`] with its [`Kind`], which carries the size cap.
 //!
-//! The file is opened `O_NOFOLLOW|O_NONBLOCK`, checked with `fstat` to be a regular
+//! The file is opened `O_NOFOLLOW|O_NONBLOCK` (a user-named request file may be
+//! a symlink: [`Kind::follows_final_link`]), checked with `fstat` to be a regular
 //! file, and read through that one descriptor with a hard size cap, so a FIFO,
 //! a device, a socket, a symlink or an endless file can't stall or exhaust pwk.
+//! [`read_at`] reads a name in a directory that was opened without following
+//! links ([`super::SafeDir`]): the read a later write goes through.
 
 use std::io::Read;
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::Path;
 
 use rustix::fs::{FileType, Mode, OFlags};
 
+/// What a file is read as. Each kind has one size cap, and the writer refuses
+/// content over the cap of the kind it writes ([`super::WriteOptions::kind`]),
+/// so pwk never writes a file it would refuse to read back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A role file (`*.md`), and the files `pwk setup` keeps beside them.
+    Role,
+    /// `pwk.toml` and the files it `extend`s.
+    Config,
+    /// A `--baseline` file.
+    Baseline,
+    /// pi's and herdr's settings (`settings.json`).
+    Settings,
+    /// A review packet (`pwk review --packet`).
+    Packet,
+    /// A delegation request (`--request FILE`).
+    Request,
+}
+
 /// Role files larger than this are refused (hosts would choke on them too).
 pub const MAX_ROLE_FILE_BYTES: u64 = 1024 * 1024;
 
-/// Why a path could not be read as a role file.
+impl Kind {
+    /// The most bytes a file of this kind may hold.
+    pub const fn cap(self) -> u64 {
+        match self {
+            Kind::Role | Kind::Settings => MAX_ROLE_FILE_BYTES,
+            Kind::Config => 256 * 1024,
+            // About 150,000 findings: room for a large repository's adoption.
+            Kind::Baseline => 32 * 1024 * 1024,
+            Kind::Packet => 2 * 1024 * 1024,
+            Kind::Request => 16 * 1024 * 1024,
+        }
+    }
+
+    /// The name used in messages.
+    pub const fn noun(self) -> &'static str {
+        match self {
+            Kind::Role => "role file",
+            Kind::Config => "configuration file",
+            Kind::Baseline => "baseline",
+            Kind::Settings => "settings file",
+            Kind::Packet => "packet",
+            Kind::Request => "request file",
+        }
+    }
+
+    /// Whether a symlink as the last component is followed: only for a request
+    /// file, which the user names on the command line and pwk never writes.
+    pub const fn follows_final_link(self) -> bool {
+        matches!(self, Kind::Request)
+    }
+}
+
+/// Why a path could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
-    #[error("is a symbolic link; pwk reads role files only directly")]
-    Symlink,
+    #[error("is a symbolic link; pwk reads {} only directly", .0.noun_plural())]
+    Symlink(Kind),
     #[error("is not a regular file ({0})")]
     NotRegular(&'static str),
-    #[error("is {0} bytes, over the {MAX_ROLE_FILE_BYTES}-byte limit for a role file")]
-    TooLarge(u64),
+    #[error("is {size} bytes, over the {}-byte limit for a {}", .kind.cap(), .kind.noun())]
+    TooLarge { size: u64, kind: Kind },
     #[error("does not exist")]
     NotFound,
     #[error("cannot be read: {0}")]
     Io(#[source] std::io::Error),
+}
+
+impl Kind {
+    const fn noun_plural(self) -> &'static str {
+        match self {
+            Kind::Role => "role files",
+            Kind::Config => "configuration files",
+            Kind::Baseline => "baselines",
+            Kind::Settings => "settings files",
+            Kind::Packet => "packets",
+            Kind::Request => "request files",
+        }
+    }
 }
 
 /// A human name for a file type, for messages.
@@ -41,35 +111,68 @@ pub fn file_type_name(ft: FileType) -> &'static str {
     }
 }
 
-/// Read `path` as a role file: regular files only, at most [`MAX_ROLE_FILE_BYTES`].
+fn flags(kind: Kind) -> OFlags {
+    let mut flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
+    if !kind.follows_final_link() {
+        flags |= OFlags::NOFOLLOW;
+    }
+    flags
+}
+
+fn opened(r: Result<OwnedFd, rustix::io::Errno>, kind: Kind) -> Result<OwnedFd, ReadError> {
+    match r {
+        Ok(fd) => Ok(fd),
+        Err(rustix::io::Errno::LOOP) => Err(ReadError::Symlink(kind)),
+        Err(rustix::io::Errno::NOENT) => Err(ReadError::NotFound),
+        Err(rustix::io::Errno::NXIO) => Err(ReadError::NotRegular("socket or FIFO")),
+        Err(e) => Err(ReadError::Io(e.into())),
+    }
+}
+
+/// Read `path` as a `kind` file: a regular file, at most `kind.cap()` bytes.
+pub fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, ReadError> {
+    let fd = opened(rustix::fs::open(path, flags(kind), Mode::empty()), kind)?;
+    read_fd(fd, kind)
+}
+
+/// Read the entry `name` of the directory `dir` (one plain name, never followed
+/// when it is a link) as a `kind` file.
+pub fn read_at(dir: BorrowedFd<'_>, name: &str, kind: Kind) -> Result<Vec<u8>, ReadError> {
+    let flags = flags(kind) | OFlags::NOFOLLOW;
+    read_fd(
+        opened(rustix::fs::openat(dir, name, flags, Mode::empty()), kind)?,
+        kind,
+    )
+}
+
+/// Read a role file ([`Kind::Role`]).
 pub fn read_role_file(path: &Path) -> Result<Vec<u8>, ReadError> {
-    let flags =
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
-    let fd = match rustix::fs::open(path, flags, Mode::empty()) {
-        Ok(fd) => fd,
-        Err(rustix::io::Errno::LOOP) => return Err(ReadError::Symlink),
-        Err(rustix::io::Errno::NOENT) => return Err(ReadError::NotFound),
-        Err(rustix::io::Errno::NXIO) => return Err(ReadError::NotRegular("socket or FIFO")),
-        Err(e) => return Err(ReadError::Io(e.into())),
-    };
+    read(path, Kind::Role)
+}
+
+fn read_fd(fd: OwnedFd, kind: Kind) -> Result<Vec<u8>, ReadError> {
     let st = rustix::fs::fstat(&fd).map_err(|e| ReadError::Io(e.into()))?;
     let ft = FileType::from_raw_mode(st.st_mode);
     if ft != FileType::RegularFile {
         return Err(ReadError::NotRegular(file_type_name(ft)));
     }
+    let cap = kind.cap();
     let size = st.st_size.max(0) as u64;
-    if size > MAX_ROLE_FILE_BYTES {
-        return Err(ReadError::TooLarge(size));
+    if size > cap {
+        return Err(ReadError::TooLarge { size, kind });
     }
     let mut file = std::fs::File::from(fd);
     let mut buf = Vec::with_capacity(size as usize);
     // Read one byte past the cap so a file that grows while we read is still caught.
     (&mut file)
-        .take(MAX_ROLE_FILE_BYTES + 1)
+        .take(cap + 1)
         .read_to_end(&mut buf)
         .map_err(ReadError::Io)?;
-    if buf.len() as u64 > MAX_ROLE_FILE_BYTES {
-        return Err(ReadError::TooLarge(buf.len() as u64));
+    if buf.len() as u64 > cap {
+        return Err(ReadError::TooLarge {
+            size: buf.len() as u64,
+            kind,
+        });
     }
     Ok(buf)
 }

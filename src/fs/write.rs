@@ -1,8 +1,10 @@
-//! The descriptor-based filesystem layer: every read, write and check goes through
-//! a directory descriptor that was opened without following symbolic links.
+//! The one writer: every file pwk writes goes through a directory descriptor that
+//! was opened without following symbolic links, and a file read in order to be
+//! replaced is read through that same descriptor ([`SafeDir::inspect`]).
 //!
 //! The trust anchor is a directory the user named (the project root, or pi's agent
-//! directory): it is opened once, following symlinks above and at it. Everything
+//! directory; see [`super::Anchors`]): it is opened once, following symlinks above
+//! and at it. Everything
 //! below it is opened one component at a time with `O_NOFOLLOW|O_DIRECTORY`
 //! (`openat2` with `RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH` where the kernel has it),
 //! so a symlink anywhere in `.agents/agents/` is refused, and a directory swapped
@@ -23,10 +25,7 @@ use std::time::{Duration, Instant};
 use rustix::fs::{AtFlags, FileType, FlockOperation, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 
-use crate::role::source::file_type_name;
-
-/// Files larger than this are refused unread (role files are a few KiB).
-pub const MAX_FILE_BYTES: u64 = crate::role::source::MAX_ROLE_FILE_BYTES;
+use super::read::{Kind, file_type_name};
 
 /// Mode of files pwk creates, whatever the umask: role files are read by other
 /// programs (pi and its subagent hosts) and hold nothing secret.
@@ -54,6 +53,14 @@ pub enum SafeWriteError {
     BadName { name: String, why: &'static str },
     #[error("`{}` changed while pwk was replacing it; nothing was replaced", path.display())]
     Changed { path: PathBuf },
+    #[error("`{}` is a {}; pwk does not replace it", path.display(), reason.what())]
+    Refused { path: PathBuf, reason: Refusal },
+    #[error("`{}` would be {size} bytes, over the {}-byte limit for a {} (pwk could not read it back); nothing was written", path.display(), kind.cap(), kind.noun())]
+    TooLarge {
+        path: PathBuf,
+        size: u64,
+        kind: Kind,
+    },
     #[error("another pwk run holds the lock on `{}`; try again when it has finished", path.display())]
     Locked { path: PathBuf },
     #[error("cannot {action} `{}`: {source}", path.display())]
@@ -134,7 +141,7 @@ pub enum Refusal {
     Symlink,
     NotRegular(&'static str),
     HardLink(u64),
-    TooLarge(u64),
+    TooLarge(u64, Kind),
 }
 
 impl Refusal {
@@ -149,12 +156,42 @@ impl Refusal {
                 format!("not a regular file: it is a {kind} (move it away and re-run)")
             }
             Refusal::HardLink(n) => format!(
-                "hard link: the file has {n} names and replacing it would split them \
-                 (remove this name and re-run)"
+                "hard link: the file has {n} names (hard links); pwk writes a new file and \
+                 renames it over this name, which would leave the other {} holding the old \
+                 content (copy the file to a name of its own and re-run)",
+                if *n == 2 {
+                    "name".to_string()
+                } else {
+                    format!("{} names", n - 1)
+                }
             ),
-            Refusal::TooLarge(n) => format!(
-                "too large: {n} bytes or more, over the {MAX_FILE_BYTES}-byte limit \
-                 (move it away and re-run)"
+            Refusal::TooLarge(n, kind) => format!(
+                "too large: {n} bytes or more, over the {}-byte limit for a {} \
+                 (move it away and re-run)",
+                kind.cap(),
+                kind.noun()
+            ),
+        }
+    }
+
+    /// What the file is, for "`x` is a …; pwk does not replace it".
+    pub fn what(&self) -> String {
+        match self {
+            Refusal::Symlink => "symbolic link".into(),
+            Refusal::NotRegular(kind) => format!("{kind}, not a regular file"),
+            Refusal::HardLink(n) => format!(
+                "file with {n} hard links (replacing this name would leave the other {} \
+                 holding the old content; copy it to a file of its own and re-run)",
+                if *n == 2 {
+                    "name".to_string()
+                } else {
+                    format!("{} names", n - 1)
+                }
+            ),
+            Refusal::TooLarge(n, kind) => format!(
+                "file of {n} bytes or more, over the {}-byte limit for a {}",
+                kind.cap(),
+                kind.noun()
             ),
         }
     }
@@ -195,6 +232,8 @@ pub struct WriteOptions {
     /// fsync the directory after the rename. A caller writing several files may
     /// pass `false` and call [`SafeDir::sync`] once at the end instead.
     pub sync_dir: bool,
+    /// What the file is: content over this kind's read cap is never written.
+    pub kind: Kind,
 }
 
 impl Default for WriteOptions {
@@ -203,6 +242,7 @@ impl Default for WriteOptions {
             mode: FILE_MODE,
             mtime: None,
             sync_dir: true,
+            kind: Kind::Role,
         }
     }
 }
@@ -428,14 +468,15 @@ impl SafeDir {
     }
 
     /// Look at `name` without following a link or blocking, and read it when it
-    /// is a regular file with one link and at most `cap` bytes.
+    /// is a regular file with one link and at most `kind.cap()` bytes.
     pub fn inspect(
         &self,
         name: &str,
-        cap: u64,
+        kind: Kind,
         hooks: &mut dyn Hooks,
     ) -> Result<Inspect, SafeWriteError> {
         check_name(name)?;
+        let cap = kind.cap();
         let path = self.path.join(name);
         let fd = match open_file_nofollow(self.fd.as_fd(), name) {
             Ok(fd) => fd,
@@ -456,12 +497,12 @@ impl SafeDir {
         }
         let ident = Ident::of(&st);
         if ident.size > cap {
-            return Ok(Inspect::Refused(Refusal::TooLarge(ident.size)));
+            return Ok(Inspect::Refused(Refusal::TooLarge(ident.size, kind)));
         }
         hook(hooks, Step::TargetChecked { name }, &path)?;
         let content = match read_capped(fd, cap) {
             Ok(Some(c)) => c,
-            Ok(None) => return Ok(Inspect::Refused(Refusal::TooLarge(cap + 1))),
+            Ok(None) => return Ok(Inspect::Refused(Refusal::TooLarge(cap + 1, kind))),
             Err(e) => {
                 return Err(SafeWriteError::Io {
                     action: "read",
@@ -477,6 +518,49 @@ impl SafeDir {
         }))
     }
 
+    /// Read `name` in order to replace it: it must be a regular file with one
+    /// name, at most `kind.cap()` bytes, reached without a link (the read of
+    /// `pwk lint --fix` and `--write-baseline`). Anything else is an error that
+    /// says what is there.
+    pub fn read_for_replace(
+        &self,
+        name: &str,
+        kind: Kind,
+        hooks: &mut dyn Hooks,
+    ) -> Result<Existing, SafeWriteError> {
+        let path = self.path.join(name);
+        match self.inspect(name, kind, hooks)? {
+            Inspect::File(existing) => Ok(existing),
+            Inspect::Refused(Refusal::Symlink) => Err(SafeWriteError::Symlink { path }),
+            Inspect::Refused(reason) => Err(SafeWriteError::Refused { path, reason }),
+            Inspect::Absent => Err(SafeWriteError::io("read", &path, Errno::NOENT)),
+        }
+    }
+
+    /// Replace `name`, which was read as `existing`, with `content`, only if it
+    /// still is that very file (same inode, size and times: an edit or a symlink
+    /// swapped in meanwhile is refused). The permission bits are kept.
+    pub fn replace(
+        &self,
+        name: &str,
+        existing: &Existing,
+        content: &[u8],
+        kind: Kind,
+        hooks: &mut dyn Hooks,
+    ) -> Result<Ident, SafeWriteError> {
+        self.write_file(
+            name,
+            content,
+            Replace::Existing(existing.ident),
+            WriteOptions {
+                mode: existing.mode,
+                kind,
+                ..WriteOptions::default()
+            },
+            hooks,
+        )
+    }
+
     /// Write `content` to `name` atomically: temp file, fsync, rename, fsync the
     /// directory, verify. Returns the identity of the file written.
     pub fn write_file(
@@ -489,6 +573,13 @@ impl SafeDir {
     ) -> Result<Ident, SafeWriteError> {
         check_name(name)?;
         let path = self.path.join(name);
+        if content.len() as u64 > opts.kind.cap() {
+            return Err(SafeWriteError::TooLarge {
+                path,
+                size: content.len() as u64,
+                kind: opts.kind,
+            });
+        }
         let (temp_name, temp_fd) = self.create_temp(name, hooks)?;
         let mut guard = TempGuard {
             dir: self.fd.as_fd(),
@@ -825,66 +916,6 @@ pub fn create_file_beneath(
         &mut NoHooks,
     )?;
     Ok(base.join(rel_dir).join(file_name))
-}
-
-/// Replace the existing file at `path` with `content`, only if it still holds
-/// exactly `expected` (what the caller read and computed `content` from): the
-/// rewrite of `pwk lint --fix`.
-///
-/// The parent directory is opened as the anchor (the directory the user named a
-/// file in, as the read did); the file itself is opened without following a
-/// link, must be a regular file with one name, and is compared byte for byte.
-/// The write is [`SafeDir::write_file`] with [`Replace::Existing`]: temp file,
-/// fsync, a last identity check just before the rename (an edit or a symlink
-/// swapped in after the comparison is refused), rename, verification. The
-/// file's permission bits are kept.
-pub fn replace_file_if_unchanged(
-    path: &Path,
-    expected: &[u8],
-    content: &[u8],
-    hooks: &mut dyn Hooks,
-) -> Result<(), SafeWriteError> {
-    let name =
-        path.file_name()
-            .and_then(|n| n.to_str())
-            .ok_or_else(|| SafeWriteError::BadName {
-                name: path.display().to_string(),
-                why: "it has no UTF-8 file name",
-            })?;
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let dir = SafeDir::open_root(parent)?.with_display_path(parent.to_path_buf());
-    let existing = match dir.inspect(name, MAX_FILE_BYTES, hooks)? {
-        Inspect::File(existing) => existing,
-        Inspect::Refused(Refusal::Symlink) => {
-            return Err(SafeWriteError::Symlink {
-                path: path.to_path_buf(),
-            });
-        }
-        Inspect::Absent | Inspect::Refused(_) => {
-            return Err(SafeWriteError::Changed {
-                path: path.to_path_buf(),
-            });
-        }
-    };
-    if existing.content != expected {
-        return Err(SafeWriteError::Changed {
-            path: path.to_path_buf(),
-        });
-    }
-    dir.write_file(
-        name,
-        content,
-        Replace::Existing(existing.ident),
-        WriteOptions {
-            mode: existing.mode,
-            ..WriteOptions::default()
-        },
-        hooks,
-    )?;
-    Ok(())
 }
 
 pub(crate) fn create_file_exclusive_with(

@@ -14,9 +14,8 @@ use super::bundled::{BundledRole, FAST_REVIEWERS, REVIEWERS, valid_role_name};
 use super::hint::{self, ModelHint};
 use super::history::{is_earlier_version, sha256_hex};
 use super::manifest::Manifest;
-use super::safe::{
-    self, Existing, Hooks, Ident, Inspect, MAX_FILE_BYTES, Replace, SafeDir, SafeWriteError,
-    WriteOptions,
+use crate::fs::write::{
+    self as safe, Existing, Hooks, Ident, Inspect, Replace, SafeDir, SafeWriteError, WriteOptions,
 };
 
 /// The flags that shape a plan.
@@ -160,7 +159,7 @@ fn plan_one(
     let canonical = role.content;
 
     let existing = match dir {
-        Some(d) => match d.inspect(&file_name, MAX_FILE_BYTES, hooks) {
+        Some(d) => match d.inspect(&file_name, crate::fs::Kind::Role, hooks) {
             Ok(found) => found,
             // One unreadable file does not stop the others.
             Err(e) => {
@@ -358,6 +357,7 @@ fn apply_one(p: PlannedRole, dir: &SafeDir, hooks: &mut dyn Hooks) -> RoleResult
                 mode,
                 mtime: None,
                 sync_dir: false,
+                kind: crate::fs::Kind::Role,
             };
             dir.write_file(
                 &file_name,
@@ -376,7 +376,7 @@ fn apply_one(p: PlannedRole, dir: &SafeDir, hooks: &mut dyn Hooks) -> RoleResult
             SafeWriteError::Changed { .. } => {
                 (Outcome::Conflict, "the file changed while pwk was replacing it; left untouched (re-run to compare)".to_string())
             }
-            SafeWriteError::Symlink { .. } => (Outcome::Refused, e.to_string()),
+            SafeWriteError::Symlink { .. } | SafeWriteError::Refused { .. } => (Outcome::Refused, e.to_string()),
             SafeWriteError::NotDirectory { .. } | SafeWriteError::BadName { .. } => (Outcome::Refused, e.to_string()),
             _ => (Outcome::Failed, e.to_string()),
         };
@@ -404,6 +404,7 @@ pub(crate) fn write_backup(
         mode: ex.mode & 0o777,
         mtime: Some(ex.ident.mtime),
         sync_dir: true,
+        kind: crate::fs::Kind::Role,
     };
     for n in 0..100 {
         let name = if n == 0 {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use super::bundled::{BUNDLED_ROLES, BundledRole};
 use super::manifest::Manifest;
 use super::plan::{self, Options, Outcome, RoleResult};
-use super::safe::{self, Hooks, NoHooks, SafeDir, SafeWriteError, Step};
+use crate::fs::write::{self as safe, Hooks, NoHooks, SafeDir, SafeWriteError, Step};
 
 struct Fixture {
     _tmp: tempfile::TempDir,
@@ -350,7 +350,7 @@ fn a16_file_growing_while_read_is_bounded() {
         } = step
         {
             let mut file = std::fs::OpenOptions::new().append(true).open(&t)?;
-            file.write_all(&vec![b'x'; (safe::MAX_FILE_BYTES + 4096) as usize])?;
+            file.write_all(&vec![b'x'; (crate::fs::Kind::Role.cap() + 4096) as usize])?;
         }
         Ok(())
     };

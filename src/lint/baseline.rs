@@ -45,13 +45,21 @@ pub enum BaselineError {
 }
 
 impl Baseline {
-    /// Read a baseline file.
+    /// Read a baseline file (at most [`crate::fs::Kind::Baseline`]'s cap, the
+    /// cap `--write-baseline` writes under).
     pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
-        let bytes = crate::role::source::read_role_file(path).map_err(|e| BaselineError::Read {
-            path: path.to_path_buf(),
-            why: format!("it {e}"),
+        let bytes = crate::fs::read::read(path, crate::fs::Kind::Baseline).map_err(|e| {
+            BaselineError::Read {
+                path: path.to_path_buf(),
+                why: format!("it {e}"),
+            }
         })?;
-        let b: Baseline = serde_json::from_slice(&bytes).map_err(|e| BaselineError::Invalid {
+        Baseline::parse(&bytes, path)
+    }
+
+    /// A baseline file's bytes, read from `path`.
+    pub fn parse(bytes: &[u8], path: &Path) -> Result<Baseline, BaselineError> {
+        let b: Baseline = serde_json::from_slice(bytes).map_err(|e| BaselineError::Invalid {
             path: path.to_path_buf(),
             why: e.to_string(),
         })?;
@@ -64,12 +72,15 @@ impl Baseline {
         Ok(b)
     }
 
-    /// The baseline of every finding in `report` (paths relative to `dir`).
+    /// The baseline of every finding in `report` (paths relative to `dir`, the
+    /// baseline file's directory, as [`crate::fs::canonical_dir_path`] gives it).
     pub fn of(report: &LintReport, dir: &Path) -> Baseline {
+        let mut rels = Relative::new(dir);
         let mut findings: Vec<Entry> = report
             .files
             .iter()
             .flat_map(|f| {
+                let rel = rels.of(&f.path);
                 let baselined = f
                     .suppressed
                     .iter()
@@ -78,7 +89,7 @@ impl Baseline {
                 f.diagnostics
                     .iter()
                     .chain(baselined)
-                    .map(|d| entry(d, f.text.as_deref(), dir))
+                    .map(move |d| entry(d, f.text.as_deref(), &rel))
             })
             .collect();
         findings.sort();
@@ -103,11 +114,13 @@ impl Baseline {
         for e in &self.findings {
             *left.entry(e).or_default() += 1;
         }
+        let mut rels = Relative::new(dir);
         for file in &mut report.files {
+            let rel = rels.of(&file.path);
             let text = file.text.clone();
             let mut kept = Vec::with_capacity(file.diagnostics.len());
             for d in std::mem::take(&mut file.diagnostics) {
-                let key = entry(&d, text.as_deref(), dir);
+                let key = entry(&d, text.as_deref(), &rel);
                 match left.get_mut(&key) {
                     Some(n) if *n > 0 => {
                         *n -= 1;
@@ -126,10 +139,42 @@ impl Baseline {
     }
 }
 
-/// A finding's baseline entry.
-fn entry(d: &Diagnostic, text: Option<&str>, dir: &Path) -> Entry {
-    let abs = std::path::absolute(&d.path).unwrap_or_else(|_| d.path.clone());
-    let path = relative(dir, &abs);
+/// Files' paths relative to the baseline's directory, each file's directory
+/// resolved once (`./a.md`, `sub/../a.md` and `a.md` are one entry).
+struct Relative<'a> {
+    dir: &'a Path,
+    cwd: PathBuf,
+    dirs: BTreeMap<PathBuf, PathBuf>,
+}
+
+impl<'a> Relative<'a> {
+    fn new(dir: &'a Path) -> Relative<'a> {
+        Relative {
+            dir,
+            cwd: std::env::current_dir().unwrap_or_default(),
+            dirs: BTreeMap::new(),
+        }
+    }
+
+    fn of(&mut self, path: &Path) -> String {
+        let (parent, name) = match (path.parent(), path.file_name()) {
+            (Some(p), Some(n)) => (p, n),
+            _ => return relative(self.dir, path),
+        };
+        let cwd = &self.cwd;
+        let resolved = self.dirs.entry(parent.to_path_buf()).or_insert_with(|| {
+            crate::fs::canonical_dir_path(cwd, &parent.join("x"))
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default()
+        });
+        relative(self.dir, &resolved.join(name))
+    }
+}
+
+/// A finding's baseline entry; `path` is its file's path relative to the baseline.
+fn entry(d: &Diagnostic, text: Option<&str>, path: &str) -> Entry {
+    let path = path.to_string();
     let flagged = text
         .and_then(|t| t.get(d.span.clone()))
         .unwrap_or_default()

@@ -22,9 +22,9 @@ pub use check::check_doc;
 pub use diagnostic::{Diagnostic, Related, Severity};
 pub use walk::{Collected, WalkError, collect_files, default_dirs};
 
+use crate::fs::read::{ReadError, read_role_file};
 use crate::host::HostProfile;
 use crate::role::RoleDoc;
-use crate::role::source::{ReadError, read_role_file};
 pub use rules::duplicate_name::NameSite;
 
 /// The findings for one file.
@@ -519,7 +519,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
                 failure: None,
             }
         }
-        Err(err @ (ReadError::Symlink | ReadError::NotRegular(_))) => {
+        Err(err @ (ReadError::Symlink(_) | ReadError::NotRegular(_))) => {
             let d = file_finding(
                 &rules::not_a_regular_file::RULE,
                 format!("not linted: the path {err}"),
@@ -531,7 +531,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
                 failure: None,
             }
         }
-        Err(err @ ReadError::TooLarge(_)) => {
+        Err(err @ ReadError::TooLarge { .. }) => {
             let d = too_large(path, profile, &err);
             Outcome {
                 report: report(vec![d], None),
@@ -571,7 +571,7 @@ pub struct Checked {
 }
 
 /// Check a file's bytes as `pwk lint` does once it has read them: the same rules,
-/// the same size cap (a buffer over [`crate::role::source::MAX_ROLE_FILE_BYTES`]
+/// the same size cap (a buffer over [`crate::fs::read::MAX_ROLE_FILE_BYTES`]
 /// gets the `file-too-large` finding and nothing else). The language server calls
 /// this on editor buffers; [`lint_files`] on files read from disk.
 pub fn check_bytes(
@@ -581,8 +581,15 @@ pub fn check_bytes(
     settings: &FileSettings,
 ) -> Checked {
     let len = bytes.len() as u64;
-    if len > crate::role::source::MAX_ROLE_FILE_BYTES {
-        let d = too_large(path, host, &ReadError::TooLarge(len));
+    if len > crate::fs::read::MAX_ROLE_FILE_BYTES {
+        let d = too_large(
+            path,
+            host,
+            &ReadError::TooLarge {
+                size: len,
+                kind: crate::fs::Kind::Role,
+            },
+        );
         return Checked {
             diagnostics: vec![d],
             suppressed: Vec::new(),

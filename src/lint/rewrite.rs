@@ -1,15 +1,17 @@
-//! `pwk lint --fix` / `--diff` on disk: read a role file, fix its text
-//! ([`super::fix::fix_text`]), and either show the diff or write it back through
-//! the symlink-proof writer ([`crate::install::safe::replace_file_if_unchanged`]),
-//! only if the file still holds what was read.
+//! `pwk lint --fix` / `--diff` on disk: read a role file through the one writer's
+//! directory descriptor ([`crate::fs::Anchors::open_parent`], no link followed
+//! below the trust anchor), fix its text ([`super::fix::fix_text`]), and either
+//! show the diff or replace it through that same descriptor, only if it still is
+//! the file that was read. A file reached through a symlinked directory, a
+//! symlinked file, a FIFO or a file with several hard links is reported, never
+//! fixed.
 
 use std::path::{Path, PathBuf};
 
 use super::fix::{Applicability, fix_text};
 use super::{FileSettings, lint_text};
+use crate::fs::{Anchors, Hooks, Kind, NoHooks, SafeWriteError};
 use crate::host::HostProfile;
-use crate::install::safe::{Hooks, NoHooks, SafeWriteError, replace_file_if_unchanged};
-use crate::role::source::read_role_file;
 
 /// Write the fixed files, or only show what would change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,8 +30,11 @@ pub enum Outcome {
         applied: Vec<String>,
         diff: Option<String>,
     },
-    /// Not read as text (unreadable, a symlink, invalid UTF-8): nothing to fix.
+    /// Not UTF-8 text: nothing to fix.
     NotText,
+    /// Not read, so not fixed: reached through a symbolic link, not a regular
+    /// file, several hard links, too large, or unreadable.
+    NotRead(SafeWriteError),
     /// Not written: the file changed since it was read, was replaced by a
     /// symlink, or the write failed.
     NotWritten(SafeWriteError),
@@ -42,9 +47,10 @@ pub struct FileFix {
     pub outcome: Outcome,
 }
 
-/// Fix one file for `profile` with `settings`.
+/// Fix one file for `profile` with `settings`, opened from its trust anchor.
 pub fn fix_file(
     path: &Path,
+    anchors: &Anchors,
     profile: &'static HostProfile,
     settings: &FileSettings,
     applicability: Applicability,
@@ -53,6 +59,7 @@ pub fn fix_file(
 ) -> FileFix {
     fix_file_with(
         path,
+        anchors,
         profile,
         settings,
         applicability,
@@ -63,8 +70,10 @@ pub fn fix_file(
 }
 
 /// [`fix_file`] with hooks into the writer (tests race it).
+#[allow(clippy::too_many_arguments)]
 pub fn fix_file_with(
     path: &Path,
+    anchors: &Anchors,
     profile: &'static HostProfile,
     settings: &FileSettings,
     applicability: Applicability,
@@ -76,10 +85,23 @@ pub fn fix_file_with(
         path: path.to_path_buf(),
         outcome,
     };
-    let Ok(bytes) = read_role_file(path) else {
-        return done(Outcome::NotText);
+    let opened = match anchors.open_parent(path, false, hooks) {
+        Ok(Some(x)) => x,
+        Ok(None) => {
+            return done(Outcome::NotRead(SafeWriteError::Io {
+                action: "read",
+                path: path.to_path_buf(),
+                source: std::io::ErrorKind::NotFound.into(),
+            }));
+        }
+        Err(e) => return done(Outcome::NotRead(e)),
     };
-    let Ok(original) = std::str::from_utf8(&bytes) else {
+    let (dir, name) = opened;
+    let existing = match dir.read_for_replace(&name, Kind::Role, hooks) {
+        Ok(x) => x,
+        Err(e) => return done(Outcome::NotRead(e)),
+    };
+    let Ok(original) = std::str::from_utf8(&existing.content) else {
         return done(Outcome::NotText);
     };
     let fixed = fix_text(original, applicability, |text| {
@@ -94,8 +116,8 @@ pub fn fix_file_with(
             applied: fixed.applied,
         }),
         Mode::Write => {
-            match replace_file_if_unchanged(path, &bytes, fixed.text.as_bytes(), hooks) {
-                Ok(()) => done(Outcome::Fixed {
+            match dir.replace(&name, &existing, fixed.text.as_bytes(), Kind::Role, hooks) {
+                Ok(_) => done(Outcome::Fixed {
                     applied: fixed.applied,
                     diff: None,
                 }),
@@ -117,15 +139,17 @@ pub fn unified_diff(old: &str, new: &str, shown: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fs::write::Step;
     use crate::host::HostId;
-    use crate::install::safe::Step;
 
     const QUOTED: &str =
         "---\nname: r\ndescription: d\ntools: read\nmax_turns: \"20\"\n---\nBody\n";
 
     fn fix(path: &Path, hooks: &mut dyn Hooks) -> FileFix {
+        let dir = path.parent().unwrap();
         fix_file_with(
             path,
+            &Anchors::new(dir, dir, &[]),
             HostId::Pwk.newest(),
             &FileSettings::default(),
             Applicability::Safe,
@@ -234,7 +258,13 @@ mod tests {
         std::fs::write(&target, QUOTED).unwrap();
         std::os::unix::fs::symlink(&target, &link).unwrap();
         let out = fix(&link, &mut NoHooks);
-        assert!(matches!(out.outcome, Outcome::NotText), "{out:?}");
+        assert!(
+            matches!(
+                out.outcome,
+                Outcome::NotRead(SafeWriteError::Symlink { .. })
+            ),
+            "{out:?}"
+        );
         assert_eq!(std::fs::read_to_string(&target).unwrap(), QUOTED);
     }
 }

@@ -80,7 +80,8 @@ pub fn default_dirs_for(root: &Path, host: &crate::host::HostChoice) -> Vec<Path
 /// The role files named by `paths`: files as given (whatever their type, so the
 /// linter can report a FIFO or a symlink), directories as the `*.md` entries
 /// directly inside (every level with `recursive`; symlinked directories are
-/// never entered). Sorted, without duplicates.
+/// never entered). Sorted, without duplicates: a file named twice (by
+/// device and inode) is listed once.
 pub fn collect_files(paths: &[PathBuf], recursive: bool) -> Collected {
     let mut out = Vec::new();
     let mut errors = Vec::new();
@@ -110,6 +111,13 @@ pub fn collect_files(paths: &[PathBuf], recursive: bool) -> Collected {
     }
     out.sort();
     out.dedup();
+    if paths.len() > 1 {
+        // One file named two ways (`a.md` and `./a.md`, a directory and a file
+        // in it, `sub/../a.md`) is one file: the first name in order is kept.
+        // (One walk never finds a file twice, so a single path needs no check.)
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|p| crate::fs::identity_nofollow(p).is_none_or(|id| seen.insert(id)));
+    }
     Collected { files: out, errors }
 }
 

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 
 use crate::config::Configs;
 use crate::discover::{Discovery, Roots};
+use crate::fs::read::read_role_file;
 use crate::host::{HostChoice, HostProfile};
 use crate::lint::{self, Diagnostic, NameSite};
 use crate::role::RoleDoc;
-use crate::role::source::read_role_file;
 
 /// What the server needs to know about where it runs.
 #[derive(Debug, Clone)]

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::role::source::{ReadError, read_role_file};
+use crate::fs::{Kind, ReadError};
 
 /// pi's settings files, lowest priority first.
 pub fn pi_settings_paths(agent_dir: Option<&Path>, cwd: &Path) -> Vec<PathBuf> {
@@ -105,7 +105,7 @@ fn model_value(v: &serde_json::Value) -> Option<String> {
 /// Read an optional settings file. `Ok(None)` when it does not exist; `Err` says why
 /// it cannot be used (not a regular file, too large, not JSON).
 pub fn read_json(path: &Path) -> Result<Option<serde_json::Value>, String> {
-    match read_role_file(path) {
+    match crate::fs::read::read(path, Kind::Settings) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
             .map_err(|e| format!("not valid JSON ({e})")),

@@ -1,14 +1,11 @@
 //! The human front doors' inputs: the review packet file and the prompts built
 //! for `pwk recon` and `pwk review`.
 
-use std::io::Read;
 use std::path::Path;
-
-use rustix::fs::{FileType, Mode, OFlags};
 
 /// Packets larger than this are refused: reviewers read the listed files
 /// themselves, the packet only points at them.
-pub const MAX_PACKET_BYTES: u64 = 2 * 1024 * 1024;
+pub const MAX_PACKET_BYTES: u64 = crate::fs::Kind::Packet.cap();
 
 /// Why a packet could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -36,30 +33,14 @@ pub enum PacketError {
 /// Read a packet without following a symlink, blocking on a FIFO, or reading
 /// past the size cap.
 pub fn read_packet(path: &Path) -> Result<String, PacketError> {
-    let flags =
-        OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
-    let fd = match rustix::fs::open(path, flags, Mode::empty()) {
-        Ok(fd) => fd,
-        Err(rustix::io::Errno::LOOP) => return Err(PacketError::Symlink),
-        Err(rustix::io::Errno::NOENT) => return Err(PacketError::NotFound),
-        Err(rustix::io::Errno::NXIO) => return Err(PacketError::NotRegular("socket or FIFO")),
-        Err(e) => return Err(PacketError::Io(e.into())),
-    };
-    let st = rustix::fs::fstat(&fd).map_err(|e| PacketError::Io(e.into()))?;
-    let ft = FileType::from_raw_mode(st.st_mode);
-    if ft != FileType::RegularFile {
-        return Err(PacketError::NotRegular(
-            crate::role::source::file_type_name(ft),
-        ));
-    }
-    let mut buf = Vec::new();
-    std::fs::File::from(fd)
-        .take(MAX_PACKET_BYTES + 1)
-        .read_to_end(&mut buf)
-        .map_err(PacketError::Io)?;
-    if buf.len() as u64 > MAX_PACKET_BYTES {
-        return Err(PacketError::TooLarge);
-    }
+    use crate::fs::ReadError;
+    let buf = crate::fs::read::read(path, crate::fs::Kind::Packet).map_err(|e| match e {
+        ReadError::Symlink(_) => PacketError::Symlink,
+        ReadError::NotFound => PacketError::NotFound,
+        ReadError::NotRegular(kind) => PacketError::NotRegular(kind),
+        ReadError::TooLarge { .. } => PacketError::TooLarge,
+        ReadError::Io(e) => PacketError::Io(e),
+    })?;
     let text =
         String::from_utf8(buf).map_err(|e| PacketError::NotUtf8(e.utf8_error().valid_up_to()))?;
     if text.trim().is_empty() {

@@ -6,7 +6,6 @@
 pub mod frontmatter;
 pub mod lines;
 pub mod schema;
-pub mod source;
 pub mod thinking;
 pub mod validate;
 pub mod yaml;

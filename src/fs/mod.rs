@@ -1,0 +1,280 @@
+//! The one filesystem layer (Unix only): one bounded reader ([`read`]) and one
+//! descriptor-based writer ([`write`]) for every file pwk reads as input or
+//! writes — `pwk setup`, `pwk new`, `lint --fix`, `--write-baseline`, `convert`.
+//!
+//! ## Trust anchors
+//! A path is opened from a *trust anchor*, a directory opened following symbolic
+//! links (it is the user's own layout), and every component below the anchor is
+//! opened with `O_NOFOLLOW|O_DIRECTORY` (`openat2` with
+//! `RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH` where the kernel has it) — see
+//! [`Anchors`]:
+//!
+//! - a path inside the project root is anchored at the project root, so a
+//!   symlinked `.agents`, `.agents/agents`, `.pi`, `.pi/agents` or `--out`
+//!   directory is refused, whoever named it;
+//! - a path outside the project is anchored at the directory the user named
+//!   (`pwk lint --fix ../other`, `convert --out /tmp/x`), or at the directory of
+//!   the file the user named; below it, no link is followed;
+//! - `a/../b` in a path the user gave is refused (its meaning depends on whether
+//!   `a` is a link); leading `..` are resolved against the current directory.
+//!
+//! A file read in order to be rewritten is read through the same directory
+//! descriptor the write uses ([`SafeDir::inspect`]), so a file reached through a
+//! symlinked directory, a symlinked file, a FIFO or a file with several hard
+//! links is reported and never fixed.
+//!
+//! ## Caps
+//! Each [`Kind`] of file has one size cap; [`read::read`] refuses a larger file
+//! and [`SafeDir::write_file`] refuses to write one ([`WriteOptions::kind`]).
+
+#[cfg(not(unix))]
+compile_error!(
+    "pwk's filesystem layer is Unix-only: it relies on openat/O_NOFOLLOW/renameat/flock to write files safely"
+);
+
+pub mod read;
+pub mod write;
+
+use std::path::{Component, Path, PathBuf};
+
+pub use read::{Kind, ReadError, file_type_name, read_at, read_role_file};
+pub use write::{
+    Existing, Hooks, Ident, Inspect, NoHooks, Refusal, Replace, SafeDir, SafeWriteError, Step,
+    WriteOptions, check_name,
+};
+
+/// The trust anchors of one command: the project root, and the paths the user
+/// named (files or directories, used for paths outside the project).
+#[derive(Debug, Clone)]
+pub struct Anchors {
+    cwd: PathBuf,
+    root: PathBuf,
+    named: Vec<PathBuf>,
+}
+
+/// A path split at its trust anchor: the anchor, the directory names below it,
+/// and the final name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split {
+    pub anchor: PathBuf,
+    pub dirs: Vec<String>,
+    pub name: String,
+}
+
+impl Anchors {
+    /// `root` is the project root; `named` the paths the user gave (relative to
+    /// `cwd` or absolute).
+    pub fn new(cwd: &Path, root: &Path, named: &[PathBuf]) -> Anchors {
+        let norm = |p: &Path| normalize(cwd, p).unwrap_or_else(|_| cwd.join(p));
+        Anchors {
+            cwd: cwd.to_path_buf(),
+            root: norm(root),
+            named: named.iter().map(|p| norm(p)).collect(),
+        }
+    }
+
+    /// The project root (normalized).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Where `path` is anchored (see the module documentation).
+    pub fn split(&self, path: &Path) -> Result<Split, SafeWriteError> {
+        let abs = normalize(&self.cwd, path)?;
+        let name = abs
+            .file_name()
+            .and_then(|n| n.to_str())
+            .ok_or_else(|| SafeWriteError::BadName {
+                name: path.display().to_string(),
+                why: "it has no UTF-8 file name",
+            })?
+            .to_string();
+        let parent = abs.parent().unwrap_or(Path::new("/"));
+        let anchor = if parent.starts_with(&self.root) {
+            self.root.clone()
+        } else {
+            // The deepest named directory holding it, else its own directory.
+            self.named
+                .iter()
+                .filter(|n| parent.starts_with(n))
+                .max_by_key(|n| n.components().count())
+                .cloned()
+                .unwrap_or_else(|| parent.to_path_buf())
+        };
+        let dirs = parent
+            .strip_prefix(&anchor)
+            .unwrap_or(Path::new(""))
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        Ok(Split { anchor, dirs, name })
+    }
+
+    /// Open the directory holding `path` from its anchor, every component below
+    /// the anchor without following a link (created, mode 0755, when `create`).
+    /// Returns the directory (named in messages as `path`'s parent) and the
+    /// file name. `Ok(None)`: a directory on the way does not exist.
+    pub fn open_parent(
+        &self,
+        path: &Path,
+        create: bool,
+        hooks: &mut dyn Hooks,
+    ) -> Result<Option<(SafeDir, String)>, SafeWriteError> {
+        let split = self.split(path)?;
+        let shown = path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        let (anchor, dirs) = if create {
+            // An anchor that does not exist yet (`--out /tmp/new`): start at its
+            // deepest existing ancestor that is a real directory, and create the rest.
+            let mut anchor = split.anchor.clone();
+            let mut missing = Vec::new();
+            while std::fs::symlink_metadata(&anchor)
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+            {
+                let (Some(parent), Some(n)) = (anchor.parent(), anchor.file_name()) else {
+                    break;
+                };
+                missing.push(n.to_string_lossy().into_owned());
+                anchor = parent.to_path_buf();
+            }
+            missing.reverse();
+            missing.extend(split.dirs);
+            (anchor, missing)
+        } else {
+            (split.anchor, split.dirs)
+        };
+        let mut dir = SafeDir::open_root(&anchor)?;
+        for d in &dirs {
+            match dir.open_child(d, create, hooks)? {
+                Some(next) => dir = next,
+                None => return Ok(None),
+            }
+        }
+        Ok(Some((dir.with_display_path(shown), split.name)))
+    }
+}
+
+impl Anchors {
+    /// The first symbolic link on the way from `dir`'s anchor to `dir` itself
+    /// (`dir` included), as a path: a directory a walk must not enter.
+    pub fn symlink_on_the_way(&self, dir: &Path) -> Option<PathBuf> {
+        let split = self.split(&dir.join("x")).ok()?;
+        let mut at = split.anchor;
+        for d in split.dirs {
+            at.push(d);
+            if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Some(at);
+            }
+        }
+        None
+    }
+}
+
+/// `path` made absolute against `cwd`, `.` dropped, leading `..` resolved
+/// lexically against `cwd` (the current directory is a real path); a `..` after a
+/// component the user gave (`a/../b`) is refused.
+pub fn normalize(cwd: &Path, path: &Path) -> Result<PathBuf, SafeWriteError> {
+    let mut out = if path.is_absolute() {
+        PathBuf::from("/")
+    } else {
+        lexical(cwd)
+    };
+    let mut given = false;
+    for c in path.components() {
+        match c {
+            Component::RootDir | Component::Prefix(_) | Component::CurDir => {}
+            Component::ParentDir if given => {
+                return Err(SafeWriteError::BadName {
+                    name: path.display().to_string(),
+                    why: "it goes up with `..` after a directory name (write the path without it)",
+                });
+            }
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => {
+                given = true;
+                out.push(n);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `p` with `.` dropped and `..` applied lexically (for paths pwk made itself).
+fn lexical(p: &Path) -> PathBuf {
+    let mut out = PathBuf::from("/");
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(n) => out.push(n),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The identity of a file (device and inode), without following a link at the
+/// last component (a symlink is a file of its own, reported as such): one file
+/// named two ways (`a.md`, `./a.md`, `../p/a.md`) is one file. `None` when it
+/// cannot be looked at.
+pub fn identity_nofollow(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
+}
+
+/// `path` (absolute or relative to `cwd`) as a comparable absolute path: the
+/// directory holding it resolved (`..` and links in it, as the kernel resolves
+/// them), the final name kept. Falls back to a lexical form when the directory
+/// cannot be resolved.
+pub fn canonical_dir_path(cwd: &Path, path: &Path) -> PathBuf {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        cwd.join(path)
+    };
+    match (abs.parent(), abs.file_name()) {
+        (Some(parent), Some(name)) => match std::fs::canonicalize(parent) {
+            Ok(p) => p.join(name),
+            Err(_) => lexical(&abs),
+        },
+        _ => lexical(&abs),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_inside_the_project_are_anchored_at_the_root() {
+        let a = Anchors::new(
+            Path::new("/p/sub"),
+            Path::new("/p"),
+            &[PathBuf::from("../../q")],
+        );
+        let s = a.split(Path::new("../.agents/agents/r.md")).unwrap();
+        assert_eq!(s.anchor, Path::new("/p"));
+        assert_eq!(s.dirs, [".agents", "agents"]);
+        assert_eq!(s.name, "r.md");
+        // Outside the project: the named directory is the anchor.
+        let s = a.split(Path::new("/q/x/r.md")).unwrap();
+        assert_eq!(s.anchor, Path::new("/q"));
+        assert_eq!(s.dirs, ["x"]);
+        // Outside and not named: its own directory.
+        let s = a.split(Path::new("/z/r.md")).unwrap();
+        assert_eq!(s.anchor, Path::new("/z"));
+        assert!(s.dirs.is_empty());
+        assert!(a.split(Path::new("a/../b.md")).is_err());
+        assert_eq!(
+            normalize(Path::new("/p/sub"), Path::new("./x/./y.md")).unwrap(),
+            Path::new("/p/sub/x/y.md")
+        );
+    }
+}
