@@ -367,6 +367,11 @@ pub struct ConfigArgs {
     #[arg(long, value_parser = parse_host)]
     pub host: Option<HostChoice>,
 
+    /// As `pwk lint --config` would set it: this file instead of the `pwk.toml` found
+    /// upwards.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -434,8 +439,8 @@ pub struct ListArgs {
     #[arg(long)]
     pub all: bool,
 
-    #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
-    pub host: HostChoice,
+    #[arg(long, value_parser = parse_host, help = HOST_HELP)]
+    pub host: Option<HostChoice>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -453,8 +458,8 @@ pub struct ShowArgs {
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 
-    #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
-    pub host: HostChoice,
+    #[arg(long, value_parser = parse_host, help = HOST_HELP)]
+    pub host: Option<HostChoice>,
 
     /// An explicit model for this invocation (top of the resolution chain).
     #[arg(long)]
@@ -513,8 +518,8 @@ pub struct SmokeArgs {
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 
-    #[arg(long, default_value = "auto", value_parser = parse_host, help = HOST_HELP)]
-    pub host: HostChoice,
+    #[arg(long, value_parser = parse_host, help = HOST_HELP)]
+    pub host: Option<HostChoice>,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]

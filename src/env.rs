@@ -61,3 +61,41 @@ impl Env {
         }
     }
 }
+
+/// `PWK_SAFE_DIRECTORIES`: directories owned by another user that pwk may still take
+/// as a project root and read `pwk.toml` from (as git's `safe.directory`). A
+/// `:`-separated list of absolute paths, or `*` for every directory. Read once.
+pub fn safe_directories() -> &'static SafeDirectories {
+    static SAFE: std::sync::OnceLock<SafeDirectories> = std::sync::OnceLock::new();
+    SAFE.get_or_init(|| SafeDirectories::parse(std::env::var_os("PWK_SAFE_DIRECTORIES")))
+}
+
+/// The parsed `PWK_SAFE_DIRECTORIES`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SafeDirectories {
+    /// `*`: every directory is safe.
+    pub all: bool,
+    pub dirs: Vec<PathBuf>,
+}
+
+impl SafeDirectories {
+    pub fn parse(value: Option<OsString>) -> SafeDirectories {
+        let Some(value) = value else {
+            return SafeDirectories::default();
+        };
+        let mut out = SafeDirectories::default();
+        for part in std::env::split_paths(&value) {
+            if part.as_os_str() == "*" {
+                out.all = true;
+            } else if part.is_absolute() {
+                out.dirs.push(part);
+            }
+        }
+        out
+    }
+
+    /// Whether `dir` is listed (or everything is).
+    pub fn allows(&self, dir: &Path) -> bool {
+        self.all || self.dirs.iter().any(|d| d == dir)
+    }
+}

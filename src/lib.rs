@@ -20,6 +20,7 @@ pub mod lint;
 pub mod lsp;
 pub mod mcp;
 pub mod pi;
+pub mod project;
 pub mod provider;
 pub mod role;
 pub mod suggest;

@@ -5,7 +5,6 @@
 use clap_complete::CompletionCandidate;
 
 use crate::cli::ColorChoice;
-use crate::host::HostChoice;
 
 /// Every role the detected host sees from the current directory, with its description.
 pub fn role_names() -> Vec<CompletionCandidate> {
@@ -15,7 +14,9 @@ pub fn role_names() -> Vec<CompletionCandidate> {
     let Ok(project) = super::project(&ctx, None) else {
         return Vec::new();
     };
-    let d = project.discover(&ctx, &HostChoice::Auto);
+    let Ok(d) = project.discover() else {
+        return Vec::new();
+    };
     d.roles
         .iter()
         .map(|r| {

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::cli::{ConfigArgs, Format};
-use crate::config::{Configs, Origin, Val};
+use crate::config::{Origin, Val};
 use crate::context::write_stdout;
 use crate::host::HostChoice;
 use crate::{Context, ExitStatus};
@@ -24,17 +24,43 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     if std::fs::symlink_metadata(&path).is_err() {
         anyhow::bail!("`{}` does not exist", ctx.display_path(&path));
     }
-    let mut configs = Configs::new(ctx.env.home.as_deref());
+    let project = super::open_project(
+        ctx,
+        super::ProjectFlags {
+            host: args.host.as_ref(),
+            config: args.config.as_deref(),
+            ..Default::default()
+        },
+    )?;
     let shown = |p: &Path| ctx.display_path(p);
     let origin = |o: &Origin| match o {
         Origin::File { path, line, column } => format!("{}:{line}:{column}", shown(path)),
         other => other.to_string(),
     };
-    let resolved = configs
+    let resolved = project
         .resolve(&path)
-        .map_err(|e| anyhow::anyhow!(e.relative_to(&ctx.cwd)))?
-        .with_host_flag(args.host.as_ref());
-    let config = configs.for_path(&path)?;
+        .map_err(|e| super::config_error(ctx, e))?;
+    let config = project
+        .config_for(&path)
+        .map_err(|e| super::config_error(ctx, e))?;
+    let config = config.as_ref();
+    // The profile the path is linted for, and why (as `pwk lint` decides it).
+    let chosen = {
+        let files = [std::path::absolute(&path).unwrap_or_else(|_| path.clone())];
+        resolved
+            .host
+            .value
+            .resolve_for(&project.root, project.agent_dir.as_deref(), &files)
+    };
+    let root_shown = if project.root == ctx.cwd {
+        ".".to_string()
+    } else {
+        shown(&project.root)
+    };
+    let profile_why = match &chosen.detection {
+        Some(d) => format!("auto: {}", d.reason),
+        None => origin(&resolved.host.origin),
+    };
     let globs = |v: Option<&Val<Vec<crate::config::Glob>>>| -> (Vec<String>, String) {
         match v {
             Some(v) => (
@@ -59,7 +85,10 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 })
                 .collect();
             let doc = serde_json::json!({
+                "version": 1,
                 "path": shown(&path),
+                "root": root_shown,
+                "profile": {"value": chosen.profile.label(), "why": profile_why},
                 "config": resolved.file.as_deref().map(shown),
                 "extends": resolved.extends.iter().map(|p| shown(p)).collect::<Vec<_>>(),
                 "host": {"value": host_text(&resolved.host.value), "from": origin(&resolved.host.origin)},
@@ -98,8 +127,11 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 .max()
                 .unwrap_or(0);
             let mut out = format!(
-                "# The effective configuration for `{}`\n# config: {}\n",
+                "# The effective configuration for `{}`\n# project root: {}\n# linted for: {} ({})\n# config: {}\n",
                 shown(&path),
+                root_shown,
+                chosen.profile.label(),
+                profile_why,
                 match &resolved.file {
                     Some(f) => {
                         let mut s = shown(f);

@@ -5,171 +5,66 @@ use anyhow::Context as _;
 
 use crate::cli::{LintArgs, LintFormat};
 use crate::context::{eprintln_safe, write_stdout};
-use crate::host::HostChoice;
+use crate::lint::LintOptions;
 use crate::lint::render::{RenderOptions, render};
-use crate::lint::walk::default_dirs_for;
-use crate::lint::{LintOptions, collect_files, lint_files};
+use crate::project::FileRequest;
 use crate::{Context, ExitStatus};
 
 /// Width of human output: fixed, so output does not depend on the terminal.
 const HUMAN_WIDTH: usize = 100;
 
 pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let project = super::project(ctx, args.dir.as_deref())?;
-    let home = ctx.env.home.as_deref();
-    let mut configs = crate::config::Configs::new(home);
-    let rel = |e: crate::config::ConfigError| anyhow::anyhow!(e.relative_to(&ctx.cwd));
-    let paths = if args.paths.is_empty() {
-        // `paths` in the configuration, else the agents directories.
-        let from_config = configs
-            .for_path(&project.cwd)
-            .map_err(rel)?
-            .and_then(|c| c.path_files().map(|f| (f, c.path().to_path_buf())));
-        match from_config {
-            Some((files, _)) if !files.is_empty() => files,
-            Some((_, config)) if !args.allow_empty => anyhow::bail!(
-                "nothing to lint: `paths` in `{}` matches no `*.md` file",
-                ctx.display_path(&config)
-            ),
-            Some(_) => Vec::new(),
-            None => {
-                let dirs = default_dirs_for(
-                    &project.root,
-                    &args.host.clone().unwrap_or(HostChoice::Auto),
-                );
-                if dirs.is_empty() && !args.allow_empty {
-                    anyhow::bail!(
-                        "nothing to lint: neither `.agents/agents/` nor `.pi/agents/` (nor another host's directory such as `.claude/agents/`) exists in the project `{}`; pass files or directories, or --allow-empty",
-                        ctx.display_path(&project.root)
-                    );
-                }
-                dirs
-            }
-        }
-    } else {
-        args.paths.clone()
-    };
-    // Where `--fix` and `--write-baseline` open files from (see `crate::fs`).
-    let anchors = crate::fs::Anchors::new(&ctx.cwd, &project.root, &paths);
-    // A directory in the project reached through a symbolic link (a cloned
-    // repository's `.agents -> /elsewhere`) is not entered: reported, not linted.
-    let (paths, linked): (Vec<_>, Vec<_>) = paths
-        .into_iter()
-        .partition(|p| args.paths.contains(p) || anchors.symlink_on_the_way(p).is_none());
-    let collected = collect_files(&paths, args.recursive);
-    let mut walk_errors = collected.errors;
-    for dir in linked {
-        let link = anchors
-            .symlink_on_the_way(&dir)
-            .unwrap_or_else(|| dir.clone());
-        walk_errors.push(crate::lint::WalkError::Io {
-            source: std::io::Error::other(format!(
-                "`{}` is a symbolic link; pwk does not read or write the project's roles through one (make it a real directory, or name the target directory on the command line)",
-                ctx.display_path(&link)
-            )),
-            path: dir,
-        });
-    }
-    let mut files = collected.files;
-    // `exclude` leaves out what a directory walk found, never a file named.
-    let mut kept = Vec::with_capacity(files.len());
-    for f in files.drain(..) {
-        let named = args.paths.contains(&f);
-        if named
-            || !configs
-                .for_file(&f)
-                .map_err(rel)?
-                .is_some_and(|c| c.excludes(&std::path::absolute(&f).unwrap_or_else(|_| f.clone())))
-        {
-            kept.push(f);
-        }
-    }
-    let files = kept;
-    if files.is_empty() && walk_errors.is_empty() && !args.allow_empty {
-        let shown: Vec<String> = paths
-            .iter()
-            .map(|p| format!("`{}`", ctx.display_path(p)))
-            .collect();
-        anyhow::bail!(
-            "nothing to lint: no `*.md` file in {}{}",
-            shown.join(", "),
-            if args.recursive {
-                ""
-            } else {
-                " (use --recursive to look in subdirectories)"
-            }
-        );
-    }
-    // Each file's configuration; files are linted in groups by host choice.
-    let mut settings = std::collections::HashMap::new();
-    let default_settings = crate::lint::FileSettings {
+    let project = super::open_project(
+        ctx,
+        super::ProjectFlags {
+            dir: args.dir.as_deref(),
+            host: args.host.as_ref(),
+            config: None,
+        },
+    )?;
+    let rel = |e: crate::project::ProjectError| anyhow::anyhow!(e.relative_to(&ctx.cwd));
+    let set = project
+        .file_set(&FileRequest {
+            paths: args.paths.clone(),
+            recursive: args.recursive,
+            allow_empty: args.allow_empty,
+        })
+        .map_err(rel)?;
+    let base = crate::lint::FileSettings {
         no_inline_suppressions: args.no_inline_suppressions,
         ..Default::default()
     };
-    let mut groups: Vec<(HostChoice, Vec<std::path::PathBuf>)> = Vec::new();
-    for f in &files {
-        let resolved = configs
-            .resolve_file(f)
-            .map_err(rel)?
-            .with_host_flag(args.host.as_ref());
-        let mut s = resolved.settings();
-        s.no_inline_suppressions = args.no_inline_suppressions;
-        // Only settings a configuration changed are kept per file.
-        if s != default_settings {
-            settings.insert(f.clone(), s);
-        }
-        match groups.iter_mut().find(|(h, _)| *h == resolved.host.value) {
-            Some((_, g)) => g.push(f.clone()),
-            None => groups.push((resolved.host.value, vec![f.clone()])),
-        }
-    }
-    if groups.is_empty() {
-        groups.push((args.host.clone().unwrap_or(HostChoice::Auto), Vec::new()));
-    }
-    let settings = std::sync::Arc::new(settings);
-    let source = {
-        let settings = settings.clone();
-        crate::lint::SettingsSource(std::sync::Arc::new(
-            move |p: &std::path::Path| match settings.get(p) {
-                Some(s) => s.clone(),
-                None => default_settings.clone(),
-            },
-        ))
-    };
-    let mut report: Option<crate::lint::LintReport> = None;
+    let set_anchors = set.anchors.clone();
+    let plan = project
+        .plan(set, &base)
+        .map_err(|e| super::config_error(ctx, e))?;
+    // The baseline matches findings by their text.
+    let keep_text =
+        args.format == LintFormat::Human || args.baseline.is_some() || args.write_baseline;
     // Files `--fix` could not write: named once each by the fatal path.
     let mut fix_errors: Vec<String> = Vec::new();
-    for (choice, group) in &groups {
-        let chosen = choice.resolve_for(&project.root, ctx.env.agent_dir().as_deref(), group);
-        let opts = LintOptions {
-            host: chosen.profile,
-            host_reason: chosen.detection.as_ref().map(|d| d.reason.clone()),
-            recursive: args.recursive,
-            // The baseline matches findings by their text.
-            keep_text: args.format == LintFormat::Human
-                || args.baseline.is_some()
-                || args.write_baseline,
-            cwd: Some(ctx.cwd.clone()),
-            settings: Some(source.clone()),
-        };
-        if args.fix || args.diff || args.unsafe_fixes {
-            let (status, failed) = fix_step(args, ctx, &anchors, group, &opts);
+    if args.fix || args.diff || args.unsafe_fixes {
+        let mut diff_status = None;
+        for group in &plan.groups {
+            let opts = plan.options(group, keep_text);
+            let (status, failed) = fix_step(args, ctx, &set_anchors, &group.files, &opts);
             fix_errors.extend(failed);
+            // `--diff` covers every group before it answers.
             if let Some(status) = status {
-                if !fix_errors.is_empty() {
-                    anyhow::bail!("{}", fix_errors.join("\n  "));
-                }
-                return Ok(status);
+                diff_status = Some(match diff_status {
+                    Some(ExitStatus::Failure) => ExitStatus::Failure,
+                    _ => status,
+                });
             }
         }
-        let part = lint_files(group, &opts);
-        report = Some(match report {
-            None => part,
-            Some(r) => r.merge(part),
-        });
+        if let Some(status) = diff_status {
+            if !fix_errors.is_empty() {
+                anyhow::bail!("{}", fix_errors.join("\n  "));
+            }
+            return Ok(status);
+        }
     }
-    let mut report = report.expect("at least one group");
-    report.add_walk_errors(walk_errors);
+    let mut report = plan.lint(keep_text);
     if args.baseline.is_some() || args.write_baseline {
         baseline_step(args, ctx, &project.root, &mut report)?;
     }

@@ -8,7 +8,17 @@ use crate::{Context, ExitStatus};
 
 /// `pwk list`: exit 0, or 1 when a role file is broken.
 pub fn run(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let d = super::project(ctx, args.dir.as_deref())?.discover(ctx, &args.host);
+    let project = super::open_project(
+        ctx,
+        super::ProjectFlags {
+            dir: args.dir.as_deref(),
+            host: args.host.as_ref(),
+            ..Default::default()
+        },
+    )?;
+    let d = project
+        .discover()
+        .map_err(|e| super::config_error(ctx, e))?;
     let rows = render::list_rows(&d, args.all);
     match args.format {
         Format::Json => write_stdout(&json_line(&render::list_doc(&d, &rows))?)?,

@@ -69,72 +69,46 @@ pub fn run(cli: Cli) -> ExitStatus {
     }
 }
 
-/// The project a command works in, found the same way by every command.
-#[derive(Debug, Clone)]
-pub struct Project {
-    /// The project root: `--dir`, else the nearest directory upwards from the
-    /// current one that holds `.git`, `.agents` or `.pi` (stopping below `$HOME`),
-    /// else the current directory.
-    pub root: PathBuf,
-    /// Where the host is taken to run: `--dir` when given, else the current directory.
-    pub cwd: PathBuf,
+pub use crate::project::Project;
+
+/// What a command line says about its project.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProjectFlags<'a> {
+    /// `--dir`.
+    pub dir: Option<&'a Path>,
+    /// `--host` (`None`: the project's `pwk.toml`, else `auto`).
+    pub host: Option<&'a HostChoice>,
+    /// `--config FILE`.
+    pub config: Option<&'a Path>,
 }
 
-/// The one project-root rule. `dir` is `--dir`: the project root itself, relative
-/// to the current directory; it must be an existing directory.
+/// The one project rule: every command finds its project here, once.
 pub fn project(ctx: &Context, dir: Option<&Path>) -> anyhow::Result<Project> {
-    let Some(dir) = dir else {
-        let (root, _) = crate::discover::find_project_root(&ctx.cwd, ctx.env.home.as_deref());
-        return Ok(Project {
-            root,
-            cwd: ctx.cwd.clone(),
-        });
-    };
-    let root = ctx.cwd.join(dir);
-    match std::fs::metadata(&root) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => anyhow::bail!(
-            "--dir `{}` is not a directory; give the project's root directory",
-            ctx.display_path(&root)
-        ),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => anyhow::bail!(
-            "--dir `{}` does not exist; give an existing project directory",
-            ctx.display_path(&root)
-        ),
-        Err(e) => anyhow::bail!(
-            "--dir `{}` cannot be used: {e}; give an existing project directory",
-            ctx.display_path(&root)
-        ),
-    }
-    Ok(Project {
-        cwd: root.clone(),
-        root,
-    })
+    open_project(
+        ctx,
+        ProjectFlags {
+            dir,
+            ..Default::default()
+        },
+    )
 }
 
-impl Project {
-    /// Discovery's starting points for this project.
-    pub fn roots(&self, ctx: &Context) -> crate::discover::Roots {
-        crate::discover::Roots {
-            cwd: self.cwd.clone(),
-            home: ctx.env.home.clone(),
-            global_agents_dir: ctx.env.global_agents_dir(),
-            project_root: Some(self.root.clone()),
-        }
-    }
+/// [`project`] with the command's `--host` and `--config`.
+pub fn open_project(ctx: &Context, flags: ProjectFlags<'_>) -> anyhow::Result<Project> {
+    let opts = crate::project::ProjectOptions {
+        cwd: ctx.cwd.clone(),
+        dir: flags.dir.map(PathBuf::from),
+        host: flags.host.cloned(),
+        config: flags.config.map(PathBuf::from),
+        home: ctx.env.home.clone(),
+        agent_dir: ctx.env.agent_dir(),
+    };
+    crate::project::Project::open(opts).map_err(|e| anyhow::anyhow!(e.relative_to(&ctx.cwd)))
+}
 
-    /// The host profile for `choice` in this project (`auto` reads its pi settings).
-    pub fn host(&self, ctx: &Context, choice: &HostChoice) -> crate::host::Chosen {
-        choice.resolve(&self.root, ctx.env.agent_dir().as_deref())
-    }
-
-    /// Every role the chosen host sees in this project.
-    pub fn discover(&self, ctx: &Context, choice: &HostChoice) -> crate::discover::Discovery {
-        let chosen = self.host(ctx, choice);
-        let mut d = crate::discover::resolve_in(&self.roots(ctx), chosen.profile);
-        d.host_choice = chosen.explain();
-        d
-    }
+/// A configuration error, its paths relative to the current directory.
+pub fn config_error(ctx: &Context, e: crate::config::ConfigError) -> anyhow::Error {
+    anyhow::anyhow!(e.relative_to(&ctx.cwd))
 }
 
 /// The one fatal-error path: `pwk: error: …`, each cause on its own line, exit 2.

@@ -53,10 +53,7 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let shown = ctx.display_path(&path);
 
     // Where the new file stands among the layers pwk reads.
-    let d = project.discover(
-        ctx,
-        &crate::host::HostChoice::Spec(crate::host::HostSpec::newest(HostId::Pwk)),
-    );
+    let d = crate::discover::resolve_in(&project.roots(), HostId::Pwk.newest());
     let read_here = d
         .sources
         .iter()

@@ -17,9 +17,17 @@ pub fn run(args: &SchemaArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         None => None,
         Some(HostChoice::Spec(spec)) => Some(spec.profile()?),
         Some(HostChoice::Auto) => Some(
-            super::project(ctx, args.dir.as_deref())?
-                .host(ctx, &HostChoice::Auto)
-                .profile,
+            super::open_project(
+                ctx,
+                super::ProjectFlags {
+                    dir: args.dir.as_deref(),
+                    host: Some(&HostChoice::Auto),
+                    ..Default::default()
+                },
+            )?
+            .host()
+            .map_err(|e| super::config_error(ctx, e))?
+            .profile,
         ),
     };
     let text = match profile {

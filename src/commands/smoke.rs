@@ -22,12 +22,29 @@ const SMOKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(180);
 pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     use crate::delegate::{PiRunSpec, plan_launch, run_pi};
 
-    let project = super::project(ctx, args.dir.as_deref())?;
-    let d = project.discover(ctx, &args.host);
+    let project = super::open_project(
+        ctx,
+        super::ProjectFlags {
+            dir: args.dir.as_deref(),
+            host: args.host.as_ref(),
+            ..Default::default()
+        },
+    )?;
+    let d = project
+        .discover()
+        .map_err(|e| super::config_error(ctx, e))?;
     let Some(role) = d.find(&args.name) else {
         return show_unavailable(&d, &args.name, args.format, ctx);
     };
-    let diagnostics = crate::lint::check_doc(&role.doc, d.host);
+    // Linted as `pwk lint` lints the file: its configuration's levels apply.
+    let settings = match role.path.as_file() {
+        Some(p) => project
+            .resolve_file(p)
+            .map_err(|e| super::config_error(ctx, e))?
+            .settings(),
+        None => crate::lint::FileSettings::default(),
+    };
+    let diagnostics = crate::lint::lint_doc(&role.doc, d.host, &settings);
     let errors = diagnostics
         .iter()
         .filter(|x| x.severity == crate::lint::Severity::Error)

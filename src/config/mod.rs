@@ -340,6 +340,11 @@ pub fn find(path: &Path, home: Option<&Path>) -> Result<Option<PathBuf>, ConfigE
     };
     let (root, _) = crate::discover::find_project_root(&start, home);
     for dir in start.ancestors() {
+        // Never a configuration from a directory another user owns (as git's
+        // `safe.directory`): the walk ends there.
+        if !crate::project::trusted_dir(dir) {
+            break;
+        }
         let found: Vec<PathBuf> = FILE_NAMES
             .iter()
             .map(|n| dir.join(n))
@@ -379,6 +384,8 @@ pub struct Configs {
     /// directory cost one lookup, not an absolute path and a stat each.
     last_dir: Option<(PathBuf, Option<PathBuf>)>,
     loaded: std::collections::HashMap<PathBuf, Config>,
+    /// `--config FILE`: the one configuration of every path.
+    fixed: Option<PathBuf>,
 }
 
 impl Configs {
@@ -387,6 +394,12 @@ impl Configs {
             home: home.map(Path::to_path_buf),
             ..Configs::default()
         }
+    }
+
+    /// Every path governed by the configuration file `file` (`--config`).
+    pub fn with_file(mut self, file: PathBuf) -> Configs {
+        self.fixed = Some(file);
+        self
     }
 
     /// The configuration that governs `path` (a file or a directory), if any.
@@ -403,6 +416,9 @@ impl Configs {
 
     /// The configuration file governing the absolute directory `dir`, found once.
     fn lookup_dir(&mut self, dir: PathBuf) -> Result<Option<PathBuf>, ConfigError> {
+        if let Some(f) = &self.fixed {
+            return Ok(Some(f.clone()));
+        }
         if let Some(f) = self.by_dir.get(&dir) {
             return Ok(f.clone());
         }

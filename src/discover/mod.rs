@@ -314,15 +314,8 @@ pub fn resolve_from(
 /// configuration, not a project), unless `cwd` is `home` itself. Without a marker the
 /// root is `cwd`.
 pub fn find_project_root(cwd: &Path, home: Option<&Path>) -> (PathBuf, Option<&'static str>) {
-    for dir in cwd.ancestors() {
-        if home.is_some_and(|h| h == dir) && dir != cwd {
-            break;
-        }
-        if let Some(marker) = root_marker_of(dir) {
-            return (dir.to_path_buf(), Some(marker));
-        }
-    }
-    (cwd.to_path_buf(), None)
+    let found = crate::project::find_root(cwd, home);
+    (found.root, found.marker)
 }
 
 /// The marker that makes `dir` a project root, if any.

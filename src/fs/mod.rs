@@ -45,7 +45,7 @@ pub use write::{
 
 /// The trust anchors of one command: the project root, and the paths the user
 /// named (files or directories, used for paths outside the project).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Anchors {
     cwd: PathBuf,
     root: PathBuf,

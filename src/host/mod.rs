@@ -379,6 +379,8 @@ pub struct Chosen {
     pub profile: &'static HostProfile,
     /// Set when `--host auto` decided.
     pub detection: Option<Detection>,
+    /// Where a fixed choice came from (`pwk.toml:1:1`), when not `--host`.
+    pub source: Option<String>,
 }
 
 impl Chosen {
@@ -386,7 +388,11 @@ impl Chosen {
     pub fn explain(&self) -> String {
         match &self.detection {
             Some(d) => format!("host profile {} (auto: {})", self.profile.label(), d.reason),
-            None => format!("host profile {} (--host)", self.profile.label()),
+            None => format!(
+                "host profile {} ({})",
+                self.profile.label(),
+                self.source.as_deref().unwrap_or("--host")
+            ),
         }
     }
 }
@@ -402,12 +408,14 @@ impl HostChoice {
             HostChoice::Spec(spec) => Chosen {
                 profile: spec.profile().expect("validated when parsed"),
                 detection: None,
+                source: None,
             },
             HostChoice::Auto => {
                 let d = detect(project_root, agent_dir);
                 Chosen {
                     profile: d.spec.profile().expect("detection picks known profiles"),
                     detection: Some(d),
+                    source: None,
                 }
             }
         }
@@ -428,6 +436,7 @@ impl HostChoice {
             return Chosen {
                 profile: d.spec.profile().expect("detection picks known profiles"),
                 detection: Some(d),
+                source: None,
             };
         }
         self.resolve(project_root, agent_dir)
@@ -438,6 +447,7 @@ impl HostChoice {
         Chosen {
             profile: host.newest(),
             detection: None,
+            source: None,
         }
     }
 }

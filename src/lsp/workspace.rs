@@ -8,11 +8,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::config::Configs;
 use crate::discover::{Discovery, Roots};
 use crate::fs::read::read_role_file;
 use crate::host::{HostChoice, HostProfile};
 use crate::lint::{self, Diagnostic, NameSite};
+use crate::project::Project;
 use crate::role::RoleDoc;
 
 /// What the server needs to know about where it runs.
@@ -40,36 +40,37 @@ pub struct Workspace {
     lint_dirs: Vec<PathBuf>,
     /// The cross-file set's files as read from disk, with their names.
     disk: BTreeMap<PathBuf, Option<NameSite>>,
-    /// The `pwk.toml` files, read once each (until one changes: then the
-    /// workspace is made anew).
-    configs: Configs,
+    /// The project (its `pwk.toml` files read once each, until one changes: then
+    /// the workspace is made anew), as every command sees it.
+    project: Project,
     /// Why a configuration could not be used (the defaults are used meanwhile).
     pub config_error: Option<String>,
 }
 
 impl Workspace {
     pub fn new(setup: Setup) -> Workspace {
-        let mut configs = Configs::new(setup.home.as_deref());
+        let project = Project::at(
+            setup.root.clone(),
+            setup.home.clone(),
+            setup.agent_dir.clone(),
+            setup.host.clone(),
+        );
         let mut config_error = None;
         // The host: as asked, else the project's configuration, else detected.
-        let choice = match &setup.host {
-            Some(h) => h.clone(),
-            None => match configs.resolve(&setup.root) {
-                Ok(r) => r.host.value,
-                Err(e) => {
-                    config_error = Some(e.relative_to(&setup.root).to_string());
-                    HostChoice::Auto
-                }
-            },
+        let chosen = match project.host() {
+            Ok(c) => c,
+            Err(e) => {
+                config_error = Some(e.relative_to(&setup.root).to_string());
+                HostChoice::Auto.resolve(&setup.root, setup.agent_dir.as_deref())
+            }
         };
-        let chosen = choice.resolve(&setup.root, setup.agent_dir.as_deref());
         let mut ws = Workspace {
             host: chosen.profile,
             host_reason: chosen.detection.map(|d| d.reason),
             sources: Vec::new(),
             lint_dirs: Vec::new(),
             disk: BTreeMap::new(),
-            configs,
+            project,
             config_error,
             setup,
         };
@@ -138,7 +139,7 @@ impl Workspace {
             return false;
         }
         // Files the configuration excludes are not linted, so not served.
-        if let Ok(Some(config)) = self.configs.for_path(path)
+        if let Ok(Some(config)) = self.project.config_for(path)
             && config.excludes(path)
         {
             return false;
@@ -199,14 +200,14 @@ impl Workspace {
     /// The single-file check of a buffer, as `pwk lint` checks the file: with
     /// the rule levels its `pwk.toml` sets and its inline suppressions.
     pub fn check(&mut self, path: &Path, text: &str) -> lint::Checked {
-        let settings = match self.configs.resolve(path) {
-            Ok(r) => r.settings(),
+        let (profile, settings) = match self.project.file_profile(path, self.host) {
+            Ok(x) => x,
             Err(e) => {
                 self.config_error = Some(e.relative_to(&self.setup.root).to_string());
-                lint::FileSettings::default()
+                (self.host, lint::FileSettings::default())
             }
         };
-        lint::check_bytes(path, text.as_bytes().to_vec(), self.host, &settings)
+        lint::check_bytes(path, text.as_bytes().to_vec(), profile, &settings)
     }
 
     /// The skill names found in the skill directories pi reads: `<agent dir>/skills/`,

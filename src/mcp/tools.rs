@@ -403,16 +403,22 @@ pub fn path_arg(cwd: &Path, p: &str) -> PathBuf {
 
 pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
     let env = place.registry.env();
-    let (root, _) = crate::discover::find_project_root(place.cwd, env.home.as_deref());
-    let chosen = host_arg(args)?.resolve(&root, env.agent_dir().as_deref());
-    let opts = crate::lint::LintOptions {
-        host: chosen.profile,
-        host_reason: chosen.detection.as_ref().map(|d| d.reason.clone()),
-        recursive: bool_arg(args, "recursive")?,
-        keep_text: false,
-        cwd: Some(place.cwd.to_path_buf()),
-        settings: None,
+    // The project exactly as `pwk lint` run in the server's directory finds it: its
+    // root, `pwk.toml` (host, rule levels, overrides, `paths`, `exclude`) and file set.
+    let host = match str_arg(args, "host")? {
+        None => None,
+        Some(_) => Some(host_arg(args)?),
     };
+    let project = crate::project::Project::open(crate::project::ProjectOptions {
+        cwd: place.cwd.to_path_buf(),
+        host,
+        home: env.home.clone(),
+        agent_dir: env.agent_dir(),
+        ..Default::default()
+    })
+    .map_err(|e| e.relative_to(place.cwd).to_string())?;
+    let recursive = bool_arg(args, "recursive")?;
+    let base = crate::lint::FileSettings::default();
     let report = match (str_arg(args, "text")?, args.get("paths")) {
         (Some(_), Some(_)) => return Err("pass `paths` or `text`, not both".into()),
         (Some(text), None) => {
@@ -422,16 +428,20 @@ pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
                     MAX_TEXT >> 20
                 ));
             }
-            let name = str_arg(args, "path")?.unwrap_or("role.md");
-            crate::lint::lint_text_report(
-                &path_arg(place.cwd, name),
-                text.as_bytes().to_vec(),
-                &opts,
-            )
+            let path = path_arg(place.cwd, str_arg(args, "path")?.unwrap_or("role.md"));
+            let set = crate::project::FileSet {
+                files: vec![path.clone()],
+                recursive,
+                ..Default::default()
+            };
+            let plan = project
+                .plan(set, &base)
+                .map_err(|e| e.relative_to(place.cwd).to_string())?;
+            plan.lint_text(&path, text.as_bytes().to_vec(), false)
         }
         (None, paths) => {
             let paths: Vec<PathBuf> = match paths {
-                None | Some(Value::Null) => crate::lint::default_dirs(&root),
+                None | Some(Value::Null) => Vec::new(),
                 Some(Value::Array(items)) => items
                     .iter()
                     .map(|v| {
@@ -442,10 +452,23 @@ pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
                     .collect::<Result<_, _>>()?,
                 Some(_) => return Err("`paths` must be an array of strings".into()),
             };
-            if paths.is_empty() {
-                return Err("nothing to lint: neither `.agents/agents/` nor `.pi/agents/` exists in the server's directory; pass `paths` or `text`".into());
-            }
-            crate::lint::lint_paths(&paths, &opts)
+            let set = project
+                .file_set(&crate::project::FileRequest {
+                    paths,
+                    recursive,
+                    allow_empty: false,
+                })
+                .map_err(|e| {
+                    let e = e.relative_to(place.cwd).to_string();
+                    match e.strip_prefix("nothing to lint: ") {
+                        Some(rest) => format!("nothing to lint: {rest}; pass `paths` or `text`"),
+                        None => e,
+                    }
+                })?;
+            project
+                .plan(set, &base)
+                .map_err(|e| e.relative_to(place.cwd).to_string())?
+                .lint(false)
         }
     };
     let show = |p: &Path| crate::context::display_path(place.cwd, p);

@@ -19,6 +19,7 @@ mod lsp_editor;
 mod lsp_props;
 mod mcp;
 mod oracle;
+mod project;
 mod provider;
 mod runtime_bounds;
 mod setup;

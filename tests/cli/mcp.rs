@@ -20,7 +20,7 @@ use crate::support::fake_llm::{self, FakeLlm, Reply};
 use crate::support::{TestEnv, repo_root};
 
 /// The folder holding the MCP clients, or `None` (after saying why).
-fn mcp_client() -> Option<PathBuf> {
+pub(crate) fn mcp_client() -> Option<PathBuf> {
     let p = std::env::var_os("PWK_TEST_MCP_CLIENT")
         .map(PathBuf::from)
         .or_else(|| Some(repo_root().join(".mcp-test")))
@@ -41,7 +41,13 @@ fn mcp_client() -> Option<PathBuf> {
 }
 
 /// A pinned environment for the client and, through it, the server and pi.
-fn client_cmd(env: &TestEnv, client: &Path, scenario: &str, cwd: &Path, args: &Value) -> Command {
+pub(crate) fn client_cmd(
+    env: &TestEnv,
+    client: &Path,
+    scenario: &str,
+    cwd: &Path,
+    args: &Value,
+) -> Command {
     let mut cmd = env.pwk(); // for the environment pinning only
     let program = std::mem::replace(&mut cmd, Command::new("node"));
     for (k, v) in program.get_envs() {
@@ -75,7 +81,7 @@ fn with_pi(cmd: &mut Command, pi: &Path, agent: &Path) {
 }
 
 /// Run a scenario to its end; its last stdout line is the document.
-fn drive(mut cmd: Command) -> Value {
+pub(crate) fn drive(mut cmd: Command) -> Value {
     let out = cmd.stderr(Stdio::piped()).output().expect("run node");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);

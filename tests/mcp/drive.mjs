@@ -86,6 +86,15 @@ switch (scenario) {
     };
     break;
   }
+  case "calls": {
+    // args.calls: [{name, arguments}]; the structured result of each, in order.
+    result = [];
+    for (const c of args.calls) {
+      const res = await call(c.name, c.arguments);
+      result.push({ isError: res.isError ?? false, value: res.structuredContent ?? res.content });
+    }
+    break;
+  }
   case "delegate": {
     const start = sc(await call("delegate_start", args.request));
     const { st, states } = await pollUntil(start.task, (s) => !["starting", "running"].includes(s.state), 120000);

@@ -1,0 +1,566 @@
+//! The project every command works on: its root (one rule, which stops at a
+//! directory another user owns), its `pwk.toml` (with `extend` and
+//! `[[overrides]]`), the host it is linted and listed for, and the set of role
+//! files `pwk lint` covers. Built once per command by the command layer and
+//! handed to every front end: lint (and `--fix`, `--diff`, the baseline), list,
+//! show, smoke, new, setup, convert, review/recon, the language server and the MCP
+//! server, so they all agree on the project.
+//!
+//! Precedence for the host, highest first: `--host` (or the caller's own
+//! option), an `[[overrides]]` entry matching the file, `host` in `pwk.toml`
+//! (or the file `--config` names), `auto` (the host a file's own directory names,
+//! `.claude/agents/` → claude-code; else pi's settings; else the portable profile).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::config::{ConfigError, Configs, Origin, ResolvedConfig, Val};
+use crate::host::{Chosen, HostChoice};
+use crate::lint::{FileSettings, LintOptions, LintReport, SettingsSource, WalkError};
+
+/// What the caller says about the project (the command line, an editor's or an
+/// MCP client's options).
+#[derive(Debug, Clone, Default)]
+pub struct ProjectOptions {
+    /// The directory the command runs in.
+    pub cwd: PathBuf,
+    /// `--dir`: the project root itself (relative to `cwd`); must be a directory.
+    pub dir: Option<PathBuf>,
+    /// `--host` (beats every configuration).
+    pub host: Option<HostChoice>,
+    /// `--config FILE`: this configuration governs every file (no `pwk.toml` is
+    /// looked for).
+    pub config: Option<PathBuf>,
+    /// `$HOME` (bounds the root walk).
+    pub home: Option<PathBuf>,
+    /// pi's agent directory (`$PI_CODING_AGENT_DIR`, default `~/.pi/agent`).
+    pub agent_dir: Option<PathBuf>,
+}
+
+/// Why a project (or its file set) could not be made: exit 2.
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectError {
+    #[error("--dir `{}` is not a directory; give the project's root directory", .0.display())]
+    DirNotADirectory(PathBuf),
+    #[error("--dir `{}` does not exist; give an existing project directory", .0.display())]
+    DirMissing(PathBuf),
+    #[error("--dir `{}` cannot be used: {why}; give an existing project directory", .path.display())]
+    DirUnusable { path: PathBuf, why: String },
+    #[error("--config `{}` does not exist", .0.display())]
+    ConfigMissing(PathBuf),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("nothing to lint: {0}")]
+    NothingToLint(String),
+}
+
+impl ProjectError {
+    /// The same error with the paths of a configuration error relative to `cwd`.
+    pub fn relative_to(self, cwd: &Path) -> ProjectError {
+        match self {
+            ProjectError::Config(e) => ProjectError::Config(e.relative_to(cwd)),
+            other => other,
+        }
+    }
+}
+
+/// The project a command works in.
+#[derive(Debug)]
+pub struct Project {
+    /// The project root: `--dir`, else the nearest directory upwards from `cwd` that
+    /// holds `.git`, `.agents` or `.pi` (stopping below `$HOME` and before a
+    /// directory another user owns), else `cwd`.
+    pub root: PathBuf,
+    /// Where the host is taken to run: `--dir` when given, else the current directory.
+    pub cwd: PathBuf,
+    pub home: Option<PathBuf>,
+    pub agent_dir: Option<PathBuf>,
+    /// `--host`.
+    pub host_flag: Option<HostChoice>,
+    /// `--config FILE`, absolute.
+    pub config_file: Option<PathBuf>,
+    /// The directory owned by another user where the root walk stopped, if it did.
+    pub stopped_at: Option<PathBuf>,
+    configs: Mutex<Configs>,
+}
+
+impl Project {
+    /// Find the project for `opts`; `--dir` and `--config` must exist.
+    pub fn open(opts: ProjectOptions) -> Result<Project, ProjectError> {
+        let (root, cwd, stopped_at) = match &opts.dir {
+            None => {
+                let found = find_root(&opts.cwd, opts.home.as_deref());
+                (found.root, opts.cwd.clone(), found.stopped_at)
+            }
+            Some(dir) => {
+                let root = opts.cwd.join(dir);
+                match std::fs::metadata(&root) {
+                    Ok(m) if m.is_dir() => {}
+                    Ok(_) => return Err(ProjectError::DirNotADirectory(dir.clone())),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                        return Err(ProjectError::DirMissing(dir.clone()));
+                    }
+                    Err(e) => {
+                        return Err(ProjectError::DirUnusable {
+                            path: dir.clone(),
+                            why: e.to_string(),
+                        });
+                    }
+                }
+                (root.clone(), root, None)
+            }
+        };
+        let config_file = match &opts.config {
+            None => None,
+            Some(f) => {
+                let abs = std::path::absolute(opts.cwd.join(f)).unwrap_or_else(|_| f.clone());
+                if std::fs::symlink_metadata(&abs).is_err() {
+                    return Err(ProjectError::ConfigMissing(f.clone()));
+                }
+                Some(abs)
+            }
+        };
+        let mut configs = Configs::new(opts.home.as_deref());
+        if let Some(f) = &config_file {
+            configs = configs.with_file(f.clone());
+            // Read it now: a bad file named on the command line stops every command.
+            configs.for_path(&cwd)?;
+        }
+        Ok(Project {
+            root,
+            cwd,
+            home: opts.home,
+            agent_dir: opts.agent_dir,
+            host_flag: opts.host,
+            config_file,
+            stopped_at,
+            configs: Mutex::new(configs),
+        })
+    }
+
+    /// The project rooted at `root` as given (an editor's workspace folder), no
+    /// check made: nothing here can fail.
+    pub fn at(
+        root: PathBuf,
+        home: Option<PathBuf>,
+        agent_dir: Option<PathBuf>,
+        host: Option<HostChoice>,
+    ) -> Project {
+        Project {
+            configs: Mutex::new(Configs::new(home.as_deref())),
+            cwd: root.clone(),
+            root,
+            home,
+            agent_dir,
+            host_flag: host,
+            config_file: None,
+            stopped_at: None,
+        }
+    }
+
+    /// The host profile `path` is linted for, and its settings, as `pwk lint` would
+    /// lint it; `project_host` is [`Project::host`]'s profile, already resolved (an
+    /// editor resolves it once).
+    pub fn file_profile(
+        &self,
+        path: &Path,
+        project_host: &'static crate::host::HostProfile,
+    ) -> Result<(&'static crate::host::HostProfile, FileSettings), ConfigError> {
+        let resolved = self.resolve_file(path)?;
+        let profile = match &resolved.host.value {
+            HostChoice::Spec(s) => s.profile().unwrap_or(project_host),
+            HostChoice::Auto => crate::host::detect_from_paths(&[path.to_path_buf()])
+                .and_then(|d| d.spec.profile().ok())
+                .unwrap_or(project_host),
+        };
+        Ok((profile, resolved.settings()))
+    }
+
+    fn configs(&self) -> std::sync::MutexGuard<'_, Configs> {
+        self.configs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Discovery's starting points for this project.
+    pub fn roots(&self) -> crate::discover::Roots {
+        crate::discover::Roots {
+            cwd: self.cwd.clone(),
+            home: self.home.clone(),
+            global_agents_dir: self.agent_dir.as_ref().map(|d| d.join("agents")),
+            project_root: Some(self.root.clone()),
+        }
+    }
+
+    /// The configuration that applies to `path` (a file or a directory), with
+    /// `--host` applied.
+    pub fn resolve(&self, path: &Path) -> Result<ResolvedConfig, ConfigError> {
+        Ok(self
+            .configs()
+            .resolve(path)?
+            .with_host_flag(self.host_flag.as_ref()))
+    }
+
+    /// [`Project::resolve`] for a path known to be a file.
+    pub fn resolve_file(&self, path: &Path) -> Result<ResolvedConfig, ConfigError> {
+        Ok(self
+            .configs()
+            .resolve_file(path)?
+            .with_host_flag(self.host_flag.as_ref()))
+    }
+
+    /// The configuration file governing `path`, with what it says about
+    /// `paths` and `exclude` (for `pwk config`).
+    pub fn config_for(&self, path: &Path) -> Result<Option<crate::config::Config>, ConfigError> {
+        Ok(self.configs().for_path(path)?.cloned())
+    }
+
+    /// The host choice for the project as a whole (what `list`, `show`, `smoke`,
+    /// `setup`, `new` and `convert` use): `--host`, else the project's `pwk.toml`,
+    /// else `auto`.
+    pub fn host_choice(&self) -> Result<Val<HostChoice>, ConfigError> {
+        Ok(self.resolve(&self.cwd)?.host)
+    }
+
+    /// The host profile for the project as a whole (`auto` reads pi's settings).
+    pub fn host(&self) -> Result<Chosen, ConfigError> {
+        let choice = self.host_choice()?;
+        let mut chosen = choice.value.resolve(&self.root, self.agent_dir.as_deref());
+        if chosen.detection.is_none() && choice.origin != Origin::Flag("--host") {
+            chosen.source = Some(describe_origin(&choice.origin, &self.cwd));
+        }
+        Ok(chosen)
+    }
+
+    /// Every role the project's host sees.
+    pub fn discover(&self) -> Result<crate::discover::Discovery, ConfigError> {
+        let chosen = self.host()?;
+        let mut d = crate::discover::resolve_in(&self.roots(), chosen.profile);
+        d.host_choice = chosen.explain();
+        Ok(d)
+    }
+
+    /// The agents directories present in the project, each with the host whose
+    /// directory it is (`None`: a pi directory, `.agents/agents/` or `.pi/agents/`).
+    pub fn agents_dirs(&self) -> Vec<AgentsDir> {
+        agents_dirs(&self.root)
+    }
+
+    /// The files a lint run covers: `paths` as given; with none, `paths` from the
+    /// configuration, else every agents directory present ([`Project::agents_dirs`]).
+    /// `exclude` leaves out what a walk found, never a file named.
+    pub fn file_set(&self, req: &FileRequest) -> Result<FileSet, ProjectError> {
+        let mut dirs = Vec::new();
+        let paths = if req.paths.is_empty() {
+            let from_config = {
+                let mut configs = self.configs();
+                configs
+                    .for_path(&self.cwd)?
+                    .and_then(|c| c.path_files().map(|f| (f, c.path().to_path_buf())))
+            };
+            match from_config {
+                Some((files, _)) if !files.is_empty() => files,
+                Some((_, config)) if !req.allow_empty => {
+                    return Err(ProjectError::NothingToLint(format!(
+                        "`paths` in `{}` matches no `*.md` file",
+                        crate::context::display_path(&self.cwd, &config)
+                    )));
+                }
+                Some(_) => Vec::new(),
+                None => {
+                    dirs = self.agents_dirs();
+                    if dirs.is_empty() && !req.allow_empty {
+                        return Err(ProjectError::NothingToLint(format!(
+                            "no agents directory (`.agents/agents/`, `.pi/agents/`, `.claude/agents/`, `.opencode/agents/`, `.gemini/agents/`, `.github/agents/`) exists in the project `{}`; pass files or directories, or --allow-empty",
+                            crate::context::display_path(&self.cwd, &self.root)
+                        )));
+                    }
+                    dirs.iter().map(|d| d.path.clone()).collect()
+                }
+            }
+        } else {
+            req.paths.clone()
+        };
+        // Where `--fix` and `--write-baseline` open files from (see `crate::fs`).
+        let anchors = crate::fs::Anchors::new(&self.cwd, &self.root, &paths);
+        // A directory in the project reached through a symbolic link (a cloned
+        // repository's `.agents -> /elsewhere`) is not entered: reported, not linted.
+        let (paths, linked): (Vec<_>, Vec<_>) = paths
+            .into_iter()
+            .partition(|p| req.paths.contains(p) || anchors.symlink_on_the_way(p).is_none());
+        let mut collected = crate::lint::collect_files(&paths, req.recursive);
+        for dir in linked {
+            let link = anchors
+                .symlink_on_the_way(&dir)
+                .unwrap_or_else(|| dir.clone());
+            collected.errors.push(WalkError::Io {
+                source: std::io::Error::other(format!(
+                    "`{}` is a symbolic link; pwk does not read or write the project's roles through one (make it a real directory, or name the target directory on the command line)",
+                    crate::context::display_path(&self.cwd, &link)
+                )),
+                path: dir,
+            });
+        }
+        let mut files = Vec::with_capacity(collected.files.len());
+        {
+            let mut configs = self.configs();
+            for f in collected.files {
+                let named = req.paths.contains(&f);
+                if named
+                    || !configs.for_file(&f)?.is_some_and(|c| {
+                        c.excludes(&std::path::absolute(&f).unwrap_or_else(|_| f.clone()))
+                    })
+                {
+                    files.push(f);
+                }
+            }
+        }
+        if files.is_empty() && collected.errors.is_empty() && !req.allow_empty {
+            let shown: Vec<String> = paths
+                .iter()
+                .map(|p| format!("`{}`", crate::context::display_path(&self.cwd, p)))
+                .collect();
+            return Err(ProjectError::NothingToLint(format!(
+                "no `*.md` file in {}{}",
+                shown.join(", "),
+                if req.recursive {
+                    ""
+                } else {
+                    " (use --recursive to look in subdirectories)"
+                }
+            )));
+        }
+        Ok(FileSet {
+            files,
+            anchors,
+            walk_errors: collected.errors,
+            dirs,
+            recursive: req.recursive,
+        })
+    }
+
+    /// How each file of `set` is linted: its configuration's settings, and groups of
+    /// files by the host profile they are linted for.
+    pub fn plan(&self, set: FileSet, base: &FileSettings) -> Result<LintPlan, ConfigError> {
+        let mut settings = std::collections::HashMap::new();
+        // Files grouped by host choice, and under `auto` by the host whose own
+        // directory holds them (`.claude/agents/` is claude-code's).
+        let mut keyed: Vec<((HostChoice, Option<crate::host::HostId>), Vec<PathBuf>)> = Vec::new();
+        for f in &set.files {
+            let resolved = self.resolve_file(f)?;
+            let mut s = resolved.settings();
+            s.no_inline_suppressions = base.no_inline_suppressions;
+            if s != *base {
+                settings.insert(f.clone(), s);
+            }
+            let dir_host = match resolved.host.value {
+                HostChoice::Auto => {
+                    crate::host::detect_from_paths(std::slice::from_ref(f)).map(|d| d.spec.host)
+                }
+                HostChoice::Spec(_) => None,
+            };
+            let key = (resolved.host.value, dir_host);
+            match keyed.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, g)) => g.push(f.clone()),
+                None => keyed.push((key, vec![f.clone()])),
+            }
+        }
+        let mut groups = Vec::new();
+        for ((choice, _), files) in keyed {
+            let chosen = choice.resolve_for(&self.root, self.agent_dir.as_deref(), &files);
+            groups.push(LintGroup { chosen, files });
+        }
+        if groups.is_empty() {
+            groups.push(LintGroup {
+                chosen: self.host()?,
+                files: Vec::new(),
+            });
+        }
+        let settings = Arc::new(settings);
+        let default = base.clone();
+        let source = SettingsSource(Arc::new(move |p: &Path| match settings.get(p) {
+            Some(s) => s.clone(),
+            None => default.clone(),
+        }));
+        Ok(LintPlan {
+            groups,
+            settings: source,
+            walk_errors: set.walk_errors,
+            dirs: set.dirs,
+            recursive: set.recursive,
+            cwd: self.cwd.clone(),
+        })
+    }
+}
+
+/// What a lint run asks for.
+#[derive(Debug, Clone, Default)]
+pub struct FileRequest {
+    pub paths: Vec<PathBuf>,
+    pub recursive: bool,
+    pub allow_empty: bool,
+}
+
+/// The files of one lint run.
+#[derive(Debug, Default)]
+pub struct FileSet {
+    pub files: Vec<PathBuf>,
+    /// The trust anchors `--fix` and `--write-baseline` open these files from.
+    pub anchors: crate::fs::Anchors,
+    pub walk_errors: Vec<WalkError>,
+    /// The agents directories linted when no path was given.
+    pub dirs: Vec<AgentsDir>,
+    pub recursive: bool,
+}
+
+/// An agents directory of the project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentsDir {
+    pub path: PathBuf,
+    /// The host whose own directory it is (`None`: pi's).
+    pub host: Option<crate::host::HostId>,
+}
+
+/// Every agents directory present under `root`, pi's first: `.agents/agents/`,
+/// `.pi/agents/`, then each other host's own directories (`.claude/agents/`, …).
+pub fn agents_dirs(root: &Path) -> Vec<AgentsDir> {
+    let mut out: Vec<AgentsDir> = crate::lint::default_dirs(root)
+        .into_iter()
+        .map(|path| AgentsDir { path, host: None })
+        .collect();
+    for h in crate::host::ALL.into_iter().filter(|h| !h.is_pi()) {
+        for rel in h.project_dirs() {
+            let path = root.join(rel);
+            if path.is_dir() && !out.iter().any(|d| d.path == path) {
+                out.push(AgentsDir {
+                    path,
+                    host: Some(h),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// One group of a lint run: files linted for one host profile.
+#[derive(Debug, Clone)]
+pub struct LintGroup {
+    pub chosen: Chosen,
+    pub files: Vec<PathBuf>,
+}
+
+/// A lint run, planned: the groups, each file's settings, the walk's errors.
+#[derive(Debug)]
+pub struct LintPlan {
+    pub groups: Vec<LintGroup>,
+    pub settings: SettingsSource,
+    pub walk_errors: Vec<WalkError>,
+    pub dirs: Vec<AgentsDir>,
+    pub recursive: bool,
+    pub cwd: PathBuf,
+}
+
+impl LintPlan {
+    /// The lint options of one group.
+    pub fn options(&self, group: &LintGroup, keep_text: bool) -> LintOptions {
+        LintOptions {
+            host: group.chosen.profile,
+            host_reason: group.chosen.detection.as_ref().map(|d| d.reason.clone()),
+            recursive: self.recursive,
+            keep_text,
+            cwd: Some(self.cwd.clone()),
+            settings: Some(self.settings.clone()),
+        }
+    }
+
+    /// Lint every group and merge the reports (the walk's errors added).
+    pub fn lint(self, keep_text: bool) -> LintReport {
+        let mut report: Option<LintReport> = None;
+        for g in &self.groups {
+            let part = crate::lint::lint_files(&g.files, &self.options(g, keep_text));
+            report = Some(match report {
+                None => part,
+                Some(r) => r.merge(part),
+            });
+        }
+        let mut report = report.expect("a plan has at least one group");
+        report.add_walk_errors(self.walk_errors);
+        report
+    }
+
+    /// The findings of the text held in memory as the file at `path` (stdin, an
+    /// editor's or an MCP client's buffer), linted as the group it belongs to.
+    pub fn lint_text(&self, path: &Path, text: Vec<u8>, keep_text: bool) -> LintReport {
+        let group = self
+            .groups
+            .iter()
+            .find(|g| g.files.iter().any(|f| f == path))
+            .unwrap_or(&self.groups[0]);
+        crate::lint::lint_text_report(path, text, &self.options(group, keep_text))
+    }
+}
+
+/// An origin as a short phrase for `Chosen::explain`.
+fn describe_origin(origin: &Origin, cwd: &Path) -> String {
+    match origin {
+        Origin::Default => "default".into(),
+        Origin::Flag(f) => (*f).into(),
+        Origin::File { path, line, column } => format!(
+            "{}:{line}:{column}",
+            crate::context::display_path(cwd, path)
+        ),
+    }
+}
+
+/// Where the root walk ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootFound {
+    pub root: PathBuf,
+    /// The marker that made it the root (`.git`, `.agents`, `.pi`).
+    pub marker: Option<&'static str>,
+    /// The directory owned by another user where the walk stopped.
+    pub stopped_at: Option<PathBuf>,
+}
+
+/// The one project-root rule: the nearest directory, from `cwd` upwards, that
+/// contains `.git`, `.agents` or `.pi`. The walk stops below `home` (whose `.pi/`
+/// is pi's own configuration, not a project) unless `cwd` is `home` itself, and
+/// before a directory owned by another user (as git's `safe.directory`) unless
+/// `PWK_SAFE_DIRECTORIES` lists it. Without a marker the root is `cwd`.
+pub fn find_root(cwd: &Path, home: Option<&Path>) -> RootFound {
+    for dir in cwd.ancestors() {
+        if home.is_some_and(|h| h == dir) && dir != cwd {
+            break;
+        }
+        if !trusted_dir(dir) {
+            return RootFound {
+                root: cwd.to_path_buf(),
+                marker: None,
+                stopped_at: Some(dir.to_path_buf()),
+            };
+        }
+        if let Some(marker) = crate::discover::root_marker_of(dir) {
+            return RootFound {
+                root: dir.to_path_buf(),
+                marker: Some(marker),
+                stopped_at: None,
+            };
+        }
+    }
+    RootFound {
+        root: cwd.to_path_buf(),
+        marker: None,
+        stopped_at: None,
+    }
+}
+
+/// Whether pwk may take `dir` as a project root and read its `pwk.toml`: it is
+/// owned by the user pwk runs as (the effective uid), or `PWK_SAFE_DIRECTORIES`
+/// lists it (`*`: every directory). A directory that cannot be looked at is not
+/// refused here (nothing is read from it either).
+pub fn trusted_dir(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(meta) = std::fs::metadata(dir) else {
+        return true;
+    };
+    let me = rustix::process::geteuid().as_raw();
+    meta.uid() == me || crate::env::safe_directories().allows(dir)
+}

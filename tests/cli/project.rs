@@ -1,0 +1,225 @@
+//! One project under every front end: the same `pwk.toml` (host, rule levels,
+//! overrides) gives the same findings in `pwk lint`, the MCP `lint` tool (through the
+//! official MCP SDK client) and the language server; `list`, `show` and `smoke` take
+//! the configured host; the root walk stops at a directory another user owns.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Value, json};
+
+use crate::mcp::{client_cmd, drive, mcp_client};
+use crate::support::lsp_client::{LspClient, file_uri};
+use crate::support::{TestEnv, run};
+
+/// herdr, `missing-tools` off, and an override that makes `invalid-thinking` a
+/// warning for `legacy-*` files.
+const CONFIG: &str = "host = \"herdr\"\n[rules]\nmissing-tools = \"off\"\n\n[[overrides]]\nfiles = [\"legacy-*.md\"]\nrules = { invalid-thinking = \"warn\" }\n";
+/// No `tools` (missing-tools under the portable profile), `max_turns` (herdr ignores
+/// it), a bad `thinking`.
+const ROLE: &str = "---\nname: r\ndescription: d\nmax_turns: 5\nthinking: lots\n---\nBody\n";
+
+fn project() -> TestEnv {
+    let env = TestEnv::new();
+    env.write("pwk.toml", CONFIG);
+    env.write(".pi/agents/r.md", ROLE);
+    env.write(
+        ".pi/agents/legacy-old.md",
+        ROLE.replace("name: r", "name: legacy-old"),
+    );
+    env
+}
+
+/// (path, rule, severity, line, column, message) of a lint JSON document.
+fn findings(doc: &Value) -> BTreeSet<(String, String, String, u64, u64, String)> {
+    doc["diagnostics"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no diagnostics in {doc}"))
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_string(),
+                d["rule"].as_str().unwrap().to_string(),
+                d["severity"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn cli_lint(env: &TestEnv) -> Value {
+    let out = run(env.pwk().args(["lint", "--format", "json"]));
+    serde_json::from_str(&out.stdout).unwrap()
+}
+
+#[test]
+fn one_pwk_toml_gives_the_same_findings_in_lint_mcp_and_the_language_server() {
+    let env = project();
+    let cli = cli_lint(&env);
+    assert_eq!(cli["host"]["profile"], "herdr@1.3", "{cli}");
+    let expected = findings(&cli);
+    let rules: BTreeSet<(&str, &str, &str)> = expected
+        .iter()
+        .map(|f| (f.0.as_str(), f.1.as_str(), f.2.as_str()))
+        .collect();
+    assert_eq!(
+        rules,
+        BTreeSet::from([
+            (".pi/agents/legacy-old.md", "host-ignored-key", "warning"),
+            (".pi/agents/legacy-old.md", "invalid-thinking", "warning"),
+            (".pi/agents/r.md", "host-ignored-key", "warning"),
+            (".pi/agents/r.md", "invalid-thinking", "error"),
+        ]),
+        "{cli}"
+    );
+
+    // The MCP lint tool: no arguments (the project's file set), paths, and text.
+    if let Some(client) = mcp_client() {
+        let calls = json!({"calls": [
+            {"name": "lint", "arguments": {}},
+            {"name": "lint", "arguments": {"paths": [".pi/agents"]}},
+            {"name": "lint", "arguments": {"text": ROLE, "path": ".pi/agents/r.md"}},
+        ]});
+        let v = drive(client_cmd(&env, &client, "calls", env.root(), &calls));
+        let results = v["result"].as_array().unwrap();
+        for r in &results[..2] {
+            assert_eq!(r["isError"], false, "{r}");
+            assert_eq!(r["value"]["host"]["profile"], "herdr@1.3", "{r}");
+            assert_eq!(findings(&r["value"]), expected, "{r}");
+        }
+        let text = findings(&results[2]["value"]);
+        let of_r: BTreeSet<_> = expected
+            .iter()
+            .filter(|f| f.0 == ".pi/agents/r.md")
+            .cloned()
+            .collect();
+        assert_eq!(text, of_r, "{}", results[2]);
+    }
+
+    // The language server: each open buffer's diagnostics.
+    let mut cmd = env.pwk();
+    cmd.arg("lsp");
+    let mut c = LspClient::start(cmd);
+    c.initialize(&file_uri(env.root()));
+    for rel in [".pi/agents/r.md", ".pi/agents/legacy-old.md"] {
+        let uri = file_uri(&env.path(rel));
+        c.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": env.read(rel)}}),
+        );
+        let got: BTreeSet<(String, String, u64, u64)> = c
+            .diagnostics(&uri, 1)
+            .iter()
+            .map(|d| {
+                let sev = if d["severity"] == 1 {
+                    "error"
+                } else {
+                    "warning"
+                };
+                (
+                    d["code"].as_str().unwrap().to_string(),
+                    sev.to_string(),
+                    d["range"]["start"]["line"].as_u64().unwrap() + 1,
+                    d["range"]["start"]["character"].as_u64().unwrap() + 1,
+                )
+            })
+            .collect();
+        let want: BTreeSet<(String, String, u64, u64)> = expected
+            .iter()
+            .filter(|f| f.0 == rel)
+            .map(|f| (f.1.clone(), f.2.clone(), f.3, f.4))
+            .collect();
+        assert_eq!(got, want, "{rel}");
+    }
+    c.shutdown();
+}
+
+#[test]
+fn list_show_and_smoke_take_the_configured_host_and_levels() {
+    let env = project();
+    let list: Value =
+        serde_json::from_str(&run(env.pwk().args(["list", "--format", "json"])).stdout).unwrap();
+    assert_eq!(list["host"], "herdr", "{list}");
+    let show: Value =
+        serde_json::from_str(&run(env.pwk().args(["show", "r", "--format", "json"])).stdout)
+            .unwrap();
+    assert_eq!(show["host"], "herdr", "{show}");
+    // smoke lints as `pwk lint` does: herdr, missing-tools off.
+    let out = run(env.pwk().args(["smoke", "r", "--format", "json"]));
+    let smoke: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(smoke["host"], "herdr", "{smoke}");
+    let rules: BTreeSet<&str> = smoke["lint"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rules,
+        BTreeSet::from(["host-ignored-key", "invalid-thinking"]),
+        "{smoke}"
+    );
+    // A flag still beats the file.
+    let list: Value = serde_json::from_str(
+        &run(env
+            .pwk()
+            .args(["list", "--format", "json", "--host", "tintinweb"]))
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(list["host"], "tintinweb", "{list}");
+}
+
+/// A directory owned by another user is not a project root and its `pwk.toml` is
+/// not read, unless `PWK_SAFE_DIRECTORIES` names it.
+#[test]
+fn root_walk_stops_at_a_directory_another_user_owns() {
+    let env = TestEnv::new();
+    let outer = env.path("outer");
+    env.write("outer/pwk.toml", "[rules]\nmissing-tools = \"off\"\n");
+    std::fs::create_dir_all(outer.join(".git")).unwrap();
+    env.write(
+        "outer/inner/roles/r.md",
+        "---\nname: r\ndescription: d\n---\nBody\n",
+    );
+    let inner = outer.join("inner");
+    // Another user's: the parent of the directory pwk runs in.
+    rustix::fs::chown(
+        &outer,
+        Some(rustix::fs::Uid::from_raw(54321)),
+        Some(rustix::fs::Gid::from_raw(54321)),
+    )
+    .expect("the tests run as root (chown)");
+    let lint = |safe: Option<&str>| {
+        let mut cmd = env.pwk();
+        cmd.current_dir(&inner)
+            .args(["lint", "roles", "--format", "json", "--host", "pwk"]);
+        if let Some(s) = safe {
+            cmd.env("PWK_SAFE_DIRECTORIES", s);
+        }
+        let doc: Value = serde_json::from_str(&run(&mut cmd).stdout).unwrap();
+        doc["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["rule"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    // The other user's pwk.toml is not read: missing-tools is not off.
+    assert!(lint(None).contains(&"missing-tools".to_string()));
+    // Named as safe: it is read.
+    let safe = outer.display().to_string();
+    assert!(!lint(Some(&safe)).contains(&"missing-tools".to_string()));
+    assert!(!lint(Some("*")).contains(&"missing-tools".to_string()));
+    // The root: not the other user's directory.
+    let out = run(env.pwk().current_dir(&inner).arg("list"));
+    let text = out.stdout.clone();
+    assert!(!text.contains("Project root: .."), "{text}");
+    let mut cmd = env.pwk();
+    cmd.current_dir(&inner)
+        .env("PWK_SAFE_DIRECTORIES", &safe)
+        .arg("list");
+    let text = run(&mut cmd).stdout;
+    assert!(text.contains("outer (it has .git)"), "{text}");
+}
