@@ -5,6 +5,7 @@ mod support;
 
 mod baseline;
 mod basics;
+mod children;
 mod commands;
 mod config;
 mod convert;
