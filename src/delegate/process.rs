@@ -56,6 +56,9 @@ pub fn read_events(
 pub struct Activity {
     last_output_ms: AtomicU64,
     tools_in_flight: AtomicU32,
+    /// Usage summed so far (for the budget): tokens, and the cost's f64 bits.
+    tokens: AtomicU64,
+    cost_bits: AtomicU64,
 }
 
 impl Activity {
@@ -69,6 +72,20 @@ impl Activity {
 
     pub fn set_tools_in_flight(&self, n: u32) {
         self.tools_in_flight.store(n, Ordering::Relaxed);
+    }
+
+    /// The usage pi reported so far (summed over its assistant messages).
+    pub fn set_usage(&self, tokens: u64, cost: f64) {
+        self.tokens.store(tokens, Ordering::Relaxed);
+        self.cost_bits.store(cost.to_bits(), Ordering::Relaxed);
+    }
+
+    pub fn tokens(&self) -> u64 {
+        self.tokens.load(Ordering::Relaxed)
+    }
+
+    pub fn cost(&self) -> f64 {
+        f64::from_bits(self.cost_bits.load(Ordering::Relaxed))
     }
 
     /// No output for `stall` while no tool runs. Counted from pi's first output: Node

@@ -79,6 +79,9 @@ pub struct PiRunSpec {
     pub stall_timeout: Option<Duration>,
     /// Turn budget: the run is stopped when `turn_start` count exceeds it.
     pub max_turns: Option<u32>,
+    /// Spend budget: tokens, cost (USD, as pi computes it) and wall clock; crossing
+    /// one stops pi's group (`BUDGET_EXCEEDED`).
+    pub budget: super::budget::Budget,
     /// Extra flags, e.g. `--no-extensions`, `--no-skills`, `--no-prompt-templates`.
     pub extra_args: Vec<String>,
     /// Progress-line prefix, e.g. `[pwk-spec-reviewer]`.
@@ -114,6 +117,7 @@ impl PiRunSpec {
             timeout: None,
             stall_timeout: None,
             max_turns: None,
+            budget: super::budget::Budget::default(),
             extra_args: Vec::new(),
             label: "[pi]".to_string(),
             env: Vec::new(),
@@ -398,7 +402,8 @@ fn probe_flags(spec: &PiRunSpec, program: &Path, warnings: &mut Vec<String>) -> 
     if !spec.no_mcp || spec.extra_args.iter().any(|a| a == "--no-mcp") {
         return None;
     }
-    match crate::pi::help::options(program, &spec.cwd, &spec.env) {
+    let aborted = || spec.remote.as_ref().is_some_and(|r| r.aborted());
+    match crate::pi::help::options(program, &spec.cwd, &spec.env, &aborted) {
         Ok(h) if h.lists("--no-mcp") => {
             let mut s = spec.clone();
             s.extra_args.push("--no-mcp".into());
@@ -419,6 +424,7 @@ fn limits(spec: &PiRunSpec, turns: Option<TurnLimit>) -> Limits {
         timeout: spec.timeout,
         stall: spec.stall_timeout,
         turns,
+        budget: spec.budget,
     }
 }
 
@@ -446,6 +452,8 @@ pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)
         Err(o) => return *o,
     };
     let spec = probed.as_ref().unwrap_or(spec);
+    // The run's clock starts now: the `pi --help` probe has its own limit.
+    let start = Instant::now();
     let turns = spec.max_turns.map(|max| TurnLimit {
         budget: max,
         stop_after: max,
@@ -537,6 +545,7 @@ pub fn run_pi_rpc(
         Err(o) => return *o,
     };
     let spec = probed.as_ref().unwrap_or(spec);
+    let start = Instant::now();
     let launch = PiLaunch {
         program: program.clone(),
         args: build_args(
@@ -719,6 +728,20 @@ fn finish(
                 &mut o,
                 ErrorCode::TurnBudget,
                 format!("the turn budget of {max} was reached; pi was stopped"),
+            );
+        }
+        // The report was complete before the limit was crossed: keep it.
+        Some(StopReason::Budget(hit)) if report_complete(&a.state) => {
+            o.warnings.push(format!(
+                "{hit} after pi's answer was complete; pi's process group was stopped"
+            ));
+            classify_outcome(spec, program, &a, &mut o, mode, true);
+        }
+        Some(StopReason::Budget(hit)) => {
+            fail(
+                &mut o,
+                ErrorCode::BudgetExceeded,
+                format!("{hit}; pi's process group was terminated (nothing is run again)"),
             );
         }
         // The answer was complete (pi was only shutting down): keep it.
@@ -1022,6 +1045,16 @@ fn escaped_warnings(e: &crate::pi::children::Escaped) -> Vec<String> {
         ));
     }
     w
+}
+
+/// pi's last message is a final answer (`stop`/`length`, no retry pending), even if
+/// its `agent_end` was not read before pi was stopped.
+fn report_complete(st: &super::stream::StreamState) -> bool {
+    !st.pending_retry
+        && st
+            .final_message
+            .as_ref()
+            .is_some_and(|f| matches!(f.stop_reason.as_deref(), Some("stop" | "length")))
 }
 
 /// pi finished its answer: `agent_end` after a final `stop`/`length` message, no

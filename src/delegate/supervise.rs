@@ -32,6 +32,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
+use super::budget::{Budget, BudgetHit};
 pub use super::process::KILL_GRACE;
 use super::process::{self, Activity, BoundedCapture, GroupStopper, interrupted, read_chunks};
 use super::stream::{Line, LineFramer, StreamState};
@@ -73,7 +74,7 @@ pub enum Event<N> {
 }
 
 /// Why the supervisor stopped pi's process group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum StopReason {
     Timeout(Duration),
     Stall(Duration),
@@ -82,6 +83,8 @@ pub enum StopReason {
     Signal(i32),
     /// [`Remote::abort`] was called (a client asked to abort the task).
     Aborted,
+    /// The run's spend budget was crossed.
+    Budget(BudgetHit),
 }
 
 /// A handle that other threads use to steer or abort supervised runs: one per task
@@ -221,6 +224,8 @@ pub struct Limits {
     pub timeout: Option<Duration>,
     pub stall: Option<Duration>,
     pub turns: Option<TurnLimit>,
+    /// Tokens and cost summed from the stream; wall clock counted from `start`.
+    pub budget: Budget,
 }
 
 /// What to launch.
@@ -403,6 +408,12 @@ pub fn supervise<T: Transport>(
             let sig = flag.load(Ordering::Relaxed);
             if sig != 0 {
                 ctl.stop(StopReason::Signal(sig as i32));
+            } else if let Some(hit) = limits.budget.crossed(activity.tokens(), activity.cost()) {
+                ctl.stop(StopReason::Budget(hit));
+            } else if let Some(w) = limits.budget.wall()
+                && start.elapsed() >= w
+            {
+                ctl.stop(StopReason::Budget(BudgetHit::Wall { max: w.as_secs() }));
             } else if let Some(t) = limits.timeout
                 && start.elapsed() >= t
             {
@@ -538,6 +549,9 @@ fn read_stdout<T: Transport>(
                 let state = &mut g.state;
                 framer.push(chunk, &mut |line| on_line(line, state));
                 activity.set_tools_in_flight(state.tools_in_flight);
+                if let Some(u) = &state.usage {
+                    activity.set_usage(super::budget::tokens(u), u.cost);
+                }
             });
             let mut g = out.lock().unwrap_or_else(|e| e.into_inner());
             let state = &mut g.state;

@@ -275,6 +275,7 @@ pub fn delegate_with(
     let timeout = task.timeout.unwrap_or(DEFAULT_TIMEOUT);
     spec.timeout = Some(timeout);
     spec.stall_timeout = Some(task.stall_timeout.unwrap_or(DEFAULT_STALL).min(timeout));
+    spec.budget = task.budget;
     spec.label = format!("[{}]", task.task_id);
 
     if dry_run {

@@ -65,21 +65,36 @@ fn cache() -> &'static Mutex<HashMap<Key, Arc<HelpOptions>>> {
     CACHE.get_or_init(Default::default)
 }
 
-/// The options `program --help` lists (asked once per program per process). The
-/// output is used whatever the exit status; an error only when it could not be
-/// captured at all.
+/// The options `program --help` lists (asked once per program per process; callers
+/// that ask at the same time wait for the one probe). The output is used whatever
+/// the exit status; an error only when it could not be captured at all. `stop`:
+/// give up (the run was aborted).
 pub fn options(
     program: &Path,
     cwd: &Path,
     env: &[(String, String)],
+    stop: &dyn Fn() -> bool,
 ) -> Result<Arc<HelpOptions>, super::CaptureError> {
+    static PROBING: Mutex<()> = Mutex::new(());
     let key = key(program);
-    if let Some(k) = &key
-        && let Some(hit) = cache().lock().unwrap_or_else(|e| e.into_inner()).get(k)
-    {
-        return Ok(Arc::clone(hit));
+    let cached = || {
+        key.as_ref().and_then(|k| {
+            cache()
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(k)
+                .cloned()
+        })
+    };
+    if let Some(hit) = cached() {
+        return Ok(hit);
     }
-    let text = super::capture(program, &["--help"], cwd, env, HELP_LIMIT)?.text;
+    let _one = PROBING.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(hit) = cached() {
+        return Ok(hit);
+    }
+    let text =
+        super::process::capture_until(program, &["--help"], cwd, env, HELP_LIMIT, stop)?.text;
     let opts = Arc::new(HelpOptions::parse(&text));
     if let Some(k) = key {
         cache()
@@ -128,11 +143,19 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o755)).unwrap();
         for _ in 0..3 {
-            assert!(options(&prog, dir.path(), &[]).unwrap().lists("--no-mcp"));
+            assert!(
+                options(&prog, dir.path(), &[], &|| false)
+                    .unwrap()
+                    .lists("--no-mcp")
+            );
         }
         assert_eq!(std::fs::read_to_string(&count).unwrap().lines().count(), 1);
         forget(&prog);
-        assert!(options(&prog, dir.path(), &[]).unwrap().lists("--no-mcp"));
+        assert!(
+            options(&prog, dir.path(), &[], &|| false)
+                .unwrap()
+                .lists("--no-mcp")
+        );
         assert_eq!(std::fs::read_to_string(&count).unwrap().lines().count(), 2);
     }
 }

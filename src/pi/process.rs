@@ -223,6 +223,8 @@ pub enum CaptureError {
     TimedOut { limit: Duration },
     #[error("was stopped: {}", super::children::received(*.0))]
     Interrupted(i32),
+    #[error("was stopped: the run was aborted")]
+    Stopped,
     #[error("failed ({status}): {last_line}")]
     Failed {
         status: ExitStatus,
@@ -245,6 +247,18 @@ pub fn capture(
     cwd: &Path,
     env: &[(String, String)],
     limit: Duration,
+) -> Result<Captured, CaptureError> {
+    capture_until(program, args, cwd, env, limit, &|| false)
+}
+
+/// [`capture`], also stopped (as [`CaptureError::Stopped`]) once `stop` says so.
+pub fn capture_until(
+    program: &Path,
+    args: &[&str],
+    cwd: &Path,
+    env: &[(String, String)],
+    limit: Duration,
+    stop: &dyn Fn() -> bool,
 ) -> Result<Captured, CaptureError> {
     let mut tracked = super::children::spawn(
         Command::new(program)
@@ -279,6 +293,10 @@ pub fn capture(
         if let Some(sig) = super::children::signal_received() {
             stopper.sweep();
             return Err(CaptureError::Interrupted(sig));
+        }
+        if stop() {
+            stopper.sweep();
+            return Err(CaptureError::Stopped);
         }
         match child.try_wait() {
             Ok(Some(st)) => break Some(st),

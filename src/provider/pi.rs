@@ -124,6 +124,7 @@ fn role_run(job: &RoleJob, o: &PiRunOutcome) -> RoleRun {
     run.turns = o.turns;
     run.tool_calls = o.tool_calls;
     run.tool_calls_failed = o.tool_calls_failed;
+    run.usage = o.usage.clone();
     run.turn_budget_reached = o.turn_budget_reached || budget;
     // pi's session id when it printed one, else an id of this run.
     run.run_id = Some(o.session_id.clone().unwrap_or_else(|| {

@@ -440,6 +440,9 @@ pub struct DelegationResult {
     /// Of `toolCalls`, those that failed (pi's `isError`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_calls_failed: Option<u32>,
+    /// Tokens and cost pi reported for the role's run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::delegate::Usage>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
 }
@@ -458,6 +461,7 @@ impl DelegationResult {
             turns: None,
             tool_calls: None,
             tool_calls_failed: None,
+            usage: None,
             duration_ms: None,
         }
     }

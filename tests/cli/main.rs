@@ -5,6 +5,7 @@ mod support;
 
 mod baseline;
 mod basics;
+mod budget;
 mod children;
 mod commands;
 mod config;
