@@ -38,6 +38,8 @@ use crate::{Context, ExitStatus};
 
 /// Run one command line and return the process exit status.
 pub fn run(cli: Cli) -> ExitStatus {
+    // pwk owns its children: none outlives the command (crate::pi::children).
+    let _children = crate::pi::children::own_process();
     let ctx = match Context::from_process(cli.color) {
         Ok(ctx) => ctx,
         Err(err) => return report_fatal(&err),

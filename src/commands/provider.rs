@@ -144,6 +144,15 @@ pub(super) fn plural(n: u32, what: &str) -> String {
 }
 
 /// The human rendering: each role's report (or why there is none), then coverage.
+/// `1234 tokens, $0.0123`.
+fn usage_text(u: &crate::delegate::Usage) -> String {
+    format!(
+        "{} tokens, ${:.4}",
+        crate::delegate::budget::tokens(u),
+        u.cost
+    )
+}
+
 pub fn human(out: &RunOutput, color: bool) -> String {
     let paint = |code: &str, s: &str| {
         if color {
@@ -177,6 +186,12 @@ pub fn human(out: &RunOutput, color: bool) -> String {
         }
         if let Some(t) = r.tool_calls {
             facts.push(plural(t, "tool call"));
+        }
+        if let Some(f) = r.tool_calls_failed.filter(|f| *f > 0) {
+            facts.push(format!("{f} failed"));
+        }
+        if let Some(u) = &r.usage {
+            facts.push(usage_text(u));
         }
         if let Some(ms) = r.duration_ms {
             facts.push(format!("{:.1} s", ms as f64 / 1000.0));
@@ -223,6 +238,9 @@ pub fn human(out: &RunOutput, color: bool) -> String {
                 ""
             }
         ));
+    }
+    if out.results.iter().any(|r| r.usage.is_some()) {
+        s.push_str(&format!("Usage in total: {}.\n", usage_text(&out.usage)));
     }
     if out.operation == Some(Operation::CodebaseRecon) && !out.coverage.complete {
         s.push_str(SCOUT_FALLBACK);

@@ -14,6 +14,7 @@
 //! * [`stream`]: LF framing and the event parser (bounded memory, no snapshots).
 //! * [`classify`]: pi's failure signatures (both generations) → [`ErrorCode`].
 
+pub mod budget;
 pub mod classify;
 pub mod input;
 pub mod json;

@@ -4,42 +4,23 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 pub use crate::pi::process::{
     BoundedCapture, GroupStopper, KILL_GRACE, Signal, human_duration, kill_group_and_wait,
-    read_chunks, signal_group, spawn_in_group,
+    read_chunks, signal_group,
 };
 
 use super::stream::{Line, LineFramer, StreamState};
 
-/// The signals that would end pwk and that it turns into "stop pi's process group,
-/// clean up, report": besides INT and TERM, a closed terminal (HUP), QUIT, the user
-/// signals and an alarm. (SIGKILL cannot be caught; pi's RPC mode still sees stdin
-/// EOF then.)
-pub const HANDLED_SIGNALS: [i32; 7] = [
-    signal_hook::consts::SIGINT,
-    signal_hook::consts::SIGTERM,
-    signal_hook::consts::SIGHUP,
-    signal_hook::consts::SIGQUIT,
-    signal_hook::consts::SIGUSR1,
-    signal_hook::consts::SIGUSR2,
-    signal_hook::consts::SIGALRM,
-];
+pub use crate::pi::children::{HANDLED_SIGNALS, received};
 
-/// The signal pwk received (its number, 0 for none), shared by every run.
+/// The signal pwk received (its number, 0 for none), shared by every run; the caller
+/// turns a signal into "stop pi's group, report" (see `crate::pi::children`).
 pub(crate) fn interrupted() -> &'static Arc<AtomicUsize> {
-    static FLAG: OnceLock<Arc<AtomicUsize>> = OnceLock::new();
-    FLAG.get_or_init(|| {
-        let flag = Arc::new(AtomicUsize::new(0));
-        for sig in HANDLED_SIGNALS {
-            // Registration only fails for forbidden signals; none of these is.
-            let _ = signal_hook::flag::register_usize(sig, Arc::clone(&flag), sig as usize);
-        }
-        flag
-    })
+    crate::pi::children::watch_signals()
 }
 
 /// Install pwk's signal flag (once) and return the signal received, if any. While a
@@ -50,22 +31,6 @@ pub fn pending_signal() -> Option<i32> {
         0 => None,
         s => Some(s as i32),
     }
-}
-
-/// `pwk received SIGINT` for a signal number.
-pub fn received(sig: i32) -> String {
-    use signal_hook::consts as c;
-    let name = match sig {
-        c::SIGINT => "SIGINT",
-        c::SIGTERM => "SIGTERM",
-        c::SIGHUP => "SIGHUP",
-        c::SIGQUIT => "SIGQUIT",
-        c::SIGUSR1 => "SIGUSR1",
-        c::SIGUSR2 => "SIGUSR2",
-        c::SIGALRM => "SIGALRM",
-        n => return format!("pwk received signal {n}"),
-    };
-    format!("pwk received {name}")
 }
 
 /// Read pi's JSON event stream to EOF: frame it into lines and hand each to `on_line`
@@ -91,6 +56,9 @@ pub fn read_events(
 pub struct Activity {
     last_output_ms: AtomicU64,
     tools_in_flight: AtomicU32,
+    /// Usage summed so far (for the budget): tokens, and the cost's f64 bits.
+    tokens: AtomicU64,
+    cost_bits: AtomicU64,
 }
 
 impl Activity {
@@ -104,6 +72,20 @@ impl Activity {
 
     pub fn set_tools_in_flight(&self, n: u32) {
         self.tools_in_flight.store(n, Ordering::Relaxed);
+    }
+
+    /// The usage pi reported so far (summed over its assistant messages).
+    pub fn set_usage(&self, tokens: u64, cost: f64) {
+        self.tokens.store(tokens, Ordering::Relaxed);
+        self.cost_bits.store(cost.to_bits(), Ordering::Relaxed);
+    }
+
+    pub fn tokens(&self) -> u64 {
+        self.tokens.load(Ordering::Relaxed)
+    }
+
+    pub fn cost(&self) -> f64 {
+        f64::from_bits(self.cost_bits.load(Ordering::Relaxed))
     }
 
     /// No output for `stall` while no tool runs. Counted from pi's first output: Node

@@ -98,6 +98,8 @@ pub struct TaskRequest {
     pub timeout: Option<Duration>,
     pub stall_timeout: Option<Duration>,
     pub session_file: Option<PathBuf>,
+    /// `budget: {maxTokens, maxCostUsd, maxWallSeconds}`.
+    pub budget: super::budget::Budget,
 }
 
 impl TaskRequest {
@@ -569,6 +571,22 @@ pub fn validate(map: &Map<String, Value>) -> Result<TaskRequest, Refusal> {
     }
     let timeout = c.millis("timeoutMs");
     let stall_timeout = c.millis("stallTimeoutMs");
+    let budget = match map.get("budget") {
+        None | Some(Value::Null) => super::budget::Budget::default(),
+        Some(v) => match super::budget::Budget::parse(v, "budget") {
+            Ok(b) => b,
+            Err(problems) => {
+                for (field, message) in problems {
+                    c.problem(
+                        &field,
+                        message,
+                        "Give `budget` as {\"maxTokens\": N, \"maxCostUsd\": X, \"maxWallSeconds\": S} (each optional).",
+                    );
+                }
+                super::budget::Budget::default()
+            }
+        },
+    };
     let session_file = c.string("sessionFile").map(PathBuf::from);
     if action == Some(Action::Continue) {
         match &session_file {
@@ -618,6 +636,7 @@ pub fn validate(map: &Map<String, Value>) -> Result<TaskRequest, Refusal> {
         timeout,
         stall_timeout,
         session_file,
+        budget,
     })
 }
 
@@ -763,7 +782,7 @@ mod fuzz {
         })
     }
 
-    const FIELDS: [&str; 20] = [
+    const FIELDS: [&str; 21] = [
         "action",
         "taskId",
         "cwd",
@@ -784,13 +803,14 @@ mod fuzz {
         "stallTimeoutMs",
         "sessionFile",
         "prompt",
+        "budget",
     ];
 
     proptest! {
         #![proptest_config(config())]
 
         #[test]
-        fn arbitrary_requests_never_panic(values in prop::collection::vec((0usize..20, json_value()), 0..20)) {
+        fn arbitrary_requests_never_panic(values in prop::collection::vec((0usize..21, json_value()), 0..20)) {
             let mut m = Map::new();
             for (i, v) in values {
                 m.insert(FIELDS[i].to_string(), v);

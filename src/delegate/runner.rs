@@ -79,6 +79,9 @@ pub struct PiRunSpec {
     pub stall_timeout: Option<Duration>,
     /// Turn budget: the run is stopped when `turn_start` count exceeds it.
     pub max_turns: Option<u32>,
+    /// Spend budget: tokens, cost (USD, as pi computes it) and wall clock; crossing
+    /// one stops pi's group (`BUDGET_EXCEEDED`).
+    pub budget: super::budget::Budget,
     /// Extra flags, e.g. `--no-extensions`, `--no-skills`, `--no-prompt-templates`.
     pub extra_args: Vec<String>,
     /// Progress-line prefix, e.g. `[pwk-spec-reviewer]`.
@@ -90,6 +93,12 @@ pub struct PiRunSpec {
     pub remote: Option<std::sync::Arc<supervise::Remote>>,
     /// RPC with no `max_turns`: no turn budget at all (else the budget defaults to 1).
     pub rpc_unbudgeted: bool,
+    /// Read-only and verification work: pass `--no-mcp` when this pi lists it in
+    /// `pi --help` (pi 1.6 otherwise starts every configured MCP server, runs the
+    /// `!command` values of `mcp.json` and waits for `direct` servers, although the
+    /// `--tools` allow-list keeps MCP tools out of reach; pi 0.73.1 has no MCP and
+    /// rejects the flag).
+    pub no_mcp: bool,
 }
 
 impl PiRunSpec {
@@ -108,11 +117,13 @@ impl PiRunSpec {
             timeout: None,
             stall_timeout: None,
             max_turns: None,
+            budget: super::budget::Budget::default(),
             extra_args: Vec::new(),
             label: "[pi]".to_string(),
             env: Vec::new(),
             remote: None,
             rpc_unbudgeted: false,
+            no_mcp: false,
         }
     }
 
@@ -180,9 +191,12 @@ pub struct PiLaunch {
 pub const SYSTEM_PROMPT_PLACEHOLDER: &str = "<system-prompt temp file>";
 
 /// Plan the launch: locate the program and build the argument array. Pure apart from
-/// locating the program (`$PWK_PI_BIN` when set, with no fallback; else `pi` on PATH).
+/// locating the program (`$PWK_PI_BIN` when set, with no fallback; else `pi` on PATH)
+/// and, for a `no_mcp` spec, asking it `pi --help` (once per process).
 pub fn plan_launch(spec: &PiRunSpec, env: &Env) -> Result<PiLaunch, RunError> {
     let program = locate_pi(env)?;
+    let probed = probe_flags(spec, &program, &mut Vec::new());
+    let spec = probed.as_ref().unwrap_or(spec);
     let sys = spec
         .system_prompt
         .as_ref()
@@ -270,6 +284,8 @@ pub struct PiRunOutcome {
     pub usage: Option<Usage>,
     pub turns: u32,
     pub tool_calls: u32,
+    /// Of `tool_calls`, those pi reported as failed (`isError`).
+    pub tool_calls_failed: u32,
     pub turn_budget_reached: bool,
     pub exit_code: Option<i32>,
     pub duration: Duration,
@@ -309,6 +325,7 @@ impl PiRunOutcome {
             usage: None,
             turns: 0,
             tool_calls: 0,
+            tool_calls_failed: 0,
             turn_budget_reached: false,
             exit_code: None,
             duration: started.elapsed(),
@@ -359,12 +376,47 @@ fn prepare(spec: &PiRunSpec, env: &Env, start: Instant) -> Result<Prepared, Box<
     {
         let _ = std::fs::create_dir_all(parent);
     }
-    Ok(Prepared { program, sys_file })
+    let mut warnings = Vec::new();
+    let probed = probe_flags(spec, &program, &mut warnings);
+    Ok(Prepared {
+        program,
+        sys_file,
+        probed,
+        warnings,
+    })
 }
 
 struct Prepared {
     program: PathBuf,
     sys_file: Option<TempFile>,
+    /// The spec with the flags `pi --help` showed this pi has (`--no-mcp`), when
+    /// that changed it.
+    probed: Option<PiRunSpec>,
+    warnings: Vec<String>,
+}
+
+/// The spec with the flags only some pi generations have, when this one lists them
+/// in `pi --help` (probed once per process, never a version check); `None` when
+/// nothing changes.
+fn probe_flags(spec: &PiRunSpec, program: &Path, warnings: &mut Vec<String>) -> Option<PiRunSpec> {
+    if !spec.no_mcp || spec.extra_args.iter().any(|a| a == "--no-mcp") {
+        return None;
+    }
+    let aborted = || spec.remote.as_ref().is_some_and(|r| r.aborted());
+    match crate::pi::help::options(program, &spec.cwd, &spec.env, &aborted) {
+        Ok(h) if h.lists("--no-mcp") => {
+            let mut s = spec.clone();
+            s.extra_args.push("--no-mcp".into());
+            Some(s)
+        }
+        Ok(_) => None,
+        Err(e) => {
+            warnings.push(format!(
+                "`pi --help` {e}, so pwk could not tell whether this pi has --no-mcp; it was not passed (configured MCP servers may start)"
+            ));
+            None
+        }
+    }
 }
 
 fn limits(spec: &PiRunSpec, turns: Option<TurnLimit>) -> Limits {
@@ -372,6 +424,7 @@ fn limits(spec: &PiRunSpec, turns: Option<TurnLimit>) -> Limits {
         timeout: spec.timeout,
         stall: spec.stall_timeout,
         turns,
+        budget: spec.budget,
     }
 }
 
@@ -389,10 +442,18 @@ fn spawn_of<'a>(spec: &'a PiRunSpec, launch: &'a PiLaunch) -> Spawn<'a> {
 /// panics on pi's behaviour; every failure is classified into the outcome.
 pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)) -> PiRunOutcome {
     let start = Instant::now();
-    let Prepared { program, sys_file } = match prepare(spec, env, start) {
+    let Prepared {
+        program,
+        sys_file,
+        probed,
+        warnings: mut probe_warnings,
+    } = match prepare(spec, env, start) {
         Ok(p) => p,
         Err(o) => return *o,
     };
+    let spec = probed.as_ref().unwrap_or(spec);
+    // The run's clock starts now: the `pi --help` probe has its own limit.
+    let start = Instant::now();
     let turns = spec.max_turns.map(|max| TurnLimit {
         budget: max,
         stop_after: max,
@@ -400,7 +461,7 @@ pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)
     let mut transport = PromptTransport::Stdin;
     let mut mode = OutputMode::Json;
     let mut fallback_used = None;
-    let mut warnings = Vec::new();
+    let mut warnings = std::mem::take(&mut probe_warnings);
     let (attempt, launch) = loop {
         let args = build_args(spec, sys_file.as_ref().map(TempFile::path), mode, transport);
         let launch = PiLaunch {
@@ -474,10 +535,17 @@ pub fn run_pi_rpc(
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> PiRunOutcome {
     let start = Instant::now();
-    let Prepared { program, sys_file } = match prepare(spec, env, start) {
+    let Prepared {
+        program,
+        sys_file,
+        probed,
+        mut warnings,
+    } = match prepare(spec, env, start) {
         Ok(p) => p,
         Err(o) => return *o,
     };
+    let spec = probed.as_ref().unwrap_or(spec);
+    let start = Instant::now();
     let launch = PiLaunch {
         program: program.clone(),
         args: build_args(
@@ -501,6 +569,8 @@ pub fn run_pi_rpc(
         progress,
     );
     let mut outcome = finish(spec, &program, attempt, start, OutputMode::Rpc, Some(&rpc));
+    warnings.append(&mut outcome.warnings);
+    outcome.warnings = warnings;
     outcome.steered = rpc.steered;
     outcome.turn_budget_reached |= rpc.steered;
     outcome.launch = Some(launch);
@@ -546,6 +616,10 @@ fn finish(
     o.started = st.started;
     o.turns = st.turns;
     o.tool_calls = st.tool_calls;
+    o.tool_calls_failed = st.tool_calls_failed;
+    if let Some(w) = failed_tools_warning(st.tool_calls, st.tool_calls_failed) {
+        o.warnings.push(w);
+    }
     o.malformed_lines = st.malformed_lines;
     o.oversized_lines = st.oversized_lines;
     o.session_id = st.session_id.clone();
@@ -591,6 +665,7 @@ fn finish(
         o.warnings
             .push("some of pi's process group was still there after SIGKILL and a 2 s wait".into());
     }
+    o.warnings.extend(escaped_warnings(&a.escaped));
     let fail = |o: &mut PiRunOutcome, code: ErrorCode, msg: String| {
         o.status = RunStatus::Failed;
         o.error = Some(RunError::new(code, msg));
@@ -653,6 +728,20 @@ fn finish(
                 &mut o,
                 ErrorCode::TurnBudget,
                 format!("the turn budget of {max} was reached; pi was stopped"),
+            );
+        }
+        // The report was complete before the limit was crossed: keep it.
+        Some(StopReason::Budget(hit)) if report_complete(&a.state) => {
+            o.warnings.push(format!(
+                "{hit} after pi's answer was complete; pi's process group was stopped"
+            ));
+            classify_outcome(spec, program, &a, &mut o, mode, true);
+        }
+        Some(StopReason::Budget(hit)) => {
+            fail(
+                &mut o,
+                ErrorCode::BudgetExceeded,
+                format!("{hit}; pi's process group was terminated (nothing is run again)"),
             );
         }
         // The answer was complete (pi was only shutting down): keep it.
@@ -851,6 +940,8 @@ fn startup_error(
     let a_stderr = stderr;
     match failure {
         Some(StartupFailure::UnknownOption(opts)) => {
+            // What `pi --help` said may be out of date (pi was replaced): ask again.
+            crate::pi::help::forget(program);
             let mut e = RunError::new(
                 ErrorCode::UnsupportedOption,
                 format!("this pi does not accept {}", opts.join(", ")),
@@ -920,6 +1011,52 @@ fn startup_error(
     }
 }
 
+/// The warning for a run most of whose tool calls failed (more than half).
+pub fn failed_tools_warning(calls: u32, failed: u32) -> Option<String> {
+    (failed > 0 && u64::from(failed) * 2 > u64::from(calls)).then(|| {
+        format!(
+            "{failed} of {calls} tool call(s) failed (unknown or denied tools, failed commands): the answer may rest on little evidence"
+        )
+    })
+}
+
+/// What the result says about processes that had left pi's process group.
+fn escaped_warnings(e: &crate::pi::children::Escaped) -> Vec<String> {
+    let list = |ps: &[(u32, String)]| {
+        ps.iter()
+            .take(8)
+            .map(|(pid, comm)| format!("{pid} `{comm}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut w = Vec::new();
+    if !e.stopped.is_empty() {
+        w.push(format!(
+            "pwk stopped {} process(es) that had left pi's process group (e.g. a daemon a tool started with setsid): {}",
+            e.stopped.len(),
+            list(&e.stopped)
+        ));
+    }
+    if !e.left.is_empty() {
+        w.push(format!(
+            "{} process(es) that had left pi's process group were still running after SIGTERM, SIGKILL and a wait: {}",
+            e.left.len(),
+            list(&e.left)
+        ));
+    }
+    w
+}
+
+/// pi's last message is a final answer (`stop`/`length`, no retry pending), even if
+/// its `agent_end` was not read before pi was stopped.
+fn report_complete(st: &super::stream::StreamState) -> bool {
+    !st.pending_retry
+        && st
+            .final_message
+            .as_ref()
+            .is_some_and(|f| matches!(f.stop_reason.as_deref(), Some("stop" | "length")))
+}
+
 /// pi finished its answer: `agent_end` after a final `stop`/`length` message, no
 /// retry pending.
 fn answer_complete(st: &super::stream::StreamState) -> bool {
@@ -982,24 +1119,11 @@ fn discover_models(program: &Path, spec: &PiRunSpec, provider: Option<&str>) -> 
 fn discover_help(program: &Path, spec: &PiRunSpec, rejected: &[String]) -> String {
     match capture(program, &["--help"], spec) {
         Ok(out) => {
-            let mut listed: Vec<String> = Vec::new();
-            for word in out
-                .split(|c: char| c.is_whitespace() || c == ',' || c == '=' || c == '[' || c == ']')
-            {
-                if word.starts_with("--")
-                    && word.len() > 2
-                    && word[2..]
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '-')
-                    && !listed.iter().any(|w| w == word)
-                {
-                    listed.push(word.to_string());
-                }
-            }
+            let listed = crate::pi::help::HelpOptions::parse(&out);
             let verdicts: Vec<String> = rejected
                 .iter()
                 .map(|o| {
-                    if listed.iter().any(|w| w == o) {
+                    if listed.lists(o) {
                         format!("{o} is listed by `pi --help` (rejected anyway: check its value)")
                     } else {
                         format!("{o} is not listed by `pi --help`")
@@ -1009,7 +1133,7 @@ fn discover_help(program: &Path, spec: &PiRunSpec, rejected: &[String]) -> Strin
             format!(
                 "{}; options it lists: {}",
                 verdicts.join("; "),
-                listed.join(" ")
+                listed.options.join(" ")
             )
         }
         Err(e) => format!("`pi --help` failed: {e}"),

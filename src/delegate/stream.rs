@@ -151,6 +151,9 @@ pub struct StreamState {
     pub started: bool,
     pub turns: u32,
     pub tool_calls: u32,
+    /// Tool calls whose `tool_execution_end` says `isError: true` (an unknown or
+    /// denied tool, a failed command, …).
+    pub tool_calls_failed: u32,
     /// Tools started and not yet ended (the stall watchdog pauses while > 0).
     pub tools_in_flight: u32,
     pub final_message: Option<FinalMessage>,
@@ -294,6 +297,13 @@ struct AssistantEv<'a> {
 struct ToolEv<'a> {
     #[serde(borrow)]
     tool_name: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolEndEv {
+    #[serde(default)]
+    is_error: bool,
 }
 
 #[derive(Deserialize)]
@@ -502,14 +512,16 @@ impl StreamState {
                 }
                 Err(_) => false,
             },
-            "tool_execution_end" => self.check_object(
-                line,
-                |s| {
-                    s.tools_in_flight = s.tools_in_flight.saturating_sub(1);
-                    None
-                },
-                progress,
-            ),
+            "tool_execution_end" => match serde_json::from_slice::<ToolEndEv>(line) {
+                Ok(t) => {
+                    self.tools_in_flight = self.tools_in_flight.saturating_sub(1);
+                    if t.is_error {
+                        self.tool_calls_failed += 1;
+                    }
+                    true
+                }
+                Err(_) => false,
+            },
             "auto_retry_start" => match serde_json::from_slice::<RetryStartEv>(line) {
                 Ok(r) => {
                     self.pending_retry = true;
@@ -660,6 +672,29 @@ mod tests {
             assert_eq!((u.input, u.output, u.total_tokens), (664, 5, 669));
             assert!(s.started);
         }
+    }
+
+    #[test]
+    fn failed_tool_calls_are_counted_apart() {
+        // The shapes of pi-samples/tool-denied.jsonl (both generations) and tool-read.
+        let text = concat!(
+            r#"{"type":"tool_execution_start","toolCallId":"c1","toolName":"bash","args":{"command":"echo pwned"}}"#,
+            "\n",
+            r#"{"type":"tool_execution_end","toolCallId":"c1","toolName":"bash","result":{"content":[{"type":"text","text":"Tool bash not found"}],"details":{}},"isError":true}"#,
+            "\n",
+            r#"{"type":"tool_execution_start","toolCallId":"c2","toolName":"read","args":{"path":"a"}}"#,
+            "\n",
+            r#"{"type":"tool_execution_end","toolCallId":"c2","toolName":"read","result":{"content":[{"type":"text","text":"ok"}]},"isError":false}"#,
+            "\n",
+            r#"{"type":"tool_execution_start","toolCallId":"c3","toolName":"ls","args":{}}"#,
+            "\n",
+            r#"{"type":"tool_execution_end","toolCallId":"c3","toolName":"ls","result":{}}"#,
+            "\n",
+        );
+        let s = parse_all(text.as_bytes(), 7);
+        assert_eq!((s.tool_calls, s.tool_calls_failed), (3, 1));
+        assert_eq!(s.tools_in_flight, 0);
+        assert_eq!(s.malformed_lines, 0);
     }
 
     #[test]

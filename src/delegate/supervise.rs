@@ -12,7 +12,10 @@
 //! outside pi's group — a `setsid` daemon — holds stdout open) is abandoned after
 //! [`READER_GRACE`], or at once when pwk receives a signal, and what it had parsed so
 //! far is kept. pi's process group is killed and waited for before returning, so no
-//! tool child outlives the run.
+//! tool child outlives the run; and a process that left the group (a `setsid`
+//! daemon, re-parented to pwk as a child subreaper, `crate::pi::children`) is
+//! stopped too: while pi's stdout stays open past its exit when this is the only
+//! run, and before returning when the last run ends ([`Supervised::escaped`]).
 //!
 //! Another thread steers or aborts a run through its [`Remote`] (`Spawn::remote`):
 //! the loop delivers queued steer messages to the transport ([`Transport::steer`];
@@ -29,10 +32,12 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
+use super::budget::{Budget, BudgetHit};
 pub use super::process::KILL_GRACE;
 use super::process::{self, Activity, BoundedCapture, GroupStopper, interrupted, read_chunks};
 use super::stream::{Line, LineFramer, StreamState};
 use super::types::Progress;
+use crate::pi::children::{self, Sweep};
 
 /// After pi exited, how long its stdout may stay open before pwk stops reading it
 /// (pi's group is SIGKILLed after [`GROUP_SWEEP_AFTER`]; what is left then is a
@@ -69,7 +74,7 @@ pub enum Event<N> {
 }
 
 /// Why the supervisor stopped pi's process group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum StopReason {
     Timeout(Duration),
     Stall(Duration),
@@ -78,6 +83,8 @@ pub enum StopReason {
     Signal(i32),
     /// [`Remote::abort`] was called (a client asked to abort the task).
     Aborted,
+    /// The run's spend budget was crossed.
+    Budget(BudgetHit),
 }
 
 /// A handle that other threads use to steer or abort supervised runs: one per task
@@ -217,6 +224,8 @@ pub struct Limits {
     pub timeout: Option<Duration>,
     pub stall: Option<Duration>,
     pub turns: Option<TurnLimit>,
+    /// Tokens and cost summed from the stream; wall clock counted from `start`.
+    pub budget: Budget,
 }
 
 /// What to launch.
@@ -254,6 +263,8 @@ pub struct Supervised {
     pub stdout_abandoned: Option<Abandoned>,
     /// pi's process group was still there after the final SIGKILL and wait.
     pub group_left: bool,
+    /// Processes that had left pi's process group and were stopped (or are left).
+    pub escaped: crate::pi::children::Escaped,
 }
 
 #[derive(Default)]
@@ -284,15 +295,18 @@ pub fn supervise<T: Transport>(
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = match process::spawn_in_group(&mut cmd) {
+    let run = children::begin_run();
+    let mut tracked = match children::spawn(&mut cmd) {
         Ok(c) => c,
         Err(e) => {
             return Supervised {
                 spawn_error: Some(e),
+                escaped: run.end(Sweep::default()),
                 ..Supervised::default()
             };
         }
     };
+    let child = &mut tracked.child;
     let pgid = child.id();
     let mut ctl = Control::default();
     if let Some(r) = spawn.remote {
@@ -344,6 +358,7 @@ pub fn supervise<T: Transport>(
     let mut exited: Option<(ExitStatus, Instant)> = None;
     let mut reader_done = reader.is_none();
     let mut abandoned = None;
+    let mut sweep = Sweep::default();
     loop {
         match ev_rx.recv_timeout(Duration::from_millis(25)) {
             Ok(ev) => {
@@ -393,6 +408,12 @@ pub fn supervise<T: Transport>(
             let sig = flag.load(Ordering::Relaxed);
             if sig != 0 {
                 ctl.stop(StopReason::Signal(sig as i32));
+            } else if let Some(hit) = limits.budget.crossed(activity.tokens(), activity.cost()) {
+                ctl.stop(StopReason::Budget(hit));
+            } else if let Some(w) = limits.budget.wall()
+                && start.elapsed() >= w
+            {
+                ctl.stop(StopReason::Budget(BudgetHit::Wall { max: w.as_secs() }));
             } else if let Some(t) = limits.timeout
                 && start.elapsed() >= t
             {
@@ -425,6 +446,11 @@ pub fn supervise<T: Transport>(
             }
             if at.elapsed() >= GROUP_SWEEP_AFTER {
                 stopper.kill();
+                // What holds stdout now left pi's group: when no other run is going
+                // on, it came from this one.
+                if run.sole() {
+                    sweep.tick();
+                }
             }
             if at.elapsed() >= READER_GRACE {
                 abandoned = Some(Abandoned::AfterExit);
@@ -452,7 +478,9 @@ pub fn supervise<T: Transport>(
     let stderr = stderr_rx
         .and_then(|rx| rx.recv_timeout(STDERR_WAIT).ok())
         .unwrap_or_default();
-    reap(&mut child);
+    reap(child);
+    drop(tracked);
+    let escaped = run.end(sweep);
     Supervised {
         state,
         text_output,
@@ -462,6 +490,7 @@ pub fn supervise<T: Transport>(
         spawn_error: None,
         stdout_abandoned: abandoned,
         group_left,
+        escaped,
     }
 }
 
@@ -520,6 +549,9 @@ fn read_stdout<T: Transport>(
                 let state = &mut g.state;
                 framer.push(chunk, &mut |line| on_line(line, state));
                 activity.set_tools_in_flight(state.tools_in_flight);
+                if let Some(u) = &state.usage {
+                    activity.set_usage(super::budget::tokens(u), u.cost);
+                }
             });
             let mut g = out.lock().unwrap_or_else(|e| e.into_inner());
             let state = &mut g.state;

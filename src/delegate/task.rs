@@ -60,6 +60,8 @@ pub struct DelegateResult {
     pub execution_started: bool,
     pub turns: u32,
     pub tool_calls: u32,
+    /// Of `toolCalls`, those that failed (pi's `isError`).
+    pub tool_calls_failed: u32,
     pub malformed_lines: u64,
     pub prompt_transport: Option<runner::PromptTransport>,
     pub fallback_used: Option<String>,
@@ -122,6 +124,7 @@ impl DelegateResult {
             execution_started: false,
             turns: 0,
             tool_calls: 0,
+            tool_calls_failed: 0,
             malformed_lines: 0,
             prompt_transport: None,
             fallback_used: None,
@@ -188,6 +191,9 @@ pub fn delegate_with(
         on_wait,
     } = how;
     let start = Instant::now();
+    // From here a signal stops pi (and the `pi --help` probe) and the result is still
+    // printed.
+    let _ = runner::pending_signal();
     let base = DelegateResult::blank(Some(map));
     let task = match request::validate(map) {
         Ok(t) => t,
@@ -260,6 +266,8 @@ pub fn delegate_with(
 
     let mut spec = PiRunSpec::new(task.cwd.clone(), build_prompt(&task));
     spec.tools = task.profile.tools();
+    // No MCP server for work that must not reach one (`--no-mcp` where pi has it).
+    spec.no_mcp = matches!(task.profile, Profile::Readonly | Profile::Verification);
     spec.provider = provider;
     spec.model = model;
     spec.thinking = task.thinking.clone();
@@ -267,6 +275,7 @@ pub fn delegate_with(
     let timeout = task.timeout.unwrap_or(DEFAULT_TIMEOUT);
     spec.timeout = Some(timeout);
     spec.stall_timeout = Some(task.stall_timeout.unwrap_or(DEFAULT_STALL).min(timeout));
+    spec.budget = task.budget;
     spec.label = format!("[{}]", task.task_id);
 
     if dry_run {
@@ -361,6 +370,7 @@ fn fill_from_outcome(r: &mut DelegateResult, o: PiRunOutcome, task: &TaskRequest
     r.exit_code = o.exit_code;
     r.turns = o.turns;
     r.tool_calls = o.tool_calls;
+    r.tool_calls_failed = o.tool_calls_failed;
     r.malformed_lines = o.malformed_lines;
     r.prompt_transport = Some(o.prompt_transport);
     r.fallback_used = o.fallback_used;
@@ -582,8 +592,12 @@ pub fn human(r: &DelegateResult) -> String {
             (None, Some(m)) => escape_line(m).into_owned(),
             _ => "pi's default model".into(),
         };
+        let failed = match r.tool_calls_failed {
+            0 => String::new(),
+            n => format!(" ({n} failed)"),
+        };
         out.push_str(&format!(
-            " on {model}, {} turn(s), {} tool call(s), {:.1} s",
+            " on {model}, {} turn(s), {} tool call(s){failed}, {:.1} s",
             r.turns,
             r.tool_calls,
             r.duration_ms as f64 / 1000.0

@@ -23,6 +23,8 @@ pub enum ErrorCode {
     TurnBudget,
     /// A client aborted the task (`pwk mcp`'s `task_abort`, or a cancelled call).
     Aborted,
+    /// The request's `budget` (tokens, cost or wall clock) was crossed and pi stopped.
+    BudgetExceeded,
 }
 
 impl ErrorCode {
@@ -43,6 +45,7 @@ impl ErrorCode {
             ErrorCode::InvalidRequest => "INVALID_REQUEST",
             ErrorCode::TurnBudget => "TURN_BUDGET",
             ErrorCode::Aborted => "ABORTED",
+            ErrorCode::BudgetExceeded => "BUDGET_EXCEEDED",
         }
     }
 }

@@ -94,7 +94,12 @@ fn request_schema(action: &str) -> Value {
             "thinking": {"type": "string"},
             "sessionFile": {"type": "string", "description": "continue: the sessionFile of the earlier result"},
             "timeoutMs": {"type": "integer", "minimum": 1},
-            "stallTimeoutMs": {"type": "integer", "minimum": 1}
+            "stallTimeoutMs": {"type": "integer", "minimum": 1},
+            "budget": {"type": "object", "description": "Spend limits; crossing one stops pi (BUDGET_EXCEEDED)",
+                "properties": {"maxTokens": {"type": "integer", "minimum": 1},
+                    "maxCostUsd": {"type": "number", "exclusiveMinimum": 0},
+                    "maxWallSeconds": {"type": "integer", "minimum": 1, "maximum": 86400}},
+                "additionalProperties": false}
         }),
         &["taskId", "cwd", "objective"],
     );

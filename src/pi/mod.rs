@@ -11,6 +11,8 @@
 //! The supervision of a real run (stdin prompt, event stream, watchdogs, signals) is
 //! `delegate::supervise`, built on [`process`].
 
+pub mod children;
+pub mod help;
 pub mod models;
 pub mod process;
 pub mod settings;

@@ -1,12 +1,12 @@
-//! Process plumbing for pi: its own process group, SIGTERM → grace → SIGKILL for that
-//! group, a bounded head+tail capture of a stream, and short bounded commands
-//! ([`capture`]: `pi --help`, `pi --list-models`). The one place pwk captures a
-//! process's output.
+//! Process plumbing for pi: SIGTERM → grace → SIGKILL for a process group, a
+//! bounded head+tail capture of a stream, and short bounded commands ([`capture`]:
+//! `pi --help`, `pi --list-models`). The one place pwk captures a process's output.
+//! Every child is started through [`super::children::spawn`] (its own process group,
+//! registered, stopped on every exit path).
 
 use std::io::Read;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -17,11 +17,6 @@ pub const KILL_GRACE: Duration = Duration::from_secs(3);
 /// How much of a captured stream is kept: the first and the last bytes.
 const HEAD: usize = 16 << 10;
 const TAIL: usize = 48 << 10;
-
-/// Spawn `cmd` as the leader of a new process group (its pid is the group id).
-pub fn spawn_in_group(cmd: &mut Command) -> std::io::Result<Child> {
-    cmd.process_group(0).spawn()
-}
 
 fn pid(pgid: u32) -> Option<rustix::process::Pid> {
     i32::try_from(pgid)
@@ -226,6 +221,10 @@ pub enum CaptureError {
     },
     #[error("did not finish within {} and was stopped", human_duration(*.limit))]
     TimedOut { limit: Duration },
+    #[error("was stopped: {}", super::children::received(*.0))]
+    Interrupted(i32),
+    #[error("was stopped: the run was aborted")]
+    Stopped,
     #[error("failed ({status}): {last_line}")]
     Failed {
         status: ExitStatus,
@@ -238,8 +237,10 @@ pub enum CaptureError {
 const STREAM_GRACE: Duration = Duration::from_secs(2);
 
 /// Run a short command (`pi --help`, `pi --list-models`) in its own process group,
-/// stdin from `/dev/null`, and capture stdout and stderr (each bounded to its head
-/// and tail). The group is killed after `limit`. Every wait is bounded.
+/// registered with [`super::children`], stdin from `/dev/null`, and capture stdout
+/// and stderr (each bounded to its head and tail). The group is killed after `limit`,
+/// when pwk receives a signal, and on every way out of this function (the
+/// registration's drop); every wait is bounded.
 pub fn capture(
     program: &Path,
     args: &[&str],
@@ -247,7 +248,19 @@ pub fn capture(
     env: &[(String, String)],
     limit: Duration,
 ) -> Result<Captured, CaptureError> {
-    let mut child = spawn_in_group(
+    capture_until(program, args, cwd, env, limit, &|| false)
+}
+
+/// [`capture`], also stopped (as [`CaptureError::Stopped`]) once `stop` says so.
+pub fn capture_until(
+    program: &Path,
+    args: &[&str],
+    cwd: &Path,
+    env: &[(String, String)],
+    limit: Duration,
+    stop: &dyn Fn() -> bool,
+) -> Result<Captured, CaptureError> {
+    let mut tracked = super::children::spawn(
         Command::new(program)
             .args(args)
             .current_dir(cwd)
@@ -260,6 +273,7 @@ pub fn capture(
         program: program.to_path_buf(),
         source,
     })?;
+    let child = &mut tracked.child;
     let stopper = GroupStopper::new(child.id());
     let streams: Vec<mpsc::Receiver<String>> = [
         child
@@ -276,6 +290,14 @@ pub fn capture(
     .collect();
     let deadline = Instant::now() + limit;
     let status = loop {
+        if let Some(sig) = super::children::signal_received() {
+            stopper.sweep();
+            return Err(CaptureError::Interrupted(sig));
+        }
+        if stop() {
+            stopper.sweep();
+            return Err(CaptureError::Stopped);
+        }
         match child.try_wait() {
             Ok(Some(st)) => break Some(st),
             Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
@@ -283,12 +305,11 @@ pub fn capture(
         }
     };
     stopper.sweep();
+    // Stopped by pwk's exit path: the process ends in a moment; report nothing.
+    super::children::park_if_exiting();
     let status = match status {
         Some(st) => st,
-        None => {
-            let _ = child.wait();
-            return Err(CaptureError::TimedOut { limit });
-        }
+        None => return Err(CaptureError::TimedOut { limit }),
     };
     let until = Instant::now() + STREAM_GRACE;
     let text: Vec<String> = streams

@@ -37,6 +37,10 @@ pub struct RoleRun {
     pub error: Option<String>,
     pub turns: u32,
     pub tool_calls: u32,
+    /// Of `tool_calls`, those pi reported as failed.
+    pub tool_calls_failed: u32,
+    /// Tokens and cost pi reported for the run.
+    pub usage: Option<crate::delegate::Usage>,
     /// The turn budget stopped the run (hard stop) or was reached and steered.
     pub turn_budget_reached: bool,
     /// An opaque id of the pi run (its session id when known).
@@ -56,6 +60,8 @@ impl RoleRun {
             error: None,
             turns: 0,
             tool_calls: 0,
+            tool_calls_failed: 0,
+            usage: None,
             turn_budget_reached: false,
             run_id: None,
             model: None,
@@ -191,6 +197,8 @@ pub fn normalize(job: &RoleJob, run: &RoleRun) -> DelegationResult {
     r.model = run.model.clone();
     r.turns = Some(run.turns);
     r.tool_calls = Some(run.tool_calls);
+    r.tool_calls_failed = Some(run.tool_calls_failed);
+    r.usage = run.usage.clone();
     r.duration_ms = Some(u64::try_from(run.duration.as_millis()).unwrap_or(u64::MAX));
     r.notes = job.notes.clone();
     r.notes.extend(run.notes.iter().cloned());

@@ -53,6 +53,8 @@ pub struct RunOutput {
     pub operation: Option<Operation>,
     pub results: Vec<DelegationResult>,
     pub coverage: Coverage,
+    /// The usage of every role's run, summed.
+    pub usage: crate::delegate::Usage,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<RefusedJson>,
 }
@@ -69,6 +71,7 @@ impl RunOutput {
             version: 1,
             operation: None,
             results: Vec::new(),
+            usage: crate::delegate::Usage::default(),
             coverage: Coverage {
                 complete: false,
                 missing: refusal.requested.clone(),
@@ -157,9 +160,14 @@ pub fn run(
         })
         .collect();
     let coverage = coverage_of(req, &results);
+    let mut usage = crate::delegate::Usage::default();
+    for u in results.iter().filter_map(|r| r.usage.as_ref()) {
+        usage.add(u);
+    }
     RunOutput {
         version: 1,
         operation: Some(req.operation),
+        usage,
         results,
         coverage,
         refused: None,

@@ -47,6 +47,8 @@ impl PiExecutor<'_> {
         spec.timeout = Some(job.timeout);
         spec.stall_timeout = job.stall_timeout.map(|s| s.min(job.timeout));
         spec.max_turns = Some(job.turn_budget);
+        // Read-only: no MCP server either (`--no-mcp` where pi has it).
+        spec.no_mcp = true;
         for flag in ["--no-extensions", "--no-prompt-templates"] {
             if !spec.extra_args.iter().any(|a| a == flag) {
                 spec.extra_args.push(flag.to_string());
@@ -121,6 +123,8 @@ fn role_run(job: &RoleJob, o: &PiRunOutcome) -> RoleRun {
         .map(|e| format!("{}: {}", e.code, e.message));
     run.turns = o.turns;
     run.tool_calls = o.tool_calls;
+    run.tool_calls_failed = o.tool_calls_failed;
+    run.usage = o.usage.clone();
     run.turn_budget_reached = o.turn_budget_reached || budget;
     // pi's session id when it printed one, else an id of this run.
     run.run_id = Some(o.session_id.clone().unwrap_or_else(|| {

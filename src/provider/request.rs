@@ -437,6 +437,12 @@ pub struct DelegationResult {
     pub turns: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_calls: Option<u32>,
+    /// Of `toolCalls`, those that failed (pi's `isError`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_calls_failed: Option<u32>,
+    /// Tokens and cost pi reported for the role's run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::delegate::Usage>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
 }
@@ -454,6 +460,8 @@ impl DelegationResult {
             model: None,
             turns: None,
             tool_calls: None,
+            tool_calls_failed: None,
+            usage: None,
             duration_ms: None,
         }
     }

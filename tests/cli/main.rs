@@ -5,6 +5,8 @@ mod support;
 
 mod baseline;
 mod basics;
+mod budget;
+mod children;
 mod commands;
 mod config;
 mod convert;

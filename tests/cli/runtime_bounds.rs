@@ -178,11 +178,21 @@ fn a_daemon_holding_pi_s_stdout_does_not_hang_delegate_and_the_report_is_kept() 
     assert_eq!(v["status"], "completed", "{v:#}");
     assert_eq!(v["summary"], "complete before the daemon", "{v:#}");
     assert_eq!(v["reportParsed"], true);
+    // The daemon that held stdout had left pi's group: pwk (a child subreaper during
+    // the run) stopped it, and says so.
     assert!(
-        v["warnings"].to_string().contains("stdout stayed open"),
+        v["warnings"]
+            .to_string()
+            .contains("had left pi's process group"),
         "{v:#}"
     );
-    assert!(f.daemon.pid().is_some(), "the fake daemon did not start");
+    let pid = f.daemon.pid().expect("the fake daemon did not start");
+    assert!(
+        !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| !s
+            .rsplit_once(')')
+            .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))),
+        "the daemon {pid} outlived pwk"
+    );
 }
 
 #[test]

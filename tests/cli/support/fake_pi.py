@@ -17,11 +17,15 @@ Modes:
   turns              runs turn after turn (for the turn budget)
   huge-end           the final message_end is a 9 MiB line (over pwk's 8 MiB limit)
   daemon             a complete run, then a forked `setsid` daemon keeps stdout open
-                     (its pid goes to FAKE_PI_DAEMON_PID) while pi itself exits
+                     (its pid goes to FAKE_PI_DAEMON_PID) while pi itself exits;
+                     with FAKE_PI_DAEMON_DETACH=1 the daemon closes stdio instead
+                     (nothing holds pi's pipes: only a subreaper sees it)
 
 With `--mode rpc` the modes ok and daemon speak pi's RPC protocol: the `prompt`
 command is read from stdin, answered, and pi exits at stdin EOF.
 FAKE_PI_TEXT replaces the answer text (default: a task report block).
+`--help` prints a usage text (not logged as a start) that lists `--no-mcp` when
+FAKE_PI_HELP_NO_MCP=1, as pi 1.6 does; pi 0.73.1 does not list it.
 """
 import json, os, signal, sys, time
 
@@ -67,6 +71,10 @@ def spawn_daemon():
         os.setsid()
         if os.fork() != 0:
             os._exit(0)
+        if os.environ.get("FAKE_PI_DAEMON_DETACH") == "1":
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
         pidfile = os.environ.get("FAKE_PI_DAEMON_PID")
         if pidfile:
             with open(pidfile + ".tmp", "w") as f:
@@ -84,6 +92,13 @@ def log_start(stdin_text):
             f.write(json.dumps({"argv": args, "stdin": stdin_text, "pid": os.getpid(),
                                 "pgid": os.getpgid(0)}) + "\n")
 
+
+if "--help" in args:
+    sys.stdout.write("Usage: pi [options] [messages...]\n  --mode <mode>  Output mode\n"
+                     "  --tools <tools>  Allow-list\n  --no-session  Ephemeral\n")
+    if os.environ.get("FAKE_PI_HELP_NO_MCP") == "1":
+        sys.stdout.write("  --no-mcp  Disable built-in MCP support\n")
+    sys.exit(0)
 
 if "--mode" in args and args[args.index("--mode") + 1] == "rpc":
     first = sys.stdin.readline()

@@ -50,6 +50,16 @@ impl LspClient {
         }
     }
 
+    /// The pid of `pwk lsp`.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Wait for the process (after a signal, say) and return its status.
+    pub fn wait(mut self) -> std::process::ExitStatus {
+        wait_bounded(&mut self.child)
+    }
+
     pub fn send(&mut self, msg: &Value) {
         let body = serde_json::to_vec(msg).unwrap();
         let stdin = self.stdin.as_mut().expect("stdin open");

@@ -1,0 +1,215 @@
+//! Spend limits of a run: `budget: {maxTokens, maxCostUsd, maxWallSeconds}` (each
+//! optional). The supervisor sums the usage pi reports on every assistant
+//! `message_end` (tokens, and the cost in USD pi computes from the model definition)
+//! and stops pi's process group when a limit is crossed (`BUDGET_EXCEEDED`).
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::types::Usage;
+
+/// The limits; `None`: no limit of that kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Budget {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_cost_usd: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_wall_seconds: Option<u64>,
+}
+
+/// The longest wall-clock budget: 24 h, like `timeoutMs`.
+const MAX_WALL_SECONDS: u64 = 86_400;
+
+/// Which limit was crossed, and by how much.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BudgetHit {
+    Tokens { max: u64, used: u64 },
+    Cost { max: f64, used: f64 },
+    Wall { max: u64 },
+}
+
+impl std::fmt::Display for BudgetHit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BudgetHit::Tokens { max, used } => {
+                write!(
+                    f,
+                    "the token budget of {max} was crossed ({used} tokens used)"
+                )
+            }
+            BudgetHit::Cost { max, used } => write!(
+                f,
+                "the cost budget of ${max} was crossed (${used:.6} spent, as pi computed it from the model definition)"
+            ),
+            BudgetHit::Wall { max } => write!(f, "the wall-clock budget of {max} s was used up"),
+        }
+    }
+}
+
+/// The tokens a usage counts: pi's `totalTokens`, else the sum of its parts.
+pub fn tokens(u: &Usage) -> u64 {
+    if u.total_tokens > 0 {
+        u.total_tokens
+    } else {
+        u.input + u.output + u.cache_read + u.cache_write
+    }
+}
+
+impl Budget {
+    pub fn is_empty(&self) -> bool {
+        self.max_tokens.is_none() && self.max_cost_usd.is_none() && self.max_wall_seconds.is_none()
+    }
+
+    /// Each limit from `self`, else from `default`.
+    pub fn or(self, default: Budget) -> Budget {
+        Budget {
+            max_tokens: self.max_tokens.or(default.max_tokens),
+            max_cost_usd: self.max_cost_usd.or(default.max_cost_usd),
+            max_wall_seconds: self.max_wall_seconds.or(default.max_wall_seconds),
+        }
+    }
+
+    pub fn wall(&self) -> Option<Duration> {
+        self.max_wall_seconds.map(Duration::from_secs)
+    }
+
+    /// The first limit `tokens`/`cost` crossed (strictly more than the limit).
+    pub fn crossed(&self, tokens: u64, cost: f64) -> Option<BudgetHit> {
+        if let Some(max) = self.max_tokens
+            && tokens > max
+        {
+            return Some(BudgetHit::Tokens { max, used: tokens });
+        }
+        if let Some(max) = self.max_cost_usd
+            && cost > max
+        {
+            return Some(BudgetHit::Cost { max, used: cost });
+        }
+        None
+    }
+
+    /// Parse a `budget` value; `field` names it in problems (`budget`, or
+    /// `roles[2].budget`). Every problem is returned, each with its field path.
+    pub fn parse(v: &Value, field: &str) -> Result<Budget, Vec<(String, String)>> {
+        let Value::Object(m) = v else {
+            return Err(vec![(
+                field.to_string(),
+                format!(
+                    "`{field}` must be an object {{maxTokens, maxCostUsd, maxWallSeconds}}, not {}",
+                    super::request::json_kind(v)
+                ),
+            )]);
+        };
+        let mut b = Budget::default();
+        let mut problems = Vec::new();
+        for (k, v) in m {
+            let at = format!("{field}.{k}");
+            match k.as_str() {
+                "maxTokens" => match v.as_u64().filter(|n| *n > 0) {
+                    Some(n) => b.max_tokens = Some(n),
+                    None => problems.push((
+                        at.clone(),
+                        format!("`{at}` must be a positive whole number of tokens, not {v}"),
+                    )),
+                },
+                "maxCostUsd" => match v.as_f64().filter(|c| c.is_finite() && *c > 0.0) {
+                    Some(c) => b.max_cost_usd = Some(c),
+                    None => problems.push((
+                        at.clone(),
+                        format!("`{at}` must be a positive number of US dollars, not {v}"),
+                    )),
+                },
+                "maxWallSeconds" => match v.as_u64().filter(|n| *n > 0 && *n <= MAX_WALL_SECONDS) {
+                    Some(n) => b.max_wall_seconds = Some(n),
+                    None => problems.push((
+                        at.clone(),
+                        format!(
+                            "`{at}` must be a positive whole number of seconds up to 24 h, not {v}"
+                        ),
+                    )),
+                },
+                other => {
+                    let known = ["maxTokens", "maxCostUsd", "maxWallSeconds"];
+                    let hint = crate::suggest::did_you_mean(other, known.iter().copied())
+                        .map(|s| format!(" (did you mean `{s}`?)"))
+                        .unwrap_or_default();
+                    problems.push((
+                        at.clone(),
+                        format!(
+                            "unknown budget key `{other}`{hint}; known: {}",
+                            known.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+        if problems.is_empty() {
+            Ok(b)
+        } else {
+            Err(problems)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn budgets_parse_with_located_problems() {
+        let b = Budget::parse(
+            &json!({"maxTokens": 500, "maxCostUsd": 0.25, "maxWallSeconds": 60}),
+            "budget",
+        )
+        .unwrap();
+        assert_eq!(b.max_tokens, Some(500));
+        assert_eq!(b.max_cost_usd, Some(0.25));
+        assert_eq!(b.wall(), Some(Duration::from_secs(60)));
+        let e = Budget::parse(
+            &json!({"maxTokens": -1, "maxCostUSD": 1, "maxWallSeconds": 100000}),
+            "budget",
+        )
+        .unwrap_err();
+        let fields: Vec<&str> = e.iter().map(|(f, _)| f.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "budget.maxCostUSD",
+                "budget.maxTokens",
+                "budget.maxWallSeconds"
+            ]
+        );
+        assert!(e[0].1.contains("did you mean `maxCostUsd`"), "{e:?}");
+        assert!(Budget::parse(&json!(5), "roles[1].budget").unwrap_err()[0].0 == "roles[1].budget");
+    }
+
+    #[test]
+    fn limits_are_crossed_strictly() {
+        let b = Budget {
+            max_tokens: Some(100),
+            max_cost_usd: Some(1.0),
+            ..Budget::default()
+        };
+        assert_eq!(b.crossed(100, 1.0), None);
+        assert_eq!(
+            b.crossed(101, 0.0),
+            Some(BudgetHit::Tokens {
+                max: 100,
+                used: 101
+            })
+        );
+        assert!(matches!(b.crossed(0, 1.5), Some(BudgetHit::Cost { .. })));
+        let d = Budget {
+            max_wall_seconds: Some(5),
+            ..Budget::default()
+        };
+        assert_eq!(b.or(d).max_wall_seconds, Some(5));
+        assert_eq!(b.or(d).max_tokens, Some(100));
+    }
+}
