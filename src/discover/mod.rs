@@ -621,6 +621,12 @@ fn classify(
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
+    // A host that repairs frontmatter strict YAML rejects (Claude Code) reads the
+    // repaired text.
+    let doc = doc.map(|d| match d.repaired(host.parser.repair) {
+        Some((repaired, _)) => repaired,
+        None => d,
+    });
     let (doc, problem) = match doc {
         Ok(doc) => {
             let p = first_problem(&doc);

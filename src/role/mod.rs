@@ -5,6 +5,7 @@
 
 pub mod frontmatter;
 pub mod lines;
+pub mod repair;
 pub mod schema;
 pub mod source;
 pub mod thinking;
@@ -68,6 +69,27 @@ impl RoleDoc {
             fences,
             tree,
         }
+    }
+
+    /// The file as the host's `repair` reads it, when strict YAML rejects its
+    /// frontmatter and the repaired text parses: that document and the lines the
+    /// repair changed. `None` when there is nothing to repair or it stays broken.
+    pub fn repaired(&self, repair: repair::Repair) -> Option<(RoleDoc, Vec<repair::RepairedLine>)> {
+        let lines = self.repair_lines(repair)?;
+        let doc = RoleDoc::from_text(self.path.clone(), repair::apply(&self.text, &lines), None);
+        matches!(doc.tree, Some(Ok(_))).then_some((doc, lines))
+    }
+
+    /// The lines `repair` changes in a frontmatter strict YAML rejects (a syntax
+    /// error; pwk's own refusals, anchors and tags, are not the host's).
+    pub fn repair_lines(&self, repair: repair::Repair) -> Option<Vec<repair::RepairedLine>> {
+        let (repair::Repair::ClaudeCode, Ok(f), Some(Err(YamlError::Syntax { .. }))) =
+            (repair, &self.fences, &self.tree)
+        else {
+            return None;
+        };
+        let lines = repair::claude_code(&self.text, f.yaml.clone());
+        (!lines.is_empty()).then_some(lines)
     }
 
     /// The frontmatter mapping, when the file parsed.

@@ -152,6 +152,8 @@ function gitInit(dir) {
 // loaded; the mock answers the main request with one `Agent` tool_use per custom agent,
 // and each spawned subagent's own request shows its model and tools.
 
+// A stand-in for the tools this build defers behind ToolSearch, not a tool.
+const DEFERRED = "DeferredToolPlaceholder";
 const CLAUDE_BUILTIN = new Set(["claude", "Explore", "general-purpose", "Plan", "statusline-setup"]);
 
 function anthropicReply(content, stop, stream, model) {
@@ -217,7 +219,10 @@ async function runClaude(project) {
         state.results[r.tool_use_id] = { text: c, error: r.is_error === true };
       }
       if (results.length === 0) {
+        // general-purpose (`Tools: *`) is spawned too: its tools are what "every
+        // tool" is in this run.
         const custom = (await initAgents).filter((a) => !CLAUDE_BUILTIN.has(a));
+        if (custom.length) custom.push("general-purpose");
         if (custom.length) {
           const uses = custom.map((name, i) => {
             const tag = `a${i}`;
@@ -270,9 +275,9 @@ async function runClaude(project) {
       const result = tag ? state.results[`toolu_pwk_${tag}`] : undefined;
       let tools = null;
       if (sub) {
-        const all = (state.mainTools ?? []).filter((t) => !t.startsWith("mcp__"));
-        const mine = sub.tools.filter((t) => !t.startsWith("mcp__"));
-        tools = all.length && all.every((t) => mine.includes(t)) ? ["*"] : mine;
+        const all = new Set(state.sub["general-purpose"]?.tools ?? []);
+        const mine = sub.tools.filter((t) => t !== DEFERRED);
+        tools = all.size && mine.length === all.size - (all.has(DEFERRED) ? 1 : 0) && mine.every((t) => all.has(t)) ? ["*"] : mine;
       }
       return {
         name,
@@ -298,7 +303,8 @@ function listingDescription(listing, name) {
   let rest = lines.slice(start + name.length + 5);
   const next = rest.search(/\n- [^\n:]{1,80}: /);
   if (next >= 0) rest = rest.slice(0, next);
-  return rest.replace(/ \(Tools: [^)]*\)\s*$/, "").trim();
+  const tools = rest.lastIndexOf(" (Tools: ");
+  return (tools >= 0 ? rest.slice(0, tools) : rest).trim();
 }
 
 // ---------------------------------------------------------------------------
