@@ -342,6 +342,9 @@ impl BadFileAction {
 #[serde(deny_unknown_fields)]
 pub struct Required {
     pub key: String,
+    /// Whether an empty string counts as present (Copilot CLI loads `description: ""`).
+    #[serde(default)]
+    pub empty_ok: bool,
     pub note: String,
     pub cite: Cite,
 }

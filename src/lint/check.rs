@@ -167,21 +167,39 @@ fn repaired(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlError)
     };
     let before = cx.out.len();
     yaml_error_findings(cx, fences, err);
-    let quoted: Vec<String> = lines
-        .iter()
-        .filter_map(|l| l.quoted_key.as_ref().map(|k| format!("`{k}`")))
-        .collect();
-    let tabs = lines.iter().any(|l| l.quoted_key.is_none());
+    use crate::role::repair::Change;
+    let keys = |f: fn(&Change) -> Option<&String>| -> Vec<String> {
+        lines
+            .iter()
+            .filter_map(|l| f(&l.change).map(|k| format!("`{k}`")))
+            .collect()
+    };
+    let quoted = keys(|c| match c {
+        Change::Quoted(k) => Some(k),
+        _ => None,
+    });
+    let overridden = keys(|c| match c {
+        Change::Overridden(k) => Some(k),
+        _ => None,
+    });
     let mut changed = Vec::new();
     if !quoted.is_empty() {
         changed.push(format!("quotes the value of {}", quoted.join(", ")));
     }
-    if tabs {
+    if lines.iter().any(|l| l.change == Change::Tabs) {
         changed.push("turns leading tabs into spaces".to_string());
     }
+    if !overridden.is_empty() {
+        changed.push(format!("keeps the last {}", overridden.join(", ")));
+    }
     let fix = super::fix::Fix::new(
-        "write the frontmatter as the host repairs it",
-        super::fix::Safety::Safe,
+        "write the frontmatter as the host reads it",
+        // Dropping a repeated key's earlier value is a guess at what was meant.
+        if overridden.is_empty() {
+            super::fix::Safety::Safe
+        } else {
+            super::fix::Safety::Unsafe
+        },
         lines
             .iter()
             .map(|l| super::fix::Edit {

@@ -40,8 +40,37 @@ pub struct RepairedLine {
     pub range: Range<usize>,
     /// What the host reads instead.
     pub replacement: String,
-    /// The key whose value was quoted, or `None` when only leading tabs changed.
-    pub quoted_key: Option<String>,
+    /// What changed.
+    pub change: Change,
+}
+
+/// What the repair did to one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// Quoted the value of this key.
+    Quoted(String),
+    /// Leading tabs became spaces.
+    Tabs,
+    /// An earlier entry of a repeated key, which the host's YAML overrides (Bun.YAML
+    /// keeps the last value): commented out.
+    Overridden(String),
+}
+
+/// The line of an earlier entry of a repeated key `key` at `first` (its key's span),
+/// commented out: the host reads the later one. `None` when the entry is not one
+/// line (its value continues on the next line).
+pub fn overridden(file: &str, first: Range<usize>, key: &str) -> Option<RepairedLine> {
+    let start = file[..first.start].rfind('\n').map_or(0, |i| i + 1);
+    let end = file[start..].find('\n').map_or(file.len(), |i| start + i);
+    let next = file.get(end + 1..).unwrap_or("");
+    if start != first.start || next.starts_with([' ', '\t']) {
+        return None;
+    }
+    Some(RepairedLine {
+        range: start..end,
+        replacement: format!("#{}", &file[start..end]),
+        change: Change::Overridden(key.to_string()),
+    })
 }
 
 /// Claude Code's repair of the frontmatter `file[yaml]`: the lines it changes
@@ -56,6 +85,7 @@ pub fn claude_code(file: &str, yaml: Range<usize>) -> Vec<RepairedLine> {
             Some((key, q)) => (Some(key), q),
             None => (None, line.to_string()),
         };
+        let change = quoted.map_or(Change::Tabs, Change::Quoted);
         let tabs = text.len() - text.trim_start_matches('\t').len();
         let text = if tabs > 0 {
             format!("{}{}", "  ".repeat(tabs), &text[tabs..])
@@ -66,7 +96,7 @@ pub fn claude_code(file: &str, yaml: Range<usize>) -> Vec<RepairedLine> {
             out.push(RepairedLine {
                 range,
                 replacement: text,
-                quoted_key: quoted,
+                change,
             });
         }
     }

@@ -575,7 +575,14 @@ fn real_cli_hosts_agree_with_lint() {
                     };
                     let theirs = set(&Value::Array(theirs.clone()));
                     let ours = set(&show["runtime"]["tools"]["effective"]);
-                    if theirs != ours {
+                    // `*` (the oracle: what the built-in general-purpose agent gets):
+                    // pwk must give the host's default set.
+                    let every = show["runtime"]["tools"]["host_default"] == true
+                        || show["runtime"]["tools"]["note"]
+                            .as_str()
+                            .is_some_and(|n| n.starts_with("every"));
+                    let star = theirs.len() == 1 && theirs.contains("*");
+                    if theirs != ours && !(star && every) {
                         disagreements.push(say(format!(
                             "{file}: the child gets {theirs:?} from {host}, pwk says {ours:?}"
                         )));
