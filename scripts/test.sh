@@ -19,6 +19,7 @@ if [ -x .pi-test/bin/pi073 ]; then export PWK_TEST_PI073="$PWD/.pi-test/bin/pi07
 if [ -x .pi-test/bin/pi16 ]; then export PWK_TEST_PI16="$PWD/.pi-test/bin/pi16"; fi
 if [ -f .mcp-test/node_modules/@modelcontextprotocol/sdk/package.json ]; then export PWK_TEST_MCP_CLIENT="$PWD/.mcp-test"; fi
 if [ -x .host-test/bin/oracle ]; then export PWK_TEST_ORACLE="$PWD/.host-test/bin/oracle"; fi
+if [ -x .host-test/bin/cli-oracle ]; then export PWK_TEST_CLI_ORACLE="$PWD/.host-test/bin/cli-oracle"; fi
 if [ -z "${PWK_TEST_NVIM:-}" ] && command -v nvim >/dev/null 2>&1; then export PWK_TEST_NVIM="$(command -v nvim)"; fi
 if [ "${CI:-}" = "true" ]; then
   export PWK_TEST_REQUIRE_PI=1
@@ -32,6 +33,10 @@ if [ "${CI:-}" = "true" ]; then
   fi
   if [ -z "${PWK_TEST_ORACLE:-}" ]; then
     echo "test.sh: CI=true but the subagent hosts could not be provisioned; the host-oracle tests cannot run" >&2
+    exit 1
+  fi
+  if [ -z "${PWK_TEST_CLI_ORACLE:-}" ]; then
+    echo "test.sh: CI=true but the agent CLIs could not be provisioned; the CLI host-oracle test cannot run" >&2
     exit 1
   fi
 fi

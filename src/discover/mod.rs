@@ -610,10 +610,21 @@ fn classify(
         RolePath::Builtin(f) => PathBuf::from(f),
         RolePath::File(p) => p.clone(),
     };
+    // The host's suffix comes off whole (Copilot: `x.agent.md` is `x`).
     let stem = file_name
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(host.discovery.suffix.as_str()))
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .or_else(|| file_name.file_stem().map(|s| s.to_string_lossy().into_owned()))
         .unwrap_or_default();
+    // A host that repairs frontmatter strict YAML rejects (Claude Code) reads the
+    // repaired text.
+    let doc = doc.map(|d| match d.repaired(host.parser.repair) {
+        Some((repaired, _)) => repaired,
+        None => d,
+    });
     let (doc, problem) = match doc {
         Ok(doc) => {
             let p = first_problem(&doc);
@@ -696,6 +707,7 @@ fn loadable_by(host: Host, doc: &RoleDoc, role: &Role) -> bool {
     // `description`, as its schema; nicobailon the same; tintinweb and herdr none).
     host.required.iter().all(|r| match r.key.as_str() {
         "name" => present(&role.name),
+        "description" if r.empty_ok => role.description.is_some(),
         "description" => present(&role.description),
         other => doc.mapping().is_some_and(|m| m.get(other).is_some()),
     })

@@ -154,9 +154,16 @@ pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runti
     let mut config_files = Vec::new();
     let settings = PiSettings::load(inputs, &mut config_files);
     let raw_tools = role.doc.mapping().and_then(|m| m.get("tools"));
+    // The host's own split of a `tools` string (Claude Code: white space too).
+    let declared = match raw_tools.and_then(|n| n.as_str()) {
+        Some(s) if host.tools.split_on_whitespace => {
+            Some(host.tools.split(s).into_iter().map(str::to_string).collect())
+        }
+        _ => r.tools.clone(),
+    };
     let tools = tools(
         host,
-        r.tools.clone(),
+        declared,
         raw_tools,
         &role.doc.text,
         r.deny_tools.clone(),
@@ -257,8 +264,8 @@ fn tools(
                 .iter()
                 .any(|x| t.all_tokens.iter().any(|a| a.eq_ignore_ascii_case(x)))
             {
-                let mut all = t.builtins.clone();
-                all.retain(|b| ALL_BUILTIN_TOOLS.contains(&b.as_str()));
+                // The token gives what the child gets without `tools`.
+                let all = t.default.clone();
                 (
                     with_injected(all),
                     false,
@@ -267,12 +274,16 @@ fn tools(
             } else if list.iter().any(|x| t.none_tokens.iter().any(|n| n == x)) {
                 (with_injected(Vec::new()), false, "no tools".to_string())
             } else {
-                let known: Vec<String> = list
-                    .iter()
-                    .filter(|x| host.knows_tool(x))
-                    .cloned()
-                    .collect();
-                let dropped: Vec<&String> = list.iter().filter(|x| !host.knows_tool(x)).collect();
+                // A specifier (`Bash(git *)`) grants the tool it qualifies.
+                let mut known: Vec<String> = Vec::new();
+                for x in list.iter().filter(|x| host.knows_tool(t.base(x))) {
+                    let b = t.base(x).to_string();
+                    if !known.contains(&b) {
+                        known.push(b);
+                    }
+                }
+                let dropped: Vec<&String> =
+                    list.iter().filter(|x| !host.knows_tool(t.base(x))).collect();
                 let mut note = "as declared".to_string();
                 if !t.injected.is_empty() {
                     note.push_str(&format!(" ({label} adds {})", t.injected.join(", ")));

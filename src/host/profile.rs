@@ -248,6 +248,10 @@ pub struct Parser {
     /// Whether a tab after `key:` parses.
     #[serde(default = "yes")]
     pub tab_after_colon: bool,
+    /// What the host does when strict YAML rejects the frontmatter: nothing (the
+    /// parser's verdict stands), or its own rewrite and a second parse.
+    #[serde(default)]
+    pub repair: crate::role::repair::Repair,
     /// What a UTF-8 byte order mark before `---` does.
     pub bom: BomReading,
     /// The same, in words, with its source.
@@ -338,6 +342,9 @@ impl BadFileAction {
 #[serde(deny_unknown_fields)]
 pub struct Required {
     pub key: String,
+    /// Whether an empty string counts as present (Copilot CLI loads `description: ""`).
+    #[serde(default)]
+    pub empty_ok: bool,
     pub note: String,
     pub cite: Cite,
 }
@@ -405,6 +412,14 @@ pub struct Tools {
     /// Whether the host matches tool names without regard to case (Copilot).
     #[serde(default)]
     pub case_insensitive: bool,
+    /// Whether a `tools` string is split on white space too, not only on commas
+    /// (Claude Code: `Read Grep` is two tools); an entry with a specifier stays whole.
+    #[serde(default)]
+    pub split_on_whitespace: bool,
+    /// What the host does when no entry of `tools` names a tool it knows, when that
+    /// is worse than running without them (Claude Code refuses to spawn the child).
+    #[serde(default)]
+    pub all_unknown: Option<String>,
     /// What the host does with a name it does not know.
     pub unknown: String,
     /// What the child gets when `tools` is absent, completing "the child gets …".
@@ -496,6 +511,20 @@ impl Tools {
     }
 
     /// The tool an entry names: without its specifier when the host reads them.
+    /// The entries of a `tools` string as the host splits it: on commas, and on
+    /// white space too where the host does (outside a specifier's parentheses).
+    pub fn split<'a>(&self, value: &'a str) -> Vec<&'a str> {
+        let mut out = Vec::new();
+        for part in value.split(',') {
+            if self.split_on_whitespace && !part.contains('(') {
+                out.extend(part.split_whitespace());
+            } else if !part.trim().is_empty() {
+                out.push(part.trim());
+            }
+        }
+        out
+    }
+
     pub fn base<'a>(&self, name: &'a str) -> &'a str {
         match name.split_once('(') {
             Some((b, rest)) if self.specifiers && rest.ends_with(')') => b.trim(),

@@ -128,13 +128,20 @@ fn run(cx: &mut Checker<'_>) {
     let tree = match &cx.doc.tree {
         Some(Ok(tree)) => tree,
         Some(Err(err)) => {
-            yaml_error(cx, &fences, err);
+            if !repaired(cx, &fences, err) {
+                yaml_error(cx, &fences, err);
+            }
             return;
         }
         None => return,
     };
+    run_tree(cx, &fences, tree);
+}
+
+/// The checks of a frontmatter that parsed.
+fn run_tree(cx: &mut Checker<'_>, fences: &Fences, tree: &Node) {
     if tree.as_mapping().is_none_or(<[_]>::is_empty) {
-        rules::empty_frontmatter::check(cx, &fences);
+        rules::empty_frontmatter::check(cx, fences);
         return;
     }
     schema(cx, tree);
@@ -150,9 +157,112 @@ fn run(cx: &mut Checker<'_>) {
     rules::host_rejected_key::check(cx, tree);
 }
 
+/// A host that repairs what strict YAML rejects (Claude Code) loads the file when
+/// the repaired text parses: the YAML finding is a warning that says what the host
+/// changed (`--fix` quotes the values as the host does), and the rest is checked on
+/// the repaired text. `false` when the profile has no repair or it does not help.
+fn repaired(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlError) -> bool {
+    let Some((doc, lines)) = cx.doc.repaired(cx.profile.parser.repair) else {
+        return false;
+    };
+    let before = cx.out.len();
+    yaml_error_findings(cx, fences, err);
+    use crate::role::repair::Change;
+    let keys = |f: fn(&Change) -> Option<&String>| -> Vec<String> {
+        lines
+            .iter()
+            .filter_map(|l| f(&l.change).map(|k| format!("`{k}`")))
+            .collect()
+    };
+    let quoted = keys(|c| match c {
+        Change::Quoted(k) => Some(k),
+        _ => None,
+    });
+    let overridden = keys(|c| match c {
+        Change::Overridden(k) => Some(k),
+        _ => None,
+    });
+    let mut changed = Vec::new();
+    if !quoted.is_empty() {
+        changed.push(format!("quotes the value of {}", quoted.join(", ")));
+    }
+    if lines.iter().any(|l| l.change == Change::Tabs) {
+        changed.push("turns leading tabs into spaces".to_string());
+    }
+    if !overridden.is_empty() {
+        changed.push(format!("keeps the last {}", overridden.join(", ")));
+    }
+    let fix = super::fix::Fix::new(
+        "write the frontmatter as the host reads it",
+        // Dropping a repeated key's earlier value is a guess at what was meant.
+        if overridden.is_empty() {
+            super::fix::Safety::Safe
+        } else {
+            super::fix::Safety::Unsafe
+        },
+        lines
+            .iter()
+            .map(|l| super::fix::Edit {
+                range: l.range.clone(),
+                replacement: l.replacement.clone(),
+            })
+            .collect(),
+    );
+    for d in &mut cx.out[before..] {
+        d.severity = super::Severity::Warning;
+        d.message.push_str(&format!(
+            "; {} {} and loads the file, but strict YAML readers (Copilot, Gemini, pi, YAML tools) reject it",
+            cx.profile.label(),
+            changed.join(" and ")
+        ));
+        d.fixes = vec![fix.clone()];
+    }
+    let Some(Ok(tree)) = &doc.tree else {
+        return true;
+    };
+    let Ok(inner_fences) = &doc.fences else {
+        return true;
+    };
+    let mut inner = Checker::new(&doc, cx.profile);
+    run_tree(&mut inner, inner_fences, tree);
+    // Same lines in both texts: a span moves to its line in the file.
+    let map = |o: usize| {
+        let o = o.min(doc.text.len());
+        let line = doc.lines.line_of(o) + 1;
+        let col = o - doc.lines.line_start(line).unwrap_or(0);
+        let start = cx.doc.lines.line_start(line).unwrap_or(cx.doc.text.len());
+        let end = cx.doc.text[start..].find('\n').map_or(cx.doc.text.len(), |i| start + i);
+        (start + col).min(end)
+    };
+    for mut d in inner.out {
+        d.span = map(d.span.start)..map(d.span.end).max(map(d.span.start));
+        d.start = cx.doc.position(d.span.start);
+        d.end = cx.doc.position(d.span.end);
+        for r in &mut d.related {
+            r.span = map(r.span.start)..map(r.span.end).max(map(r.span.start));
+            r.start = cx.doc.position(r.span.start);
+            r.end = cx.doc.position(r.span.end);
+        }
+        // Edits computed on the repaired text do not apply to the file.
+        d.fixes.clear();
+        cx.out.push(d);
+    }
+    true
+}
+
 fn yaml_error(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlError) {
     let before = cx.out.len();
     yaml_error_findings(cx, fences, err);
+    if cx.profile.parser.repair != crate::role::repair::Repair::None
+        && matches!(err, crate::role::YamlError::Syntax { .. })
+    {
+        for d in &mut cx.out[before..] {
+            d.message.push_str(&format!(
+                "; {}'s repair (quoting top-level values, tabs to spaces) does not fix it: the agent is dropped without a message",
+                cx.profile.label()
+            ));
+        }
+    }
     // A host with its own line reader is not stopped by what YAML rejects: it loads
     // the file, reading each `key: value` line as text. pwk cannot say what it made
     // of the rest, so the finding is a warning that says so (anchors excepted:

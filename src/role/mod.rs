@@ -5,6 +5,7 @@
 
 pub mod frontmatter;
 pub mod lines;
+pub mod repair;
 pub mod schema;
 pub mod thinking;
 pub mod validate;
@@ -66,6 +67,53 @@ impl RoleDoc {
             invalid_utf8_at,
             fences,
             tree,
+        }
+    }
+
+    /// The file as the host's `repair` reads it, when strict YAML rejects its
+    /// frontmatter and the repaired text parses: that document and the lines the
+    /// repair changed. `None` when there is nothing to repair or it stays broken.
+    pub fn repaired(&self, repair: repair::Repair) -> Option<(RoleDoc, Vec<repair::RepairedLine>)> {
+        let mut lines = self.repair_lines(repair)?;
+        // Claude Code's YAML keeps the last of repeated keys: each earlier one goes,
+        // as long as it is one line (a bounded number of rounds).
+        for _ in 0..16 {
+            let doc = RoleDoc::from_text(self.path.clone(), repair::apply(&self.text, &lines), None);
+            match &doc.tree {
+                Some(Ok(_)) => return Some((doc, lines)),
+                Some(Err(YamlError::DuplicateKey { key, first, .. })) => {
+                    let line = repair::overridden(&doc.text, first.clone(), key)?;
+                    // The same line in the file (a repaired line is not repeated).
+                    let in_file = self.lines.line_start(doc.lines.line_of(line.range.start) + 1)?;
+                    let end = self.text[in_file..].find('\n').map_or(self.text.len(), |i| in_file + i);
+                    if lines.iter().any(|l| l.range.start == in_file) {
+                        return None;
+                    }
+                    lines.push(repair::RepairedLine {
+                        range: in_file..end,
+                        replacement: format!("#{}", &self.text[in_file..end]),
+                        change: line.change,
+                    });
+                    lines.sort_by_key(|l| l.range.start);
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// The lines `repair` changes in a frontmatter strict YAML rejects (a syntax
+    /// error; pwk's own refusals, anchors and tags, are not the host's).
+    pub fn repair_lines(&self, repair: repair::Repair) -> Option<Vec<repair::RepairedLine>> {
+        match (repair, &self.fences, &self.tree) {
+            (repair::Repair::ClaudeCode, Ok(f), Some(Err(YamlError::Syntax { .. }))) => {
+                let lines = repair::claude_code(&self.text, f.yaml.clone());
+                (!lines.is_empty()).then_some(lines)
+            }
+            (repair::Repair::ClaudeCode, Ok(_), Some(Err(YamlError::DuplicateKey { .. }))) => {
+                Some(Vec::new())
+            }
+            _ => None,
         }
     }
 

@@ -444,3 +444,184 @@ fn json_of(out: &crate::support::Output) -> Value {
     serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", out.stdout, out.stderr))
 }
+
+/// The agent CLIs the CLI oracle runs, each with the fixture directories (profiles)
+/// whose cases it judges.
+const CLI_HOSTS: [&str; 4] = ["claude-code", "copilot", "opencode", "gemini"];
+
+/// A Claude Code model as the API sees it, from what pwk says the role asks for:
+/// an alias resolves (case-insensitively) to that family; none or `inherit` is the
+/// main thread's model.
+fn claude_model_agrees(pwk: Option<&str>, host: &str, main: &str) -> bool {
+    match pwk.map(str::to_ascii_lowercase).as_deref() {
+        None | Some("inherit") => host == main,
+        Some(alias @ ("sonnet" | "opus" | "haiku")) => host.contains(&format!("-{alias}-")),
+        Some(m) => host.eq_ignore_ascii_case(m),
+    }
+}
+
+#[test]
+fn real_cli_hosts_agree_with_lint() {
+    let Some(oracle) = crate::oracle::cli_oracle_bin() else {
+        return;
+    };
+    let mut disagreements = Vec::new();
+    let mut counts = Vec::new();
+    for host in CLI_HOSTS {
+        let fixtures: Vec<(String, String, PathBuf)> = cases()
+            .into_iter()
+            .filter(|(spec, _, _)| spec.split('@').next() == Some(host))
+            .collect();
+        assert!(!fixtures.is_empty(), "no fixtures for {host}");
+        let envs: Vec<TestEnv> = fixtures
+            .iter()
+            .map(|(_, _, dir)| project(&case_files(dir)))
+            .collect();
+        let roots: Vec<&Path> = envs.iter().map(TestEnv::root).collect();
+        let docs = crate::oracle::run_cli_oracle(&oracle, host, &roots);
+        let mut files_compared = 0usize;
+        for (((spec, case, _), env), real) in fixtures.iter().zip(&envs).zip(&docs) {
+            let say = |what: String| format!("{spec}/{case}: {what}");
+            let doc = lint(env, spec);
+            let diags = doc["diagnostics"].as_array().unwrap();
+            let errors_in = |file: &str| -> Vec<&Value> {
+                diags
+                    .iter()
+                    .filter(|d| d["path"] == file && d["severity"] == "error")
+                    .collect()
+            };
+            if let Some(fatal) = real["fatal"].as_str() {
+                // Only OpenCode refuses to start over an agent file; anything else is
+                // the oracle failing.
+                assert!(
+                    host == "opencode" && fatal.contains("Configuration is invalid"),
+                    "{spec}/{case}: the {host} oracle did not run: {fatal}"
+                );
+                if !diags.iter().any(|d| d["severity"] == "error") {
+                    disagreements.push(say(format!(
+                        "{host} refuses to start ({fatal}), pwk reports no error"
+                    )));
+                }
+                continue;
+            }
+            let listed = json_of(&run(env
+                .pwk()
+                .args(["list", "--format", "json", "--host", spec])));
+            let roles: Vec<&Value> = listed["roles"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|r| r["source"] == "project" && r["visible"] == true)
+                .collect();
+            let agents = real["agents"].as_array().unwrap();
+            // Every role pwk lists: loaded by the host, or an error in pwk.
+            for r in &roles {
+                files_compared += 1;
+                let file = r["path"].as_str().unwrap();
+                let agent = agents
+                    .iter()
+                    .find(|a| a["name"] == r["name"] || a["id"] == r["name"]);
+                let Some(agent) = agent else {
+                    if errors_in(file).is_empty() {
+                        disagreements.push(say(format!(
+                            "{file}: {host} does not load it ({}), pwk reports no error",
+                            real["messages"]
+                        )));
+                    }
+                    continue;
+                };
+                if let Some(e) = agent["error"].as_str() {
+                    if errors_in(file).is_empty() {
+                        disagreements.push(say(format!(
+                            "{file}: {host} lists it but refuses to spawn it ({e}), pwk reports no error"
+                        )));
+                    }
+                    continue;
+                }
+                for e in errors_in(file) {
+                    let m = e["message"].as_str().unwrap();
+                    if claims_not_loaded(m) || m.contains("drop") {
+                        disagreements.push(say(format!(
+                            "{file}: {host} loads it, but pwk's error says it does not: [{}] {m}",
+                            e["rule"]
+                        )));
+                    }
+                }
+                let show = json_of(&run(env.pwk().args([
+                    "show",
+                    r["name"].as_str().unwrap(),
+                    "--format",
+                    "json",
+                    "--host",
+                    spec,
+                ])));
+                if let (Some(theirs), Some(ours)) =
+                    (agent["description"].as_str(), show["description"].as_str())
+                    && theirs.trim() != ours.trim()
+                {
+                    disagreements.push(say(format!(
+                        "{file}: {host}'s description is {theirs:?}, pwk says {ours:?}"
+                    )));
+                }
+                if let Some(theirs) = agent["tools"].as_array() {
+                    let set = |v: &Value| -> BTreeSet<String> {
+                        v.as_array()
+                            .map(|a| {
+                                a.iter()
+                                    .filter_map(|s| s.as_str().map(str::to_string))
+                                    .collect()
+                            })
+                            .unwrap_or_default()
+                    };
+                    let theirs = set(&Value::Array(theirs.clone()));
+                    let ours = set(&show["runtime"]["tools"]["effective"]);
+                    // `*` (the oracle: what the built-in general-purpose agent gets):
+                    // pwk must give the host's default set.
+                    let every = show["runtime"]["tools"]["host_default"] == true
+                        || show["runtime"]["tools"]["note"]
+                            .as_str()
+                            .is_some_and(|n| n.starts_with("every"));
+                    let star = theirs.len() == 1 && theirs.contains("*");
+                    if theirs != ours && !(star && every) {
+                        disagreements.push(say(format!(
+                            "{file}: the child gets {theirs:?} from {host}, pwk says {ours:?}"
+                        )));
+                    }
+                }
+                if host == "claude-code" {
+                    let ours = show["runtime"]["model"]["effective"].as_str();
+                    let theirs = agent["model"].as_str().unwrap_or_default();
+                    let main = real["main_model"].as_str().unwrap_or_default();
+                    if !claude_model_agrees(ours, theirs, main) {
+                        disagreements.push(say(format!(
+                            "{file}: {host} runs it on {theirs}, pwk says {ours:?}"
+                        )));
+                    }
+                }
+            }
+            // Every agent the host loads: listed by pwk.
+            for a in agents {
+                if !roles
+                    .iter()
+                    .any(|r| r["name"] == a["name"] || r["name"] == a["id"])
+                {
+                    disagreements.push(say(format!(
+                        "{host} loads `{}`, pwk does not list it",
+                        a["name"]
+                    )));
+                }
+            }
+        }
+        counts.push(format!(
+            "{host}: {} fixtures, {files_compared} role files",
+            fixtures.len()
+        ));
+    }
+    eprintln!("CLI host oracle: {}", counts.join("; "));
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements with the real CLIs:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
+}

@@ -331,3 +331,36 @@ fn oracle_reads_the_given_agent_dir_and_never_the_real_home() {
         assert_eq!(bare["files"], json!([]), "{host:?}");
     }
 }
+
+/// The CLI oracle launcher (tests/oracle/cli-hosts.mjs: the real Claude Code, Copilot
+/// CLI, OpenCode and Gemini CLI, run offline), from `PWK_TEST_CLI_ORACLE`, else
+/// `.host-test/bin/cli-oracle`; `None` (after saying why) when not provisioned, a
+/// failure under `PWK_TEST_REQUIRE_PI=1` (CI).
+pub fn cli_oracle_bin() -> Option<PathBuf> {
+    let p = std::env::var_os("PWK_TEST_CLI_ORACLE")
+        .map(PathBuf::from)
+        .or_else(|| Some(repo_root().join(".host-test/bin/cli-oracle")))
+        .filter(|p| p.is_file());
+    if p.is_none() {
+        let msg = "PWK_TEST_CLI_ORACLE is not set and .host-test/bin/cli-oracle does not exist: run ./scripts/provision-hosts.sh";
+        if std::env::var("PWK_TEST_REQUIRE_PI").is_ok_and(|v| v == "1") {
+            panic!("PWK_TEST_REQUIRE_PI=1 but the CLI host oracle is missing: {msg}");
+        }
+        eprintln!("SKIPPING CLI host-oracle test: {msg}");
+    }
+    p
+}
+
+/// Run the CLI oracle for `host` (claude-code, copilot, opencode, gemini) on every
+/// project at once (one oracle process) and return one document per project, in order.
+pub fn run_cli_oracle(oracle: &Path, host: &str, projects: &[&Path]) -> Vec<Value> {
+    let out = run(Command::new(oracle).arg("--host").arg(host).args(projects));
+    assert_eq!(out.code, 0, "cli-oracle --host {host} failed:\n{}", out.stderr);
+    let docs: Vec<Value> = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("cli-oracle printed no JSON ({e}):\n{}", out.stdout));
+    assert_eq!(docs.len(), projects.len());
+    for d in &docs {
+        assert_eq!(d["host"], host);
+    }
+    docs
+}

@@ -77,7 +77,10 @@ fn own_names(cx: &mut Checker<'_>, node: &Node, text: &str) {
     if m.free
         || text.is_empty()
         || text.chars().any(char::is_whitespace)
-        || m.aliases.iter().chain(&m.inherit).any(|a| a == text)
+        // Aliases resolve without regard to case (Claude Code 2.1.332, measured:
+        // `model: Sonnet` runs on Sonnet).
+        || m.aliases.iter().any(|a| a.eq_ignore_ascii_case(text))
+        || m.inherit.iter().any(|a| a == text)
         || m.id_prefixes.iter().any(|x| text.starts_with(x.as_str()))
     {
         return;

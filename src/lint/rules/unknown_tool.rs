@@ -30,7 +30,11 @@ const FOREIGN: &[(&str, &str)] = &[
 
 /// Each entry of `tools` with its byte span: list items, or the parts of a
 /// comma-separated string.
-fn entries<'a>(text: &'a str, node: &'a Node) -> Vec<(&'a str, std::ops::Range<usize>)> {
+fn entries<'a>(
+    text: &'a str,
+    node: &'a Node,
+    tools: &crate::host::Tools,
+) -> Vec<(&'a str, std::ops::Range<usize>)> {
     match &node.value {
         Value::Sequence(items) => items
             .iter()
@@ -51,20 +55,18 @@ fn entries<'a>(text: &'a str, node: &'a Node) -> Vec<(&'a str, std::ops::Range<u
             };
             let mut out = Vec::new();
             let mut pos = 0;
-            for part in value.split(',') {
-                let lead = part.len() - part.trim_start().len();
-                let name = part.trim();
-                if !name.is_empty() {
-                    let span = match offset {
-                        Some(o) => {
-                            let s = node.span.start + o + pos + lead;
-                            s..s + name.len()
-                        }
-                        None => node.span.clone(),
-                    };
-                    out.push((name, span));
-                }
-                pos += part.len() + 1;
+            for name in tools.split(value) {
+                // Each entry is a slice of `value`, in order.
+                let at = value[pos..].find(name).map_or(pos, |i| pos + i);
+                let span = match offset {
+                    Some(o) => {
+                        let s = node.span.start + o + at;
+                        s..s + name.len()
+                    }
+                    None => node.span.clone(),
+                };
+                out.push((name, span));
+                pos = at + name.len();
             }
             out
         }
@@ -92,7 +94,13 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             continue;
         }
         let Some(node) = tree.get(key) else { continue };
-        for (name, span) in entries(&cx.doc.text, node) {
+        let all = entries(&cx.doc.text, node, &p.tools);
+        // Every entry unknown: the host may refuse the child outright.
+        let refuses = key == "tools"
+            && !all.is_empty()
+            && p.tools.all_unknown.is_some()
+            && all.iter().all(|(n, _)| !p.knows_tool(p.tools.base(n)));
+        for (name, span) in all {
             let name = p.tools.base(name);
             if p.tools.builtins.iter().any(|b| b == name)
                 || (p.tools.case_insensitive && p.knows_tool(name))
@@ -171,8 +179,15 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
                     Severity::Warning,
                 )
             };
+            let (message, severity) = match &p.tools.all_unknown {
+                Some(what) if refuses => (
+                    format!("{message}; no entry of `{key}` is a tool {label} knows: {what}"),
+                    Severity::Error,
+                ),
+                _ => (message, p.severity_of(RULE.id, severity)),
+            };
             let d = cx.emit(&RULE, span, "unknown tool", message, Some(help));
-            d.severity = p.severity_of(RULE.id, severity);
+            d.severity = severity;
         }
     }
 }
