@@ -5,7 +5,7 @@
 # tests drive (the TypeScript SDK and the MCP Inspector, into the ignored .mcp-test/),
 # Neovim for the language-server test in a real editor (apt, scripts/provision-editor.sh),
 # builds and packages the VS Code extension when npm is there (scripts/build-vscode.sh),
-# then runs every test.
+# then runs every test, then the packaging tests (scripts/test-packaging.sh).
 # Under CI (CI=true) a missing pi or oracle is an error: this script stops before
 # testing, and those tests themselves fail instead of skipping (PWK_TEST_REQUIRE_PI=1).
 set -euo pipefail
@@ -51,3 +51,8 @@ if [ -n "${PWK_TEST_MCP_CLIENT:-}" ]; then
 fi
 export INSTA_UPDATE=no
 cargo test --locked "$@"
+# The packaging tests (the wheel, the pre-commit hook, the npm packages, the action's
+# install script) with the binary cargo test built; not when a test filter was given.
+if [ "$#" = 0 ] || [ "${CI:-}" = "true" ]; then
+  ./scripts/test-packaging.sh
+fi

@@ -1,0 +1,234 @@
+#!/usr/bin/env bash
+# The packaging tests (called by scripts/test.sh after `cargo test` has built
+# target/debug/pwk). They check the mechanics of every way pwk is installed, with
+# the binary the tests built (not the optimised release one):
+#   wheel       python/pyproject.toml built by maturin, installed into a fresh venv,
+#               `pwk lint` run from it on a fixture
+#   pre-commit  `pre-commit try-repo` of this repository's `pwk-lint` hook
+#               (`language: python`) on a sample repository with a planted error
+#   npm         the launcher package and this platform's package packed (`npm pack`),
+#               installed from those tarballs into a fresh directory with --offline,
+#               `npx pwk lint` run
+#   action      action/install.sh against a local directory laid out like a release
+#               (a tampered checksum is refused), action/run.sh's SARIF and annotations
+# Nothing here reaches the network except installing maturin, pre-commit and a
+# setuptools wheel from PyPI into the ignored .pkg-test/ the first time.
+# Without Python (wheel, pre-commit) or npm those parts are skipped, and say so;
+# under CI=true they are required.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+work=$root/.pkg-test
+mkdir -p "$work"
+
+ci=${CI:-}
+passed=0
+failed=0
+skipped=0
+now() { if [ -n "${EPOCHREALTIME:-}" ]; then echo "${EPOCHREALTIME/,/.}"; else date +%s; fi; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
+note() { echo "test-packaging: $*"; }
+
+# section NAME FUNCTION: runs one part in a subshell that stops at its first failure.
+section() {
+  local name=$1 start
+  start=$(now)
+  if (set -euo pipefail; "$2"); then
+    passed=$((passed + 1))
+    note "ok: $name ($(since "$start"))"
+  else
+    failed=$((failed + 1))
+    note "FAILED: $name ($(since "$start"))"
+  fi
+}
+skip() {
+  if [ "$ci" = "true" ]; then
+    failed=$((failed + 1))
+    note "FAILED: $1: $2, and CI=true requires it"
+  else
+    skipped=$((skipped + 1))
+    note "SKIPPED: $1: $2"
+  fi
+}
+die() { echo "test-packaging: $*" >&2; exit 1; }
+
+cargo build --locked --quiet --bin pwk
+# The binary the tests built, without its debug info (130 of its 160 MB), for the npm
+# packages and the release archive; maturin strips its own copy (--strip).
+pwk=$work/pwk
+cp "$root/target/debug/pwk" "$pwk"
+strip "$pwk" 2>/dev/null || true
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n1)
+bad_fixture=fixtures/lint/pwk/duplicate-key.md
+clean_fixture=fixtures/pwk-shaped-roles/pwk-smell-reviewer.md
+
+# lint_fails_on_fixture CMD...: CMD lint of the planted error exits 1 and names the rule,
+# and of a clean fixture exits 0.
+lint_fails_on_fixture() {
+  local out rc=0
+  out=$("$@" lint --color never --format json "$root/$bad_fixture") || rc=$?
+  [ "$rc" = 1 ] || die "$* lint $bad_fixture exited $rc, not 1"
+  case "$out" in *'"rule": "duplicate-key"'*) ;; *) die "$* lint did not report duplicate-key: $out" ;; esac
+  "$@" lint --color never "$root/$clean_fixture" >/dev/null || die "$* lint $clean_fixture did not exit 0"
+}
+
+# Every package carries Cargo.toml's version, and the pre-commit package pins the wheel
+# of that version.
+versions() {
+  grep -qx "version = \"$version\"" pyproject.toml || die "pyproject.toml's version is not $version"
+  grep -q "\"pwk-cli==$version\"" pyproject.toml || die "pyproject.toml does not pin pwk-cli==$version"
+  grep -q '^dynamic = \["version"\]' python/pyproject.toml || die "python/pyproject.toml must take the version from Cargo.toml"
+  for f in npm/pwk/package.json npm/platforms/*/package.json; do
+    grep -q "\"version\": \"$version\"" "$f" || die "$f's version is not $version"
+  done
+  local n
+  n=$(grep -c "\"@pwk/cli-[a-z0-9-]*\": \"$version\"" npm/pwk/package.json)
+  [ "$n" = "$(ls -d npm/platforms/*/ | wc -l | tr -d ' ')" ] || die "npm/pwk/package.json's optionalDependencies are not every platform package at $version"
+}
+section "versions agree with Cargo.toml ($version)" versions
+
+# The host's platform, as the release names it (and the npm package directory).
+case "$(uname -s)/$(uname -m)" in
+  Linux/x86_64) triple=x86_64-unknown-linux-musl ;;
+  Linux/aarch64) triple=aarch64-unknown-linux-musl ;;
+  Darwin/x86_64) triple=x86_64-apple-darwin ;;
+  Darwin/arm64) triple=aarch64-apple-darwin ;;
+  *) die "no release target for $(uname -s) $(uname -m)" ;;
+esac
+
+# ---- Python: the wheel and the pre-commit hook ----
+tools=$work/tools
+python=${PYTHON:-python3}
+wheels=$work/wheels
+dist=$work/dist
+if command -v "$python" >/dev/null 2>&1; then
+  if [ ! -x "$tools/bin/maturin" ] || [ ! -x "$tools/bin/pre-commit" ] || ! ls "$wheels"/setuptools-*.whl >/dev/null 2>&1; then
+    note "installing maturin and pre-commit into $tools (once)"
+    rm -rf "$tools"
+    "$python" -m venv "$tools"
+    "$tools/bin/pip" install --quiet --disable-pip-version-check "maturin>=1.9,<2" "pre-commit>=4,<5"
+    # The pre-commit package's build backend, for the offline `pip install` below.
+    "$tools/bin/pip" download --quiet --disable-pip-version-check --only-binary :all: "setuptools>=77" -d "$wheels"
+  fi
+
+  wheel() {
+    rm -rf "$dist" "$work/venv"
+    local compat=()
+    [ "$(uname -s)" = Linux ] && compat=(--compatibility linux)
+    # --profile dev: the pwk the tests built (cargo only links a stripped copy of it, once).
+    (cd python && "$tools/bin/maturin" build --quiet --locked --profile dev --strip ${compat[@]+"${compat[@]}"} -o "$dist")
+    ls "$dist"/pwk_cli-"$version"-*.whl >/dev/null
+    "$python" -m venv "$work/venv"
+    local start
+    start=$(now)
+    "$work/venv/bin/pip" install --quiet --disable-pip-version-check --no-index --no-compile "$dist"/pwk_cli-*.whl
+    lint_fails_on_fixture "$work/venv/bin/pwk"
+    note "wheel: pip install to first lint result on a fresh venv: $(since "$start")"
+    [ "$("$work/venv/bin/pwk" --version)" = "pwk $version" ] || die "the wheel's pwk --version is not $version"
+  }
+  section "wheel (maturin, fresh venv, pwk lint)" wheel
+
+  pre_commit() {
+    ls "$dist"/pwk_cli-*.whl >/dev/null || die "no wheel (the wheel section failed)"
+    local sample=$work/sample out rc=0
+    rm -rf "$sample" "$work/pre-commit-home"
+    mkdir -p "$sample/.agents/agents"
+    cp "$bad_fixture" "$sample/.agents/agents/planted.md"
+    cp "$clean_fixture" "$sample/.agents/agents/"
+    git -C "$sample" init --quiet
+    git -C "$sample" add -A
+    git -C "$sample" -c user.name=test -c user.email=test@example.invalid commit --quiet -m sample
+    # The hook installs this repository's root package, which depends on pwk-cli: from
+    # the wheel just built (and the setuptools wheel), with no index: nothing compiles.
+    out=$(cd "$sample" && env PRE_COMMIT_HOME="$work/pre-commit-home" PIP_NO_INDEX=1 \
+      PIP_FIND_LINKS="$dist $wheels" "$tools/bin/pre-commit" try-repo "$root" pwk-lint --all-files --color never 2>&1) || rc=$?
+    [ "$rc" = 1 ] || { echo "$out"; die "pre-commit try-repo pwk-lint exited $rc, not 1"; }
+    case "$out" in *"error[duplicate-key]"*".agents/agents/planted.md:6:1"*) ;; *) echo "$out"; die "the hook did not report the planted duplicate-key" ;; esac
+    case "$out" in *"Found 1 error and "*" in 2 of 2 files"*) ;; *) echo "$out"; die "the hook did not lint both files, or found more than the planted error" ;; esac
+  }
+  section "pre-commit try-repo pwk-lint (language: python) fails on a planted error" pre_commit
+else
+  skip "wheel" "no $python"
+  skip "pre-commit" "no $python"
+fi
+
+# ---- npm: the launcher and this platform's package ----
+if command -v npm >/dev/null 2>&1; then
+  npm_packages() {
+    local n=$work/npm
+    rm -rf "$n"
+    mkdir -p "$n/app" "$n/cache"
+    cp -R "npm/platforms/$triple" "$n/platform"
+    mkdir -p "$n/platform/bin"
+    cp "$pwk" "$n/platform/bin/pwk"
+    (cd "$n" && npm pack --silent --pack-destination . ./platform "$root/npm/pwk" >/dev/null)
+    local platform_tgz launcher_tgz
+    platform_tgz=$(ls "$n"/pwk-cli-*-"$version".tgz)
+    launcher_tgz=$n/pwk-$version.tgz
+    [ -f "$launcher_tgz" ] || die "npm pack made no $launcher_tgz"
+    echo '{"name": "app", "version": "1.0.0", "private": true}' >"$n/app/package.json"
+    local start
+    start=$(now)
+    # --offline with an empty cache: nothing can come from a registry; the other
+    # platforms' optional packages are skipped.
+    (cd "$n/app" && npm install --silent --offline --no-audit --no-fund --cache "$n/cache" "$launcher_tgz" "$platform_tgz")
+    (cd "$n/app" && lint_fails_on_fixture npx --offline pwk)
+    note "npm: npm install to first lint result in a fresh directory: $(since "$start")"
+    grep -q '"\(pre\|post\|\)install"' "$n/app/node_modules/pwk/package.json" && die "the pwk package has an install script"
+    # Without its platform package the launcher says what is missing and exits 2.
+    rm -rf "$n/app/node_modules/@pwk"
+    local out rc=0
+    out=$(cd "$n/app" && npx --offline pwk --version 2>&1) || rc=$?
+    [ "$rc" = 2 ] || die "the launcher without its platform package exited $rc, not 2"
+    case "$out" in *"is not installed"*) ;; *) die "the launcher without its platform package said: $out" ;; esac
+  }
+  section "npm (npm pack, offline install from the tarballs, npx pwk lint)" npm_packages
+else
+  skip "npm" "no npm"
+fi
+
+# ---- The GitHub Action's install and run steps ----
+action() {
+  local rel=$work/release stage=$work/release-stage asset="pwk-$triple.tar.xz"
+  rm -rf "$rel" "$stage" "$work/action-bin" "$work/action-bin-tampered"
+  # Laid out like a GitHub release of dist's archives (…/download/vX/<asset>, …/latest/download/<asset>).
+  mkdir -p "$stage/pwk-$triple" "$rel/download/v$version" "$rel/download/v0.0.1-tampered" "$rel/latest/download"
+  cp "$pwk" "$stage/pwk-$triple/pwk"
+  cp README.md "$stage/pwk-$triple/"
+  XZ_OPT=-1 tar -cJf "$rel/download/v$version/$asset" -C "$stage" "pwk-$triple"
+  (cd "$rel/download/v$version" && sha256sum "$asset" >"$asset.sha256")
+  cp "$rel/download/v$version/$asset"* "$rel/latest/download/"
+  # The same archive with another archive's hash.
+  cp "$rel/download/v$version/$asset" "$rel/download/v0.0.1-tampered/"
+  echo "$(printf '0%.0s' $(seq 64))  $asset" >"$rel/download/v0.0.1-tampered/$asset.sha256"
+
+  local gp=$work/github-path
+  : >"$gp"
+  PWK_BASE_URL="file://$rel" PWK_VERSION="$version" PWK_INSTALL_DIR="$work/action-bin" GITHUB_PATH="$gp" ./action/install.sh
+  [ "$("$work/action-bin/pwk" --version)" = "pwk $version" ] || die "the installed pwk does not run"
+  [ "$(cat "$gp")" = "$work/action-bin" ] || die "install.sh did not add its directory to GITHUB_PATH"
+  PWK_BASE_URL="file://$rel/" PWK_INSTALL_DIR="$work/action-bin-latest" ./action/install.sh >/dev/null
+  [ -x "$work/action-bin-latest/pwk" ] || die "install.sh did not install the latest release"
+
+  local out rc=0
+  out=$(PWK_BASE_URL="file://$rel" PWK_VERSION=v0.0.1-tampered PWK_INSTALL_DIR="$work/action-bin-tampered" ./action/install.sh 2>&1) || rc=$?
+  [ "$rc" != 0 ] || die "install.sh installed an archive whose checksum does not match"
+  case "$out" in *"checksum mismatch"*"refusing"*) ;; *) die "install.sh refused the tampered archive without saying why: $out" ;; esac
+  [ ! -e "$work/action-bin-tampered/pwk" ] || die "install.sh left the tampered binary in place"
+
+  # run.sh: a SARIF file with the finding, then annotations and pwk's exit status.
+  local sarif=$work/pwk.sarif
+  PWK_BIN="$work/action-bin/pwk" PWK_PATHS="$bad_fixture $clean_fixture" PWK_SARIF="$sarif" \
+    PWK_ARGS="--deny-warnings" ./action/run.sh sarif >/dev/null
+  grep -q '"ruleId": "duplicate-key"' "$sarif" || die "the SARIF file has no duplicate-key result"
+  rc=0
+  out=$(PWK_BIN="$work/action-bin/pwk" PWK_PATHS="$bad_fixture" PWK_HOST=pwk ./action/run.sh annotate) || rc=$?
+  [ "$rc" = 1 ] || die "run.sh annotate exited $rc on the planted error, not 1"
+  case "$out" in "::error file=$bad_fixture,line=6,col=1,"*"title=duplicate-key::"*) ;; *) die "run.sh annotate printed: $out" ;; esac
+  PWK_BIN="$work/action-bin/pwk" PWK_PATHS="$clean_fixture" ./action/run.sh annotate >/dev/null || die "run.sh annotate failed on a clean file"
+}
+section "action (install.sh from a local release, checksum, run.sh)" action
+
+note "$passed passed, $failed failed, $skipped skipped"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
