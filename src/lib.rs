@@ -15,6 +15,7 @@ pub mod env;
 pub mod exit;
 pub mod host;
 pub mod install;
+pub mod json;
 pub mod lint;
 pub mod lsp;
 pub mod mcp;
