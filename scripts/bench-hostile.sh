@@ -15,6 +15,9 @@
 #   lsp    `pwk lsp` opening a buffer of N MB (up to 30 MB, over the 1 MiB role cap):
 #          time to the diagnostics, a hover answer and the shutdown answer
 #
+# Times are CPU seconds (user + system) of the pwk process; the lsp series is wall
+# time of the client's round trips.
+#
 # Usage: scripts/bench-hostile.sh [SCALE]   (default 1: the full sizes above;
 #        0.25 for a quick run). PROFILE=dev uses the debug build (no release
 #        build; slower, the ratios are what counts). For each series the smallest size is the baseline
@@ -35,29 +38,29 @@ echo "binary: $PWK"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/pwk-hostile.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 
-now_us() { local t=${EPOCHREALTIME/./}; echo "$t"; }
 
-# run CMD…: prints "wall_us rss_kb out_bytes"; stdout of CMD counted, not kept.
+# run CMD…: prints "cpu_us rss_kb out_bytes" (CPU time, user + system: the
+# machine may be shared, wall time would measure the neighbours); stdout of CMD
+# counted, not kept.
 measure() {
-  local t0 t1 rss out
-  t0=$(now_us)
-  rss=$( { /usr/bin/time -f '%M' "$@" | wc -c > "$WORK/bytes"; } 2>&1 >/dev/null | tail -1)
-  t1=$(now_us)
+  local cpu rss out
+  read -r cpu rss < <( { /usr/bin/time -f '%U %S %M' "$@" | wc -c > "$WORK/bytes"; } 2>&1 >/dev/null |
+    tail -1 | awk '{ printf "%d %d\n", ($1 + $2) * 1e6, $3 }')
   out=$(cat "$WORK/bytes")
-  echo "$((t1 - t0)) $rss $out"
+  echo "$cpu $rss $out"
 }
 
 scaled() { awk -v n="$1" -v s="$SCALE" 'BEGIN { printf "%d", n * s }'; }
 
 header() {
   printf '\n%s\n' "$1"
-  printf '  %-10s %10s %8s %10s %8s %12s %8s   %s\n' size time ratio rss ratio output ratio "(linear: ratio = size ratio)"
+  printf '  %-10s %10s %8s %10s %8s %12s %8s   %s\n' size cpu ratio rss ratio output ratio "(linear: ratio = size ratio)"
 }
 
 row() { # size base_size us base_us rss base_rss bytes base_bytes
   awk -v n="$1" -v n0="$2" -v t="$3" -v t0="$4" -v m="$5" -v m0="$6" -v b="$7" -v b0="$8" 'BEGIN {
     printf "  %-10d %8.3f s %7.2fx %8d KB %7.2fx %12d %7.2fx   size %.0fx\n",
-      n, t / 1e6, t / t0, m, m / m0, b, (b0 > 0 ? b / b0 : 1), n / n0 }'
+      n, t / 1e6, t / (t0 > 0 ? t0 : 1), m, m / m0, b, (b0 > 0 ? b / b0 : 1), n / n0 }'
 }
 
 keys_file() { # n path: a role with n unknown keys (9 bytes a line: 105k keys < 1 MiB)
@@ -140,7 +143,7 @@ header "overrides: N [[overrides]] x N role files, lint --format json (linear: r
 base=()
 for n in $(scaled 250) $(scaled 500) $(scaled 1000) $(scaled 2000); do
   d="$WORK/overrides-$n"
-  mkdir -p "$d/roles"
+  mkdir -p "$d/roles" "$d/.git" # the project root, where pwk.toml is looked for
   : > "$d/pwk.toml"
   for ((i = 0; i < n; i++)); do
     printf -- '---\nname: r%d\ndescription: d\ntools: read\n---\nBody.\n' "$i" > "$d/roles/r$i.md"
