@@ -6,43 +6,61 @@
 #   names  N role files that all declare the same `name` (up to 8,000 files):
 #          time, output size and peak memory
 #   deep   one file with 40,000 nested block sequences (80 KB): must not crash
+#   valued one role file with N one-line `x-kN: v` keys (up to 80,000, just under
+#          1 MiB: the YAML reader's fast path), in `lint` and `list`
+#   unknown one role file with N `kNNNNN: v` keys no host reads (up to 100,000),
+#          under every host profile
+#   overrides N `[[overrides]]` entries in pwk.toml, each naming one of N role files
+#          (up to 2,000 x 2,000): `lint` of the directory
+#   lsp    `pwk lsp` opening a buffer of N MB (up to 30 MB, over the 1 MiB role cap):
+#          time to the diagnostics, a hover answer and the shutdown answer
+#
+# Times are CPU seconds (user + system) of the pwk process; the lsp series is wall
+# time of the client's round trips.
 #
 # Usage: scripts/bench-hostile.sh [SCALE]   (default 1: the full sizes above;
-#        0.25 for a quick run). For each series the smallest size is the baseline
+#        0.25 for a quick run). PROFILE=dev uses the debug build (no release
+#        build; slower, the ratios are what counts). For each series the smallest size is the baseline
 #        measured in the same run; the ratio column is time (or bytes, or memory)
 #        against that baseline, next to the size ratio a linear cost would match.
 #        Quadratic costs show up as a ratio that grows with the square of the size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCALE="${1:-1}"
-cargo build --release --quiet --offline
-PWK="$PWD/target/release/pwk"
+if [[ ${PROFILE:-release} == dev ]]; then
+  cargo build --quiet --offline
+  PWK="$PWD/target/debug/pwk"
+else
+  cargo build --release --quiet --offline
+  PWK="$PWD/target/release/pwk"
+fi
+echo "binary: $PWK"
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/pwk-hostile.XXXXXX")"
 trap 'rm -rf "$WORK"' EXIT
 
-now_us() { local t=${EPOCHREALTIME/./}; echo "$t"; }
 
-# run CMD…: prints "wall_us rss_kb out_bytes"; stdout of CMD counted, not kept.
+# run CMD…: prints "cpu_us rss_kb out_bytes" (CPU time, user + system: the
+# machine may be shared, wall time would measure the neighbours); stdout of CMD
+# counted, not kept.
 measure() {
-  local t0 t1 rss out
-  t0=$(now_us)
-  rss=$( { /usr/bin/time -f '%M' "$@" | wc -c > "$WORK/bytes"; } 2>&1 >/dev/null | tail -1)
-  t1=$(now_us)
+  local cpu rss out
+  read -r cpu rss < <( { /usr/bin/time -f '%U %S %M' "$@" | wc -c > "$WORK/bytes"; } 2>&1 >/dev/null |
+    tail -1 | awk '{ printf "%d %d\n", ($1 + $2) * 1e6, $3 }')
   out=$(cat "$WORK/bytes")
-  echo "$((t1 - t0)) $rss $out"
+  echo "$cpu $rss $out"
 }
 
 scaled() { awk -v n="$1" -v s="$SCALE" 'BEGIN { printf "%d", n * s }'; }
 
 header() {
   printf '\n%s\n' "$1"
-  printf '  %-10s %10s %8s %10s %8s %12s %8s   %s\n' size time ratio rss ratio output ratio "(linear: ratio = size ratio)"
+  printf '  %-10s %10s %8s %10s %8s %12s %8s   %s\n' size cpu ratio rss ratio output ratio "(linear: ratio = size ratio)"
 }
 
 row() { # size base_size us base_us rss base_rss bytes base_bytes
   awk -v n="$1" -v n0="$2" -v t="$3" -v t0="$4" -v m="$5" -v m0="$6" -v b="$7" -v b0="$8" 'BEGIN {
     printf "  %-10d %8.3f s %7.2fx %8d KB %7.2fx %12d %7.2fx   size %.0fx\n",
-      n, t / 1e6, t / t0, m, m / m0, b, (b0 > 0 ? b / b0 : 1), n / n0 }'
+      n, t / 1e6, t / (t0 > 0 ? t0 : 1), m, m / m0, b, (b0 > 0 ? b / b0 : 1), n / n0 }'
 }
 
 keys_file() { # n path: a role with n unknown keys (9 bytes a line: 105k keys < 1 MiB)
@@ -87,4 +105,106 @@ for cmd in "lint --format json" "list" "show deep"; do
   read -r us rss bytes < <(cd "$WORK/deep" && measure "$PWK" $cmd || true)
   code=$(cd "$WORK/deep" && { "$PWK" $cmd >/dev/null 2>&1; echo $?; } || true)
   printf '  pwk %-18s exit %s  %8.3f s  %6d KB\n' "$cmd" "$code" "$(awk -v t="$us" 'BEGIN{print t/1e6}')" "$rss"
+done
+
+header "valued: one file, N one-line \`x-kN: v\` keys (the YAML fast path)"
+base=()
+for n in $(scaled 10000) $(scaled 20000) $(scaled 40000) $(scaled 80000); do
+  d="$WORK/valued-$n"
+  mkdir -p "$d/.pi/agents"
+  awk -v n="$n" 'BEGIN { print "---"; print "name: keys"; print "description: d"; print "tools: read"
+    for (i = 0; i < n; i++) printf "x-k%d: v\n", i; print "---"; print "Body." }' > "$d/.pi/agents/keys.md"
+  read -r us rss bytes < <(cd "$d" && measure "$PWK" lint --format json .pi/agents/keys.md || true)
+  [[ ${#base[@]} -gt 0 ]] || base=("$n" "$us" "$rss" "$bytes")
+  row "$n" "${base[0]}" "$us" "${base[1]}" "$rss" "${base[2]}" "$bytes" "${base[3]}"
+done
+printf '  pwk list on the largest:\n'
+base_list=()
+for n in $(scaled 10000) $(scaled 80000); do
+  read -r us rss bytes < <(cd "$WORK/valued-$n" && measure "$PWK" list || true)
+  [[ ${#base_list[@]} -gt 0 ]] || base_list=("$n" "$us" "$rss" "$bytes")
+  row "$n" "${base_list[0]}" "$us" "${base_list[1]}" "$rss" "${base_list[2]}" "$bytes" "${base_list[3]}"
+done
+
+for host in pwk tintinweb nicobailon herdr; do
+  header "unknown: one file, N keys no host reads, --host $host"
+  base=()
+  for n in $(scaled 12500) $(scaled 25000) $(scaled 50000) $(scaled 100000); do
+    f="$WORK/unknown-$n.md"
+    [[ -f $f ]] || awk -v n="$n" 'BEGIN { print "---"; print "name: keys"; print "description: d"; print "tools: read"
+      for (i = 0; i < n; i++) printf "k%05d: v\n", i; print "---"; print "Body." }' > "$f"
+    read -r us rss bytes < <(measure "$PWK" lint --format json --host "$host" "$f" || true)
+    [[ ${#base[@]} -gt 0 ]] || base=("$n" "$us" "$rss" "$bytes")
+    row "$n" "${base[0]}" "$us" "${base[1]}" "$rss" "${base[2]}" "$bytes" "${base[3]}"
+  done
+done
+
+header "overrides: N [[overrides]] x N role files, lint --format json (linear: ratio = size ratio)"
+base=()
+for n in $(scaled 250) $(scaled 500) $(scaled 1000) $(scaled 2000); do
+  d="$WORK/overrides-$n"
+  mkdir -p "$d/roles" "$d/.git" # the project root, where pwk.toml is looked for
+  : > "$d/pwk.toml"
+  for ((i = 0; i < n; i++)); do
+    printf -- '---\nname: r%d\ndescription: d\ntools: read\n---\nBody.\n' "$i" > "$d/roles/r$i.md"
+    printf '[[overrides]]\nfiles = ["roles/r%d.md"]\nrules = { crlf = "off" }\n' "$i" >> "$d/pwk.toml"
+  done
+  read -r us rss bytes < <(cd "$d" && measure "$PWK" lint --format json roles || true)
+  [[ ${#base[@]} -gt 0 ]] || base=("$n" "$us" "$rss" "$bytes")
+  row "$n" "${base[0]}" "$us" "${base[1]}" "$rss" "${base[2]}" "$bytes" "${base[3]}"
+done
+
+printf '\nlsp: pwk lsp opens an N MB buffer: seconds to its diagnostics, a hover answer, the shutdown answer\n'
+mkdir -p "$WORK/lsp/.pi/agents"
+lsp_row() { # MB -> "diag hover shutdown" seconds
+  python3 - "$PWK" "$WORK/lsp" "$1" <<'PY'
+import json, subprocess, sys, time
+pwk, root, mb = sys.argv[1], sys.argv[2], float(sys.argv[3])
+p = subprocess.Popen([pwk, "lsp"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+def send(m):
+    b = json.dumps(m).encode()
+    p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(b) + b); p.stdin.flush()
+def read():
+    n = None
+    while True:
+        line = p.stdout.readline()
+        if not line: raise SystemExit("pwk lsp closed stdout")
+        line = line.strip()
+        if not line: break
+        k, v = line.split(b":", 1)
+        if k.lower() == b"content-length": n = int(v)
+    return json.loads(p.stdout.read(n))
+def until(pred):
+    while True:
+        m = read()
+        if pred(m): return m
+uri = "file://" + root + "/.pi/agents/big.md"
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "rootUri": "file://" + root, "capabilities": {}}})
+until(lambda m: m.get("id") == 1)
+send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+text = "---\nname: big\ndescription: d\n"
+line = "x-key: value\n"
+text += line * int(mb * 1024 * 1024 / len(line)) + "---\nBody\n"
+t0 = time.time()
+send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": text}}})
+until(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+t1 = time.time()
+send({"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": {"textDocument": {"uri": uri}, "position": {"line": 5, "character": 2}}})
+until(lambda m: m.get("id") == 2)
+t2 = time.time()
+send({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
+until(lambda m: m.get("id") == 3)
+t3 = time.time()
+send({"jsonrpc": "2.0", "method": "exit"})
+p.wait(timeout=30)
+print("%.3f %.3f %.3f" % (t1 - t0, t2 - t1, t3 - t2))
+PY
+}
+printf '  %-8s %12s %8s %10s %10s\n' size diagnostics ratio hover shutdown
+lsp_base=
+for mb in $(awk -v s="$SCALE" 'BEGIN { printf "%g %g", 3 * s, 30 * s }'); do
+  read -r diag hover down < <(lsp_row "$mb")
+  [[ -n $lsp_base ]] || lsp_base=$diag
+  awk -v mb="$mb" -v d="$diag" -v d0="$lsp_base" -v h="$hover" -v s="$down" 'BEGIN {
+    printf "  %5g MB %10.3f s %7.2fx %8.3f s %8.3f s   (linear: 10x for 10x the bytes)\n", mb, d, d / d0, h, s }'
 done

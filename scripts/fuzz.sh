@@ -1,32 +1,68 @@
 #!/usr/bin/env bash
-# Long property ("fuzz") runs, each for SECS seconds (default 600), release build:
-#   - lint on arbitrary bytes, nesting past the depth limit and control characters
-#     (tests/cli/lint.rs `lint::fuzz`), every host profile: no panic, every position
-#     inside the file, no control character in any output format;
-#   - the delegate input parsers (request JSON, pi's event stream, strict JSON with
-#     duplicate keys: `src/delegate`), in rounds of CASES cases (default 20000).
-# Prints the executions of each. Usage: SECS=600 scripts/fuzz.sh
+# Long property ("fuzz") runs, each for SECS seconds (default 600):
+#   lint      lint on arbitrary bytes, nesting past the depth limit and control
+#             characters (tests/cli/lint.rs `lint::fuzz`), every host profile: no
+#             panic, every position inside the file, no control character in any
+#             output format;
+#   delegate  the delegate input parsers (request JSON, pi's event stream, strict
+#             JSON with duplicate keys: `src/delegate`, `src/json.rs`);
+#   lsp       `pwk lsp`'s framing (`lsp::framing::tests::fuzz`): arbitrary bytes
+#             alone and spliced into a valid stream never panic, a valid message
+#             after a complete bad one is still read, no control character in an
+#             error answer;
+#   mcp       `pwk mcp`'s message JSON (`mcp::transport::tests::fuzz`): arbitrary
+#             bytes alone and spliced into a tool call never panic, a call with a
+#             key twice in its arguments is never taken.
+# The property targets run in rounds of CASES cases (default 20000); each prints
+# its rounds and executions. The targets run one after the other.
+#
+# Usage: SECS=600 scripts/fuzz.sh [TARGET...]   (default: lint delegate lsp mcp)
+#        PROFILE=dev for a debug build (no release build; fewer executions).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${SECS:-600}
 cases=${CASES:-20000}
+profile=${PROFILE:-release}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 cd "$root"
-cargo test --release --quiet --test cli --no-run >/dev/null 2>&1
-cargo test --release --quiet --lib --no-run >/dev/null 2>&1
+targets=("$@")
+[[ ${#targets[@]} -gt 0 ]] || targets=(lint delegate lsp mcp)
+flags=(--quiet)
+[[ $profile == release ]] && flags+=(--release)
 
-PWK_FUZZ_SECS=$secs cargo test --release --quiet --test cli lint::fuzz -- --nocapture 2>&1 |
-  grep -E '^lint fuzz:|panicked|FAILED' &
-lint=$!
+# rounds NAME FILTER...: the lib tests matching a FILTER, CASES cases a round, for SECS.
+rounds() {
+  local name=$1 start n=0
+  shift
+  start=$(date +%s)
+  while (($(date +%s) - start < secs)); do
+    PWK_FUZZ_CASES=$cases cargo test "${flags[@]}" --lib -- "$@" >/dev/null 2>&1 || {
+      echo "$name fuzz: a round failed (re-run: PWK_FUZZ_CASES=$cases cargo test ${flags[*]} --lib -- $*)"
+      return 1
+    }
+    n=$((n + 1))
+  done
+  echo "$name fuzz: $n rounds of $cases cases per property ($((n * cases)) executions each) in $(($(date +%s) - start))s, 0 failures"
+}
 
-start=$(date +%s)
-rounds=0
-while (( $(date +%s) - start < secs )); do
-  PWK_FUZZ_CASES=$cases cargo test --release --quiet --lib delegate:: >/dev/null 2>&1 || {
-    echo "delegate fuzz: a round failed (re-run: PWK_FUZZ_CASES=$cases cargo test --release --lib delegate::)"
-    exit 1
-  }
-  rounds=$((rounds + 1))
+for t in "${targets[@]}"; do
+  case $t in
+    lint)
+      cargo test "${flags[@]}" --test cli --no-run >/dev/null 2>&1
+      PWK_FUZZ_SECS=$secs cargo test "${flags[@]}" --test cli lint::fuzz -- --nocapture 2>&1 |
+        grep -E '^lint fuzz:|panicked|FAILED'
+      ;;
+    delegate | lsp | mcp)
+      cargo test "${flags[@]}" --lib --no-run >/dev/null 2>&1
+      case $t in
+        delegate) rounds delegate delegate:: json:: ;;
+        lsp) rounds lsp lsp::framing::tests::fuzz ;;
+        mcp) rounds mcp mcp::transport::tests::fuzz ;;
+      esac
+      ;;
+    *)
+      echo "unknown fuzz target $t (lint, delegate, lsp, mcp)" >&2
+      exit 2
+      ;;
+  esac
 done
-echo "delegate fuzz: $rounds rounds of $cases cases per property in $(( $(date +%s) - start ))s"
-wait "$lint"

@@ -16,6 +16,7 @@ pub mod exit;
 pub mod fs;
 pub mod host;
 pub mod install;
+pub mod json;
 pub mod lint;
 pub mod lsp;
 pub mod mcp;

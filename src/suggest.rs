@@ -10,15 +10,21 @@
 /// be a typo of a word of that length.
 fn typo_distance(word: &str, candidate: &str) -> Option<usize> {
     let (w, c) = (word.to_lowercase(), candidate.to_lowercase());
-    let d = if w == c {
-        0
-    } else {
-        strsim::damerau_levenshtein(&w, &c)
-    };
     let limit = match candidate.chars().count().max(word.chars().count()) {
         0..=3 => 1,
         4..=6 => 2,
         _ => 3,
+    };
+    // The distance is at least the difference in length: most candidates are
+    // decided without the distance matrix (an unknown key is compared with every
+    // known one).
+    if w.chars().count().abs_diff(c.chars().count()) > limit {
+        return None;
+    }
+    let d = if w == c {
+        0
+    } else {
+        strsim::damerau_levenshtein(&w, &c)
     };
     (d <= limit).then_some(d)
 }

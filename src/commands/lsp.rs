@@ -19,7 +19,9 @@ pub fn run(args: &LspArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         host: args.host.clone(),
         pi: crate::pi::locate(&ctx.env).ok(),
     };
-    let (conn, io) = lsp_server::Connection::stdio();
+    // pwk's bounded framing (caps on Content-Length and header lines, an error
+    // response for a bad message), not lsp-server's reader.
+    let (conn, io) = crate::lsp::framing::stdio();
     let result = serve(&conn, opts);
     drop(conn);
     let status = match result {
@@ -29,7 +31,10 @@ pub fn run(args: &LspArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             ExitStatus::Failure
         }
         Err(e) => {
-            eprintln_safe(&format!("pwk lsp: {e}"));
+            eprintln_safe(&format!(
+                "pwk lsp: {}",
+                crate::text::escape_block(&e.to_string())
+            ));
             ExitStatus::Failure
         }
     };

@@ -22,7 +22,7 @@ pub(super) const MAX_STDIN_BYTES: u64 = 16 * 1024 * 1024;
 /// Input that is not acceptable JSON: the located message once on stderr, and the
 /// `error` object of the one JSON document on stdout (callers add the rest).
 pub(super) fn invalid_input(
-    pos: Option<crate::delegate::json::Pos>,
+    pos: Option<crate::json::Pos>,
     message: &str,
 ) -> (serde_json::Map<String, serde_json::Value>, String) {
     let located = match pos {
@@ -110,7 +110,7 @@ pub(super) fn repo_root(given: Option<&Path>, ctx: &Context) -> anyhow::Result<P
 
 /// Read all of stdin, at most [`MAX_STDIN_BYTES`]; the error is the message for the
 /// result document (no position).
-pub(super) fn read_stdin() -> Result<Vec<u8>, (Option<crate::delegate::json::Pos>, String)> {
+pub(super) fn read_stdin() -> Result<Vec<u8>, (Option<crate::json::Pos>, String)> {
     let mut buf = Vec::new();
     std::io::stdin()
         .lock()

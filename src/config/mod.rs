@@ -17,7 +17,7 @@ pub mod schema;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
 use toml_edit::{Item, TableLike, Value};
 
 use crate::host::HostChoice;
@@ -125,6 +125,18 @@ impl Glob {
     /// trailing `/` means a directory, and a pattern that names a directory
     /// matches everything under it. `*` never crosses a `/`; `**` does.
     pub fn new(pattern: &str, base: &Path) -> Result<Glob, globset::Error> {
+        let [file, under] = Glob::compiled(pattern)?;
+        Ok(Glob {
+            pattern: pattern.to_string(),
+            base: base.to_path_buf(),
+            matcher: file.compile_matcher(),
+            under: under.compile_matcher(),
+        })
+    }
+
+    /// The two globs `pattern` stands for: the path itself, and everything under
+    /// it as a directory (`p/**`).
+    fn compiled(pattern: &str) -> Result<[globset::Glob; 2], globset::Error> {
         let mut p = pattern.trim().to_string();
         if let Some(rest) = p.strip_suffix('/') {
             p = rest.to_string();
@@ -134,18 +146,8 @@ impl Glob {
             None if !p.contains('/') => format!("**/{p}"),
             None => p,
         };
-        let build = |p: &str| {
-            GlobBuilder::new(p)
-                .literal_separator(true)
-                .build()
-                .map(|g| g.compile_matcher())
-        };
-        Ok(Glob {
-            pattern: pattern.to_string(),
-            base: base.to_path_buf(),
-            matcher: build(&p)?,
-            under: build(&format!("{p}/**"))?,
-        })
+        let build = |p: &str| GlobBuilder::new(p).literal_separator(true).build();
+        Ok([build(&p)?, build(&format!("{p}/**"))?])
     }
 
     /// Whether `path` (absolute) matches.
@@ -166,6 +168,58 @@ pub struct Override {
     pub origin: Origin,
 }
 
+/// The `files` globs of a layer's `[[overrides]]`, compiled once into one
+/// matcher per base directory (one for every layer pwk reads), so a file is
+/// matched against all the overrides at once: 2,000 overrides cost one
+/// `GlobSet` match per file, not 2,000 glob matches.
+#[derive(Debug, Clone, Default)]
+pub struct OverrideMatcher {
+    /// (base directory, every glob of the overrides with that base, the index of
+    /// the override each glob belongs to).
+    sets: Vec<(PathBuf, GlobSet, Vec<usize>)>,
+}
+
+impl OverrideMatcher {
+    pub fn new(overrides: &[Override]) -> Result<OverrideMatcher, globset::Error> {
+        let mut groups: Vec<(PathBuf, GlobSetBuilder, Vec<usize>)> = Vec::new();
+        for (i, o) in overrides.iter().enumerate() {
+            for g in &o.files {
+                let group = match groups.iter().position(|(b, _, _)| *b == g.base) {
+                    Some(at) => &mut groups[at],
+                    None => {
+                        groups.push((g.base.clone(), GlobSetBuilder::new(), Vec::new()));
+                        groups.last_mut().expect("just pushed")
+                    }
+                };
+                for glob in Glob::compiled(&g.pattern)? {
+                    group.1.add(glob);
+                    group.2.push(i);
+                }
+            }
+        }
+        let sets = groups
+            .into_iter()
+            .map(|(base, builder, owner)| Ok((base, builder.build()?, owner)))
+            .collect::<Result<_, globset::Error>>()?;
+        Ok(OverrideMatcher { sets })
+    }
+
+    /// The indices of the overrides whose `files` match `path` (absolute), in
+    /// order, each once.
+    pub fn matching(&self, path: &Path) -> Vec<usize> {
+        let mut out = Vec::new();
+        for (base, set, owner) in &self.sets {
+            let Ok(rel) = path.strip_prefix(base) else {
+                continue;
+            };
+            out.extend(set.matches(rel).into_iter().map(|g| owner[g]));
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
 /// One configuration file, as read.
 #[derive(Debug, Clone)]
 pub struct Layer {
@@ -175,6 +229,8 @@ pub struct Layer {
     pub exclude: Option<Val<Vec<Glob>>>,
     pub rules: Vec<(String, Val<RuleLevel>)>,
     pub overrides: Vec<Override>,
+    /// `overrides`' globs, compiled into one matcher.
+    pub matcher: OverrideMatcher,
 }
 
 /// A configuration file with the files it extends: `layers[0]` is the most
@@ -313,10 +369,8 @@ impl Config {
             }
         }
         for layer in &self.layers {
-            for o in &layer.overrides {
-                if !o.files.iter().any(|g| g.matches(file)) {
-                    continue;
-                }
+            for i in layer.matcher.matching(file) {
+                let o = &layer.overrides[i];
                 if let Some(h) = &o.host {
                     out.host = h.clone();
                 }
@@ -792,6 +846,19 @@ fn parse(path: &Path, text: &str) -> Result<(Layer, Extend), ConfigError> {
             Some((dir.join(rel), Some(r.origin(item.span()))))
         }
     };
+    let overrides: Vec<Override> = table
+        .get("overrides")
+        .map(|i| r.overrides(i))
+        .transpose()?
+        .unwrap_or_default();
+    // Each glob compiled alone already (`Reader::globs`): a set of them compiles.
+    let matcher = OverrideMatcher::new(&overrides).map_err(|e| {
+        r.error(
+            table.get("overrides").and_then(Item::span),
+            format!("the override globs do not compile together: {}", e.kind()),
+            None,
+        )
+    })?;
     let layer = Layer {
         path: path.to_path_buf(),
         host: table.get("host").map(|h| r.host(h)).transpose()?,
@@ -808,11 +875,8 @@ fn parse(path: &Path, text: &str) -> Result<(Layer, Extend), ConfigError> {
             .map(|i| r.rules(i))
             .transpose()?
             .unwrap_or_default(),
-        overrides: table
-            .get("overrides")
-            .map(|i| r.overrides(i))
-            .transpose()?
-            .unwrap_or_default(),
+        overrides,
+        matcher,
     };
     Ok((layer, extend))
 }
@@ -872,5 +936,55 @@ mod tests {
         assert!(!g("roles/*.md", "/p/roles/sub/a.md"));
         assert!(g("roles/**/*.md", "/p/roles/sub/a.md"));
         assert!(!g("*.md", "/elsewhere/a.md"));
+    }
+
+    #[test]
+    fn the_override_matcher_returns_what_each_glob_matches_in_order() {
+        let mut text = String::new();
+        let globs = [
+            "legacy/",
+            "draft-*.md",
+            "/top.md",
+            "roles/*.md",
+            "roles/**/*.md",
+            "nothing/",
+            "a.md",
+        ];
+        for (i, g) in globs.iter().enumerate() {
+            text.push_str(&format!(
+                "[[overrides]]\nfiles = [\"{g}\", \"x{i}.md\"]\nrules = {{ crlf = \"off\" }}\n"
+            ));
+        }
+        let config = load(&text).unwrap();
+        let layer = config.layers.last().unwrap();
+        let base = layer.path.parent().unwrap().to_path_buf();
+        for rel in [
+            "legacy/x/y.md",
+            "a/draft-1.md",
+            "top.md",
+            "sub/top.md",
+            "roles/a.md",
+            "roles/sub/draft-a.md",
+            "a.md",
+            "deep/x3.md",
+            "x0.md",
+            "none.md",
+        ] {
+            let path = base.join(rel);
+            let naive: Vec<usize> = layer
+                .overrides
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| o.files.iter().any(|g| g.matches(&path)))
+                .map(|(i, _)| i)
+                .collect();
+            assert_eq!(layer.matcher.matching(&path), naive, "{rel}");
+        }
+        assert!(
+            layer
+                .matcher
+                .matching(Path::new("/elsewhere/a.md"))
+                .is_empty()
+        );
     }
 }

@@ -17,7 +17,6 @@
 pub mod budget;
 pub mod classify;
 pub mod input;
-pub mod json;
 pub mod lock;
 pub mod process;
 pub mod report;

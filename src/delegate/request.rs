@@ -29,11 +29,11 @@ impl RequestError {
     }
 }
 
-pub use super::json::{JsonError, Pos};
+pub use crate::json::{JsonError, Pos};
 
 /// Parse the request into a JSON object (strictly: no duplicate keys).
 pub fn parse(bytes: &[u8]) -> Result<Map<String, Value>, RequestError> {
-    match super::json::parse_strict(bytes)? {
+    match crate::json::parse_strict(bytes)? {
         Value::Object(m) => Ok(m),
         other => Err(RequestError::NotObject(json_kind(&other))),
     }

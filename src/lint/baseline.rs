@@ -59,10 +59,15 @@ impl Baseline {
 
     /// A baseline file's bytes, read from `path`.
     pub fn parse(bytes: &[u8], path: &Path) -> Result<Baseline, BaselineError> {
-        let b: Baseline = serde_json::from_slice(bytes).map_err(|e| BaselineError::Invalid {
-            path: path.to_path_buf(),
-            why: e.to_string(),
-        })?;
+        // The one strict JSON reader: a key twice is refused with both positions.
+        let b: Baseline =
+            crate::json::from_slice_strict(bytes).map_err(|e| BaselineError::Invalid {
+                path: path.to_path_buf(),
+                why: match &e {
+                    crate::json::JsonError::Shape { .. } => e.to_string(),
+                    _ => format!("{}: {e}", e.pos()),
+                },
+            })?;
         if b.version != VERSION {
             return Err(BaselineError::Invalid {
                 path: path.to_path_buf(),

@@ -12,6 +12,48 @@ use crate::discover::{Layer, ResolvedRole, RolePath};
 use crate::host::HostProfile;
 use crate::role::{Key, Node, Role, RoleDoc};
 
+/// Text from a role file as a Markdown code span, whatever it holds: a fence of
+/// one backtick more than its longest run of backticks (so a backtick in the text
+/// cannot close the span and start a link), padded with a space when the text
+/// starts or ends with a backtick or a space (CommonMark strips one on each side);
+/// control characters and line breaks escaped.
+pub(crate) fn code(text: &str) -> String {
+    let text = crate::text::escape_line(text);
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if text.is_empty() || text.starts_with(['`', ' ']) || text.ends_with(['`', ' ']) {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{text}{pad}{fence}")
+}
+
+/// Text that may hold role text, as plain Markdown text: every ASCII punctuation
+/// character Markdown gives a meaning (links, images, HTML, emphasis, code spans)
+/// backslash-escaped; control characters and line breaks escaped.
+pub(crate) fn md(text: &str) -> String {
+    let text = crate::text::escape_line(text);
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_ascii_punctuation()
+            && !matches!(
+                c,
+                ',' | ';' | ':' | '/' | '\'' | '"' | '?' | '=' | '@' | '%' | '$' | '^'
+            )
+        {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The frontmatter entry at byte `offset`: the key, its value, and whether the
 /// offset is on the key.
 fn entry_at(doc: &RoleDoc, offset: usize) -> Option<(&Key, &Node, bool)> {
@@ -90,7 +132,7 @@ fn plain(v: &Json) -> String {
 }
 
 fn key_hover(host: &'static HostProfile, key: &str) -> String {
-    let mut out = format!("**`{key}`**");
+    let mut out = format!("**{}**", code(key));
     let prop = key_schema(host, key);
     let description = prop
         .and_then(|p| p["description"].as_str())
@@ -148,7 +190,10 @@ fn host_says(host: &'static HostProfile, key: &str) -> String {
 }
 
 fn value_hover(ws: &Workspace, doc: &RoleDoc, key: &str, node: &Node) -> String {
-    let reads = format!("YAML reads this as {}.", crate::lint::check::describe(node));
+    let reads = format!(
+        "YAML reads this as {}.",
+        md(&crate::lint::check::describe(node))
+    );
     let Some(role) = Role::from_doc(doc) else {
         return reads;
     };
@@ -179,7 +224,7 @@ fn value_hover(ws: &Workspace, doc: &RoleDoc, key: &str, node: &Node) -> String 
             } else {
                 t.effective
                     .iter()
-                    .map(|t| format!("`{t}`"))
+                    .map(|t| code(t))
                     .collect::<Vec<_>>()
                     .join(", ")
             };
@@ -190,7 +235,7 @@ fn value_hover(ws: &Workspace, doc: &RoleDoc, key: &str, node: &Node) -> String 
                 } else {
                     " (read-only)"
                 },
-                t.note
+                md(&t.note)
             )
         }
         "model" | "cli-model" => {
@@ -199,27 +244,27 @@ fn value_hover(ws: &Workspace, doc: &RoleDoc, key: &str, node: &Node) -> String 
                 "Model under {label}: {} (decided by {}).",
                 m.effective
                     .as_deref()
-                    .map(|e| format!("`{e}`"))
+                    .map(code)
                     .unwrap_or_else(|| "pi's first model with credentials".into()),
-                m.decided_by
+                md(&m.decided_by.to_string())
             );
             if !m.chain.is_empty() {
                 s.push_str("\n\nChain, first usable link wins:");
                 for l in &m.chain {
                     s.push_str(&format!(
                         "\n- {} ({}): {} — {}",
-                        l.link,
-                        l.from,
+                        md(&l.link.to_string()),
+                        md(&l.from.to_string()),
                         l.value
                             .as_deref()
-                            .map(|v| format!("`{v}`"))
+                            .map(code)
                             .unwrap_or_else(|| "unset".into()),
                         l.status.as_str()
                     ));
                 }
             }
             for n in &m.notes {
-                s.push_str(&format!("\n\n{n}"));
+                s.push_str(&format!("\n\n{}", md(n)));
             }
             s
         }
@@ -242,9 +287,12 @@ fn value_hover(ws: &Workspace, doc: &RoleDoc, key: &str, node: &Node) -> String 
                 .iter()
                 .map(|s| {
                     if found.contains(s) {
-                        format!("`{s}` (found)")
+                        format!("{} (found)", code(s))
                     } else {
-                        format!("`{s}` (not in the project's or pi's skill directories)")
+                        format!(
+                            "{} (not in the project's or pi's skill directories)",
+                            code(s)
+                        )
                     }
                 })
                 .collect();
@@ -257,12 +305,10 @@ fn value_hover(ws: &Workspace, doc: &RoleDoc, key: &str, node: &Node) -> String 
 
 fn setting(label: &str, value: &Option<String>, honoured: bool, note: &str) -> String {
     format!(
-        "Under {label}: {}{}. {note}",
-        value
-            .as_deref()
-            .map(|v| format!("`{v}`"))
-            .unwrap_or_else(|| "unset".into()),
-        if honoured { "" } else { " (not acted on)" }
+        "Under {label}: {}{}. {}",
+        value.as_deref().map(code).unwrap_or_else(|| "unset".into()),
+        if honoured { "" } else { " (not acted on)" },
+        md(note)
     )
 }
 

@@ -1,5 +1,6 @@
 //! `pwk lsp`: a language server for role files over stdio (`lsp-server`'s
-//! connection, one thread, no async runtime).
+//! message types and connection, pwk's own bounded framing: [`framing`]; one
+//! thread, no async runtime).
 //!
 //! Diagnostics come from the lint engine run in memory on the buffer
 //! ([`crate::lint::check_bytes`]) with the host profile `pwk lint` would use, plus
@@ -12,6 +13,7 @@
 mod actions;
 mod complete;
 pub mod document;
+pub mod framing;
 mod info;
 mod models;
 pub mod position;
@@ -30,10 +32,4 @@ pub enum ServeError {
     ExitWithoutShutdown,
     #[error("protocol error: {0}")]
     Protocol(String),
-}
-
-impl From<lsp_server::ProtocolError> for ServeError {
-    fn from(e: lsp_server::ProtocolError) -> ServeError {
-        ServeError::Protocol(e.to_string())
-    }
 }

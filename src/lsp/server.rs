@@ -19,6 +19,7 @@ use super::uri;
 use super::workspace::{Setup, Workspace};
 use super::{ServeError, actions, complete, info, models::ModelCache};
 use crate::lint::{Diagnostic, NameSite};
+use crate::role::source::MAX_ROLE_FILE_BYTES;
 
 /// One open buffer with what pwk made of it.
 pub(crate) struct Open {
@@ -79,69 +80,122 @@ pub struct Options {
 }
 
 /// Serve one client on `conn` until `exit`.
+///
+/// Until a valid `initialize` arrives, other requests are answered
+/// `ServerNotInitialized` and notifications dropped; an `initialize` whose params
+/// pwk cannot use (a bad `initializationOptions.host`, …) is answered with an
+/// `InvalidParams` error and the server waits for another one.
 pub fn serve(conn: &Connection, opts: Options) -> Result<(), ServeError> {
-    let (id, params) = conn.initialize_start()?;
-    let params: lt::InitializeParams = serde_json::from_value(params)
-        .map_err(|e| ServeError::Protocol(format!("bad initialize params: {e}")))?;
-    let offered = params
-        .capabilities
-        .general
-        .as_ref()
-        .and_then(|g| g.position_encodings.as_deref());
-    let enc = Encoding::negotiate(offered);
-    let root = match opts.root_fixed {
-        true => opts.cwd.clone(),
-        false => workspace_root(&params).unwrap_or_else(|| opts.cwd.clone()),
-    };
-    let init = params.initialization_options.clone().unwrap_or(Value::Null);
-    let host = match init.get("host").and_then(Value::as_str) {
-        Some(h) => Some(h.parse().map_err(|e: crate::host::HostError| {
-            ServeError::Protocol(format!("initializationOptions.host: {e}"))
-        })?),
-        None => opts.host.clone(),
-    };
-    let watch_dynamic = params
-        .capabilities
-        .workspace
-        .as_ref()
-        .and_then(|w| w.did_change_watched_files.as_ref())
-        .and_then(|d| d.dynamic_registration)
-        .unwrap_or(false);
-    let snippets = params
-        .capabilities
-        .text_document
-        .as_ref()
-        .and_then(|t| t.completion.as_ref())
-        .and_then(|c| c.completion_item.as_ref())
-        .and_then(|i| i.snippet_support)
-        .unwrap_or(false);
-    let ws = Workspace::new(Setup {
-        root,
-        home: opts.home.clone(),
-        agent_dir: opts.agent_dir.clone(),
-        host,
-    });
-    let result = serde_json::json!({
-        "capabilities": capabilities(enc),
-        "serverInfo": {"name": "pwk", "version": env!("CARGO_PKG_VERSION")},
-    });
-    conn.initialize_finish(id, result)?;
-    let mut server = Server {
-        enc,
-        ws,
-        docs: BTreeMap::new(),
-        models: ModelCache::default(),
-        pi: opts.pi,
-        snippets,
-        cross_dirty: false,
-        config_reported: None,
-        dirty: Default::default(),
-        unpublished: Default::default(),
-        shutdown: false,
-        watch_dynamic,
-        next_id: 0,
+    let mut server = loop {
+        let msg = conn.receiver.recv().map_err(|_| ServeError::Disconnected)?;
+        match msg {
+            Message::Request(req) if req.method == "initialize" => {
+                match Server::initialize(req.params, &opts) {
+                    Ok((server, result)) => {
+                        send(conn, Response::new_ok(req.id, result).into())?;
+                        break server;
+                    }
+                    Err(message) => send(
+                        conn,
+                        Response::new_err(
+                            req.id,
+                            ErrorCode::InvalidParams as i32,
+                            crate::text::escape_line(&message).into_owned(),
+                        )
+                        .into(),
+                    )?,
+                }
+            }
+            Message::Request(req) => send(
+                conn,
+                Response::new_err(
+                    req.id,
+                    ErrorCode::ServerNotInitialized as i32,
+                    "the server is not initialized: send `initialize` first".into(),
+                )
+                .into(),
+            )?,
+            Message::Notification(n) if n.method == "exit" => {
+                return Err(ServeError::ExitWithoutShutdown);
+            }
+            Message::Notification(_) | Message::Response(_) => {}
+        }
     };
     server.run(conn)
+}
+
+impl Server {
+    /// The server an `initialize` request sets up, and the result to answer it
+    /// with; `Err`: why its params cannot be used.
+    fn initialize(params: Value, opts: &Options) -> Result<(Server, Value), String> {
+        let params: lt::InitializeParams =
+            serde_json::from_value(params).map_err(|e| format!("bad initialize params: {e}"))?;
+        let offered = params
+            .capabilities
+            .general
+            .as_ref()
+            .and_then(|g| g.position_encodings.as_deref());
+        let enc = Encoding::negotiate(offered);
+        let root = match opts.root_fixed {
+            true => opts.cwd.clone(),
+            false => workspace_root(&params).unwrap_or_else(|| opts.cwd.clone()),
+        };
+        let init = params.initialization_options.clone().unwrap_or(Value::Null);
+        let host = match init.get("host") {
+            None | Some(Value::Null) => opts.host.clone(),
+            Some(Value::String(h)) => {
+                Some(h.parse().map_err(|e: crate::host::HostError| {
+                    format!("initializationOptions.host: {e}")
+                })?)
+            }
+            Some(other) => {
+                return Err(format!(
+                    "initializationOptions.host must be a host name (a string), found {other}"
+                ));
+            }
+        };
+        let watch_dynamic = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|d| d.dynamic_registration)
+            .unwrap_or(false);
+        let snippets = params
+            .capabilities
+            .text_document
+            .as_ref()
+            .and_then(|t| t.completion.as_ref())
+            .and_then(|c| c.completion_item.as_ref())
+            .and_then(|i| i.snippet_support)
+            .unwrap_or(false);
+        let ws = Workspace::new(Setup {
+            root,
+            home: opts.home.clone(),
+            agent_dir: opts.agent_dir.clone(),
+            host,
+        });
+        let result = serde_json::json!({
+            "capabilities": capabilities(enc),
+            "serverInfo": {"name": "pwk", "version": env!("CARGO_PKG_VERSION")},
+        });
+        let server = Server {
+            enc,
+            ws,
+            docs: BTreeMap::new(),
+            models: ModelCache::default(),
+            pi: opts.pi.clone(),
+            snippets,
+            cross_dirty: false,
+            config_reported: None,
+            dirty: Default::default(),
+            unpublished: Default::default(),
+            shutdown: false,
+            watch_dynamic,
+            next_id: 0,
+        };
+        Ok((server, result))
+    }
 }
 
 fn workspace_root(params: &lt::InitializeParams) -> Option<PathBuf> {
@@ -186,10 +240,9 @@ fn capabilities(enc: Encoding) -> lt::ServerCapabilities {
 
 impl Server {
     fn run(&mut self, conn: &Connection) -> Result<(), ServeError> {
-        // lsp-server hands messages over a rendezvous channel (its reader reads the
-        // next message only once this one is taken): a thread keeps taking them, so
-        // that what the client sent while a request was being answered (its
-        // cancellation) is waiting here when the loop looks.
+        // A thread keeps taking the connection's messages (whatever channel the
+        // connection has), so that what the client sent while a request was being
+        // answered (its cancellation) is waiting here when the loop looks.
         let (tx, incoming) = std::sync::mpsc::channel();
         let from_client = conn.receiver.clone();
         std::thread::Builder::new()
@@ -281,6 +334,11 @@ impl Server {
         };
         let json = |v: Result<Value, serde_json::Error>| v.map_err(bad);
         match req.method.as_str() {
+            "initialize" => Err(Response::new_err(
+                id,
+                ErrorCode::InvalidRequest as i32,
+                "the server is already initialized".into(),
+            )),
             "textDocument/hover" => {
                 let p: lt::HoverParams = serde_json::from_value(req.params).map_err(bad)?;
                 let pos = p.text_document_position_params;
@@ -344,9 +402,13 @@ impl Server {
         }
     }
 
-    /// The open buffer at `uri`, when pwk serves it.
+    /// The open buffer at `uri`, when pwk serves it and it is within the size cap
+    /// of a role file (over it, diagnostics say `file-too-large` and every request
+    /// gets an empty answer, so no request parses a huge buffer).
     fn owned(&self, uri: &lt::Uri) -> Option<&Open> {
-        self.docs.get(uri.as_str()).filter(|o| o.owned)
+        self.docs
+            .get(uri.as_str())
+            .filter(|o| o.owned && o.doc.text.len() as u64 <= MAX_ROLE_FILE_BYTES)
     }
 
     fn notification(&mut self, conn: &Connection, n: Notification) -> Result<(), ServeError> {

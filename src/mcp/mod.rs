@@ -6,6 +6,7 @@
 //! * [`tasks`]: the task registry — states, the concurrency cap, abort of all.
 //! * [`server`]: rmcp's handler, resources (`pwk://roles/<name>`,
 //!   `pwk://schema/role`), progress notifications and cancellation.
+//! * [`transport`]: stdio, read by the one strict JSON reader and bounded.
 //!
 //! Every pi process runs under the one supervisor; a task's [`Remote`] steers and
 //! aborts it. When the client disconnects (stdin EOF), or pwk receives SIGINT, SIGTERM
@@ -17,6 +18,7 @@
 pub mod server;
 pub mod tasks;
 pub mod tools;
+pub mod transport;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -66,7 +68,12 @@ pub fn serve(config: Config) -> Result<(), ServeError> {
     let _ = crate::delegate::pending_signal();
     let outcome = rt.block_on(async move {
         let running = server
-            .serve(rmcp::transport::stdio())
+            // pwk's transport: the strict JSON reader (no duplicate keys) and a
+            // bound on the message size, with error answers.
+            .serve(transport::Strict::new(
+                tokio::io::stdin(),
+                tokio::io::stdout(),
+            ))
             .await
             .map_err(|e| ServeError::Init(e.to_string()))?;
         let stop = running.cancellation_token();

@@ -44,16 +44,21 @@ pub fn counts(status: &str, report: Option<&str>) -> bool {
 pub fn assess(required: &[String], outcomes: &[Outcome]) -> Coverage {
     let mut missing = Vec::new();
     let mut retained = Vec::new();
-    let mut seen: Vec<&str> = Vec::new();
+    // By hash: linear in the input whatever its size (a request of many roles
+    // and outcomes was quadratic with scans).
+    let mut first_counting: std::collections::HashMap<&str, &Outcome> =
+        std::collections::HashMap::new();
+    for o in outcomes {
+        if counts(&o.status, o.report.as_deref()) {
+            first_counting.entry(o.role.as_str()).or_insert(o);
+        }
+    }
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for role in required {
-        if seen.contains(&role.as_str()) {
+        if !seen.insert(role.as_str()) {
             continue;
         }
-        seen.push(role);
-        let hit = outcomes
-            .iter()
-            .find(|o| &o.role == role && counts(&o.status, o.report.as_deref()));
-        match hit {
+        match first_counting.get(role.as_str()) {
             Some(o) => retained.push(Retained {
                 role: role.clone(),
                 report: o.report.clone().unwrap_or_default(),
@@ -73,7 +78,7 @@ pub fn assess(required: &[String], outcomes: &[Outcome]) -> Coverage {
 pub enum CoverageInputError {
     /// Not JSON, or a duplicate key (the message has no position).
     #[error("{0}")]
-    NotJson(crate::delegate::json::JsonError),
+    NotJson(crate::json::JsonError),
     #[error("{0}")]
     Shape(String),
 }
@@ -82,8 +87,7 @@ const STATUSES: [&str; 4] = ["completed", "failed", "timed-out", "skipped"];
 
 /// Parse `{"required":[roles],"outcomes":[DelegationResult…]}`.
 pub fn parse_input(bytes: &[u8]) -> Result<(Vec<String>, Vec<Outcome>), CoverageInputError> {
-    let value: Value =
-        crate::delegate::json::parse_strict(bytes).map_err(CoverageInputError::NotJson)?;
+    let value: Value = crate::json::parse_strict(bytes).map_err(CoverageInputError::NotJson)?;
     let shape = |m: String| Err(CoverageInputError::Shape(m));
     let Value::Object(map) = value else {
         return shape(format!(

@@ -139,7 +139,7 @@ pub enum RequestSyntaxError {
 pub fn parse_json_object(
     bytes: &[u8],
 ) -> Result<serde_json::Map<String, Value>, RequestSyntaxError> {
-    let value = crate::delegate::json::parse_strict(bytes).map_err(RequestSyntaxError::NotJson)?;
+    let value = crate::json::parse_strict(bytes).map_err(RequestSyntaxError::NotJson)?;
     match value {
         Value::Object(map) => Ok(map),
         other => Err(RequestSyntaxError::NotObject(json_kind(&other))),
@@ -148,7 +148,7 @@ pub fn parse_json_object(
 
 impl RequestSyntaxError {
     /// Where in stdin the problem is, when it has a place.
-    pub fn pos(&self) -> Option<crate::delegate::json::Pos> {
+    pub fn pos(&self) -> Option<crate::json::Pos> {
         match self {
             RequestSyntaxError::NotJson(e) => Some(e.pos()),
             RequestSyntaxError::NotObject(_) => None,
@@ -156,8 +156,8 @@ impl RequestSyntaxError {
     }
 }
 
-use crate::delegate::json::JsonError;
 pub use crate::delegate::request::json_kind;
+use crate::json::JsonError;
 
 /// Validate a request object. Every problem is collected; the refusal reason lists them all.
 pub fn validate(map: &serde_json::Map<String, Value>) -> Result<DelegationRequest, Refusal> {

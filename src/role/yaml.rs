@@ -13,7 +13,7 @@
 //! builder, the tree conversion, the schema validator and `Drop` all recurse.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use marked_yaml::{LoadError, LoaderOptions, Node as MNode};
@@ -390,6 +390,9 @@ fn parse_simple(file: &str, yaml: &Span) -> Option<Node> {
         return None;
     }
     let mut entries: Vec<(Key, Node)> = Vec::with_capacity(12);
+    // The keys seen so far, by hash: a duplicate is found in O(1) whatever the
+    // number of keys (an 80,000-key role was quadratic with a scan of `entries`).
+    let mut seen: HashSet<&str> = HashSet::new();
     let mut pos = 0;
     while pos < slice.len() {
         let nl = memchr::memchr(b'\n', &slice.as_bytes()[pos..]).map_or(slice.len(), |i| pos + i);
@@ -445,7 +448,7 @@ fn parse_simple(file: &str, yaml: &Span) -> Option<Node> {
             _ => return None,
         };
         let key = &line[..klen];
-        if entries.iter().any(|(k, _)| k.text == key) {
+        if !seen.insert(key) {
             return None;
         }
         let start = base + v;
@@ -856,6 +859,35 @@ mod tests {
             j,
             serde_json::json!({"a":20,"b":"20","c":true,"d":"true","e":null,"f":1.5,"g":31,"h":"yes"})
         );
+    }
+
+    #[test]
+    fn many_one_line_keys_keep_every_key_and_still_find_a_late_duplicate() {
+        // The fast path's duplicate check is by hash (a scan of the earlier keys
+        // made 80,000 keys quadratic); the tree and the error stay the same.
+        let mut t = String::new();
+        for i in 0..20_000 {
+            t.push_str(&format!("x-k{i}: v\n"));
+        }
+        let n = parse_simple(&t, &(0..t.len())).expect("the fast path takes it");
+        assert_eq!(n.as_mapping().unwrap().len(), 20_000);
+        assert_eq!(n.get("x-k19999").and_then(Node::as_scalar), Some("v"));
+        let second = t.len();
+        t.push_str("x-k7: w\n");
+        assert!(parse_simple(&t, &(0..t.len())).is_none());
+        match parse_all(&t) {
+            Err(YamlError::DuplicateKey {
+                key,
+                first,
+                second: s,
+            }) => {
+                assert_eq!(key, "x-k7");
+                assert_eq!(&t[first.clone()], "x-k7");
+                assert_eq!(first.start, "x-k0: v\n".len() * 7);
+                assert_eq!(s, second..second + 4);
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

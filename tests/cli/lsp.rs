@@ -755,3 +755,204 @@ fn inline_suppressions_apply_as_in_pwk_lint() {
     assert_eq!(messages(&diags), lint_messages(&env));
     c.shutdown();
 }
+
+/// The peak resident memory of a process, in KB (Linux).
+fn peak_rss_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// The answer with id `null` (a message the server could not take).
+fn null_id_error(c: &mut LspClient) -> Value {
+    c.wait_for(|m| m.get("id") == Some(&Value::Null) && m.get("error").is_some())
+}
+
+#[test]
+fn a_hostile_content_length_is_answered_without_allocating_it_and_the_server_does_not_abort() {
+    let env = TestEnv::new();
+    for length in ["100000000000", "1000000000"] {
+        let mut c = server(&env, &[]);
+        c.initialize(&file_uri(env.root()));
+        c.send_raw(format!("Content-Length: {length}\r\n\r\n{{\"jsonrpc\"").as_bytes());
+        let e = null_id_error(&mut c);
+        assert_eq!(e["error"]["code"], -32600, "{e}");
+        assert!(
+            e["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("over pwk lsp's limit of 67108864 bytes"),
+            "{e}"
+        );
+        // Nothing of the declared size was allocated (it was 1 GB before any body
+        // byte).
+        let peak = peak_rss_kb(c.pid());
+        assert!(
+            peak < 200_000,
+            "peak RSS {peak} KB after Content-Length {length}"
+        );
+        // The body never comes: end of input ends the server normally, no abort.
+        let (status, stderr) = c.finish();
+        assert_eq!(status.code(), Some(1), "{stderr}");
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("memory"),
+            "{stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_header_line_without_end_a_lone_surrogate_and_duplicate_keys_get_error_answers() {
+    let env = TestEnv::new();
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    // 4 MiB of header without a line break: bounded, answered, then in step again.
+    let mut raw = vec![b'X'; 4 << 20];
+    raw.extend_from_slice(b"\r\n\r\n");
+    c.send_raw(&raw);
+    let e = null_id_error(&mut c);
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("header line longer than 8192 bytes"),
+        "{e}"
+    );
+    // A lone surrogate: an error answer to that request, not an exit.
+    let body = r#"{"jsonrpc":"2.0","id":41,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///\ud800.md"},"position":{"line":0,"character":0}}}"#;
+    c.send_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+    let r = c.response(41);
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not valid JSON"),
+        "{r}"
+    );
+    // A key twice: refused with both positions.
+    let body = r#"{"jsonrpc":"2.0","id":42,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///a.md"},"textDocument":{"uri":"file:///b.md"},"position":{"line":0,"character":0}}}"#;
+    c.send_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+    let r = c.response(42);
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("duplicate key \"textDocument\" (first at 1:66)"),
+        "{r}"
+    );
+    // Still serving.
+    let id = c.request_id("textDocument/formatting", json!({}));
+    assert_eq!(c.response(id)["error"]["code"], -32601);
+    let (status, stderr) = c.shutdown();
+    assert!(status.success(), "{stderr}");
+}
+
+#[test]
+fn a_bad_initialize_and_a_second_one_get_error_answers_and_nothing_raw_is_printed() {
+    let env = TestEnv::new();
+    let mut c = server(&env, &[]);
+    let init = |c: &mut LspClient, options: Value| {
+        c.request_id(
+            "initialize",
+            json!({"processId": null, "rootUri": file_uri(env.root()), "capabilities": {}, "initializationOptions": options}),
+        )
+    };
+    let id = init(&mut c, json!({"host": "\u{1b}[31mbogus"}));
+    let r = c.response(id);
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains("initializationOptions.host"), "{message}");
+    assert!(!message.contains('\u{1b}'), "{message:?}");
+    let id = init(&mut c, json!({"host": 5}));
+    assert_eq!(c.response(id)["error"]["code"], -32602);
+    // Duplicate keys in initializationOptions: refused like every JSON pwk reads.
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":77,"method":"initialize","params":{{"processId":null,"rootUri":"{}","capabilities":{{}},"initializationOptions":{{"host":"pwk","host":"tintinweb"}}}}}}"#,
+        file_uri(env.root())
+    );
+    c.send_raw(format!("Content-Length: {}\r\n\r\n{body}", body.len()).as_bytes());
+    let r = c.response(77);
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("duplicate key \"host\""),
+        "{r}"
+    );
+    // Before a good initialize, requests are refused as not initialized.
+    let id = c.request_id("textDocument/formatting", json!({}));
+    assert_eq!(c.response(id)["error"]["code"], -32002);
+    let id = init(&mut c, json!({"host": "tintinweb"}));
+    assert!(c.response(id).get("result").is_some());
+    c.notify("initialized", json!({}));
+    // A second initialize: an error answer, the server goes on.
+    let id = init(&mut c, json!({}));
+    assert_eq!(c.response(id)["error"]["code"], -32600);
+    let (status, stderr) = c.shutdown();
+    assert!(status.success(), "{stderr}");
+    assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
+}
+
+#[test]
+fn a_30_mb_buffer_gets_every_answer_and_shutdown_is_not_blocked() {
+    let env = TestEnv::new();
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    let mut huge = String::from("---\nname: big\ndescription: d\n");
+    while huge.len() < 30 << 20 {
+        huge.push_str("x-key: value\n");
+    }
+    huge.push_str("---\nBody\n");
+    let uri = file_uri(&env.path(".pi/agents/big.md"));
+    open(&mut c, &uri, &huge);
+    let diags = c.diagnostics(&uri, 1);
+    assert_eq!(diags[0]["code"], "file-too-large", "{:?}", summary(&diags));
+    let at = json!({"textDocument": {"uri": uri}, "position": {"line": 5, "character": 2}});
+    for (method, params) in [
+        ("textDocument/hover", at.clone()),
+        ("textDocument/completion", at.clone()),
+        ("textDocument/definition", at.clone()),
+        (
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        ),
+        (
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 9, "character": 0}}, "context": {"diagnostics": []}}),
+        ),
+    ] {
+        let id = c.request_id(method, params);
+        let r = c.response(id);
+        assert!(r.get("error").is_none(), "{method}: {r}");
+        let result = &r["result"];
+        assert!(
+            result.is_null() || result.as_array().is_some_and(Vec::is_empty),
+            "{method}: {result}"
+        );
+    }
+    let (status, stderr) = c.shutdown();
+    assert!(status.success(), "{stderr}");
+}
+
+#[test]
+fn hover_text_from_the_role_cannot_leave_its_code_span() {
+    let env = TestEnv::new();
+    let text =
+        "---\nname: r\ndescription: d\ntools: read\nx`[a](http://e.example)`: 1\n---\nBody\n";
+    let (mut c, uri) = opened(&env, ".pi/agents/r.md", text, &[]);
+    let hover = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 4, "character": 1}}),
+    );
+    let value = hover["contents"]["value"].as_str().unwrap();
+    assert!(
+        value.starts_with("**`` x`[a](http://e.example)` ``**"),
+        "{value}"
+    );
+    c.shutdown();
+}

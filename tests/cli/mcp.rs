@@ -837,3 +837,105 @@ fn gone_mid_task(generation: Gen, pi: PathBuf, client: PathBuf, sigterm: bool) {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// `pwk mcp` spoken to line by line over stdio (no SDK: hostile bytes an SDK
+/// client would never send).
+struct RawMcp {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<Value>,
+}
+
+impl RawMcp {
+    fn start(env: &TestEnv) -> RawMcp {
+        let mut child = env
+            .pwk()
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start pwk mcp");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let v: Value = serde_json::from_str(&line).expect("a JSON line on stdout");
+                if tx.send(v).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut me = RawMcp {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+        };
+        me.send(br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#);
+        assert!(me.answer(&json!(0)).get("result").is_some());
+        me.send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        me
+    }
+
+    fn send(&mut self, line: &[u8]) {
+        use std::io::Write;
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The answer with `id`.
+    fn answer(&mut self, id: &Value) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let v = self
+                .lines
+                .recv_timeout(left)
+                .unwrap_or_else(|e| panic!("no answer {id} from pwk mcp: {e}"));
+            if v.get("id") == Some(id) && v.get("method").is_none() {
+                return v;
+            }
+        }
+    }
+}
+
+impl Drop for RawMcp {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn duplicate_keys_in_tool_arguments_are_refused_and_nothing_is_launched() {
+    let env = TestEnv::new();
+    let mut m = RawMcp::start(&env);
+    let cwd = serde_json::to_string(&env.root().display().to_string()).unwrap();
+    // `pwk delegate` refuses this request; `pwk mcp` took the last `profile`.
+    let call = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{{"name":"delegate_start","arguments":{{"taskId":"t1","cwd":{cwd},"objective":"o","role":"r","profile":"readonly","profile":"implementation"}}}}}}"#
+    );
+    m.send(call.as_bytes());
+    let r = m.answer(&json!(7));
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("duplicate key \"profile\" (first at 1:"),
+        "{message}"
+    );
+    // A lone surrogate: an error answer with the id; the server goes on.
+    m.send(br#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"lint","arguments":{"text":"\ud800"}}}"#);
+    assert_eq!(m.answer(&json!(8))["error"]["code"], -32700);
+    m.send(br#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#);
+    let tools = m.answer(&json!(9));
+    assert!(
+        tools["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{tools}"
+    );
+}

@@ -68,6 +68,18 @@ impl LspClient {
         stdin.flush().unwrap();
     }
 
+    /// Write raw bytes to the server (hostile framing).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn notify(&mut self, method: &str, params: Value) {
         self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
@@ -162,9 +174,19 @@ impl LspClient {
     }
 
     /// Close stdin and wait for the process (for tests of abnormal ends).
-    pub fn close(mut self) -> std::process::ExitStatus {
+    pub fn close(self) -> std::process::ExitStatus {
+        self.finish().0
+    }
+
+    /// Close stdin, wait for the process; its status and stderr.
+    pub fn finish(mut self) -> (std::process::ExitStatus, String) {
         drop(self.stdin.take());
-        wait_bounded(&mut self.child)
+        let status = wait_bounded(&mut self.child);
+        let mut err = String::new();
+        if let Some(mut e) = self.child.stderr.take() {
+            e.read_to_string(&mut err).ok();
+        }
+        (status, err)
     }
 }
 

@@ -1,5 +1,7 @@
-//! Strict JSON for everything pwk reads as input (a delegate request, a
-//! DelegationRequest, coverage input): serde_json's syntax check, plus what serde_json
+//! Strict JSON: the one reader for every JSON document pwk takes as input (a
+//! delegate request, a DelegationRequest, coverage input, `pwk lsp` messages,
+//! `pwk mcp` messages and tool arguments, baselines): serde_json's syntax check,
+//! plus what serde_json
 //! silently allows — a duplicate key in one object, where the last value would win
 //! (`"profile":"readonly"` then `"profile":"implementation"` would run with mutating
 //! tools). Positions are 1-based lines and 1-based columns counted in characters.
@@ -33,6 +35,9 @@ pub enum JsonError {
         first: Pos,
         second: Pos,
     },
+    /// Valid JSON of the wrong shape for what was asked ([`from_slice_strict`]).
+    #[error("{message}")]
+    Shape { message: String },
 }
 
 impl JsonError {
@@ -41,8 +46,18 @@ impl JsonError {
         match self {
             JsonError::Syntax { pos, .. } => *pos,
             JsonError::DuplicateKey { second, .. } => *second,
+            JsonError::Shape { .. } => Pos { line: 1, column: 1 },
         }
     }
+}
+
+/// Parse `bytes` strictly ([`parse_strict`]) into `T`. A document of the wrong
+/// shape is a `Shape` error with serde's message.
+pub fn from_slice_strict<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, JsonError> {
+    let value = parse_strict(bytes)?;
+    serde_json::from_value(value).map_err(|e| JsonError::Shape {
+        message: e.to_string(),
+    })
 }
 
 /// Parse `bytes` as JSON, refusing duplicate keys.
