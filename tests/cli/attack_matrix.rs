@@ -143,7 +143,7 @@ impl World {
     fn mkfifo(&self, rel: &str) {
         rustix::fs::mknodat(
             rustix::fs::CWD,
-            &self.env.path(rel),
+            self.env.path(rel),
             rustix::fs::FileType::Fifo,
             rustix::fs::Mode::from_raw_mode(0o644),
             0,
@@ -482,7 +482,7 @@ fn mcp(w: &World, attack: &Attack) -> Ran {
         input.extend(serde_json::to_vec(&l).unwrap());
         input.push(b'\n');
     }
-    let ran = bounded(cmd, &input, |out| {
+    bounded(cmd, &input, |out| {
         let answered = |id: i64| {
             BufReader::new(out)
                 .lines()
@@ -490,8 +490,7 @@ fn mcp(w: &World, attack: &Attack) -> Ran {
                 .any(|l| serde_json::from_str::<Value>(&l).is_ok_and(|v| v["id"] == id))
         };
         answered(2) && answered(3)
-    });
-    ran
+    })
 }
 
 /// Every file and directory below `dir`, without following links: type, bytes or
