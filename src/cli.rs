@@ -247,7 +247,11 @@ pub struct LintArgs {
     #[arg(long)]
     pub allow_empty: bool,
 
-    /// Apply the safe fixes, then lint again and report what remains.
+    /// Apply the safe fixes, then lint again and report what remains. Files are
+    /// never fixed through a symbolic link: in the project, no link is followed
+    /// below the project root (a symlinked `.agents` is refused); outside it
+    /// (`--fix ../other`), none below the directory or file's directory you named.
+    /// A symlinked file, a FIFO or a file with several hard links is reported.
     #[arg(long)]
     pub fix: bool,
 
@@ -271,7 +275,9 @@ pub struct LintArgs {
     pub baseline: Option<PathBuf>,
 
     /// Create or refresh the baseline (`--baseline FILE`, default
-    /// `pwk-baseline.json`) with every current finding.
+    /// `pwk-baseline.json`) with every current finding; its paths are relative to
+    /// the baseline file. Written without following a symbolic link below the
+    /// project root (or below the file's directory, outside the project).
     #[arg(long)]
     pub write_baseline: bool,
 }
@@ -292,7 +298,9 @@ pub struct ConvertArgs {
     #[arg(long, default_value = "auto", value_parser = parse_host)]
     pub from: HostChoice,
 
-    /// Write the converted files into this directory (created when absent).
+    /// Write the converted files into this directory (created when absent). In
+    /// the project no symbolic link is followed below the project root (a
+    /// symlinked `.pi` is refused); outside it, none below the directory you name.
     #[arg(long, conflicts_with = "in_place", required_unless_present_any = ["in_place", "dry_run"])]
     pub out: Option<PathBuf>,
 
@@ -494,7 +502,8 @@ pub struct NewArgs {
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 
-    /// The directory to write the file into, instead of `<project>/.agents/agents/`.
+    /// The directory to write the file into, instead of `<project>/.agents/agents/`
+    /// (in the project, no symbolic link is followed below the project root).
     #[arg(long, value_name = "DIR", conflicts_with = "dir")]
     pub agents_dir: Option<PathBuf>,
 

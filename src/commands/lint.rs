@@ -58,6 +58,14 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             }
         }
         if let Some(status) = diff_status {
+            // `--diff` ends here: paths it could not look at are named too.
+            fix_errors.extend(plan.walk_errors.iter().map(|e| {
+                format!(
+                    "cannot read `{}`: {}",
+                    crate::text::escape_line(&ctx.display_path(e.path())),
+                    crate::text::escape_line(&e.reason())
+                )
+            }));
             if !fix_errors.is_empty() {
                 anyhow::bail!("{}", fix_errors.join("\n  "));
             }
@@ -209,7 +217,7 @@ fn baseline_step(
     let shown = ctx.display_path(&path);
     let exists = std::fs::symlink_metadata(&abs).is_ok();
     let old = if exists || !args.write_baseline {
-        Some(Baseline::read(&abs).map_err(|e| {
+        Some(Baseline::read(&path).map_err(|e| {
             anyhow::anyhow!(
                 "{e}{}",
                 if exists {

@@ -30,8 +30,6 @@ pub const FILE_NAMES: [&str; 2] = ["pwk.toml", ".pwk.toml"];
 /// How many files an `extend` chain may hold.
 const MAX_EXTEND: usize = 8;
 
-/// Config files larger than this are refused.
-
 /// Where an effective value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {

@@ -176,6 +176,8 @@ impl Anchors {
 /// lexically against `cwd` (the current directory is a real path); a `..` after a
 /// component the user gave (`a/../b`) is refused.
 pub fn normalize(cwd: &Path, path: &Path) -> Result<PathBuf, SafeWriteError> {
+    // `cwd.join(p)` (how commands make paths absolute) is `p` again.
+    let path = path.strip_prefix(cwd).unwrap_or(path);
     let mut out = if path.is_absolute() {
         PathBuf::from("/")
     } else {
@@ -272,9 +274,68 @@ mod tests {
         assert_eq!(s.anchor, Path::new("/z"));
         assert!(s.dirs.is_empty());
         assert!(a.split(Path::new("a/../b.md")).is_err());
+        assert!(a.split(Path::new("/p/sub/a/../b.md")).is_err());
+        // What a command made absolute with `cwd.join`: leading `..` still resolve.
+        let s = a.split(Path::new("/p/sub/../../q/r.md")).unwrap();
+        assert_eq!(
+            (s.anchor.as_path(), s.name.as_str()),
+            (Path::new("/q"), "r.md")
+        );
         assert_eq!(
             normalize(Path::new("/p/sub"), Path::new("./x/./y.md")).unwrap(),
             Path::new("/p/sub/x/y.md")
         );
+    }
+
+    /// The writer refuses what the reader of the same kind would refuse.
+    #[test]
+    fn content_over_the_read_cap_is_never_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = SafeDir::open_root(dir.path()).unwrap();
+        for kind in [Kind::Role, Kind::Config, Kind::Baseline] {
+            let content = vec![b'x'; kind.cap() as usize + 1];
+            let opts = WriteOptions {
+                kind,
+                ..WriteOptions::default()
+            };
+            let err = d
+                .write_file("f", &content, Replace::Fresh, opts, &mut NoHooks)
+                .unwrap_err();
+            assert!(matches!(err, SafeWriteError::TooLarge { .. }), "{err}");
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+            let fits = &content[1..];
+            d.write_file("f", fits, Replace::Fresh, opts, &mut NoHooks)
+                .unwrap();
+            assert_eq!(
+                read::read(&dir.path().join("f"), kind).unwrap().len(),
+                fits.len()
+            );
+            std::fs::remove_file(dir.path().join("f")).unwrap();
+        }
+    }
+
+    /// A file read for replacing, through a symlinked directory or as a hard
+    /// link, is refused with what it is.
+    #[test]
+    fn files_read_for_replacing_are_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("p");
+        std::fs::create_dir_all(root.join("real")).unwrap();
+        std::fs::write(root.join("real/a.md"), "x").unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
+        let anchors = Anchors::new(&root, &root, &[]);
+        let err = anchors
+            .open_parent(&root.join("link/a.md"), false, &mut NoHooks)
+            .unwrap_err();
+        assert!(matches!(err, SafeWriteError::Symlink { .. }), "{err}");
+        std::fs::hard_link(root.join("real/a.md"), root.join("real/b.md")).unwrap();
+        let (d, name) = anchors
+            .open_parent(&root.join("real/a.md"), false, &mut NoHooks)
+            .unwrap()
+            .unwrap();
+        let err = d
+            .read_for_replace(&name, Kind::Role, &mut NoHooks)
+            .unwrap_err();
+        assert!(err.to_string().contains("2 hard links"), "{err}");
     }
 }

@@ -192,3 +192,78 @@ fn a_symlinked_baseline_is_not_written_through() {
         "{\"version\": 1, \"findings\": []}\n"
     );
 }
+
+/// `--baseline ../x.json` from a subdirectory recorded `../../…` paths and then
+/// matched nothing (f98aee5): entries are relative to the baseline file.
+#[test]
+fn a_baseline_named_from_a_subdirectory_is_relative_to_itself() {
+    let env = project();
+    std::fs::create_dir_all(env.path("sub")).unwrap();
+    let mut cmd = env.pwk();
+    cmd.current_dir(env.path("sub"));
+    let out = run(cmd.args([
+        "lint",
+        "--host",
+        "pwk",
+        "--write-baseline",
+        "--baseline",
+        "../b.json",
+        "../.agents/agents",
+    ]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let b: serde_json::Value = serde_json::from_str(&env.read("b.json")).unwrap();
+    let paths: Vec<&str> = b["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert!(!paths.is_empty());
+    assert!(
+        paths.iter().all(|p| p.starts_with(".agents/agents/")),
+        "{paths:?}"
+    );
+    // The same baseline, used from the root, hides every finding.
+    let out = lint(&env, &["--baseline", "b.json"]);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}
+
+/// A baseline over the reader's cap was written and then could not be read
+/// (f98aee5: 1 MiB). The writer never writes what the reader refuses: the cap is
+/// one number per kind of file, and a large baseline now fits.
+#[test]
+fn a_large_baseline_is_written_and_read_back() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    // ~9,000 findings: well over 1 MiB of baseline.
+    for i in 0..3000 {
+        env.write(
+            &format!(".agents/agents/r{i}.md"),
+            format!(
+                "---\nname: r{i}\ndescription: d\ntools: read\nowner-{i}-a: me\nowner-{i}-b: me\nmax_turns: \"20\"\n---\nBody\n"
+            ),
+        );
+    }
+    let out = lint(&env, &["--write-baseline"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let size = std::fs::metadata(env.path("pwk-baseline.json"))
+        .unwrap()
+        .len();
+    assert!(size > 1 << 20, "{size}");
+    let out = lint(&env, &["--baseline", "pwk-baseline.json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let out = lint(&env, &["--write-baseline"]);
+    assert_eq!(out.code, 0, "refreshing it: {}", out.stderr);
+}
+
+/// `--write-baseline` into a symlinked project directory is refused.
+#[test]
+fn write_baseline_never_writes_through_a_symlinked_directory() {
+    let env = project();
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), env.path("ci")).unwrap();
+    let out = lint(&env, &["--write-baseline", "--baseline", "ci/b.json"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("symbolic link"), "{}", out.stderr);
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+}

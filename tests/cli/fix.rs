@@ -229,3 +229,58 @@ fn a_symlinked_role_is_never_fixed() {
     assert!(out.stdout.contains("not-a-regular-file"), "{}", out.stdout);
     assert_eq!(std::fs::read(&target).unwrap(), before);
 }
+
+const QUOTED_TURNS: &str =
+    "---\nname: r\ndescription: d\ntools: read\nmax_turns: \"20\"\n---\nBody\n";
+
+/// A cloned repository's `.agents -> /elsewhere`: `--fix` rewrote every `*.md`
+/// behind the link (f98aee5). Now the directory is refused, nothing is written.
+#[test]
+fn fix_never_writes_through_a_symlinked_agents_directory() {
+    for (link, target) in [
+        (".agents", "elsewhere"),
+        (".agents/agents", "elsewhere/agents"),
+        (".pi/agents", "elsewhere/agents"),
+    ] {
+        let env = TestEnv::new();
+        std::fs::create_dir(env.path(".git")).unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let victim_dir = outside.path().join(target);
+        std::fs::create_dir_all(victim_dir.join("agents")).unwrap();
+        std::fs::write(victim_dir.join("r.md"), QUOTED_TURNS).unwrap();
+        std::fs::write(victim_dir.join("agents/r.md"), QUOTED_TURNS).unwrap();
+        std::fs::create_dir_all(env.path(link).parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&victim_dir, env.path(link)).unwrap();
+        for args in [&["lint", "--fix"][..], &["lint", "--fix", link]] {
+            let out = run(env.pwk().args(args));
+            assert_eq!(out.code, 2, "{link} {args:?}: {}{}", out.stdout, out.stderr);
+            assert!(
+                out.stderr.contains("symbolic link"),
+                "{link} {args:?}: {}",
+                out.stderr
+            );
+        }
+        assert_eq!(
+            std::fs::read_to_string(victim_dir.join("r.md")).unwrap(),
+            QUOTED_TURNS
+        );
+        assert_eq!(
+            std::fs::read_to_string(victim_dir.join("agents/r.md")).unwrap(),
+            QUOTED_TURNS
+        );
+    }
+}
+
+/// A file with two names: `--fix` said it "changed while pwk was replacing it"
+/// (f98aee5); now it says what the file is and why pwk leaves it.
+#[test]
+fn a_hard_link_is_named_as_such() {
+    let env = TestEnv::new();
+    let p = env.write("roles/r.md", QUOTED_TURNS);
+    std::fs::hard_link(&p, env.path("other.md")).unwrap();
+    let out = run(env.pwk().args(["lint", "--fix", "roles/r.md"]));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("2 hard links"), "{}", out.stderr);
+    assert!(!out.stderr.contains("changed while"), "{}", out.stderr);
+    assert_eq!(env.read("roles/r.md"), QUOTED_TURNS);
+}

@@ -1752,3 +1752,31 @@ fn tab_after_colon_thinking_max_and_bom_agree_everywhere() {
     assert!(bom["error"].as_str().unwrap().contains("[bom]"), "{bom}");
     assert_eq!(run(env.pwk().args(["show", "bom"])).code, 1);
 }
+
+/// One file named two ways (`a.md` and `./a.md`, or a directory and a file in
+/// it) was linted twice and reported as `duplicate-name` against itself
+/// (f98aee5); it is one file (device and inode).
+#[test]
+fn one_file_named_two_ways_is_one_file() {
+    let env = TestEnv::new();
+    env.write(
+        "roles/a.md",
+        "---\nname: a\ndescription: d\ntools: read\n---\nBody\n",
+    );
+    for args in [
+        &["roles/a.md", "./roles/a.md"][..],
+        &["roles", "roles/a.md"],
+        &["roles/a.md", "roles/../roles/a.md"],
+    ] {
+        let out = run(env
+            .pwk()
+            .args(["lint", "--host", "pwk", "--format", "json"])
+            .args(args));
+        let doc = json(&out);
+        assert_eq!(doc["files"], 1, "{args:?}: {doc:#}");
+        assert!(
+            !rules_of(&doc).contains(&"duplicate-name".to_string()),
+            "{args:?}: {doc:#}"
+        );
+    }
+}

@@ -3,6 +3,7 @@
 
 mod support;
 
+mod attack_matrix;
 mod baseline;
 mod basics;
 mod budget;

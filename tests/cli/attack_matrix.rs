@@ -1,0 +1,627 @@
+//! The attack matrix: every attack class × every front end that reads or writes
+//! files, through the real binary. A new front end is one new row in
+//! [`FRONT_ENDS`]; a new attack is one new row in [`ATTACKS`], and every cell of
+//! it is checked.
+//!
+//! Each cell stages a project (a fixable role in `.agents/agents/` and one in
+//! `.pi/agents/`, a `ci/` directory) next to an *outside* directory holding the
+//! targets of every planted link (fixable roles too, so a write through a link
+//! would show), applies one attack, runs one front end, and asserts:
+//! - nothing outside the project was written or changed (a full no-follow
+//!   snapshot of the outside directory: names, types, bytes, link targets, mtimes);
+//! - the run ended within [`LIMIT`] (no hang on a FIFO) and did not crash (no
+//!   panic, no signal);
+//! - no raw control character reached stdout or stderr (they are escaped);
+//! - when the attack hits what the front end touches ([`FrontEnd::dirs`],
+//!   [`FrontEnd::files`]), the output names it (a finding or a clear error).
+//!
+//! Cells that need another lane's fix are left out with a `TODO(lane)` comment
+//! where they would be.
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::{MetadataExt, symlink};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::TestEnv;
+use crate::support::lsp_client::{LspClient, file_uri};
+
+/// How long one front end may take on one attack before the cell is a hang.
+const LIMIT: Duration = Duration::from_secs(20);
+
+/// A role with a safe fix (`max_turns: "20"` → `20`): a front end that writes
+/// through a link would change its copy outside.
+const FIXABLE: &str =
+    "---\nname: r\ndescription: Reviews.\ntools: read\nmax_turns: \"20\"\n---\nBody.\n";
+
+/// Where an attack sits, and what a front end touches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    /// `.agents/agents/` (and `.agents`).
+    Agents,
+    /// `.pi/agents/` (and `.pi`): the `--out` of convert.
+    Pi,
+    /// `ci/`: a project subdirectory (the baseline's).
+    Ci,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Hits {
+    /// A directory on the way (a symlinked component).
+    Dir(Slot),
+    /// What a file in the slot is (a symlinked file, a FIFO, an oversize baseline).
+    File(Slot),
+    /// What a role file in the slot says (duplicate keys, an oversize role).
+    Content(Slot),
+}
+
+struct Attack {
+    name: &'static str,
+    hits: &'static [Hits],
+    /// The output names the attack with one of these (case-insensitive).
+    mentions: &'static [&'static str],
+    stage: fn(&World),
+    /// The planted file, for front ends given a file's text (the LSP).
+    file: Option<&'static str>,
+}
+
+struct FrontEnd {
+    name: &'static str,
+    /// Directories it opens from the project root (a link there must be refused).
+    dirs: &'static [Slot],
+    /// Directories whose files it reads (a bad file there must be reported).
+    files: &'static [Slot],
+    /// Directories whose role files' findings it shows (`--diff` shows diffs, and
+    /// the baseline hides the findings it records, by design).
+    findings: &'static [Slot],
+    run: fn(&World, &Attack) -> Ran,
+}
+
+/// What one front end did.
+struct Ran {
+    /// `None`: still running at the limit (killed).
+    code: Option<i32>,
+    signal: Option<i32>,
+    out: Vec<u8>,
+}
+
+struct World {
+    env: TestEnv,
+    _outside_tmp: tempfile::TempDir,
+    outside: PathBuf,
+}
+
+impl World {
+    fn new() -> World {
+        let env = TestEnv::new();
+        let outside_tmp = tempfile::Builder::new()
+            .prefix("pwk-outside-")
+            .tempdir()
+            .unwrap();
+        let outside = outside_tmp.path().to_path_buf();
+        std::fs::create_dir(env.path(".git")).unwrap();
+        env.write(".agents/agents/r.md", FIXABLE);
+        env.write(".pi/agents/p.md", FIXABLE.replace("name: r", "name: p"));
+        std::fs::create_dir(env.path("ci")).unwrap();
+        // The targets of the links attacks plant: real directories and files.
+        for d in [
+            "dot-agents/agents",
+            "agents",
+            "dot-pi/agents",
+            "pi-agents",
+            "ci",
+        ] {
+            std::fs::create_dir_all(outside.join(d)).unwrap();
+        }
+        for f in [
+            "victim.md",
+            "dot-agents/agents/r.md",
+            "agents/r.md",
+            "dot-pi/agents/p.md",
+            "pi-agents/p.md",
+        ] {
+            std::fs::write(outside.join(f), FIXABLE).unwrap();
+        }
+        World {
+            env,
+            _outside_tmp: outside_tmp,
+            outside,
+        }
+    }
+
+    /// Replace the project directory `rel` with a link to `outside/target`.
+    fn link_dir(&self, rel: &str, target: &str) {
+        std::fs::remove_dir_all(self.env.path(rel)).unwrap();
+        symlink(self.outside.join(target), self.env.path(rel)).unwrap();
+    }
+
+    fn mkfifo(&self, rel: &str) {
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            self.env.path(rel),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o644),
+            0,
+        )
+        .unwrap();
+    }
+}
+
+const ATTACKS: &[Attack] = &[
+    Attack {
+        name: "symlinked project subdirectory (ci)",
+        hits: &[Hits::Dir(Slot::Ci)],
+        mentions: &["symbolic link"],
+        stage: |w| w.link_dir("ci", "ci"),
+        file: None,
+    },
+    Attack {
+        name: "symlinked .agents",
+        hits: &[Hits::Dir(Slot::Agents)],
+        mentions: &["symbolic link"],
+        stage: |w| w.link_dir(".agents", "dot-agents"),
+        file: None,
+    },
+    Attack {
+        name: "symlinked .agents/agents",
+        hits: &[Hits::Dir(Slot::Agents)],
+        mentions: &["symbolic link"],
+        stage: |w| w.link_dir(".agents/agents", "agents"),
+        file: None,
+    },
+    Attack {
+        name: "symlinked .pi",
+        hits: &[Hits::Dir(Slot::Pi)],
+        mentions: &["symbolic link"],
+        stage: |w| w.link_dir(".pi", "dot-pi"),
+        file: None,
+    },
+    Attack {
+        name: "symlinked .pi/agents (convert's --out)",
+        hits: &[Hits::Dir(Slot::Pi)],
+        mentions: &["symbolic link"],
+        stage: |w| w.link_dir(".pi/agents", "pi-agents"),
+        file: None,
+    },
+    Attack {
+        name: "symlinked role file",
+        hits: &[Hits::File(Slot::Agents)],
+        mentions: &["symbolic link"],
+        stage: |w| {
+            std::fs::remove_file(w.env.path(".agents/agents/r.md")).unwrap();
+            symlink(
+                w.outside.join("victim.md"),
+                w.env.path(".agents/agents/r.md"),
+            )
+            .unwrap();
+        },
+        file: None,
+    },
+    Attack {
+        name: "FIFO",
+        hits: &[Hits::File(Slot::Agents), Hits::File(Slot::Ci)],
+        mentions: &["fifo"],
+        stage: |w| {
+            w.mkfifo(".agents/agents/fifo.md");
+            w.mkfifo("ci/pwk-baseline.json");
+        },
+        file: None,
+    },
+    Attack {
+        name: "oversize input",
+        hits: &[Hits::Content(Slot::Agents), Hits::File(Slot::Ci)],
+        mentions: &["limit"],
+        stage: |w| {
+            // A baseline over its cap (sparse: nothing to read, the size says it).
+            std::fs::File::create(w.env.path("ci/pwk-baseline.json"))
+                .unwrap()
+                .set_len(33 << 20)
+                .unwrap();
+            let mut big = String::from("---\nname: big\ndescription: d\ntools: read\n---\n");
+            big.push_str(&"x".repeat(2 << 20));
+            w.env.write(".agents/agents/big.md", big);
+        },
+        file: Some(".agents/agents/big.md"),
+    },
+    Attack {
+        name: "duplicate keys",
+        hits: &[Hits::Content(Slot::Agents)],
+        mentions: &["duplicate", "twice"],
+        stage: |w| {
+            w.env.write(
+                ".agents/agents/dup.md",
+                "---\nname: dup\nname: other\ndescription: d\ntools: read\n---\nBody.\n",
+            );
+        },
+        file: Some(".agents/agents/dup.md"),
+    },
+    Attack {
+        name: "control characters",
+        hits: &[Hits::Content(Slot::Agents)],
+        mentions: &[],
+        stage: |w| {
+            w.env.write(
+                ".agents/agents/evil\x1b[2J.md",
+                "---\nname: evil\x1b[31m\ndescription: \"\\e]0;pwned\\a \\e[2J\"\ntools: read\x07\nmax_turns: \"20\"\n---\nBody \x1b[31mred\x1b[0m.\n",
+            );
+        },
+        file: Some(".agents/agents/evil\x1b[2J.md"),
+    },
+];
+
+const FRONT_ENDS: &[FrontEnd] = &[
+    FrontEnd {
+        name: "lint",
+        dirs: &[Slot::Agents, Slot::Pi],
+        files: &[Slot::Agents, Slot::Pi],
+        findings: &[Slot::Agents, Slot::Pi],
+        run: |w, _| cli(w, &["lint"]),
+    },
+    FrontEnd {
+        name: "lint --fix",
+        dirs: &[Slot::Agents, Slot::Pi],
+        files: &[Slot::Agents, Slot::Pi],
+        findings: &[Slot::Agents, Slot::Pi],
+        run: |w, _| cli(w, &["lint", "--fix"]),
+    },
+    FrontEnd {
+        name: "lint --diff",
+        dirs: &[Slot::Agents, Slot::Pi],
+        files: &[Slot::Agents, Slot::Pi],
+        findings: &[],
+        run: |w, _| cli(w, &["lint", "--diff"]),
+    },
+    FrontEnd {
+        name: "lint --write-baseline / --baseline",
+        dirs: &[Slot::Agents, Slot::Pi, Slot::Ci],
+        files: &[Slot::Ci],
+        findings: &[],
+        run: |w, _| {
+            let b = "ci/pwk-baseline.json";
+            let mut first = cli(w, &["lint", "--write-baseline", "--baseline", b]);
+            let second = cli(w, &["lint", "--baseline", b]);
+            first.out.extend(second.out);
+            Ran {
+                code: first.code.and(second.code),
+                signal: first.signal.or(second.signal),
+                out: first.out,
+            }
+        },
+    },
+    FrontEnd {
+        name: "convert --out .pi/agents",
+        dirs: &[Slot::Pi],
+        files: &[Slot::Agents],
+        findings: &[Slot::Agents],
+        run: |w, _| {
+            cli(
+                w,
+                &[
+                    "convert",
+                    "--from",
+                    "tintinweb",
+                    "--to",
+                    "nicobailon",
+                    "--force",
+                    "--out",
+                    ".pi/agents",
+                    ".agents/agents",
+                ],
+            )
+        },
+    },
+    FrontEnd {
+        name: "new",
+        dirs: &[Slot::Agents],
+        files: &[],
+        findings: &[],
+        run: |w, _| cli(w, &["new", "probe-role"]),
+    },
+    FrontEnd {
+        name: "setup",
+        dirs: &[Slot::Agents],
+        files: &[],
+        findings: &[],
+        run: |w, _| cli(w, &["setup"]),
+    },
+    // TODO(project): `pwk lsp` and `pwk mcp` lint the project's default
+    // directories through a symlinked `.agents`/`.pi` without saying so (they
+    // only read); once the one Project's file set refuses such a directory for
+    // every front end, give these two rows `dirs: &[Slot::Agents, Slot::Pi]`.
+    FrontEnd {
+        name: "lsp",
+        dirs: &[],
+        files: &[],
+        findings: &[Slot::Agents],
+        run: lsp,
+    },
+    FrontEnd {
+        name: "mcp lint",
+        dirs: &[],
+        files: &[Slot::Agents, Slot::Pi],
+        findings: &[Slot::Agents, Slot::Pi],
+        run: mcp,
+    },
+];
+
+/// Whether the front end must name the attack.
+fn expects_message(attack: &Attack, fe: &FrontEnd) -> bool {
+    attack.hits.iter().any(|h| match *h {
+        Hits::Dir(s) => fe.dirs.contains(&s),
+        Hits::File(s) => fe.files.contains(&s),
+        Hits::Content(s) => fe.findings.contains(&s),
+    })
+}
+
+/// Run `pwk ARGS` in the project, bounded.
+fn cli(w: &World, args: &[&str]) -> Ran {
+    let mut cmd = w.env.pwk();
+    cmd.args(args);
+    bounded(cmd, b"", |_| false)
+}
+
+/// Run `cmd`, feed it `input` (stdin stays open until `done` says the output is
+/// complete, or the child exits), kill it at [`LIMIT`].
+fn bounded(mut cmd: Command, input: &[u8], done: fn(&[u8]) -> bool) -> Ran {
+    use std::os::unix::process::ExitStatusExt;
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn pwk");
+    let mut stdin = child.stdin.take();
+    if let Some(s) = stdin.as_mut() {
+        let _ = s.write_all(input);
+    }
+    let (tx, rx) = channel::<Vec<u8>>();
+    for r in [
+        Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
+        Box::new(child.stderr.take().unwrap()),
+    ] {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let mut r = r;
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = r.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    drop(tx);
+    let deadline = Instant::now() + LIMIT;
+    let mut out = Vec::new();
+    let mut killed = false;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left.min(Duration::from_millis(50))) {
+            Ok(chunk) => out.extend(chunk),
+            Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+        if stdin.is_some() && (input.is_empty() || done(&out)) {
+            stdin = None;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            killed = true;
+            break;
+        }
+    }
+    let status = child.wait().expect("wait");
+    while let Ok(chunk) = rx.recv_timeout(Duration::from_millis(200)) {
+        out.extend(chunk);
+    }
+    Ran {
+        code: if killed { None } else { status.code() },
+        signal: if killed { None } else { status.signal() },
+        out,
+    }
+}
+
+/// `pwk lsp` through the test client: open the planted file's text (or the
+/// plain role), wait for its diagnostics, shut down.
+fn lsp(w: &World, attack: &Attack) -> Ran {
+    let start = Instant::now();
+    let mut cmd = w.env.pwk();
+    cmd.arg("lsp");
+    let mut client = LspClient::start(cmd);
+    client.initialize(&file_uri(w.env.root()));
+    let rel = attack.file.unwrap_or(".agents/agents/r.md");
+    let path = w.env.path(rel);
+    let text = std::fs::symlink_metadata(&path)
+        .ok()
+        .filter(|m| m.is_file())
+        .and_then(|_| std::fs::read(&path).ok())
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_else(|| FIXABLE.to_string());
+    let uri = file_uri(&path);
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": text}}),
+    );
+    let diags = client.diagnostics(&uri, 1);
+    let hover = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 2}}),
+    );
+    let (status, stderr) = client.shutdown();
+    use std::os::unix::process::ExitStatusExt;
+    let mut out = serde_json::to_vec(&json!({"diagnostics": diags, "hover": hover})).unwrap();
+    out.extend(stderr.into_bytes());
+    Ran {
+        code: (start.elapsed() < LIMIT).then(|| status.code()).flatten(),
+        signal: status.signal(),
+        out,
+    }
+}
+
+/// `pwk mcp` over a scripted JSON-RPC session on stdio: initialize, then the
+/// `lint` tool on the project's directories and on the planted file.
+fn mcp(w: &World, attack: &Attack) -> Ran {
+    let mut cmd = w.env.pwk();
+    cmd.arg("mcp");
+    let paths: Vec<&str> = attack.file.into_iter().collect();
+    let lines = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "attack-matrix", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "lint", "arguments": {}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+               "params": {"name": "lint", "arguments": if paths.is_empty() { json!({}) } else { json!({"paths": paths}) }}}),
+    ];
+    let mut input = Vec::new();
+    for l in lines {
+        input.extend(serde_json::to_vec(&l).unwrap());
+        input.push(b'\n');
+    }
+    bounded(cmd, &input, |out| {
+        let answered = |id: i64| {
+            BufReader::new(out)
+                .lines()
+                .map_while(Result::ok)
+                .any(|l| serde_json::from_str::<Value>(&l).is_ok_and(|v| v["id"] == id))
+        };
+        answered(2) && answered(3)
+    })
+}
+
+/// Every file and directory below `dir`, without following links: type, bytes or
+/// link target, mode and mtime.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, String> {
+    let mut out = BTreeMap::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let m = std::fs::symlink_metadata(&p).unwrap();
+            let what = if m.file_type().is_symlink() {
+                format!("link -> {}", std::fs::read_link(&p).unwrap().display())
+            } else if m.is_dir() {
+                todo.push(p.clone());
+                "dir".to_string()
+            } else if m.is_file() {
+                format!("file {:?}", std::fs::read(&p).unwrap())
+            } else {
+                "other".to_string()
+            };
+            out.insert(
+                p,
+                format!(
+                    "{what} mode {:o} mtime {}.{}",
+                    m.mode(),
+                    m.mtime(),
+                    m.mtime_nsec()
+                ),
+            );
+        }
+    }
+    out
+}
+
+/// The raw control characters in `out` (tab, LF and CR are text).
+fn raw_controls(out: &[u8]) -> Vec<u8> {
+    out.iter()
+        .copied()
+        .filter(|&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f)
+        .collect()
+}
+
+fn cell(attack: &Attack, fe: &FrontEnd) -> Vec<String> {
+    let w = World::new();
+    (attack.stage)(&w);
+    let before = snapshot(&w.outside);
+    let ran = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (fe.run)(&w, attack)))
+    {
+        Ok(ran) => ran,
+        Err(e) => {
+            let why = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            return vec![format!(
+                "[{} × {}] the driver gave up (no answer in time?): {why}",
+                attack.name, fe.name
+            )];
+        }
+    };
+    let text = String::from_utf8_lossy(&ran.out).into_owned();
+    let mut failed = Vec::new();
+    let mut fail = |why: String| failed.push(format!("[{} × {}] {why}", attack.name, fe.name));
+    let after = snapshot(&w.outside);
+    if after != before {
+        let changed: Vec<_> = after
+            .iter()
+            .filter(|(k, v)| before.get(*k) != Some(v))
+            .map(|(k, _)| k.display().to_string())
+            .chain(
+                before
+                    .keys()
+                    .filter(|k| !after.contains_key(*k))
+                    .map(|k| format!("{} (removed)", k.display())),
+            )
+            .collect();
+        fail(format!("changed outside the project: {changed:?}"));
+    }
+    match (ran.code, ran.signal) {
+        (None, None) => fail(format!("no end within {LIMIT:?} (a hang)")),
+        (_, Some(sig)) => fail(format!("killed by signal {sig}")),
+        (Some(101), _) => fail("exit 101 (a panic)".into()),
+        _ => {}
+    }
+    if text.contains("panicked") {
+        fail(format!("a panic: {text}"));
+    }
+    let raw = raw_controls(&ran.out);
+    if !raw.is_empty() {
+        fail(format!("raw control characters in the output: {raw:?}"));
+    }
+    if expects_message(attack, fe) && !attack.mentions.is_empty() {
+        let lower = text.to_lowercase();
+        if !attack.mentions.iter().any(|m| lower.contains(m)) {
+            fail(format!(
+                "the output does not name the attack (one of {:?}): {text}",
+                attack.mentions
+            ));
+        }
+    }
+    failed
+}
+
+#[test]
+fn every_attack_against_every_front_end() {
+    let cells: Vec<(&Attack, &FrontEnd)> = ATTACKS
+        .iter()
+        .flat_map(|a| FRONT_ENDS.iter().map(move |f| (a, f)))
+        .collect();
+    // A few cells at a time: each is a separate project and pwk process.
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let chunks: Vec<_> = cells
+            .chunks(cells.len().div_ceil(3))
+            .map(|chunk| {
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .flat_map(|(a, f)| cell(a, f))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        chunks.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert!(
+        failures.is_empty(),
+        "{} of {} cells failed:\n{}",
+        failures.len(),
+        cells.len(),
+        failures.join("\n")
+    );
+}
