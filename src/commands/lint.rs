@@ -63,6 +63,9 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             return Ok(status);
         }
     }
+    // With no path: which agents directories were linted, each for whom (said when
+    // there is more than pi's one directory, where the summary's host says it all).
+    let dirs_note = linted_dirs_note(ctx, &plan);
     let mut report = plan.lint(keep_text);
     if args.baseline.is_some() || args.write_baseline {
         baseline_step(args, ctx, &mut report)?;
@@ -79,8 +82,11 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         LintFormat::Sarif => crate::lint::render::Format::Sarif,
         LintFormat::Github => crate::lint::render::Format::Github,
     };
-    write_stdout(render(format, &report, &render_opts).as_bytes())
-        .context("cannot write to stdout")?;
+    let mut text = render(format, &report, &render_opts);
+    if let (Some(note), LintFormat::Human) = (&dirs_note, args.format) {
+        text.push_str(note);
+    }
+    write_stdout(text.as_bytes()).context("cannot write to stdout")?;
     if !report.failures.is_empty() || !fix_errors.is_empty() {
         let lines: Vec<String> = report
             .failures
@@ -258,4 +264,30 @@ fn baseline_step(
         }
     }
     Ok(())
+}
+
+/// `Linted .agents/agents/ (tintinweb@0.18) and .claude/agents/ (claude-code@2.1).`
+/// when a run with no path covered more than one agents directory or another
+/// host's directory; `None` otherwise.
+fn linted_dirs_note(ctx: &Context, plan: &crate::project::LintPlan) -> Option<String> {
+    let dirs = &plan.dirs;
+    if dirs.is_empty() || (dirs.len() == 1 && dirs[0].host.is_none()) {
+        return None;
+    }
+    let parts: Vec<String> = dirs
+        .iter()
+        .map(|d| {
+            let profile = plan
+                .groups
+                .iter()
+                .find(|g| g.files.iter().any(|f| f.starts_with(&d.path)))
+                .map(|g| g.chosen.profile.label());
+            let shown = crate::text::escape_line(&ctx.display_path(&d.path)).into_owned();
+            match profile {
+                Some(p) => format!("{shown}/ ({p})"),
+                None => format!("{shown}/ (no role files)"),
+            }
+        })
+        .collect();
+    Some(format!("Linted {}.\n", parts.join(", ")))
 }

@@ -16,6 +16,9 @@ pub(crate) struct Checker<'a> {
     pub doc: &'a RoleDoc,
     pub profile: &'static HostProfile,
     pub out: Vec<Diagnostic>,
+    /// Under the portable profile: keys read by only some hosts (said once in the
+    /// run's summary, not per file).
+    pub host_specific: Vec<String>,
 }
 
 impl<'a> Checker<'a> {
@@ -24,6 +27,7 @@ impl<'a> Checker<'a> {
             doc,
             profile,
             out: Vec::new(),
+            host_specific: Vec::new(),
         }
     }
 
@@ -95,12 +99,20 @@ impl<'a> Checker<'a> {
 
 /// All single-file findings for `doc` under `host`, sorted by position.
 pub fn check_doc(doc: &RoleDoc, profile: &'static HostProfile) -> Vec<Diagnostic> {
+    check_doc_full(doc, profile).0
+}
+
+/// [`check_doc`], and the keys only some hosts read (the portable profile's note).
+pub fn check_doc_full(
+    doc: &RoleDoc,
+    profile: &'static HostProfile,
+) -> (Vec<Diagnostic>, Vec<String>) {
     let mut cx = Checker::new(doc, profile);
     run(&mut cx);
     let mut out = cx.out;
     out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     out.dedup();
-    out
+    (out, cx.host_specific)
 }
 
 fn run(cx: &mut Checker<'_>) {
