@@ -328,6 +328,9 @@ impl Project {
             let resolved = self.resolve_file(f)?;
             let mut s = resolved.settings();
             s.no_inline_suppressions = base.no_inline_suppressions;
+            // Command-line levels (`--select`, `--ignore`) beat the configuration.
+            s.levels
+                .extend(base.levels.iter().map(|(k, v)| (k.clone(), *v)));
             if s != *base {
                 settings.insert(f.clone(), s);
             }

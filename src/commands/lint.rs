@@ -32,7 +32,7 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         .map_err(rel)?;
     let base = crate::lint::FileSettings {
         no_inline_suppressions: args.no_inline_suppressions,
-        ..Default::default()
+        levels: flag_levels(&args.select, &args.ignore)?,
     };
     let plan = project
         .plan(set, &base)
@@ -67,6 +67,12 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     // there is more than pi's one directory, where the summary's host says it all).
     let dirs_note = linted_dirs_note(ctx, &plan);
     let mut report = plan.lint(keep_text);
+    if args.quiet {
+        for f in &mut report.files {
+            f.diagnostics
+                .retain(|d| d.severity == crate::lint::Severity::Error);
+        }
+    }
     if args.baseline.is_some() || args.write_baseline {
         baseline_step(args, ctx, &mut report)?;
     }
@@ -290,4 +296,36 @@ fn linted_dirs_note(ctx: &Context, plan: &crate::project::LintPlan) -> Option<St
         })
         .collect();
     Some(format!("Linted {}.\n", parts.join(", ")))
+}
+
+/// `--select` / `--ignore` as rule levels: with `--select`, every rule not named is
+/// off; `--ignore` turns its rules off. An unknown id is an error with a did-you-mean.
+fn flag_levels(
+    select: &[String],
+    ignore: &[String],
+) -> anyhow::Result<std::collections::BTreeMap<String, crate::lint::RuleLevel>> {
+    use crate::lint::RuleLevel;
+    use crate::lint::rules::{RULES, did_you_mean, find};
+    for (flag, ids) in [("--select", select), ("--ignore", ignore)] {
+        for id in ids {
+            if find(id).is_none() {
+                let hint = did_you_mean(id, RULES.iter().map(|r| r.id))
+                    .map(|s| format!("did you mean `{s}`?"))
+                    .unwrap_or_else(|| "`pwk rules` lists them".into());
+                anyhow::bail!("{flag}: no rule `{}`; {hint}", crate::text::escape_line(id));
+            }
+        }
+    }
+    let mut levels = std::collections::BTreeMap::new();
+    if !select.is_empty() {
+        for r in RULES.iter() {
+            if !select.iter().any(|s| s == r.id) {
+                levels.insert(r.id.to_string(), RuleLevel::Off);
+            }
+        }
+    }
+    for id in ignore {
+        levels.insert(id.clone(), RuleLevel::Off);
+    }
+    Ok(levels)
 }

@@ -310,3 +310,55 @@ fn lint_with_no_path_covers_every_agents_directory_each_for_its_host() {
         human.stdout
     );
 }
+
+/// `--select`, `--ignore` (rule ids, a did-you-mean on a bad one) and `--quiet`.
+#[test]
+fn select_ignore_and_quiet() {
+    let env = TestEnv::new();
+    env.write(
+        "r.md",
+        "---\nname: r\ndescription: d\ntools: read\nowner: me\nthinking: lots\n---\nBody\n",
+    );
+    let rules = |extra: &[&str]| -> (i32, Vec<String>) {
+        let out = run(env
+            .pwk()
+            .args(["lint", "r.md", "--host", "pwk", "--format", "json"])
+            .args(extra));
+        let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+        let mut v: Vec<String> = doc["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["rule"].as_str().unwrap().to_string())
+            .collect();
+        v.sort();
+        (out.code, v)
+    };
+    assert_eq!(
+        rules(&[]),
+        (1, vec!["invalid-thinking".into(), "unknown-key".into()])
+    );
+    assert_eq!(
+        rules(&["--select", "unknown-key"]),
+        (0, vec!["unknown-key".into()])
+    );
+    assert_eq!(
+        rules(&["--ignore", "invalid-thinking"]),
+        (0, vec!["unknown-key".into()])
+    );
+    assert_eq!(rules(&["--quiet"]), (1, vec!["invalid-thinking".into()]));
+    // A flag beats pwk.toml.
+    env.write("pwk.toml", "[rules]\nunknown-key = \"error\"\n");
+    assert_eq!(
+        rules(&["--ignore", "unknown-key"]),
+        (1, vec!["invalid-thinking".into()])
+    );
+    let out = run(env.pwk().args(["lint", "r.md", "--ignore", "unknown-kye"]));
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("--ignore: no rule `unknown-kye`; did you mean `unknown-key`?"),
+        "{}",
+        out.stderr
+    );
+}
