@@ -401,13 +401,13 @@ mod tests {
     const PWK_ROLE: &str = "---\nname: r\ndescription: Flags smells.\ntools: read, grep, find, ls, bash\nsystemPromptMode: replace\nmax_turns: 20\nthinking: low\n# model: <fast-tier> — set yours via /pwk-setup\n---\n# Body\n";
 
     #[test]
-    fn pwk_shaped_role_warns_only_where_hosts_differ() {
+    fn pwk_shaped_role_has_no_finding_with_no_host_known() {
         // herdr ignores `systemPromptMode` (it reads `system-prompt`); only tintinweb
-        // has a turn bound.
-        assert_eq!(
-            rules(PWK_ROLE, HostId::Pwk),
-            [("host-ignored-key", 5, 1), ("host-ignored-key", 6, 1)]
-        );
+        // has a turn bound: keys the run's summary names, not findings.
+        let doc = RoleDoc::parse(std::path::PathBuf::from("r.md"), PWK_ROLE.as_bytes());
+        let (found, host_specific) = check_doc_full(&doc, HostId::Pwk.newest());
+        assert!(found.is_empty(), "{found:?}");
+        assert_eq!(host_specific, ["systemPromptMode", "max_turns"]);
     }
 
     #[test]
@@ -436,9 +436,7 @@ mod tests {
             rules(text, HostId::Pwk),
             [
                 ("invalid-thinking", 5, 11),
-                ("host-ignored-key", 6, 1),
                 ("invalid-type", 6, 12),
-                ("host-ignored-key", 7, 1),
                 ("invalid-type", 7, 11),
                 ("unknown-key", 10, 1)
             ]
