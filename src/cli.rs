@@ -280,6 +280,18 @@ pub struct LintArgs {
     /// project root (or below the file's directory, outside the project).
     #[arg(long)]
     pub write_baseline: bool,
+
+    /// Report only these rules (ids, comma-separated; beats pwk.toml).
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub select: Vec<String>,
+
+    /// Never report these rules (ids, comma-separated; beats pwk.toml and --select).
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub ignore: Vec<String>,
+
+    /// Report errors only: warnings are neither shown nor counted.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]

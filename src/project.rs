@@ -343,11 +343,14 @@ impl Project {
         let mut settings = std::collections::HashMap::new();
         // Files grouped by host choice, and under `auto` by the host whose own
         // directory holds them (`.claude/agents/` is claude-code's).
-        let mut keyed: Vec<((HostChoice, Option<crate::host::HostId>), Vec<PathBuf>)> = Vec::new();
+        let mut keyed: Vec<(GroupKey, Vec<PathBuf>)> = Vec::new();
         for f in &set.files {
             let resolved = self.resolve_file(f)?;
             let mut s = resolved.settings();
             s.no_inline_suppressions = base.no_inline_suppressions;
+            // Command-line levels (`--select`, `--ignore`) beat the configuration.
+            s.levels
+                .extend(base.levels.iter().map(|(k, v)| (k.clone(), *v)));
             if s != *base {
                 settings.insert(f.clone(), s);
             }
@@ -390,6 +393,10 @@ impl Project {
         })
     }
 }
+
+/// A lint group's key: the host choice, and under `auto` the host whose own
+/// directory holds the files.
+type GroupKey = (HostChoice, Option<crate::host::HostId>);
 
 /// What a lint run asks for.
 #[derive(Debug, Clone, Default)]

@@ -32,7 +32,7 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         .map_err(rel)?;
     let base = crate::lint::FileSettings {
         no_inline_suppressions: args.no_inline_suppressions,
-        ..Default::default()
+        levels: flag_levels(&args.select, &args.ignore)?,
     };
     let set_anchors = set.anchors.clone();
     let plan = project
@@ -72,7 +72,16 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             return Ok(status);
         }
     }
+    // With no path: which agents directories were linted, each for whom (said when
+    // there is more than pi's one directory, where the summary's host says it all).
+    let dirs_note = linted_dirs_note(ctx, &plan);
     let mut report = plan.lint(keep_text);
+    if args.quiet {
+        for f in &mut report.files {
+            f.diagnostics
+                .retain(|d| d.severity == crate::lint::Severity::Error);
+        }
+    }
     if args.baseline.is_some() || args.write_baseline {
         baseline_step(args, ctx, &project.root, &mut report)?;
     }
@@ -88,8 +97,11 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         LintFormat::Sarif => crate::lint::render::Format::Sarif,
         LintFormat::Github => crate::lint::render::Format::Github,
     };
-    write_stdout(render(format, &report, &render_opts).as_bytes())
-        .context("cannot write to stdout")?;
+    let mut text = render(format, &report, &render_opts);
+    if let (Some(note), LintFormat::Human) = (&dirs_note, args.format) {
+        text.push_str(note);
+    }
+    write_stdout(text.as_bytes()).context("cannot write to stdout")?;
     if !report.failures.is_empty() || !fix_errors.is_empty() {
         let lines: Vec<String> = report
             .failures
@@ -271,4 +283,62 @@ fn baseline_step(
         }
     }
     Ok(())
+}
+
+/// `Linted .agents/agents/ (tintinweb@0.18) and .claude/agents/ (claude-code@2.1).`
+/// when a run with no path covered more than one agents directory or another
+/// host's directory; `None` otherwise.
+fn linted_dirs_note(ctx: &Context, plan: &crate::project::LintPlan) -> Option<String> {
+    let dirs = &plan.dirs;
+    if dirs.is_empty() || (dirs.len() == 1 && dirs[0].host.is_none()) {
+        return None;
+    }
+    let parts: Vec<String> = dirs
+        .iter()
+        .map(|d| {
+            let profile = plan
+                .groups
+                .iter()
+                .find(|g| g.files.iter().any(|f| f.starts_with(&d.path)))
+                .map(|g| g.chosen.profile.label());
+            let shown = crate::text::escape_line(&ctx.display_path(&d.path)).into_owned();
+            match profile {
+                Some(p) => format!("{shown}/ ({p})"),
+                None => format!("{shown}/ (no role files)"),
+            }
+        })
+        .collect();
+    Some(format!("Linted {}.\n", parts.join(", ")))
+}
+
+/// `--select` / `--ignore` as rule levels: with `--select`, every rule not named is
+/// off; `--ignore` turns its rules off. An unknown id is an error with a did-you-mean.
+fn flag_levels(
+    select: &[String],
+    ignore: &[String],
+) -> anyhow::Result<std::collections::BTreeMap<String, crate::lint::RuleLevel>> {
+    use crate::lint::RuleLevel;
+    use crate::lint::rules::{RULES, did_you_mean, find};
+    for (flag, ids) in [("--select", select), ("--ignore", ignore)] {
+        for id in ids {
+            if find(id).is_none() {
+                let hint = did_you_mean(id, RULES.iter().map(|r| r.id))
+                    .map(|s| format!("did you mean `{s}`?"))
+                    .unwrap_or_else(|| "`pwk rules` lists them".into());
+                anyhow::bail!("{flag}: no rule `{}`; {hint}", crate::text::escape_line(id));
+            }
+        }
+    }
+    let mut levels = std::collections::BTreeMap::new();
+    if !select.is_empty() {
+        for r in RULES.iter() {
+            if !select.iter().any(|s| s == r.id) {
+                levels.insert(r.id.to_string(), RuleLevel::Off);
+            }
+        }
+    }
+    for id in ignore {
+        levels.insert(id.clone(), RuleLevel::Off);
+    }
+    Ok(levels)
 }

@@ -8,7 +8,6 @@ use anyhow::Context as _;
 use crate::cli::{Format, SetupArgs};
 use crate::context::{eprintln_safe, write_stdout};
 use crate::fs::write::{self as safe, Inspect, NoHooks, Replace, SafeDir, WriteOptions};
-use crate::install::bundled::BUNDLED_ROLES;
 use crate::install::hint::ModelHint;
 use crate::install::manifest::{MANIFEST_NAME, Manifest};
 use crate::install::pi_check::{self, ModelCheck};
@@ -38,6 +37,11 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         .map(ModelHint::parse)
         .transpose()
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The roles as the project's host receives them (pwk.toml's `host`, else the
+    // host pi's settings name, else the portable profile), and where it reads them.
+    let project = super::project(ctx, args.dir.as_deref())?;
+    let chosen = project.host().map_err(|e| super::config_error(ctx, e))?;
+    let (roles, project_dir) = crate::install::bundled::rendered_for(chosen.profile);
     let target = if args.global {
         let Some(global) = ctx.env.global_agents_dir() else {
             anyhow::bail!(
@@ -54,10 +58,9 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             create_root: true,
         }
     } else {
-        let root = super::project(ctx, args.dir.as_deref())?.root;
         Target {
-            root,
-            below: crate::install::PROJECT_AGENTS_DIR.to_vec(),
+            root: project.root.clone(),
+            below: project_dir.to_vec(),
             create_root: false,
         }
     };
@@ -118,11 +121,11 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     if let Some(d) = &dir {
         d.lock(!look_only).map_err(anyhow::Error::from)?;
         if !look_only {
-            let mut names: Vec<String> = BUNDLED_ROLES.iter().map(|r| r.file_name()).collect();
+            let mut names: Vec<String> = roles.iter().map(|r| r.file_name()).collect();
             names.push(MANIFEST_NAME.to_string());
             // Backups are written through temps too: `.bak`, then `.bak.1` … `.bak.99`
             // (plan::write_backup), and an interrupted --force leaves those behind.
-            for r in BUNDLED_ROLES.iter() {
+            for r in roles.iter() {
                 let file = r.file_name();
                 names.push(format!("{file}.bak"));
                 names.extend((1..100).map(|n| format!("{file}.bak.{n}")));
@@ -140,7 +143,7 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         want_diff: args.diff,
     };
     let planned = plan::plan(
-        BUNDLED_ROLES,
+        &roles,
         dir.as_ref(),
         &agents_path,
         &manifest,

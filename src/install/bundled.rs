@@ -86,6 +86,72 @@ const _: () = assert!(
     "a bundled role name is not a plain slug"
 );
 
+/// The canonical roles as `host` should receive them, and the project directory
+/// (below the root) it reads them from. The canonical files are written for
+/// tintinweb (and lint clean there); another pi host gets them through the
+/// conversion engine (nicobailon: no `max_turns`, which it ignores; herdr: its own
+/// keys, in `.pi/agents/`, the one project directory it reads); pwk's own runner
+/// then takes the canonical budget ([`canonical_max_turns`]). With no host known, and
+/// for any other host, the canonical files are written: under the portable profile
+/// they have no finding (the run's summary names `max_turns`, read by tintinweb only
+/// among the hosts that read `.agents/agents/`).
+pub fn rendered_for(
+    host: &'static crate::host::HostProfile,
+) -> (Vec<BundledRole>, [&'static str; 2]) {
+    use crate::host::HostId;
+    let dir = match host.host {
+        HostId::Herdr => [".pi", "agents"],
+        _ => super::PROJECT_AGENTS_DIR,
+    };
+    let convert = |role: &BundledRole| -> Option<String> {
+        let from = HostId::Tintinweb.newest();
+        let doc = crate::role::RoleDoc::parse(
+            std::path::PathBuf::from(role.file_name()),
+            role.content.as_bytes(),
+        );
+        let opts = crate::convert::ConvertOptions {
+            to: host,
+            model_map: Default::default(),
+        };
+        crate::convert::convert_doc(&doc, from, &opts)
+            .ok()
+            .filter(|c| c.lint_errors().next().is_none())
+            .map(|c| c.text)
+    };
+    let roles = BUNDLED_ROLES
+        .iter()
+        .map(|role| {
+            let content = match host.host {
+                HostId::Nicobailon | HostId::Herdr => convert(role),
+                _ => None,
+            };
+            match content {
+                // Rendered once per run, for the five roles: kept for the process.
+                Some(text) if text != role.content => BundledRole {
+                    name: role.name,
+                    content: Box::leak(text.into_boxed_str()),
+                },
+                _ => *role,
+            }
+        })
+        .collect();
+    (roles, dir)
+}
+
+/// The `max_turns` of the canonical role `name` (pwk's runner's budget for its own
+/// roles when the installed copy does not set one).
+pub fn canonical_max_turns(name: &str) -> Option<u64> {
+    let role = bundled_role(name)?;
+    frontmatter_lines(role.content)
+        .find_map(|l| l.strip_prefix("max_turns:"))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// The frontmatter lines of a canonical role (between its `---` fences).
+fn frontmatter_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().skip(1).take_while(|l| l.trim_end() != "---")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,9 @@ pub(crate) struct Checker<'a> {
     pub doc: &'a RoleDoc,
     pub profile: &'static HostProfile,
     pub out: Vec<Diagnostic>,
+    /// Under the portable profile: keys read by only some hosts (said once in the
+    /// run's summary, not per file).
+    pub host_specific: Vec<String>,
 }
 
 impl<'a> Checker<'a> {
@@ -24,6 +27,7 @@ impl<'a> Checker<'a> {
             doc,
             profile,
             out: Vec::new(),
+            host_specific: Vec::new(),
         }
     }
 
@@ -95,12 +99,20 @@ impl<'a> Checker<'a> {
 
 /// All single-file findings for `doc` under `host`, sorted by position.
 pub fn check_doc(doc: &RoleDoc, profile: &'static HostProfile) -> Vec<Diagnostic> {
+    check_doc_full(doc, profile).0
+}
+
+/// [`check_doc`], and the keys only some hosts read (the portable profile's note).
+pub fn check_doc_full(
+    doc: &RoleDoc,
+    profile: &'static HostProfile,
+) -> (Vec<Diagnostic>, Vec<String>) {
     let mut cx = Checker::new(doc, profile);
     run(&mut cx);
     let mut out = cx.out;
     out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     out.dedup();
-    out
+    (out, cx.host_specific)
 }
 
 fn run(cx: &mut Checker<'_>) {
@@ -499,13 +511,13 @@ mod tests {
     const PWK_ROLE: &str = "---\nname: r\ndescription: Flags smells.\ntools: read, grep, find, ls, bash\nsystemPromptMode: replace\nmax_turns: 20\nthinking: low\n# model: <fast-tier> — set yours via /pwk-setup\n---\n# Body\n";
 
     #[test]
-    fn pwk_shaped_role_warns_only_where_hosts_differ() {
+    fn pwk_shaped_role_has_no_finding_with_no_host_known() {
         // herdr ignores `systemPromptMode` (it reads `system-prompt`); only tintinweb
-        // has a turn bound.
-        assert_eq!(
-            rules(PWK_ROLE, HostId::Pwk),
-            [("host-ignored-key", 5, 1), ("host-ignored-key", 6, 1)]
-        );
+        // has a turn bound: keys the run's summary names, not findings.
+        let doc = RoleDoc::parse(std::path::PathBuf::from("r.md"), PWK_ROLE.as_bytes());
+        let (found, host_specific) = check_doc_full(&doc, HostId::Pwk.newest());
+        assert!(found.is_empty(), "{found:?}");
+        assert_eq!(host_specific, ["systemPromptMode", "max_turns"]);
     }
 
     #[test]
@@ -534,9 +546,7 @@ mod tests {
             rules(text, HostId::Pwk),
             [
                 ("invalid-thinking", 5, 11),
-                ("host-ignored-key", 6, 1),
                 ("invalid-type", 6, 12),
-                ("host-ignored-key", 7, 1),
                 ("invalid-type", 7, 11),
                 ("unknown-key", 10, 1)
             ]

@@ -18,7 +18,7 @@ pub mod walk;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-pub use check::check_doc;
+pub use check::{check_doc, check_doc_full};
 pub use diagnostic::{Diagnostic, Related, Severity};
 pub use walk::{Collected, WalkError, collect_files, default_dirs};
 
@@ -66,6 +66,9 @@ pub struct LintReport {
     pub host: String,
     /// How it was chosen, when `--host auto` decided.
     pub host_reason: Option<String>,
+    /// Under the portable profile: each key only some hosts read, with how many
+    /// files set it (the summary says so once).
+    pub host_specific: std::collections::BTreeMap<String, usize>,
 }
 
 impl LintReport {
@@ -112,6 +115,9 @@ impl LintReport {
         self.skipped.extend(other.skipped);
         if self.host != other.host {
             self.host = format!("{}, {}", self.host, other.host);
+        }
+        for (k, n) in other.host_specific {
+            *self.host_specific.entry(k).or_default() += n;
         }
         self.host_reason = match (self.host_reason, other.host_reason) {
             (Some(a), Some(b)) if a != b => Some(format!("{a}; {b}")),
@@ -238,6 +244,8 @@ impl FileSettings {
 pub struct FileLint {
     pub diagnostics: Vec<Diagnostic>,
     pub suppressed: Vec<suppress::Suppressed>,
+    /// Keys only some hosts read (under the portable profile).
+    pub host_specific: Vec<String>,
 }
 
 /// Lint one parsed file with its settings: the single-file findings (no
@@ -249,7 +257,7 @@ pub fn lint_doc_full(
     profile: &'static HostProfile,
     settings: &FileSettings,
 ) -> FileLint {
-    let diagnostics = check_doc(doc, profile);
+    let (diagnostics, host_specific) = check_doc_full(doc, profile);
     let (mut diagnostics, mut suppressed) = if settings.no_inline_suppressions {
         (diagnostics, Vec::new())
     } else {
@@ -260,6 +268,7 @@ pub fn lint_doc_full(
     FileLint {
         diagnostics,
         suppressed,
+        host_specific,
     }
 }
 
@@ -300,6 +309,7 @@ pub fn lint_text_report(path: &Path, text: Vec<u8>, opts: &LintOptions) -> LintR
         diagnostics,
         suppressed,
         doc,
+        host_specific,
         ..
     } = check_bytes(path, text, opts.host, &opts.settings_for(path));
     let text = (opts.keep_text && !diagnostics.is_empty()).then_some(doc.text);
@@ -314,11 +324,13 @@ pub fn lint_text_report(path: &Path, text: Vec<u8>, opts: &LintOptions) -> LintR
         skipped: Vec::new(),
         host: opts.host.label(),
         host_reason: opts.host_reason.clone(),
+        host_specific: host_specific.into_iter().map(|k| (k, 1)).collect(),
     }
 }
 
 struct Outcome {
     report: FileReport,
+    host_specific: Vec<String>,
     name: Option<NameSite>,
     failure: Option<ReadFailure>,
 }
@@ -351,7 +363,11 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
     let mut files_out = Vec::with_capacity(outcomes.len());
     let mut failures = Vec::new();
     let mut names = Vec::with_capacity(outcomes.len());
+    let mut host_specific = std::collections::BTreeMap::<String, usize>::new();
     for o in outcomes {
+        for k in o.host_specific {
+            *host_specific.entry(k).or_default() += 1;
+        }
         failures.extend(o.failure);
         names.push(o.name);
         files_out.push(o.report);
@@ -405,6 +421,7 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
         skipped,
         host: opts.host.label(),
         host_reason: opts.host_reason.clone(),
+        host_specific,
     }
 }
 
@@ -508,6 +525,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
                 suppressed,
                 name,
                 doc,
+                host_specific,
             } = check_bytes(path, bytes, opts.host, &opts.settings_for(path));
             let text = (opts.keep_text && (!diagnostics.is_empty() || !suppressed.is_empty()))
                 .then_some(doc.text);
@@ -515,6 +533,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
             r.suppressed = suppressed;
             Outcome {
                 report: r,
+                host_specific,
                 name,
                 failure: None,
             }
@@ -527,6 +546,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
             );
             Outcome {
                 report: report(vec![d], None),
+                host_specific: Vec::new(),
                 name: None,
                 failure: None,
             }
@@ -535,6 +555,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
             let d = too_large(path, profile, &err);
             Outcome {
                 report: report(vec![d], None),
+                host_specific: Vec::new(),
                 name: None,
                 failure: None,
             }
@@ -549,6 +570,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
                 )],
                 None,
             ),
+            host_specific: Vec::new(),
             name: None,
             failure: Some(ReadFailure {
                 path: path.to_path_buf(),
@@ -568,6 +590,8 @@ pub struct Checked {
     pub suppressed: Vec<suppress::Suppressed>,
     pub name: Option<NameSite>,
     pub doc: RoleDoc,
+    /// Keys only some hosts read (under the portable profile).
+    pub host_specific: Vec<String>,
 }
 
 /// Check a file's bytes as `pwk lint` does once it has read them: the same rules,
@@ -595,18 +619,21 @@ pub fn check_bytes(
             suppressed: Vec::new(),
             name: None,
             doc: RoleDoc::parse(path, b""),
+            host_specific: Vec::new(),
         };
     }
     let doc = RoleDoc::from_bytes(path, bytes);
     let FileLint {
         diagnostics,
         suppressed,
+        host_specific,
     } = lint_doc_full(&doc, host, settings);
     Checked {
         diagnostics,
         suppressed,
         name: name_site(&doc),
         doc,
+        host_specific,
     }
 }
 

@@ -49,6 +49,9 @@ pub fn turn_budget(max_turns: Option<u64>) -> (u32, bool) {
 /// is not one of the contract's five roles).
 pub fn provider_run(name: &str, max_turns: Option<u64>) -> Option<ProviderRun> {
     let role = LogicalRole::ALL.into_iter().find(|r| r.name() == name)?;
+    // A copy installed for a host without a turn bound has no `max_turns`: pwk's own
+    // runner keeps the canonical role's budget.
+    let max_turns = max_turns.or_else(|| crate::install::bundled::canonical_max_turns(name));
     let (turn_budget, defaulted) = turn_budget(max_turns);
     let budget_from = if defaulted {
         "pwk's default, as the role sets no max_turns"
@@ -278,7 +281,12 @@ pub fn build_job(
         },
     };
 
-    let (turn_budget, defaulted) = turn_budget(r.max_turns);
+    // A copy installed for a host without a turn bound has no `max_turns`: the
+    // canonical role's budget applies.
+    let (turn_budget, defaulted) = turn_budget(
+        r.max_turns
+            .or_else(|| crate::install::bundled::canonical_max_turns(role.name())),
+    );
     if defaulted {
         notes.push(format!(
             "the definition sets no max_turns; pwk applied a turn budget of {DEFAULT_TURN_BUDGET}"

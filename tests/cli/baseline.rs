@@ -49,7 +49,7 @@ fn write_then_only_new_findings_fail() {
     assert!(
         wrote
             .stderr
-            .contains("pwk: wrote 6 findings to `pwk-baseline.json`"),
+            .contains("pwk: wrote 4 findings to `pwk-baseline.json`"),
         "{}",
         wrote.stderr
     );
@@ -58,13 +58,13 @@ fn write_then_only_new_findings_fail() {
     assert_eq!(b["version"], 1);
     assert_eq!(
         b["findings"][0],
-        serde_json::json!({"path": ".agents/agents/r.md", "rule": "host-ignored-key", "text": "max_turns"})
+        serde_json::json!({"path": ".agents/agents/r.md", "rule": "invalid-type", "text": "\"20\""})
     );
     let out = lint(&env, &["--baseline", "pwk-baseline.json"]);
     assert_eq!(out.code, 0, "{}", out.stdout);
     assert_eq!(rules(&out), []);
     let doc = json(&out);
-    assert_eq!(doc["summary"]["suppressed"], 6);
+    assert_eq!(doc["summary"]["suppressed"], 4);
     assert_eq!(
         doc["suppressed"][0]["suppression"],
         serde_json::json!({"kind": "baseline", "reason": "in the baseline `pwk-baseline.json`"})
@@ -95,12 +95,16 @@ fn write_then_only_new_findings_fail() {
     let out = lint(&env, &["--baseline", "pwk-baseline.json"]);
     assert_eq!((out.code, rules(&out)), (0, vec![]), "{}", out.stdout);
 
-    // A new finding fails, and only it is reported.
+    // A new finding is reported, and only it (a key no host reads, no typo: a
+    // warning; with --deny-warnings it fails).
     env.write(
         ".agents/agents/r.md",
         ROLE.replace("owner: me\n", "owner: me\nteam: x\n"),
     );
-    let out = lint(&env, &["--baseline", "pwk-baseline.json"]);
+    let out = lint(
+        &env,
+        &["--baseline", "pwk-baseline.json", "--deny-warnings"],
+    );
     assert_eq!(out.code, 1);
     assert_eq!(
         rules(&out),
@@ -119,7 +123,7 @@ fn write_then_only_new_findings_fail() {
             .iter()
             .filter(|r| r.0 == ".agents/agents/t.md")
             .count()
-            == 3,
+            == 2,
         "{:?}",
         rules(&out)
     );
@@ -160,7 +164,7 @@ fn the_baseline_is_sorted_stable_and_refreshed() {
     );
     lint(&env, &["--write-baseline", "--baseline", "ci/base.json"]);
     let b: serde_json::Value = serde_json::from_str(&env.read("ci/base.json")).unwrap();
-    assert_eq!(b["findings"].as_array().unwrap().len(), 5);
+    assert_eq!(b["findings"].as_array().unwrap().len(), 3);
 }
 
 #[test]

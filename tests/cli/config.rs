@@ -66,11 +66,13 @@ fn rules_set_levels_and_turn_rules_off() {
         "{after:?}"
     );
     assert!(!after.iter().any(|(_, r, _)| r == "crlf"), "{after:?}");
+    // `host-ignored-key` set to error: no host is named, so the keys only some
+    // hosts read are the summary's note, not findings.
     assert!(
-        has(&after, "roles/a.md", "host-ignored-key", "error"),
+        !after.iter().any(|(_, r, _)| r == "host-ignored-key"),
         "{after:?}"
     );
-    assert_eq!(out.code, 1);
+    assert_eq!(out.code, 0);
 }
 
 #[test]

@@ -144,10 +144,10 @@ fn fix_reports_what_remains_and_exits_on_it() {
     let env = TestEnv::new();
     env.write(
         ".agents/agents/r.md",
-        "---\r\nname: r\r\ndescription: d\r\ntools: read\r\nmax_turns: \"20\"\r\nowner: me\r\n---\r\nBody\r\n",
+        "---\r\nname: r\r\ndescription: d\r\ntools: read\r\nmax_turns: \"20\"\r\ntols: me\r\n---\r\nBody\r\n",
     );
     let out = run(env.pwk().args(["lint", "--fix", "--format", "json"]));
-    // `owner` has no fix: it remains, an error.
+    // `tols` (a typo of `tools`, which the file sets) has no fix: it remains, an error.
     assert_eq!(out.code, 1, "{}", out.stderr);
     let doc = json(&out);
     let rules: Vec<_> = doc["diagnostics"]
@@ -162,7 +162,7 @@ fn fix_reports_what_remains_and_exits_on_it() {
     );
     assert_eq!(
         env.read(".agents/agents/r.md"),
-        "---\nname: r\ndescription: d\ntools: read\nmax_turns: 20\nowner: me\n---\nBody\n"
+        "---\nname: r\ndescription: d\ntools: read\nmax_turns: 20\ntols: me\n---\nBody\n"
     );
     assert!(out.stderr.contains("pwk: fixed `.agents/agents/r.md`: convert CRLF line endings to LF; remove the quotes: `max_turns: 20`"), "{}", out.stderr);
 }

@@ -223,3 +223,142 @@ fn root_walk_stops_at_a_directory_another_user_owns() {
     let text = run(&mut cmd).stdout;
     assert!(text.contains("outer (it has .git)"), "{text}");
 }
+
+/// `pwk setup` then `pwk lint`: nothing to report, with no host known and with each
+/// host pi's settings name (the roles are rendered for it, into the directory it
+/// reads).
+#[test]
+fn setup_then_lint_finds_nothing_for_no_host_and_each_detected_host() {
+    for (settings, dir, profile) in [
+        (None, ".agents/agents", "pwk"),
+        (
+            Some("npm:@tintinweb/pi-subagents@0.18.0"),
+            ".agents/agents",
+            "tintinweb@0.18",
+        ),
+        (
+            Some("npm:pi-subagents"),
+            ".agents/agents",
+            "nicobailon@0.76",
+        ),
+        (Some("npm:pi-herdr-agents"), ".pi/agents", "herdr@1.3"),
+    ] {
+        let env = TestEnv::new();
+        std::fs::create_dir_all(env.path(".git")).unwrap();
+        if let Some(s) = settings {
+            env.write(".pi/settings.json", format!("{{\"packages\": [\"{s}\"]}}"));
+        }
+        let out = run(env.pwk().arg("setup"));
+        assert_eq!(out.code, 0, "{settings:?}: {}{}", out.stdout, out.stderr);
+        assert!(
+            env.path(dir).join("pwk-recon-scout.md").is_file(),
+            "{settings:?}: not in {dir}"
+        );
+        let out = run(env.pwk().args(["lint", "--deny-warnings"]));
+        assert_eq!(out.code, 0, "{settings:?}: {}{}", out.stdout, out.stderr);
+        let clean = format!("5 files checked for {profile}: no problems.\n");
+        if settings.is_none() {
+            // No host known: no finding; the summary names `max_turns` (tintinweb
+            // reads it, nicobailon does not) once.
+            assert!(out.stdout.starts_with(&clean), "{}", out.stdout);
+            assert_eq!(out.stdout.lines().count(), 2, "{}", out.stdout);
+            assert!(
+                out.stdout
+                    .contains("Note: `max_turns` is read by only some hosts")
+            );
+        } else {
+            assert_eq!(out.stdout, clean, "{settings:?}");
+        }
+        // A second run changes nothing: the rendered roles are pwk's own.
+        let again = run(env.pwk().args(["setup", "--check"]));
+        assert_eq!(
+            again.code, 0,
+            "{settings:?}: {}{}",
+            again.stdout, again.stderr
+        );
+    }
+}
+
+/// With no path, every agents directory present is linted, each for its own host,
+/// and the run says which.
+#[test]
+fn lint_with_no_path_covers_every_agents_directory_each_for_its_host() {
+    let env = TestEnv::new();
+    env.write(
+        ".agents/agents/a.md",
+        "---\nname: a\ndescription: d\ntools: read\n---\nBody\n",
+    );
+    // Claude Code's spelling: fine there, not for a pi host.
+    env.write(
+        ".claude/agents/c.md",
+        "---\nname: c\ndescription: d\ntools: Read, Grep\n---\nBody\n",
+    );
+    let out = run(env.pwk().args(["lint", "--format", "json"]));
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(doc["files"], 2, "{doc}");
+    let profile = doc["host"]["profile"].as_str().unwrap();
+    assert!(
+        profile.contains("pwk") && profile.contains("claude-code"),
+        "{doc}"
+    );
+    let human = run(env.pwk().arg("lint"));
+    assert!(
+        human
+            .stdout
+            .contains("Linted .agents/agents/ (pwk), .claude/agents/ (claude-code@"),
+        "{}",
+        human.stdout
+    );
+}
+
+/// `--select`, `--ignore` (rule ids, a did-you-mean on a bad one) and `--quiet`.
+#[test]
+fn select_ignore_and_quiet() {
+    let env = TestEnv::new();
+    env.write(
+        "r.md",
+        "---\nname: r\ndescription: d\ntools: read\nowner: me\nthinking: lots\n---\nBody\n",
+    );
+    let rules = |extra: &[&str]| -> (i32, Vec<String>) {
+        let out = run(env
+            .pwk()
+            .args(["lint", "r.md", "--host", "pwk", "--format", "json"])
+            .args(extra));
+        let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+        let mut v: Vec<String> = doc["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["rule"].as_str().unwrap().to_string())
+            .collect();
+        v.sort();
+        (out.code, v)
+    };
+    assert_eq!(
+        rules(&[]),
+        (1, vec!["invalid-thinking".into(), "unknown-key".into()])
+    );
+    assert_eq!(
+        rules(&["--select", "unknown-key"]),
+        (0, vec!["unknown-key".into()])
+    );
+    assert_eq!(
+        rules(&["--ignore", "invalid-thinking"]),
+        (0, vec!["unknown-key".into()])
+    );
+    assert_eq!(rules(&["--quiet"]), (1, vec!["invalid-thinking".into()]));
+    // A flag beats pwk.toml.
+    env.write("pwk.toml", "[rules]\nunknown-key = \"error\"\n");
+    assert_eq!(
+        rules(&["--ignore", "unknown-key"]),
+        (1, vec!["invalid-thinking".into()])
+    );
+    let out = run(env.pwk().args(["lint", "r.md", "--ignore", "unknown-kye"]));
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr
+            .contains("--ignore: no rule `unknown-kye`; did you mean `unknown-key`?"),
+        "{}",
+        out.stderr
+    );
+}

@@ -366,7 +366,26 @@ pub fn summary(report: &LintReport) -> String {
     for s in &report.skipped {
         out.push_str(&format!("Skipped {}: {}.\n", s.path.display(), s.reason));
     }
+    out.push_str(&host_specific_note(report));
     out
+}
+
+/// Under the portable profile: the keys only some hosts read, named once, with how
+/// to name the host (empty when there are none).
+pub fn host_specific_note(report: &LintReport) -> String {
+    if report.host_specific.is_empty() {
+        return String::new();
+    }
+    let keys: Vec<String> = report
+        .host_specific
+        .keys()
+        .map(|k| format!("`{}`", escape_line(k)))
+        .collect();
+    format!(
+        "Note: {} {} read by only some hosts (these files were linted for the portable profile, safe on every host); to lint for yours, name it: `host = \"tintinweb\"` (or nicobailon, herdr, …) in pwk.toml, or `--host tintinweb`.\n",
+        keys.join(", "),
+        if keys.len() == 1 { "is" } else { "are" }
+    )
 }
 
 #[cfg(test)]

@@ -17,6 +17,10 @@ struct Document<'a> {
     suppressed: Vec<Hidden<'a>>,
     /// Files left out because the host never reads them as roles.
     skipped: Vec<Skip>,
+    /// Under the portable profile: keys only some hosts read, with how many files
+    /// set each (absent when none).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    host_specific_keys: &'a std::collections::BTreeMap<String, usize>,
     summary: Summary,
 }
 
@@ -118,6 +122,7 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
                 reason: s.reason.clone(),
             })
             .collect(),
+        host_specific_keys: &report.host_specific,
         summary: Summary {
             errors,
             warnings,

@@ -11,7 +11,7 @@ pub(crate) const RULE: Rule = Rule {
     id: "host-ignored-key",
     severity: Severity::Warning,
     summary: "the chosen host ignores this key",
-    explanation: "Each host reads its own subset of keys (see `pwk schema --host H`). nicobailon has no turn bound, so `max_turns` does nothing there (its bound is `toolBudget`); tintinweb reads `prompt_mode`, not `systemPromptMode`. The key is valid, but with `--host` for that host it has no effect. Not reported when the value is what the host does anyway (tintinweb replaces the system prompt by default, so `systemPromptMode: replace` is harmless there). Only reported with `--host tintinweb|nicobailon|herdr`.",
+    explanation: "Each host reads its own subset of keys (see `pwk schema --host H`). nicobailon has no turn bound, so `max_turns` does nothing there (its bound is `toolBudget`); tintinweb reads `prompt_mode`, not `systemPromptMode`. The key is valid, but with `--host` for that host it has no effect. Not reported when the value is what the host does anyway (tintinweb replaces the system prompt by default, so `systemPromptMode: replace` is harmless there). Reported with `--host tintinweb|nicobailon|herdr` (or `host` in pwk.toml); when no host is known, the run's summary names the keys only some hosts read, once, instead.",
     bad: "---\nmax_turns: 20   # linted with --host nicobailon\n---\n",
     good: "---\nmax_turns: 20\ntoolBudget: {soft: 20, hard: 30}   # linted with --host nicobailon\n---\n",
 };
@@ -104,8 +104,12 @@ fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node) {
     if host::pi_rows().any(|h| h.rejects(k)) {
         return; // `host-rejected-key` names who refuses it
     }
-    let (readers, ignorers): (Vec<host::PiRow>, Vec<host::PiRow>) =
-        host::pi_rows().partition(|h| h.reads(k));
+    // Only the hosts that look where the file is: a role in `.agents/agents/` is
+    // none of herdr's business (it reads only `.pi/agents/`).
+    let dir_of_file = project_dir_of(&cx.doc.path);
+    let (readers, ignorers): (Vec<host::PiRow>, Vec<host::PiRow>) = host::pi_rows()
+        .filter(|h| dir_of_file.is_none_or(|d| host_reads_dir(h.host, d)))
+        .partition(|h| h.reads(k));
     if readers.is_empty() || ignorers.is_empty() {
         return; // every host reads it, or none does (`unknown-key`)
     }
@@ -140,23 +144,28 @@ fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node) {
     if siblings.first().is_some_and(|first| *first != k) {
         return;
     }
-    let names = |rows: &[host::PiRow]| {
-        let v: Vec<(host::HostId, &str)> = rows.iter().map(|h| (h.host, h.version)).collect();
-        host::name_versions(&v)
-    };
-    let ignored_by = names(&ignorers);
-    let mut message = format!(
-        "`{k}` is read by {} and ignored by {ignored_by}",
-        names(&readers)
-    );
-    if let Some(first) = ignorers.iter().find_map(|h| h.instead(k)) {
-        message.push_str(&format!(" ({first})"));
-    }
-    cx.emit(
-        &RULE,
-        key.span.clone(),
-        format!("ignored by {ignored_by}"),
-        message,
-        Some("fine if you target the hosts that read it; `--host H` lints for one host".into()),
-    );
+    // Not a per-file finding: the run's summary names these keys once, with how to
+    // name the host (`host` in pwk.toml, `--host`).
+    let _ = readers;
+    cx.host_specific.push(k.to_string());
+}
+
+/// The well-known pi project directory holding `path` (`.agents/agents`,
+/// `.pi/agents`), if it is in one.
+pub(crate) fn project_dir_of(path: &std::path::Path) -> Option<&'static str> {
+    let parent = path.parent()?;
+    [".agents/agents", ".pi/agents"]
+        .into_iter()
+        .find(|d| parent.ends_with(d))
+}
+
+/// Whether `host`'s newest profile discovers project roles in `dir` (itself, or a
+/// directory it reads below: nicobailon reads `.agents/` throughout).
+pub(crate) fn host_reads_dir(host: host::HostId, dir: &str) -> bool {
+    host.project_dirs().any(|d| {
+        d == dir
+            || dir
+                .strip_prefix(d)
+                .is_some_and(|rest| rest.starts_with('/'))
+    })
 }

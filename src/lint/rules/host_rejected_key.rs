@@ -10,7 +10,7 @@ pub(crate) const RULE: Rule = Rule {
     id: "host-rejected-key",
     severity: Severity::Error,
     summary: "the chosen host refuses roles with this key",
-    explanation: "Some keys make a host refuse the role outright: pi-herdr-agents rejects the legacy `cli` and `cli-model` keys (`external-cli-unsupported`). Remove the key, or keep such adapters out of that host's directories. Only reported with `--host`.",
+    explanation: "Some keys make a host refuse the role outright: pi-herdr-agents rejects the legacy `cli` and `cli-model` keys (`external-cli-unsupported`). Remove the key, or keep such adapters out of that host's directories. Under the portable profile (no host named) an error when a host that reads the file's directory refuses it.",
     bad: "---\ncli: claude   # linted with --host herdr\n---\n",
     good: "---\nname: reviewer\n---\n",
 };
@@ -28,7 +28,13 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             if !host::pi_rows().any(|h| h.rejects(k)) {
                 continue;
             }
-            let (rejecting, rest) = host::split_profiles(|h| h.rejected.contains_key(k));
+            // Only the hosts that look where the file is (herdr never reads
+            // `.agents/agents/`, so its refusal is moot there).
+            let dir = super::host_ignored_key::project_dir_of(&cx.doc.path);
+            let looks = |h: &crate::host::HostProfile| {
+                dir.is_none_or(|d| super::host_ignored_key::host_reads_dir(h.host, d))
+            };
+            let (rejecting, _) = host::split_profiles(|h| looks(h) && h.rejected.contains_key(k));
             let Some(fact) = rejecting.first().and_then(|h| h.rejected.get(k)) else {
                 continue;
             };
@@ -41,10 +47,8 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
                 format!("{who} refuses this role because of `{k}`: {note}"),
                 Some(format!("remove `{k}` if the role must run on {who}")),
             );
-            // An error only when no host would run it.
-            if !rest.is_empty() {
-                d.severity = Severity::Warning;
-            }
+            // A supported host refuses it: an error wherever no host is named.
+            d.severity = p.severity_of(RULE.id, Severity::Error);
             continue;
         }
         let Some(fact) = p.rejected.get(k) else {

@@ -24,8 +24,8 @@ pub(crate) fn report(cx: &mut Checker<'_>) {
 }
 
 /// A key the profile requires is missing. Under a real host: the host skips the
-/// role (an error). Under the portable profile: an error only when every host
-/// skips it, else a warning naming those that do.
+/// role (an error). Under the portable profile: an error when any supported host
+/// skips it (naming those that do), else a warning.
 pub(crate) fn report_required(cx: &mut Checker<'_>, rule: &'static Rule, key: &str, help: String) {
     let p = cx.profile;
     let span = cx.open_fence();
@@ -50,7 +50,7 @@ pub(crate) fn report_required(cx: &mut Checker<'_>, rule: &'static Rule, key: &s
                     host::name_profiles(&skipping),
                     host::name_profiles(&rest)
                 ),
-                Severity::Warning,
+                Severity::Error,
             )
         }
     } else {

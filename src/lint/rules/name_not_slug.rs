@@ -66,7 +66,8 @@ pub(crate) fn report(cx: &mut Checker<'_>, node: &Node) {
                 "`name` `{value}` contains `:`, which {} skips (reserved for plugin-scoped names)",
                 host::name_profiles(&skipping)
             ),
-            Severity::Warning,
+            // What a supported host skips is an error wherever no host is named.
+            Severity::Error,
         )
     } else {
         (

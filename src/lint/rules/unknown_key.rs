@@ -11,7 +11,7 @@ pub(crate) const RULE: Rule = Rule {
     id: "unknown-key",
     severity: Severity::Error,
     summary: "a frontmatter key the host does not read",
-    explanation: "Hosts ignore keys they do not read, silently: a role with `allowed_tools:` instead of `tools:` loads and runs with full tool access. A key that looks like a misspelling of one the host reads is an error; under a real host (`--host tintinweb`, …) any other key it does not read is a warning (the host ignores it); under the portable profile a key that no supported host reads is an error. Namespaced extension keys (`x-owner`, `acme.owner`) are never checked. `pwk schema --host H` lists what each host reads.",
+    explanation: "Hosts ignore keys they do not read, silently: a role with `allowed_tools:` instead of `tools:` loads and runs with full tool access. A key that looks like a misspelling of one the host reads is an error; any other key it does not read is a warning (the host ignores it; under the portable profile: no supported host reads it). Namespaced extension keys (`x-owner`, `acme.owner`) are never checked. `pwk schema --host H` lists what each host reads.",
     bad: "---\nname: reviewer\nallowed_tools: read, grep\n---\n",
     good: "---\nname: reviewer\ntools: read, grep\nx-owner: platform-team\n---\n",
 };
@@ -106,13 +106,12 @@ pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {
         Some(s) => format!("did you mean `{s}`?"),
         None => "unknown key".to_string(),
     };
-    // A likely typo loses the key's effect: an error. Otherwise the host just
-    // ignores it: a warning under a real host, an error for the portable profile
-    // (no host reads it at all).
+    // A likely typo loses the key's effect: an error. Otherwise every host just
+    // ignores it (a repository's own extension key, say): a warning.
     if let Some(strict) = &p.strict_keys {
         message.push_str(&format!("; {} {}", p.label(), strict.note));
     }
-    let severity = if p.strict_keys.is_some() || suggested.is_some() || p.is_portable() {
+    let severity = if p.strict_keys.is_some() || suggested.is_some() {
         p.severity_of(RULE.id, Severity::Error)
     } else {
         p.severity_of(RULE.id, Severity::Warning)
