@@ -246,14 +246,14 @@ fn value_hover(ws: &Workspace, doc: &RoleDoc, key: &str, node: &Node) -> String 
                     .as_deref()
                     .map(code)
                     .unwrap_or_else(|| "pi's first model with credentials".into()),
-                md(&m.decided_by.to_string())
+                md(m.decided_by)
             );
             if !m.chain.is_empty() {
                 s.push_str("\n\nChain, first usable link wins:");
                 for l in &m.chain {
                     s.push_str(&format!(
                         "\n- {} ({}): {} — {}",
-                        md(&l.link.to_string()),
+                        md(l.link),
                         md(&l.from.to_string()),
                         l.value
                             .as_deref()
