@@ -263,38 +263,39 @@ fn unsafe_fixes_never_rename_two_keys_to_the_same_key() {
 fn diff_covers_every_host_group() {
     let env = TestEnv::new();
     std::fs::create_dir_all(env.path(".git")).unwrap();
-    // Clean for the portable profile; the other directory is linted for
-    // tintinweb by an override, and has a safe fix (CRLF).
+    // Clean for the portable profile; `zz/` (the second host group: files are
+    // grouped in path order) is linted for tintinweb by an override, and has a
+    // safe fix (CRLF).
     env.write(
         "pwk.toml",
-        "host = \"pwk\"\n\n[[overrides]]\nfiles = [\"other/\"]\nhost = \"tintinweb\"\n",
+        "host = \"pwk\"\n\n[[overrides]]\nfiles = [\"zz/\"]\nhost = \"tintinweb\"\n",
     );
     env.write(
         "roles/a.md",
         "---\nname: a\ndescription: Reviews.\ntools: read\n---\nBody\n",
     );
     env.write(
-        "other/b.md",
+        "zz/b.md",
         "---\r\nname: b\r\ndescription: Reviews.\r\ntools: read\r\n---\r\nBody\r\n",
     );
-    let before = env.read("other/b.md");
-    let diff = run(env.pwk().args(["lint", "--diff", "roles", "other"]));
+    let before = env.read("zz/b.md");
+    let diff = run(env.pwk().args(["lint", "--diff", "roles", "zz"]));
     assert_eq!(diff.code, 1, "{}\n{}", diff.stdout, diff.stderr);
-    assert!(diff.stdout.contains("+++ b/other/b.md"), "{}", diff.stdout);
+    assert!(diff.stdout.contains("+++ b/zz/b.md"), "{}", diff.stdout);
     assert!(
         diff.stderr.contains("would change 1 file"),
         "{}",
         diff.stderr
     );
-    assert_eq!(env.read("other/b.md"), before, "--diff wrote");
+    assert_eq!(env.read("zz/b.md"), before, "--diff wrote");
     // `--fix` changes exactly what `--diff` showed.
-    let fix = run(env.pwk().args(["lint", "--fix", "roles", "other"]));
+    let fix = run(env.pwk().args(["lint", "--fix", "roles", "zz"]));
     assert!(
         fix.stderr.contains("applied 1 fix in 1 file"),
         "{}",
         fix.stderr
     );
-    let again = run(env.pwk().args(["lint", "--diff", "roles", "other"]));
+    let again = run(env.pwk().args(["lint", "--diff", "roles", "zz"]));
     assert_eq!(
         (again.code, again.stdout.as_str()),
         (0, ""),
