@@ -110,11 +110,16 @@ pwk setup --fast-model anthropic/claude-haiku-4-5"
 keys move to the target's spelling of the same setting (`maxTurns` → `max_turns`, \
 `disallowedTools` → `disallowed_tools` / `excludeTools` / `deny-tools`, `effort` → \
 `thinking`), tool names are mapped (Read → read, Glob → find, MultiEdit → edit, …), model \
-aliases go through `--model-map`, and the body is copied unchanged. Every file gets a report: \
-what was converted, what was dropped and why, and what needs a decision. Nothing is dropped \
-silently. Each output is linted for the target host in memory; the command exits 1 when one \
-still has errors there. Files are written without following symlinks and never over a \
-different file unless `--force` (the old file is kept as `<name>.bak`).",
+aliases go through `--model-map`, and the body is copied unchanged. The frontmatter is written \
+from the parsed values, quoted wherever YAML would read them otherwise; comments go with the \
+keys they stand next to. Tool words whose meaning differs between hosts (`*`, `all`, `none`, \
+no `tools` at all) become what the SOURCE host grants. Every file gets a report: what was \
+converted, what was dropped and why (comments included), and what needs a decision. Nothing \
+is dropped silently. Each output is linted for the target host where it will be written, and \
+every remaining finding is named; the command exits 1 when one still has errors there, or \
+when the target cannot express a role's tool restriction (it would grant more). Files are \
+written without following symlinks and never over a different file unless `--force` (the old \
+file is kept as `<name>.bak`); `--in-place` keeps each file's name.",
         after_long_help = "Examples:\n  pwk convert --to tintinweb .claude/agents/ --out .pi/agents\n  \
 pwk convert --to nicobailon .claude/agents/reviewer.md --out .pi/agents --model-map sonnet=anthropic/claude-sonnet-4-5\n  \
 pwk convert --to claude-code --from tintinweb .pi/agents/ --out .claude/agents --dry-run\n  \

@@ -9,7 +9,7 @@ use serde_json::json;
 use crate::cli::{ConvertArgs, Format};
 use crate::context::write_stdout;
 use crate::convert::{
-    Conversion, ConvertOptions, Destination, Outcome, WriteResult, Written, convert_doc, write,
+    Conversion, ConvertOptions, Destination, Outcome, WriteResult, Written, convert_to, write,
 };
 use crate::host::{HostChoice, HostProfile, detect_from_paths};
 use crate::lint::{Severity, collect_files};
@@ -98,8 +98,7 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             }
         };
         let doc = RoleDoc::parse(file.clone(), &bytes);
-        let conversion = match convert_doc(&doc, from, &opts) {
-            Ok(c) if args.in_place => in_place(c),
+        let conversion = match convert_to(&doc, from, &opts, &dest) {
             Ok(c) => c,
             Err(e) => {
                 errors.push(escape_line(&e.to_string()).into_owned());
@@ -141,11 +140,16 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let kept = done
         .iter()
         .any(|d| d.write.as_ref().is_some_and(|w| w.written == Written::Kept));
+    let widens = done
+        .iter()
+        .any(|d| d.conversion.widening().next().is_some());
     let text = match args.format {
-        Format::Human => human(&done, to, ctx),
+        // Nothing converted: no report, only the errors (no success summary).
+        Format::Human if done.is_empty() => String::new(),
+        Format::Human => human(&done, to, ctx, errors.len()),
         Format::Json => format!(
             "{}\n",
-            serde_json::to_string_pretty(&doc_json(&done, to, ctx))?
+            serde_json::to_string_pretty(&doc_json(&done, to, ctx, &errors))?
         ),
     };
     write_stdout(text.as_bytes()).context("cannot write to stdout")?;
@@ -154,37 +158,13 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     }
     Ok(if failed {
         ExitStatus::Error
-    } else if lint_failed || kept {
+    } else if lint_failed || kept || widens {
         ExitStatus::Failure
     } else {
         ExitStatus::Success
     })
 }
 
-/// A conversion written over its source: the file keeps its name, so a rename
-/// the target host's naming asks for is a decision for the user, not something
-/// done (the report must not announce it).
-fn in_place(mut c: Conversion) -> Conversion {
-    let kept = c
-        .source
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    for i in &mut c.items {
-        if i.key == "file name" && i.outcome == Outcome::Converted {
-            i.outcome = Outcome::Decision;
-            i.note = format!(
-                "not renamed: --in-place writes over `{kept}`; {} names the file `{}` ({}): rename it yourself, or convert with --out",
-                c.to,
-                i.to.clone().unwrap_or_default(),
-                i.note
-            );
-            i.to = None;
-        }
-    }
-    c.file_name = kept;
-    c
-}
 
 /// The host a file is written for, and why.
 fn source_host(
@@ -240,9 +220,9 @@ fn written_word(w: &Option<WriteResult>, err: &Option<String>) -> String {
     }
 }
 
-fn human(done: &[Done], to: &HostProfile, ctx: &Context) -> String {
+fn human(done: &[Done], to: &HostProfile, ctx: &Context, not_converted: usize) -> String {
     let mut out = String::new();
-    let (mut dropped, mut decide, mut lint_bad) = (0, 0, 0);
+    let (mut dropped, mut decide, mut lint_bad, mut widen) = (0, 0, 0, 0);
     for d in done {
         let c = &d.conversion;
         let target = d
@@ -319,30 +299,46 @@ fn human(done: &[Done], to: &HostProfile, ctx: &Context) -> String {
         }
         dropped += c.count(Outcome::Dropped);
         decide += c.count(Outcome::Decision);
-        let errors: Vec<_> = c.lint_errors().collect();
+        if c.widening().next().is_some() {
+            widen += 1;
+        }
+        let errors = c.lint_errors().count();
         let warnings = c
             .lint
             .iter()
             .filter(|x| x.severity == Severity::Warning)
             .count();
-        if errors.is_empty() {
-            out.push_str(&format!(
-                "  lint       clean for {} ({warnings} warning{})\n",
-                c.to,
-                if warnings == 1 { "" } else { "s" }
-            ));
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        if errors == 0 && warnings == 0 {
+            out.push_str(&format!("  lint       clean for {}\n", c.to));
         } else {
-            lint_bad += 1;
-            out.push_str(&format!(
-                "  lint       FAILS for {}: {} error{}\n",
-                c.to,
-                errors.len(),
-                if errors.len() == 1 { "" } else { "s" }
-            ));
-            for e in errors {
+            if errors == 0 {
                 out.push_str(&format!(
-                    "    line {}: error[{}] {}\n",
+                    "  lint       clean for {} ({warnings} warning{}):\n",
+                    c.to,
+                    plural(warnings)
+                ));
+            } else {
+                lint_bad += 1;
+                out.push_str(&format!(
+                    "  lint       FAILS for {}: {errors} error{}{}:\n",
+                    c.to,
+                    plural(errors),
+                    if warnings > 0 {
+                        format!(", {warnings} warning{}", plural(warnings))
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+            // Every remaining finding, named: errors first.
+            let mut findings: Vec<_> = c.lint.iter().collect();
+            findings.sort_by_key(|x| (x.severity != Severity::Error, x.start.line));
+            for e in findings {
+                out.push_str(&format!(
+                    "    line {}: {}[{}] {}\n",
                     e.start.line,
+                    e.severity.as_str(),
                     e.rule,
                     escape_line(&e.message)
                 ));
@@ -361,10 +357,27 @@ fn human(done: &[Done], to: &HostProfile, ctx: &Context) -> String {
         decide,
         if decide == 1 { "s" } else { "" },
     ));
+    if widen > 0 {
+        out.push_str(&format!(
+            "{widen} file{} would grant more tools than the source role until you decide (exit 1).\n",
+            if widen == 1 { "" } else { "s" }
+        ));
+    }
+    if not_converted > 0 {
+        out.push_str(&format!(
+            "{not_converted} file{} not converted (below).\n",
+            if not_converted == 1 { "" } else { "s" }
+        ));
+    }
     out
 }
 
-fn doc_json(done: &[Done], to: &HostProfile, ctx: &Context) -> serde_json::Value {
+fn doc_json(
+    done: &[Done],
+    to: &HostProfile,
+    ctx: &Context,
+    errors: &[String],
+) -> serde_json::Value {
     let files: Vec<serde_json::Value> = done
         .iter()
         .map(|d| {
@@ -394,6 +407,7 @@ fn doc_json(done: &[Done], to: &HostProfile, ctx: &Context) -> serde_json::Value
                 "backup": d.write.as_ref().and_then(|w| w.backup.as_ref()).map(|b| ctx.display_path(b)),
                 "items": c.items,
                 "lint_clean": c.lint_errors().next().is_none(),
+                "widens": c.widening().next().is_some(),
                 "lint": lint,
             })
         })
@@ -412,6 +426,9 @@ fn doc_json(done: &[Done], to: &HostProfile, ctx: &Context) -> serde_json::Value
             "converted": count(Outcome::Converted),
             "dropped": count(Outcome::Dropped),
             "decisions": count(Outcome::Decision),
+            "widening": done.iter().filter(|d| d.conversion.widening().next().is_some()).count(),
+            "not_converted": errors.len(),
         },
+        "errors": errors,
     })
 }

@@ -44,20 +44,14 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     // Files `--fix` could not write: named once each by the fatal path.
     let mut fix_errors: Vec<String> = Vec::new();
     if args.fix || args.diff || args.unsafe_fixes {
-        let mut diff_status = None;
+        // What `--fix` / `--diff` did, over every host group.
+        let mut tally = FixTally::default();
         for group in &plan.groups {
             let opts = plan.options(group, keep_text);
-            let (status, failed) = fix_step(args, ctx, &set_anchors, &group.files, &opts);
-            fix_errors.extend(failed);
-            // `--diff` covers every group before it answers.
-            if let Some(status) = status {
-                diff_status = Some(match diff_status {
-                    Some(ExitStatus::Failure) => ExitStatus::Failure,
-                    _ => status,
-                });
-            }
+            fix_step(args, ctx, &set_anchors, &group.files, &opts, &mut tally);
         }
-        if let Some(status) = diff_status {
+        fix_errors.append(&mut tally.failed);
+        if let Some(status) = tally.finish(args.diff) {
             // `--diff` ends here: paths it could not look at are named too.
             fix_errors.extend(plan.walk_errors.iter().map(|e| {
                 format!(
@@ -125,17 +119,55 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     })
 }
 
-/// `--fix` / `--diff`: fix each file (the safe fixes, and the unsafe ones with
-/// `--unsafe-fixes`). `--diff` prints the diffs and returns its exit status (1
-/// when a file would change); `--fix` writes, says what it fixed on stderr, and
-/// returns the files it could not write (each left alone, with why).
+/// What `--fix` / `--diff` did over every host group.
+#[derive(Default)]
+struct FixTally {
+    changed: usize,
+    fixes: usize,
+    diffs: String,
+    /// The files it could not write (each left alone, with why).
+    failed: Vec<String>,
+}
+
+impl FixTally {
+    /// Say what was done. `--diff`: print the diffs and return its exit status
+    /// (1 when a file would change); `--fix`: `None` (the lint report follows).
+    fn finish(&self, diff: bool) -> Option<ExitStatus> {
+        let files_word = |n: usize| if n == 1 { "file" } else { "files" };
+        let fixes_word = if self.fixes == 1 { "fix" } else { "fixes" };
+        let (fixes, changed) = (self.fixes, self.changed);
+        if diff {
+            let _ = write_stdout(self.diffs.as_bytes());
+            eprintln_safe(&format!(
+                "pwk: {fixes} {fixes_word} would change {changed} {}; nothing was written",
+                files_word(changed)
+            ));
+            return Some(if changed > 0 {
+                ExitStatus::Failure
+            } else {
+                ExitStatus::Success
+            });
+        }
+        eprintln_safe(&format!(
+            "pwk: applied {fixes} {fixes_word} in {changed} {}; the remaining findings follow",
+            files_word(changed)
+        ));
+        None
+    }
+}
+
+/// `--fix` / `--diff` for one host group: fix each file (the safe fixes, and
+/// the unsafe ones with `--unsafe-fixes`), reading and writing it through the
+/// file set's trust anchors; `--diff` collects the diffs, `--fix` writes and says
+/// what it fixed on stderr.
 fn fix_step(
     args: &LintArgs,
     ctx: &Context,
     anchors: &crate::fs::Anchors,
     files: &[std::path::PathBuf],
     opts: &LintOptions,
-) -> (Option<ExitStatus>, Vec<String>) {
+    tally: &mut FixTally,
+) {
     use crate::lint::fix::Applicability;
     use crate::lint::rewrite::{Mode, Outcome, fix_file};
     let applicability = if args.unsafe_fixes {
@@ -144,10 +176,6 @@ fn fix_step(
         Applicability::Safe
     };
     let mode = if args.diff { Mode::Diff } else { Mode::Write };
-    let mut changed = 0;
-    let mut fixes = 0;
-    let mut failed = Vec::new();
-    let mut diffs = String::new();
     for path in files {
         let shown = ctx.display_path(path);
         let out = fix_file(
@@ -162,10 +190,10 @@ fn fix_step(
         match out.outcome {
             Outcome::Unchanged | Outcome::NotText => {}
             Outcome::Fixed { applied, diff } => {
-                changed += 1;
-                fixes += applied.len();
+                tally.changed += 1;
+                tally.fixes += applied.len();
                 match diff {
-                    Some(d) => diffs.push_str(&crate::text::escape_block(&d)),
+                    Some(d) => tally.diffs.push_str(&crate::text::escape_block(&d)),
                     None => eprintln_safe(&format!(
                         "pwk: fixed `{}`: {}",
                         crate::text::escape_line(&shown),
@@ -174,7 +202,7 @@ fn fix_step(
                 }
             }
             Outcome::NotRead(e) | Outcome::NotWritten(e) => {
-                failed.push(format!(
+                tally.failed.push(format!(
                     "`{}` was not fixed: {}",
                     crate::text::escape_line(&shown),
                     crate::text::escape_line(&e.to_string())
@@ -182,26 +210,6 @@ fn fix_step(
             }
         }
     }
-    let files_word = |n: usize| if n == 1 { "file" } else { "files" };
-    let fixes_word = if fixes == 1 { "fix" } else { "fixes" };
-    if mode == Mode::Diff {
-        let _ = write_stdout(diffs.as_bytes());
-        eprintln_safe(&format!(
-            "pwk: {fixes} {fixes_word} would change {changed} {}; nothing was written",
-            files_word(changed)
-        ));
-        let status = if changed > 0 {
-            ExitStatus::Failure
-        } else {
-            ExitStatus::Success
-        };
-        return (Some(status), failed);
-    }
-    eprintln_safe(&format!(
-        "pwk: applied {fixes} {fixes_word} in {changed} {}; the remaining findings follow",
-        files_word(changed)
-    ));
-    (None, failed)
 }
 
 /// `--baseline` / `--write-baseline`: hide the known findings; write the file.

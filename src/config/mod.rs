@@ -294,7 +294,9 @@ impl Config {
         let mut layers = Vec::new();
         let mut next = Some((path.to_path_buf(), None::<Origin>));
         while let Some((file, from)) = next.take() {
-            let file = std::path::absolute(&file).unwrap_or(file);
+            // Without `..`: a layer's globs are relative to its own directory,
+            // which must be a prefix of the absolute paths they are matched to.
+            let file = lexical(&std::path::absolute(&file).unwrap_or(file));
             if layers.iter().any(|l: &Layer| l.path == file) {
                 return Err(at_origin(
                     from,
@@ -527,12 +529,14 @@ impl Configs {
 }
 
 impl Config {
-    /// The `*.md` files under the configuration's directory that `paths` selects
-    /// (symlinked directories, `.git` and `node_modules` are not entered). `None`
-    /// when the configuration sets no `paths`.
+    /// The `*.md` files that `paths` selects, under the directory of the file
+    /// that sets it (its globs are relative to that file; symlinked directories,
+    /// `.git` and `node_modules` are not entered). `None` when the configuration
+    /// sets no `paths`.
     pub fn path_files(&self) -> Option<Vec<PathBuf>> {
-        let globs = &self.paths()?.value;
-        let dir = self.path().parent()?.to_path_buf();
+        let layer = self.layers.iter().rev().find(|l| l.paths.is_some())?;
+        let globs = &layer.paths.as_ref()?.value;
+        let dir = layer.path.parent()?.to_path_buf();
         let mut out = Vec::new();
         let mut stack = vec![dir];
         while let Some(d) = stack.pop() {
@@ -810,6 +814,25 @@ impl Reader<'_> {
         }
         Ok(out)
     }
+}
+
+/// `path` with `.` and `..` components resolved as text (`/p/sub/../base.toml`
+/// is `/p/base.toml`), as `std::path::absolute` leaves them.
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push(c);
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// The keys a configuration file may hold at its top level.

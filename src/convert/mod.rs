@@ -7,11 +7,20 @@
 //! pi's `find`), and model names through the hosts' model vocabularies (`Models`)
 //! and the user's `--model-map`. Nothing is lost silently: every key and tool that
 //! does not carry over is in the file's report, as dropped (with why) or as a
-//! decision the user has to make. The body is copied byte for byte, and so is the
-//! text of every value that carries over unchanged (quotes, block scalars).
+//! decision the user has to make. The body is copied byte for byte; the
+//! frontmatter is written from the parsed values by one emitter ([`emit`]), and
+//! its comments go with the entries they stand next to ([`comments`]), or are
+//! reported as dropped with them.
 //!
-//! [`convert_doc`] is pure (text in, text and report out); [`write`] puts the
-//! result on disk through the symlink-proof writer of `install::safe`.
+//! Words whose meaning differs between hosts are mapped to what the SOURCE host
+//! grants: `*` is every built-in on tintinweb but no tool at all on nicobailon;
+//! an absent `tools` is the source host's default, which the target's default
+//! may exceed. What the target cannot express without granting more is a
+//! decision that fails the run ([`Item::widens`]), never a silent widening.
+//!
+//! [`convert_to`] is pure (text in, text and report out, linted where the file
+//! will be written); [`write`] puts the result on disk through the
+//! symlink-proof writer of `install::safe`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -21,6 +30,9 @@ use serde::Serialize;
 use crate::host::{HostProfile, IdentityBy};
 use crate::lint::Diagnostic;
 use crate::role::{Node, RoleDoc};
+
+mod comments;
+pub mod emit;
 
 /// What to convert and how.
 #[derive(Debug, Clone)]
@@ -53,6 +65,10 @@ pub struct Item {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
     pub note: String,
+    /// A decision without which the converted role could do more than the
+    /// source role: the run exits 1 until the user decides.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub widens: bool,
 }
 
 /// One converted file.
@@ -66,6 +82,9 @@ pub struct Conversion {
     /// The target file name (`reviewer.md`): the role's identity, so that hosts
     /// that name roles by file and those that read `name` agree.
     pub file_name: String,
+    /// The role's identity on the source host.
+    #[serde(skip)]
+    pub identity: String,
     #[serde(skip)]
     pub text: String,
     pub items: Vec<Item>,
@@ -84,6 +103,54 @@ impl Conversion {
 
     pub fn count(&self, o: Outcome) -> usize {
         self.items.iter().filter(|i| i.outcome == o).count()
+    }
+
+    /// Items whose decision would otherwise widen what the role may do.
+    pub fn widening(&self) -> impl Iterator<Item = &Item> {
+        self.items.iter().filter(|i| i.widens)
+    }
+
+    /// `--in-place`: the file keeps its name. Where the target names roles by
+    /// file, that changes the role's identity, which the user decides.
+    fn keep_source_name(&mut self, to: &HostProfile) {
+        let Some(source) = self.source.file_name().and_then(|n| n.to_str()) else {
+            return;
+        };
+        let source = source.to_string();
+        let wanted = std::mem::replace(&mut self.file_name, source.clone());
+        let Some(i) = self.items.iter().position(|i| i.key == "file name") else {
+            return;
+        };
+        let stem = source
+            .strip_suffix(to.discovery.suffix.as_str())
+            .or_else(|| source.strip_suffix(".md"))
+            .unwrap_or(&source);
+        // Hosts that read `name` get it written; only a host that names roles
+        // by file sees a different role.
+        self.items[i] = if to.identity.by == IdentityBy::Stem && stem != self.identity {
+            Item {
+                outcome: Outcome::Decision,
+                key: "file name".into(),
+                to: None,
+                note: format!(
+                    "--in-place keeps the name `{source}`: {} names roles by file, so there the role is `{stem}`, not `{}`; `--out DIR` writes `{wanted}`",
+                    to.label(),
+                    self.identity
+                ),
+                widens: false,
+            }
+        } else {
+            Item {
+                outcome: Outcome::Converted,
+                key: "file name".into(),
+                to: Some(source.clone()),
+                note: format!(
+                    "--in-place keeps the name `{source}` (not renamed to `{wanted}`); {} reads the role's `name`",
+                    to.label()
+                ),
+                widens: false,
+            }
+        };
     }
 }
 
@@ -109,7 +176,25 @@ pub enum ConvertError {
 /// pi's built-in tools: the vocabulary host tool names map through.
 const PI_TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
 
-/// Convert one parsed role file from `from` to `opts.to`.
+/// Convert one parsed role file from `from` to `opts.to`, for writing to `dest`:
+/// the output is linted where it will sit (the target host's view of that path).
+pub fn convert_to(
+    doc: &RoleDoc,
+    from: &'static HostProfile,
+    opts: &ConvertOptions,
+    dest: &Destination,
+) -> Result<Conversion, ConvertError> {
+    let mut c = convert_doc(doc, from, opts)?;
+    if matches!(dest, Destination::InPlace) {
+        c.keep_source_name(opts.to);
+    }
+    let at = target_path(&c, dest);
+    c.lint = crate::lint::check_doc(&RoleDoc::parse(at, c.text.as_bytes()), opts.to);
+    Ok(c)
+}
+
+/// Convert one parsed role file from `from` to `opts.to` (not yet linted: see
+/// [`convert_to`]).
 pub fn convert_doc(
     doc: &RoleDoc,
     from: &'static HostProfile,
@@ -165,13 +250,17 @@ pub fn convert_doc(
         items: Vec::new(),
         lines: Vec::new(),
     };
+    let notes = comments::Placed::of(doc, entries);
     // The identity first: the target's `name` key, when it reads one.
     let to_name = c.target_key("name");
     let from_name = c.source_key("name");
+    let name_index = from_name
+        .as_deref()
+        .and_then(|k| entries.iter().position(|(key, _)| key.text == k));
     match &to_name {
         Some(k) => {
             let carried = from_name.is_some() && name.as_deref() == Some(identity.as_str());
-            c.lines.push(format!("{k}: {}", scalar(&identity)));
+            c.push(k, emit::string_entry(k, &identity));
             if carried {
                 c.item(Outcome::Converted, "name", Some(k), "as written".into());
             } else {
@@ -202,26 +291,28 @@ pub fn convert_doc(
             }
         }
     }
-    let yaml_end = fences.yaml.end;
+    if let Some(i) = name_index {
+        let carried = to_name.is_some().then_some(0);
+        c.comments(&notes, i, carried, &entries[i].0.text);
+    }
+    let mut has_tools = false;
     for (i, (key, node)) in entries.iter().enumerate() {
         let k = key.text.as_str();
-        let end = entries
-            .get(i + 1)
-            .map(|(next, _)| line_start(text, next.span.start))
-            .unwrap_or(yaml_end);
-        let raw = &text[key.span.start..end.max(key.span.start)];
         if from_name.as_deref() == Some(k) && c.setting_of(k).as_deref() == Some("name") {
             continue; // written above
         }
-        c.entry(k, node, raw, &opts.model_map);
+        has_tools |= c.setting_of(k).as_deref() == Some("tools");
+        let before = c.lines.len();
+        c.entry(k, node, &opts.model_map);
+        let carried = (c.lines.len() > before).then_some(before);
+        c.comments(&notes, i, carried, k);
+    }
+    if !has_tools {
+        c.absent_tools();
     }
     // Keys the target requires that nothing supplied.
     for req in &to.required {
-        let present = c
-            .lines
-            .iter()
-            .any(|l| l.starts_with(&format!("{}:", req.key)));
-        if !present {
+        if !c.lines.iter().any(|l| l.key == req.key) {
             c.item(
                 Outcome::Decision,
                 &req.key,
@@ -231,12 +322,14 @@ pub fn convert_doc(
         }
     }
     let mut out = String::from("---\n");
+    // File-wide comments (`# pwk: ignore-file[…]`, text before the first key)
+    // first, those after the last key last.
+    let (head, tail) = c.file_comments(&notes);
+    out.push_str(&head);
     for l in &c.lines {
-        out.push_str(l);
-        if !l.ends_with('\n') {
-            out.push('\n');
-        }
+        out.push_str(&l.text);
     }
+    out.push_str(&tail);
     // The closing fence and the body, byte for byte.
     out.push_str(&text[fences.close.start..]);
     let file_name = file_name(&identity, &stem, &to.discovery.suffix);
@@ -248,24 +341,29 @@ pub fn convert_doc(
             format!("the file is named after the role's identity `{identity}`"),
         );
     }
-    let out_path = doc.path.with_file_name(&file_name);
-    let lint = crate::lint::check_doc(&RoleDoc::parse(out_path, out.as_bytes()), to);
     Ok(Conversion {
         source: doc.path.clone(),
         from: from.label(),
         to: to.label(),
         file_name,
+        identity,
         text: out,
         items: c.items,
-        lint,
+        lint: Vec::new(),
     })
+}
+
+/// One entry of the output: its key and its text (whole lines, comments included).
+struct Line {
+    key: String,
+    text: String,
 }
 
 struct Convert {
     from: &'static HostProfile,
     to: &'static HostProfile,
     items: Vec<Item>,
-    lines: Vec<String>,
+    lines: Vec<Line>,
 }
 
 impl Convert {
@@ -275,6 +373,23 @@ impl Convert {
             key: key.to_string(),
             to: to.map(str::to_string),
             note,
+            widens: false,
+        });
+    }
+
+    /// A decision without which the role could do more on the target than on
+    /// the source: the run fails until the user decides.
+    fn widening(&mut self, key: &str, note: String) {
+        self.item(Outcome::Decision, key, None, note);
+        if let Some(i) = self.items.last_mut() {
+            i.widens = true;
+        }
+    }
+
+    fn push(&mut self, key: &str, text: String) {
+        self.lines.push(Line {
+            key: key.to_string(),
+            text,
         });
     }
 
@@ -293,13 +408,72 @@ impl Convert {
         key_for(self.to, setting)
     }
 
-    fn entry(&mut self, k: &str, node: &Node, raw: &str, model_map: &BTreeMap<String, String>) {
+    /// The comments of source entry `index`: put around the output line
+    /// `carried` when the entry carried over, else reported as dropped.
+    fn comments(
+        &mut self,
+        notes: &comments::Placed,
+        index: usize,
+        carried: Option<usize>,
+        key: &str,
+    ) {
+        let of = notes.of_entry(index);
+        if of.is_empty() {
+            return;
+        }
+        match carried.and_then(|i| self.lines.get_mut(i)) {
+            Some(line) => line.text = comments::around(&line.text, &of),
+            None => {
+                for n in of {
+                    self.item(
+                        Outcome::Dropped,
+                        "comment",
+                        None,
+                        format!(
+                            "`#{}` (line {}) went with `{key}`, which is not carried over",
+                            n.text.trim_end(),
+                            n.line
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The file-wide comments, before and after the entries. A `# model:` hint
+    /// (pwk's placeholder for a model line) is kept where the target has a model
+    /// key.
+    fn file_comments(&mut self, notes: &comments::Placed) -> (String, String) {
+        let mut parts = (String::new(), String::new());
+        let has_model = self.target_key("model").is_some();
+        for (n, head) in notes.file_wide() {
+            if n.is_model_hint() && !has_model {
+                let to = self.to.label();
+                self.item(
+                    Outcome::Dropped,
+                    "comment",
+                    None,
+                    format!(
+                        "`#{}` (line {}): {to} has no model key",
+                        n.text.trim_end(),
+                        n.line
+                    ),
+                );
+                continue;
+            }
+            let out = if head { &mut parts.0 } else { &mut parts.1 };
+            out.push_str(&format!("#{}\n", n.text.trim_end()));
+        }
+        parts
+    }
+
+    fn entry(&mut self, k: &str, node: &Node, model_map: &BTreeMap<String, String>) {
         let (from, to) = (self.from, self.to);
         let Some(fact) = from.key(k) else {
             // A key the source host ignores: carried only when the target reads it
             // by the same name.
             if to.reads(k) {
-                self.lines.push(raw.to_string());
+                self.push(k, emit::entry(k, node, 0));
                 self.item(
                     Outcome::Converted,
                     k,
@@ -323,36 +497,37 @@ impl Convert {
             None => to.reads(k).then(|| k.to_string()),
         };
         let Some(tk) = target else {
-            // Leaving out a tool list widens what the role may do: the user decides.
-            let widens = matches!(setting.as_deref(), Some("tools" | "deny-tools"));
-            self.item(
-                if widens {
-                    Outcome::Decision
-                } else {
-                    Outcome::Dropped
-                },
-                k,
-                None,
-                format!(
-                    "{} has no counterpart{}",
-                    to.label(),
-                    setting
-                        .map(|s| format!(" of the `{s}` setting"))
-                        .unwrap_or_default()
-                ),
+            let note = format!(
+                "{} has no counterpart{}",
+                to.label(),
+                setting
+                    .as_ref()
+                    .map(|s| format!(" of the `{s}` setting"))
+                    .unwrap_or_default()
             );
+            // Leaving out a tool list widens what the role may do: the user decides.
+            match setting.as_deref() {
+                Some("tools") => self.widening(
+                    k,
+                    format!("{note}: without it the child gets {}", to.tools.missing),
+                ),
+                Some("deny-tools") => {
+                    self.widening(k, format!("{note}: what it denies would be allowed"))
+                }
+                _ => self.item(Outcome::Dropped, k, None, note),
+            }
             return;
         };
         match setting.as_deref() {
             Some("tools") => self.tools(k, &tk, node, false),
             Some("deny-tools") => self.tools(k, &tk, node, true),
             Some("model") => self.model(k, &tk, node, model_map),
-            _ => self.plain(k, &tk, node, raw),
+            _ => self.plain(k, &tk, node),
         }
     }
 
     /// A value that carries over as it is, when the target accepts it.
-    fn plain(&mut self, k: &str, tk: &str, node: &Node, raw: &str) {
+    fn plain(&mut self, k: &str, tk: &str, node: &Node) {
         let to = self.to;
         let fact = to.key(tk).expect("target key");
         let schema = if fact.schema.as_str() == Some("role") {
@@ -377,16 +552,8 @@ impl Convert {
             );
             return;
         }
-        // The key's own text replaced, the value's text (quotes, block scalars,
-        // comments) kept.
-        let rest = &raw[k.len()..];
-        let rest = if raw.starts_with(k) {
-            rest
-        } else {
-            // A quoted key (`"tools":`): rewrite from the colon on.
-            raw.find(':').map(|i| &raw[i..]).unwrap_or(rest)
-        };
-        self.lines.push(format!("{tk}{rest}"));
+        // Written from the parsed value, under the target's key.
+        self.push(tk, emit::entry(tk, node, 0));
         let mut note = if tk == k {
             "as written".to_string()
         } else {
@@ -400,6 +567,65 @@ impl Convert {
             ));
         }
         self.item(Outcome::Converted, k, Some(tk), note);
+    }
+
+    /// No tools key in the source: the child gets the source host's default. If
+    /// the target's default grants more of pi's built-ins, those the source grants
+    /// are listed, so nothing widens; if the target cannot list tools, the user
+    /// decides.
+    fn absent_tools(&mut self) {
+        let (from, to) = (self.from, self.to);
+        let pi = |p: &HostProfile| -> Vec<String> {
+            let mut v: Vec<String> = Vec::new();
+            for t in &p.tools.default {
+                for n in p.tools.pi_names(t) {
+                    if !v.contains(&n) {
+                        v.push(n);
+                    }
+                }
+            }
+            v
+        };
+        let (granted, target) = (pi(from), pi(to));
+        let wider: Vec<&String> = target.iter().filter(|t| !granted.contains(t)).collect();
+        if wider.is_empty() {
+            return;
+        }
+        let shown = wider
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let Some(tk) = self.target_key("tools") else {
+            self.widening(
+                "tools",
+                format!(
+                    "no `tools`: on {} the child gets {}; {} has no tools key, and its default also grants pi's {shown}",
+                    from.label(),
+                    from.tools.missing,
+                    to.label()
+                ),
+            );
+            return;
+        };
+        let own: Vec<String> = PI_TOOLS
+            .iter()
+            .filter(|t| granted.iter().any(|g| g == *t))
+            .filter_map(|t| to.tools.own_name(t))
+            .collect();
+        let value = list_value(to, &tk, &own);
+        self.push(&tk, value);
+        self.item(
+            Outcome::Converted,
+            "tools",
+            Some(&tk),
+            format!(
+                "no `tools`: on {} the child gets {}; {} would also grant {shown} without it, so the tools are listed",
+                from.label(),
+                from.tools.missing,
+                to.label()
+            ),
+        );
     }
 
     fn tools(&mut self, k: &str, tk: &str, node: &Node, deny: bool) {
@@ -420,9 +646,17 @@ impl Convert {
             }
         };
         let mut lost = 0;
+        let mut none = false;
+        let same = |a: &str, b: &str| {
+            if from.tools.case_insensitive {
+                a.eq_ignore_ascii_case(b)
+            } else {
+                a == b
+            }
+        };
         for e in &entries {
             let label = format!("{k}: {e}");
-            if from.tools.all_tokens.iter().any(|t| t == e) {
+            if from.tools.all_tokens.iter().any(|t| same(t, e)) {
                 // Every built-in, in the target's names.
                 for pi in PI_TOOLS {
                     if let Some(own) = to.tools.own_name(pi) {
@@ -438,6 +672,10 @@ impl Convert {
                         from.label()
                     ),
                 );
+                continue;
+            }
+            if from.tools.none_tokens.iter().any(|t| same(t, e)) {
+                none = true;
                 continue;
             }
             let base = from.tools.base(e);
@@ -497,6 +735,30 @@ impl Convert {
                 self.item(Outcome::Converted, &label, Some(&shown), note);
                 continue;
             }
+            // A word that is a token of the target's (`*`, `all`, `none`) but not
+            // of the source's means something else there: never carried as it is.
+            let token_there = to.tools.all_tokens.iter().any(|t| t == e)
+                || to.tools.none_tokens.iter().any(|t| t == e);
+            if token_there {
+                lost += 1;
+                self.item(
+                    Outcome::Dropped,
+                    &label,
+                    None,
+                    format!(
+                        "`{e}` is no tool on {} ({}); on {} it would mean {}",
+                        from.label(),
+                        from.tools.unknown,
+                        to.label(),
+                        if to.tools.none_tokens.iter().any(|t| t == e) {
+                            "no tools"
+                        } else {
+                            "every built-in"
+                        }
+                    ),
+                );
+                continue;
+            }
             if to.knows_tool(e) {
                 push(e.clone());
                 self.item(Outcome::Converted, &label, Some(e), "as written".into());
@@ -511,26 +773,32 @@ impl Convert {
             );
         }
         if out.is_empty() {
-            if entries.is_empty() || lost == 0 {
+            if (entries.is_empty() || lost == 0) && !none {
                 return;
             }
-            let none = to.tools.none_tokens.first();
-            match (deny, none) {
-                (false, Some(none)) => {
-                    self.lines.push(format!("{tk}: {none}"));
+            let why = if none {
+                format!(
+                    "`{k}: {}` means no tools on {}",
+                    entries.join(", "),
+                    from.label()
+                )
+            } else {
+                format!("no listed tool exists on {}", to.label())
+            };
+            match (deny, to.tools.none_tokens.first()) {
+                (false, Some(token)) => {
+                    self.push(tk, emit::string_entry(tk, token));
                     self.item(
                         Outcome::Converted,
                         k,
                         Some(tk),
-                        format!("no listed tool exists on {}: `{none}`", to.label()),
+                        format!("{why}: `{token}` on {}", to.label()),
                     );
                 }
-                (false, None) => self.item(
-                    Outcome::Decision,
+                (false, None) => self.widening(
                     k,
-                    None,
                     format!(
-                        "no listed tool exists on {}, and without `{tk}` the child gets {}",
+                        "{why}, {} has no word for no tools, and without `{tk}` the child gets {}",
                         to.label(),
                         to.tools.missing
                     ),
@@ -539,8 +807,8 @@ impl Convert {
             }
             return;
         }
-        self.lines
-            .push(format!("{tk}: {}", list_value(to, tk, &out)));
+        let value = list_value(to, tk, &out);
+        self.push(tk, value);
     }
 
     fn model(&mut self, k: &str, tk: &str, node: &Node, map: &BTreeMap<String, String>) {
@@ -554,7 +822,7 @@ impl Convert {
             .and_then(|f| f.default.clone())
             .unwrap_or_else(|| "its default".into());
         if let Some(m) = map.get(v) {
-            self.lines.push(format!("{tk}: {}", scalar(m)));
+            self.push(tk, emit::string_entry(tk, m));
             self.item(
                 Outcome::Converted,
                 k,
@@ -565,7 +833,7 @@ impl Convert {
         }
         if from.models.inherit.iter().any(|i| i == v) {
             if to.models.inherit.iter().any(|i| i == v) {
-                self.lines.push(format!("{tk}: {v}"));
+                self.push(tk, emit::string_entry(tk, v));
                 self.item(Outcome::Converted, k, Some(tk), "as written".into());
             } else {
                 self.item(
@@ -581,7 +849,7 @@ impl Convert {
         let from_own = !from.models.provider_form();
         if from_own && from.models.aliases.iter().any(|a| a == v) {
             if to_own && to.models.aliases.iter().any(|a| a == v) {
-                self.lines.push(format!("{tk}: {v}"));
+                self.push(tk, emit::string_entry(tk, v));
                 self.item(Outcome::Converted, k, Some(tk), "as written".into());
                 return;
             }
@@ -613,7 +881,7 @@ impl Convert {
         };
         match converted {
             Some(m) => {
-                self.lines.push(format!("{tk}: {}", scalar(&m)));
+                self.push(tk, emit::string_entry(tk, &m));
                 let note = if m == v {
                     "as written".to_string()
                 } else {
@@ -648,8 +916,9 @@ fn yaml_message(e: &crate::role::YamlError) -> String {
     }
 }
 
-/// A list of names as the target reads it: `a, b` (the form every pi host and
-/// Claude Code read), or `[a, b]` where the key takes no string (Gemini CLI).
+/// A list of names as the target reads it, as a whole entry: `key: a, b` (the
+/// form every pi host and Claude Code read), or `key: [a, b]` where the key takes
+/// no string (Gemini CLI).
 fn list_value(to: &HostProfile, key: &str, items: &[String]) -> String {
     let takes_string = to.key(key).is_none_or(|f| match &f.schema["type"] {
         serde_json::Value::String(t) => t == "string",
@@ -657,16 +926,9 @@ fn list_value(to: &HostProfile, key: &str, items: &[String]) -> String {
         _ => true,
     });
     if takes_string {
-        items.join(", ")
+        emit::string_entry(key, &items.join(", "))
     } else {
-        format!(
-            "[{}]",
-            items
-                .iter()
-                .map(|i| scalar(i))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+        format!("{}: {}\n", emit::key(key), emit::flow_list(items))
     }
 }
 
@@ -678,34 +940,11 @@ fn key_for(p: &HostProfile, setting: &str) -> Option<String> {
         .map(|(k, _)| k.clone())
 }
 
-/// The start of the line holding `offset`.
-fn line_start(text: &str, offset: usize) -> usize {
-    text[..offset].rfind('\n').map_or(0, |i| i + 1)
-}
-
 fn short(s: &str) -> String {
     if s.chars().count() > 60 {
         format!("{}…", s.chars().take(60).collect::<String>())
     } else {
         s.to_string()
-    }
-}
-
-/// A YAML scalar for a value pwk writes: plain when that reads back as the same
-/// string, else double-quoted (JSON's escaping is YAML's).
-fn scalar(s: &str) -> String {
-    let plain = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./@+".contains(c))
-        && !s.starts_with(['-', '.', '@'])
-        && matches!(
-            crate::role::yaml::scalar_type(s, true),
-            crate::role::yaml::ScalarType::String
-        );
-    if plain {
-        s.to_string()
-    } else {
-        serde_json::to_string(s).expect("a string")
     }
 }
 

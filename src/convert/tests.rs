@@ -20,7 +20,8 @@ fn convert(path: &str, text: &str, from: &str, to: &str, map: &[(&str, &str)]) -
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect(),
     };
-    convert_doc(&doc, spec(from), &opts).unwrap()
+    let dir = PathBuf::from(path).parent().unwrap().to_path_buf();
+    convert_to(&doc, spec(from), &opts, &Destination::Dir(dir)).unwrap()
 }
 
 fn item<'a>(c: &'a Conversion, key: &str) -> &'a Item {
@@ -182,4 +183,220 @@ fn pi_hosts_convert_between_each_other() {
     assert!(h.text.contains("\nsystem-prompt: append\n"), "{}", h.text);
     assert!(c.lint_errors().next().is_none() && h.lint_errors().next().is_none());
     let _ = HostId::Herdr;
+}
+
+fn convert_at(
+    path: &str,
+    text: &str,
+    from: &str,
+    to: &str,
+    dest: Destination,
+) -> Result<Conversion, ConvertError> {
+    let doc = RoleDoc::parse(PathBuf::from(path), text.as_bytes());
+    let opts = ConvertOptions {
+        to: spec(to),
+        model_map: BTreeMap::new(),
+    };
+    convert_to(&doc, spec(from), &opts, &dest)
+}
+
+/// The output's frontmatter, read back by pwk's own parser.
+fn frontmatter(c: &Conversion) -> serde_json::Value {
+    let doc = RoleDoc::parse(PathBuf::from("out.md"), c.text.as_bytes());
+    match &doc.tree {
+        Some(Ok(t)) => t.to_json(),
+        other => panic!("the output does not parse: {other:?}\n{}", c.text),
+    }
+}
+
+#[test]
+fn a_flow_mapping_frontmatter_converts_from_its_values() {
+    // Lint calls this file clean; convert used to panic on it.
+    let text = "---\n{name: rev, description: \"Reviews: diffs # carefully\", tools: [Read, Grep], maxTurns: 5}\n---\nBody.\n";
+    let c = convert(
+        ".claude/agents/rev.md",
+        text,
+        "claude-code",
+        "tintinweb",
+        &[],
+    );
+    let fm = frontmatter(&c);
+    assert_eq!(fm["name"], "rev", "{}", c.text);
+    assert_eq!(
+        fm["description"], "Reviews: diffs # carefully",
+        "{}",
+        c.text
+    );
+    assert_eq!(fm["tools"], "read, grep", "{}", c.text);
+    assert_eq!(fm["max_turns"], 5, "{}", c.text);
+    assert!(!c.text.contains('{') && !c.text.contains('}'), "{}", c.text);
+    assert!(c.text.ends_with("---\nBody.\n"));
+}
+
+#[test]
+fn values_that_need_quotes_are_quoted_in_the_output() {
+    for value in ["*", "yes", "a: b", "x #y", "[x]", "&a", "12", " padded "] {
+        let text = format!(
+            "---\nname: q\ndescription: {}\nmodel: anthropic/claude-haiku-4-5\n---\n",
+            serde_json::to_string(value).unwrap()
+        );
+        let c = convert(".pi/agents/q.md", &text, "tintinweb", "nicobailon", &[]);
+        assert_eq!(frontmatter(&c)["description"], value, "{}", c.text);
+    }
+    let text = "---\nname: q\ndescription: '*'\n---\n";
+    let c = convert(".pi/agents/q.md", text, "tintinweb", "nicobailon", &[]);
+    assert!(c.text.contains("\ndescription: \"*\"\n"), "{}", c.text);
+}
+
+#[test]
+fn nicobailon_star_is_no_tool_and_never_becomes_every_tool() {
+    // On nicobailon `*` names no tool (the child gets only its own tools); on
+    // tintinweb `*` is all seven built-ins.
+    let text = "---\nname: s\ndescription: d\ntools: \"*\"\n---\n";
+    let c = convert(".pi/agents/s.md", text, "nicobailon", "tintinweb", &[]);
+    let fm = frontmatter(&c);
+    assert_eq!(fm["tools"], "none", "{}", c.text);
+    let star = item(&c, "tools: *");
+    assert_eq!(star.outcome, Outcome::Dropped, "{star:?}");
+    assert!(
+        !c.items
+            .iter()
+            .any(|i| i.note == "as written" && i.key.starts_with("tools"))
+    );
+    // herdr has no word for no tools: a decision that fails the run.
+    let h = convert(".pi/agents/s.md", text, "nicobailon", "herdr", &[]);
+    assert!(!h.text.contains("tools"), "{}", h.text);
+    assert!(h.widening().any(|i| i.key == "tools"), "{:#?}", h.items);
+    // tintinweb's own `*` is every built-in: listed by name for nicobailon.
+    let t = convert(".pi/agents/s.md", text, "tintinweb", "nicobailon", &[]);
+    assert_eq!(
+        frontmatter(&t)["tools"],
+        "read, bash, edit, write, grep, find, ls"
+    );
+}
+
+#[test]
+fn a_target_that_cannot_restrict_tools_is_a_widening_decision() {
+    let text = "---\nname: reviewer\ndescription: Reviews.\ntools: Read, Grep, Glob, LS\n---\n";
+    let c = convert(
+        ".claude/agents/reviewer.md",
+        text,
+        "claude-code",
+        "opencode",
+        &[],
+    );
+    let w: Vec<&Item> = c.widening().collect();
+    assert_eq!(w.len(), 1, "{:#?}", c.items);
+    assert_eq!(w[0].key, "tools");
+    assert_eq!(w[0].outcome, Outcome::Decision);
+}
+
+#[test]
+fn an_absent_tools_key_is_what_the_source_grants() {
+    // nicobailon without `tools`: read, bash, edit, write (grep, find, ls are not
+    // granted); tintinweb without `tools` would give all seven.
+    let text = "---\nname: w\ndescription: d\n---\n";
+    let c = convert(".pi/agents/w.md", text, "nicobailon", "tintinweb", &[]);
+    assert_eq!(
+        frontmatter(&c)["tools"],
+        "read, bash, edit, write",
+        "{}",
+        c.text
+    );
+    assert_eq!(item(&c, "tools").outcome, Outcome::Converted);
+    // tintinweb → nicobailon: nicobailon's default is narrower; nothing is added.
+    let n = convert(".pi/agents/w.md", text, "tintinweb", "nicobailon", &[]);
+    assert!(!n.text.contains("tools"), "{}", n.text);
+}
+
+#[test]
+fn comments_go_with_their_entries_or_are_reported() {
+    let text = "---\n# pwk: ignore-file[unknown-key] vendor keys\nname: c\n# the reviewer's blurb\ndescription: d # short\npermissionMode: plan # Claude Code only\nmaxTurns: 4\n# model: <provider/id> — set yours\n---\n";
+    let c = convert(".claude/agents/c.md", text, "claude-code", "tintinweb", &[]);
+    assert!(
+        c.text
+            .starts_with("---\n# pwk: ignore-file[unknown-key] vendor keys\nname: c\n"),
+        "{}",
+        c.text
+    );
+    assert!(
+        c.text
+            .contains("\n# the reviewer's blurb\ndescription: d # short\n"),
+        "{}",
+        c.text
+    );
+    assert!(
+        c.text
+            .contains("\n# model: <provider/id> — set yours\n---\n"),
+        "{}",
+        c.text
+    );
+    assert!(!c.text.contains("Claude Code only"), "{}", c.text);
+    let dropped = item(&c, "comment");
+    assert_eq!(dropped.outcome, Outcome::Dropped);
+    assert!(dropped.note.contains("Claude Code only") && dropped.note.contains("permissionMode"));
+    frontmatter(&c);
+}
+
+#[test]
+fn the_output_is_linted_where_it_is_written() {
+    let text = "---\nname: r\ndescription: d\ntools: read\n---\n";
+    let c = convert_at(
+        ".pi/agents/r.md",
+        text,
+        "tintinweb",
+        "claude-code",
+        Destination::Dir(PathBuf::from(".claude/agents")),
+    )
+    .unwrap();
+    assert!(
+        c.lint.iter().all(|d| d.rule != "host-unread-directory"),
+        "{:#?}",
+        c.lint
+    );
+    // Next to the source, claude-code would not find it: that is reported.
+    let there = convert_at(
+        ".pi/agents/r.md",
+        text,
+        "tintinweb",
+        "claude-code",
+        Destination::Dir(PathBuf::from(".pi/agents")),
+    )
+    .unwrap();
+    assert!(
+        there.lint.iter().any(|d| d.rule == "host-unread-directory"),
+        "{:#?}",
+        there.lint
+    );
+}
+
+#[test]
+fn in_place_names_no_rename_it_does_not_do() {
+    let text = "---\nname: api-graphql\ndescription: d\ntools: Read\n---\n";
+    let c = convert_at(
+        ".claude/agents/graphql.md",
+        text,
+        "claude-code",
+        "tintinweb@0.14",
+        Destination::InPlace,
+    )
+    .unwrap();
+    assert_eq!(c.file_name, "graphql.md");
+    let f = item(&c, "file name");
+    assert_eq!(f.outcome, Outcome::Decision, "{f:?}");
+    assert!(
+        f.note.contains("--in-place keeps the name `graphql.md`"),
+        "{f:?}"
+    );
+    let n = convert_at(
+        ".claude/agents/graphql.md",
+        text,
+        "claude-code",
+        "tintinweb",
+        Destination::InPlace,
+    )
+    .unwrap();
+    let f = item(&n, "file name");
+    assert_eq!(f.outcome, Outcome::Converted);
+    assert_eq!(f.to.as_deref(), Some("graphql.md"), "{f:?}");
 }

@@ -34,6 +34,11 @@ pub struct Fix {
     pub safety: Safety,
     /// Non-overlapping, sorted by start.
     pub edits: Vec<Edit>,
+    /// The key a rename makes (`tools` for `tols` → `tools`): two fixes that
+    /// make the same key are never taken in one round (the file would hold it
+    /// twice and no longer parse).
+    #[serde(skip)]
+    pub creates_key: Option<String>,
 }
 
 impl Fix {
@@ -43,7 +48,14 @@ impl Fix {
             title: title.into(),
             safety,
             edits,
+            creates_key: None,
         }
+    }
+
+    /// A fix that renames a key to `key`.
+    pub fn creating_key(mut self, key: impl Into<String>) -> Fix {
+        self.creates_key = Some(key.into());
+        self
     }
 
     /// One edit.
@@ -87,11 +99,13 @@ fn overlaps(a: &Edit, b: &Edit) -> bool {
 }
 
 /// Apply `fixes` to `text`: each fix whole or not at all, in the order given,
-/// skipping a fix whose edits overlap one already taken (the next round of
-/// `--fix` sees it again on the new text). Returns the new text and the indices
-/// of the fixes applied. Bytes outside the taken edits are copied unchanged.
+/// skipping a fix whose edits overlap one already taken, or that makes a key
+/// another taken fix makes (the next round of `--fix` sees it again on the new
+/// text). Returns the new text and the indices of the fixes applied. Bytes
+/// outside the taken edits are copied unchanged.
 pub fn apply(text: &str, fixes: &[&Fix]) -> (String, Vec<usize>) {
     let mut taken: Vec<&Edit> = Vec::new();
+    let mut made: Vec<&str> = Vec::new();
     let mut applied = Vec::new();
     for (i, fix) in fixes.iter().enumerate() {
         let fits = fix.edits.iter().all(|e| {
@@ -103,8 +117,13 @@ pub fn apply(text: &str, fixes: &[&Fix]) -> (String, Vec<usize>) {
         let clashes = fix.edits.iter().enumerate().any(|(j, e)| {
             fix.edits[..j].iter().any(|f| overlaps(e, f)) || taken.iter().any(|t| overlaps(e, t))
         });
-        if fits && !clashes {
+        let collides = fix
+            .creates_key
+            .as_deref()
+            .is_some_and(|k| made.contains(&k));
+        if fits && !clashes && !collides {
             taken.extend(fix.edits.iter());
+            made.extend(fix.creates_key.as_deref());
             applied.push(i);
         }
     }
@@ -195,6 +214,17 @@ mod tests {
     }
 
     #[test]
+    fn two_renames_to_one_key_are_not_taken_in_one_round() {
+        let text = "tool: read\ntols: grep\n";
+        let a = Fix::replace("rename `tool`", Safety::Unsafe, 0..4, "tools").creating_key("tools");
+        let b =
+            Fix::replace("rename `tols`", Safety::Unsafe, 11..15, "tools").creating_key("tools");
+        let (out, applied) = apply(text, &[&a, &b]);
+        assert_eq!(out, "tools: read\ntols: grep\n");
+        assert_eq!(applied, [0]);
+    }
+
+    #[test]
     fn refuses_edits_outside_the_text() {
         let bad = Fix::replace("x", Safety::Safe, 2..9, "");
         assert_eq!(apply("abc", &[&bad]), ("abc".to_string(), vec![]));
@@ -219,6 +249,7 @@ mod tests {
             "tools:\n\t- read\n\t- grep",
             "tools:\n  - read # the reader\n  - grep",
             "tols: read",
+            "tool: grep",
             "max_turns: \"20\"",
             "max_turns: '7'",
             "max_turns: 20",

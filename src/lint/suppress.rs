@@ -56,18 +56,19 @@ struct Directive {
 }
 
 /// A frontmatter comment: where `#` is, and whether code precedes it on its line.
-struct Comment<'a> {
-    at: usize,
-    text: &'a str,
-    own_line: bool,
+pub(crate) struct Comment<'a> {
+    pub(crate) at: usize,
+    /// The text after `#`.
+    pub(crate) text: &'a str,
+    pub(crate) own_line: bool,
     line: Range<usize>,
     /// The line break after the line (for removing a whole line).
     line_with_break: Range<usize>,
 }
 
 /// The comments of the frontmatter, skipping `#` inside quoted values and
-/// block-scalar text.
-fn comments(doc: &RoleDoc) -> Vec<Comment<'_>> {
+/// block-scalar text (also what `pwk convert` carries over).
+pub(crate) fn comments(doc: &RoleDoc) -> Vec<Comment<'_>> {
     let Ok(fences) = &doc.fences else {
         return Vec::new();
     };

@@ -19,7 +19,7 @@ use super::uri;
 use super::workspace::{Setup, Workspace};
 use super::{ServeError, actions, complete, info, models::ModelCache};
 use crate::lint::{Diagnostic, NameSite};
-use crate::role::source::MAX_ROLE_FILE_BYTES;
+use crate::fs::read::MAX_ROLE_FILE_BYTES;
 
 /// One open buffer with what pwk made of it.
 pub(crate) struct Open {

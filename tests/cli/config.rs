@@ -372,3 +372,26 @@ fn schema_config_lists_every_key_and_rule() {
     assert!(!validator.is_valid(&serde_json::json!({"rules": {"crlf": "warning"}})));
     assert!(!validator.is_valid(&serde_json::json!({"hots": "x"})));
 }
+
+#[test]
+fn an_extended_files_globs_are_relative_to_that_file() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    env.write(
+        "base.toml",
+        "exclude = [\"legacy/\"]\n\n[[overrides]]\nfiles = [\"sub/roles/a.md\"]\nrules = { invalid-type = \"off\" }\n",
+    );
+    env.write("sub/pwk.toml", "extend = \"../base.toml\"\n");
+    for name in ["a", "b"] {
+        env.write(&format!("sub/roles/{name}.md"), ROLE.replace("NAME", name));
+    }
+    env.write("sub/roles/legacy/old.md", ROLE.replace("NAME", "old"));
+    let f = findings(&lint(&env, &["--host", "pwk", "-r", "sub/roles"]));
+    assert!(!f.iter().any(|(p, _, _)| p.contains("legacy")), "{f:?}");
+    assert!(
+        !f.iter()
+            .any(|(p, r, _)| p == "sub/roles/a.md" && r == "invalid-type"),
+        "{f:?}"
+    );
+    assert!(has(&f, "sub/roles/b.md", "invalid-type", "error"), "{f:?}");
+}

@@ -386,6 +386,245 @@ fn in_place_does_not_announce_a_rename() {
     assert_eq!(file["path"], ".claude/agents/rev.md", "{file:#}");
     assert_eq!(file["file_name"], "rev.md", "{file:#}");
     let item = file["items"]
+
+/// A fixture of `fixtures/convert/`, copied into the project at `rel`.
+fn fixture(env: &TestEnv, name: &str, rel: &str) -> std::path::PathBuf {
+    let text = std::fs::read(
+        crate::support::repo_root()
+            .join("fixtures/convert")
+            .join(name),
+    )
+    .unwrap();
+    env.write(rel, text)
+}
+
+fn project() -> TestEnv {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    env
+}
+
+#[test]
+fn a_flow_mapping_frontmatter_is_converted_from_its_values() {
+    let env = project();
+    fixture(&env, "flow-mapping-frontmatter.md", ".claude/agents/rev.md");
+    let (code, doc, err) = convert_json(
+        &env,
+        &["--to", "tintinweb", ".claude/agents", "--out", ".pi/agents"],
+    );
+    assert_eq!(code, 0, "{doc:#}\n{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let fm = frontmatter(&env.path(".pi/agents/rev.md"));
+    assert_eq!(fm["name"], "rev");
+    assert_eq!(fm["description"], "Reviews: diffs # carefully");
+    assert_eq!(fm["tools"], "read, grep");
+    assert_eq!(fm["max_turns"], 5);
+    let text = env.read(".pi/agents/rev.md");
+    assert!(!text.contains('{') && !text.contains('}'), "{text}");
+}
+
+#[test]
+fn nicobailon_star_becomes_no_tools_never_all_seven() {
+    let env = project();
+    fixture(&env, "nicobailon-star-grants-no-tool.md", "src/star.md");
+    let (code, doc, err) = convert_json(
+        &env,
+        &[
+            "--from",
+            "nicobailon",
+            "--to",
+            "tintinweb",
+            "src/star.md",
+            "--out",
+            ".pi/agents",
+        ],
+    );
+    assert_eq!(code, 0, "{doc:#}\n{err}");
+    let text = env.read(".pi/agents/star.md");
+    let fm = frontmatter(&env.path(".pi/agents/star.md"));
+    assert_eq!(fm["tools"], "none", "{text}");
+    assert!(!text.contains("tools: *"), "{text}");
+    assert_eq!(keys(&doc, "dropped"), ["tools: *"], "{doc:#}");
+    let kept: Vec<&Value> = doc["files"][0]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["note"] == "as written" && i["key"].as_str().unwrap().starts_with("tools"))
+        .collect();
+    assert!(kept.is_empty(), "{doc:#}");
+}
+
+#[test]
+fn a_reviewer_limited_to_four_tools_is_not_silently_given_every_tool() {
+    let env = project();
+    fixture(
+        &env,
+        "reviewer-limited-to-four-tools.md",
+        ".claude/agents/reviewer.md",
+    );
+    let (code, doc, err) = convert_json(
+        &env,
+        &[
+            "--to",
+            "opencode",
+            ".claude/agents",
+            "--out",
+            ".opencode/agents",
+        ],
+    );
+    assert_eq!(code, 1, "{doc:#}\n{err}");
+    assert_eq!(doc["files"][0]["widens"], true, "{doc:#}");
+    assert_eq!(doc["summary"]["widening"], 1, "{doc:#}");
+    assert_eq!(keys(&doc, "decision"), ["tools"], "{doc:#}");
+    let human = run(env
+        .pwk()
+        .args(["convert", "--to", "opencode", ".claude/agents", "--dry-run"]));
+    assert_eq!(human.code, 1, "{}", human.stdout);
+    assert!(
+        human
+            .stdout
+            .contains("1 file would grant more tools than the source role"),
+        "{}",
+        human.stdout
+    );
+}
+
+#[test]
+fn comments_are_carried_with_their_keys_and_dropped_ones_reported() {
+    let env = project();
+    fixture(
+        &env,
+        "comments-to-carry-and-drop.md",
+        ".claude/agents/commented.md",
+    );
+    let (code, doc, err) = convert_json(
+        &env,
+        &["--to", "tintinweb", ".claude/agents", "--out", ".pi/agents"],
+    );
+    assert!(code == 0 || code == 1, "{doc:#}\n{err}");
+    let text = env.read(".pi/agents/commented.md");
+    assert!(
+        text.starts_with(
+            "---\n# pwk: ignore-file[host-ignored-key] color is for the picker\nname: commented\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n# what the reviewer is for\ndescription: Reviews diffs. # short\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\n# model: <provider/id> — set yours with pwk setup --fast-model\n---\n"),
+        "{text}"
+    );
+    assert!(!text.contains("Claude Code only"), "{text}");
+    let dropped: Vec<&Value> = doc["files"][0]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["key"] == "comment")
+        .collect();
+    assert_eq!(dropped.len(), 1, "{doc:#}");
+    assert_eq!(dropped[0]["outcome"], "dropped");
+    assert!(
+        dropped[0]["note"]
+            .as_str()
+            .unwrap()
+            .contains("# Claude Code only"),
+        "{doc:#}"
+    );
+}
+
+#[test]
+fn the_output_is_linted_at_its_destination_and_each_finding_is_named() {
+    let env = project();
+    env.write(
+        ".pi/agents/scout.md",
+        "---\nname: scout\ndescription: Finds things.\ntools: read, grep\nx-team: search\n---\nFind.\n",
+    );
+    let out = run(env.pwk().args([
+        "convert",
+        "--from",
+        "tintinweb",
+        "--to",
+        "claude-code",
+        ".pi/agents/scout.md",
+        "--out",
+        ".claude/agents",
+    ]));
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    // Written to `.claude/agents/`: no claim that Claude Code never reads it.
+    assert!(!out.stdout.contains("never reads"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("lint       clean for claude-code@2.1\n"),
+        "{}",
+        out.stdout
+    );
+    // Written where Claude Code does not look: the warning is there, and named.
+    let out = run(env.pwk().args([
+        "convert",
+        "--from",
+        "tintinweb",
+        "--to",
+        "claude-code",
+        ".pi/agents/scout.md",
+        "--out",
+        ".pi/agents/claude",
+    ]));
+    let line = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("lint       "))
+        .unwrap_or_default()
+        .to_string();
+    let warnings: usize = line
+        .split('(')
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{}", out.stdout));
+    let named = out
+        .stdout
+        .lines()
+        .filter(|l| l.contains(": warning["))
+        .count();
+    assert!(warnings >= 1 && named == warnings, "{}", out.stdout);
+}
+
+#[test]
+fn a_failed_run_prints_no_success_summary() {
+    let env = project();
+    env.write(
+        ".pi/agents/scout.md",
+        "---\nname: scout\ndescription: d\n---\n",
+    );
+    let out = run(env
+        .pwk()
+        .args(["convert", "--to", "claude-code", ".pi/agents", "--dry-run"]));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(!out.stdout.contains("converted"), "{}", out.stdout);
+    assert_eq!(out.stdout, "", "{}", out.stdout);
+    assert!(out.stderr.contains("pass `--from HOST`"), "{}", out.stderr);
+}
+
+#[test]
+fn in_place_says_it_keeps_the_file_name() {
+    let env = project();
+    env.write(
+        ".claude/agents/graphql.md",
+        "---\nname: api-graphql\ndescription: d\ntools: Read\n---\nBody.\n",
+    );
+    let (_, doc, err) = convert_json(
+        &env,
+        &[
+            "--to",
+            "tintinweb@0.14",
+            ".claude/agents/graphql.md",
+            "--in-place",
+        ],
+    );
+    let item = doc["files"][0]["items"]
         .as_array()
         .unwrap()
         .iter()
@@ -395,4 +634,18 @@ fn in_place_does_not_announce_a_rename() {
     assert!(item.get("to").is_none(), "{item:#}");
     assert!(env.path(".claude/agents/rev.md").exists());
     assert!(!env.path(".claude/agents/reviewer.md").exists());
+
+        .cloned()
+        .unwrap_or_else(|| panic!("{doc:#}\n{err}"));
+    assert_eq!(item["outcome"], "decision", "{item:#}");
+    assert!(
+        item["note"]
+            .as_str()
+            .unwrap()
+            .contains("--in-place keeps the name `graphql.md`"),
+        "{item:#}"
+    );
+    assert!(env.path(".claude/agents/graphql.md").exists());
+    assert!(!env.path(".claude/agents/api-graphql.md").exists());
+    assert_eq!(doc["files"][0]["file_name"], "graphql.md", "{doc:#}");
 }

@@ -283,4 +283,77 @@ fn a_hard_link_is_named_as_such() {
     assert!(out.stderr.contains("2 hard links"), "{}", out.stderr);
     assert!(!out.stderr.contains("changed while"), "{}", out.stderr);
     assert_eq!(env.read("roles/r.md"), QUOTED_TURNS);
+
+#[test]
+fn unsafe_fixes_never_rename_two_keys_to_the_same_key() {
+    let env = TestEnv::new();
+    // `tool` and `tols` are both one edit from `tools`.
+    env.write(
+        "r.md",
+        "---\nname: r\ndescription: d\ntool: read\ntols: grep\n---\nBody\n",
+    );
+    let out = run(env.pwk().args([
+        "lint",
+        "--host",
+        "tintinweb",
+        "--fix",
+        "--unsafe-fixes",
+        "r.md",
+    ]));
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    let fixed = env.read("r.md");
+    assert_eq!(fixed.matches("\ntools:").count(), 1, "{fixed}");
+    let doc = pwk::role::RoleDoc::parse("r.md", fixed.as_bytes());
+    assert!(
+        matches!(doc.tree, Some(Ok(_))),
+        "the fixed file parses: {fixed}"
+    );
+    // The other stays, reported.
+    let doc = findings(&env, "tintinweb", "r.md");
+    assert!(has_rule(&doc, "unknown-key"), "{doc:#}");
+}
+
+#[test]
+fn diff_covers_every_host_group() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    // Clean for the portable profile; `zz/` (the second host group: files are
+    // grouped in path order) is linted for tintinweb by an override, and has a
+    // safe fix (CRLF).
+    env.write(
+        "pwk.toml",
+        "host = \"pwk\"\n\n[[overrides]]\nfiles = [\"zz/\"]\nhost = \"tintinweb\"\n",
+    );
+    env.write(
+        "roles/a.md",
+        "---\nname: a\ndescription: Reviews.\ntools: read\n---\nBody\n",
+    );
+    env.write(
+        "zz/b.md",
+        "---\r\nname: b\r\ndescription: Reviews.\r\ntools: read\r\n---\r\nBody\r\n",
+    );
+    let before = env.read("zz/b.md");
+    let diff = run(env.pwk().args(["lint", "--diff", "roles", "zz"]));
+    assert_eq!(diff.code, 1, "{}\n{}", diff.stdout, diff.stderr);
+    assert!(diff.stdout.contains("+++ b/zz/b.md"), "{}", diff.stdout);
+    assert!(
+        diff.stderr.contains("would change 1 file"),
+        "{}",
+        diff.stderr
+    );
+    assert_eq!(env.read("zz/b.md"), before, "--diff wrote");
+    // `--fix` changes exactly what `--diff` showed.
+    let fix = run(env.pwk().args(["lint", "--fix", "roles", "zz"]));
+    assert!(
+        fix.stderr.contains("applied 1 fix in 1 file"),
+        "{}",
+        fix.stderr
+    );
+    let again = run(env.pwk().args(["lint", "--diff", "roles", "zz"]));
+    assert_eq!(
+        (again.code, again.stdout.as_str()),
+        (0, ""),
+        "{}",
+        again.stderr
+    );
 }

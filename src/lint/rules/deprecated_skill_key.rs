@@ -54,11 +54,9 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     );
     // Merging two values is a judgement; a rename is not.
     if !both {
-        d.fixes.push(Fix::replace(
-            "rename `skill` to `skills`",
-            Safety::Safe,
-            span,
-            "skills",
-        ));
+        d.fixes.push(
+            Fix::replace("rename `skill` to `skills`", Safety::Safe, span, "skills")
+                .creating_key("skills"),
+        );
     }
 }

@@ -81,6 +81,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
                             key.span.clone(),
                             "skills",
                         )
+                        .creating_key("skills")
                     },
                 );
                 let d = cx.emit(

@@ -125,6 +125,7 @@ pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {
             span.clone(),
             s,
         )
+        .creating_key(s)
     });
     let d = cx.emit(&RULE, span, label, message, Some(help));
     d.severity = severity;
