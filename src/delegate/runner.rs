@@ -195,7 +195,7 @@ pub const SYSTEM_PROMPT_PLACEHOLDER: &str = "<system-prompt temp file>";
 /// and, for a `no_mcp` spec, asking it `pi --help` (once per process).
 pub fn plan_launch(spec: &PiRunSpec, env: &Env) -> Result<PiLaunch, RunError> {
     let program = locate_pi(env)?;
-    let probed = probe_flags(spec, &program, &mut Vec::new());
+    let probed = probe_flags(spec, &program, env, &mut Vec::new());
     let spec = probed.as_ref().unwrap_or(spec);
     let sys = spec
         .system_prompt
@@ -377,7 +377,7 @@ fn prepare(spec: &PiRunSpec, env: &Env, start: Instant) -> Result<Prepared, Box<
         let _ = std::fs::create_dir_all(parent);
     }
     let mut warnings = Vec::new();
-    let probed = probe_flags(spec, &program, &mut warnings);
+    let probed = probe_flags(spec, &program, env, &mut warnings);
     Ok(Prepared {
         program,
         sys_file,
@@ -395,11 +395,37 @@ struct Prepared {
     warnings: Vec<String>,
 }
 
+/// Whether pi could start an MCP server for this run. pi 1.6 reads servers from
+/// `<agent dir>/mcp.json` and, in a trusted project, `.pi/mcp.json` (its
+/// docs/mcp.md, "Configure servers"); extensions can register more. So: either file
+/// exists, or extensions are not turned off (`--no-extensions`). Otherwise there is
+/// nothing for `--no-mcp` to stop and `pi --help` is not asked.
+fn mcp_may_be_configured(spec: &PiRunSpec, env: &Env) -> bool {
+    let agent_dir = spec
+        .env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PI_CODING_AGENT_DIR")
+        .map(|(_, v)| PathBuf::from(v))
+        .or_else(|| env.agent_dir());
+    !spec.extra_args.iter().any(|a| a == "--no-extensions")
+        || agent_dir.is_some_and(|d| d.join("mcp.json").exists())
+        || spec.cwd.join(".pi").join("mcp.json").exists()
+}
+
 /// The spec with the flags only some pi generations have, when this one lists them
 /// in `pi --help` (probed once per process, never a version check); `None` when
 /// nothing changes.
-fn probe_flags(spec: &PiRunSpec, program: &Path, warnings: &mut Vec<String>) -> Option<PiRunSpec> {
-    if !spec.no_mcp || spec.extra_args.iter().any(|a| a == "--no-mcp") {
+fn probe_flags(
+    spec: &PiRunSpec,
+    program: &Path,
+    env: &Env,
+    warnings: &mut Vec<String>,
+) -> Option<PiRunSpec> {
+    if !spec.no_mcp
+        || spec.extra_args.iter().any(|a| a == "--no-mcp")
+        || !mcp_may_be_configured(spec, env)
+    {
         return None;
     }
     let aborted = || spec.remote.as_ref().is_some_and(|r| r.aborted());
@@ -738,6 +764,8 @@ fn finish(
             classify_outcome(spec, program, &a, &mut o, mode, true);
         }
         Some(StopReason::Budget(hit)) => {
+            // What the budget counted, also when no model call had finished (zero).
+            o.usage.get_or_insert_with(Usage::default);
             fail(
                 &mut o,
                 ErrorCode::BudgetExceeded,

@@ -98,8 +98,10 @@ fn max_cost_stops_the_run(generation: Gen, pi: PathBuf) {
     expect_budget_exceeded(&w, &v, out.code, "maxCostUsd");
     let cost = v["usage"]["cost"].as_f64().unwrap();
     assert!(cost > 2.0, "{v:#}");
+    // pi's cost per call is about $1.12 (the generations differ in what they count):
+    // the second or third call crosses $2.
     assert!(
-        (3..=4).contains(&w.llm.requests().len()),
+        (2..=4).contains(&w.llm.requests().len()),
         "{} requests",
         w.llm.requests().len()
     );
