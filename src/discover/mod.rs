@@ -617,7 +617,11 @@ fn classify(
         .and_then(|n| n.strip_suffix(host.discovery.suffix.as_str()))
         .filter(|s| !s.is_empty())
         .map(str::to_string)
-        .or_else(|| file_name.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .or_else(|| {
+            file_name
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+        })
         .unwrap_or_default();
     // A host that repairs frontmatter strict YAML rejects (Claude Code) reads the
     // repaired text.

@@ -156,9 +156,13 @@ pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runti
     let raw_tools = role.doc.mapping().and_then(|m| m.get("tools"));
     // The host's own split of a `tools` string (Claude Code: white space too).
     let declared = match raw_tools.and_then(|n| n.as_str()) {
-        Some(s) if host.tools.split_on_whitespace => {
-            Some(host.tools.split(s).into_iter().map(str::to_string).collect())
-        }
+        Some(s) if host.tools.split_on_whitespace => Some(
+            host.tools
+                .split(s)
+                .into_iter()
+                .map(str::to_string)
+                .collect(),
+        ),
         _ => r.tools.clone(),
     };
     let tools = tools(
@@ -282,8 +286,10 @@ fn tools(
                         known.push(b);
                     }
                 }
-                let dropped: Vec<&String> =
-                    list.iter().filter(|x| !host.knows_tool(t.base(x))).collect();
+                let dropped: Vec<&String> = list
+                    .iter()
+                    .filter(|x| !host.knows_tool(t.base(x)))
+                    .collect();
                 let mut note = "as declared".to_string();
                 if !t.injected.is_empty() {
                     note.push_str(&format!(" ({label} adds {})", t.injected.join(", ")));

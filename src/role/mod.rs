@@ -78,14 +78,19 @@ impl RoleDoc {
         // Claude Code's YAML keeps the last of repeated keys: each earlier one goes,
         // as long as it is one line (a bounded number of rounds).
         for _ in 0..16 {
-            let doc = RoleDoc::from_text(self.path.clone(), repair::apply(&self.text, &lines), None);
+            let doc =
+                RoleDoc::from_text(self.path.clone(), repair::apply(&self.text, &lines), None);
             match &doc.tree {
                 Some(Ok(_)) => return Some((doc, lines)),
                 Some(Err(YamlError::DuplicateKey { key, first, .. })) => {
                     let line = repair::overridden(&doc.text, first.clone(), key)?;
                     // The same line in the file (a repaired line is not repeated).
-                    let in_file = self.lines.line_start(doc.lines.line_of(line.range.start) + 1)?;
-                    let end = self.text[in_file..].find('\n').map_or(self.text.len(), |i| in_file + i);
+                    let in_file = self
+                        .lines
+                        .line_start(doc.lines.line_of(line.range.start) + 1)?;
+                    let end = self.text[in_file..]
+                        .find('\n')
+                        .map_or(self.text.len(), |i| in_file + i);
                     if lines.iter().any(|l| l.range.start == in_file) {
                         return None;
                     }

@@ -129,10 +129,7 @@ fn quote_line(line: &str) -> Option<(String, String)> {
     if value.starts_with('[') && value.ends_with(']') && is_flow_list(value) {
         return None;
     }
-    let special = value.contains(": ")
-        || value
-            .chars()
-            .any(|c| "{}[]*&#!|>%@`".contains(c));
+    let special = value.contains(": ") || value.chars().any(|c| "{}[]*&#!|>%@`".contains(c));
     if !special {
         return None;
     }
@@ -182,11 +179,20 @@ mod tests {
             repair("name: a\ndescription: Use this agent when: you review\n"),
             ["description: \"Use this agent when: you review\""]
         );
-        assert_eq!(repair("description: [WIP] reviews\n"), ["description: \"[WIP] reviews\""]);
-        assert_eq!(repair("description: `pytest` \"runner\"\n"), ["description: \"`pytest` \\\"runner\\\"\""]);
+        assert_eq!(
+            repair("description: [WIP] reviews\n"),
+            ["description: \"[WIP] reviews\""]
+        );
+        assert_eq!(
+            repair("description: `pytest` \"runner\"\n"),
+            ["description: \"`pytest` \\\"runner\\\"\""]
+        );
         assert_eq!(repair("description: Fix #1\n"), ["description: \"Fix #1\""]);
         // Left alone: quoted, a flow list, nothing special, indented, `key:value`.
-        assert!(repair("description: \"a: b\"\ntools: [Read, Grep]\nname: plain\n  x: a: b\nk:a: b\n").is_empty());
+        assert!(
+            repair("description: \"a: b\"\ntools: [Read, Grep]\nname: plain\n  x: a: b\nk:a: b\n")
+                .is_empty()
+        );
         // Not matched at all: a CR before the end of the line (JavaScript's `.`).
         assert!(repair("description: a: b\r\n").is_empty());
     }

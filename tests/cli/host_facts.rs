@@ -420,7 +420,11 @@ fn pi_parser_agrees_with_lint() {
                     .iter()
                     .filter(|d| d["path"] == file && d["severity"] == "error")
                     .count();
-                if !parsed && errors == 0 {
+                // Claude Code repairs what pi's strict parser rejects: there, the
+                // YAML finding (a warning) is pwk's verdict.
+                let repaired =
+                    own.is_some_and(|s| s.starts_with("claude-code@")) && !yaml_claims.is_empty();
+                if !parsed && errors == 0 && !repaired {
                     disagreements.push(format!(
                         "{label}: {file}: pi {} cannot parse it ({}), pwk reports no error",
                         pi.spec(),

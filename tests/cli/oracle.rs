@@ -355,7 +355,11 @@ pub fn cli_oracle_bin() -> Option<PathBuf> {
 /// project at once (one oracle process) and return one document per project, in order.
 pub fn run_cli_oracle(oracle: &Path, host: &str, projects: &[&Path]) -> Vec<Value> {
     let out = run(Command::new(oracle).arg("--host").arg(host).args(projects));
-    assert_eq!(out.code, 0, "cli-oracle --host {host} failed:\n{}", out.stderr);
+    assert_eq!(
+        out.code, 0,
+        "cli-oracle --host {host} failed:\n{}",
+        out.stderr
+    );
     let docs: Vec<Value> = serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("cli-oracle printed no JSON ({e}):\n{}", out.stdout));
     assert_eq!(docs.len(), projects.len());

@@ -332,7 +332,9 @@ async function runCopilot(project) {
   return {
     fatal: null,
     agents: (d.agents ?? []).map((a) => ({
-      name: a.name, id: a.id, description: a.description ?? null, tools: a.tools ?? null,
+      // Copilot keeps the names as written (it does not resolve them at load):
+      // what the child gets is not in the event.
+      name: a.name, id: a.id, description: a.description ?? null, tools: null, declared_tools: a.tools ?? null,
       model: a.model ?? null, error: null,
     })),
     messages: [...(d.warnings ?? []), ...(d.errors ?? [])].map((m) => (typeof m === "string" ? m : JSON.stringify(m))),
