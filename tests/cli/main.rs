@@ -11,6 +11,8 @@ mod convert;
 mod delegate_e2e;
 mod delegate_faults;
 mod discover;
+mod docs_commands;
+mod docs_pages;
 mod fix;
 mod host_facts;
 mod lint;
