@@ -344,7 +344,11 @@ fn check_page(path: &Path, text: &str) -> (Vec<String>, String) {
     for (start, len, replacement) in edits.into_iter().rev() {
         // Keep a step's trailing blank lines (they separate it from the next `$`).
         let body = &lines[start..start + len];
-        let blanks = body.iter().rev().take_while(|l| l.trim().is_empty()).count();
+        let blanks = body
+            .iter()
+            .rev()
+            .take_while(|l| l.trim().is_empty())
+            .count();
         let mut new = replacement;
         new.extend(std::iter::repeat_n(String::new(), blanks.min(len)));
         lines.splice(start..start + len, new);
@@ -374,7 +378,10 @@ fn every_console_block_in_readme_and_book_prints_what_it_shows() {
             failures.extend(fails);
         }
     }
-    assert!(steps >= 10, "only {steps} console steps found in README and docs/src");
+    assert!(
+        steps >= 10,
+        "only {steps} console steps found in README and docs/src"
+    );
     assert!(
         failures.is_empty(),
         "{} console step(s) in the docs do not match pwk; after checking that pwk is right, \
@@ -388,7 +395,15 @@ fn every_console_block_in_readme_and_book_prints_what_it_shows() {
 fn the_runner_splits_like_a_shell_and_refuses_what_needs_one() {
     assert_eq!(
         split_words(r#"pwk recon --topic "session persistence" --x 'a b' c\ d  # why"#).unwrap(),
-        ["pwk", "recon", "--topic", "session persistence", "--x", "a b", "c d"]
+        [
+            "pwk",
+            "recon",
+            "--topic",
+            "session persistence",
+            "--x",
+            "a b",
+            "c d"
+        ]
     );
     assert!(split_words("pwk lint > out.txt").is_err());
     assert!(split_words("pwk lint | head").is_err());

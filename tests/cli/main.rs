@@ -13,6 +13,7 @@ mod delegate_faults;
 mod discover;
 mod docs_commands;
 mod docs_pages;
+mod docs_snippets;
 mod fix;
 mod host_facts;
 mod lint;
