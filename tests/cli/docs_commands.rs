@@ -292,8 +292,8 @@ fn check_page(path: &Path, text: &str) -> (Vec<String>, String) {
                         }
                         if actual != want {
                             let diff = similar::TextDiff::from_lines(
-                                &format!("{}\n", want.join("\n")),
-                                &format!("{}\n", actual.join("\n")),
+                                format!("{}\n", want.join("\n")),
+                                format!("{}\n", actual.join("\n")),
                             )
                             .unified_diff()
                             .header("the page", "the file pwk wrote")
@@ -321,8 +321,8 @@ fn check_page(path: &Path, text: &str) -> (Vec<String>, String) {
                     }
                     if actual != want || code != want_code {
                         let diff = similar::TextDiff::from_lines(
-                            &format!("{}\nexit {want_code}\n", want.join("\n")),
-                            &format!("{}\nexit {code}\n", actual.join("\n")),
+                            format!("{}\nexit {want_code}\n", want.join("\n")),
+                            format!("{}\nexit {code}\n", actual.join("\n")),
                         )
                         .unified_diff()
                         .header("the page", "pwk printed")
