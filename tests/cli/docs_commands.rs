@@ -14,7 +14,7 @@
 //!
 //! A block whose fence says ```` ```console fixture=DIR ```` starts from a copy of
 //! `fixtures/DIR/`. The environment is pinned: `HOME` (and so pi's agent dir) is an
-//! empty directory inside the project, no `PWK_*`/`PI_*` variables, `NO_COLOR=1`,
+//! empty directory inside the project, no `PWK_*`/`PI_*` variables or `COLUMNS`, `NO_COLOR=1`,
 //! and `PWK_PI_BIN` names a file that does not exist, so no command can start pi.
 //! The project's path is shown as `[ROOT]`.
 //!
@@ -186,6 +186,8 @@ fn run_pwk(env: &TestEnv, args: &[String]) -> (String, i32) {
     let mut cmd = env.pwk();
     cmd.args(args)
         .env("PWK_PI_BIN", env.path("no-pi-here"))
+        // Help text is wrapped to the terminal (none here) or to `COLUMNS`.
+        .env_remove("COLUMNS")
         .stdin(Stdio::null())
         .stdout(writer.try_clone().expect("clone pipe"))
         .stderr(writer);
