@@ -5,7 +5,9 @@
 # tests drive (the TypeScript SDK and the MCP Inspector, into the ignored .mcp-test/),
 # Neovim for the language-server test in a real editor (apt, scripts/provision-editor.sh),
 # builds and packages the VS Code extension when npm is there (scripts/build-vscode.sh),
-# then runs every test, then the packaging tests (scripts/test-packaging.sh).
+# then the packaging tests after every test (scripts/test-packaging.sh);
+# builds the book with a pinned mdbook (scripts/build-docs.sh; a failed docs build fails
+# the run under CI=true), then runs every test.
 # Under CI (CI=true) a missing pi or oracle is an error: this script stops before
 # testing, and those tests themselves fail instead of skipping (PWK_TEST_REQUIRE_PI=1).
 set -euo pipefail
@@ -15,6 +17,7 @@ cd "$(dirname "$0")/.."
 ./scripts/provision-mcp.sh
 ./scripts/provision-editor.sh
 ./scripts/build-vscode.sh
+./scripts/build-docs.sh
 if [ -x .pi-test/bin/pi073 ]; then export PWK_TEST_PI073="$PWD/.pi-test/bin/pi073"; fi
 if [ -x .pi-test/bin/pi16 ]; then export PWK_TEST_PI16="$PWD/.pi-test/bin/pi16"; fi
 if [ -f .mcp-test/node_modules/@modelcontextprotocol/sdk/package.json ]; then export PWK_TEST_MCP_CLIENT="$PWD/.mcp-test"; fi

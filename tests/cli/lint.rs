@@ -941,13 +941,12 @@ fn pre_commit_hook_definition() {
 }
 
 #[test]
-fn readme_documents_linting() {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
-    let lint = readme
-        .find("## Linting")
-        .expect("README has a Linting section");
-    assert!(lint < readme.find("## Exit codes").unwrap());
-    assert!(readme.contains("yaml-language-server: $schema="));
+fn docs_document_linting() {
+    let page = std::fs::read_to_string(repo_root().join("docs/src/lint.md")).unwrap();
+    assert!(page.starts_with("# Linting"));
+    assert!(page.contains("yaml-language-server: $schema="));
+    let summary = std::fs::read_to_string(repo_root().join("docs/src/SUMMARY.md")).unwrap();
+    assert!(summary.contains("(lint.md)"));
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! `pi --mode rpc`, so the turn budget can *steer* the role to wrap up and report
-//! instead of cutting it off (see `docs/turn-budget.md` for the measurements on pi
+//! instead of cutting it off (see `docs/src/turn-budget.md` for the measurements on pi
 //! 0.73.1 and 1.6.0).
 //!
 //! * The prompt goes as an RPC `prompt` command on stdin, which stays open.
