@@ -5,9 +5,9 @@
 # tests drive (the TypeScript SDK and the MCP Inspector, into the ignored .mcp-test/),
 # Neovim for the language-server test in a real editor (apt, scripts/provision-editor.sh),
 # builds and packages the VS Code extension when npm is there (scripts/build-vscode.sh),
-# then the packaging tests after every test (scripts/test-packaging.sh);
 # builds the book with a pinned mdbook (scripts/build-docs.sh; a failed docs build fails
-# the run under CI=true), then runs every test.
+# the run under CI=true), then runs every test, then the packaging tests
+# (scripts/test-packaging.sh).
 # Under CI (CI=true) a missing pi or oracle is an error: this script stops before
 # testing, and those tests themselves fail instead of skipping (PWK_TEST_REQUIRE_PI=1).
 set -euo pipefail
