@@ -165,7 +165,6 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     })
 }
 
-
 /// The host a file is written for, and why.
 fn source_host(
     choice: &HostChoice,

@@ -18,8 +18,8 @@ use super::position::Encoding;
 use super::uri;
 use super::workspace::{Setup, Workspace};
 use super::{ServeError, actions, complete, info, models::ModelCache};
-use crate::lint::{Diagnostic, NameSite};
 use crate::fs::read::MAX_ROLE_FILE_BYTES;
+use crate::lint::{Diagnostic, NameSite};
 
 /// One open buffer with what pwk made of it.
 pub(crate) struct Open {

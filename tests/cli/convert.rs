@@ -311,82 +311,6 @@ fn real_hosts_load_converted_roles_with_the_mapped_tools() {
     }
 }
 
-/// `convert --out .pi/agents` wrote through a symlinked `.pi` (and with
-/// `--force` replaced the files there, f98aee5); now the link is refused.
-#[test]
-fn convert_never_writes_through_a_symlinked_out_directory() {
-    for link in [".pi", ".pi/agents"] {
-        let env = TestEnv::new();
-        std::fs::create_dir_all(env.path(".git")).unwrap();
-        env.write(".claude/agents/reviewer.md", REVIEWER);
-        let outside = tempfile::tempdir().unwrap();
-        let target = outside.path().join("t");
-        std::fs::create_dir_all(target.join("agents")).unwrap();
-        std::fs::write(target.join("reviewer.md"), "theirs\n").unwrap();
-        std::fs::write(target.join("agents/reviewer.md"), "theirs\n").unwrap();
-        std::fs::create_dir_all(env.path(".pi")).unwrap();
-        if link == ".pi" {
-            std::fs::remove_dir(env.path(".pi")).unwrap();
-        }
-        std::os::unix::fs::symlink(&target, env.path(link)).unwrap();
-        let args = [
-            "--to",
-            "nicobailon",
-            ".claude/agents",
-            "--out",
-            ".pi/agents",
-            "--force",
-        ];
-        let (code, doc, _) = convert_json(&env, &args);
-        assert_eq!(code, 2, "{link}: {doc:#}");
-        assert!(
-            doc["files"][0]["write_error"]
-                .as_str()
-                .is_some_and(|e| e.contains("symbolic link")),
-            "{link}: {doc:#}"
-        );
-        let names: Vec<_> = walk(outside.path());
-        assert_eq!(names.len(), 4, "{link}: {names:?}");
-        assert_eq!(
-            std::fs::read_to_string(target.join("reviewer.md")).unwrap(),
-            "theirs\n"
-        );
-        assert_eq!(
-            std::fs::read_to_string(target.join("agents/reviewer.md")).unwrap(),
-            "theirs\n"
-        );
-    }
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        }
-        out.push(p);
-    }
-    out
-}
-
-/// `--in-place` announced "file name → <identity>.md" although it writes over
-/// the source and renames nothing (f98aee5); now the rename is a decision.
-#[test]
-fn in_place_does_not_announce_a_rename() {
-    let env = TestEnv::new();
-    std::fs::create_dir_all(env.path(".git")).unwrap();
-    env.write(".claude/agents/rev.md", REVIEWER);
-    let (code, doc, err) = convert_json(
-        &env,
-        &["--to", "nicobailon", "--in-place", ".claude/agents/rev.md"],
-    );
-    assert!(code <= 1, "{doc:#}\n{err}");
-    let file = &doc["files"][0];
-    assert_eq!(file["path"], ".claude/agents/rev.md", "{file:#}");
-    assert_eq!(file["file_name"], "rev.md", "{file:#}");
-    let item = file["items"]
-
 /// A fixture of `fixtures/convert/`, copied into the project at `rel`.
 fn fixture(env: &TestEnv, name: &str, rel: &str) -> std::path::PathBuf {
     let text = std::fs::read(
@@ -629,12 +553,6 @@ fn in_place_says_it_keeps_the_file_name() {
         .unwrap()
         .iter()
         .find(|i| i["key"] == "file name")
-        .unwrap_or_else(|| panic!("{file:#}"));
-    assert_eq!(item["outcome"], "decision", "{item:#}");
-    assert!(item.get("to").is_none(), "{item:#}");
-    assert!(env.path(".claude/agents/rev.md").exists());
-    assert!(!env.path(".claude/agents/reviewer.md").exists());
-
         .cloned()
         .unwrap_or_else(|| panic!("{doc:#}\n{err}"));
     assert_eq!(item["outcome"], "decision", "{item:#}");
@@ -648,4 +566,90 @@ fn in_place_says_it_keeps_the_file_name() {
     assert!(env.path(".claude/agents/graphql.md").exists());
     assert!(!env.path(".claude/agents/api-graphql.md").exists());
     assert_eq!(doc["files"][0]["file_name"], "graphql.md", "{doc:#}");
+}
+
+/// `convert --out .pi/agents` wrote through a symlinked `.pi` (and with
+/// `--force` replaced the files there, f98aee5); now the link is refused.
+#[test]
+fn convert_never_writes_through_a_symlinked_out_directory() {
+    for link in [".pi", ".pi/agents"] {
+        let env = TestEnv::new();
+        std::fs::create_dir_all(env.path(".git")).unwrap();
+        env.write(".claude/agents/reviewer.md", REVIEWER);
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("t");
+        std::fs::create_dir_all(target.join("agents")).unwrap();
+        std::fs::write(target.join("reviewer.md"), "theirs\n").unwrap();
+        std::fs::write(target.join("agents/reviewer.md"), "theirs\n").unwrap();
+        std::fs::create_dir_all(env.path(".pi")).unwrap();
+        if link == ".pi" {
+            std::fs::remove_dir(env.path(".pi")).unwrap();
+        }
+        std::os::unix::fs::symlink(&target, env.path(link)).unwrap();
+        let args = [
+            "--to",
+            "nicobailon",
+            ".claude/agents",
+            "--out",
+            ".pi/agents",
+            "--force",
+        ];
+        let (code, doc, _) = convert_json(&env, &args);
+        assert_eq!(code, 2, "{link}: {doc:#}");
+        assert!(
+            doc["files"][0]["write_error"]
+                .as_str()
+                .is_some_and(|e| e.contains("symbolic link")),
+            "{link}: {doc:#}"
+        );
+        let names: Vec<_> = walk(outside.path());
+        assert_eq!(names.len(), 4, "{link}: {names:?}");
+        assert_eq!(
+            std::fs::read_to_string(target.join("reviewer.md")).unwrap(),
+            "theirs\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(target.join("agents/reviewer.md")).unwrap(),
+            "theirs\n"
+        );
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        }
+        out.push(p);
+    }
+    out
+}
+
+/// `--in-place` announced "file name → <identity>.md" although it writes over
+/// the source and renames nothing (f98aee5); now the rename is a decision.
+#[test]
+fn in_place_does_not_announce_a_rename() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    env.write(".claude/agents/rev.md", REVIEWER);
+    let (code, doc, err) = convert_json(
+        &env,
+        &["--to", "nicobailon", "--in-place", ".claude/agents/rev.md"],
+    );
+    assert!(code <= 1, "{doc:#}\n{err}");
+    let file = &doc["files"][0];
+    assert_eq!(file["path"], ".claude/agents/rev.md", "{file:#}");
+    assert_eq!(file["file_name"], "rev.md", "{file:#}");
+    let item = file["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["key"] == "file name")
+        .unwrap_or_else(|| panic!("{file:#}"));
+    assert_eq!(item["outcome"], "decision", "{item:#}");
+    assert!(item.get("to").is_none(), "{item:#}");
+    assert!(env.path(".claude/agents/rev.md").exists());
+    assert!(!env.path(".claude/agents/reviewer.md").exists());
 }

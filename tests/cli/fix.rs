@@ -283,6 +283,7 @@ fn a_hard_link_is_named_as_such() {
     assert!(out.stderr.contains("2 hard links"), "{}", out.stderr);
     assert!(!out.stderr.contains("changed while"), "{}", out.stderr);
     assert_eq!(env.read("roles/r.md"), QUOTED_TURNS);
+}
 
 #[test]
 fn unsafe_fixes_never_rename_two_keys_to_the_same_key() {

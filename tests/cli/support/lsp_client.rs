@@ -75,11 +75,6 @@ impl LspClient {
         stdin.flush().unwrap();
     }
 
-    /// The server's process id.
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
     pub fn notify(&mut self, method: &str, params: Value) {
         self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
     }
