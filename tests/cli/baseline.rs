@@ -239,12 +239,12 @@ fn a_baseline_named_from_a_subdirectory_is_relative_to_itself() {
 fn a_large_baseline_is_written_and_read_back() {
     let env = TestEnv::new();
     std::fs::create_dir_all(env.path(".git")).unwrap();
-    // ~9,000 findings: well over 1 MiB of baseline.
+    // ~15,000 findings: well over 1 MiB of baseline.
     for i in 0..3000 {
         env.write(
             &format!(".agents/agents/r{i}.md"),
             format!(
-                "---\nname: r{i}\ndescription: d\ntools: read\nowner-{i}-a: me\nowner-{i}-b: me\nmax_turns: \"20\"\n---\nBody\n"
+                "---\nname: r{i}\ndescription: d\ntools: read\nowner-{i}-a: me\nowner-{i}-b: me\nowner-{i}-c: me\nowner-{i}-d: me\nmax_turns: \"20\"\n---\nBody\n"
             ),
         );
     }

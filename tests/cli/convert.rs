@@ -626,30 +626,3 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
-
-/// `--in-place` announced "file name → <identity>.md" although it writes over
-/// the source and renames nothing (f98aee5); now the rename is a decision.
-#[test]
-fn in_place_does_not_announce_a_rename() {
-    let env = TestEnv::new();
-    std::fs::create_dir_all(env.path(".git")).unwrap();
-    env.write(".claude/agents/rev.md", REVIEWER);
-    let (code, doc, err) = convert_json(
-        &env,
-        &["--to", "nicobailon", "--in-place", ".claude/agents/rev.md"],
-    );
-    assert!(code <= 1, "{doc:#}\n{err}");
-    let file = &doc["files"][0];
-    assert_eq!(file["path"], ".claude/agents/rev.md", "{file:#}");
-    assert_eq!(file["file_name"], "rev.md", "{file:#}");
-    let item = file["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|i| i["key"] == "file name")
-        .unwrap_or_else(|| panic!("{file:#}"));
-    assert_eq!(item["outcome"], "decision", "{item:#}");
-    assert!(item.get("to").is_none(), "{item:#}");
-    assert!(env.path(".claude/agents/rev.md").exists());
-    assert!(!env.path(".claude/agents/reviewer.md").exists());
-}
