@@ -8,17 +8,7 @@ use crate::{Context, ExitStatus};
 
 /// `pwk list`: exit 0, or 1 when a role file is broken.
 pub fn run(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let project = super::open_project(
-        ctx,
-        super::ProjectFlags {
-            dir: args.dir.as_deref(),
-            host: args.host.as_ref(),
-            ..Default::default()
-        },
-    )?;
-    let d = project
-        .discover()
-        .map_err(|e| super::config_error(ctx, e))?;
+    let (_, d) = super::discover(ctx, args.dir.as_deref(), args.host.as_ref())?;
     let rows = render::list_rows(&d, args.all);
     match args.format {
         Format::Json => write_stdout(&json_line(&render::list_doc(&d, &rows))?)?,

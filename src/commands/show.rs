@@ -10,17 +10,7 @@ use crate::{Context, ExitStatus};
 /// `pwk show NAME`: exit 0; 1 when the name exists but the host cannot load it;
 /// 2 when nothing answers to the name.
 pub fn run(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let project = super::open_project(
-        ctx,
-        super::ProjectFlags {
-            dir: args.dir.as_deref(),
-            host: args.host.as_ref(),
-            ..Default::default()
-        },
-    )?;
-    let d = project
-        .discover()
-        .map_err(|e| super::config_error(ctx, e))?;
+    let (project, d) = super::discover(ctx, args.dir.as_deref(), args.host.as_ref())?;
     let Some(role) = d.find(&args.name) else {
         return show_unavailable(&d, &args.name, args.format, ctx);
     };

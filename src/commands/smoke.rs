@@ -22,17 +22,7 @@ const SMOKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(180);
 pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     use crate::delegate::{PiRunSpec, plan_launch, run_pi};
 
-    let project = super::open_project(
-        ctx,
-        super::ProjectFlags {
-            dir: args.dir.as_deref(),
-            host: args.host.as_ref(),
-            ..Default::default()
-        },
-    )?;
-    let d = project
-        .discover()
-        .map_err(|e| super::config_error(ctx, e))?;
+    let (project, d) = super::discover(ctx, args.dir.as_deref(), args.host.as_ref())?;
     let Some(role) = d.find(&args.name) else {
         return show_unavailable(&d, &args.name, args.format, ctx);
     };
