@@ -12,20 +12,7 @@ use serde_json::{Value, json};
 use crate::delegate_e2e::{FAST_FAIL, Gen, World, pi_bin, report_text};
 use crate::support::fake_llm::Reply;
 
-macro_rules! both_generations {
-    ($($name:ident => $f:ident;)*) => {$(
-        mod $name {
-            #[test]
-            fn pi073() {
-                if let Some(pi) = super::pi_bin(super::Gen::Pi073) { super::$f(super::Gen::Pi073, pi) }
-            }
-            #[test]
-            fn pi16() {
-                if let Some(pi) = super::pi_bin(super::Gen::Pi16) { super::$f(super::Gen::Pi16, pi) }
-            }
-        }
-    )*};
-}
+use crate::delegate_e2e::both_generations;
 
 both_generations! {
     max_tokens_stops_the_run => max_tokens_stops_the_run;

@@ -327,20 +327,7 @@ fn a_setsid_daemon_does_not_outlive_review_on_either_transport() {
     }
 }
 
-macro_rules! both_generations {
-    ($($name:ident => $f:ident;)*) => {$(
-        mod $name {
-            #[test]
-            fn pi073() {
-                if let Some(pi) = super::pi_bin(super::Gen::Pi073) { super::$f(super::Gen::Pi073, pi) }
-            }
-            #[test]
-            fn pi16() {
-                if let Some(pi) = super::pi_bin(super::Gen::Pi16) { super::$f(super::Gen::Pi16, pi) }
-            }
-        }
-    )*};
-}
+use crate::delegate_e2e::both_generations;
 
 both_generations! {
     a_daemon_started_by_pi_s_bash_tool_does_not_outlive_delegate => daemon_from_bash_tool;

@@ -167,7 +167,7 @@ pub fn report_text(summary: &str) -> String {
     )
 }
 
-/// Each scenario runs once per pi generation.
+/// Each scenario runs once per pi generation (also used by `budget` and `children`).
 macro_rules! both_generations {
     ($($name:ident => $f:ident;)*) => {$(
         mod $name {
@@ -182,6 +182,7 @@ macro_rules! both_generations {
         }
     )*};
 }
+pub(crate) use both_generations;
 
 both_generations! {
     text_answer_with_report => text_answer_with_report;
