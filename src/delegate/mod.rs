@@ -16,7 +16,6 @@
 
 pub mod budget;
 pub mod classify;
-pub mod input;
 pub mod lock;
 pub mod process;
 pub mod report;

@@ -2,11 +2,13 @@
 //! and the model the session ran on (the last assistant message's provider/model,
 //! else the last `model_change`). `role: "system"` messages (pi 1.6) are skipped.
 //! Lines are framed with the bounded [`LineFramer`], so a huge session costs no more
-//! memory than one line. The file is opened non-blocking without following a symlink
-//! and must be a regular file (`super::input`).
+//! memory than one line. The file is opened through the one bounded reader
+//! ([`crate::fs::read::open`], [`Kind::Session`]): non-blocking, without following a
+//! symlink, a regular file, at most the kind's cap.
 
-use std::io::Read;
 use std::path::Path;
+
+use crate::fs::Kind;
 
 use serde::Deserialize;
 
@@ -42,8 +44,8 @@ struct Msg {
 /// Read the metadata; `Err` says why it is unavailable.
 pub fn read_meta(path: &Path) -> Result<SessionMeta, String> {
     // Non-blocking and type-checked before reading: a FIFO or device never hangs pwk.
-    let mut f = super::input::open_regular(path, super::input::Symlinks::Refuse)
-        .map_err(|e| e.to_string())?;
+    let why = |e: crate::fs::ReadError| format!("{} {e}", path.display());
+    let mut f = crate::fs::read::open(path, Kind::Session).map_err(why)?;
     let mut meta = SessionMeta::default();
     let mut header_seen = false;
     let mut from_change: (Option<String>, Option<String>) = (None, None);
@@ -76,9 +78,7 @@ pub fn read_meta(path: &Path) -> Result<SessionMeta, String> {
         first = false;
     };
     loop {
-        let n = f
-            .read(&mut buf)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let n = f.read(&mut buf).map_err(why)?;
         if n == 0 {
             break;
         }
@@ -122,6 +122,24 @@ mod tests {
         assert_eq!(m.model.as_deref(), Some("mock-reasoner"));
         std::fs::write(&p, "{}\n").unwrap();
         assert!(read_meta(&p).is_err());
+        // The bounded reader's checks: a symlink, a FIFO and a directory are refused
+        // (without blocking on the FIFO).
+        let link = dir.join("l.jsonl");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&p, &link).unwrap();
+        assert!(read_meta(&link).unwrap_err().contains("symbolic link"));
+        let fifo = dir.join("f.jsonl");
+        let _ = std::fs::remove_file(&fifo);
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &fifo,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert!(read_meta(&fifo).unwrap_err().contains("not a regular file"));
+        assert!(read_meta(&dir).unwrap_err().contains("not a regular file"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

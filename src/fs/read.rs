@@ -32,6 +32,9 @@ pub enum Kind {
     Packet,
     /// A delegation request (`--request FILE`).
     Request,
+    /// A pi session file a continuation names (`sessionFile`): streamed line by
+    /// line through [`open`], never held whole.
+    Session,
 }
 
 /// Role files larger than this are refused (hosts would choke on them too).
@@ -47,6 +50,8 @@ impl Kind {
             Kind::Baseline => 32 * 1024 * 1024,
             Kind::Packet => 2 * 1024 * 1024,
             Kind::Request => 16 * 1024 * 1024,
+            // Streamed (one line in memory at a time): the cap bounds the time spent.
+            Kind::Session => 512 * 1024 * 1024,
         }
     }
 
@@ -59,6 +64,7 @@ impl Kind {
             Kind::Settings => "settings file",
             Kind::Packet => "packet",
             Kind::Request => "request file",
+            Kind::Session => "session file",
         }
     }
 
@@ -93,6 +99,7 @@ impl Kind {
             Kind::Settings => "settings files",
             Kind::Packet => "packets",
             Kind::Request => "request files",
+            Kind::Session => "session files",
         }
     }
 }
@@ -135,6 +142,39 @@ pub fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, ReadError> {
     read_fd(fd, kind)
 }
 
+/// Open `path` as a `kind` file for streaming: the same open and `fstat` checks as
+/// [`read`], and a reader that fails with [`ReadError::TooLarge`] once more than
+/// `kind.cap()` bytes came (a file that grows while it is read is still caught).
+pub fn open(path: &Path, kind: Kind) -> Result<Bounded, ReadError> {
+    let fd = opened(rustix::fs::open(path, flags(kind), Mode::empty()), kind)?;
+    check_fd(&fd, kind)?;
+    Ok(Bounded {
+        file: std::fs::File::from(fd).take(kind.cap() + 1),
+        kind,
+    })
+}
+
+/// A file opened by [`open`]: reads past its kind's cap are an error.
+#[derive(Debug)]
+pub struct Bounded {
+    file: std::io::Take<std::fs::File>,
+    kind: Kind,
+}
+
+impl Bounded {
+    /// Read into `buf` (0 at the end of the file).
+    pub fn read(&mut self, buf: &mut [u8]) -> Result<usize, ReadError> {
+        let n = self.file.read(buf).map_err(ReadError::Io)?;
+        if self.file.limit() == 0 {
+            return Err(ReadError::TooLarge {
+                size: self.kind.cap() + 1,
+                kind: self.kind,
+            });
+        }
+        Ok(n)
+    }
+}
+
 /// Read the entry `name` of the directory `dir` (one plain name, never followed
 /// when it is a link) as a `kind` file.
 pub fn read_at(dir: BorrowedFd<'_>, name: &str, kind: Kind) -> Result<Vec<u8>, ReadError> {
@@ -150,17 +190,23 @@ pub fn read_role_file(path: &Path) -> Result<Vec<u8>, ReadError> {
     read(path, Kind::Role)
 }
 
-fn read_fd(fd: OwnedFd, kind: Kind) -> Result<Vec<u8>, ReadError> {
-    let st = rustix::fs::fstat(&fd).map_err(|e| ReadError::Io(e.into()))?;
+/// `fstat` the descriptor: a regular file within the cap; its size.
+fn check_fd(fd: &OwnedFd, kind: Kind) -> Result<u64, ReadError> {
+    let st = rustix::fs::fstat(fd).map_err(|e| ReadError::Io(e.into()))?;
     let ft = FileType::from_raw_mode(st.st_mode);
     if ft != FileType::RegularFile {
         return Err(ReadError::NotRegular(file_type_name(ft)));
     }
-    let cap = kind.cap();
     let size = st.st_size.max(0) as u64;
-    if size > cap {
+    if size > kind.cap() {
         return Err(ReadError::TooLarge { size, kind });
     }
+    Ok(size)
+}
+
+fn read_fd(fd: OwnedFd, kind: Kind) -> Result<Vec<u8>, ReadError> {
+    let size = check_fd(&fd, kind)?;
+    let cap = kind.cap();
     let mut file = std::fs::File::from(fd);
     let mut buf = Vec::with_capacity(size as usize);
     // Read one byte past the cap so a file that grows while we read is still caught.
@@ -175,4 +221,42 @@ fn read_fd(fd: OwnedFd, kind: Kind) -> Result<Vec<u8>, ReadError> {
         });
     }
     Ok(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The streaming open makes the same checks as `read`, and a stream is cut at the cap.
+    #[test]
+    fn open_streams_within_the_cap_and_refuses_what_read_refuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("c.toml");
+        let cap = Kind::Config.cap() as usize;
+        std::fs::write(&p, vec![b'x'; cap]).unwrap();
+        let mut f = open(&p, Kind::Config).unwrap();
+        let (mut total, mut buf) = (0, vec![0u8; 4096]);
+        loop {
+            match f.read(&mut buf).unwrap() {
+                0 => break,
+                n => total += n,
+            }
+        }
+        assert_eq!(total, cap);
+        std::fs::write(&p, vec![b'x'; cap + 1]).unwrap();
+        assert!(matches!(
+            open(&p, Kind::Config),
+            Err(ReadError::TooLarge { .. })
+        ));
+        let link = dir.path().join("l");
+        std::os::unix::fs::symlink(&p, &link).unwrap();
+        assert!(matches!(
+            open(&link, Kind::Config),
+            Err(ReadError::Symlink(_))
+        ));
+        assert!(matches!(
+            open(dir.path(), Kind::Config),
+            Err(ReadError::NotRegular(_))
+        ));
+    }
 }
