@@ -1,6 +1,6 @@
 //! `pwk lsp`: a language server for role files over stdio (`lsp-server`'s
 //! message types and connection, pwk's own bounded framing: [`framing`]; one
-//! thread, no async runtime).
+//! protocol thread and one worker thread, no async runtime: [`worker`]).
 //!
 //! Diagnostics come from the lint engine run in memory on the buffer
 //! ([`crate::lint::check_bytes`]) with the host profile `pwk lint` would use, plus
@@ -19,6 +19,7 @@ mod models;
 pub mod position;
 mod server;
 pub mod uri;
+mod worker;
 pub mod workspace;
 
 pub use server::{Options, serve};

@@ -1,13 +1,15 @@
-//! The server loop: one thread, messages handled in the order they arrive.
+//! The server loop, on the worker thread ([`super::worker`]): messages handled in
+//! the order they arrive. `shutdown`, `exit` and `$/cancelRequest` are answered by
+//! the protocol thread at once, however long the work here takes; a request
+//! cancelled before the worker reaches it is not computed.
 //!
 //! Before handling anything the loop takes every message already waiting, so a
-//! `$/cancelRequest` for a request still in the queue is honoured (answered with
-//! `RequestCancelled`, not computed), and a burst of `didChange` costs one lint.
-//! Diagnostics are published once the queue is empty; a request that needs them
-//! (code actions) brings them up to date first.
+//! burst of `didChange` costs one lint. Diagnostics are published once the queue
+//! is empty; a request that needs them (code actions) brings them up to date first.
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types as lt;
@@ -16,6 +18,7 @@ use serde_json::Value;
 use super::document::Document;
 use super::position::Encoding;
 use super::uri;
+use super::worker::{Inbox, Outbox};
 use super::workspace::{Setup, Workspace};
 use super::{ServeError, actions, complete, info, models::ModelCache};
 use crate::fs::read::MAX_ROLE_FILE_BYTES;
@@ -60,7 +63,6 @@ pub(crate) struct Server {
     dirty: std::collections::BTreeSet<String>,
     /// Buffers whose findings may differ from what was last published.
     unpublished: std::collections::BTreeSet<String>,
-    shutdown: bool,
     watch_dynamic: bool,
     next_id: i32,
 }
@@ -86,17 +88,19 @@ pub struct Options {
 /// pwk cannot use (a bad `initializationOptions.host`, …) is answered with an
 /// `InvalidParams` error and the server waits for another one.
 pub fn serve(conn: &Connection, opts: Options) -> Result<(), ServeError> {
+    let outbox = Arc::new(Outbox::new(conn));
+    let conn_out = &*outbox;
     let mut server = loop {
         let msg = conn.receiver.recv().map_err(|_| ServeError::Disconnected)?;
         match msg {
             Message::Request(req) if req.method == "initialize" => {
                 match Server::initialize(req.params, &opts) {
                     Ok((server, result)) => {
-                        send(conn, Response::new_ok(req.id, result).into())?;
+                        send(conn_out, Response::new_ok(req.id, result).into())?;
                         break server;
                     }
                     Err(message) => send(
-                        conn,
+                        conn_out,
                         Response::new_err(
                             req.id,
                             ErrorCode::InvalidParams as i32,
@@ -107,7 +111,7 @@ pub fn serve(conn: &Connection, opts: Options) -> Result<(), ServeError> {
                 }
             }
             Message::Request(req) => send(
-                conn,
+                conn_out,
                 Response::new_err(
                     req.id,
                     ErrorCode::ServerNotInitialized as i32,
@@ -121,7 +125,10 @@ pub fn serve(conn: &Connection, opts: Options) -> Result<(), ServeError> {
             Message::Notification(_) | Message::Response(_) => {}
         }
     };
-    server.run(conn)
+    super::worker::protocol(conn, Arc::clone(&outbox), move |outbox, inbox| {
+        // The worker's end: an error here is a closed connection (`exit` came).
+        let _ = server.run(&outbox, inbox);
+    })
 }
 
 impl Server {
@@ -190,7 +197,6 @@ impl Server {
             config_reported: None,
             dirty: Default::default(),
             unpublished: Default::default(),
-            shutdown: false,
             watch_dynamic,
             next_id: 0,
         };
@@ -239,22 +245,7 @@ fn capabilities(enc: Encoding) -> lt::ServerCapabilities {
 }
 
 impl Server {
-    fn run(&mut self, conn: &Connection) -> Result<(), ServeError> {
-        // A thread keeps taking the connection's messages (whatever channel the
-        // connection has), so that what the client sent while a request was being
-        // answered (its cancellation) is waiting here when the loop looks.
-        let (tx, incoming) = std::sync::mpsc::channel();
-        let from_client = conn.receiver.clone();
-        std::thread::Builder::new()
-            .name("pwk-lsp-incoming".into())
-            .spawn(move || {
-                for m in from_client.iter() {
-                    if tx.send(m).is_err() {
-                        break;
-                    }
-                }
-            })
-            .map_err(|e| ServeError::Protocol(format!("cannot start a thread: {e}")))?;
+    fn run(&mut self, conn: &Outbox, incoming: Inbox) -> Result<(), ServeError> {
         let mut queue: VecDeque<Message> = VecDeque::new();
         loop {
             if queue.is_empty() {
@@ -263,43 +254,37 @@ impl Server {
                     Err(_) => return Err(ServeError::Disconnected),
                 }
             }
-            let mut cancelled: HashSet<RequestId> = HashSet::new();
-            drain(&incoming, &mut queue, &mut cancelled);
+            drain(&incoming, &mut queue);
             while let Some(msg) = queue.pop_front() {
-                match msg {
-                    Message::Request(req) => {
-                        // A cancellation sent just after this request counts too.
-                        drain(&incoming, &mut queue, &mut cancelled);
-                        let resp = if cancelled.contains(&req.id) {
-                            Response::new_err(
-                                req.id,
-                                ErrorCode::RequestCanceled as i32,
-                                "cancelled".into(),
-                            )
-                        } else if self.shutdown {
-                            Response::new_err(
+                if conn.is_shut_down() {
+                    // `shutdown` was answered: no more work. The requests still
+                    // queued are refused, not computed.
+                    drain(&incoming, &mut queue);
+                    for m in std::iter::once(msg).chain(queue.drain(..)) {
+                        if let Message::Request(req) = m {
+                            conn.reply(Response::new_err(
                                 req.id,
                                 ErrorCode::InvalidRequest as i32,
                                 "the server is shutting down".into(),
-                            )
-                        } else if req.method == "shutdown" {
-                            self.shutdown = true;
-                            Response::new_ok(req.id, Value::Null)
-                        } else {
-                            self.request(conn, req)
-                        };
-                        send(conn, resp.into())?;
+                            ))?;
+                        }
                     }
-                    Message::Notification(n) if n.method == "exit" => {
-                        return if self.shutdown {
-                            Ok(())
-                        } else {
-                            Err(ServeError::ExitWithoutShutdown)
-                        };
+                    return Ok(());
+                }
+                match msg {
+                    Message::Request(req) => {
+                        // A cancellation the protocol thread answered meanwhile.
+                        if !conn.is_pending(&req.id) {
+                            continue;
+                        }
+                        let resp = self.request(conn, req);
+                        conn.reply(resp)?;
                     }
                     Message::Notification(n) => self.notification(conn, n)?,
                     Message::Response(_) => {}
                 }
+                // A burst of edits that came meanwhile costs one lint.
+                drain(&incoming, &mut queue);
             }
             self.publish(conn)?;
         }
@@ -307,7 +292,7 @@ impl Server {
 
     /// Answer one request; a handler that panics answers an internal error and the
     /// server goes on.
-    fn request(&mut self, conn: &Connection, req: Request) -> Response {
+    fn request(&mut self, conn: &Outbox, req: Request) -> Response {
         let id = req.id.clone();
         let method = req.method.clone();
         let outcome =
@@ -323,7 +308,7 @@ impl Server {
         }
     }
 
-    fn dispatch(&mut self, conn: &Connection, req: Request) -> Result<Value, Response> {
+    fn dispatch(&mut self, conn: &Outbox, req: Request) -> Result<Value, Response> {
         let id = req.id.clone();
         let bad = |e: serde_json::Error| {
             Response::new_err(
@@ -411,7 +396,7 @@ impl Server {
             .filter(|o| o.owned && o.doc.text.len() as u64 <= MAX_ROLE_FILE_BYTES)
     }
 
-    fn notification(&mut self, conn: &Connection, n: Notification) -> Result<(), ServeError> {
+    fn notification(&mut self, conn: &Outbox, n: Notification) -> Result<(), ServeError> {
         let method = n.method.clone();
         let outcome =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.notify(conn, n)));
@@ -426,7 +411,7 @@ impl Server {
         }
     }
 
-    fn notify(&mut self, conn: &Connection, n: Notification) -> Result<(), ServeError> {
+    fn notify(&mut self, conn: &Outbox, n: Notification) -> Result<(), ServeError> {
         match n.method.as_str() {
             "initialized" => {
                 if self.watch_dynamic {
@@ -540,7 +525,7 @@ impl Server {
         self.cross_dirty = true;
     }
 
-    fn register_watchers(&mut self, conn: &Connection) -> Result<(), ServeError> {
+    fn register_watchers(&mut self, conn: &Outbox) -> Result<(), ServeError> {
         let watchers: Vec<lt::FileSystemWatcher> = ["**/*.md", "**/settings.json", "**/pwk.toml"]
             .into_iter()
             .map(|g| lt::FileSystemWatcher {
@@ -574,7 +559,7 @@ impl Server {
 
     /// Say once, as a message the editor shows, why the configuration is not
     /// used.
-    fn report_config(&mut self, conn: &Connection) -> Result<(), ServeError> {
+    fn report_config(&mut self, conn: &Outbox) -> Result<(), ServeError> {
         if self.ws.config_error.is_none() || self.ws.config_error == self.config_reported {
             return Ok(());
         }
@@ -598,7 +583,7 @@ impl Server {
 
     /// Bring the stale buffers' findings up to date, and the cross-file findings
     /// when a name site changed; what changed is published next.
-    fn refresh(&mut self, _conn: &Connection) -> Result<(), ServeError> {
+    fn refresh(&mut self, _conn: &Outbox) -> Result<(), ServeError> {
         for uri in std::mem::take(&mut self.dirty) {
             let Some(o) = self.docs.get_mut(&uri) else {
                 continue;
@@ -646,7 +631,7 @@ impl Server {
     }
 
     /// Publish the findings of every buffer whose findings or version changed.
-    fn publish(&mut self, conn: &Connection) -> Result<(), ServeError> {
+    fn publish(&mut self, conn: &Outbox) -> Result<(), ServeError> {
         self.refresh(conn)?;
         self.report_config(conn)?;
         let enc = self.enc;
@@ -678,22 +663,9 @@ impl Server {
     }
 }
 
-/// Move every message already waiting into `queue`, noting cancellations.
-fn drain(
-    incoming: &std::sync::mpsc::Receiver<Message>,
-    queue: &mut VecDeque<Message>,
-    cancelled: &mut HashSet<RequestId>,
-) {
+/// Move every message already waiting into `queue`.
+fn drain(incoming: &Inbox, queue: &mut VecDeque<Message>) {
     while let Ok(m) = incoming.try_recv() {
-        if let Message::Notification(n) = &m
-            && n.method == "$/cancelRequest"
-            && let Ok(c) = serde_json::from_value::<lt::CancelParams>(n.params.clone())
-        {
-            cancelled.insert(match c.id {
-                lt::NumberOrString::Number(n) => RequestId::from(n),
-                lt::NumberOrString::String(s) => RequestId::from(s),
-            });
-        }
         queue.push_back(m);
     }
 }
@@ -704,12 +676,12 @@ fn is_configuration(path: &Path) -> bool {
         .is_some_and(|n| n == "settings.json" || n == "pwk.toml")
 }
 
-fn send(conn: &Connection, msg: Message) -> Result<(), ServeError> {
-    conn.sender.send(msg).map_err(|_| ServeError::Disconnected)
+fn send(conn: &Outbox, msg: Message) -> Result<(), ServeError> {
+    conn.send(msg)
 }
 
 fn publish(
-    conn: &Connection,
+    conn: &Outbox,
     uri: lt::Uri,
     diagnostics: Vec<lt::Diagnostic>,
     version: Option<i32>,

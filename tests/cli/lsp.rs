@@ -955,3 +955,68 @@ fn hover_text_from_the_role_cannot_leave_its_code_span() {
     );
     c.shutdown();
 }
+
+/// Long work runs on the worker thread: `shutdown` and `$/cancelRequest` are
+/// answered by the protocol thread while the worker is still linting, and `exit`
+/// ends the server without waiting for that work (exit status 0).
+///
+/// Three 1 MiB roles of 80,000 keys each and a 30 MB buffer are opened, then a
+/// code action (which brings every buffer's findings up to date first: the long
+/// work), a hover and its cancellation, and `shutdown`, all at once. The
+/// cancellation and `shutdown` must be answered before the code action (on a
+/// single-threaded server they came after it). Ordering is asserted, not time.
+#[test]
+fn shutdown_and_cancellation_are_answered_while_long_work_runs() {
+    let env = TestEnv::new();
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    let heavy = |n: usize| {
+        let mut t = format!("---\nname: heavy{n}\ndescription: d\ntools: read\n");
+        for i in 0..80_000 {
+            t.push_str(&format!("x-k{i}: v\n"));
+        }
+        t.push_str("---\nBody\n");
+        assert!(t.len() < 1 << 20);
+        t
+    };
+    let mut uris = Vec::new();
+    for n in 0..3 {
+        let uri = file_uri(&env.path(&format!(".pi/agents/heavy{n}.md")));
+        open(&mut c, &uri, &heavy(n));
+        uris.push(uri);
+    }
+    let mut huge = String::from("---\nname: big\ndescription: d\n");
+    while huge.len() < 30 << 20 {
+        huge.push_str("x-key: value\n");
+    }
+    let big = file_uri(&env.path(".pi/agents/big.md"));
+    open(&mut c, &big, &huge);
+    let action = c.request_id(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uris[0]}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 9, "character": 0}}, "context": {"diagnostics": []}}),
+    );
+    let hover = c.request_id(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uris[1]}, "position": {"line": 5, "character": 2}}),
+    );
+    c.notify("$/cancelRequest", json!({"id": hover}));
+    let shutdown = c.request_id("shutdown", Value::Null);
+    let is_response = |m: &Value, id: i64| m["id"] == id && m.get("method").is_none();
+    let first = c.wait_for(|m| is_response(m, action) || is_response(m, hover));
+    assert_eq!(
+        first["id"], hover,
+        "the cancellation waited for the work: {first}"
+    );
+    assert_eq!(first["error"]["code"], -32800, "{first}");
+    let next = c.wait_for(|m| is_response(m, action) || is_response(m, shutdown));
+    assert_eq!(
+        next["id"], shutdown,
+        "shutdown was answered after the long work: {next}"
+    );
+    assert_eq!(next["result"], Value::Null, "{next}");
+    // `exit` now, whether or not the worker is done: status 0, no crash.
+    c.notify("exit", Value::Null);
+    let (status, stderr) = c.finish();
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
