@@ -417,6 +417,7 @@ fn doc_json(
             .sum::<usize>()
     };
     json!({
+        "version": 1,
         "to": to.label(),
         "files": files,
         "summary": {

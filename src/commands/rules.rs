@@ -16,12 +16,17 @@ pub fn run(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
             }
             Format::Human => {
                 let width = rules::RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
+                let sev = rules::RULES
+                    .iter()
+                    .map(|r| r.severities().len())
+                    .max()
+                    .unwrap_or(0);
                 let mut out = String::new();
                 for r in rules::RULES {
                     out.push_str(&format!(
-                        "{:width$}  {:7}  {}\n",
+                        "{:width$}  {:sev$}  {}\n",
                         r.id,
-                        r.severity.as_str(),
+                        r.severities(),
                         r.summary
                     ));
                 }
@@ -54,16 +59,27 @@ pub fn run(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
                     })
                 })
                 .collect();
-            let extra = String::new();
+            // Both severities, when the rule raises two.
+            let extra = match rule.also {
+                None => String::new(),
+                Some((other, when)) => format!(
+                    "\n\n{}",
+                    crate::text::wrap_words(
+                        &format!("Severity: {} by default; {other} {when}.", rule.severity),
+                        88
+                    )
+                    .join("\n")
+                ),
+            };
             let hosts = if per_host.is_empty() {
                 String::new()
             } else {
                 format!("\n\nPer host profile:\n  {}", per_host.join("\n  "))
             };
             format!(
-                "{id} [{severity}{extra}]\n\n{summary}.\n\n{explanation}{hosts}\n\nBad:\n{bad}\n\nGood:\n{good}\n",
+                "{id} [{severity}]\n\n{summary}.{extra}\n\n{explanation}{hosts}\n\nBad:\n{bad}\n\nGood:\n{good}\n",
                 id = rule.id,
-                severity = rule.severity,
+                severity = rule.severities(),
                 summary = capitalize(rule.summary),
                 explanation = crate::text::wrap_words(rule.explanation, 88).join("\n"),
                 bad = indent(rule.bad),

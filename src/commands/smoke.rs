@@ -70,14 +70,14 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             let run = outcome.as_ref().map(|o| {
                 serde_json::json!({
                     "status": o.status,
-                    "error": o.error,
-                    "finalText": o.final_text,
+                    "error": o.error.as_ref().map(run_error_json),
+                    "final_text": o.final_text,
                     "provider": o.provider,
                     "model": o.model,
                     "turns": o.turns,
-                    "toolCalls": o.tool_calls,
-                    "durationMs": o.duration.as_millis() as u64,
-                    "launch": o.launch,
+                    "tool_calls": o.tool_calls,
+                    "duration_ms": o.duration.as_millis() as u64,
+                    "launch": o.launch.as_ref().map(launch_json),
                 })
             });
             let doc = serde_json::json!({
@@ -87,13 +87,13 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 "source": role.layer,
                 "path": path,
                 "shadows": role.shadows,
-                "hostNotes": role.notes,
+                "host_notes": role.notes,
                 "lint": {"errors": errors, "warnings": warnings, "diagnostics": diags},
-                "launch": plan.as_ref().ok(),
-                "launchError": plan.as_ref().err(),
+                "launch": plan.as_ref().ok().map(launch_json),
+                "launch_error": plan.as_ref().err().map(run_error_json),
                 "prompt": SMOKE_PROMPT,
-                "maxTurns": spec.max_turns,
-                "providerRun": provider_run,
+                "max_turns": spec.max_turns,
+                "provider_run": provider_run,
                 "run": run,
             });
             write_stdout(&json_line(&doc)?)?;
@@ -151,7 +151,10 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                         ));
                     }
                 }
-                Err(e) => t.push_str(&format!("Launch:    cannot be planned: {}\n", e.message)),
+                Err(e) => t.push_str(&format!(
+                    "Launch:    cannot be planned: {}: {}\n",
+                    e.code, e.message
+                )),
             }
             match spec.max_turns {
                 Some(n) => t.push_str(&format!(
@@ -163,8 +166,8 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 None => t.push_str("\nNothing was launched; `pwk smoke --run` starts it once.\n"),
                 Some(o) => {
                     t.push_str(&format!(
-                        "\nRun:       {:?} after {:.1} s, {} turn(s), {} tool call(s)\n",
-                        o.status,
+                        "\nRun:       {} after {:.1} s, {} turn(s), {} tool call(s)\n",
+                        o.status.as_str(),
                         o.duration.as_secs_f64(),
                         o.turns,
                         o.tool_calls
@@ -173,7 +176,7 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                         t.push_str(&format!("Model:     {p}/{m}\n"));
                     }
                     if let Some(e) = &o.error {
-                        t.push_str(&format!("Error:     {:?}: {}\n", e.code, e.message));
+                        t.push_str(&format!("Error:     {}: {}\n", e.code, e.message));
                     }
                     if let Some(text) = &o.final_text {
                         t.push_str(&format!("Answer:    {}\n", text.trim()));
@@ -194,6 +197,43 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     } else {
         ExitStatus::Failure
     })
+}
+
+/// A launch in smoke's own document (snake_case keys; `pwk delegate`'s result keeps
+/// the protocol's spelling).
+fn launch_json(l: &crate::delegate::PiLaunch) -> serde_json::Value {
+    serde_json::json!({
+        "program": l.program,
+        "args": l.args,
+        "prompt_transport": l.prompt_transport,
+    })
+}
+
+/// A run error in smoke's own document: the same code as everywhere, snake_case keys.
+fn run_error_json(e: &crate::delegate::RunError) -> serde_json::Value {
+    let mut v = serde_json::json!({"code": e.code, "message": e.message});
+    let extra = [
+        (
+            "discovery",
+            e.discovery.clone().map(serde_json::Value::from),
+        ),
+        (
+            "denied_path",
+            e.denied_path.clone().map(serde_json::Value::from),
+        ),
+        (
+            "execution_started",
+            e.execution_started.map(serde_json::Value::from),
+        ),
+        ("line", e.line.map(serde_json::Value::from)),
+        ("column", e.column.map(serde_json::Value::from)),
+    ];
+    for (k, x) in extra {
+        if let Some(x) = x {
+            v[k] = x;
+        }
+    }
+    v
 }
 
 /// An argument as a POSIX shell would need it written (for display only; pwk never

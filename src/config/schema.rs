@@ -17,7 +17,7 @@ pub fn config_schema() -> Value {
         .iter()
         .map(|r| {
             let mut l = level.clone();
-            l["description"] = Value::from(format!("{} (default: {})", r.summary, r.severity));
+            l["description"] = Value::from(format!("{} (default: {})", r.summary, r.severities()));
             (r.id.to_string(), l)
         })
         .collect();

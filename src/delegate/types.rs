@@ -105,6 +105,19 @@ pub enum RunStatus {
     Aborted,
 }
 
+impl RunStatus {
+    /// The status as the JSON documents spell it (`timed_out`): what human output
+    /// says too.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Completed => "completed",
+            RunStatus::Failed => "failed",
+            RunStatus::TimedOut => "timed_out",
+            RunStatus::Aborted => "aborted",
+        }
+    }
+}
+
 /// Token usage and cost, summed over the assistant `message_end` events of the run.
 /// Only ever built from what pi reported.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]

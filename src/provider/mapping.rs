@@ -24,7 +24,6 @@ pub const DEFAULT_TURN_BUDGET: u32 = 50;
 /// How `pwk review` / `pwk recon` run a role of the provider contract (what `show`
 /// and `smoke` describe, so that they say what those commands really do).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
 pub struct ProviderRun {
     /// `pwk review --roles spec` or `pwk recon`.
     pub command: String,

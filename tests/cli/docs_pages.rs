@@ -56,9 +56,14 @@ fn rule_page(rule: &Value) -> String {
     let mut s = String::new();
     writeln!(s, "{GENERATED}\n").unwrap();
     writeln!(s, "# `{id}`\n").unwrap();
+    // A rule that raises two severities says when it raises the other.
+    let also = match rule["also"].as_object() {
+        Some(a) => format!(" (**{}** {})", text(&a["severity"]), cell(text(&a["when"]))),
+        None => String::new(),
+    };
     writeln!(
         s,
-        "**{}** by default · {} · [all rules](index.md)\n",
+        "**{}** by default{also} · {} · [all rules](index.md)\n",
         text(&rule["severity"]),
         cell(text(&rule["summary"]))
     )
@@ -119,7 +124,10 @@ fn rule_index(rules: &[Value]) -> String {
         writeln!(
             s,
             "| [`{id}`]({id}.md) | {} | {} |",
-            text(&r["severity"]),
+            match r["also"].as_object() {
+                Some(a) => format!("{}/{}", text(&r["severity"]), text(&a["severity"])),
+                None => text(&r["severity"]).to_string(),
+            },
             cell(text(&r["summary"]))
         )
         .unwrap();

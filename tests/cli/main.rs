@@ -17,6 +17,7 @@ mod discover;
 mod docs_commands;
 mod docs_pages;
 mod docs_snippets;
+mod documents;
 mod fix;
 mod host_facts;
 mod lint;

@@ -59,7 +59,7 @@ fn printed_launch_is_what_the_runner_launches() {
     );
     assert_eq!(plan["lint"]["errors"], 0);
     assert_eq!(plan["source"], "project");
-    assert_eq!(plan["launch"]["promptTransport"], "stdin");
+    assert_eq!(plan["launch"]["prompt_transport"], "stdin");
     let planned: Vec<String> = plan["launch"]["args"]
         .as_array()
         .unwrap()
@@ -205,7 +205,7 @@ fn smoke_run_on_real_pi(generation: Gen, pi: PathBuf) {
     let v: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["run"]["status"], "completed");
     assert_eq!(
-        v["run"]["finalText"].as_str().unwrap().trim(),
+        v["run"]["final_text"].as_str().unwrap().trim(),
         "probe-role: read, grep"
     );
     // The model saw the role body as its system prompt, only the role's tools, and

@@ -8,6 +8,7 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "adapter-visible",
     severity: Severity::Error,
+    also: None,
     summary: "a `cli` adapter role without `disable-model-invocation: true`",
     explanation: "A role with `cli` is a local adapter to an external runtime. Adapters are hidden from task discovery: the parent model must not pick them on its own, only callers that name them exactly. Set `disable-model-invocation: true`.",
     bad: "---\nname: claude-reviewer\ncli: claude\n---\n",

@@ -9,6 +9,7 @@ use crate::text::escape_char;
 pub(crate) const RULE: Rule = Rule {
     id: "bidi-override",
     severity: Severity::Error,
+    also: None,
     summary: "a bidirectional override or isolate character (Trojan Source)",
     explanation: "The characters U+202A–U+202E and U+2066–U+2069 reorder how the text around them is displayed, so what a reviewer sees in an editor or a diff is not what the host and the model read (\"Trojan Source\"): a value or instruction can look harmless while meaning something else. Role files do not need them; right-to-left text displays correctly without them. Remove them.",
     bad: "---\nname: reviewer\ndescription: read only \\u{202e}etirw\n---\n",

@@ -8,6 +8,10 @@ use crate::lint::rules::Rule;
 pub(crate) const RULE: Rule = Rule {
     id: "bom",
     severity: Severity::Error,
+    also: Some((
+        Severity::Warning,
+        "when the host reads a file with a BOM on some pi versions only",
+    )),
     summary: "the file starts with a byte order mark",
     explanation: "A UTF-8 byte order mark (U+FEFF, often added by Windows editors) sits before the opening `---`. nicobailon and herdr then see no frontmatter and skip the role silently; tintinweb reads it on pi 1.6 (whose parser strips the mark) but not on pi 0.73.1. Save the file as UTF-8 without BOM.",
     bad: "\\u{feff}---\nname: reviewer\n---\n",

@@ -8,6 +8,7 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "cli-model-without-cli",
     severity: Severity::Warning,
+    also: None,
     summary: "`cli-model` is set but `cli` is not",
     explanation: "`cli-model` chooses the model of an external CLI runtime, which only exists when `cli` names one. Without `cli` it has no effect; did you mean `model`?",
     bad: "---\ncli-model: sonnet\n---\n",

@@ -10,6 +10,7 @@ use crate::text::escape_char;
 pub(crate) const RULE: Rule = Rule {
     id: "control-character",
     severity: Severity::Error,
+    also: None,
     summary: "a control character (NUL, ESC, DEL, …) in the frontmatter",
     explanation: "YAML readers disagree on control characters: pwk's parser reads NUL as the end of the input and would drop every key after it, while pi's reader keeps it inside the key or value, so a `tools` line after a NUL silently vanishes for one and becomes an unknown key for the other, and the child gets the host's mutating default tools. ESC and other C0/C1 characters can also rewrite a terminal when the value is printed. Tab, line feed and carriage return are fine. Remove the character.",
     bad: "---\nname: reviewer\n\\u{0}tools: read\n---\n",

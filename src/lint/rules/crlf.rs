@@ -8,6 +8,7 @@ use crate::lint::rules::Rule;
 pub(crate) const RULE: Rule = Rule {
     id: "crlf",
     severity: Severity::Warning,
+    also: None,
     summary: "the file uses CRLF line endings",
     explanation: "Hosts with hand-written frontmatter readers split on `\\n` and keep the `\\r`, so `tools: read, grep\\r` names a tool `grep\\r` and a `---\\r` fence may not be recognised. Use LF line endings (`git config core.autocrlf input`, or a `.gitattributes` line `*.md text eol=lf`).",
     bad: "---\\r\\nname: reviewer\\r\\n---\\r\\n",

@@ -10,6 +10,7 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "deprecated-skill-key",
     severity: Severity::Warning,
+    also: None,
     summary: "`skill` instead of `skills`: not every host reads it",
     explanation: "nicobailon and herdr read both `skill` and `skills` (nicobailon prefers `skill` when both are set); tintinweb reads only `skills`, so a role with `skill` gets no skills there. No host's source sets a removal date. Rename it to `skills`, which takes the same comma-separated string or list. Reported under the portable profile; under `--host H` the host's own reading applies.",
     bad: "---\nskill: code-review\n---\n",

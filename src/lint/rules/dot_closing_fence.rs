@@ -9,6 +9,7 @@ use crate::role::{CloseKind, Fences};
 pub(crate) const RULE: Rule = Rule {
     id: "dot-closing-fence",
     severity: Severity::Error,
+    also: None,
     summary: "the frontmatter is closed with `...` instead of `---`",
     explanation: "YAML allows `...` to end a document, but pi's frontmatter reader and the subagent hosts look for a closing `---`. With `...` they find no end to the frontmatter and skip or misread the role.",
     bad: "---\nname: reviewer\n...\n",

@@ -9,6 +9,7 @@ use crate::lint::rules::Rule;
 pub(crate) const RULE: Rule = Rule {
     id: "duplicate-key",
     severity: Severity::Error,
+    also: None,
     summary: "a key appears twice in the frontmatter",
     explanation: "YAML forbids duplicate keys. Lenient readers keep one of the two values (which one differs per host), strict ones reject the role. Keep one.",
     bad: "---\nname: reviewer\ntools: read\ntools: read, grep\n---\n",

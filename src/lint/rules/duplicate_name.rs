@@ -9,6 +9,7 @@ use crate::role::Position;
 pub(crate) const RULE: Rule = Rule {
     id: "duplicate-name",
     severity: Severity::Error,
+    also: None,
     summary: "two linted role files declare the same `name`",
     explanation: "Hosts keep one role per name: the later directory (or whichever file they read last) silently shadows the other, so one of the two never runs. Give each role its own name. Checked across all files of one `pwk lint` run.",
     bad: "a/reviewer.md: name: reviewer\nb/reviewer.md: name: reviewer\n",

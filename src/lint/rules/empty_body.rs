@@ -8,6 +8,7 @@ use crate::role::Fences;
 pub(crate) const RULE: Rule = Rule {
     id: "empty-body",
     severity: Severity::Warning,
+    also: None,
     summary: "the role has no instructions after the frontmatter",
     explanation: "The Markdown body is the role's system prompt. With `systemPromptMode: replace` (the hosts' default) an empty body leaves the child with no instructions beyond the host's preamble. Write what the role does, what it reads, and what it reports.",
     bad: "---\nname: reviewer\ndescription: Reviews a diff.\n---\n",

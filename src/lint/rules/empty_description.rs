@@ -8,6 +8,7 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "empty-description",
     severity: Severity::Error,
+    also: None,
     summary: "`description` is empty",
     explanation: "An empty or blank `description` counts as missing for hosts that require one (nicobailon skips the role) and tells the parent model nothing about when to use the role.",
     bad: "---\nname: reviewer\ndescription: \"\"\n---\n",

@@ -8,6 +8,7 @@ use crate::role::Fences;
 pub(crate) const RULE: Rule = Rule {
     id: "empty-frontmatter",
     severity: Severity::Error,
+    also: None,
     summary: "the frontmatter has no keys",
     explanation: "The fences are there but hold no keys (or only comments), so the role has no `name` or `description` and hosts skip it. Add at least `name` and `description`.",
     bad: "---\n---\n# Reviewer\n",

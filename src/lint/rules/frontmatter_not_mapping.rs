@@ -8,6 +8,7 @@ use crate::role::Fences;
 pub(crate) const RULE: Rule = Rule {
     id: "frontmatter-not-mapping",
     severity: Severity::Error,
+    also: None,
     summary: "the frontmatter is not a set of `key: value` lines",
     explanation: "The frontmatter must be a YAML mapping (`key: value` lines). A list (`- item`) or a bare sentence is valid YAML but holds no keys, so hosts find no `name` or `description` and skip the role.",
     bad: "---\n- name: reviewer\n- description: Reviews a diff.\n---\n",

@@ -10,6 +10,10 @@ use crate::role::{Key, Node};
 pub(crate) const RULE: Rule = Rule {
     id: "host-ignored-key",
     severity: Severity::Warning,
+    also: Some((
+        Severity::Error,
+        "when the host refuses roles with a key it does not read instead of ignoring it",
+    )),
     summary: "the chosen host ignores this key",
     explanation: "Each host reads its own subset of keys (see `pwk schema --host H`). nicobailon has no turn bound, so `max_turns` does nothing there (its bound is `toolBudget`); tintinweb reads `prompt_mode`, not `systemPromptMode`. The key is valid, but with `--host` for that host it has no effect. Not reported when the value is what the host does anyway (tintinweb replaces the system prompt by default, so `systemPromptMode: replace` is harmless there). Reported with `--host tintinweb|nicobailon|herdr` (or `host` in pwk.toml); when no host is known, the run's summary names the keys only some hosts read, once, instead.",
     bad: "---\nmax_turns: 20   # linted with --host nicobailon\n---\n",

@@ -9,6 +9,7 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "host-rejected-key",
     severity: Severity::Error,
+    also: None,
     summary: "the chosen host refuses roles with this key",
     explanation: "Some keys make a host refuse the role outright: pi-herdr-agents rejects the legacy `cli` and `cli-model` keys (`external-cli-unsupported`). Remove the key, or keep such adapters out of that host's directories. Under the portable profile (no host named) an error when a host that reads the file's directory refuses it.",
     bad: "---\ncli: claude   # linted with --host herdr\n---\n",

@@ -9,6 +9,7 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "host-tools-list",
     severity: Severity::Error,
+    also: None,
     summary: "the host's frontmatter reader cannot read `tools` in this form",
     explanation: "Two hosts read frontmatter with their own line parser, not YAML. pi-herdr-agents reads only the text on the `tools:` line, as a comma-separated string, and keeps quotes: a block list reaches it as nothing (the child gets pi's default, mutating tools), `[read, grep]` becomes the names `[read` and `grep]`, and `\"read, grep\"` the names `\"read` and `grep\"`. nicobailon reads block lists but not flow lists: `[read, grep]` also becomes `[read` and `grep]`, which it drops, and the child gets no built-in tools. Write `tools: read, grep, find, ls` on one line, unquoted. Reported for the host whose profile says its parser misreads the form (`pwk schema --host H`).",
     bad: "---\ntools:\n  - read\n  - grep\n---\n",

@@ -10,6 +10,7 @@ use crate::lint::rules::Rule;
 pub(crate) const RULE: Rule = Rule {
     id: "host-unread-directory",
     severity: Severity::Warning,
+    also: None,
     summary: "the chosen host does not discover roles in this directory",
     explanation: "pi-herdr-agents discovers bundled, global and project roles in its own directories and never reads `.agents/agents/`, so a role kept there is invisible to it. Keep roles for herdr under `.pi/agents/` (or its global directory). Reported for the host being linted for (not under the portable profile), from the directories its profile lists.",
     bad: ".agents/agents/reviewer.md   (linted with --host herdr)",

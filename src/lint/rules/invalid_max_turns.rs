@@ -8,6 +8,7 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "invalid-max-turns",
     severity: Severity::Error,
+    also: None,
     summary: "`max_turns` is not a positive whole number",
     explanation: "`max_turns` bounds how many turns the child may take before it must report. It must be a positive whole number: tintinweb ignores anything else silently (and reads 0 as unlimited), so the role runs unbounded.",
     bad: "---\nmax_turns: 0\n---\n",

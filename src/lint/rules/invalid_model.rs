@@ -8,6 +8,10 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "invalid-model",
     severity: Severity::Error,
+    also: Some((
+        Severity::Warning,
+        "for a model the host may still resolve: no `provider/` prefix, or a pi-style `provider/id` where the host takes its own aliases and ids",
+    )),
     summary: "`model` contains whitespace, or is a bare id without `provider/` (warning)",
     explanation: "`model` must be one `provider/id` token such as `anthropic/claude-haiku-4-5`. Whitespace makes it unresolvable everywhere (an error). A bare id without `provider/` is a warning: each host resolves it differently (nicobailon prefers the current provider, tintinweb matches fuzzily), and what happens when it does not resolve differs too: tintinweb silently uses the parent's model, nicobailon refuses to launch the role.",
     bad: "---\nmodel: claude haiku\n---\n",

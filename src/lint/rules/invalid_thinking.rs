@@ -9,6 +9,7 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "invalid-thinking",
     severity: Severity::Error,
+    also: None,
     summary: "`thinking` is not one of off, minimal, low, medium, high, xhigh, max",
     explanation: "`thinking` sets the child's reasoning effort. Hosts handle an unknown level differently: herdr drops it silently, others clamp it to `off` or pass it on until pi rejects it. Use one of off, minimal, low, medium, high, xhigh, or max (pi 1.6 and later; pi 0.73 rejects it).",
     bad: "---\nthinking: med\n---\n",

@@ -9,6 +9,7 @@ use crate::role::{Node, Value};
 pub(crate) const RULE: Rule = Rule {
     id: "invalid-type",
     severity: Severity::Error,
+    also: None,
     summary: "a value has the wrong type (a quoted number, the string \"true\", …)",
     explanation: "Hosts read values with their YAML type: `max_turns: \"20\"` is a string, not a number, and tintinweb silently ignores a non-number turn bound; `spawning: \"false\"` is a string, which some readers treat as true. Write numbers and booleans unquoted, and lists as comma-separated strings or YAML lists.",
     bad: "---\nmax_turns: \"20\"\nspawning: \"false\"\n---\n",

@@ -7,6 +7,7 @@ use crate::lint::rules::Rule;
 pub(crate) const RULE: Rule = Rule {
     id: "invalid-utf8",
     severity: Severity::Error,
+    also: None,
     summary: "the file is not valid UTF-8",
     explanation: "Hosts read role files as UTF-8. A file in another encoding (Latin-1, UTF-16) or with a stray byte is misread or skipped, and pwk cannot check anything after the bad byte. Re-save the file as UTF-8.",
     bad: "---\nname: caf\\xe9-reviewer   # a Latin-1 byte\n---\n",

@@ -11,6 +11,7 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "invalid-value",
     severity: Severity::Error,
+    also: None,
     summary: "a value is not one the key allows",
     explanation: "Keys with a fixed set of values (`systemPromptMode`, `system-prompt`, `session-mode`) or a minimum (`cwd`, `cli` must not be empty) are checked against the schema. A value a host does not recognise is ignored or replaced by its default, silently.",
     bad: "---\nsystemPromptMode: replaced\n---\n",

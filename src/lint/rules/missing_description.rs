@@ -8,6 +8,10 @@ use crate::lint::rules::Rule;
 pub(crate) const RULE: Rule = Rule {
     id: "missing-description",
     severity: Severity::Error,
+    also: Some((
+        Severity::Warning,
+        "under the portable profile when no supported host requires the key (pwk's schema asks for it)",
+    )),
     summary: "the frontmatter has no `description`",
     explanation: "The description is what the parent model reads when it picks a role: what the role takes and what it returns. nicobailon skips a role without one, silently.",
     bad: "---\nname: reviewer\n---\n",

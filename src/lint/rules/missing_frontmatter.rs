@@ -9,6 +9,7 @@ use crate::lint::rules::Rule;
 pub(crate) const RULE: Rule = Rule {
     id: "missing-frontmatter",
     severity: Severity::Error,
+    also: None,
     summary: "the file has no YAML frontmatter",
     explanation: "A role file must start with a `---` line, the YAML keys, and a closing `---` line. Without them nicobailon and herdr skip the file silently, and tintinweb loads it as a role named after the file with all seven built-in tools (bash, edit and write included) and the whole file as its prompt. PWK's own roles once shipped like this.",
     bad: "# Reviewer\n\nYou review code.\n",

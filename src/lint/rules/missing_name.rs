@@ -7,6 +7,7 @@ use crate::lint::rules::Rule;
 pub(crate) const RULE: Rule = Rule {
     id: "missing-name",
     severity: Severity::Error,
+    also: None,
     summary: "the frontmatter has no `name`",
     explanation: "`name` is the role's identity for hosts that call roles by name. nicobailon skips a file without one; tintinweb 0.14 never reads it (the file name is the identity), tintinweb 0.18 and herdr fall back to the file name. An error under a host that skips the role; under the portable profile a warning naming the hosts that skip it. Set it to the file name without `.md`.",
     bad: "---\ndescription: Reviews a diff.\n---\n",

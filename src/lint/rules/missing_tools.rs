@@ -8,6 +8,7 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "missing-tools",
     severity: Severity::Warning,
+    also: None,
     summary: "the role has no `tools` allow-list, so hosts give it mutating tools",
     explanation: "Without `tools` (or with a misspelt one such as `tols`) no host restricts the child: tintinweb gives it all seven built-ins, nicobailon pi's defaults read, bash, edit, write. A read-only reviewer then can edit files. List exactly the tools the role needs.",
     bad: "---\nname: reviewer\ndescription: Read-only reviewer.\n---\n",

@@ -54,6 +54,10 @@ pub struct Rule {
     /// kebab-case, names the problem (`unknown-key`).
     pub id: &'static str,
     pub severity: Severity,
+    /// The other severity the rule raises, and when (`None`: always `severity`,
+    /// unless a configuration changes it). `pwk rules`, its JSON and the rule pages
+    /// state both.
+    pub also: Option<(Severity, &'static str)>,
     /// One line for `pwk rules`.
     pub summary: &'static str,
     /// Why it matters and what to do, for `pwk rules ID`.
@@ -62,6 +66,16 @@ pub struct Rule {
     pub bad: &'static str,
     /// The same file, fixed.
     pub good: &'static str,
+}
+
+impl Rule {
+    /// The severities it raises, the default first (`warning`, `warning/error`).
+    pub fn severities(&self) -> String {
+        match self.also {
+            None => self.severity.as_str().to_string(),
+            Some((other, _)) => format!("{}/{}", self.severity.as_str(), other.as_str()),
+        }
+    }
 }
 
 /// Every rule, sorted by id.
@@ -240,6 +254,7 @@ pub fn rule_doc(r: &Rule) -> serde_json::Value {
         "hosts": hosts,
         "id": r.id,
         "severity": r.severity,
+        "also": r.also.map(|(severity, when)| serde_json::json!({"severity": severity, "when": when})),
         "summary": r.summary,
         "explanation": r.explanation,
         "bad": r.bad,

@@ -8,6 +8,7 @@ use crate::role::Fences;
 pub(crate) const RULE: Rule = Rule {
     id: "multiple-documents",
     severity: Severity::Error,
+    also: None,
     summary: "a `--- …` line starts a second YAML document inside the frontmatter",
     explanation: "A line such as `--- notes` inside the frontmatter starts a new YAML document. YAML readers keep only the first document, so every key after that line is silently dropped. Remove the line, or make it a comment (`# notes`).",
     bad: "---\nname: reviewer\n--- extra\ndescription: Reviews a diff.\n---\n",

@@ -10,6 +10,10 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "name-mismatch",
     severity: Severity::Error,
+    also: Some((
+        Severity::Warning,
+        "when the host calls the role by its `name` (or, under the portable profile, when hosts differ) and a call by the file stem still finds it elsewhere",
+    )),
     summary: "`name` differs from the file name",
     explanation: "Hosts disagree on a role's identity: tintinweb before 0.17 uses the file name (it never reads `name`); tintinweb 0.17+, nicobailon and herdr use `name`. When they differ the role answers to different names per host, and tintinweb runs an unknown name as a general-purpose child with all seven tools (read, bash, edit, write, grep, find, ls), silently. Make `name` equal the file name without `.md`. An error for a host that identifies roles by file name (tintinweb 0.14: `name` is never read); a warning for hosts that call roles by `name` (tintinweb 0.18, nicobailon, herdr) and for the portable profile.",
     bad: "pwk-smell-reviewer.md:\n---\nname: pwk-smell-checker\n---\n",

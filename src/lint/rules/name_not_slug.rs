@@ -9,6 +9,10 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "name-not-slug",
     severity: Severity::Warning,
+    also: Some((
+        Severity::Error,
+        "when a host skips the role for its `name` (a `:` in it)",
+    )),
     summary: "`name` is not a lowercase slug (letters, digits, hyphens)",
     explanation: "Role names are used as file names and as dispatch names in tool calls. No host's loader requires a slug (nicobailon and tintinweb take any text; dots are fine), so this is pwk's convention and a warning: spaces, capitals and underscores make the name differ from the file name, which some hosts use as the identity. One real trap is an error: tintinweb 0.17+ skips a role whose name contains `:` (reserved for plugin-scoped names). Use lowercase letters, digits and single hyphens.",
     bad: "---\nname: Code Reviewer\n---\n",

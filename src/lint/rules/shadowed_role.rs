@@ -11,6 +11,7 @@ use crate::lint::rules::Rule;
 pub(crate) const RULE: Rule = Rule {
     id: "shadowed-role",
     severity: Severity::Warning,
+    also: None,
     summary: "a role is defined in two of the host's directories; one shadows the other",
     explanation: "A host reads several directories (for pwk: the global agents directory, then the project's `.agents/agents/`, then `.pi/agents/`) and, when two of them define the same role, keeps the one from the later directory. The other file never runs. This is how a project overrides a shared role on purpose, so it is a warning that names the winner; remove or rename the loser if the override is not intended. Two files with the same name in one directory are `duplicate-name`.",
     bad: ".agents/agents/reviewer.md: name: reviewer\n.pi/agents/reviewer.md:     name: reviewer   # wins\n",

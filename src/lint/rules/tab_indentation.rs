@@ -9,6 +9,7 @@ use crate::role::Fences;
 pub(crate) const RULE: Rule = Rule {
     id: "tab-indentation",
     severity: Severity::Error,
+    also: None,
     summary: "a tab indents a frontmatter line",
     explanation: "YAML forbids tabs for indentation, so a tab-indented list item or continuation line is a syntax error and hosts skip the role. Indent with spaces.",
     bad: "---\nname: reviewer\ntools:\n\t- read\n---\n",

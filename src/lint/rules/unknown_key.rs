@@ -10,6 +10,10 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "unknown-key",
     severity: Severity::Error,
+    also: Some((
+        Severity::Warning,
+        "for a key that is no misspelling of one the host reads (the host ignores it), unless the host refuses roles with keys it does not read",
+    )),
     summary: "a frontmatter key the host does not read",
     explanation: "Hosts ignore keys they do not read, silently: a role with `allowed_tools:` instead of `tools:` loads and runs with full tool access. A key that looks like a misspelling of one the host reads is an error; any other key it does not read is a warning (the host ignores it; under the portable profile: no supported host reads it). Namespaced extension keys (`x-owner`, `acme.owner`) are never checked. `pwk schema --host H` lists what each host reads.",
     bad: "---\nname: reviewer\nallowed_tools: read, grep\n---\n",

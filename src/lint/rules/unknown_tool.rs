@@ -9,6 +9,10 @@ use crate::role::{Node, Value};
 pub(crate) const RULE: Rule = Rule {
     id: "unknown-tool",
     severity: Severity::Warning,
+    also: Some((
+        Severity::Error,
+        "for a misspelt built-in or another host's name for one (`Read`, `grpe`, `Glob`), a token the host does not expand (`*` under nicobailon), or a `tools` list the host knows no entry of",
+    )),
     summary: "a `tools` entry is not a tool the host knows",
     explanation: "pi's built-in tools are read, bash, edit, write, grep, find and ls (lowercase); each host adds its own (nicobailon injects `contact_supervisor`, herdr provides `subagent`) and some read tokens (tintinweb: `*` for every built-in, `none` for no tools). A misspelt built-in (`Read`, `grpe`, Claude Code's `Glob`) is dropped and the child starts without it: an error. A token the host does not expand (`*` under nicobailon) leaves the child without tools: an error. Other names may be an extension's tools: a warning, or nothing when the role loads extensions (`extensions:`). Entries with `ext:`, `mcp:` or a `/` are extension tools and are not checked. Under the portable profile the finding names what each host does.",
     bad: "---\ntools: Read, Glob\n---\n",

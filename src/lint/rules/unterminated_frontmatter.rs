@@ -9,6 +9,7 @@ use crate::lint::rules::Rule;
 pub(crate) const RULE: Rule = Rule {
     id: "unterminated-frontmatter",
     severity: Severity::Error,
+    also: None,
     summary: "the frontmatter has no closing `---` line",
     explanation: "The frontmatter starts with `---` but no later line is `---`, so hosts either skip the file or read the whole Markdown body as YAML. Add a `---` line after the last key.",
     bad: "---\nname: reviewer\ndescription: Reviews a diff.\n# Reviewer\n",

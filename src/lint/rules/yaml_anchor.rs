@@ -7,6 +7,10 @@ use crate::lint::rules::Rule;
 pub(crate) const RULE: Rule = Rule {
     id: "yaml-anchor",
     severity: Severity::Error,
+    also: Some((
+        Severity::Warning,
+        "when the host resolves anchors and aliases itself: only the values behind them go unchecked",
+    )),
     summary: "the frontmatter uses a YAML anchor or alias",
     explanation: "Anchors (`&name`) and aliases (`*name`) are refused: hand-written host parsers read them as literal text, and nested aliases can expand exponentially (\"billion laughs\"). Write each value out.",
     bad: "---\ntools: &t read, grep\ndeny-tools: *t\n---\n",

@@ -7,6 +7,7 @@ use crate::lint::rules::Rule;
 pub(crate) const RULE: Rule = Rule {
     id: "yaml-syntax",
     severity: Severity::Error,
+    also: None,
     summary: "the frontmatter is not valid YAML",
     explanation: "Hosts parse the frontmatter as YAML; a syntax error makes them skip the role (tintinweb once failed to start pi over one such file). The most common cause is an unquoted value containing `: `, such as a description with a colon. Quote such values.",
     bad: "---\nname: reviewer\ndescription: Reviews: diffs and plans\n---\n",

@@ -8,6 +8,7 @@ use crate::role::yaml::MAX_DEPTH;
 pub(crate) const RULE: Rule = Rule {
     id: "yaml-too-deep",
     severity: Severity::Error,
+    also: None,
     summary: "the frontmatter nests lists or mappings more than 64 levels deep",
     explanation: "Role frontmatter needs two or three levels (a list of tools, a mapping of settings). Nesting beyond 64 levels, block (`- - - x`) or flow (`[[[x]]]`), is refused before parsing: recursive YAML readers, hosts included, run out of stack on a few kilobytes of such input and crash. Flatten the value.",
     bad: "---\nname: reviewer\nx:\n  - - - - - - - - (… 64 levels) x\n---\n",
