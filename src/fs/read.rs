@@ -156,16 +156,25 @@ fn read_fd(fd: OwnedFd, kind: Kind) -> Result<Vec<u8>, ReadError> {
     if ft != FileType::RegularFile {
         return Err(ReadError::NotRegular(file_type_name(ft)));
     }
-    let cap = kind.cap();
     let size = st.st_size.max(0) as u64;
-    if size > cap {
+    if size > kind.cap() {
         return Err(ReadError::TooLarge { size, kind });
     }
-    let mut file = std::fs::File::from(fd);
-    let mut buf = Vec::with_capacity(size as usize);
+    capped(std::fs::File::from(fd), size as usize, kind)
+}
+
+/// Read a stream pwk was handed instead of a file (`pwk lint -`: a role on stdin)
+/// as a `kind` input, with the same size cap as a file of that kind.
+pub fn read_stream(stream: impl Read, kind: Kind) -> Result<Vec<u8>, ReadError> {
+    capped(stream, 0, kind)
+}
+
+/// Everything `r` holds, at most `kind.cap()` bytes.
+fn capped(r: impl Read, size_hint: usize, kind: Kind) -> Result<Vec<u8>, ReadError> {
+    let cap = kind.cap();
+    let mut buf = Vec::with_capacity(size_hint);
     // Read one byte past the cap so a file that grows while we read is still caught.
-    (&mut file)
-        .take(cap + 1)
+    r.take(cap + 1)
         .read_to_end(&mut buf)
         .map_err(ReadError::Io)?;
     if buf.len() as u64 > cap {

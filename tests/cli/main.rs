@@ -20,6 +20,7 @@ mod docs_snippets;
 mod fix;
 mod host_facts;
 mod lint;
+mod lint_cli;
 mod lsp;
 mod lsp_editor;
 mod lsp_props;
