@@ -59,7 +59,11 @@ pwk lint --diff                 show the safe fixes as a diff, change nothing\n 
 pwk lint --fix                  apply the safe fixes, report what remains\n  \
 pwk lint --fix --unsafe-fixes   apply the guesses too (renamed keys, `name`)\n  \
 pwk lint --write-baseline       record today's findings in pwk-baseline.json\n  \
-pwk lint --baseline pwk-baseline.json   report only new findings"
+pwk lint --baseline pwk-baseline.json   report only new findings (or `baseline = \"…\"` in pwk.toml)\n  \
+pwk lint --format concise       one `path:line:col: severity[rule] message` line per finding\n  \
+pwk lint --extend-select missing-tools   report a rule pwk.toml turned off\n  \
+pwk lint - --stdin-filename .claude/agents/x.md < x.md   lint stdin as that file\n  \
+pwk lint - --fix < x.md > fixed.md      print the fixed text (findings on stderr)"
     )]
     Lint(LintArgs),
 
@@ -203,6 +207,8 @@ pub struct McpArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LintFormat {
     Human,
+    // One `path:line:col: severity[rule] message` line per finding, then the summary.
+    Concise,
     Json,
     Sarif,
     Github,
@@ -219,13 +225,43 @@ fn parse_host(s: &str) -> Result<HostChoice, String> {
     s.parse::<HostChoice>().map_err(|e| e.to_string())
 }
 
-/// The `--host` help shared by every command that takes it.
-const HOST_HELP: &str = "The host profile: `auto` (detect the host from pi's settings; the portable `pwk` profile when none is found), `pwk`, `tintinweb`, `nicobailon`, `herdr`, `claude-code`, or a version such as `tintinweb@0.14` (the bare name is the newest profile). Under `auto`, files under a host's own directory (`.claude/agents/`) are linted for that host";
+/// The `--host` help shared by every command that takes it (`default`: what
+/// applies without the flag).
+fn host_help(default: &str) -> String {
+    format!(
+        "The host profile (default: {default}): `auto` (detect the host from pi's settings; the portable `pwk` profile when none is found), a host ({}), or a version such as `tintinweb@0.14` (the bare name is the newest profile). Under `auto`, files under a host's own directory (`.claude/agents/`) are linted for that host",
+        crate::host::name_list()
+    )
+}
+
+/// `--host` of the commands that read the project's `pwk.toml`.
+fn project_host_help() -> String {
+    host_help("`host` in pwk.toml, else `auto`")
+}
+
+/// `--config FILE`: the same flag, with the same meaning, on every command that
+/// reads `pwk.toml`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ConfigFileArg {
+    /// Use this configuration file for every file instead of the `pwk.toml` (or
+    /// `.pwk.toml`) found by walking up from each file; its relative paths are
+    /// relative to it.
+    #[arg(long = "config", id = "config_file", value_name = "FILE")]
+    pub file: Option<PathBuf>,
+}
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
-    /// Files or directories to lint.
+    /// Files or directories to lint; `-` reads one role from stdin.
     pub paths: Vec<PathBuf>,
+
+    /// With `-`: the path the text on stdin stands for. It decides the host (under
+    /// `auto`, `.claude/agents/x.md` is linted for claude-code), the configuration
+    /// (the `pwk.toml` found from its directory, its overrides) and the file name
+    /// reported. Without it the text is reported as `<stdin>` and linted with the
+    /// current directory's configuration. Alone it implies `-`.
+    #[arg(long, value_name = "PATH")]
+    pub stdin_filename: Option<PathBuf>,
 
     /// The project root (default: the nearest directory upwards that holds `.git`,
     /// `.agents` or `.pi`, else the current directory).
@@ -236,11 +272,15 @@ pub struct LintArgs {
     #[arg(long, short = 'r')]
     pub recursive: bool,
 
-    /// The host profile (default: `host` in pwk.toml, else `auto`): `auto` (detect the host from pi's settings; the portable `pwk` profile when none is found), `pwk`, `tintinweb`, `nicobailon`, `herdr`, or a version such as `tintinweb@0.14`.
-    #[arg(long, value_parser = parse_host)]
+    #[arg(long, value_parser = parse_host, help = project_host_help())]
     pub host: Option<HostChoice>,
 
-    /// Output format.
+    #[command(flatten)]
+    pub config: ConfigFileArg,
+
+    /// Output format: `human` (each finding with its source lines), `concise` (one
+    /// line per finding), `json`, `sarif` or `github` (annotations). A finding marked
+    /// `[*]` has a safe fix (`--fix`).
     #[arg(long, value_enum, default_value_t = LintFormat::Human)]
     pub format: LintFormat,
 
@@ -275,7 +315,7 @@ pub struct LintArgs {
     pub no_inline_suppressions: bool,
 
     /// Report only findings not listed in this baseline file (matched by path,
-    /// rule and the flagged text, not by line).
+    /// rule and the flagged text, not by line). Beats `baseline` in pwk.toml.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
 
@@ -286,11 +326,19 @@ pub struct LintArgs {
     #[arg(long)]
     pub write_baseline: bool,
 
-    /// Report only these rules (ids, comma-separated; beats pwk.toml).
+    /// Report only these rules (ids, comma-separated; beats pwk.toml: a rule it
+    /// turns `off` is reported again, at its own severity).
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub select: Vec<String>,
 
-    /// Never report these rules (ids, comma-separated; beats pwk.toml and --select).
+    /// Also report these rules (ids, comma-separated): added to the selection of
+    /// `--select`, else of pwk.toml and the defaults (a rule pwk.toml turns `off` is
+    /// reported again, at its own severity).
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub extend_select: Vec<String>,
+
+    /// Never report these rules (ids, comma-separated; beats pwk.toml, --select and
+    /// --extend-select).
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub ignore: Vec<String>,
 
@@ -305,14 +353,10 @@ pub struct ConvertArgs {
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
 
-    /// The host to convert to (`tintinweb`, `nicobailon@0.67`, `herdr`, `claude-code`,
-    /// `gemini`, `copilot`, `opencode`).
-    #[arg(long, value_parser = parse_host_spec)]
+    #[arg(long, value_parser = parse_host_spec, help = format!("The host to convert to: a host ({}), or a version such as `nicobailon@0.67`", crate::host::name_list()))]
     pub to: HostSpec,
 
-    /// The host the files are written for (default: detected from the directory,
-    /// `.claude/agents/` → claude-code, else from pi's settings).
-    #[arg(long, default_value = "auto", value_parser = parse_host)]
+    #[arg(long, default_value = "auto", value_parser = parse_host, help = host_help("detected from the directory, `.claude/agents/` → claude-code, else from pi's settings"))]
     pub from: HostChoice,
 
     /// Write the converted files into this directory (created when absent). In
@@ -368,9 +412,7 @@ pub struct SchemaArgs {
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 
-    /// Print the schema as read by this host profile (`tintinweb`, `nicobailon@0.67`, …;
-    /// default: the shipped role schema).
-    #[arg(long, value_parser = parse_host, conflicts_with = "config")]
+    #[arg(long, value_parser = parse_host, conflicts_with = "config", help = host_help("the shipped role schema"))]
     pub host: Option<HostChoice>,
 
     /// Print the JSON Schema of `pwk.toml` instead (for taplo / Even Better TOML).
@@ -389,13 +431,11 @@ pub struct ConfigArgs {
     pub path: Option<PathBuf>,
 
     /// As `pwk lint --host` would set it (a flag beats the file).
-    #[arg(long, value_parser = parse_host)]
+    #[arg(long, value_parser = parse_host, help = project_host_help())]
     pub host: Option<HostChoice>,
 
-    /// As `pwk lint --config` would set it: this file instead of the `pwk.toml` found
-    /// upwards.
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -464,8 +504,11 @@ pub struct ListArgs {
     #[arg(long)]
     pub all: bool,
 
-    #[arg(long, value_parser = parse_host, help = HOST_HELP)]
+    #[arg(long, value_parser = parse_host, help = project_host_help())]
     pub host: Option<HostChoice>,
+
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -483,8 +526,11 @@ pub struct ShowArgs {
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 
-    #[arg(long, value_parser = parse_host, help = HOST_HELP)]
+    #[arg(long, value_parser = parse_host, help = project_host_help())]
     pub host: Option<HostChoice>,
+
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 
     /// An explicit model for this invocation (top of the resolution chain).
     #[arg(long)]
@@ -544,8 +590,11 @@ pub struct SmokeArgs {
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 
-    #[arg(long, value_parser = parse_host, help = HOST_HELP)]
+    #[arg(long, value_parser = parse_host, help = project_host_help())]
     pub host: Option<HostChoice>,
+
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -699,8 +748,7 @@ pub enum Shell {
 
 #[derive(Debug, Args)]
 pub struct LspArgs {
-    /// The host profile (default: `host` in the project's `pwk.toml`, else `auto`).
-    #[arg(long, value_parser = parse_host)]
+    #[arg(long, value_parser = parse_host, help = project_host_help())]
     pub host: Option<HostChoice>,
 
     /// The project root (default: the editor's workspace folder, else the current

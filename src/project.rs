@@ -348,6 +348,10 @@ impl Project {
             let resolved = self.resolve_file(f)?;
             let mut s = resolved.settings();
             s.no_inline_suppressions = base.no_inline_suppressions;
+            // `--extend-select` turns back on what the configuration turned off.
+            s.levels
+                .retain(|k, v| *v != crate::lint::RuleLevel::Off || !base.enable.contains(k));
+            s.enable.clone_from(&base.enable);
             // Command-line levels (`--select`, `--ignore`) beat the configuration.
             s.levels
                 .extend(base.levels.iter().map(|(k, v)| (k.clone(), *v)));

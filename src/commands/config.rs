@@ -28,7 +28,7 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         ctx,
         super::ProjectFlags {
             host: args.host.as_ref(),
-            config: args.config.as_deref(),
+            config: args.config.file.as_deref(),
             ..Default::default()
         },
     )?;
@@ -72,6 +72,11 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     };
     let (paths, paths_from) = globs(config.and_then(|c| c.paths()));
     let (exclude, exclude_from) = globs(config.and_then(|c| c.exclude()));
+    // `baseline`, shown from the current directory (the file says it relative to
+    // itself); `pwk lint --baseline` beats it.
+    let baseline = config
+        .and_then(|c| c.baseline())
+        .map(|b| (shown(&b.value), origin(&b.origin)));
     let text = match args.format {
         Format::Json => {
             let rules: serde_json::Map<String, serde_json::Value> = resolved
@@ -94,6 +99,10 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 "host": {"value": host_text(&resolved.host.value), "from": origin(&resolved.host.origin)},
                 "paths": {"value": paths, "from": paths_from},
                 "exclude": {"value": exclude, "from": exclude_from},
+                "baseline": match &baseline {
+                    Some((path, from)) => serde_json::json!({"value": path, "from": from}),
+                    None => serde_json::json!({"value": null, "from": "default"}),
+                },
                 "rules": rules,
             });
             format!(
@@ -116,6 +125,9 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             ));
             lines.push((format!("paths = {}", list(&paths)), paths_from));
             lines.push((format!("exclude = {}", list(&exclude)), exclude_from));
+            if let Some((path, from)) = &baseline {
+                lines.push((format!("baseline = {}", q(path)), from.clone()));
+            }
             let mut rule_lines = Vec::new();
             for (id, v) in &resolved.rules {
                 rule_lines.push((format!("{id} = {}", q(v.value.as_str())), origin(&v.origin)));

@@ -14,14 +14,30 @@ use crate::{Context, ExitStatus};
 const HUMAN_WIDTH: usize = 100;
 
 pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    let stdin = stdin_requested(args)?;
     let project = super::open_project(
         ctx,
         super::ProjectFlags {
             dir: args.dir.as_deref(),
             host: args.host.as_ref(),
-            config: None,
+            config: args.config.file.as_deref(),
         },
     )?;
+    let base = crate::lint::FileSettings {
+        no_inline_suppressions: args.no_inline_suppressions,
+        levels: flag_levels(&args.select, &args.extend_select, &args.ignore)?,
+        // A rule named on the command line is reported even where pwk.toml turns
+        // it off (as ruff's command line beats its configuration).
+        enable: args
+            .select
+            .iter()
+            .chain(&args.extend_select)
+            .cloned()
+            .collect(),
+    };
+    if stdin {
+        return run_stdin(args, ctx, &project, &base);
+    }
     let rel = |e: crate::project::ProjectError| anyhow::anyhow!(e.relative_to(&ctx.cwd));
     let set = project
         .file_set(&FileRequest {
@@ -30,17 +46,13 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             allow_empty: args.allow_empty,
         })
         .map_err(rel)?;
-    let base = crate::lint::FileSettings {
-        no_inline_suppressions: args.no_inline_suppressions,
-        levels: flag_levels(&args.select, &args.ignore)?,
-    };
     let set_anchors = set.anchors.clone();
     let plan = project
         .plan(set, &base)
         .map_err(|e| super::config_error(ctx, e))?;
     // The baseline matches findings by their text.
-    let keep_text =
-        args.format == LintFormat::Human || args.baseline.is_some() || args.write_baseline;
+    let baseline = baseline_file(args, ctx, &project, &project.cwd)?;
+    let keep_text = args.format == LintFormat::Human || baseline.is_some() || args.write_baseline;
     // Files `--fix` could not write: named once each by the fatal path.
     let mut fix_errors: Vec<String> = Vec::new();
     if args.fix || args.diff || args.unsafe_fixes {
@@ -71,28 +83,13 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let dirs_note = linted_dirs_note(ctx, &plan);
     let mut report = plan.lint(keep_text);
     if args.quiet {
-        for f in &mut report.files {
-            f.diagnostics
-                .retain(|d| d.severity == crate::lint::Severity::Error);
-        }
+        quiet(&mut report);
     }
-    if args.baseline.is_some() || args.write_baseline {
-        baseline_step(args, ctx, &project.root, &mut report)?;
+    if baseline.is_some() || args.write_baseline {
+        baseline_step(args, ctx, baseline.as_ref(), &project.root, &mut report)?;
     }
-    let show = |p: &std::path::Path| ctx.display_path(p);
-    let render_opts = RenderOptions {
-        show_path: &show,
-        color: ctx.color_stdout,
-        width: HUMAN_WIDTH,
-    };
-    let format = match args.format {
-        LintFormat::Human => crate::lint::render::Format::Human,
-        LintFormat::Json => crate::lint::render::Format::Json,
-        LintFormat::Sarif => crate::lint::render::Format::Sarif,
-        LintFormat::Github => crate::lint::render::Format::Github,
-    };
-    let mut text = render(format, &report, &render_opts);
-    if let (Some(note), LintFormat::Human) = (&dirs_note, args.format) {
+    let mut text = render_report(args, ctx, &report, ctx.color_stdout);
+    if let (Some(note), LintFormat::Human | LintFormat::Concise) = (&dirs_note, args.format) {
         text.push_str(note);
     }
     write_stdout(text.as_bytes()).context("cannot write to stdout")?;
@@ -111,12 +108,243 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             .collect();
         anyhow::bail!("{}", lines.join("\n  "));
     }
+    Ok(exit_status(args, &report))
+}
+
+/// 1 when errors remain (or warnings, with `--deny-warnings`), else 0.
+fn exit_status(args: &LintArgs, report: &crate::lint::LintReport) -> ExitStatus {
     let (errors, warnings) = report.counts();
-    Ok(if errors > 0 || (args.deny_warnings && warnings > 0) {
+    if errors > 0 || (args.deny_warnings && warnings > 0) {
         ExitStatus::Failure
     } else {
         ExitStatus::Success
-    })
+    }
+}
+
+/// `--quiet`: errors only.
+fn quiet(report: &mut crate::lint::LintReport) {
+    for f in &mut report.files {
+        f.diagnostics
+            .retain(|d| d.severity == crate::lint::Severity::Error);
+    }
+}
+
+/// The report in the chosen format. The text read from stdin without
+/// `--stdin-filename` (linted as a nameless file) is shown as `<stdin>`.
+fn render_report(
+    args: &LintArgs,
+    ctx: &Context,
+    report: &crate::lint::LintReport,
+    color: bool,
+) -> String {
+    let show = |p: &std::path::Path| {
+        if p.as_os_str().is_empty() {
+            STDIN_NAME.to_string()
+        } else {
+            ctx.display_path(p)
+        }
+    };
+    let render_opts = RenderOptions {
+        show_path: &show,
+        color,
+        width: HUMAN_WIDTH,
+    };
+    let format = match args.format {
+        LintFormat::Human => crate::lint::render::Format::Human,
+        LintFormat::Concise => crate::lint::render::Format::Concise,
+        LintFormat::Json => crate::lint::render::Format::Json,
+        LintFormat::Sarif => crate::lint::render::Format::Sarif,
+        LintFormat::Github => crate::lint::render::Format::Github,
+    };
+    render(format, report, &render_opts)
+}
+
+/// How the text read from stdin is named without `--stdin-filename`.
+const STDIN_NAME: &str = "<stdin>";
+
+/// Whether this run reads one role from stdin: the path `-`, or
+/// `--stdin-filename` with no path. `-` stands alone.
+fn stdin_requested(args: &LintArgs) -> anyhow::Result<bool> {
+    let dash = args.paths.iter().any(|p| p.as_os_str() == "-");
+    if dash && args.paths.len() > 1 {
+        anyhow::bail!(
+            "`-` reads one role from stdin and stands alone; lint the other paths in another run"
+        );
+    }
+    if args.stdin_filename.is_some() && !dash && !args.paths.is_empty() {
+        anyhow::bail!(
+            "--stdin-filename names the text read from stdin; pass `-` instead of paths (`pwk lint - --stdin-filename PATH`)"
+        );
+    }
+    let stdin = dash || args.stdin_filename.is_some();
+    if stdin && args.write_baseline {
+        anyhow::bail!(
+            "--write-baseline records every finding of the project; it does not take `-` (stdin). Run `pwk lint --write-baseline` on the files"
+        );
+    }
+    Ok(stdin)
+}
+
+/// `pwk lint -`: one role read from stdin (the role file's size cap), linted as
+/// the file `--stdin-filename` names (its host, its configuration, its name in the
+/// report), else as a nameless file in the current directory. A file named so is
+/// linted even if `exclude` lists it, as any file named on the command line.
+/// With `--fix`, the fixed text goes to stdout and the findings that remain to
+/// stderr (as ruff does); with `--diff`, the diff to stdout.
+fn run_stdin(
+    args: &LintArgs,
+    ctx: &Context,
+    project: &crate::project::Project,
+    base: &crate::lint::FileSettings,
+) -> anyhow::Result<ExitStatus> {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() {
+        eprintln_safe("pwk lint: reading a role from stdin (end it with Ctrl-D)");
+    }
+    let bytes = match crate::fs::read_stream(std::io::stdin().lock(), crate::fs::Kind::Role) {
+        Ok(b) => b,
+        Err(crate::fs::ReadError::TooLarge { kind, .. }) => anyhow::bail!(
+            "stdin holds more than {} bytes, the limit for a {}",
+            kind.cap(),
+            kind.noun()
+        ),
+        Err(e) => anyhow::bail!("cannot read stdin: {e}"),
+    };
+    // The file the text stands for: it decides the configuration and the host.
+    let (file, reported) = match &args.stdin_filename {
+        Some(p) => {
+            let abs = std::path::absolute(ctx.cwd.join(p)).unwrap_or_else(|_| ctx.cwd.join(p));
+            (abs.clone(), abs)
+        }
+        None => (ctx.cwd.join(STDIN_NAME), std::path::PathBuf::new()),
+    };
+    let set = crate::project::FileSet {
+        files: vec![file.clone()],
+        ..Default::default()
+    };
+    let plan = project
+        .plan(set, base)
+        .map_err(|e| super::config_error(ctx, e))?;
+    let group = &plan.groups[0];
+    // The settings of `file`, for the text reported as `reported`.
+    let settings = plan.settings.0(&file);
+    let mut opts = plan.options(group, true);
+    opts.settings = Some(crate::lint::SettingsSource(std::sync::Arc::new({
+        let settings = settings.clone();
+        move |_: &std::path::Path| settings.clone()
+    })));
+    let shown = if reported.as_os_str().is_empty() {
+        STDIN_NAME.to_string()
+    } else {
+        ctx.display_path(&reported)
+    };
+    let mut text = bytes;
+    let mut fixed_out = None;
+    if args.fix || args.diff || args.unsafe_fixes {
+        use crate::lint::fix::{Applicability, fix_text};
+        let Ok(original) = std::str::from_utf8(&text) else {
+            anyhow::bail!(
+                "`{}` is not UTF-8 text; nothing to fix",
+                crate::text::escape_line(&shown)
+            );
+        };
+        let applicability = if args.unsafe_fixes {
+            Applicability::All
+        } else {
+            Applicability::Safe
+        };
+        let fixed = fix_text(original, applicability, |t| {
+            crate::lint::lint_text(&reported, t, group.chosen.profile, &settings)
+        });
+        let n = fixed.applied.len();
+        let changed = usize::from(fixed.text != original);
+        if args.diff {
+            let diff = crate::lint::rewrite::unified_diff(original, &fixed.text, &shown);
+            write_stdout(crate::text::escape_block(&diff).as_bytes())
+                .context("cannot write to stdout")?;
+            eprintln_safe(&format!(
+                "pwk: {n} fix{} would change {changed} file{}; nothing was written",
+                if n == 1 { "" } else { "es" },
+                if changed == 1 { "" } else { "s" }
+            ));
+            return Ok(if changed > 0 {
+                ExitStatus::Failure
+            } else {
+                ExitStatus::Success
+            });
+        }
+        if n > 0 {
+            eprintln_safe(&format!(
+                "pwk: fixed `{}`: {}",
+                crate::text::escape_line(&shown),
+                crate::text::escape_line(&fixed.applied.join("; "))
+            ));
+        }
+        text = fixed.text.clone().into_bytes();
+        fixed_out = Some(fixed.text);
+    }
+    let mut report = crate::lint::lint_text_report(&reported, text, &opts);
+    if args.quiet {
+        quiet(&mut report);
+    }
+    // `baseline` of the configuration that governs the named file.
+    let dir = file.parent().unwrap_or(&ctx.cwd).to_path_buf();
+    if let Some(baseline) = baseline_file(args, ctx, project, &dir)? {
+        baseline_step(args, ctx, Some(&baseline), &project.root, &mut report)?;
+    }
+    match fixed_out {
+        // The fixed text on stdout (raw: it is the file), the findings on stderr.
+        Some(fixed) => {
+            write_stdout(fixed.as_bytes()).context("cannot write to stdout")?;
+            let rendered = render_report(args, ctx, &report, false);
+            let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), rendered.as_bytes());
+        }
+        None => {
+            let rendered = render_report(args, ctx, &report, ctx.color_stdout);
+            write_stdout(rendered.as_bytes()).context("cannot write to stdout")?;
+        }
+    }
+    Ok(exit_status(args, &report))
+}
+
+/// The baseline a run reports against, and where the configuration named it.
+struct BaselineFile {
+    /// As given to `--baseline`, or the configuration's, shown from the current
+    /// directory.
+    path: std::path::PathBuf,
+    /// `file:line:col` of `baseline` in the configuration (`None`: the flag).
+    set_at: Option<String>,
+}
+
+/// The baseline this run reports against: `--baseline FILE`, else `baseline` in
+/// the configuration that governs `dir` (relative to the file that declares it);
+/// `None` when neither names one.
+fn baseline_file(
+    args: &LintArgs,
+    ctx: &Context,
+    project: &crate::project::Project,
+    dir: &std::path::Path,
+) -> anyhow::Result<Option<BaselineFile>> {
+    if let Some(b) = &args.baseline {
+        return Ok(Some(BaselineFile {
+            path: b.clone(),
+            set_at: None,
+        }));
+    }
+    let config = project
+        .config_for(dir)
+        .map_err(|e| super::config_error(ctx, e))?;
+    Ok(config.and_then(|c| {
+        c.baseline().map(|b| BaselineFile {
+            path: std::path::PathBuf::from(ctx.display_path(&b.value)),
+            set_at: Some(match &b.origin {
+                crate::config::Origin::File { path, line, column } => {
+                    format!("{}:{line}:{column}", ctx.display_path(path))
+                }
+                other => other.to_string(),
+            }),
+        })
+    }))
 }
 
 /// What `--fix` / `--diff` did over every host group.
@@ -219,15 +447,19 @@ fn fix_step(
 fn baseline_step(
     args: &LintArgs,
     ctx: &Context,
+    baseline: Option<&BaselineFile>,
     root: &std::path::Path,
     report: &mut crate::lint::LintReport,
 ) -> anyhow::Result<()> {
     use crate::fs::{Kind, NoHooks, Replace, WriteOptions};
     use crate::lint::baseline::Baseline;
-    let path = args
-        .baseline
-        .clone()
+    let path = baseline
+        .map(|b| b.path.clone())
         .unwrap_or_else(|| std::path::PathBuf::from("pwk-baseline.json"));
+    let set_at = baseline
+        .and_then(|b| b.set_at.as_deref())
+        .map(|at| format!(" (`baseline` at {})", crate::text::escape_line(at)))
+        .unwrap_or_default();
     // The directory the entries are relative to: the baseline file's, resolved.
     let abs = crate::fs::canonical_dir_path(&ctx.cwd, &path);
     let dir = abs
@@ -239,7 +471,7 @@ fn baseline_step(
     let old = if exists || !args.write_baseline {
         Some(Baseline::read(&path).map_err(|e| {
             anyhow::anyhow!(
-                "{e}{}",
+                "{e}{set_at}{}",
                 if exists {
                     ""
                 } else {
@@ -319,15 +551,21 @@ fn linted_dirs_note(ctx: &Context, plan: &crate::project::LintPlan) -> Option<St
     Some(format!("Linted {}.\n", parts.join(", ")))
 }
 
-/// `--select` / `--ignore` as rule levels: with `--select`, every rule not named is
-/// off; `--ignore` turns its rules off. An unknown id is an error with a did-you-mean.
+/// `--select` / `--extend-select` / `--ignore` as rule levels: with `--select`,
+/// every rule not named by it or `--extend-select` is off; `--ignore` turns its
+/// rules off. An unknown id is an error with a did-you-mean.
 fn flag_levels(
     select: &[String],
+    extend_select: &[String],
     ignore: &[String],
 ) -> anyhow::Result<std::collections::BTreeMap<String, crate::lint::RuleLevel>> {
     use crate::lint::RuleLevel;
     use crate::lint::rules::{RULES, did_you_mean, find};
-    for (flag, ids) in [("--select", select), ("--ignore", ignore)] {
+    for (flag, ids) in [
+        ("--select", select),
+        ("--extend-select", extend_select),
+        ("--ignore", ignore),
+    ] {
         for id in ids {
             if find(id).is_none() {
                 let hint = did_you_mean(id, RULES.iter().map(|r| r.id))
@@ -340,7 +578,7 @@ fn flag_levels(
     let mut levels = std::collections::BTreeMap::new();
     if !select.is_empty() {
         for r in RULES.iter() {
-            if !select.iter().any(|s| s == r.id) {
+            if !select.iter().chain(extend_select).any(|s| s == r.id) {
                 levels.insert(r.id.to_string(), RuleLevel::Off);
             }
         }

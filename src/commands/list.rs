@@ -8,7 +8,14 @@ use crate::{Context, ExitStatus};
 
 /// `pwk list`: exit 0, or 1 when a role file is broken.
 pub fn run(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let (_, d) = super::discover(ctx, args.dir.as_deref(), args.host.as_ref())?;
+    let (_, d) = super::discover(
+        ctx,
+        super::ProjectFlags {
+            dir: args.dir.as_deref(),
+            host: args.host.as_ref(),
+            config: args.config.file.as_deref(),
+        },
+    )?;
     let rows = render::list_rows(&d, args.all);
     match args.format {
         Format::Json => write_stdout(&json_line(&render::list_doc(&d, &rows))?)?,

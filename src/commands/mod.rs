@@ -108,21 +108,13 @@ pub fn open_project(ctx: &Context, flags: ProjectFlags<'_>) -> anyhow::Result<Pr
     crate::project::Project::open(opts).map_err(|e| anyhow::anyhow!(e.relative_to(&ctx.cwd)))
 }
 
-/// The project of `--dir` and every role its host sees (`--host`, else the
-/// project's `pwk.toml`, else `auto`): what `list`, `show` and `smoke` start from.
+/// The project of `--dir` (and `--config`) and every role its host sees (`--host`,
+/// else the project's `pwk.toml`, else `auto`): what `list`, `show` and `smoke` start from.
 pub fn discover(
     ctx: &Context,
-    dir: Option<&Path>,
-    host: Option<&HostChoice>,
+    flags: ProjectFlags<'_>,
 ) -> anyhow::Result<(Project, crate::discover::Discovery)> {
-    let project = open_project(
-        ctx,
-        ProjectFlags {
-            dir,
-            host,
-            ..Default::default()
-        },
-    )?;
+    let project = open_project(ctx, flags)?;
     let d = project.discover().map_err(|e| config_error(ctx, e))?;
     Ok((project, d))
 }

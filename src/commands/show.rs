@@ -10,7 +10,14 @@ use crate::{Context, ExitStatus};
 /// `pwk show NAME`: exit 0; 1 when the name exists but the host cannot load it;
 /// 2 when nothing answers to the name.
 pub fn run(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let (project, d) = super::discover(ctx, args.dir.as_deref(), args.host.as_ref())?;
+    let (project, d) = super::discover(
+        ctx,
+        super::ProjectFlags {
+            dir: args.dir.as_deref(),
+            host: args.host.as_ref(),
+            config: args.config.file.as_deref(),
+        },
+    )?;
     let Some(role) = d.find(&args.name) else {
         return show_unavailable(&d, &args.name, args.format, ctx);
     };

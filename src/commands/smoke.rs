@@ -22,7 +22,14 @@ const SMOKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(180);
 pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     use crate::delegate::{PiRunSpec, plan_launch, run_pi};
 
-    let (project, d) = super::discover(ctx, args.dir.as_deref(), args.host.as_ref())?;
+    let (project, d) = super::discover(
+        ctx,
+        super::ProjectFlags {
+            dir: args.dir.as_deref(),
+            host: args.host.as_ref(),
+            config: args.config.file.as_deref(),
+        },
+    )?;
     let Some(role) = d.find(&args.name) else {
         return show_unavailable(&d, &args.name, args.format, ctx);
     };

@@ -3,7 +3,7 @@
 //! The file is found by walking up from the linted path to the project root
 //! ([`crate::discover::find_project_root`], the root every command uses). Keys:
 //! `host`, `paths`, `exclude`, `[rules]`, `[[overrides]]` (with `files` and their
-//! own `host` / `rules`), `extend`. The TOML is read with `toml_edit`, which keeps
+//! own `host` / `rules`), `extend`, `baseline`. The TOML is read with `toml_edit`, which keeps
 //! the span of every key and value, so an unknown key or a bad value is an error
 //! at `file:line:col`, and every effective value knows where it came from
 //! ([`Origin`]).
@@ -227,6 +227,8 @@ pub struct Layer {
     pub exclude: Option<Val<Vec<Glob>>>,
     pub rules: Vec<(String, Val<RuleLevel>)>,
     pub overrides: Vec<Override>,
+    /// `baseline = "path"`, relative to this file's directory (made absolute).
+    pub baseline: Option<Val<PathBuf>>,
     /// `overrides`' globs, compiled into one matcher.
     pub matcher: OverrideMatcher,
 }
@@ -343,6 +345,12 @@ impl Config {
     /// `exclude`, from the nearest layer that sets it.
     pub fn exclude(&self) -> Option<&Val<Vec<Glob>>> {
         self.layers.iter().rev().find_map(|l| l.exclude.as_ref())
+    }
+
+    /// `baseline`, from the nearest layer that sets it: the path relative to the
+    /// file that declares it, made absolute.
+    pub fn baseline(&self) -> Option<&Val<PathBuf>> {
+        self.layers.iter().rev().find_map(|l| l.baseline.as_ref())
     }
 
     /// Whether `path` (absolute) is excluded.
@@ -657,7 +665,10 @@ impl Reader<'_> {
             self.error(
                 item.span(),
                 format!("`host = \"{s}\"`: {e}"),
-                Some("use `auto`, a host (`pwk`, `tintinweb`, `nicobailon`, `herdr`) or `host@version`".into()),
+                Some(format!(
+                    "use `auto`, a host ({}) or `host@version`",
+                    crate::host::name_list()
+                )),
             )
         })?;
         Ok(Val {
@@ -836,7 +847,15 @@ fn lexical(path: &Path) -> PathBuf {
 }
 
 /// The keys a configuration file may hold at its top level.
-pub const TOP_KEYS: [&str; 6] = ["host", "paths", "exclude", "rules", "overrides", "extend"];
+pub const TOP_KEYS: [&str; 7] = [
+    "host",
+    "paths",
+    "exclude",
+    "rules",
+    "overrides",
+    "extend",
+    "baseline",
+];
 
 /// The file a layer extends, and where it says so.
 type Extend = Option<(PathBuf, Option<Origin>)>;
@@ -897,6 +916,26 @@ fn parse(path: &Path, text: &str) -> Result<(Layer, Extend), ConfigError> {
             .transpose()?
             .unwrap_or_default(),
         overrides,
+        baseline: match table.get("baseline") {
+            None => None,
+            Some(item) => {
+                let rel = r.string(item, "baseline")?;
+                if rel.is_empty() {
+                    return Err(r.error(
+                        item.span(),
+                        "`baseline` is empty".to_string(),
+                        Some(
+                            "name the baseline file, e.g. `baseline = \"pwk-baseline.json\"`"
+                                .into(),
+                        ),
+                    ));
+                }
+                Some(Val {
+                    value: lexical(&dir.join(rel)),
+                    origin: r.origin(item.span()),
+                })
+            }
+        },
         matcher,
     };
     Ok((layer, extend))
@@ -922,7 +961,7 @@ mod tests {
     fn located_errors() {
         assert_eq!(
             err("host = \"tintinweb\"\nbogus = 1\n"),
-            "2:1: unknown key `bogus` in a pwk configuration\n  help: the keys in a pwk configuration are host, paths, exclude, rules, overrides, extend"
+            "2:1: unknown key `bogus` in a pwk configuration\n  help: the keys in a pwk configuration are host, paths, exclude, rules, overrides, extend, baseline"
         );
         assert!(
             err("[rules]\ncrlf = \"warning\"\n").starts_with("2:8: the level of `crlf` must be")

@@ -27,10 +27,12 @@ pub fn config_schema() -> Value {
         "properties": rule_props,
         "additionalProperties": false
     });
+    // The hosts of the host registry, as `pwk lint --host` takes them.
+    let names: Vec<String> = crate::host::ALL.iter().map(|h| h.to_string()).collect();
     let host = json!({
         "type": "string",
-        "description": "The host profile files are linted for: `auto` (detect from pi's settings), `pwk` (portable), `tintinweb`, `nicobailon`, `herdr`, or `host@version` such as `tintinweb@0.14`.",
-        "pattern": "^(auto|pwk|tintinweb|nicobailon|herdr)(@[0-9][0-9.]*)?$"
+        "description": format!("The host profile files are linted for: `auto` (detect from pi's settings), a host ({}; `pwk` is the portable profile), or `host@version` such as `tintinweb@0.14`.", crate::host::name_list()),
+        "pattern": format!("^(auto|{})(@[0-9][0-9.]*)?$", names.join("|"))
     });
     let globs = |what: &str| {
         json!({
@@ -53,6 +55,11 @@ pub fn config_schema() -> Value {
             "extend": {
                 "type": "string",
                 "description": "Another configuration file this one builds on (relative to this file); its values apply unless this file sets them."
+            },
+            "baseline": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The baseline file `pwk lint` reports against (relative to this file): only findings not listed in it are reported. `--baseline FILE` beats it; `pwk lint --write-baseline` writes it."
             },
             "rules": rules,
             "overrides": {

@@ -37,7 +37,7 @@ pub mod write;
 
 use std::path::{Component, Path, PathBuf};
 
-pub use read::{Kind, ReadError, file_type_name, read_at, read_role_file};
+pub use read::{Kind, ReadError, file_type_name, read_at, read_role_file, read_stream};
 pub use write::{
     Existing, Hooks, Ident, Inspect, NoHooks, Refusal, Replace, SafeDir, SafeWriteError, Step,
     WriteOptions, check_name,

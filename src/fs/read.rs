@@ -206,12 +206,21 @@ fn check_fd(fd: &OwnedFd, kind: Kind) -> Result<u64, ReadError> {
 
 fn read_fd(fd: OwnedFd, kind: Kind) -> Result<Vec<u8>, ReadError> {
     let size = check_fd(&fd, kind)?;
+    capped(std::fs::File::from(fd), size as usize, kind)
+}
+
+/// Read a stream pwk was handed instead of a file (`pwk lint -`: a role on stdin)
+/// as a `kind` input, with the same size cap as a file of that kind.
+pub fn read_stream(stream: impl Read, kind: Kind) -> Result<Vec<u8>, ReadError> {
+    capped(stream, 0, kind)
+}
+
+/// Everything `r` holds, at most `kind.cap()` bytes.
+fn capped(r: impl Read, size_hint: usize, kind: Kind) -> Result<Vec<u8>, ReadError> {
     let cap = kind.cap();
-    let mut file = std::fs::File::from(fd);
-    let mut buf = Vec::with_capacity(size as usize);
+    let mut buf = Vec::with_capacity(size_hint);
     // Read one byte past the cap so a file that grows while we read is still caught.
-    (&mut file)
-        .take(cap + 1)
+    r.take(cap + 1)
         .read_to_end(&mut buf)
         .map_err(ReadError::Io)?;
     if buf.len() as u64 > cap {

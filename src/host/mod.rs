@@ -63,6 +63,15 @@ pub const ALL: [HostId; 8] = [
 /// The real pi subagent hosts (what the portable profile must be safe on).
 pub const PI_HOSTS: [HostId; 3] = [HostId::Tintinweb, HostId::Nicobailon, HostId::Herdr];
 
+/// Every host's name, quoted and comma-separated (`` `pwk`, `tintinweb`, … ``):
+/// what every `--host` help and configuration message lists.
+pub fn name_list() -> String {
+    ALL.iter()
+        .map(|h| format!("`{h}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl HostId {
     pub fn as_str(self) -> &'static str {
         match self {

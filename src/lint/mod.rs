@@ -211,6 +211,9 @@ pub struct FileSettings {
     /// `--no-inline-suppressions`: `# pwk: ignore…` comments are not honoured (an
     /// audit run).
     pub no_inline_suppressions: bool,
+    /// `--select` / `--extend-select`: rules reported even where the configuration
+    /// turns them `off` (at their own severity); applied by `crate::project::Project::plan`.
+    pub enable: std::collections::BTreeSet<String>,
 }
 
 impl FileSettings {

@@ -765,6 +765,7 @@ fn json_sarif_and_github_shapes() {
                 "column",
                 "end_column",
                 "end_line",
+                "fixable",
                 "help",
                 "line",
                 "message",
@@ -776,7 +777,7 @@ fn json_sarif_and_github_shapes() {
     }
     assert_eq!(
         doc["summary"],
-        serde_json::json!({"errors": 1, "warnings": 2})
+        serde_json::json!({"errors": 1, "warnings": 2, "fixable": 0, "unsafe_fixable": 1})
     );
 
     let sarif = json(&run(env

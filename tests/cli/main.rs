@@ -21,6 +21,7 @@ mod documents;
 mod fix;
 mod host_facts;
 mod lint;
+mod lint_cli;
 mod lsp;
 mod lsp_editor;
 mod lsp_props;

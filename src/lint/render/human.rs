@@ -1,5 +1,6 @@
 //! `--format human`: miette's graphical reports, with the source line and a label
-//! under the exact key or value, then a one-line summary.
+//! under the exact key or value (`[*]` after the rule when `--fix` repairs it),
+//! then a one-line summary and how many findings `--fix` repairs.
 //!
 //! Everything that came from a file (the path, the source lines, keys and values
 //! quoted in messages) is escaped by [`crate::text::escape`], so a role file cannot
@@ -284,7 +285,12 @@ fn render_one(
         ),
     };
     let mut diag = MietteDiagnostic::new(message)
-        .with_code(format!("{}[{}]", d.severity, d.rule))
+        .with_code(format!(
+            "{}[{}]{}",
+            d.severity,
+            d.rule,
+            super::fix_marker(d)
+        ))
         .with_severity(severity);
     if let Some(help) = help {
         diag = diag.with_help(help);
@@ -344,6 +350,7 @@ pub fn summary(report: &LintReport) -> String {
             plural(files, "file")
         )
     };
+    out.push_str(&super::fix_summary(report));
     let suppressed = report.suppressed().count();
     if suppressed > 0 {
         let baseline = report

@@ -35,6 +35,8 @@ struct Entry<'a> {
     rule: &'static str,
     message: &'a str,
     help: Option<&'a str>,
+    /// Whether `pwk lint --fix` repairs it (a safe fix in `fixes`).
+    fixable: bool,
     /// Mechanical repairs: titled byte-range edits with a safety level (absent
     /// when there is none).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
@@ -71,6 +73,10 @@ struct Skip {
 struct Summary {
     errors: usize,
     warnings: usize,
+    /// Findings `pwk lint --fix` repairs.
+    fixable: usize,
+    /// Findings only `--unsafe-fixes` repairs.
+    unsafe_fixable: usize,
     #[serde(skip_serializing_if = "is_zero")]
     suppressed: usize,
 }
@@ -90,12 +96,14 @@ fn entry<'a>(d: &'a crate::lint::Diagnostic, opts: &RenderOptions<'_>) -> Entry<
         rule: d.rule,
         message: &d.message,
         help: d.help.as_deref(),
+        fixable: super::fixability(d) == Some(crate::lint::fix::Safety::Safe),
         fixes: &d.fixes,
     }
 }
 
 pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     let (errors, warnings) = report.counts();
+    let (fixable, unsafe_fixable) = super::fix_counts(report);
     let doc = Document {
         version: 1,
         host: Host {
@@ -126,6 +134,8 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
         summary: Summary {
             errors,
             warnings,
+            fixable,
+            unsafe_fixable,
             suppressed: report.suppressed().count(),
         },
     };

@@ -1,0 +1,25 @@
+//! `--format concise`: one `path:line:col: severity[rule] message` line per
+//! finding (`[*]` after the rule when `--fix` repairs it), then the summary of
+//! human output. What editors' error formats and `grep` read.
+
+use super::RenderOptions;
+use crate::lint::LintReport;
+use crate::text::escape_line;
+
+pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
+    let mut out = String::new();
+    for d in report.diagnostics() {
+        out.push_str(&format!(
+            "{}:{}:{}: {}[{}]{} {}\n",
+            escape_line(&(opts.show_path)(&d.path)),
+            d.start.line,
+            d.start.column,
+            d.severity,
+            d.rule,
+            super::fix_marker(d),
+            escape_line(&d.message)
+        ));
+    }
+    out.push_str(&super::human::summary(report));
+    out
+}
