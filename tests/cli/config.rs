@@ -355,7 +355,15 @@ fn schema_config_lists_every_key_and_rule() {
         .collect();
     assert_eq!(
         props,
-        ["exclude", "extend", "host", "overrides", "paths", "rules"]
+        [
+            "delegate",
+            "exclude",
+            "extend",
+            "host",
+            "overrides",
+            "paths",
+            "rules"
+        ]
     );
     let rules = json(&run(env.pwk().args(["rules", "--format", "json"])));
     for r in rules["rules"].as_array().unwrap() {
