@@ -647,6 +647,14 @@ pub struct ProviderRunArgs {
     #[command(flatten)]
     pub roles: RoleRunArgs,
 
+    /// Spend limits of each role's run: `max-tokens=N`, `max-cost-usd=X`,
+    /// `max-wall-seconds=S` (comma-separated). Prefix a role to limit that role
+    /// only: `--budget hazard:max-tokens=20000`. Crossing a limit stops that role's pi
+    /// (BUDGET_EXCEEDED); the others run on. Repeatable; default: `[delegate] budget`
+    /// in pwk.toml.
+    #[arg(long, value_name = "[ROLE:]LIMIT=N,...")]
+    pub budget: Vec<String>,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,

@@ -207,6 +207,18 @@ impl Project {
             .with_host_flag(self.host_flag.as_ref()))
     }
 
+    /// `[delegate] budget` of the configuration governing the directory commands run
+    /// in (`cwd`): the default spend limits of every delegated run (`pwk delegate`,
+    /// `run-request`, `review`, `recon`, `pwk mcp`). A request's own limits beat it.
+    pub fn delegate_budget(
+        &self,
+    ) -> Result<Option<crate::config::Val<crate::delegate::Budget>>, ConfigError> {
+        Ok(self
+            .configs()
+            .for_path(&self.cwd)?
+            .and_then(|c| c.delegate_budget().cloned()))
+    }
+
     /// The configuration file governing `path`, with what it says about
     /// `paths` and `exclude` (for `pwk config`).
     pub fn config_for(&self, path: &Path) -> Result<Option<crate::config::Config>, ConfigError> {

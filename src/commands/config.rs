@@ -77,6 +77,8 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let baseline = config
         .and_then(|c| c.baseline())
         .map(|b| (shown(&b.value), origin(&b.origin)));
+    // `[delegate] budget`, shown when set (with the request's key names in JSON).
+    let budget = config.and_then(|c| c.delegate_budget());
     let text = match args.format {
         Format::Json => {
             let rules: serde_json::Map<String, serde_json::Value> = resolved
@@ -89,7 +91,7 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                     )
                 })
                 .collect();
-            let doc = serde_json::json!({
+            let mut doc = serde_json::json!({
                 "version": 1,
                 "path": shown(&path),
                 "root": root_shown,
@@ -105,6 +107,10 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 },
                 "rules": rules,
             });
+            if let Some(b) = budget {
+                doc["delegate"] =
+                    serde_json::json!({"budget": {"value": b.value, "from": origin(&b.origin)}});
+            }
             format!(
                 "{}\n",
                 crate::text::json_escape_controls(serde_json::to_string_pretty(&doc)?)
@@ -164,6 +170,23 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             }
             for (l, from) in &rule_lines {
                 out.push_str(&format!("{l:width$}  # {from}\n"));
+            }
+            if let Some(b) = budget {
+                let mut parts = Vec::new();
+                if let Some(n) = b.value.max_tokens {
+                    parts.push(format!("max_tokens = {n}"));
+                }
+                if let Some(c) = b.value.max_cost_usd {
+                    parts.push(format!("max_cost_usd = {c}"));
+                }
+                if let Some(w) = b.value.max_wall_seconds {
+                    parts.push(format!("max_wall_seconds = {w}"));
+                }
+                out.push_str(&format!(
+                    "\n[delegate]\nbudget = {{ {} }}  # {}\n",
+                    parts.join(", "),
+                    origin(&b.origin)
+                ));
             }
             crate::text::escape_block(&out).into_owned()
         }

@@ -44,7 +44,12 @@ pub fn run(args: &DelegateArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             return Err(anyhow::anyhow!(located));
         }
     };
-    let result = delegate(&map, args.dry_run, ctx);
+    let budget = super::project(ctx, None)?
+        .delegate_budget()
+        .map_err(|e| super::config_error(ctx, e))?
+        .map(|v| v.value)
+        .unwrap_or_default();
+    let result = delegate(&map, args.dry_run, budget, ctx);
     print_result(&result, args.format)?;
     Ok(
         if (args.dry_run && result.status == "planned") || result.completed() {
@@ -106,6 +111,7 @@ fn read_request(path: Option<&Path>) -> anyhow::Result<Vec<u8>> {
 pub fn delegate(
     map: &serde_json::Map<String, Value>,
     dry_run: bool,
+    default_budget: crate::delegate::Budget,
     ctx: &Context,
 ) -> DelegateResult {
     let print = |p: &Progress, label: &str| eprintln_safe(&format!("{label} {p}"));
@@ -121,6 +127,7 @@ pub fn delegate(
         remote: None,
         progress: &print,
         on_wait: &mut on_wait,
+        default_budget,
     };
     delegate_with(map, how, &ctx.env)
 }

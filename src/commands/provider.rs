@@ -100,7 +100,106 @@ pub(super) fn settings(a: &RoleRunArgs) -> anyhow::Result<RunSettings> {
         max_parallel: a.max_parallel,
         six_field: a.result_schema == Some(ResultSchema::SixField),
         steer: a.transport == Transport::Rpc,
+        budget: crate::delegate::Budget::default(),
     })
+}
+
+/// `[delegate] budget` of the project pwk runs in (`--dir`, else the current
+/// directory): the default limits of each role's run.
+pub(super) fn default_budget(
+    ctx: &Context,
+    dir: Option<&Path>,
+) -> anyhow::Result<crate::delegate::Budget> {
+    let project = super::project(ctx, dir)?;
+    let found = project
+        .delegate_budget()
+        .map_err(|e| super::config_error(ctx, e))?;
+    Ok(found.map(|v| v.value).unwrap_or_default())
+}
+
+/// The `--budget [ROLE:]LIMIT=N,...` flags of `review` / `recon`: the limits of
+/// every role, and each named role's own. A role not in `roles` is a usage error.
+pub(super) fn budget_flags(
+    flags: &[String],
+    roles: &[crate::provider::LogicalRole],
+) -> anyhow::Result<crate::provider::request::Budgets> {
+    use crate::delegate::Budget;
+    use crate::provider::LogicalRole;
+    let mut all = Budget::default();
+    let mut per_role: Vec<(LogicalRole, Budget)> = Vec::new();
+    for flag in flags {
+        let (role, limits) = match flag.split_once(':') {
+            Some((r, rest)) if !r.contains('=') => {
+                let Some(role) = LogicalRole::from_name_or_short(r) else {
+                    anyhow::bail!(
+                        "--budget {}: {:?} is not a role (use scout, spec, tracing, smell or hazard)",
+                        escape_line(flag),
+                        escape_line(r)
+                    );
+                };
+                if !roles.contains(&role) {
+                    anyhow::bail!(
+                        "--budget {}: {} is not one of the roles this run starts",
+                        escape_line(flag),
+                        role.short()
+                    );
+                }
+                (Some(role), rest)
+            }
+            _ => (None, flag.as_str()),
+        };
+        let mut obj = serde_json::Map::new();
+        for part in limits.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((k, v)) = part.split_once('=') else {
+                anyhow::bail!(
+                    "--budget {}: `{}` is not LIMIT=N (max-tokens, max-cost-usd, max-wall-seconds)",
+                    escape_line(flag),
+                    escape_line(part)
+                );
+            };
+            let key = match k.trim() {
+                "max-tokens" | "max_tokens" | "maxTokens" => "maxTokens",
+                "max-cost-usd" | "max_cost_usd" | "maxCostUsd" => "maxCostUsd",
+                "max-wall-seconds" | "max_wall_seconds" | "maxWallSeconds" => "maxWallSeconds",
+                other => {
+                    let known = ["max-tokens", "max-cost-usd", "max-wall-seconds"];
+                    let hint = crate::suggest::did_you_mean(other, known.iter().copied())
+                        .map(|s| format!(" (did you mean `{s}`?)"))
+                        .unwrap_or_default();
+                    anyhow::bail!(
+                        "--budget {}: unknown limit `{}`{hint}; the limits are {}",
+                        escape_line(flag),
+                        escape_line(other),
+                        known.join(", ")
+                    );
+                }
+            };
+            let value = serde_json::from_str(v.trim())
+                .unwrap_or_else(|_| serde_json::Value::String(v.trim().to_string()));
+            obj.insert(key.to_string(), value);
+        }
+        if obj.is_empty() {
+            anyhow::bail!(
+                "--budget {}: no limit given (e.g. max-tokens=20000)",
+                escape_line(flag)
+            );
+        }
+        let b = Budget::parse(&serde_json::Value::Object(obj), "--budget").map_err(|p| {
+            anyhow::anyhow!(
+                "--budget {}: {}",
+                escape_line(flag),
+                p.into_iter().map(|(_, m)| m).collect::<Vec<_>>().join("; ")
+            )
+        })?;
+        match role {
+            None => all = b.or(all),
+            Some(r) => match per_role.iter_mut().find(|(x, _)| *x == r) {
+                Some((_, old)) => *old = b.or(*old),
+                None => per_role.push((r, b)),
+            },
+        }
+    }
+    Ok((all, per_role))
 }
 
 pub(super) fn repo_root(given: Option<&Path>, ctx: &Context) -> anyhow::Result<PathBuf> {

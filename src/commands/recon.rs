@@ -13,12 +13,18 @@ pub fn run(args: &ReconArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             anyhow::bail!("{flag} is empty; the scout needs a topic and a one-line intent");
         }
     }
+    let mut settings = settings;
+    settings.budget = default_budget(ctx, args.dir.as_deref())?;
+    let roles = vec![LogicalRole::ReconScout];
+    let (budget, role_budgets) = budget_flags(&args.run.budget, &roles)?;
     let req = DelegationRequest {
         operation: Operation::CodebaseRecon,
-        roles: vec![LogicalRole::ReconScout],
+        roles,
         prompt: crate::provider::packet::recon_prompt(&args.topic, &args.intent, &cwd),
         cwd,
         parallel: false,
+        budget,
+        role_budgets,
     };
     let out = execute(&req, &settings, ctx);
     render(&out, args.run.format, ctx)?;

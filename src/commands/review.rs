@@ -26,12 +26,17 @@ full pwk-…-reviewer names; the scout runs with `pwk recon`)"
         Ok(p) => p,
         Err(e) => anyhow::bail!("the review packet {} {e}", ctx.display_path(&args.packet)),
     };
+    let mut settings = settings;
+    settings.budget = default_budget(ctx, args.dir.as_deref())?;
+    let (budget, role_budgets) = budget_flags(&args.run.budget, &roles)?;
     let req = DelegationRequest {
         operation: Operation::FeatureReview,
         roles,
         prompt: crate::provider::packet::review_prompt(&packet, &cwd),
         cwd,
         parallel: true,
+        budget,
+        role_budgets,
     };
     let out = execute(&req, &settings, ctx);
     render(&out, args.run.format, ctx)?;

@@ -8,7 +8,8 @@ use crate::provider::request::{self};
 use crate::{Context, ExitStatus};
 
 pub fn run(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let settings = settings(&args.roles)?;
+    let mut settings = settings(&args.roles)?;
+    settings.budget = default_budget(ctx, None)?;
     let parsed = read_stdin()
         .and_then(|bytes| request::parse_json_object(&bytes).map_err(|e| (e.pos(), e.to_string())));
     let map = match parsed {

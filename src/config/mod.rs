@@ -231,6 +231,9 @@ pub struct Layer {
     pub baseline: Option<Val<PathBuf>>,
     /// `overrides`' globs, compiled into one matcher.
     pub matcher: OverrideMatcher,
+    /// `[delegate] budget = { max_tokens, max_cost_usd, max_wall_seconds }`: the
+    /// spend limits of every delegated run that sets none of its own.
+    pub delegate_budget: Option<Val<crate::delegate::Budget>>,
 }
 
 /// A configuration file with the files it extends: `layers[0]` is the most
@@ -351,6 +354,14 @@ impl Config {
     /// file that declares it, made absolute.
     pub fn baseline(&self) -> Option<&Val<PathBuf>> {
         self.layers.iter().rev().find_map(|l| l.baseline.as_ref())
+    }
+
+    /// `[delegate] budget`, from the nearest layer that sets it.
+    pub fn delegate_budget(&self) -> Option<&Val<crate::delegate::Budget>> {
+        self.layers
+            .iter()
+            .rev()
+            .find_map(|l| l.delegate_budget.as_ref())
     }
 
     /// Whether `path` (absolute) is excluded.
@@ -764,6 +775,71 @@ impl Reader<'_> {
         Ok(out)
     }
 
+    /// `[delegate]`: `budget = { max_tokens = N, max_cost_usd = X, max_wall_seconds = S }`,
+    /// each limit checked as the request's `budget` is (the same parser).
+    fn delegate(&self, item: &Item) -> Result<Option<Val<crate::delegate::Budget>>, ConfigError> {
+        let table = item.as_table_like().ok_or_else(|| {
+            self.error(
+                item.span(),
+                format!("`delegate` must be a table, found {}", item.type_name()),
+                Some("write `[delegate]` with `budget = { max_tokens = 200000 }`".into()),
+            )
+        })?;
+        for (k, _) in table.iter() {
+            if k != "budget" {
+                return Err(self.unknown_key(table, k, &["budget"], "in `[delegate]`"));
+            }
+        }
+        let Some(budget) = table.get("budget") else {
+            return Ok(None);
+        };
+        let keys = BUDGET_KEYS.map(|(k, _)| k);
+        let t = budget.as_table_like().ok_or_else(|| {
+            self.error(
+                budget.span(),
+                format!("`budget` must be a table, found {}", budget.type_name()),
+                Some("write `budget = { max_tokens = 200000, max_cost_usd = 2.5, max_wall_seconds = 900 }`".into()),
+            )
+        })?;
+        let mut json = serde_json::Map::new();
+        for (k, v) in t.iter() {
+            let Some((_, wire)) = BUDGET_KEYS.iter().find(|(name, _)| *name == k) else {
+                return Err(self.unknown_key(t, k, &keys, "in `[delegate] budget`"));
+            };
+            let n = match v.as_value() {
+                Some(Value::Integer(i)) => serde_json::Value::from(*i.value()),
+                Some(Value::Float(f)) => serde_json::Value::from(*f.value()),
+                _ => {
+                    return Err(self.error(
+                        v.span(),
+                        format!(
+                            "`[delegate] budget`: `{k}` must be a number, found {}",
+                            v.type_name()
+                        ),
+                        None,
+                    ));
+                }
+            };
+            json.insert(wire.to_string(), n);
+            if let Err(problems) =
+                crate::delegate::Budget::parse(&serde_json::Value::Object(json.clone()), "budget")
+            {
+                let why = problems[0].1.replace(&format!("budget.{wire}"), k);
+                return Err(self.error(
+                    v.span().or_else(|| t.key(k).and_then(|k| k.span())),
+                    format!("`[delegate] budget`: {why}"),
+                    None,
+                ));
+            }
+        }
+        let value = crate::delegate::Budget::parse(&serde_json::Value::Object(json), "budget")
+            .unwrap_or_default();
+        Ok(Some(Val {
+            value,
+            origin: self.origin(budget.span()),
+        }))
+    }
+
     fn overrides(&self, item: &Item) -> Result<Vec<Override>, ConfigError> {
         let mut tables: Vec<(&dyn TableLike, Option<std::ops::Range<usize>>)> = Vec::new();
         match item {
@@ -847,7 +923,7 @@ fn lexical(path: &Path) -> PathBuf {
 }
 
 /// The keys a configuration file may hold at its top level.
-pub const TOP_KEYS: [&str; 7] = [
+pub const TOP_KEYS: [&str; 8] = [
     "host",
     "paths",
     "exclude",
@@ -855,6 +931,14 @@ pub const TOP_KEYS: [&str; 7] = [
     "overrides",
     "extend",
     "baseline",
+    "delegate",
+];
+
+/// The keys of `[delegate] budget`, and the request key each stands for.
+pub const BUDGET_KEYS: [(&str, &str); 3] = [
+    ("max_tokens", "maxTokens"),
+    ("max_cost_usd", "maxCostUsd"),
+    ("max_wall_seconds", "maxWallSeconds"),
 ];
 
 /// The file a layer extends, and where it says so.
@@ -937,6 +1021,11 @@ fn parse(path: &Path, text: &str) -> Result<(Layer, Extend), ConfigError> {
             }
         },
         matcher,
+        delegate_budget: table
+            .get("delegate")
+            .map(|i| r.delegate(i))
+            .transpose()?
+            .flatten(),
     };
     Ok((layer, extend))
 }
@@ -961,7 +1050,7 @@ mod tests {
     fn located_errors() {
         assert_eq!(
             err("host = \"tintinweb\"\nbogus = 1\n"),
-            "2:1: unknown key `bogus` in a pwk configuration\n  help: the keys in a pwk configuration are host, paths, exclude, rules, overrides, extend, baseline"
+            "2:1: unknown key `bogus` in a pwk configuration\n  help: the keys in a pwk configuration are host, paths, exclude, rules, overrides, extend, baseline, delegate"
         );
         assert!(
             err("[rules]\ncrlf = \"warning\"\n").starts_with("2:8: the level of `crlf` must be")
@@ -981,6 +1070,44 @@ mod tests {
             err("host = \n").starts_with("1:8: invalid TOML"),
             "{}",
             err("host = \n")
+        );
+    }
+
+    #[test]
+    fn the_delegate_budget_is_read_with_located_errors() {
+        let c = load("[delegate]\nbudget = { max_tokens = 5000, max_cost_usd = 0.5 }\n").unwrap();
+        let b = c.delegate_budget().unwrap();
+        assert_eq!(b.value.max_tokens, Some(5000));
+        assert_eq!(b.value.max_cost_usd, Some(0.5));
+        assert_eq!(b.value.max_wall_seconds, None);
+        assert!(
+            b.origin.to_string().ends_with("pwk.toml:2:10"),
+            "{}",
+            b.origin
+        );
+        assert!(load("").unwrap().delegate_budget().is_none());
+        let e = err("[delegate]\nbudget = { max_tokens = 0 }\n");
+        assert!(
+            e.starts_with(
+                "2:25: `[delegate] budget`: `max_tokens` must be a positive whole number"
+            ),
+            "{e}"
+        );
+        let e = err("[delegate]\nbudget = { max_token = 5 }\n");
+        assert!(
+            e.starts_with("2:12: unknown key `max_token` in `[delegate] budget`"),
+            "{e}"
+        );
+        assert!(e.contains("did you mean `max_tokens`?"), "{e}");
+        let e = err("[delegate]\nbudget = { max_cost_usd = \"1\" }\n");
+        assert!(
+            e.contains("`max_cost_usd` must be a number, found string"),
+            "{e}"
+        );
+        let e = err("[delegate]\nbugdet = {}\n");
+        assert!(
+            e.starts_with("2:1: unknown key `bugdet` in `[delegate]`"),
+            "{e}"
         );
     }
 

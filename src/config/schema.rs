@@ -62,6 +62,23 @@ pub fn config_schema() -> Value {
                 "description": "The baseline file `pwk lint` reports against (relative to this file): only findings not listed in it are reported. `--baseline FILE` beats it; `pwk lint --write-baseline` writes it."
             },
             "rules": rules,
+            "delegate": {
+                "type": "object",
+                "description": "Defaults of delegated runs (`pwk delegate`, `run-request`, `review`, `recon`, `pwk mcp`).",
+                "additionalProperties": false,
+                "properties": {
+                    "budget": {
+                        "type": "object",
+                        "description": "Spend limits of every run that sets none of its own (a request's `budget` beats each one); crossing one stops pi (BUDGET_EXCEEDED).",
+                        "additionalProperties": false,
+                        "properties": {
+                            "max_tokens": {"type": "integer", "minimum": 1, "description": "Tokens (input, output and cache) pi reports for the run."},
+                            "max_cost_usd": {"type": "number", "exclusiveMinimum": 0, "description": "US dollars, as pi computes them from the model definition's cost."},
+                            "max_wall_seconds": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "Wall-clock seconds of the run."}
+                        }
+                    }
+                }
+            },
             "overrides": {
                 "type": "array",
                 "description": "Settings for some files: the later matching entry wins, and an override beats the file's own values.",

@@ -51,6 +51,27 @@ impl std::fmt::Display for BudgetHit {
     }
 }
 
+/// `maxTokens 5000, maxCostUsd $0.5, maxWallSeconds 60 s` (the limits set).
+impl std::fmt::Display for Budget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(n) = self.max_tokens {
+            parts.push(format!("maxTokens {n}"));
+        }
+        if let Some(c) = self.max_cost_usd {
+            parts.push(format!("maxCostUsd ${c}"));
+        }
+        if let Some(w) = self.max_wall_seconds {
+            parts.push(format!("maxWallSeconds {w} s"));
+        }
+        if parts.is_empty() {
+            f.write_str("none")
+        } else {
+            f.write_str(&parts.join(", "))
+        }
+    }
+}
+
 /// The tokens a usage counts: pi's `totalTokens`, else the sum of its parts.
 pub fn tokens(u: &Usage) -> u64 {
     if u.total_tokens > 0 {

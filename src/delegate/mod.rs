@@ -28,6 +28,7 @@ pub mod task;
 pub mod transport;
 pub mod types;
 
+pub use budget::Budget;
 pub use process::pending_signal;
 pub use runner::{
     PiLaunch, PiRunOutcome, PiRunSpec, PromptTransport, SessionChoice, SystemPromptMode, locate_pi,

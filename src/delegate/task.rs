@@ -173,6 +173,9 @@ pub struct How<'a> {
     pub progress: &'a (dyn Fn(&Progress, &str) + Sync),
     /// Called once when the write lock is busy (label, lock path).
     pub on_wait: &'a mut dyn FnMut(&str, &Path),
+    /// The limits a request's `budget` falls back to, limit by limit (`[delegate]
+    /// budget` in the project's pwk.toml).
+    pub default_budget: super::budget::Budget,
 }
 
 /// [`delegate`] with the transport, remote control and progress sinks chosen by the
@@ -189,16 +192,18 @@ pub fn delegate_with(
         remote,
         progress,
         on_wait,
+        default_budget,
     } = how;
     let start = Instant::now();
     // From here a signal stops pi (and the `pi --help` probe) and the result is still
     // printed.
     let _ = runner::pending_signal();
     let base = DelegateResult::blank(Some(map));
-    let task = match request::validate(map) {
+    let mut task = match request::validate(map) {
         Ok(t) => t,
         Err(refusal) => return base.blocked(refusal.decision_needed, refusal.problems),
     };
+    task.budget = task.budget.or(default_budget);
     let mut result = base;
     result.profile = Some(task.profile);
     result.tools = task.profile.tools();

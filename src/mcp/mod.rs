@@ -40,6 +40,8 @@ pub struct Config {
     pub cwd: PathBuf,
     pub env: Env,
     pub max_tasks: usize,
+    /// `[delegate] budget` of the server's project.
+    pub default_budget: crate::delegate::Budget,
 }
 
 /// Why the server stopped with an error.
@@ -56,7 +58,10 @@ pub enum ServeError {
 /// Serve MCP on stdin/stdout until the client disconnects; then stop every pi
 /// process the server started.
 pub fn serve(config: Config) -> Result<(), ServeError> {
-    let registry = Arc::new(tasks::Registry::new(config.env, config.max_tasks));
+    let registry = Arc::new(
+        tasks::Registry::new(config.env, config.max_tasks)
+            .with_default_budget(config.default_budget),
+    );
     let server = server::Server::new(config.cwd, Arc::clone(&registry));
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()

@@ -227,6 +227,7 @@ pub struct Registry {
     threads: Mutex<Vec<std::thread::JoinHandle<()>>>,
     slots: Arc<Slots>,
     next: AtomicU64,
+    default_budget: crate::delegate::Budget,
 }
 
 impl Registry {
@@ -245,7 +246,19 @@ impl Registry {
                 cv: Condvar::new(),
             }),
             next: AtomicU64::new(1),
+            default_budget: crate::delegate::Budget::default(),
         }
+    }
+
+    /// Every task's (and every `review` / `recon` role's) limits where its request
+    /// sets none: `[delegate] budget` of the server's project.
+    pub fn with_default_budget(mut self, budget: crate::delegate::Budget) -> Registry {
+        self.default_budget = budget;
+        self
+    }
+
+    pub fn default_budget(&self) -> crate::delegate::Budget {
+        self.default_budget
     }
 
     pub fn env(&self) -> &Env {
@@ -343,6 +356,7 @@ impl Registry {
             remote: Some(Arc::clone(&task.remote)),
             progress: &progress,
             on_wait: &mut on_wait,
+            default_budget: self.default_budget,
         };
         let result = delegate_with(map, how, &self.env);
         task.finish(State::of_result(&result), to_value(&result));

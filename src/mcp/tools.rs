@@ -149,7 +149,14 @@ fn run_settings_props() -> Value {
         "timeoutSecs": {"type": "integer", "minimum": 1, "description": "Per-role wall-clock limit (default 600)"},
         "stallTimeoutSecs": {"type": "integer", "minimum": 0, "description": "Per-role stall watchdog, 0 = off (default 120)"},
         "maxParallel": {"type": "integer", "minimum": 1},
-        "transport": {"type": "string", "enum": ["rpc", "json"], "description": "rpc (default): steer at the turn budget; json: stop there"}
+        "transport": {"type": "string", "enum": ["rpc", "json"], "description": "rpc (default): steer at the turn budget; json: stop there"},
+        "budget": {"type": "object", "description": "Spend limits of each role's run; crossing one stops that role's pi (BUDGET_EXCEEDED)",
+            "properties": {"maxTokens": {"type": "integer", "minimum": 1},
+                "maxCostUsd": {"type": "number", "exclusiveMinimum": 0},
+                "maxWallSeconds": {"type": "integer", "minimum": 1, "maximum": 86400}},
+            "additionalProperties": false},
+        "roleBudgets": {"type": "object", "description": "One role's own limits, by full role name (beat `budget` limit by limit)",
+            "additionalProperties": {"type": "object"}}
     })
 }
 
@@ -578,6 +585,7 @@ pub fn start(place: &Place<'_>, args: &Map<String, Value>, action: &str) -> Answ
         remote: None,
         progress: &progress,
         on_wait: &mut on_wait,
+        default_budget: place.registry.default_budget(),
     };
     let plan = crate::delegate::task::delegate_with(&map, how, place.registry.env());
     if plan.status != "planned" {
@@ -651,7 +659,10 @@ pub struct ProviderCall {
     pub settings: crate::provider::RunSettings,
 }
 
-fn settings(args: &Map<String, Value>) -> Result<crate::provider::RunSettings, String> {
+fn settings(
+    place: &Place<'_>,
+    args: &Map<String, Value>,
+) -> Result<crate::provider::RunSettings, String> {
     let timeout = u64_arg(args, "timeoutSecs")?.unwrap_or(600);
     if timeout == 0 {
         return Err("`timeoutSecs` must be at least 1".into());
@@ -672,6 +683,7 @@ fn settings(args: &Map<String, Value>) -> Result<crate::provider::RunSettings, S
         max_parallel,
         six_field: false,
         steer,
+        budget: place.registry.default_budget(),
     })
 }
 
@@ -689,7 +701,7 @@ fn repo_root(place: &Place<'_>, args: &Map<String, Value>) -> Result<PathBuf, St
 
 pub fn review_call(place: &Place<'_>, args: &Map<String, Value>) -> Result<ProviderCall, String> {
     use crate::provider::{LogicalRole, Operation};
-    let settings = settings(args)?;
+    let settings = settings(place, args)?;
     let cwd = repo_root(place, args)?;
     let names = match args.get("roles") {
         Some(Value::Array(items)) => items,
@@ -726,6 +738,8 @@ pub fn review_call(place: &Place<'_>, args: &Map<String, Value>) -> Result<Provi
         }
         (None, None) => return Err("`packet` (text) or `packetPath` (a file) is required".into()),
     };
+    let (budget, role_budgets) =
+        crate::provider::request::check_budgets(args, &roles).map_err(|p| p.join("; "))?;
     Ok(ProviderCall {
         request: crate::provider::DelegationRequest {
             operation: Operation::FeatureReview,
@@ -733,6 +747,8 @@ pub fn review_call(place: &Place<'_>, args: &Map<String, Value>) -> Result<Provi
             prompt: crate::provider::packet::review_prompt(&packet, &cwd),
             cwd,
             parallel: true,
+            budget,
+            role_budgets,
         },
         settings,
     })
@@ -740,7 +756,7 @@ pub fn review_call(place: &Place<'_>, args: &Map<String, Value>) -> Result<Provi
 
 pub fn recon_call(place: &Place<'_>, args: &Map<String, Value>) -> Result<ProviderCall, String> {
     use crate::provider::{LogicalRole, Operation};
-    let settings = settings(args)?;
+    let settings = settings(place, args)?;
     let cwd = repo_root(place, args)?;
     let topic = required_str(args, "topic")?;
     let intent = required_str(args, "intent")?;
@@ -751,13 +767,18 @@ pub fn recon_call(place: &Place<'_>, args: &Map<String, Value>) -> Result<Provid
             ));
         }
     }
+    let roles = vec![LogicalRole::ReconScout];
+    let (budget, role_budgets) =
+        crate::provider::request::check_budgets(args, &roles).map_err(|p| p.join("; "))?;
     Ok(ProviderCall {
         request: crate::provider::DelegationRequest {
             operation: Operation::CodebaseRecon,
-            roles: vec![LogicalRole::ReconScout],
+            roles,
             prompt: crate::provider::packet::recon_prompt(topic, intent, &cwd),
             cwd,
             parallel: false,
+            budget,
+            role_budgets,
         },
         settings,
     })

@@ -282,6 +282,7 @@ mod tests {
             model: None,
             thinking: None,
             turn_budget: 5,
+            budget: crate::delegate::Budget::default(),
             timeout: Duration::from_secs(7),
             stall_timeout: None,
             contract: ReportContract::Role(role),

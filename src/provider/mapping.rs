@@ -224,6 +224,8 @@ pub struct RoleJob {
     pub model: Option<(String, String)>,
     pub thinking: Option<String>,
     pub turn_budget: u32,
+    /// The spend limits of this role's run (tokens, cost, wall clock).
+    pub budget: crate::delegate::Budget,
     pub timeout: Duration,
     /// Stop a role whose pi prints nothing for this long while no tool runs.
     pub stall_timeout: Option<Duration>,
@@ -316,6 +318,7 @@ pub fn build_job(
         model,
         thinking: r.thinking.clone().filter(|t| !t.trim().is_empty()),
         turn_budget,
+        budget: crate::delegate::Budget::default(),
         timeout: settings.timeout,
         stall_timeout: settings.stall_timeout,
         contract,

@@ -43,6 +43,9 @@ pub struct RunSettings {
     pub six_field: bool,
     /// `--transport rpc` (steer at the turn budget) rather than `json` (stop there).
     pub steer: bool,
+    /// The default spend limits of each role's run (`[delegate] budget` in
+    /// pwk.toml); the request's own limits beat each one.
+    pub budget: crate::delegate::Budget,
 }
 
 /// The `run-request` document.
@@ -107,15 +110,16 @@ pub fn plan_jobs(
         .iter()
         .enumerate()
         .map(|(i, &role)| match catalog.effective(role) {
-            Ok(def) => Ok(mapping::build_job(
-                i,
-                role,
-                &def,
-                &req.prompt,
-                &req.cwd,
-                &job_settings,
-                models,
-            )),
+            Ok(def) => {
+                let mut job =
+                    mapping::build_job(i, role, &def, &req.prompt, &req.cwd, &job_settings, models);
+                job.budget = req.budget_of(role).or(settings.budget);
+                if !job.budget.is_empty() {
+                    job.notes
+                        .push(format!("spend budget of the run: {}", job.budget));
+                }
+                Ok(job)
+            }
             Err(why) => {
                 let mut r = DelegationResult::new(role, Status::Failed);
                 r.error = Some(format!("the {role} definition cannot be used: {why}"));
@@ -230,6 +234,8 @@ mod tests {
             prompt: "p".into(),
             cwd: "/".into(),
             parallel: true,
+            budget: crate::delegate::Budget::default(),
+            role_budgets: Vec::new(),
         };
         let settings = RunSettings {
             timeout: Duration::from_secs(5),
@@ -237,6 +243,7 @@ mod tests {
             max_parallel: None,
             six_field: false,
             steer: false,
+            budget: crate::delegate::Budget::default(),
         };
         let out = run(
             &req,

@@ -47,6 +47,7 @@ impl PiExecutor<'_> {
         spec.timeout = Some(job.timeout);
         spec.stall_timeout = job.stall_timeout.map(|s| s.min(job.timeout));
         spec.max_turns = Some(job.turn_budget);
+        spec.budget = job.budget;
         // Read-only: no MCP server either (`--no-mcp` where pi has it).
         spec.no_mcp = true;
         for flag in ["--no-extensions", "--no-prompt-templates"] {
@@ -220,6 +221,7 @@ mod tests {
             model: Some(("mock".into(), "mock-small".into())),
             thinking: Some("low".into()),
             turn_budget: 20,
+            budget: crate::delegate::Budget::default(),
             timeout: Duration::from_secs(30),
             stall_timeout: None,
             contract: ReportContract::Role(LogicalRole::HazardReviewer),

@@ -114,6 +114,20 @@ pub struct DelegationRequest {
     pub cwd: PathBuf,
     /// `constraints.parallel`.
     pub parallel: bool,
+    /// `budget`: the spend limits of each role's run.
+    pub budget: crate::delegate::Budget,
+    /// `roleBudgets`: one role's limits, beating `budget` limit by limit.
+    pub role_budgets: Vec<(LogicalRole, crate::delegate::Budget)>,
+}
+
+impl DelegationRequest {
+    /// The limits of `role`'s run: its own, then the request's.
+    pub fn budget_of(&self, role: LogicalRole) -> crate::delegate::Budget {
+        self.role_budgets
+            .iter()
+            .find(|(r, _)| *r == role)
+            .map_or(self.budget, |(_, b)| b.or(self.budget))
+    }
 }
 
 /// Why a request that parsed as JSON cannot be run. The host falls back inline.
@@ -282,6 +296,14 @@ pub fn validate(map: &serde_json::Map<String, Value>) -> Result<DelegationReques
         }
     };
 
+    let (budget, role_budgets) = match check_budgets(map, &roles) {
+        Ok(b) => b,
+        Err(found) => {
+            problems.extend(found);
+            Default::default()
+        }
+    };
+
     match (operation, prompt, cwd, parallel) {
         (Some(operation), Some(prompt), Some(cwd), Some(parallel)) if problems.is_empty() => {
             Ok(DelegationRequest {
@@ -290,12 +312,73 @@ pub fn validate(map: &serde_json::Map<String, Value>) -> Result<DelegationReques
                 prompt,
                 cwd,
                 parallel,
+                budget,
+                role_budgets,
             })
         }
         _ => Err(Refusal {
             reason: problems.join("; "),
             requested,
         }),
+    }
+}
+
+/// `budget` (each role's run) and `roleBudgets` (`{"pwk-hazard-reviewer": {...}}`,
+/// one role's own limits): every problem, each naming its field
+/// (`roleBudgets.pwk-spec-reviewer.maxTokens`).
+/// `pwk mcp`'s `review` and `recon` take the same two fields.
+pub type Budgets = (
+    crate::delegate::Budget,
+    Vec<(LogicalRole, crate::delegate::Budget)>,
+);
+
+pub fn check_budgets(
+    map: &serde_json::Map<String, Value>,
+    roles: &[LogicalRole],
+) -> Result<Budgets, Vec<String>> {
+    use crate::delegate::Budget;
+    let mut problems = Vec::new();
+    let parse = |v: &Value, field: &str, problems: &mut Vec<String>| match Budget::parse(v, field) {
+        Ok(b) => b,
+        Err(found) => {
+            problems.extend(found.into_iter().map(|(_, m)| m));
+            Budget::default()
+        }
+    };
+    let budget = match map.get("budget") {
+        None | Some(Value::Null) => Budget::default(),
+        Some(v) => parse(v, "budget", &mut problems),
+    };
+    let mut per_role = Vec::new();
+    match map.get("roleBudgets") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(m)) => {
+            for (name, v) in m {
+                let field = format!("roleBudgets.{name}");
+                match LogicalRole::from_name(name) {
+                    Some(r) if roles.contains(&r) => {
+                        let b = parse(v, &field, &mut problems);
+                        per_role.push((r, b));
+                    }
+                    Some(_) => problems.push(format!(
+                        "`{field}`: {name} is not one of the request's roles"
+                    )),
+                    None => problems.push(format!(
+                        "`{field}`: {name:?} is not a logical PWK role (expected one of {})",
+                        LogicalRole::ALL.map(LogicalRole::name).join(", ")
+                    )),
+                }
+            }
+        }
+        Some(v) => problems.push(format!(
+            "roleBudgets must be an object of role name → budget, found {}",
+            json_kind(v)
+        )),
+    }
+    if problems.is_empty() {
+        Ok((budget, per_role))
+    } else {
+        Err(problems)
     }
 }
 

@@ -10,11 +10,15 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::delegate_e2e::{FAST_FAIL, Gen, World, pi_bin, report_text};
+use crate::provider::{Act, RoutedLlm, SPEC_REPORT, hazard_report, project, pwk_on, role_file};
 use crate::support::fake_llm::Reply;
 
 use crate::delegate_e2e::both_generations;
 
 both_generations! {
+    the_pwk_toml_budget_applies_to_delegate => pwk_toml_budget_applies;
+    a_review_of_four_roles_reports_usage_per_role_and_in_total => review_usage_per_role_and_total;
+    one_roles_budget_stops_that_role_and_the_others_complete => one_role_budget_stops_it;
     max_tokens_stops_the_run => max_tokens_stops_the_run;
     max_cost_usd_stops_the_run => max_cost_stops_the_run;
     max_wall_seconds_stops_the_run => max_wall_stops_the_run;
@@ -178,6 +182,252 @@ fn a_budget_is_validated_with_located_problems() {
     );
     assert!(
         v.to_string().contains("did you mean `maxWallSeconds`"),
+        "{v:#}"
+    );
+}
+
+fn pwk_toml_budget_applies(generation: Gen, pi: PathBuf) {
+    let w = endless_tools(generation, pi);
+    // The project's default; the request sets no budget of its own.
+    w.env.write(
+        "pwk.toml",
+        "[delegate]\nbudget = { max_tokens = 250, max_wall_seconds = 600 }\n",
+    );
+    let req = w.request("List the files in the work directory and name them");
+    let (out, v) = w.delegate(&req);
+    expect_budget_exceeded(&w, &v, out.code, "pwk.toml maxTokens");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("token budget of 250"),
+        "{v:#}"
+    );
+    // The request's own limit beats the file's, limit by limit.
+    let w2 = World::new(
+        generation,
+        w.pi.clone(),
+        vec![],
+        Reply::Text(report_text("listed")),
+        FAST_FAIL,
+    );
+    w2.env
+        .write("pwk.toml", "[delegate]\nbudget = { max_tokens = 50 }\n");
+    let mut req = w2.request("List the files in the work directory and name them");
+    req["budget"] = json!({"maxTokens": 100000});
+    let (out, v) = w2.delegate(&req);
+    assert_eq!(out.code, 0, "{v:#}\n{}", out.stderr);
+    assert_eq!(v["status"], "completed", "{v:#}");
+}
+
+/// A project whose four reviewers answer at once (spec: its table; the others:
+/// "No findings" or the hazard list) — or, for `looping`, call `ls` for ever.
+fn review_project(looping: Option<&str>) -> (RoutedLlm, crate::support::TestEnv) {
+    let mut routes = vec![
+        ("ROUTE-SPEC", Act::Text(SPEC_REPORT.into())),
+        ("ROUTE-TRACING", Act::Text("No findings".into())),
+        ("ROUTE-SMELL", Act::Text("No findings".into())),
+        ("ROUTE-HAZARD", Act::Text(hazard_report())),
+    ];
+    if let Some(marker) = looping {
+        for (m, act) in routes.iter_mut() {
+            if *m == marker {
+                *act = Act::LoopUntilSteered("never steered".into());
+            }
+        }
+    }
+    let llm = RoutedLlm::start(routes);
+    let env = project(&llm);
+    for (role, marker) in [
+        ("pwk-spec-reviewer", "ROUTE-SPEC"),
+        ("pwk-tracing-reviewer", "ROUTE-TRACING"),
+        ("pwk-smell-reviewer", "ROUTE-SMELL"),
+        ("pwk-hazard-reviewer", "ROUTE-HAZARD"),
+    ] {
+        role_file(&env, role, "max_turns: 40\n", marker);
+    }
+    (llm, env)
+}
+
+fn review(env: &crate::support::TestEnv, pi: &PathBuf, extra: &[&str]) -> (i32, Value, String) {
+    let mut cmd = pwk_on(env, pi);
+    cmd.args([
+        "review",
+        "--roles",
+        "spec,tracing,smell,hazard",
+        "--packet",
+        "packet.md",
+        "--timeout",
+        "60",
+        "--format",
+        "json",
+    ])
+    .args(extra);
+    let out = crate::support::run(&mut cmd);
+    let v: Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}\n{}", out.stdout, out.stderr));
+    (out.code, v, out.stderr)
+}
+
+fn review_usage_per_role_and_total(generation: Gen, pi: PathBuf) {
+    let (_llm, env) = review_project(None);
+    let (code, v, stderr) = review(&env, &pi, &[]);
+    assert_eq!(code, 0, "{generation:?}: {v:#}\n{stderr}");
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 4);
+    let mut sum = 0;
+    let mut cost = 0.0;
+    for r in results {
+        assert_eq!(r["status"], "completed", "{generation:?}: {r:#}");
+        // One model call each: 100 prompt tokens and the completion.
+        let t = r["usage"]["totalTokens"].as_u64().unwrap();
+        assert!(t > 100, "{generation:?}: {r:#}");
+        assert_eq!(r["usage"]["input"], 100, "{generation:?}: {r:#}");
+        assert_eq!(r["toolCallsFailed"], 0, "{generation:?}: {r:#}");
+        sum += t;
+        cost += r["usage"]["cost"].as_f64().unwrap();
+    }
+    assert_eq!(v["usage"]["totalTokens"].as_u64().unwrap(), sum, "{v:#}");
+    assert_eq!(v["usage"]["input"], 400, "{v:#}");
+    assert!((v["usage"]["cost"].as_f64().unwrap() - cost).abs() < 1e-12);
+    assert_eq!(v["coverage"]["complete"], true);
+}
+
+fn one_role_budget_stops_it(generation: Gen, pi: PathBuf) {
+    let (llm, env) = review_project(Some("ROUTE-HAZARD"));
+    // Every role may spend 100000 tokens; the hazard reviewer only 250.
+    let (code, v, stderr) = review(
+        &env,
+        &pi,
+        &[
+            "--budget",
+            "max-tokens=100000",
+            "--budget",
+            "hazard:max-tokens=250",
+        ],
+    );
+    assert_eq!(code, 1, "{generation:?}: {v:#}\n{stderr}");
+    let results = v["results"].as_array().unwrap();
+    for r in &results[..3] {
+        assert_eq!(r["status"], "completed", "{generation:?}: {r:#}");
+        assert!(
+            r["notes"].to_string().contains("maxTokens 100000"),
+            "{generation:?}: {r:#}"
+        );
+    }
+    let hazard = &results[3];
+    assert_eq!(hazard["role"], "pwk-hazard-reviewer");
+    assert_eq!(hazard["status"], "failed", "{generation:?}: {hazard:#}");
+    let error = hazard["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("BUDGET_EXCEEDED: the token budget of 250"),
+        "{generation:?}: {error}"
+    );
+    assert!(hazard["usage"]["totalTokens"].as_u64().unwrap() > 250);
+    // Stopped at the crossing: the third call (100 prompt tokens + completion each).
+    let calls = llm.requests_for("ROUTE-HAZARD").len();
+    assert!((3..=4).contains(&calls), "{generation:?}: {calls} calls");
+    assert_eq!(v["coverage"]["complete"], false);
+    assert_eq!(v["coverage"]["missing"], json!(["pwk-hazard-reviewer"]));
+    assert_eq!(v["coverage"]["retained"].as_array().unwrap().len(), 3);
+    let total: u64 = results
+        .iter()
+        .map(|r| r["usage"]["totalTokens"].as_u64().unwrap())
+        .sum();
+    assert_eq!(v["usage"]["totalTokens"].as_u64().unwrap(), total);
+}
+
+#[test]
+fn budget_flags_and_request_fields_are_checked_before_anything_runs() {
+    let env = crate::support::TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    env.write("packet.md", "## Requirement 1\nx\n");
+    for (args, want) in [
+        (
+            vec!["--budget", "hazard:max-tokns=5"],
+            "unknown limit `max-tokns` (did you mean `max-tokens`?)",
+        ),
+        (
+            vec!["--budget", "scout:max-tokens=5"],
+            "scout is not one of the roles this run starts",
+        ),
+        (
+            vec!["--budget", "max-cost-usd=-1"],
+            "`--budget.maxCostUsd` must be a positive number of US dollars",
+        ),
+        (vec!["--budget", "hazard:"], "no limit given"),
+    ] {
+        let out = crate::support::run(
+            env.pwk()
+                .args(["review", "--roles", "hazard", "--packet", "packet.md"])
+                .args(&args)
+                .env("PWK_PI_BIN", "/nonexistent/pi"),
+        );
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains(want), "{args:?}: {}", out.stderr);
+    }
+    // A bad `[delegate] budget` in pwk.toml is a located usage error.
+    env.write("pwk.toml", "[delegate]\nbudget = { max_tokens = -3 }\n");
+    let out = crate::support::run(
+        env.pwk()
+            .args(["review", "--roles", "hazard", "--packet", "packet.md"])
+            .env("PWK_PI_BIN", "/nonexistent/pi"),
+    );
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "pwk.toml:2:25: `[delegate] budget`: `max_tokens` must be a positive whole number"
+        ),
+        "{}",
+        out.stderr
+    );
+    std::fs::remove_file(env.path("pwk.toml")).unwrap();
+    // run-request: `budget` and `roleBudgets`, each problem naming its field.
+    let req = json!({"operation": "feature-review", "roles": ["pwk-spec-reviewer"],
+        "prompt": "p", "cwd": env.root(),
+        "constraints": {"readOnly": true, "freshContext": true, "bounded": true, "parallel": true},
+        "budget": {"maxTokens": 0},
+        "roleBudgets": {"pwk-spec-reviewer": {"maxCostUsd": "x"}, "pwk-hazard-reviewer": {}}});
+    let out = crate::support::run_with_stdin(
+        env.pwk()
+            .args(["run-request", "--format", "json"])
+            .env("PWK_PI_BIN", "/nonexistent/pi"),
+        req.to_string().as_bytes(),
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let reason = v["refused"]["reason"].as_str().unwrap();
+    for want in [
+        "`budget.maxTokens` must be a positive whole number",
+        "`roleBudgets.pwk-spec-reviewer.maxCostUsd` must be a positive number",
+        "`roleBudgets.pwk-hazard-reviewer`: pwk-hazard-reviewer is not one of the request's roles",
+    ] {
+        assert!(reason.contains(want), "{want}: {reason}");
+    }
+}
+
+#[test]
+fn pwk_config_shows_the_delegate_budget() {
+    let env = crate::support::TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    env.write(
+        "pwk.toml",
+        "[delegate]\nbudget = { max_tokens = 5000, max_cost_usd = 0.5 }\n",
+    );
+    let out = crate::support::run(env.pwk().arg("config"));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains(
+            "[delegate]\nbudget = { max_tokens = 5000, max_cost_usd = 0.5 }  # pwk.toml:2:10"
+        ),
+        "{}",
+        out.stdout
+    );
+    let out = crate::support::run(env.pwk().args(["config", "--format", "json"]));
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        v["delegate"]["budget"],
+        json!({"value": {"maxTokens": 5000, "maxCostUsd": 0.5}, "from": "pwk.toml:2:10"}),
         "{v:#}"
     );
 }

@@ -357,6 +357,7 @@ fn schema_config_lists_every_key_and_rule() {
         props,
         [
             "baseline",
+            "delegate",
             "exclude",
             "extend",
             "host",

@@ -218,6 +218,7 @@ both_generations! {
     client_killed_mid_task_leaves_no_orphans => client_killed_mid_task_leaves_no_orphans;
     sigterm_to_the_server_leaves_no_orphans => sigterm_to_the_server_leaves_no_orphans;
     continued_by_session_file => continued_by_session_file;
+    a_task_is_stopped_by_its_budget => stopped_by_its_budget;
 }
 
 /// pi 1.6 only (the generation does not matter to what these show).
@@ -938,4 +939,51 @@ fn duplicate_keys_in_tool_arguments_are_refused_and_nothing_is_launched() {
             .is_some_and(|t| !t.is_empty()),
         "{tools}"
     );
+}
+
+/// A `delegate_start` task whose model calls `ls` for ever is stopped by its
+/// request's `maxTokens` (which beats the looser `[delegate] budget` of the server's
+/// pwk.toml): BUDGET_EXCEEDED, usage in the result, no pi left.
+fn stopped_by_its_budget(generation: Gen, pi: PathBuf, client: PathBuf) {
+    let llm = FakeLlm::start(vec![], Reply::tool("ls", r#"{"path":"."}"#));
+    let w = world(&llm, SETTINGS);
+    w.env
+        .write("pwk.toml", "[delegate]\nbudget = { max_tokens = 100000 }\n");
+    let mut req = request(&w, "budget-1");
+    req["budget"] = json!({"maxTokens": 250});
+    let mut cmd = client_cmd(
+        &w.env,
+        &client,
+        "delegate",
+        w.env.root(),
+        &json!({"request": req}),
+    );
+    with_pi(&mut cmd, &pi, &w.agent);
+    let v = drive(cmd);
+    let r = &v["result"];
+    assert_eq!(r["start"]["launched"], true, "{generation:?}: {r:#}");
+    assert_eq!(r["final"]["state"], "failed", "{generation:?}: {r:#}");
+    let res = &r["result"];
+    assert_eq!(res["status"], "failed", "{generation:?}: {res:#}");
+    assert_eq!(
+        res["error"]["code"], "BUDGET_EXCEEDED",
+        "{generation:?}: {res:#}"
+    );
+    assert!(
+        res["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("token budget of 250"),
+        "{generation:?}: {res:#}"
+    );
+    assert!(
+        res["usage"]["totalTokens"].as_u64().unwrap() > 250,
+        "{res:#}"
+    );
+    let calls = llm.requests().len();
+    assert!((3..=4).contains(&calls), "{generation:?}: {calls} calls");
+    assert!(wait_until(Duration::from_secs(5), || processes_of(
+        &w.agent
+    )
+    .is_empty()));
 }
