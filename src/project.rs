@@ -173,11 +173,22 @@ impl Project {
                 .and_then(|d| d.spec.profile().ok())
                 .unwrap_or(project_host),
         };
-        Ok((profile, resolved.settings()))
+        let mut settings = resolved.settings();
+        settings.skills = Some(self.skill_places());
+        Ok((profile, settings))
     }
 
     fn configs(&self) -> std::sync::MutexGuard<'_, Configs> {
         self.configs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Where the skill directories of this project, this user and pi are.
+    pub fn skill_places(&self) -> crate::discover::skills::SkillPlaces {
+        crate::discover::skills::SkillPlaces {
+            root: self.root.clone(),
+            home: self.home.clone(),
+            agent_dir: self.agent_dir.clone(),
+        }
     }
 
     /// Discovery's starting points for this project.
@@ -348,6 +359,7 @@ impl Project {
             let resolved = self.resolve_file(f)?;
             let mut s = resolved.settings();
             s.no_inline_suppressions = base.no_inline_suppressions;
+            s.skills = base.skills.clone();
             // Command-line levels (`--select`, `--ignore`) beat the configuration.
             s.levels
                 .extend(base.levels.iter().map(|(k, v)| (k.clone(), *v)));

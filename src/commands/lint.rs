@@ -33,6 +33,7 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let base = crate::lint::FileSettings {
         no_inline_suppressions: args.no_inline_suppressions,
         levels: flag_levels(&args.select, &args.ignore)?,
+        skills: Some(project.skill_places()),
     };
     let set_anchors = set.anchors.clone();
     let plan = project
