@@ -173,11 +173,22 @@ impl Project {
                 .and_then(|d| d.spec.profile().ok())
                 .unwrap_or(project_host),
         };
-        Ok((profile, resolved.settings()))
+        let mut settings = resolved.settings();
+        settings.skills = Some(self.skill_places());
+        Ok((profile, settings))
     }
 
     fn configs(&self) -> std::sync::MutexGuard<'_, Configs> {
         self.configs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Where the skill directories of this project, this user and pi are.
+    pub fn skill_places(&self) -> crate::discover::skills::SkillPlaces {
+        crate::discover::skills::SkillPlaces {
+            root: self.root.clone(),
+            home: self.home.clone(),
+            agent_dir: self.agent_dir.clone(),
+        }
     }
 
     /// Discovery's starting points for this project.
@@ -364,6 +375,7 @@ impl Project {
             s.levels
                 .retain(|k, v| *v != crate::lint::RuleLevel::Off || !base.enable.contains(k));
             s.enable.clone_from(&base.enable);
+            s.skills = base.skills.clone();
             // Command-line levels (`--select`, `--ignore`) beat the configuration.
             s.levels
                 .extend(base.levels.iter().map(|(k, v)| (k.clone(), *v)));

@@ -34,6 +34,7 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             .chain(&args.extend_select)
             .cloned()
             .collect(),
+        skills: Some(project.skill_places()),
     };
     if stdin {
         return run_stdin(args, ctx, &project, &base);

@@ -22,6 +22,7 @@
 pub(crate) mod render;
 pub mod runtime;
 mod scan;
+pub mod skills;
 pub mod template;
 
 use std::collections::BTreeMap;

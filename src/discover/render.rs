@@ -524,6 +524,23 @@ pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -
         rt.tools.effective.join(", ")
     };
     field(&mut out, "tools", &format!("{tools} ({})", rt.tools.note));
+    if let Some(m) = &rt.tools.mcp {
+        let via = if m.via.is_empty() {
+            "no allow-list".to_string()
+        } else {
+            m.via.join(", ")
+        };
+        let reach = if m.every_tool {
+            "every configured MCP tool"
+        } else {
+            "the MCP tools named"
+        };
+        field(
+            &mut out,
+            "mcp",
+            &format!("{reach} on pi {} (via {via})", m.pi),
+        );
+    }
     if let Some(deny) = &rt.tools.deny_tools {
         field(&mut out, "deny-tools", &deny.join(", "));
     }

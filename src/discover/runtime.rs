@@ -71,6 +71,66 @@ pub struct Tools {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deny_tools: Option<Vec<String>>,
     pub note: String,
+    /// The MCP tools the child reaches besides these, where the host hands `tools`
+    /// to pi's allow-list (the host profile's `tools.mcp`): absent when it reaches
+    /// none, or pwk has no such fact for the host.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<McpReach>,
+}
+
+/// The MCP tools (pi's `mcp.json`) a role reaches on the pi generation that has them.
+#[derive(Debug, Clone, Serialize)]
+pub struct McpReach {
+    /// The pi versions this holds on (`>=1.0.4`).
+    pub pi: String,
+    /// What opens them: the gateway entries (`codemode`, `tool_search`), the
+    /// `mcp__…` entries named, or nothing (no allow-list).
+    pub via: Vec<String>,
+    /// Every configured MCP tool, mutating ones too (`false`: only those named).
+    pub every_tool: bool,
+    pub note: String,
+}
+
+/// What pi makes of an allow-list (`None`: no `tools`) for MCP, per `fact`.
+fn mcp_reach(fact: &crate::host::McpReach, list: Option<&[String]>) -> Option<McpReach> {
+    let pi = fact.pi.clone();
+    let Some(list) = list else {
+        return fact.missing_reaches.then(|| McpReach {
+            pi: pi.clone(),
+            via: Vec::new(),
+            every_tool: true,
+            note: format!(
+                "no allow-list: on pi {pi} every MCP tool configured in pi's `mcp.json`, mutating ones too"
+            ),
+        });
+    };
+    let named: Vec<String> = list
+        .iter()
+        .filter(|x| x.starts_with("mcp__"))
+        .cloned()
+        .collect();
+    if !named.is_empty() {
+        return Some(McpReach {
+            note: format!("on pi {pi} only the MCP tools named: {}", named.join(", ")),
+            pi,
+            via: named,
+            every_tool: false,
+        });
+    }
+    let gates: Vec<String> = list
+        .iter()
+        .filter(|x| fact.is_gateway(x))
+        .cloned()
+        .collect();
+    (!gates.is_empty()).then(|| McpReach {
+        note: format!(
+            "on pi {pi} `{}` reaches every MCP tool configured in pi's `mcp.json`, mutating ones too",
+            gates.join("`, `")
+        ),
+        pi,
+        via: gates,
+        every_tool: true,
+    })
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -286,9 +346,16 @@ fn tools(
                         known.push(b);
                     }
                 }
+                // pi's own MCP names, where the host hands `tools` to pi: `mcp` says
+                // what they reach.
+                let is_gate = |x: &str| {
+                    t.mcp
+                        .as_ref()
+                        .is_some_and(|m| m.is_gateway(x) || x.starts_with("mcp__"))
+                };
                 let dropped: Vec<&String> = list
                     .iter()
-                    .filter(|x| !host.knows_tool(t.base(x)))
+                    .filter(|x| !host.knows_tool(t.base(x)) && !is_gate(x))
                     .collect();
                 let mut note = "as declared".to_string();
                 if !t.injected.is_empty() {
@@ -312,6 +379,18 @@ fn tools(
     if mutating {
         note.push_str("; can change files (bash, edit or write)");
     }
+    // A list the host's parser does not read is no allow-list pi sees either way:
+    // the child gets no built-ins (herdr passes nothing usable to `--tools`).
+    let read_list = match &declared {
+        Some(_) if flow && host.parser.flow_lists != crate::host::ListReading::Read => None,
+        Some(l) => Some(Some(l.as_slice())),
+        None => Some(None),
+    };
+    let mcp = match (&t.mcp, read_list) {
+        (Some(fact), Some(list)) => mcp_reach(fact, list),
+        _ => None,
+    };
+
     if deny.is_some() && !host.reads("deny-tools") {
         note.push_str(&format!("; `deny-tools` is not read by {label}"));
     }
@@ -322,6 +401,7 @@ fn tools(
         mutating,
         deny_tools: deny,
         note,
+        mcp,
     }
 }
 

@@ -56,6 +56,10 @@ pub struct Profile {
     #[serde(default)]
     pub strict_keys: Option<Fact>,
     pub tools: Tools,
+    /// Where the host looks for the skills a role names in `skills:` (`None`: the
+    /// host reads no such key, or pwk does not know where it looks).
+    #[serde(default)]
+    pub skill_dirs: Option<SkillDirs>,
     /// What the host does with a `model` it cannot resolve.
     pub unresolvable_model: Fact,
     /// How the host names models.
@@ -428,7 +432,78 @@ pub struct Tools {
     pub default: Vec<String>,
     /// Whether the child's default (no `tools`) includes mutating tools.
     pub missing_is_mutating: bool,
+    /// What pi's own MCP support makes of the role's tools, where the host hands
+    /// them to pi's tool allow-list (`pi --tools`): `None` when pwk has no such fact.
+    #[serde(default)]
+    pub mcp: Option<McpReach>,
     pub cite: Cite,
+}
+
+/// How a role reaches the MCP tools pi configures (`mcp.json`): pi ≥ 1.0.4 keeps
+/// every MCP tool behind an allow-list that names `codemode` or `tool_search`, and
+/// a run without an allow-list declares them (or a gateway to them) by default.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpReach {
+    /// The pi versions this holds on (`>=1.0.4`): the generation the host must run
+    /// on for it to matter.
+    pub pi: String,
+    /// Tool names that open every configured MCP tool, mutating ones too.
+    pub gateways: Vec<String>,
+    /// Whether a role without `tools` reaches the MCP tools too.
+    pub missing_reaches: bool,
+    /// What happens, completing "on pi … ".
+    pub note: String,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+impl McpReach {
+    /// Whether `name` is one of the gateway tools.
+    pub fn is_gateway(&self, name: &str) -> bool {
+        self.gateways.iter().any(|g| g == name)
+    }
+}
+
+/// The directories a host finds a role's named skills in.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillDirs {
+    /// In the host's order of precedence.
+    pub dirs: Vec<SkillDir>,
+    /// Other places the host also looks that pwk does not search (packages,
+    /// settings), completing "it also looks in …".
+    #[serde(default)]
+    pub also: Option<String>,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+/// One skill directory: a skill is a sub-directory holding `SKILL.md` (named after
+/// the directory), or where `flat_md` says so a `<name>.md` file directly in it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillDir {
+    /// `{agent_dir}/skills`, `{home}/.agents/skills`, or relative to the project
+    /// root (`.pi/skills`).
+    pub path: String,
+    /// A `<name>.md` file directly in the directory is a skill too.
+    #[serde(default)]
+    pub flat_md: bool,
+    /// Skill directories are found below sub-directories that are not skills.
+    #[serde(default)]
+    pub recursive: bool,
+}
+
+impl SkillDir {
+    /// The path as people write it (`$PI_CODING_AGENT_DIR/skills`, `~/.agents/skills`).
+    pub fn display(&self) -> String {
+        self.path
+            .replace("{agent_dir}", "$PI_CODING_AGENT_DIR")
+            .replace("{home}", "~")
+    }
 }
 
 /// How a host names models in `model`.

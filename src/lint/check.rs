@@ -115,6 +115,21 @@ pub fn check_doc_full(
     (out, cx.host_specific)
 }
 
+/// The checks that look at the machine, not only the file: the skills a role
+/// names, against the skill directories the host reads (`places`).
+pub(crate) fn check_skills(
+    doc: &RoleDoc,
+    profile: &'static HostProfile,
+    places: &crate::discover::skills::SkillPlaces,
+) -> Vec<Diagnostic> {
+    let Some(Ok(tree)) = &doc.tree else {
+        return Vec::new();
+    };
+    let mut cx = Checker::new(doc, profile);
+    rules::unknown_skill::check(&mut cx, tree, places);
+    cx.out
+}
+
 fn run(cx: &mut Checker<'_>) {
     if rules::invalid_utf8::check(cx) {
         return;
@@ -160,6 +175,7 @@ fn run_tree(cx: &mut Checker<'_>, fences: &Fences, tree: &Node) {
     rules::name_mismatch::check(cx, tree);
     rules::invalid_model::check(cx, tree);
     rules::unknown_tool::check(cx, tree);
+    rules::mcp_gateway_tool::check(cx, tree);
     rules::host_tools_list::check(cx, tree);
     rules::deprecated_skill_key::check(cx, tree);
     rules::cli_model_without_cli::check(cx, tree);

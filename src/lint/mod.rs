@@ -214,6 +214,9 @@ pub struct FileSettings {
     /// `--select` / `--extend-select`: rules reported even where the configuration
     /// turns them `off` (at their own severity); applied by `crate::project::Project::plan`.
     pub enable: std::collections::BTreeSet<String>,
+    /// Where the skill directories are (`unknown-skill`); `None`: not known (text
+    /// linted outside a project), and skill names are not checked.
+    pub skills: Option<crate::discover::skills::SkillPlaces>,
 }
 
 impl FileSettings {
@@ -260,7 +263,11 @@ pub fn lint_doc_full(
     profile: &'static HostProfile,
     settings: &FileSettings,
 ) -> FileLint {
-    let (diagnostics, host_specific) = check_doc_full(doc, profile);
+    let (mut diagnostics, host_specific) = check_doc_full(doc, profile);
+    if let Some(places) = &settings.skills {
+        diagnostics.extend(check::check_skills(doc, profile, places));
+        diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    }
     let (mut diagnostics, mut suppressed) = if settings.no_inline_suppressions {
         (diagnostics, Vec::new())
     } else {

@@ -289,10 +289,7 @@ fn value_hover(ws: &Workspace, doc: &RoleDoc, key: &str, node: &Node) -> String 
                     if found.contains(s) {
                         format!("{} (found)", code(s))
                     } else {
-                        format!(
-                            "{} (not in the project's or pi's skill directories)",
-                            code(s)
-                        )
+                        format!("{} (not in the skill directories the host reads)", code(s))
                     }
                 })
                 .collect();

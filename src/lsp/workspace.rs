@@ -210,34 +210,15 @@ impl Workspace {
         lint::check_bytes(path, text.as_bytes().to_vec(), profile, &settings)
     }
 
-    /// The skill names found in the skill directories pi reads: `<agent dir>/skills/`,
-    /// `<project>/.pi/skills/` and `~/.agents/skills/` (a directory with `SKILL.md`,
-    /// or a `*.md` file).
+    /// The skill names found in the skill directories the host reads (its
+    /// profile's `skill_dirs`, as `unknown-skill` checks them).
     pub fn skills(&self) -> Vec<String> {
-        let mut dirs = vec![self.setup.root.join(".pi/skills")];
-        dirs.extend(self.setup.agent_dir.as_ref().map(|d| d.join("skills")));
-        dirs.extend(self.setup.home.as_ref().map(|h| h.join(".agents/skills")));
-        let mut names = Vec::new();
-        for dir in dirs {
-            let Ok(entries) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for e in entries.flatten() {
-                let p = e.path();
-                let Ok(ft) = e.file_type() else { continue };
-                let name = e.file_name().to_string_lossy().into_owned();
-                if ft.is_dir() && p.join("SKILL.md").is_file() {
-                    names.push(name);
-                } else if ft.is_file()
-                    && let Some(stem) = name.strip_suffix(".md")
-                {
-                    names.push(stem.to_string());
-                }
-            }
-        }
-        names.sort();
-        names.dedup();
-        names
+        let places = crate::discover::skills::SkillPlaces {
+            root: self.setup.root.clone(),
+            home: self.setup.home.clone(),
+            agent_dir: self.setup.agent_dir.clone(),
+        };
+        crate::discover::skills::skill_names(self.host, &places)
     }
 }
 

@@ -4,7 +4,7 @@
 // document, what that host made of every role file in a project directory.
 //
 //   oracle --host tintinweb@0.14.1|nicobailon@0.67.0|pi@0.73.1|pi@1.6.0 --project DIR
-//          [--agent-dir DIR]
+//          [--agent-dir DIR] [--any-version]
 //
 // The launcher .host-test/bin/oracle runs this file with Node 22 and adds
 // `--hosts-root <.host-test>`. No network, no LLM, no user configuration: HOME, TMPDIR
@@ -51,9 +51,13 @@ function parseArgs(argv) {
     else if (a === "--project") out.project = take();
     else if (a === "--agent-dir") out.agentDir = take();
     else if (a === "--hosts-root") out.hostsRoot = take();
+    else if (a === "--any-version") out.anyVersion = true;
     else usage(`unknown argument ${a}`);
   }
-  if (!out.host || !HOSTS.includes(out.host)) usage(`--host must be one of ${HOSTS.join(", ")}`);
+  // scripts/host-drift.sh runs a version the provisioning does not pin, installed the
+  // same way into a scratch hosts root: any x.y.z of a host whose loader this file drives.
+  const other = out.anyVersion && /^(tintinweb|nicobailon)@\d+\.\d+\.\d+$/.test(out.host ?? "");
+  if (!out.host || !(HOSTS.includes(out.host) || other)) usage(`--host must be one of ${HOSTS.join(", ")}`);
   if (!out.project) usage("--project is required");
   if (!out.hostsRoot) usage("--hosts-root is required (run through .host-test/bin/oracle)");
   return out;

@@ -33,6 +33,15 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     } else {
         format!("{} then gives the child {}", p.label(), p.tools.missing)
     };
+    // pi ≥ 1.0.4 declares the MCP tools of `mcp.json` (or a gateway to them) to a
+    // run without an allow-list.
+    let effect = match &p.tools.mcp {
+        Some(m) if m.missing_reaches && !p.is_portable() => format!(
+            "{effect}, and on pi {} every MCP tool configured in pi's `mcp.json`",
+            m.pi
+        ),
+        _ => effect,
+    };
     cx.emit(
         &RULE,
         span,

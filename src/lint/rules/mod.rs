@@ -29,6 +29,7 @@ pub(crate) mod invalid_thinking;
 pub(crate) mod invalid_type;
 pub(crate) mod invalid_utf8;
 pub(crate) mod invalid_value;
+pub(crate) mod mcp_gateway_tool;
 pub(crate) mod missing_description;
 pub(crate) mod missing_frontmatter;
 pub(crate) mod missing_name;
@@ -40,6 +41,7 @@ pub(crate) mod not_a_regular_file;
 pub(crate) mod shadowed_role;
 pub(crate) mod tab_indentation;
 pub(crate) mod unknown_key;
+pub(crate) mod unknown_skill;
 pub(crate) mod unknown_tool;
 pub(crate) mod unreadable_file;
 pub(crate) mod unterminated_frontmatter;
@@ -106,6 +108,7 @@ pub static RULES: &[&Rule] = &[
     &invalid_type::RULE,
     &invalid_utf8::RULE,
     &invalid_value::RULE,
+    &mcp_gateway_tool::RULE,
     &missing_description::RULE,
     &missing_frontmatter::RULE,
     &missing_name::RULE,
@@ -117,6 +120,7 @@ pub static RULES: &[&Rule] = &[
     &shadowed_role::RULE,
     &tab_indentation::RULE,
     &unknown_key::RULE,
+    &unknown_skill::RULE,
     &unknown_tool::RULE,
     &unreadable_file::RULE,
     &unterminated_frontmatter::RULE,
@@ -151,6 +155,25 @@ pub fn host_fact(rule: &str, p: &crate::host::HostProfile) -> Option<String> {
         }
         "name-mismatch" => format!("identity: {}", p.identity.by.describe()),
         "missing-tools" => format!("without `tools` the child gets {}", p.tools.missing),
+        "unknown-skill" => match &p.skill_dirs {
+            Some(s) => format!(
+                "finds skills in {}{}",
+                s.dirs
+                    .iter()
+                    .map(|d| format!("`{}`", d.display()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                s.also
+                    .as_ref()
+                    .map(|a| format!("; also {a}"))
+                    .unwrap_or_default()
+            ),
+            None => return None,
+        },
+        "mcp-gateway-tool" => match &p.tools.mcp {
+            Some(m) => format!("on pi {}: {}", m.pi, m.note),
+            None => return None,
+        },
         "unknown-tool" => format!(
             "built-ins {}; tokens {}; adds {}; an unknown name: {}",
             list(&p.tools.builtins),

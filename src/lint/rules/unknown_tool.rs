@@ -34,7 +34,7 @@ const FOREIGN: &[(&str, &str)] = &[
 
 /// Each entry of `tools` with its byte span: list items, or the parts of a
 /// comma-separated string.
-fn entries<'a>(
+pub(crate) fn entries<'a>(
     text: &'a str,
     node: &'a Node,
     tools: &crate::host::Tools,
@@ -106,6 +106,10 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             && all.iter().all(|(n, _)| !p.knows_tool(p.tools.base(n)));
         for (name, span) in all {
             let name = p.tools.base(name);
+            // pi's MCP gateways (`codemode`): `mcp-gateway-tool` says what they do.
+            if key == "tools" && p.tools.mcp.as_ref().is_some_and(|m| m.is_gateway(name)) {
+                continue;
+            }
             if p.tools.builtins.iter().any(|b| b == name)
                 || (p.tools.case_insensitive && p.knows_tool(name))
                 || p.tools

@@ -1,0 +1,66 @@
+//! `mcp-gateway-tool`: a read-only role whose `tools` names `codemode` or
+//! `tool_search`, which on pi ≥ 1.0.4 open every configured MCP tool.
+
+use crate::lint::Severity;
+use crate::lint::check::Checker;
+use crate::lint::rules::Rule;
+use crate::lint::rules::unknown_tool::entries;
+use crate::role::Node;
+
+pub(crate) const RULE: Rule = Rule {
+    id: "mcp-gateway-tool",
+    severity: Severity::Warning,
+    summary: "a read-only role's `tools` names `codemode` or `tool_search`, which reach every MCP tool",
+    explanation: "Since pi 1.0.4 a `--tools` allow-list keeps every MCP tool configured in pi's `mcp.json` unless an entry starts with `mcp__`, and `codemode` (a script that calls any tool) or `tool_search` (which declares tools on demand) hands them to the model: measured on pi 1.6.0, `--tools read,grep,find,ls,codemode` let the child call a mutating MCP tool. A role whose other tools are read-only is then not read-only. Reported for hosts that hand `tools` to `pi --tools` (herdr, and the portable profile for its sake). Drop the gateway, or name the one MCP tool the role needs (`mcp__server__tool`): pi then keeps only the MCP tools named.",
+    bad: "---\nname: reviewer\ndescription: Read-only reviewer.\ntools: read, grep, codemode\n---\n",
+    good: "---\nname: reviewer\ndescription: Read-only reviewer.\ntools: read, grep, find, ls\n---\n",
+};
+
+/// pi's tools that change files or run commands.
+const MUTATING: [&str; 4] = ["bash", "edit", "write", "powershell"];
+
+pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
+    let p = cx.profile;
+    let Some(mcp) = &p.tools.mcp else { return };
+    let Some(node) = tree.get("tools") else {
+        return;
+    };
+    let all = entries(&cx.doc.text, node, &p.tools);
+    let names: Vec<&str> = all.iter().map(|(n, _)| p.tools.base(n)).collect();
+    // Already able to change things: the gateway adds reach, not a new kind of power.
+    let otherwise_mutating = names.iter().any(|n| {
+        MUTATING.contains(n) || p.tools.all_tokens.iter().any(|t| t.eq_ignore_ascii_case(n))
+    });
+    // An entry naming an MCP tool (`mcp__…`) narrows pi to the MCP tools named.
+    let narrowed = names.iter().any(|n| n.starts_with("mcp__"));
+    if otherwise_mutating || narrowed {
+        return;
+    }
+    let label = if p.is_portable() {
+        "herdr".to_string()
+    } else {
+        p.label()
+    };
+    for (name, span) in all {
+        let name = p.tools.base(name);
+        if !mcp.is_gateway(name) {
+            continue;
+        }
+        let message = format!(
+            "`{name}` in `tools` reaches every MCP tool configured in pi's `mcp.json`, mutating ones too: {label} hands `tools` to `pi --tools`, and on pi {} this otherwise read-only role can change things through them",
+            mcp.pi
+        );
+        let d = cx.emit(
+            &RULE,
+            span,
+            "reaches every MCP tool",
+            message,
+            Some(format!(
+                "drop `{name}` from `tools`; if the role needs one MCP tool, name it (`mcp__<server>__<tool>`): pi then keeps only the MCP tools named"
+            )),
+        );
+        if !mcp.confidence.may_error() {
+            d.severity = Severity::Warning;
+        }
+    }
+}
