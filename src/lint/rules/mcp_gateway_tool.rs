@@ -10,6 +10,7 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "mcp-gateway-tool",
     severity: Severity::Warning,
+    also: None,
     summary: "a read-only role's `tools` names `codemode` or `tool_search`, which reach every MCP tool",
     explanation: "Since pi 1.0.4 a `--tools` allow-list keeps every MCP tool configured in pi's `mcp.json` unless an entry starts with `mcp__`, and `codemode` (a script that calls any tool) or `tool_search` (which declares tools on demand) hands them to the model: measured on pi 1.6.0, `--tools read,grep,find,ls,codemode` let the child call a mutating MCP tool. A role whose other tools are read-only is then not read-only. Reported for hosts that hand `tools` to `pi --tools` (herdr, and the portable profile for its sake). Drop the gateway, or name the one MCP tool the role needs (`mcp__server__tool`): pi then keeps only the MCP tools named.",
     bad: "---\nname: reviewer\ndescription: Read-only reviewer.\ntools: read, grep, codemode\n---\n",

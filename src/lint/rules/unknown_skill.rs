@@ -11,6 +11,7 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "unknown-skill",
     severity: Severity::Warning,
+    also: None,
     summary: "a skill named in `skills` is in no skill directory the host reads",
     explanation: "Hosts look a role's `skills` up by name in their skill directories: tintinweb in `.pi/skills/`, `.agents/skills/`, `$PI_CODING_AGENT_DIR/skills/`, `~/.agents/skills/` and `~/.pi/skills/`; nicobailon and pi (herdr sends `/skill:<name>`) in the first four; Claude Code in `.claude/skills/` and `~/.claude/skills/`. A skill is a directory holding `SKILL.md`, or in some of them a `<name>.md` file. A name found in none of them gives the child nothing (tintinweb puts a 'not found' line in its prompt; the others leave it out), so a misspelt skill fails silently. Checked when pwk lints a project (the directories are looked up from its root, your home and pi's agent directory); skills that packages or settings provide are not searched, so this is a warning.",
     bad: "---\nname: reviewer\ndescription: Reviews.\nskills: pdf-tool\n---\n   (with .pi/skills/pdf-tools/SKILL.md)",
