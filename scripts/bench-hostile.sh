@@ -9,7 +9,7 @@
 #   valued one role file with N one-line `x-kN: v` keys (up to 80,000, just under
 #          1 MiB: the YAML reader's fast path), in `lint` and `list`
 #   unknown one role file with N `kNNNNN: v` keys no host reads (up to 100,000),
-#          under every host profile
+#          under every host profile (pwk's portable one and each host's)
 #   overrides N `[[overrides]]` entries in pwk.toml, each naming one of N role files
 #          (up to 2,000 x 2,000): `lint` of the directory
 #   lsp    `pwk lsp` opening a buffer of N MB (up to 30 MB, over the 1 MiB role cap):
@@ -126,7 +126,8 @@ for n in $(scaled 10000) $(scaled 80000); do
   row "$n" "${base_list[0]}" "$us" "${base_list[1]}" "$rss" "${base_list[2]}" "$bytes" "${base_list[3]}"
 done
 
-for host in pwk tintinweb nicobailon herdr; do
+# Every host profile pwk has (pwk is the portable one).
+for host in pwk tintinweb nicobailon herdr claude-code gemini copilot opencode; do
   header "unknown: one file, N keys no host reads, --host $host"
   base=()
   for n in $(scaled 12500) $(scaled 25000) $(scaled 50000) $(scaled 100000); do
@@ -202,9 +203,9 @@ PY
 }
 printf '  %-8s %12s %8s %10s %10s\n' size diagnostics ratio hover shutdown
 lsp_base=
-for mb in $(awk -v s="$SCALE" 'BEGIN { printf "%g %g", 3 * s, 30 * s }'); do
+for mb in $(awk -v s="$SCALE" 'BEGIN { printf "%g %g", 3.75 * s, 30 * s }'); do
   read -r diag hover down < <(lsp_row "$mb")
   [[ -n $lsp_base ]] || lsp_base=$diag
   awk -v mb="$mb" -v d="$diag" -v d0="$lsp_base" -v h="$hover" -v s="$down" 'BEGIN {
-    printf "  %5g MB %10.3f s %7.2fx %8.3f s %8.3f s   (linear: 10x for 10x the bytes)\n", mb, d, d / d0, h, s }'
+    printf "  %5g MB %10.3f s %7.2fx %8.3f s %8.3f s   (linear: 8x for 8x the bytes)\n", mb, d, d / d0, h, s }'
 done

@@ -261,6 +261,13 @@ impl Project {
         Ok(d)
     }
 
+    /// The first symbolic link on the way from the project root to `dir` (`dir`
+    /// included): a directory of the project reached through it is not read
+    /// ([`linked_dir`]).
+    pub fn linked_dir(&self, dir: &Path) -> Option<PathBuf> {
+        linked_dir(&self.cwd, &self.root, dir)
+    }
+
     /// The agents directories present in the project, each with the host whose
     /// directory it is (`None`: a pi directory, `.agents/agents/` or `.pi/agents/`).
     pub fn agents_dirs(&self) -> Vec<AgentsDir> {
@@ -315,10 +322,7 @@ impl Project {
                 .symlink_on_the_way(&dir)
                 .unwrap_or_else(|| dir.clone());
             collected.errors.push(WalkError::Io {
-                source: std::io::Error::other(format!(
-                    "`{}` is a symbolic link; pwk does not read or write the project's roles through one (make it a real directory, or name the target directory on the command line)",
-                    crate::context::display_path(&self.cwd, &link)
-                )),
+                source: std::io::Error::other(linked_dir_message(&self.cwd, &link)),
                 path: dir,
             });
         }
@@ -473,6 +477,25 @@ pub fn agents_dirs(root: &Path) -> Vec<AgentsDir> {
         }
     }
     out
+}
+
+/// The first symbolic link on the way from the project `root` to `dir` (`dir`
+/// included; `None` for a directory outside the project). Every front end that
+/// reads the project's roles — lint and its `--fix`/`--diff`/baseline, list, show,
+/// the language server, the MCP server — skips such a directory and reports it
+/// ([`linked_dir_message`]): a cloned repository's `.agents -> /elsewhere` must not
+/// make pwk read (or write) another tree as the project's roles.
+pub fn linked_dir(cwd: &Path, root: &Path, dir: &Path) -> Option<PathBuf> {
+    crate::fs::Anchors::new(cwd, root, &[]).symlink_on_the_way(dir)
+}
+
+/// What a front end says about a directory reached through the symbolic link
+/// `link` (shown relative to `cwd`).
+pub fn linked_dir_message(cwd: &Path, link: &Path) -> String {
+    format!(
+        "`{}` is a symbolic link; pwk does not read or write the project's roles through one (make it a real directory, or name the target directory on the command line)",
+        crate::context::display_path(cwd, link)
+    )
 }
 
 /// One group of a lint run: files linted for one host profile.

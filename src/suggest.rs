@@ -6,25 +6,92 @@
 //! answers with up to three, for names people half-remember (`pwk show spec-reviewer`):
 //! the typo matches as closest first, then the known words that contain the word.
 
-/// The edit distance between `a` and `b`, ignoring case, when it is small enough to
-/// be a typo of a word of that length.
-fn typo_distance(word: &str, candidate: &str) -> Option<usize> {
-    let (w, c) = (word.to_lowercase(), candidate.to_lowercase());
-    let limit = match candidate.chars().count().max(word.chars().count()) {
+/// The largest edit distance that still counts as a typo of a word of `len` characters.
+const fn limit_for(len: usize) -> usize {
+    match len {
         0..=3 => 1,
         4..=6 => 2,
         _ => 3,
-    };
-    // The distance is at least the difference in length: most candidates are
-    // decided without the distance matrix (an unknown key is compared with every
-    // known one).
+    }
+}
+
+/// A word prepared once for comparing with many candidates (an unknown key is
+/// compared with every known one): its lowercase form and, when it is ASCII, how
+/// often each byte occurs.
+struct Word<'w> {
+    word: &'w str,
+    lower: String,
+    counts: Option<[i16; 128]>,
+}
+
+impl<'w> Word<'w> {
+    fn new(word: &'w str) -> Word<'w> {
+        let counts = word.is_ascii().then(|| {
+            let mut counts = [0i16; 128];
+            for b in word.bytes() {
+                let i = usize::from(b.to_ascii_lowercase());
+                counts[i] = counts[i].saturating_add(1);
+            }
+            counts
+        });
+        Word {
+            word,
+            lower: word.to_lowercase(),
+            counts,
+        }
+    }
+}
+
+/// The edit distance between `word` and `candidate`, ignoring case, when it is small
+/// enough to be a typo of a word of that length.
+fn typo_distance(word: &Word<'_>, candidate: &str) -> Option<usize> {
+    if let Some(counts) = word.counts
+        && candidate.is_ascii()
+    {
+        // ASCII (every key, tool and rule id): lowercasing keeps the length, and two
+        // lower bounds of the distance decide most candidates without the distance
+        // matrix: the difference in length, and how many characters one word has
+        // that the other lacks (counted as multisets; each edit changes that by at
+        // most one, a transposition not at all).
+        let (wl, cl) = (word.lower.len(), candidate.len());
+        let limit = limit_for(wl.max(cl));
+        if wl.abs_diff(cl) > limit {
+            return None;
+        }
+        // `missing`: the candidate's characters the word has no (more) copies of;
+        // the rest of the candidate is matched, so the word has `wl - matched` extra.
+        let mut counts = counts;
+        let mut missing = 0usize;
+        for b in candidate.bytes() {
+            let i = usize::from(b.to_ascii_lowercase());
+            if counts[i] > 0 {
+                counts[i] -= 1;
+            } else {
+                missing += 1;
+            }
+        }
+        let extra = wl - (cl - missing);
+        if extra.max(missing) > limit {
+            return None;
+        }
+        let c = candidate.to_ascii_lowercase();
+        let d = if word.lower == c {
+            0
+        } else {
+            strsim::damerau_levenshtein(&word.lower, &c)
+        };
+        return (d <= limit).then_some(d);
+    }
+    let (w, c) = (&word.lower, candidate.to_lowercase());
+    let limit = limit_for(candidate.chars().count().max(word.word.chars().count()));
+    // The distance is at least the difference in length.
     if w.chars().count().abs_diff(c.chars().count()) > limit {
         return None;
     }
-    let d = if w == c {
+    let d = if *w == c {
         0
     } else {
-        strsim::damerau_levenshtein(&w, &c)
+        strsim::damerau_levenshtein(w, &c)
     };
     (d <= limit).then_some(d)
 }
@@ -35,9 +102,10 @@ pub fn did_you_mean<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
+    let word = Word::new(word);
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
-        if let Some(d) = typo_distance(word, c)
+        if let Some(d) = typo_distance(&word, c)
             && best.is_none_or(|(bd, _)| d < bd)
         {
             best = Some((d, c));
@@ -52,12 +120,13 @@ pub fn close_matches<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Vec<&'a str> {
-    let lower = word.to_lowercase();
+    let prepared = Word::new(word);
+    let lower = &prepared.lower;
     let mut scored: Vec<(usize, &str)> = candidates
         .into_iter()
         .filter_map(|c| {
-            typo_distance(word, c).map(|d| (d, c)).or_else(|| {
-                (lower.chars().count() >= 3 && c.to_lowercase().contains(&lower))
+            typo_distance(&prepared, c).map(|d| (d, c)).or_else(|| {
+                (lower.chars().count() >= 3 && c.to_lowercase().contains(lower.as_str()))
                     .then_some((usize::MAX, c))
             })
         })
@@ -96,5 +165,48 @@ mod tests {
             ["pwk-smell-reviewer", "pwk-spec-reviewer"]
         );
         assert!(close_matches("zzzzzz", roles).is_empty());
+    }
+
+    /// The ASCII lower bounds decide exactly as the distance itself would.
+    #[test]
+    fn the_lower_bounds_never_change_an_answer() {
+        let words = [
+            "tols",
+            "tool",
+            "tools",
+            "Tools",
+            "sloot",
+            "otols",
+            "model",
+            "modle",
+            "mdoel",
+            "descripton",
+            "k00001",
+            "x-k1",
+            "max_turns",
+            "maxturns",
+            "max-turns",
+            "skils",
+            "skills",
+            "a",
+            "ab",
+            "ba",
+            "abc",
+            "cab",
+            "thinking",
+            "thinkng",
+            "",
+            "nme",
+            "name",
+        ];
+        for w in words {
+            for c in words {
+                let (wl, cl) = (w.to_lowercase(), c.to_lowercase());
+                let limit = limit_for(w.len().max(c.len()));
+                let d = strsim::damerau_levenshtein(&wl, &cl);
+                let expected = (d <= limit).then_some(d);
+                assert_eq!(typo_distance(&Word::new(w), c), expected, "{w} ~ {c}");
+            }
+        }
     }
 }

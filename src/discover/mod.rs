@@ -357,6 +357,15 @@ pub fn resolve_in(roots: &Roots, host: Host) -> Discovery {
                 let Some(dir) = source.path.clone() else {
                     continue;
                 };
+                // A project directory reached through a symbolic link is reported,
+                // not read (the one rule: `crate::project::linked_dir`).
+                if let Some(link) = crate::project::linked_dir(&roots.cwd, &project_root, &dir)
+                    && std::fs::metadata(&dir).is_ok_and(|m| m.is_dir())
+                {
+                    source.exists = true;
+                    source.error = Some(crate::project::linked_dir_message(&roots.cwd, &link));
+                    continue;
+                }
                 let listing = scan::list_md_files(&dir, source.recursive, source.kind);
                 source.exists = listing.exists;
                 source.error = listing.error;

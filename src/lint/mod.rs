@@ -647,6 +647,26 @@ pub fn check_bytes(
     }
 }
 
+/// The check of a buffer in a directory reached through a symbolic link (see
+/// [`crate::project::linked_dir`]): not linted, one `not-a-regular-file` finding
+/// saying `why`, as `pwk lint` reports the directory.
+pub fn not_linted_linked(path: &Path, host: &'static HostProfile, why: String) -> Checked {
+    let rule = &rules::not_a_regular_file::RULE;
+    Checked {
+        diagnostics: vec![Diagnostic::whole_file(
+            rule.id,
+            host.severity_of(rule.id, rule.severity),
+            path.to_path_buf(),
+            format!("not linted: {why}"),
+            Some("make the directory a real one inside the project".to_string()),
+        )],
+        suppressed: Vec::new(),
+        name: None,
+        doc: RoleDoc::parse(path, b""),
+        host_specific: Vec::new(),
+    }
+}
+
 fn too_large(path: &Path, host: &'static HostProfile, err: &ReadError) -> Diagnostic {
     let rule = &rules::file_too_large::RULE;
     Diagnostic::whole_file(

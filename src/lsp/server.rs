@@ -59,6 +59,8 @@ pub(crate) struct Server {
     cross_dirty: bool,
     /// The configuration error last shown to the user.
     config_reported: Option<String>,
+    /// The note about linked role directories last shown to the user.
+    linked_reported: Option<String>,
     /// Buffers whose single-file findings are stale.
     dirty: std::collections::BTreeSet<String>,
     /// Buffers whose findings may differ from what was last published.
@@ -195,6 +197,7 @@ impl Server {
             snippets,
             cross_dirty: false,
             config_reported: None,
+            linked_reported: None,
             dirty: Default::default(),
             unpublished: Default::default(),
             watch_dynamic,
@@ -560,6 +563,24 @@ impl Server {
     /// Say once, as a message the editor shows, why the configuration is not
     /// used.
     fn report_config(&mut self, conn: &Outbox) -> Result<(), ServeError> {
+        // Role directories reached through a link: said once, as a warning.
+        let linked = self.ws.linked_note();
+        if linked != self.linked_reported {
+            self.linked_reported = linked.clone();
+            if let Some(message) = linked {
+                send(
+                    conn,
+                    Notification::new(
+                        "window/showMessage".into(),
+                        lt::ShowMessageParams {
+                            typ: lt::MessageType::WARNING,
+                            message,
+                        },
+                    )
+                    .into(),
+                )?;
+            }
+        }
         if self.ws.config_error.is_none() || self.ws.config_error == self.config_reported {
             return Ok(());
         }

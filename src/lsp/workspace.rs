@@ -38,6 +38,9 @@ pub struct Workspace {
     sources: Vec<(PathBuf, bool)>,
     /// The directories `pwk lint` covers at the root.
     lint_dirs: Vec<PathBuf>,
+    /// The symbolic links on the way to the directories `pwk lint` would cover
+    /// (`.agents -> /elsewhere`): those directories are not read.
+    pub linked: Vec<PathBuf>,
     /// The cross-file set's files as read from disk, with their names.
     disk: BTreeMap<PathBuf, Option<NameSite>>,
     /// The project (its `pwk.toml` files read once each, until one changes: then
@@ -69,6 +72,7 @@ impl Workspace {
             host_reason: chosen.detection.map(|d| d.reason),
             sources: Vec::new(),
             lint_dirs: Vec::new(),
+            linked: Vec::new(),
             disk: BTreeMap::new(),
             project,
             config_error,
@@ -100,10 +104,20 @@ impl Workspace {
             .into_iter()
             .filter_map(|s| Some((s.path?, s.recursive)))
             .collect();
-        self.lint_dirs = lint::default_dirs(&self.setup.root)
-            .into_iter()
-            .map(|d| self.setup.root.join(d))
-            .collect();
+        // As `pwk lint` at the root: a directory reached through a link is not read.
+        self.linked.clear();
+        self.lint_dirs.clear();
+        for d in lint::default_dirs(&self.setup.root) {
+            let dir = self.setup.root.join(d);
+            match self.linked_for(&dir) {
+                Some(link) => {
+                    if !self.linked.contains(&link) {
+                        self.linked.push(link);
+                    }
+                }
+                None => self.lint_dirs.push(dir),
+            }
+        }
         self.disk.clear();
         let files = lint::collect_files(&self.lint_dirs, false).files;
         for path in files {
@@ -138,6 +152,11 @@ impl Workspace {
         if !name.ends_with(".md") || self.host.excludes(name).is_some() {
             return false;
         }
+        // Served, to say why it is not linted ([`Workspace::check`]); its
+        // directories' configuration is not read through the link.
+        if path.parent().and_then(|p| self.linked_for(p)).is_some() {
+            return true;
+        }
         // Files the configuration excludes are not linted, so not served.
         if let Ok(Some(config)) = self.project.config_for(path)
             && config.excludes(path)
@@ -152,6 +171,24 @@ impl Workspace {
             }
         });
         in_source || first_line_is_fence(text)
+    }
+
+    /// The first symbolic link between the project root and `dir` (`dir`
+    /// included), as `pwk lint` sees it ([`crate::project::linked_dir`]).
+    pub fn linked_for(&self, dir: &Path) -> Option<PathBuf> {
+        crate::project::linked_dir(&self.setup.root, &self.setup.root, dir)
+    }
+
+    /// What to tell the user about the role directories not read because a link
+    /// is on the way to them.
+    pub fn linked_note(&self) -> Option<String> {
+        let root = &self.setup.root;
+        let shown: Vec<String> = self
+            .linked
+            .iter()
+            .map(|l| crate::project::linked_dir_message(root, l))
+            .collect();
+        (!shown.is_empty()).then(|| format!("pwk: not linted: {}", shown.join("; ")))
     }
 
     /// Whether `path` is in the set `pwk lint` covers at the root.
@@ -200,6 +237,10 @@ impl Workspace {
     /// The single-file check of a buffer, as `pwk lint` checks the file: with
     /// the rule levels its `pwk.toml` sets and its inline suppressions.
     pub fn check(&mut self, path: &Path, text: &str) -> lint::Checked {
+        if let Some(link) = path.parent().and_then(|p| self.linked_for(p)) {
+            let why = crate::project::linked_dir_message(&self.setup.root, &link);
+            return lint::not_linted_linked(path, self.host, why);
+        }
         let (profile, settings) = match self.project.file_profile(path, self.host) {
             Ok(x) => x,
             Err(e) => {

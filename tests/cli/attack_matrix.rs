@@ -15,8 +15,6 @@
 //! - when the attack hits what the front end touches ([`FrontEnd::dirs`],
 //!   [`FrontEnd::files`]), the output names it (a finding or a clear error).
 //!
-//! Cells that need another lane's fix are left out with a `TODO(lane)` comment
-//! where they would be.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -329,20 +327,32 @@ const FRONT_ENDS: &[FrontEnd] = &[
         findings: &[],
         run: |w, _| cli(w, &["setup"]),
     },
-    // TODO(project): `pwk lsp` and `pwk mcp` lint the project's default
-    // directories through a symlinked `.agents`/`.pi` without saying so (they
-    // only read); once the one Project's file set refuses such a directory for
-    // every front end, give these two rows `dirs: &[Slot::Agents, Slot::Pi]`.
+    FrontEnd {
+        name: "list / show",
+        dirs: &[Slot::Agents, Slot::Pi],
+        files: &[Slot::Agents, Slot::Pi],
+        findings: &[],
+        run: |w, _| {
+            let mut first = cli(w, &["list", "--all"]);
+            let second = cli(w, &["show", "r"]);
+            first.out.extend(second.out);
+            Ran {
+                code: first.code.and(second.code),
+                signal: first.signal.or(second.signal),
+                out: first.out,
+            }
+        },
+    },
     FrontEnd {
         name: "lsp",
-        dirs: &[],
+        dirs: &[Slot::Agents, Slot::Pi],
         files: &[],
         findings: &[Slot::Agents],
         run: lsp,
     },
     FrontEnd {
-        name: "mcp lint",
-        dirs: &[],
+        name: "mcp lint / list_roles / show_role",
+        dirs: &[Slot::Agents, Slot::Pi],
         files: &[Slot::Agents, Slot::Pi],
         findings: &[Slot::Agents, Slot::Pi],
         run: mcp,
@@ -450,9 +460,13 @@ fn lsp(w: &World, attack: &Attack) -> Ran {
         "textDocument/hover",
         json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 2}}),
     );
+    // Every other message too (the warnings the server shows the user).
+    let messages = client.received();
     let (status, stderr) = client.shutdown();
     use std::os::unix::process::ExitStatusExt;
-    let mut out = serde_json::to_vec(&json!({"diagnostics": diags, "hover": hover})).unwrap();
+    let mut out =
+        serde_json::to_vec(&json!({"diagnostics": diags, "hover": hover, "messages": messages}))
+            .unwrap();
     out.extend(stderr.into_bytes());
     Ran {
         code: (start.elapsed() < LIMIT).then(|| status.code()).flatten(),
@@ -476,6 +490,10 @@ fn mcp(w: &World, attack: &Attack) -> Ran {
                "params": {"name": "lint", "arguments": {}}}),
         json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                "params": {"name": "lint", "arguments": if paths.is_empty() { json!({}) } else { json!({"paths": paths}) }}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+               "params": {"name": "list_roles", "arguments": {"all": true}}}),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+               "params": {"name": "show_role", "arguments": {"name": "r"}}}),
     ];
     let mut input = Vec::new();
     for l in lines {
@@ -489,7 +507,7 @@ fn mcp(w: &World, attack: &Attack) -> Ran {
                 .map_while(Result::ok)
                 .any(|l| serde_json::from_str::<Value>(&l).is_ok_and(|v| v["id"] == id))
         };
-        answered(2) && answered(3)
+        (2..=5).all(answered)
     })
 }
 

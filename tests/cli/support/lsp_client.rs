@@ -122,6 +122,15 @@ impl LspClient {
         }
     }
 
+    /// Every message received and not yet asked for, in order of arrival
+    /// (those waiting now included; nothing is waited for).
+    pub fn received(&mut self) -> Vec<Value> {
+        while let Ok(m) = self.rx.try_recv() {
+            self.pending.push(m);
+        }
+        std::mem::take(&mut self.pending)
+    }
+
     /// The diagnostics published for `uri` at `version`.
     pub fn diagnostics(&mut self, uri: &str, version: i64) -> Vec<Value> {
         let m = self.wait_for(|m| {
