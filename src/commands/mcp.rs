@@ -7,12 +7,21 @@ use crate::{Context, ExitStatus};
 pub fn run(args: &McpArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     // The one project-root rule; without --dir the server keeps the directory it
     // was started in (a host starts it in the project) as the base of relative paths.
+    let project = super::open_project(
+        ctx,
+        super::ProjectFlags {
+            dir: args.dir.as_deref(),
+            config: args.config.file.as_deref(),
+            ..Default::default()
+        },
+    )?;
     let cwd = match &args.dir {
-        Some(_) => super::project(ctx, args.dir.as_deref())?.root,
+        Some(_) => project.root,
         None => ctx.cwd.clone(),
     };
     crate::mcp::serve(crate::mcp::Config {
         cwd,
+        config: project.config_file,
         env: ctx.env.clone(),
         max_tasks: args.max_tasks as usize,
     })?;

@@ -40,6 +40,8 @@ pub struct Config {
     pub cwd: PathBuf,
     pub env: Env,
     pub max_tasks: usize,
+    /// `--config FILE` (absolute): the configuration of the `lint` tool's project.
+    pub config: Option<PathBuf>,
 }
 
 /// Why the server stopped with an error.
@@ -57,7 +59,7 @@ pub enum ServeError {
 /// process the server started.
 pub fn serve(config: Config) -> Result<(), ServeError> {
     let registry = Arc::new(tasks::Registry::new(config.env, config.max_tasks));
-    let server = server::Server::new(config.cwd, Arc::clone(&registry));
+    let server = server::Server::new(config.cwd, config.config, Arc::clone(&registry));
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .enable_io()
