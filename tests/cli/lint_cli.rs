@@ -425,6 +425,24 @@ fn baseline_in_pwk_toml_is_relative_to_the_file_that_declares_it() {
     let doc = json(&again);
     assert_eq!(doc["diagnostics"].as_array().unwrap().len(), 0);
     assert_eq!(doc["summary"]["suppressed"], 3);
+    // The same text on stdin, named as the file: the baseline hides its findings,
+    // and the entries of other files are not called stale.
+    env.write(".agents/agents/other.md", ROLE.replace("reviewer", "other"));
+    assert_eq!(run(env.pwk().args(["lint", "--write-baseline"])).code, 0);
+    let stdin = run_with_stdin(
+        env.pwk().args([
+            "lint",
+            "-",
+            "--stdin-filename",
+            ".agents/agents/reviewer.md",
+            "--format",
+            "json",
+        ]),
+        ROLE.as_bytes(),
+    );
+    assert_eq!(stdin.code, 0, "{}", stdin.stderr);
+    assert_eq!(json(&stdin)["summary"]["suppressed"], 3);
+    assert!(!stdin.stderr.contains("matched no finding"), "{}", stdin.stderr);
     // A new error fails the run.
     env.write(
         ".agents/agents/reviewer.md",
