@@ -202,6 +202,9 @@ pub struct McpArgs {
     /// relative paths and roles from it.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<std::path::PathBuf>,
+
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -763,6 +766,9 @@ pub struct LspArgs {
     /// directory).
     #[arg(long)]
     pub dir: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 }
 
 impl Cli {

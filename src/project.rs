@@ -158,6 +158,16 @@ impl Project {
         }
     }
 
+    /// The same project with `--config FILE` (absolute): that file governs every
+    /// path (an editor's or MCP client's server started with `--config`).
+    pub fn with_config_file(mut self, file: Option<PathBuf>) -> Project {
+        if let Some(f) = &file {
+            self.configs = Mutex::new(Configs::new(self.home.as_deref()).with_file(f.clone()));
+        }
+        self.config_file = file;
+        self
+    }
+
     /// The host profile `path` is linted for, and its settings, as `pwk lint` would
     /// lint it; `project_host` is [`Project::host`]'s profile, already resolved (an
     /// editor resolves it once).

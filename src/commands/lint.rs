@@ -87,7 +87,14 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         quiet(&mut report);
     }
     if baseline.is_some() || args.write_baseline {
-        baseline_step(args, ctx, baseline.as_ref(), &project.root, &mut report)?;
+        baseline_step(
+            args,
+            ctx,
+            baseline.as_ref(),
+            &project.root,
+            &mut report,
+            false,
+        )?;
     }
     let mut text = render_report(args, ctx, &report, ctx.color_stdout);
     if let (Some(note), LintFormat::Human | LintFormat::Concise) = (&dirs_note, args.format) {
@@ -291,7 +298,17 @@ fn run_stdin(
     // `baseline` of the configuration that governs the named file.
     let dir = file.parent().unwrap_or(&ctx.cwd).to_path_buf();
     if let Some(baseline) = baseline_file(args, ctx, project, &dir)? {
-        baseline_step(args, ctx, Some(&baseline), &project.root, &mut report)?;
+        // One file against the project's baseline: the other files' entries are
+        // not stale.
+        let one_file = true;
+        baseline_step(
+            args,
+            ctx,
+            Some(&baseline),
+            &project.root,
+            &mut report,
+            one_file,
+        )?;
     }
     match fixed_out {
         // The fixed text on stdout (raw: it is the file), the findings on stderr.
@@ -445,12 +462,14 @@ fn fix_step(
 /// Entries name files relative to the baseline file's directory. The file is
 /// written through the one writer, anchored at the project root when it lies in
 /// the project (no symlinked directory on the way), else at its own directory.
+/// `one_file` (stdin): entries of other files are not named as stale.
 fn baseline_step(
     args: &LintArgs,
     ctx: &Context,
     baseline: Option<&BaselineFile>,
     root: &std::path::Path,
     report: &mut crate::lint::LintReport,
+    one_file: bool,
 ) -> anyhow::Result<()> {
     use crate::fs::{Kind, NoHooks, Replace, WriteOptions};
     use crate::lint::baseline::Baseline;
@@ -515,7 +534,7 @@ fn baseline_step(
     }
     if let Some(old) = old {
         let stale = old.apply(report, &dir, &shown);
-        if stale > 0 {
+        if stale > 0 && !one_file {
             eprintln_safe(&format!(
                 "pwk: {stale} baseline entr{} matched no finding (fixed since); `pwk lint --write-baseline --baseline {}` drops them",
                 if stale == 1 { "y" } else { "ies" },

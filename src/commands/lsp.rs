@@ -10,13 +10,21 @@ use crate::{Context, ExitStatus};
 pub fn run(args: &LspArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     // The one project-root rule (`--dir` must name an existing directory); the
     // server then follows the client's workspace folders unless `--dir` fixed it.
-    let project = super::project(ctx, args.dir.as_deref())?;
+    let project = super::open_project(
+        ctx,
+        super::ProjectFlags {
+            dir: args.dir.as_deref(),
+            config: args.config.file.as_deref(),
+            ..Default::default()
+        },
+    )?;
     let opts = Options {
         cwd: project.cwd,
         root_fixed: args.dir.is_some(),
         home: ctx.env.home.clone(),
         agent_dir: ctx.env.agent_dir(),
         host: args.host.clone(),
+        config: project.config_file,
         pi: crate::pi::locate(&ctx.env).ok(),
     };
     // pwk's bounded framing (caps on Content-Length and header lines, an error

@@ -7,7 +7,14 @@ use crate::{Context, ExitStatus};
 pub fn run(args: &McpArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     // The one project-root rule; without --dir the server keeps the directory it
     // was started in (a host starts it in the project) as the base of relative paths.
-    let project = super::project(ctx, args.dir.as_deref())?;
+    let project = super::open_project(
+        ctx,
+        super::ProjectFlags {
+            dir: args.dir.as_deref(),
+            config: args.config.file.as_deref(),
+            ..Default::default()
+        },
+    )?;
     let default_budget = project
         .delegate_budget()
         .map_err(|e| super::config_error(ctx, e))?
@@ -19,6 +26,7 @@ pub fn run(args: &McpArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     };
     crate::mcp::serve(crate::mcp::Config {
         cwd,
+        config: project.config_file,
         env: ctx.env.clone(),
         max_tasks: args.max_tasks as usize,
         default_budget,

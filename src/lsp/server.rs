@@ -79,6 +79,8 @@ pub struct Options {
     pub agent_dir: Option<PathBuf>,
     /// `--host`; `None`: the project's `pwk.toml`, else detected.
     pub host: Option<crate::host::HostChoice>,
+    /// `--config FILE` (absolute).
+    pub config: Option<PathBuf>,
     /// The pi program, when one was found (for model ids).
     pub pi: Option<PathBuf>,
 }
@@ -183,6 +185,7 @@ impl Server {
             home: opts.home.clone(),
             agent_dir: opts.agent_dir.clone(),
             host,
+            config: opts.config.clone(),
         });
         let result = serde_json::json!({
             "capabilities": capabilities(enc),

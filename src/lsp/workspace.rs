@@ -26,6 +26,9 @@ pub struct Setup {
     /// The host profile asked for (client option, else `--host`); `None`: what
     /// the project's `pwk.toml` says, else detected.
     pub host: Option<HostChoice>,
+    /// `--config FILE` (absolute): it governs every file instead of the
+    /// `pwk.toml` found upwards.
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Debug)]
@@ -57,7 +60,8 @@ impl Workspace {
             setup.home.clone(),
             setup.agent_dir.clone(),
             setup.host.clone(),
-        );
+        )
+        .with_config_file(setup.config.clone());
         let mut config_error = None;
         // The host: as asked, else the project's configuration, else detected.
         let chosen = match project.host() {

@@ -42,6 +42,8 @@ pub struct Config {
     pub max_tasks: usize,
     /// `[delegate] budget` of the server's project.
     pub default_budget: crate::delegate::Budget,
+    /// `--config FILE` (absolute): the configuration of the `lint` tool's project.
+    pub config: Option<PathBuf>,
 }
 
 /// Why the server stopped with an error.
@@ -62,7 +64,7 @@ pub fn serve(config: Config) -> Result<(), ServeError> {
         tasks::Registry::new(config.env, config.max_tasks)
             .with_default_budget(config.default_budget),
     );
-    let server = server::Server::new(config.cwd, Arc::clone(&registry));
+    let server = server::Server::new(config.cwd, config.config, Arc::clone(&registry));
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .enable_io()

@@ -32,12 +32,14 @@ const STEER_WAIT: Duration = Duration::from_secs(2);
 #[derive(Clone)]
 pub struct Server {
     pub cwd: PathBuf,
+    /// `--config FILE`.
+    pub config: Option<PathBuf>,
     pub registry: Arc<Registry>,
     tools: Arc<Vec<Tool>>,
 }
 
 impl Server {
-    pub fn new(cwd: PathBuf, registry: Arc<Registry>) -> Server {
+    pub fn new(cwd: PathBuf, config: Option<PathBuf>, registry: Arc<Registry>) -> Server {
         let tools = tools::specs()
             .into_iter()
             .map(|s| {
@@ -50,6 +52,7 @@ impl Server {
             .collect();
         Server {
             cwd,
+            config,
             registry,
             tools: Arc::new(tools),
         }
@@ -58,6 +61,7 @@ impl Server {
     fn place(&self) -> Place<'_> {
         Place {
             cwd: &self.cwd,
+            config: self.config.as_deref(),
             registry: &self.registry,
         }
     }

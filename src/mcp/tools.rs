@@ -353,6 +353,8 @@ pub fn specs() -> Vec<Spec> {
 /// The server's directory and environment, for the tools.
 pub struct Place<'a> {
     pub cwd: &'a Path,
+    /// `pwk mcp --config FILE`: the configuration the `lint` tool uses.
+    pub config: Option<&'a Path>,
     pub registry: &'a Arc<Registry>,
 }
 
@@ -424,6 +426,7 @@ pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
     let project = crate::project::Project::open(crate::project::ProjectOptions {
         cwd: place.cwd.to_path_buf(),
         host,
+        config: place.config.map(Path::to_path_buf),
         home: env.home.clone(),
         agent_dir: env.agent_dir(),
         ..Default::default()

@@ -425,6 +425,24 @@ fn baseline_in_pwk_toml_is_relative_to_the_file_that_declares_it() {
     let doc = json(&again);
     assert_eq!(doc["diagnostics"].as_array().unwrap().len(), 0);
     assert_eq!(doc["summary"]["suppressed"], 3);
+    // The same text on stdin, named as the file: the baseline hides its findings,
+    // and the entries of other files are not called stale.
+    env.write(".agents/agents/other.md", ROLE.replace("reviewer", "other"));
+    assert_eq!(run(env.pwk().args(["lint", "--write-baseline"])).code, 0);
+    let stdin = run_with_stdin(
+        env.pwk().args([
+            "lint",
+            "-",
+            "--stdin-filename",
+            ".agents/agents/reviewer.md",
+            "--format",
+            "json",
+        ]),
+        ROLE.as_bytes(),
+    );
+    assert_eq!(stdin.code, 0, "{}", stdin.stderr);
+    assert_eq!(json(&stdin)["summary"]["suppressed"], 3);
+    assert!(!stdin.stderr.contains("matched no finding"), "{}", stdin.stderr);
     // A new error fails the run.
     env.write(
         ".agents/agents/reviewer.md",
@@ -574,4 +592,73 @@ fn every_host_help_lists_the_hosts_of_the_registry() {
         assert_eq!(hosts, registry, "{name}: {help}");
     }
     assert!(seen >= 7, "only {seen} subcommands have --host");
+}
+
+/// `--config FILE` on `pwk mcp` and `pwk lsp`: the MCP `lint` tool (through the MCP
+/// SDK client) and the language server's diagnostics follow that file, as
+/// `pwk lint --config` does, not the project's pwk.toml.
+#[test]
+fn config_file_flag_governs_the_mcp_lint_tool_and_the_language_server() {
+    use crate::mcp::{client_cmd, drive, mcp_client};
+    use crate::support::lsp_client::{LspClient, file_uri};
+    let env = TestEnv::new();
+    std::fs::create_dir(env.path(".git")).unwrap();
+    env.write(".pi/agents/reviewer.md", ROLE);
+    env.write("pwk.toml", "host = \"tintinweb\"\n");
+    env.write(
+        "ci/alt.toml",
+        "host = \"herdr\"\n[rules]\ninvalid-type = \"off\"\n",
+    );
+    let cli = json(&run(env.pwk().args([
+        "lint",
+        "--format",
+        "json",
+        "--config",
+        "ci/alt.toml",
+    ])));
+    assert!(
+        cli["host"]["profile"]
+            .as_str()
+            .unwrap()
+            .starts_with("herdr")
+    );
+    let want = rules_of(&cli);
+    assert!(!want.contains(&"invalid-type".to_string()), "{cli}");
+    if let Some(client) = mcp_client() {
+        let calls = serde_json::json!({
+            "calls": [{"name": "lint", "arguments": {}}],
+            "serverArgs": ["--config", "ci/alt.toml"],
+        });
+        let v = drive(client_cmd(&env, &client, "calls", env.root(), &calls));
+        let r = &v["result"][0];
+        assert_eq!(r["isError"], false, "{r}");
+        assert_eq!(r["value"]["host"]["profile"], cli["host"]["profile"], "{r}");
+        assert_eq!(rules_of(&r["value"]), want, "{r}");
+    }
+    let mut cmd = env.pwk();
+    cmd.args(["lsp", "--config", "ci/alt.toml"]);
+    let mut c = LspClient::start(cmd);
+    c.initialize(&file_uri(env.root()));
+    let uri = file_uri(&env.path(".pi/agents/reviewer.md"));
+    c.notify(
+        "textDocument/didOpen",
+        serde_json::json!({"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": ROLE}}),
+    );
+    let mut got: Vec<String> = c
+        .diagnostics(&uri, 1)
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect();
+    got.sort();
+    assert_eq!(got, want);
+    c.shutdown();
+    let missing = run(env.pwk().args(["mcp", "--config", "nope.toml"]));
+    assert_eq!(missing.code, 2);
+    assert!(
+        missing
+            .stderr
+            .contains("--config `nope.toml` does not exist"),
+        "{}",
+        missing.stderr
+    );
 }
