@@ -360,6 +360,7 @@ impl Project {
             let resolved = self.resolve_file(f)?;
             let mut s = resolved.settings();
             s.no_inline_suppressions = base.no_inline_suppressions;
+            s.models = base.models.clone();
             // Command-line levels (`--select`, `--ignore`) beat the configuration.
             s.levels
                 .extend(base.levels.iter().map(|(k, v)| (k.clone(), *v)));

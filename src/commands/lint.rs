@@ -30,9 +30,20 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             allow_empty: args.allow_empty,
         })
         .map_err(rel)?;
+    let models = if args.check_models {
+        let program = crate::pi::locate(&ctx.env)
+            .map_err(|e| anyhow::anyhow!("--check-models needs pi: {e}"))?;
+        let agent_dir = ctx.env.agent_dir();
+        let scope = crate::pi::models::scope_for(&program, agent_dir.as_deref(), &project.cwd)
+            .map_err(|e| anyhow::anyhow!("--check-models: {e}"))?;
+        Some(crate::lint::Models(std::sync::Arc::new(scope)))
+    } else {
+        None
+    };
     let base = crate::lint::FileSettings {
         no_inline_suppressions: args.no_inline_suppressions,
         levels: flag_levels(&args.select, &args.ignore)?,
+        models,
     };
     let set_anchors = set.anchors.clone();
     let plan = project

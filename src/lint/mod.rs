@@ -211,7 +211,21 @@ pub struct FileSettings {
     /// `--no-inline-suppressions`: `# pwk: ignore…` comments are not honoured (an
     /// audit run).
     pub no_inline_suppressions: bool,
+    /// `--check-models`: what pi lists on this machine (`unresolved-model`).
+    pub models: Option<Models>,
 }
+
+/// The models pi lists, shared by every file of a run (compared by identity).
+#[derive(Debug, Clone)]
+pub struct Models(pub std::sync::Arc<crate::pi::models::ModelScope>);
+
+impl PartialEq for Models {
+    fn eq(&self, other: &Models) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Models {}
 
 impl FileSettings {
     /// Set each finding's severity from the levels; drop the rules set `off`.
@@ -257,7 +271,11 @@ pub fn lint_doc_full(
     profile: &'static HostProfile,
     settings: &FileSettings,
 ) -> FileLint {
-    let (diagnostics, host_specific) = check_doc_full(doc, profile);
+    let (mut diagnostics, host_specific) = check_doc_full(doc, profile);
+    if let Some(m) = &settings.models {
+        diagnostics.extend(check::check_models(doc, profile, &m.0));
+        diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+    }
     let (mut diagnostics, mut suppressed) = if settings.no_inline_suppressions {
         (diagnostics, Vec::new())
     } else {

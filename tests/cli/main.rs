@@ -24,6 +24,7 @@ mod lsp;
 mod lsp_editor;
 mod lsp_props;
 mod mcp;
+mod models;
 mod oracle;
 mod project;
 mod provider;

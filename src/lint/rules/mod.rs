@@ -42,6 +42,7 @@ pub(crate) mod tab_indentation;
 pub(crate) mod unknown_key;
 pub(crate) mod unknown_tool;
 pub(crate) mod unreadable_file;
+pub(crate) mod unresolved_model;
 pub(crate) mod unterminated_frontmatter;
 pub(crate) mod unused_suppression;
 pub(crate) mod yaml_anchor;
@@ -105,6 +106,7 @@ pub static RULES: &[&Rule] = &[
     &unknown_key::RULE,
     &unknown_tool::RULE,
     &unreadable_file::RULE,
+    &unresolved_model::RULE,
     &unterminated_frontmatter::RULE,
     &unused_suppression::RULE,
     &yaml_anchor::RULE,
