@@ -24,6 +24,11 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("gen") => generate(args.get(1).and_then(|s| s.parse().ok()).unwrap_or(1 << 30)),
         Some("parse") => parse(false),
+        Some("parse-no-usage") => {
+            // The same parse with the usage accounting left out (the baseline).
+            SKIP_USAGE.store(true, std::sync::atomic::Ordering::Relaxed);
+            parse(false)
+        }
         Some("lines") => parse(true),
         Some("overhead") => overhead(
             PathBuf::from(&args[1]),
@@ -72,7 +77,7 @@ fn generate(total: u64) {
         text.push_str(d);
         ends.push(text.len());
     }
-    let meta = r#""api":"openai-completions","provider":"mock","model":"mock-model","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1795987378579"#;
+    let meta = r#""api":"openai-completions","provider":"mock","model":"mock-model","usage":{"input":100,"output":12,"cacheRead":0,"cacheWrite":0,"totalTokens":112,"cost":{"input":0.001,"output":0.0002,"cacheRead":0,"cacheWrite":0,"total":0.0012}},"stopReason":"stop","timestamp":1795987378579"#;
     let mut written: u64 = 0;
     let put = |w: &mut std::io::BufWriter<_>, s: &[u8]| {
         if let Err(e) = w.write_all(s) {
@@ -116,11 +121,16 @@ fn generate(total: u64) {
     let _ = w.flush();
 }
 
+static SKIP_USAGE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 fn parse(lines_only: bool) {
     let mut stdin = std::io::stdin().lock();
     let mut buf = vec![0u8; 64 << 10];
     let mut framer = LineFramer::default();
-    let mut state = StreamState::default();
+    let mut state = StreamState {
+        skip_usage: SKIP_USAGE.load(std::sync::atomic::Ordering::Relaxed),
+        ..StreamState::default()
+    };
     let mut total = 0u64;
     let mut lines = 0u64;
     let start = Instant::now();
@@ -141,12 +151,13 @@ fn parse(lines_only: bool) {
     framer.finish(&mut |l| state.feed(l, &mut |_| {}));
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "bytes={total} secs={secs:.3} mb_per_s={:.1} peak_rss_kib={} turns={} malformed={} final_len={}",
+        "bytes={total} secs={secs:.3} mb_per_s={:.1} peak_rss_kib={} turns={} malformed={} final_len={} usage_tokens={}",
         total as f64 / 1e6 / secs,
         peak_rss_kib(),
         state.turns,
         state.malformed_lines,
         state.final_message.as_ref().map_or(0, |f| f.text.len()),
+        state.usage.as_ref().map_or(0, |u| u.total_tokens),
     );
 }
 

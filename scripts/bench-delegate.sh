@@ -2,7 +2,8 @@
 # Benchmarks for `pwk delegate` (release build of examples/delegate_bench.rs).
 #   1. the event parser on a generated pi 0.73.1-shaped stream WITH the quadratic
 #      message_update snapshots (default 1 GiB): MB/s and peak RSS, next to a
-#      baseline that only splits the same bytes on LF (same run, same pipe);
+#      baseline that only splits the same bytes on LF (same run, same pipe), and
+#      the same parse with the usage accounting left out (its cost: the ratio);
 #      targets: >= 300 MB/s, <= 32 MiB peak RSS;
 #   2. run_pi's own overhead over a bare launch of the same program with the same
 #      arguments against the fake LLM server (interleaved pairs; min, median, mean),
@@ -18,11 +19,16 @@ bin=target/release/examples/delegate_bench
 echo "== parser: $bytes bytes of pi 0.73.1-shaped JSONL"
 baseline=$("$bin" gen "$bytes" | "$bin" lines)
 parser=$("$bin" gen "$bytes" | "$bin" parse)
+nousage=$("$bin" gen "$bytes" | "$bin" parse-no-usage)
 echo "baseline (LF split only): $baseline"
+echo "pwk parser, no usage:     $nousage"
 echo "pwk parser:               $parser"
 b=$(sed -E 's/.*mb_per_s=([0-9.]+).*/\1/' <<<"$baseline")
 p=$(sed -E 's/.*mb_per_s=([0-9.]+).*/\1/' <<<"$parser")
 rss=$(sed -E 's/.*peak_rss_kib=([0-9]+).*/\1/' <<<"$parser")
+n=$(sed -E 's/.*mb_per_s=([0-9.]+).*/\1/' <<<"$nousage")
+awk -v n="$n" -v p="$p" 'BEGIN {
+  printf "usage accounting: %.0f MB/s with, %.0f MB/s without (ratio %.3f)\n", p, n, p / n }'
 awk -v b="$b" -v p="$p" -v r="$rss" 'BEGIN {
   printf "parser/baseline throughput ratio: %.2f\n", p / b;
   printf "parser: %.0f MB/s (target >= 300: %s), peak RSS %.1f MiB (target <= 32: %s)\n",

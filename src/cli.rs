@@ -317,6 +317,13 @@ pub struct LintArgs {
     #[arg(long)]
     pub no_inline_suppressions: bool,
 
+    /// Also check each `model` against the models pi lists on this machine
+    /// (`unresolved-model`): runs the local `pi --list-models` once and reads
+    /// `enabledModels` from pi's settings. Needs pi (`$PWK_PI_BIN` or PATH); makes no
+    /// network call. Off by default: the answer depends on this machine.
+    #[arg(long)]
+    pub check_models: bool,
+
     /// Report only findings not listed in this baseline file (matched by path,
     /// rule and the flagged text, not by line). Beats `baseline` in pwk.toml.
     #[arg(long, value_name = "FILE")]

@@ -390,6 +390,7 @@ impl Project {
                 .retain(|k, v| *v != crate::lint::RuleLevel::Off || !base.enable.contains(k));
             s.enable.clone_from(&base.enable);
             s.skills = base.skills.clone();
+            s.models = base.models.clone();
             // Command-line levels (`--select`, `--ignore`) beat the configuration.
             s.levels
                 .extend(base.levels.iter().map(|(k, v)| (k.clone(), *v)));

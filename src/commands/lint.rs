@@ -23,6 +23,16 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             config: args.config.file.as_deref(),
         },
     )?;
+    let models = if args.check_models {
+        let program = crate::pi::locate(&ctx.env)
+            .map_err(|e| anyhow::anyhow!("--check-models needs pi: {e}"))?;
+        let agent_dir = ctx.env.agent_dir();
+        let scope = crate::pi::models::scope_for(&program, agent_dir.as_deref(), &project.cwd)
+            .map_err(|e| anyhow::anyhow!("--check-models: {e}"))?;
+        Some(crate::lint::Models(std::sync::Arc::new(scope)))
+    } else {
+        None
+    };
     let base = crate::lint::FileSettings {
         no_inline_suppressions: args.no_inline_suppressions,
         levels: flag_levels(&args.select, &args.extend_select, &args.ignore)?,
@@ -35,6 +45,7 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             .cloned()
             .collect(),
         skills: Some(project.skill_places()),
+        models,
     };
     if stdin {
         return run_stdin(args, ctx, &project, &base);

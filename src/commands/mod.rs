@@ -17,6 +17,7 @@ pub mod lint;
 pub mod list;
 pub mod lsp;
 pub mod mcp;
+mod model_check;
 pub mod new;
 pub mod provider;
 pub mod recon;

@@ -23,15 +23,25 @@ pub fn run(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     };
     let rt = render::runtime_of(&d, role, args.model.as_deref(), &ctx.env, &project.cwd);
     let provider_run = crate::provider::mapping::provider_run(&role.name, role.role.max_turns);
+    // The model the chain settles on, against what pi lists on this machine.
+    let model_check =
+        super::model_check::check(ctx, &project.cwd, rt.model.effective.as_deref(), d.host);
     match args.format {
         Format::Json => {
             let run = provider_run
                 .as_ref()
                 .map(|r| serde_json::to_value(r).expect("plain data serializes"));
-            write_stdout(&json_line(&render::show_doc(&d, role, &rt, &ctx.cwd, run))?)?
+            let mut doc = render::show_doc(&d, role, &rt, &ctx.cwd, run);
+            if let Some(c) = &model_check {
+                doc["model_check"] = serde_json::to_value(c).expect("plain data serializes");
+            }
+            write_stdout(&json_line(&doc)?)?
         }
         Format::Human => {
             let mut text = render::show_human(&d, role, &rt, style(ctx));
+            if let Some(c) = &model_check {
+                text.push_str(&super::model_check::human(c));
+            }
             if let Some(run) = &provider_run {
                 text.push_str(&provider_run_human(run));
             }

@@ -52,6 +52,9 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let mut spec = PiRunSpec::for_role(&role.role, &project.cwd, SMOKE_PROMPT.to_string());
     spec.timeout = Some(SMOKE_TIMEOUT);
     let plan = plan_launch(&spec, &ctx.env);
+    // The model pi is given, against what pi lists on this machine.
+    let model_check =
+        super::model_check::check(ctx, &project.cwd, role.role.model.as_deref(), d.host);
 
     let outcome = if args.run {
         let progress = |p: &crate::delegate::Progress| {
@@ -103,6 +106,10 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 "provider_run": provider_run,
                 "run": run,
             });
+            let mut doc = doc;
+            if let Some(c) = &model_check {
+                doc["model_check"] = serde_json::to_value(c).expect("plain data serializes");
+            }
             write_stdout(&json_line(&doc)?)?;
         }
         Format::Human => {
@@ -135,6 +142,9 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             }
             for n in &role.notes {
                 t.push_str(&format!("  note: {n}\n"));
+            }
+            if let Some(c) = &model_check {
+                t.push_str(super::model_check::human(c).trim_start_matches('\n'));
             }
             match &plan {
                 Ok(l) => {

@@ -162,6 +162,9 @@ pub struct StreamState {
     /// The error of the last retry round, when pi gave up (`auto_retry_end`).
     pub retry_final_error: Option<String>,
     pub usage: Option<Usage>,
+    /// Leave `usage` uncounted: only the baseline of scripts/bench-delegate.sh sets
+    /// it, to measure what the usage accounting costs (the runner never does).
+    pub skip_usage: bool,
     pub events: u64,
     pub malformed_lines: u64,
     pub oversized_lines: u64,
@@ -588,7 +591,7 @@ impl StreamState {
             return; // user, toolResult, and pi 1.6's system messages
         }
         self.pending_retry = false;
-        if let Some(u) = &m.usage {
+        if let Some(u) = m.usage.as_ref().filter(|_| !self.skip_usage) {
             let usage = Usage {
                 input: u.input as u64,
                 output: u.output as u64,

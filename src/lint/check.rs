@@ -97,6 +97,19 @@ impl<'a> Checker<'a> {
     }
 }
 
+/// `unresolved-model` for `doc` against the models pi lists (`--check-models`).
+pub(crate) fn check_models(
+    doc: &RoleDoc,
+    profile: &'static HostProfile,
+    scope: &crate::pi::models::ModelScope,
+) -> Vec<Diagnostic> {
+    let mut cx = Checker::new(doc, profile);
+    if let Some(Ok(tree)) = &doc.tree {
+        rules::unresolved_model::check(&mut cx, tree, scope);
+    }
+    cx.out
+}
+
 /// All single-file findings for `doc` under `host`, sorted by position.
 pub fn check_doc(doc: &RoleDoc, profile: &'static HostProfile) -> Vec<Diagnostic> {
     check_doc_full(doc, profile).0

@@ -217,7 +217,21 @@ pub struct FileSettings {
     /// Where the skill directories are (`unknown-skill`); `None`: not known (text
     /// linted outside a project), and skill names are not checked.
     pub skills: Option<crate::discover::skills::SkillPlaces>,
+    /// `--check-models`: what pi lists on this machine (`unresolved-model`).
+    pub models: Option<Models>,
 }
+
+/// The models pi lists, shared by every file of a run (compared by identity).
+#[derive(Debug, Clone)]
+pub struct Models(pub std::sync::Arc<crate::pi::models::ModelScope>);
+
+impl PartialEq for Models {
+    fn eq(&self, other: &Models) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Models {}
 
 impl FileSettings {
     /// Set each finding's severity from the levels; drop the rules set `off`.
@@ -264,8 +278,14 @@ pub fn lint_doc_full(
     settings: &FileSettings,
 ) -> FileLint {
     let (mut diagnostics, host_specific) = check_doc_full(doc, profile);
+    let extra = settings.skills.is_some() || settings.models.is_some();
     if let Some(places) = &settings.skills {
         diagnostics.extend(check::check_skills(doc, profile, places));
+    }
+    if let Some(m) = &settings.models {
+        diagnostics.extend(check::check_models(doc, profile, &m.0));
+    }
+    if extra {
         diagnostics.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     }
     let (mut diagnostics, mut suppressed) = if settings.no_inline_suppressions {

@@ -19,6 +19,7 @@ both_generations! {
     the_pwk_toml_budget_applies_to_delegate => pwk_toml_budget_applies;
     a_review_of_four_roles_reports_usage_per_role_and_in_total => review_usage_per_role_and_total;
     one_roles_budget_stops_that_role_and_the_others_complete => one_role_budget_stops_it;
+    failed_tool_calls_are_counted_per_role => failed_tool_calls_per_role;
     max_tokens_stops_the_run => max_tokens_stops_the_run;
     max_cost_usd_stops_the_run => max_cost_stops_the_run;
     max_wall_seconds_stops_the_run => max_wall_stops_the_run;
@@ -430,4 +431,57 @@ fn pwk_config_shows_the_delegate_budget() {
         json!({"value": {"maxTokens": 5000, "maxCostUsd": 0.5}, "from": "pwk.toml:2:10"}),
         "{v:#}"
     );
+}
+
+/// Honest accounting in a review: a role whose tool calls mostly failed says so in
+/// its own result (`toolCallsFailed`, and a warning note); the others count none.
+fn failed_tool_calls_per_role(generation: Gen, pi: PathBuf) {
+    let llm = RoutedLlm::start(vec![
+        ("ROUTE-SPEC", Act::Text(SPEC_REPORT.into())),
+        (
+            "ROUTE-HAZARD",
+            Act::Tools(
+                vec![
+                    ("read".into(), r#"{"path":"no-such-file.txt"}"#.into()),
+                    ("read".into(), r#"{"path":"also-missing.txt"}"#.into()),
+                    ("ls".into(), r#"{"path":"."}"#.into()),
+                ],
+                hazard_report(),
+            ),
+        ),
+    ]);
+    let env = project(&llm);
+    role_file(&env, "pwk-spec-reviewer", "max_turns: 10\n", "ROUTE-SPEC");
+    role_file(
+        &env,
+        "pwk-hazard-reviewer",
+        "max_turns: 10\n",
+        "ROUTE-HAZARD",
+    );
+    let mut cmd = pwk_on(&env, &pi);
+    cmd.args([
+        "review",
+        "--roles",
+        "spec,hazard",
+        "--packet",
+        "packet.md",
+        "--timeout",
+        "60",
+        "--format",
+        "json",
+    ]);
+    let out = crate::support::run(&mut cmd);
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let r = v["results"].as_array().unwrap();
+    assert_eq!(r[0]["toolCallsFailed"], 0, "{generation:?}: {v:#}");
+    assert_eq!(r[1]["toolCalls"], 3, "{generation:?}: {:#}", r[1]);
+    assert_eq!(r[1]["toolCallsFailed"], 2, "{generation:?}: {:#}", r[1]);
+    assert!(
+        r[1]["notes"]
+            .to_string()
+            .contains("2 of 3 tool call(s) failed"),
+        "{generation:?}: {:#}",
+        r[1]
+    );
+    assert!(!r[0]["notes"].to_string().contains("failed"), "{:#}", r[0]);
 }

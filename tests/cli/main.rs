@@ -27,6 +27,7 @@ mod lsp_editor;
 mod lsp_props;
 mod mcp;
 mod mcp_gateway;
+mod models;
 mod oracle;
 mod project;
 mod provider;

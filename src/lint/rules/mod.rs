@@ -44,6 +44,7 @@ pub(crate) mod unknown_key;
 pub(crate) mod unknown_skill;
 pub(crate) mod unknown_tool;
 pub(crate) mod unreadable_file;
+pub(crate) mod unresolved_model;
 pub(crate) mod unterminated_frontmatter;
 pub(crate) mod unused_suppression;
 pub(crate) mod yaml_anchor;
@@ -123,6 +124,7 @@ pub static RULES: &[&Rule] = &[
     &unknown_skill::RULE,
     &unknown_tool::RULE,
     &unreadable_file::RULE,
+    &unresolved_model::RULE,
     &unterminated_frontmatter::RULE,
     &unused_suppression::RULE,
     &yaml_anchor::RULE,
