@@ -18,7 +18,7 @@ use serde_json::Value;
 mod merge;
 use merge::merge_patch;
 
-const HOSTS: [&str; 8] = [
+const HOSTS: [&str; 9] = [
     "pwk",
     "tintinweb",
     "nicobailon",
@@ -27,6 +27,7 @@ const HOSTS: [&str; 8] = [
     "gemini",
     "copilot",
     "opencode",
+    "pi-example",
 ];
 
 /// Blank every source string (`cite`) below `v`: the light view keeps the facts, not
@@ -80,8 +81,9 @@ fn main() {
     let mut pi_rows = String::from(
         "#[allow(clippy::type_complexity)] // generated data, read by `host::pi_rows`\npub static PI_ROWS: &[(&str, &str, &[&str], &[&str], &[(&str, &str)], &[(&str, &str)])] = &[\n",
     );
-    // The newest profile of each pi host, for the portable schema's extra keys.
-    let mut newest_pi: Vec<(String, Value)> = Vec::new();
+    // Every profile of each pi host, for the portable schema's extra keys (a key an
+    // older profile reads is still read by a supported host).
+    let mut every_pi: Vec<(String, Value)> = Vec::new();
     // What the compiled-in validators (`src/role/validate/compiled.rs`) are derived
     // from: when these bytes change, pwk compiles validators at run time until the
     // file is regenerated (and its freshness test fails until then).
@@ -155,17 +157,17 @@ fn main() {
                 "    ({host:?}, {package:?}, {version:?}, {applies:?}, {full_text:?}, {light_text:?}, {dirs:?}),"
             )
             .expect("write");
-        }
-        if PI_HOSTS.contains(&host) {
-            newest_pi.push((host.to_string(), current.clone()));
+            if PI_HOSTS.contains(&host) {
+                every_pi.push((host.to_string(), current.clone()));
+            }
         }
     }
     code.push_str("];\n");
     pi_rows.push_str("];\n");
     code.push_str(&pi_rows);
-    // The portable schema's extra properties: every key some pi host (newest) reads
-    // that the role schema does not document, with the labels of the hosts that read
-    // it (`host::schema::derive` for `pwk`; a test compares it with the derivation
+    // The portable schema's extra properties: every key some pi host profile (any
+    // version) reads that the role schema does not document, with the labels of the
+    // profiles that read it (`host::schema::derive` for `pwk`; a test compares it with the derivation
     // from the parsed profiles).
     let role: Value = serde_json::from_str(
         &std::fs::read_to_string("schemas/role.schema.json").expect("role schema"),
@@ -173,12 +175,12 @@ fn main() {
     .expect("role schema JSON");
     let documented = role["properties"].as_object().expect("properties");
     let mut extra: Vec<(String, Vec<String>)> = Vec::new();
-    for (_, p) in &newest_pi {
+    for (_, p) in &every_pi {
         for key in p["keys"].as_object().expect("keys").keys() {
             if documented.contains_key(key) || extra.iter().any(|(k, _)| k == key) {
                 continue;
             }
-            let who = newest_pi
+            let who = every_pi
                 .iter()
                 .filter(|(_, q)| q["keys"].get(key).is_some())
                 .map(|(h, q)| format!("{h}@{}", q["version"].as_str().expect("version")))

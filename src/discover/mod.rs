@@ -521,8 +521,13 @@ fn profile_sources(
                 None,
             ));
         }
-        // Another host (Claude Code): its directories, as its profile names them.
-        HostId::ClaudeCode | HostId::Gemini | HostId::Copilot | HostId::Opencode => {
+        // Another host (or pi's example extension): its directories, as its profile
+        // names them.
+        HostId::ClaudeCode
+        | HostId::Gemini
+        | HostId::Copilot
+        | HostId::Opencode
+        | HostId::PiExample => {
             for d in &host.discovery.dirs {
                 let layer = match d.layer {
                     crate::host::DirLayer::Global => Layer::Global,

@@ -270,7 +270,8 @@ pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runti
                 | HostId::ClaudeCode
                 | HostId::Gemini
                 | HostId::Copilot
-                | HostId::Opencode => None,
+                | HostId::Opencode
+                | HostId::PiExample => None,
             };
             (
                 "pi",

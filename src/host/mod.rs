@@ -46,10 +46,14 @@ pub enum HostId {
     Copilot,
     /// OpenCode's agents (`.opencode/agents/`).
     Opencode,
+    /// pi's own example subagent extension (`examples/extensions/subagent` of the
+    /// pi-coding-agent package, copied into the agent dir): `name`, `description`,
+    /// `tools`, `model`.
+    PiExample,
 }
 
 /// Every host, in a stable order.
-pub const ALL: [HostId; 8] = [
+pub const ALL: [HostId; 9] = [
     HostId::Pwk,
     HostId::Tintinweb,
     HostId::Nicobailon,
@@ -58,6 +62,7 @@ pub const ALL: [HostId; 8] = [
     HostId::Gemini,
     HostId::Copilot,
     HostId::Opencode,
+    HostId::PiExample,
 ];
 
 /// The real pi subagent hosts (what the portable profile must be safe on).
@@ -83,6 +88,7 @@ impl HostId {
             HostId::Gemini => "gemini",
             HostId::Copilot => "copilot",
             HostId::Opencode => "opencode",
+            HostId::PiExample => "pi-example",
         }
     }
 
@@ -127,9 +133,10 @@ impl HostId {
             .lines()
     }
 
-    /// Whether this is one of the pi subagent hosts (or the portable profile).
+    /// Whether this is one of the pi subagent hosts (or the portable profile): a
+    /// host that reads pi's directories.
     pub fn is_pi(self) -> bool {
-        self == HostId::Pwk || PI_HOSTS.contains(&self)
+        self == HostId::Pwk || self == HostId::PiExample || PI_HOSTS.contains(&self)
     }
 
     /// The newest profile.
@@ -619,6 +626,7 @@ mod tests {
             HostId::Gemini => include_str!("../../schemas/hosts/gemini.json"),
             HostId::Copilot => include_str!("../../schemas/hosts/copilot.json"),
             HostId::Opencode => include_str!("../../schemas/hosts/opencode.json"),
+            HostId::PiExample => include_str!("../../schemas/hosts/pi-example.json"),
         }
     }
 
@@ -739,7 +747,12 @@ mod tests {
         assert_eq!(p("tintinweb@0.14.1"), Ok("tintinweb@0.14".into()));
         assert_eq!(p("tintinweb@0.16.3"), Ok("tintinweb@0.16".into()));
         assert_eq!(p("tintinweb@0.18.0"), Ok("tintinweb@0.18".into()));
-        assert_eq!(p("tintinweb"), Ok("tintinweb@0.18".into()));
+        assert_eq!(p("tintinweb@0.20.1"), Ok("tintinweb@0.18".into()));
+        assert_eq!(p("tintinweb@0.25.2"), Ok("tintinweb@0.25".into()));
+        assert_eq!(p("tintinweb"), Ok("tintinweb@0.25".into()));
+        assert_eq!(p("herdr@3.3.0"), Ok("herdr@3.3".into()));
+        assert_eq!(p("nicobailon@0.76.1"), Ok("nicobailon@0.76".into()));
+        assert_eq!(p("pi-example"), Ok("pi-example@1.6".into()));
         assert!(matches!(
             "tintinweb@0.1".parse::<HostSpec>(),
             Err(HostError::UnknownVersion { .. })

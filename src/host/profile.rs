@@ -256,6 +256,11 @@ pub struct Parser {
     /// parser's verdict stands), or its own rewrite and a second parse.
     #[serde(default)]
     pub repair: crate::role::repair::Repair,
+    /// Set when the reader splits lines on `\n` only and a lone `\r` hides the keys
+    /// of the line it joins (nicobailon's key regex, [`crate::role::line_reader`]);
+    /// YAML readers take a lone `\r` as a line break.
+    #[serde(default)]
+    pub lone_cr: Option<Fact>,
     /// What a UTF-8 byte order mark before `---` does.
     pub bom: BomReading,
     /// The same, in words, with its source.
@@ -329,6 +334,9 @@ pub enum BadFileAction {
     SkipWarn,
     /// The file is skipped without a word.
     SkipSilent,
+    /// Discovery throws when the call is made: every call of the host's tool fails
+    /// while the file is there (pi's example extension).
+    FailsCalls,
 }
 
 impl BadFileAction {
@@ -338,6 +346,9 @@ impl BadFileAction {
             BadFileAction::RefuseStart => "fails to load, and pi exits at start-up",
             BadFileAction::SkipWarn => "skips the file with a warning on stderr",
             BadFileAction::SkipSilent => "skips the file silently",
+            BadFileAction::FailsCalls => {
+                "fails every `subagent` call while the file is there (discovery throws)"
+            }
         }
     }
 }

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-use super::{HostProfile, pi_hosts};
+use super::{HostProfile, pi_profiles};
 use crate::role::validate::Validator;
 
 /// The derived schema for a profile.
@@ -33,9 +33,9 @@ pub fn validator(p: &'static HostProfile) -> &'static Validator {
     })
 }
 
-/// Which real hosts (newest profiles) read `key`.
+/// Which real pi host profiles (every version) read `key`.
 pub fn readers(key: &str) -> Vec<&'static HostProfile> {
-    pi_hosts().filter(|p| p.reads(key)).collect()
+    pi_profiles().filter(|p| p.reads(key)).collect()
 }
 
 /// Every key `p` knows: its schema's properties, sorted (read from its compiled
@@ -151,7 +151,7 @@ mod tests {
         let role = crate::role::schema::schema();
         let documented = role["properties"].as_object().unwrap();
         let mut out: Vec<(String, Vec<String>)> = Vec::new();
-        for h in pi_hosts() {
+        for h in pi_profiles() {
             for key in h.keys.keys() {
                 if documented.contains_key(key) || out.iter().any(|(k, _)| k == key) {
                     continue;

@@ -162,6 +162,7 @@ fn run(cx: &mut Checker<'_>) {
             return;
         }
     };
+    rules::lone_carriage_return::check(cx, &fences);
     rules::dot_closing_fence::check(cx, &fences);
     rules::multiple_documents::check(cx, &fences);
     rules::empty_body::check(cx, &fences);
@@ -314,7 +315,11 @@ fn yaml_error(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlErro
     if !p.is_portable() && p.parser.kind == crate::host::ParserKind::Line {
         // What the line reader still needs: the required keys, at the start of a line.
         let yaml = &cx.doc.text[fences.yaml.clone()];
+        let seen = crate::role::line_reader::keys(yaml);
         let has = |key: &str| {
+            if p.parser.lone_cr.is_some() {
+                return seen.iter().any(|k| k == key);
+            }
             yaml.lines().any(|l| {
                 l.strip_prefix(key)
                     .and_then(|r| r.strip_prefix(':'))
@@ -333,8 +338,13 @@ fn yaml_error(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlErro
             }
             d.severity = super::Severity::Warning;
             d.message.push_str(&format!(
-                "; {} reads frontmatter line by line and still loads the file, but YAML tools and pi's own parser reject it, and pwk checked no key",
-                p.label()
+                "; {} reads frontmatter line by line{}, but YAML tools and pi's own parser reject it, and pwk checked no key",
+                p.label(),
+                if missing.is_empty() {
+                    " and still loads the file"
+                } else {
+                    ""
+                }
             ));
         }
         for key in missing {
@@ -381,7 +391,17 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
             Kind::AdditionalProperties { unexpected } if pointer.is_empty() => {
                 for key in unexpected {
                     if seen.insert((format!("/{key}"), rules::unknown_key::RULE.id)) {
+                        let before = cx.out.len();
                         rules::unknown_key::report(cx, tree, key);
+                        // A profile known only from a changelog cannot say for sure
+                        // that its host ignores a key.
+                        if cx.profile.host.is_pi() && cx.profile.measured.contains("changelog") {
+                            cap_at_warning(
+                                cx,
+                                before,
+                                "this profile is known only from the host's changelog",
+                            );
+                        }
                     }
                 }
             }
@@ -397,10 +417,65 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
                 let top = top_key(&pointer);
                 let rule = value_rule(cx, &top, &pointer, kind, node);
                 if seen.insert((pointer.clone(), rule.id)) {
+                    let before = cx.out.len();
                     report_value(cx, rule, &top, &pointer, kind, node);
+                    read_by_some_host(cx, before, tree, &top);
+                    // (pi hosts' profiles: the other hosts' facts are settled by
+                    // their CLI oracles.)
+                    if let Some(fact) = cx.profile.key(&top)
+                        && cx.profile.host.is_pi()
+                        && !fact.confidence.may_error()
+                    {
+                        cap_at_warning(
+                            cx,
+                            before,
+                            &format!(
+                                "what {} accepts in `{top}` is known only from its changelog or docs",
+                                cx.profile.label()
+                            ),
+                        );
+                    }
                 }
             }
         }
+    }
+}
+
+/// Severity follows evidence: the findings from `before` on rest on a fact known only
+/// from a changelog or documentation, so they are warnings that say so.
+fn cap_at_warning(cx: &mut Checker<'_>, before: usize, why: &str) {
+    for d in &mut cx.out[before..] {
+        if d.severity == super::Severity::Error {
+            d.severity = super::Severity::Warning;
+            d.message.push_str(&format!(" ({why})"));
+        }
+    }
+}
+
+/// Under the portable profile, a value the role schema refuses but some real pi host
+/// reads as written (tintinweb's `skills: false`, no skills) is not an error: the
+/// finding becomes a warning that names the hosts that read the value and the ones
+/// that do not. Only the error path pays for the per-host validation.
+fn read_by_some_host(cx: &mut Checker<'_>, before: usize, tree: &Node, top: &str) {
+    if !cx.profile.is_portable() || cx.out.len() == before {
+        return;
+    }
+    let (readers, others): (Vec<&'static HostProfile>, Vec<&'static HostProfile>) =
+        crate::host::pi_profiles().partition(|&p| {
+            p.reads(top)
+                && crate::host::schema::validator(p)
+                    .iter_errors(tree)
+                    .all(|e| top_key(e.instance_path().as_str()) != top)
+        });
+    if readers.is_empty() {
+        return;
+    }
+    let who = crate::host::name_profiles(&readers);
+    let rest = crate::host::name_profiles(&others);
+    for d in &mut cx.out[before..] {
+        d.severity = super::Severity::Warning;
+        d.message
+            .push_str(&format!("; read as written by {who}, not by {rest}"));
     }
 }
 

@@ -4,6 +4,7 @@
 //! [`Role`] is the typed view the installer, discovery and the runner use.
 
 pub mod frontmatter;
+pub mod line_reader;
 pub mod lines;
 pub mod repair;
 pub mod schema;

@@ -29,6 +29,7 @@ pub(crate) mod invalid_thinking;
 pub(crate) mod invalid_type;
 pub(crate) mod invalid_utf8;
 pub(crate) mod invalid_value;
+pub(crate) mod lone_carriage_return;
 pub(crate) mod mcp_gateway_tool;
 pub(crate) mod missing_description;
 pub(crate) mod missing_frontmatter;
@@ -109,6 +110,7 @@ pub static RULES: &[&Rule] = &[
     &invalid_type::RULE,
     &invalid_utf8::RULE,
     &invalid_value::RULE,
+    &lone_carriage_return::RULE,
     &mcp_gateway_tool::RULE,
     &missing_description::RULE,
     &missing_frontmatter::RULE,

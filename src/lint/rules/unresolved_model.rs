@@ -10,6 +10,10 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "unresolved-model",
     severity: Severity::Error,
+    also: Some((
+        Severity::Warning,
+        "for a model that resolves but lies outside pi's `enabledModels`",
+    )),
     summary: "`model` is not a model pi lists on this machine (only with --check-models)",
     explanation: "Checked only by `pwk lint --check-models`, which runs the local `pi --list-models` once (bounded, no network call, cached per pi binary and settings) and reads the `enabledModels` of pi's settings. A `model` that pi does not list will not run as written: tintinweb silently runs the child on the parent's model, nicobailon and herdr refuse the role, and pwk's `review`/`recon` drop the hint and run pi's default model. A bare id that several providers list is ambiguous. The help names the closest listed `provider/id`. A model that resolves but is outside `enabledModels` is a warning: pi still runs it when it is passed as `--model` (pi 0.73.1 dist/main.js:226), but it is not in the scope the user chose. The finding is about this machine's pi and settings, so it is not reported without the flag.",
     bad: "---\nmodel: anthropic/claude-haiku-4.5   # pi lists anthropic/claude-haiku-4-5\n---\n",
