@@ -137,6 +137,7 @@ fn run(cx: &mut Checker<'_>) {
     rules::dot_closing_fence::check(cx, &fences);
     rules::multiple_documents::check(cx, &fences);
     rules::empty_body::check(cx, &fences);
+    rules::dashes_end_frontmatter::check(cx, &fences);
     let tree = match &cx.doc.tree {
         Some(Ok(tree)) => tree,
         Some(Err(err)) => {
@@ -167,6 +168,8 @@ fn run_tree(cx: &mut Checker<'_>, fences: &Fences, tree: &Node) {
     rules::missing_tools::check(cx, tree);
     rules::host_ignored_key::check(cx, tree);
     rules::host_rejected_key::check(cx, tree);
+    rules::hook_outside_hooks::check(cx, tree);
+    rules::comment_in_value::check(cx, tree);
 }
 
 /// A host that repairs what strict YAML rejects (Claude Code) loads the file when
@@ -368,9 +371,32 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
                 let top = top_key(&pointer);
                 let rule = value_rule(cx, &top, &pointer, kind, node);
                 if seen.insert((pointer.clone(), rule.id)) {
+                    let before = cx.out.len();
                     report_value(cx, rule, &top, &pointer, kind, node);
+                    documented_only(cx, &top, before);
                 }
             }
+        }
+    }
+}
+
+/// Severity follows evidence: a value finding built on a key fact the host's
+/// documentation alone gives (not its source, not a measurement) is at most a
+/// warning, and says so.
+fn documented_only(cx: &mut Checker<'_>, top: &str, before: usize) {
+    let Some(fact) = cx.profile.key(top) else {
+        return;
+    };
+    if fact.confidence.may_error() {
+        return;
+    }
+    let label = cx.profile.label();
+    for d in &mut cx.out[before..] {
+        if d.severity == super::Severity::Error {
+            d.severity = super::Severity::Warning;
+            d.message.push_str(&format!(
+                " (from {label}'s documentation; what the host does with it is not measured)"
+            ));
         }
     }
 }
