@@ -369,6 +369,7 @@ impl Project {
             files,
             anchors,
             walk_errors: collected.errors,
+            other_case: collected.other_case,
             dirs,
             recursive: req.recursive,
         })
@@ -430,6 +431,7 @@ impl Project {
             groups,
             settings: source,
             walk_errors: set.walk_errors,
+            other_case: set.other_case,
             dirs: set.dirs,
             recursive: set.recursive,
             cwd: self.cwd.clone(),
@@ -456,6 +458,8 @@ pub struct FileSet {
     /// The trust anchors `--fix` and `--write-baseline` open these files from.
     pub anchors: crate::fs::Anchors,
     pub walk_errors: Vec<WalkError>,
+    /// Files found whose extension is `md` in another case (reported as skipped).
+    pub other_case: Vec<PathBuf>,
     /// The agents directories linted when no path was given.
     pub dirs: Vec<AgentsDir>,
     pub recursive: bool,
@@ -522,6 +526,8 @@ pub struct LintPlan {
     pub groups: Vec<LintGroup>,
     pub settings: SettingsSource,
     pub walk_errors: Vec<WalkError>,
+    /// Files whose extension is `md` in another case (reported as skipped).
+    pub other_case: Vec<PathBuf>,
     pub dirs: Vec<AgentsDir>,
     pub recursive: bool,
     pub cwd: PathBuf,
@@ -552,6 +558,7 @@ impl LintPlan {
         }
         let mut report = report.expect("a plan has at least one group");
         report.add_walk_errors(self.walk_errors);
+        report.skip_other_case(self.other_case);
         report
     }
 

@@ -639,11 +639,9 @@ fn classify(
         })
         .unwrap_or_default();
     // A host that repairs frontmatter strict YAML rejects (Claude Code) reads the
-    // repaired text.
-    let doc = doc.map(|d| match d.repaired(host.parser.repair) {
-        Some((repaired, _)) => repaired,
-        None => d,
-    });
+    // repaired text; one that ends the frontmatter at the first `---` anywhere
+    // reads only what comes before it.
+    let doc = doc.map(|d| d.as_read_by(host.parser.closing, host.parser.repair));
     let (doc, problem) = match doc {
         Ok(doc) => {
             let p = first_problem(&doc);
@@ -672,10 +670,23 @@ fn classify(
     } else {
         doc.as_ref().and_then(Role::from_doc)
     };
-    let loadable = match (&doc, &role) {
-        (Some(doc), Some(role)) => loadable_by(host, doc, role),
-        _ => false,
+    // A file name the host passes over (Gemini CLI: `_*.md`) is not a role there.
+    let excluded = match &path {
+        RolePath::File(p) => p
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| host.excludes(n)),
+        RolePath::Builtin(_) => None,
     };
+    let problem = match excluded {
+        Some(e) => Some(e.note.clone()),
+        None => problem,
+    };
+    let loadable = excluded.is_none()
+        && match (&doc, &role) {
+            (Some(doc), Some(role)) => loadable_by(host, doc, role),
+            _ => false,
+        };
     let declares_hidden = role.as_ref().is_some_and(|r| r.disable_model_invocation);
     let hidden = declares_hidden && host.reads("disable-model-invocation");
     let name = role

@@ -313,7 +313,13 @@ fn tools(
     };
     // A flow list (`[a, b]`) that the host's parser does not read as a list.
     let flow = raw.is_some_and(|n| text.get(n.span.clone()).is_some_and(|s| s.starts_with('[')));
+    let no_value = raw.is_some_and(|n| n.to_json().is_null());
     let (effective, host_default, mut note) = match &declared {
+        None if no_value && t.no_value_is_none => (
+            with_injected(Vec::new()),
+            false,
+            format!("`tools:` has no value: {label} gives the child no tools at all"),
+        ),
         None => (
             t.default.clone(),
             true,
@@ -342,7 +348,8 @@ fn tools(
                 // A specifier (`Bash(git *)`) grants the tool it qualifies.
                 let mut known: Vec<String> = Vec::new();
                 for x in list.iter().filter(|x| host.knows_tool(t.base(x))) {
-                    let b = t.base(x).to_string();
+                    let b = t.base(x);
+                    let b = t.aliases.get(b).map_or(b, String::as_str).to_string();
                     if !known.contains(&b) {
                         known.push(b);
                     }

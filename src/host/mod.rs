@@ -255,10 +255,11 @@ impl HostProfile {
 
     /// Whether `path`'s file name is one the host never reads as a role.
     pub fn excludes(&self, file_name: &str) -> Option<&Exclude> {
-        self.discovery
-            .exclude
-            .iter()
-            .find(|e| file_name.ends_with(&e.suffix))
+        self.discovery.exclude.iter().find(|e| {
+            (!e.suffix.is_empty() || !e.prefix.is_empty())
+                && file_name.ends_with(&e.suffix)
+                && file_name.starts_with(&e.prefix)
+        })
     }
 
     /// Whether a tool entry is one the host knows: a built-in, a host tool, or a
@@ -278,6 +279,7 @@ impl HostProfile {
             .any(|list| list.iter().any(|b| b.to_lowercase() == lower));
         }
         t.builtins.iter().any(|b| b == name)
+            || t.aliases.contains_key(name)
             || t.injected.iter().any(|b| b == name)
             || t.provided.iter().any(|b| b == name)
             || t.all_tokens.iter().any(|b| b == name)

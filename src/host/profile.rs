@@ -51,6 +51,10 @@ pub struct Profile {
     /// Keys that make the host refuse the role.
     #[serde(default)]
     pub rejected: BTreeMap<String, Fact>,
+    /// Set when the host refuses a role that declares a hook under a key other
+    /// than `hooks` (Claude Code: a misplaced permission guard).
+    #[serde(default)]
+    pub misplaced_hooks: Option<Fact>,
     /// Set when the host refuses a role with ANY key it does not read (Gemini
     /// CLI's strict schema): then an unread key is an error, not a warning.
     #[serde(default)]
@@ -194,7 +198,11 @@ pub enum DirLayer {
 #[serde(deny_unknown_fields)]
 pub struct Exclude {
     /// A file-name suffix (`.chain.md`).
+    #[serde(default)]
     pub suffix: String,
+    /// A file-name prefix (Gemini CLI: `_`).
+    #[serde(default)]
+    pub prefix: String,
     pub note: String,
     pub cite: Cite,
 }
@@ -261,6 +269,10 @@ pub struct Parser {
     /// YAML readers take a lone `\r` as a line break.
     #[serde(default)]
     pub lone_cr: Option<Fact>,
+    /// Where the host ends the frontmatter (Claude Code: at the first `---`
+    /// anywhere).
+    #[serde(default)]
+    pub closing: crate::role::Closing,
     /// What a UTF-8 byte order mark before `---` does.
     pub bom: BomReading,
     /// The same, in words, with its source.
@@ -420,6 +432,14 @@ pub struct Tools {
     /// vocabulary `pwk convert` maps through. A pi built-in maps to itself.
     #[serde(default)]
     pub maps_to: BTreeMap<String, Vec<String>>,
+    /// Whether `tools:` with no value gives the child no tools (Claude Code
+    /// 2.1.332: `bgn(null)` is `[]`) rather than the default.
+    #[serde(default)]
+    pub no_value_is_none: bool,
+    /// Entries the host renames to another of its tools (Claude Code 2.1.332:
+    /// `Task` → `Agent`): known, and the child gets the tool it names.
+    #[serde(default)]
+    pub aliases: BTreeMap<String, String>,
     /// Whether an entry may carry a specifier (`Bash(git *)`, `Agent(reviewer)`):
     /// the tool is the name before `(`.
     #[serde(default)]

@@ -166,6 +166,7 @@ fn run(cx: &mut Checker<'_>) {
     rules::dot_closing_fence::check(cx, &fences);
     rules::multiple_documents::check(cx, &fences);
     rules::empty_body::check(cx, &fences);
+    rules::dashes_end_frontmatter::check(cx, &fences);
     let tree = match &cx.doc.tree {
         Some(Ok(tree)) => tree,
         Some(Err(err)) => {
@@ -197,6 +198,8 @@ fn run_tree(cx: &mut Checker<'_>, fences: &Fences, tree: &Node) {
     rules::missing_tools::check(cx, tree);
     rules::host_ignored_key::check(cx, tree);
     rules::host_rejected_key::check(cx, tree);
+    rules::hook_outside_hooks::check(cx, tree);
+    rules::comment_in_value::check(cx, tree);
 }
 
 /// A host that repairs what strict YAML rejects (Claude Code) loads the file when
@@ -420,34 +423,30 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
                     let before = cx.out.len();
                     report_value(cx, rule, &top, &pointer, kind, node);
                     read_by_some_host(cx, before, tree, &top);
-                    // (pi hosts' profiles: the other hosts' facts are settled by
-                    // their CLI oracles.)
-                    if let Some(fact) = cx.profile.key(&top)
-                        && cx.profile.host.is_pi()
-                        && !fact.confidence.may_error()
-                    {
-                        cap_at_warning(
-                            cx,
-                            before,
-                            &format!(
-                                "what {} accepts in `{top}` is known only from its changelog or docs",
-                                cx.profile.label()
-                            ),
-                        );
-                    }
+                    documented_only(cx, &top, before);
                 }
             }
         }
     }
 }
 
-/// Severity follows evidence: the findings from `before` on rest on a fact known only
-/// from a changelog or documentation, so they are warnings that say so.
-fn cap_at_warning(cx: &mut Checker<'_>, before: usize, why: &str) {
+/// Severity follows evidence: a value finding built on a key fact that only the
+/// host's changelog or documentation gives (not its source, not a measurement) is at
+/// most a warning, and says so.
+fn documented_only(cx: &mut Checker<'_>, top: &str, before: usize) {
+    let Some(fact) = cx.profile.key(top) else {
+        return;
+    };
+    if fact.confidence.may_error() {
+        return;
+    }
+    let label = cx.profile.label();
     for d in &mut cx.out[before..] {
         if d.severity == super::Severity::Error {
             d.severity = super::Severity::Warning;
-            d.message.push_str(&format!(" ({why})"));
+            d.message.push_str(&format!(
+                " (what {label} accepts in `{top}` is known only from its changelog or documentation, not measured)"
+            ));
         }
     }
 }

@@ -74,6 +74,19 @@ pub struct LintReport {
 impl LintReport {
     /// Paths the walk could not look at: failures (exit 2), and `unreadable-file`
     /// findings so that every document counts them.
+    /// Files whose extension is `md` in another case (`x.MD`) are no host's role
+    /// files: said, so a role that never loads is not a silent gap (Claude Code
+    /// 2.1.332 does not load `x.MD`: oracle case e30).
+    pub fn skip_other_case(&mut self, paths: Vec<PathBuf>) {
+        for path in paths {
+            self.skipped.push(Skipped {
+                path,
+                reason: "not read as a role: hosts load only files ending in `.md` (lower case); rename it"
+                    .to_string(),
+            });
+        }
+    }
+
     pub fn add_walk_errors(&mut self, errors: Vec<WalkError>) {
         if errors.is_empty() {
             return;
@@ -328,6 +341,7 @@ pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> LintReport {
     let collected = collect_files(paths, opts.recursive);
     let mut report = lint_files(&collected.files, opts);
     report.add_walk_errors(collected.errors);
+    report.skip_other_case(collected.other_case);
     report
 }
 

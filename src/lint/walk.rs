@@ -30,6 +30,9 @@ pub fn default_dirs(root: &Path) -> Vec<PathBuf> {
 pub struct Collected {
     pub files: Vec<PathBuf>,
     pub errors: Vec<WalkError>,
+    /// Files in a searched directory whose extension is `md` in another case
+    /// (`x.MD`): no host reads them as roles, so they are reported, not linted.
+    pub other_case: Vec<PathBuf>,
 }
 
 impl WalkError {
@@ -85,6 +88,7 @@ pub fn default_dirs_for(root: &Path, host: &crate::host::HostChoice) -> Vec<Path
 pub fn collect_files(paths: &[PathBuf], recursive: bool) -> Collected {
     let mut out = Vec::new();
     let mut errors = Vec::new();
+    let mut other_case = Vec::new();
     for path in paths {
         let meta = match std::fs::symlink_metadata(path) {
             Ok(m) => m,
@@ -104,7 +108,7 @@ pub fn collect_files(paths: &[PathBuf], recursive: bool) -> Collected {
         // the user chose it. Below it, links are never followed.
         let is_dir = meta.is_dir() || (meta.file_type().is_symlink() && path.is_dir());
         if is_dir {
-            walk(path, recursive, &mut out, &mut errors);
+            walk(path, recursive, &mut out, &mut other_case, &mut errors);
         } else {
             out.push(path.clone());
         }
@@ -118,7 +122,12 @@ pub fn collect_files(paths: &[PathBuf], recursive: bool) -> Collected {
         let mut seen = std::collections::HashSet::new();
         out.retain(|p| crate::fs::identity_nofollow(p).is_none_or(|id| seen.insert(id)));
     }
-    Collected { files: out, errors }
+    other_case.sort();
+    Collected {
+        files: out,
+        errors,
+        other_case,
+    }
 }
 
 /// Whether a file name has the extension `md` as `Path::extension` reads it: `.md`
@@ -127,7 +136,18 @@ fn is_md_name(name: &[u8]) -> bool {
     name.len() > 3 && name.ends_with(b".md")
 }
 
-fn walk(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>, errors: &mut Vec<WalkError>) {
+/// A name ending in `.md` in another case (`x.MD`, `x.Md`), after a non-empty stem.
+fn is_other_case_md(name: &[u8]) -> bool {
+    name.len() > 3 && !name.ends_with(b".md") && name[name.len() - 3..].eq_ignore_ascii_case(b".md")
+}
+
+fn walk(
+    dir: &Path,
+    recursive: bool,
+    out: &mut Vec<PathBuf>,
+    other_case: &mut Vec<PathBuf>,
+    errors: &mut Vec<WalkError>,
+) {
     let io = |source| WalkError::Io {
         path: dir.to_path_buf(),
         source,
@@ -156,10 +176,12 @@ fn walk(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>, errors: &mut Vec<Wa
         };
         if ft.is_dir() {
             if recursive {
-                walk(&path, recursive, out, errors);
+                walk(&path, recursive, out, other_case, errors);
             }
         } else if is_md_name(name.as_encoded_bytes()) {
             out.push(path);
+        } else if is_other_case_md(name.as_encoded_bytes()) && ft.is_file() {
+            other_case.push(path);
         }
     }
 }

@@ -39,6 +39,29 @@ pub enum SplitError {
     Unterminated { open: Range<usize> },
 }
 
+/// Where a host ends the frontmatter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Closing {
+    /// At the first line that is `---` (or `...`), as pwk splits.
+    #[default]
+    Line,
+    /// At the first `---` anywhere after the opening line, even mid-line or
+    /// indented (Claude Code 2.1.332: `/^---\s*\n([\s\S]*?)---\s*\n?/`).
+    FirstDashes,
+}
+
+/// Under [`Closing::FirstDashes`]: the offset of a `---` that ends the frontmatter
+/// before pwk's closing line, if there is one.
+pub fn early_dashes(text: &str, f: &Fences) -> Option<usize> {
+    if f.close_kind != CloseKind::Dashes {
+        return None;
+    }
+    let from = f.open.start + 3;
+    let at = from + memchr::memmem::find(&text.as_bytes()[from..f.close.start], b"---")?;
+    Some(at)
+}
+
 const BOM: &str = "\u{feff}";
 
 /// The lines of `text[range]` as (start offset in `text`, line without `\n`).
@@ -138,6 +161,15 @@ mod tests {
             split("---\nname: a\n"),
             Err(SplitError::Unterminated { .. })
         ));
+    }
+
+    #[test]
+    fn early_dashes_are_found_only_before_the_closing_line() {
+        let at = |t: &str| early_dashes(t, &split(t).unwrap());
+        assert_eq!(at("---\na: x---y\n---\nb\n"), Some(8));
+        assert_eq!(at("---\na: |\n  ---\n---\n"), Some(11));
+        assert_eq!(at("---\na: x\n---\n---\n"), None);
+        assert_eq!(at("---\na: x\n...\n---\n"), None);
     }
 
     #[test]

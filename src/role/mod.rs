@@ -14,7 +14,7 @@ pub mod yaml;
 
 use std::path::{Path, PathBuf};
 
-pub use frontmatter::{CloseKind, Fences, SplitError};
+pub use frontmatter::{CloseKind, Closing, Fences, SplitError};
 pub use lines::{LineIndex, Position};
 pub use yaml::{Key, Node, Span, Value, YamlError};
 
@@ -68,6 +68,35 @@ impl RoleDoc {
             invalid_utf8_at,
             fences,
             tree,
+        }
+    }
+
+    /// The file as a host that ends the frontmatter at the first `---` anywhere
+    /// reads it ([`Closing::FirstDashes`]), when that `---` comes before pwk's
+    /// closing line: that document (a closing line put in at the cut; the lines
+    /// before it unchanged) and the offset of the `---`.
+    pub fn cut_at_early_dashes(&self) -> Option<(RoleDoc, usize)> {
+        if self.invalid_utf8_at.is_some() {
+            return None;
+        }
+        let at = frontmatter::early_dashes(&self.text, self.fences.as_ref().ok()?)?;
+        let text = format!("{}\n---\n{}", &self.text[..at], &self.text[at + 3..]);
+        Some((RoleDoc::from_text(self.path.clone(), text, None), at))
+    }
+
+    /// The file as a host with this `closing` and `repair` reads it: cut where it
+    /// ends the frontmatter, then repaired where strict YAML rejects it.
+    pub fn as_read_by(self, closing: Closing, repair: repair::Repair) -> RoleDoc {
+        let doc = match closing {
+            Closing::FirstDashes => match self.cut_at_early_dashes() {
+                Some((cut, _)) => cut,
+                None => self,
+            },
+            Closing::Line => self,
+        };
+        match doc.repaired(repair) {
+            Some((repaired, _)) => repaired,
+            None => doc,
         }
     }
 

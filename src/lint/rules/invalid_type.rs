@@ -54,6 +54,14 @@ pub(crate) fn report(cx: &mut Checker<'_>, top: &str, pointer: &str, node: &Node
                 "write `{top}: true` or `{top}: false` (YAML 1.2 reads `yes`/`on` as strings)"
             )),
         )
+    } else if top == "tools" && cx.profile.tools.no_value_is_none && node.to_json().is_null() {
+        (
+            format!(
+                "`{top}` must be {want}, found no value: {} gives the child no tools at all",
+                cx.profile.label()
+            ),
+            Some("name the tools the child needs, or remove `tools:` to give it every tool".into()),
+        )
     } else {
         (format!("`{top}` must be {want}, found {found}"), None)
     };

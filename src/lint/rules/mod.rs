@@ -7,8 +7,10 @@ pub(crate) mod adapter_visible;
 pub(crate) mod bidi_override;
 pub(crate) mod bom;
 pub(crate) mod cli_model_without_cli;
+pub(crate) mod comment_in_value;
 pub(crate) mod control_character;
 pub(crate) mod crlf;
+pub(crate) mod dashes_end_frontmatter;
 pub(crate) mod deprecated_skill_key;
 pub(crate) mod dot_closing_fence;
 pub(crate) mod duplicate_key;
@@ -18,6 +20,7 @@ pub(crate) mod empty_description;
 pub(crate) mod empty_frontmatter;
 pub(crate) mod file_too_large;
 pub(crate) mod frontmatter_not_mapping;
+pub(crate) mod hook_outside_hooks;
 pub(crate) mod host_ignored_key;
 pub(crate) mod host_rejected_key;
 pub(crate) mod host_tools_list;
@@ -88,8 +91,10 @@ pub static RULES: &[&Rule] = &[
     &bidi_override::RULE,
     &bom::RULE,
     &cli_model_without_cli::RULE,
+    &comment_in_value::RULE,
     &control_character::RULE,
     &crlf::RULE,
+    &dashes_end_frontmatter::RULE,
     &deprecated_skill_key::RULE,
     &dot_closing_fence::RULE,
     &duplicate_key::RULE,
@@ -99,6 +104,7 @@ pub static RULES: &[&Rule] = &[
     &empty_frontmatter::RULE,
     &file_too_large::RULE,
     &frontmatter_not_mapping::RULE,
+    &hook_outside_hooks::RULE,
     &host_ignored_key::RULE,
     &host_rejected_key::RULE,
     &host_tools_list::RULE,

@@ -56,7 +56,19 @@ pub(crate) fn report(cx: &mut Checker<'_>, node: &Node) {
         h.key("name")
             .is_some_and(|k| k.schema["pattern"] == "^[^:]*$" && value.contains(':'))
     });
-    let (message, severity) = if !p.is_portable() {
+    let (message, severity) = if !p.is_portable() && !value.contains(':') {
+        // The host's pattern is wider than "no `:`" (Gemini CLI: a slug).
+        (
+            format!(
+                "{} refuses this `name` (`{value}`); its rule: {}",
+                p.label(),
+                p.key("name")
+                    .and_then(|k| k.note.clone())
+                    .unwrap_or_else(|| "a slug".into())
+            ),
+            Severity::Error,
+        )
+    } else if !p.is_portable() {
         (
             format!(
                 "{} skips a role whose `name` contains `:` (`{value}`)",

@@ -1,0 +1,129 @@
+//! `dashes-end-frontmatter`: a `---` inside the frontmatter (mid-line, indented, in
+//! a value or a comment), where a host that ends the frontmatter at the first `---`
+//! anywhere (Claude Code) stops reading it.
+
+use crate::host::ParserKind;
+use crate::lint::Severity;
+use crate::lint::check::Checker;
+use crate::lint::rules::Rule;
+use crate::role::{Closing, Fences, Role};
+
+pub(crate) const RULE: Rule = Rule {
+    id: "dashes-end-frontmatter",
+    severity: Severity::Error,
+    summary: "a `---` inside the frontmatter ends it early for Claude Code",
+    explanation: "Claude Code ends the frontmatter at the first `---` in the file after the opening line, even in the middle of a value (`A---B`), in a block scalar or in a comment. What follows is lost: a `tools` line after it is never applied, so the child gets every tool, and the rest of the frontmatter becomes part of the prompt (measured with Claude Code 2.1.332, case f04; its binary's `K0` pattern `/^---\\s*\\n([\\s\\S]*?)---\\s*\\n?/`). Write the dashes another way (an en dash `–`, or `- -`).",
+    bad: "---\nname: ranges\ndescription: Handles A---B style ranges\ntools: Read\n---\n",
+    good: "---\nname: ranges\ndescription: Handles A–B style ranges\ntools: Read\n---\n",
+};
+
+pub(crate) fn check(cx: &mut Checker<'_>, _fences: &Fences) {
+    let p = cx.profile;
+    if p.parser.closing != Closing::FirstDashes || p.parser.kind != ParserKind::Yaml {
+        return;
+    }
+    let Some((cut, at)) = cx.doc.cut_at_early_dashes() else {
+        return;
+    };
+    let label = p.label();
+    // What the author wrote (as the host would repair it) and what the host reads.
+    let whole = cx.doc.clone().as_read_by(Closing::Line, p.parser.repair);
+    let read = cut.as_read_by(Closing::Line, p.parser.repair);
+    let wrote = whole.mapping().map(|m| m.to_json());
+    let got = read.mapping().map(|m| m.to_json());
+    if wrote.is_some() && wrote == got {
+        return; // only comments after it: the host reads the same keys
+    }
+    let role = Role::from_doc(&read);
+    let loads = role
+        .as_ref()
+        .is_some_and(|r| r.name.as_deref().is_some_and(|n| !n.is_empty()))
+        && role
+            .as_ref()
+            .is_some_and(|r| r.description.as_deref().is_some_and(|d| !d.is_empty()));
+    let mut said = Vec::new();
+    if let (Some(serde_json::Value::Object(w)), Some(serde_json::Value::Object(g))) = (&wrote, &got)
+    {
+        for (k, v) in g {
+            if w.get(k).is_some_and(|x| x != v)
+                && let Some(s) = v.as_str()
+            {
+                said.push(format!("reads `{k}` as {}", serde_json::Value::from(s)));
+            }
+        }
+        let lost: Vec<String> = w
+            .keys()
+            .filter(|k| !g.contains_key(*k))
+            .map(|k| format!("`{k}`"))
+            .collect();
+        if !lost.is_empty() {
+            let mut l = format!("loses {}", lost.join(", "));
+            if w.contains_key("tools") && !g.contains_key("tools") {
+                l.push_str(" (so the child gets every tool)");
+            }
+            said.push(l);
+        }
+    }
+    let outcome = if !loads {
+        "what is left has no usable `name` and `description`, and the agent is dropped without a message".to_string()
+    } else if said.is_empty() {
+        "the rest of the frontmatter becomes part of the prompt".to_string()
+    } else {
+        format!(
+            "it {}; the rest of the frontmatter becomes part of the prompt",
+            said.join(" and ")
+        )
+    };
+    cx.emit(
+        &RULE,
+        at..at + 3,
+        "the frontmatter ends here for this host",
+        format!("this `---` ends the frontmatter for {label}: {outcome}"),
+        Some(
+            "write the dashes another way (an en dash `–`, or `- -`); quoting does not help".into(),
+        ),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::host::HostId;
+    use crate::role::RoleDoc;
+
+    fn found(text: &str) -> Vec<String> {
+        let doc = RoleDoc::parse("a.md", text.as_bytes());
+        crate::lint::check::check_doc(&doc, HostId::ClaudeCode.newest())
+            .into_iter()
+            .filter(|d| d.rule == super::RULE.id)
+            .map(|d| d.message)
+            .collect()
+    }
+
+    #[test]
+    fn says_what_claude_code_reads_and_loses() {
+        let m = found("---\nname: r\ndescription: Handles A---B ranges\ntools: Read\n---\nBody\n");
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(
+            m[0].contains("reads `description` as \"Handles A\""),
+            "{m:?}"
+        );
+        assert!(
+            m[0].contains("loses `tools` (so the child gets every tool)"),
+            "{m:?}"
+        );
+        let m = found("---\nname: r---x\ndescription: d\n---\nBody\n");
+        assert!(m[0].contains("dropped"), "{m:?}");
+    }
+
+    #[test]
+    fn quiet_without_early_dashes_or_under_other_hosts() {
+        assert!(found("---\nname: r\ndescription: A–B\n---\nBody --- more\n").is_empty());
+        assert!(found("---\nname: r\ndescription: d\n# ---\n---\nBody\n").is_empty());
+        let doc = RoleDoc::parse("a.md", b"---\nname: r\ndescription: A---B\n---\nB\n");
+        assert!(
+            crate::lint::check::check_doc(&doc, HostId::Pwk.newest())
+                .iter()
+                .all(|d| d.rule != super::RULE.id)
+        );
+    }
+}
