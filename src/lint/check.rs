@@ -430,6 +430,17 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
     }
 }
 
+/// Severity follows evidence: the findings from `before` on rest on a fact known only
+/// from a changelog or documentation, so they are warnings that say so.
+fn cap_at_warning(cx: &mut Checker<'_>, before: usize, why: &str) {
+    for d in &mut cx.out[before..] {
+        if d.severity == super::Severity::Error {
+            d.severity = super::Severity::Warning;
+            d.message.push_str(&format!(" ({why})"));
+        }
+    }
+}
+
 /// Severity follows evidence: a value finding built on a key fact that only the
 /// host's changelog or documentation gives (not its source, not a measurement) is at
 /// most a warning, and says so.

@@ -11,6 +11,7 @@ use crate::role::{Node, Value};
 pub(crate) const RULE: Rule = Rule {
     id: "comment-in-value",
     severity: Severity::Warning,
+    also: None,
     summary: "` #` in an unquoted value starts a comment: the host keeps only the text before it",
     explanation: "In YAML, ` #` (a space, then `#`) starts a comment, even in the middle of an unquoted value: `description: Fix bugs #1 priority` is read as `Fix bugs`, silently (measured with Claude Code 2.1.332, case a3; every YAML reader does the same). pwk reports it for `description`, and for other keys when the `#` is followed directly by text (`#1`, `#tag`), where a comment was probably not meant. Quote the value to keep it whole, or put the comment on a line of its own.",
     bad: "---\nname: fixer\ndescription: Fix bugs #1 priority\n---\n",

@@ -11,6 +11,7 @@ use crate::role::{Closing, Fences, Role};
 pub(crate) const RULE: Rule = Rule {
     id: "dashes-end-frontmatter",
     severity: Severity::Error,
+    also: None,
     summary: "a `---` inside the frontmatter ends it early for Claude Code",
     explanation: "Claude Code ends the frontmatter at the first `---` in the file after the opening line, even in the middle of a value (`A---B`), in a block scalar or in a comment. What follows is lost: a `tools` line after it is never applied, so the child gets every tool, and the rest of the frontmatter becomes part of the prompt (measured with Claude Code 2.1.332, case f04; its binary's `K0` pattern `/^---\\s*\\n([\\s\\S]*?)---\\s*\\n?/`). Write the dashes another way (an en dash `–`, or `- -`).",
     bad: "---\nname: ranges\ndescription: Handles A---B style ranges\ntools: Read\n---\n",

@@ -20,6 +20,7 @@ use crate::role::Node;
 pub(crate) const RULE: Rule = Rule {
     id: "hook-outside-hooks",
     severity: Severity::Error,
+    also: None,
     summary: "a hook declared outside `hooks` makes Claude Code refuse the agent",
     explanation: "Claude Code takes anything shaped like a hook (a `PreToolUse` or `PermissionRequest` entry, or a matcher with a `hooks` list) found under a top-level key other than `hooks` for a misplaced permission guard, and refuses the whole agent: the error is in its debug log only (measured with Claude Code 2.1.332). Move the hooks under the top-level `hooks:` key, or rename the nested `hooks` key if it is not a hook.",
     bad: "---\nname: reviewer\ndescription: Reviews a diff.\nrelated:\n  hooks:\n    - name: lint\n---\n",
