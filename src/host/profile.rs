@@ -504,7 +504,7 @@ pub struct SkillDirs {
     /// In the host's order of precedence.
     pub dirs: Vec<SkillDir>,
     /// Other places the host also looks that pwk does not search (packages,
-    /// settings), completing "it also looks in …".
+    /// settings), as a list for "not searched: …".
     #[serde(default)]
     pub also: Option<String>,
     pub cite: Cite,

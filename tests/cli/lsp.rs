@@ -119,6 +119,8 @@ fn diagnostics_are_pwk_lint_s_with_utf16_ranges_and_follow_incremental_edits() {
         [
             expect("missing-tools", WARNING, (0, 0, 0, 3)),
             expect("invalid-type", ERROR, range_of(t, "[日本😀, \"\"]")),
+            // No such skill in the project's skill directories (UTF-16: 4 units).
+            expect("unknown-skill", WARNING, range_of(t, "日本😀")),
             expect("unknown-key", ERROR, range_of(t, "tols")),
             // `max_turns` (read by some hosts only): no finding with no host known.
             expect("invalid-type", ERROR, range_of(t, "\"20\"")),
@@ -151,6 +153,7 @@ fn diagnostics_are_pwk_lint_s_with_utf16_ranges_and_follow_incremental_edits() {
         summary(&diags),
         [
             expect("invalid-type", ERROR, range_of(&t2, "[日本😀, \"\"]")),
+            expect("unknown-skill", WARNING, range_of(&t2, "日本😀")),
             expect("invalid-type", ERROR, range_of(&t2, "\"20\"")),
         ]
     );

@@ -106,6 +106,8 @@ fn neovim_shows_the_diagnostics_and_applies_a_quick_fix() {
         before,
         [
             ("invalid-type".to_string(), 4, 8, 4, line.len() as u64),
+            // `日本😀` is no skill the host finds: bytes 9..19 of the line.
+            ("unknown-skill".to_string(), 4, 9, 4, 19),
             ("invalid-type".to_string(), 5, 11, 5, 15),
         ]
     );
@@ -125,7 +127,7 @@ fn neovim_shows_the_diagnostics_and_applies_a_quick_fix() {
         .collect();
     // `max_turns` is read by some hosts only: with no host known that is said once
     // in `pwk lint`'s summary, not per buffer.
-    assert_eq!(after, ["invalid-type"]);
+    assert_eq!(after, ["invalid-type", "unknown-skill"]);
     assert_eq!(r["text"][5], "max_turns: 20");
     assert!(
         r["hover"].as_str().unwrap().starts_with("**`name`**"),
