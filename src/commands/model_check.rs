@@ -13,6 +13,7 @@ pub(super) fn check(
     ctx: &Context,
     cwd: &Path,
     hint: Option<&str>,
+    thinking: Option<&str>,
     host: &crate::host::HostProfile,
 ) -> Option<ModelCheck> {
     let hint = hint.map(str::trim).filter(|h| !h.is_empty())?;
@@ -27,6 +28,7 @@ pub(super) fn check(
             Some(ModelCheck::of(
                 &scope,
                 hint,
+                thinking,
                 &host.label(),
                 on,
                 on.starts_with("refuses"),
@@ -50,6 +52,9 @@ pub(super) fn human(c: &ModelCheck) -> String {
     );
     if let Some(r) = &c.runs {
         s.push_str(&format!("  runs        {}\n", crate::text::escape_line(r)));
+    }
+    if let Some(t) = &c.thinking_runs {
+        s.push_str(&format!("  thinking    {}\n", crate::text::escape_line(t)));
     }
     s.push_str(&format!(
         "  note        {}\n",

@@ -24,8 +24,13 @@ pub fn run(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let rt = render::runtime_of(&d, role, args.model.as_deref(), &ctx.env, &project.cwd);
     let provider_run = crate::provider::mapping::provider_run(&role.name, role.role.max_turns);
     // The model the chain settles on, against what pi lists on this machine.
-    let model_check =
-        super::model_check::check(ctx, &project.cwd, rt.model.effective.as_deref(), d.host);
+    let model_check = super::model_check::check(
+        ctx,
+        &project.cwd,
+        rt.model.effective.as_deref(),
+        rt.thinking.value.as_deref(),
+        d.host,
+    );
     match args.format {
         Format::Json => {
             let run = provider_run

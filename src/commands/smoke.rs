@@ -53,8 +53,13 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     spec.timeout = Some(SMOKE_TIMEOUT);
     let plan = plan_launch(&spec, &ctx.env);
     // The model pi is given, against what pi lists on this machine.
-    let model_check =
-        super::model_check::check(ctx, &project.cwd, role.role.model.as_deref(), d.host);
+    let model_check = super::model_check::check(
+        ctx,
+        &project.cwd,
+        role.role.model.as_deref(),
+        role.role.thinking.as_deref(),
+        d.host,
+    );
 
     let outcome = if args.run {
         let progress = |p: &crate::delegate::Progress| {

@@ -5,6 +5,9 @@
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ModelList {
     pub models: Vec<(String, String)>,
+    /// The listed models whose `thinking` column says `no` (no reasoning: pi clamps
+    /// every thinking level to `off` for them).
+    pub without_thinking: Vec<(String, String)>,
 }
 
 impl ModelList {
@@ -12,6 +15,7 @@ impl ModelList {
     /// it, such as warnings, are not models).
     pub fn parse(text: &str) -> ModelList {
         let mut models = Vec::new();
+        let mut without_thinking = Vec::new();
         let mut seen_header = false;
         for line in text.lines() {
             let mut cols = line.split_whitespace();
@@ -21,10 +25,17 @@ impl ModelList {
             if p == "provider" && m == "model" {
                 seen_header = true;
             } else if seen_header {
+                // provider model context max-out thinking images
+                if cols.nth(2) == Some("no") {
+                    without_thinking.push((p.to_string(), m.to_string()));
+                }
                 models.push((p.to_string(), m.to_string()));
             }
         }
-        ModelList { models }
+        ModelList {
+            models,
+            without_thinking,
+        }
     }
 
     /// The model ids listed for `provider`.
@@ -267,9 +278,14 @@ pub struct ModelCheck {
     /// The `provider/id` it resolves to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resolved: Option<String>,
-    /// A `:level` suffix of the hint.
+    /// The thinking level asked for: the hint's `:level` suffix, else the role's
+    /// `thinking`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thinking: Option<String>,
+    /// The level pi runs the resolved model at: `off` for a model pi lists without
+    /// thinking (pi clamps to what the model supports).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinking_runs: Option<String>,
     /// Whether it is in pi's `enabledModels` scope; absent when there is no scope.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub in_enabled_models: Option<bool>,
@@ -293,6 +309,7 @@ impl ModelCheck {
             resolves: false,
             resolved: None,
             thinking: None,
+            thinking_runs: None,
             in_enabled_models: None,
             candidates: Vec::new(),
             runs: None,
@@ -306,10 +323,12 @@ impl ModelCheck {
     pub fn of(
         scope: &ModelScope,
         hint: &str,
+        thinking: Option<&str>,
         host: &str,
         on_unresolved: &str,
         refuses: bool,
     ) -> ModelCheck {
+        let role_thinking = thinking.map(str::trim).filter(|t| !t.is_empty());
         let mut c = ModelCheck::unchecked(hint, "");
         c.checked = true;
         let fallback = scope.fallback();
@@ -336,7 +355,21 @@ impl ModelCheck {
                 let full = format!("{provider}/{id}");
                 c.resolves = true;
                 c.resolved = Some(full.clone());
-                c.thinking = thinking;
+                c.thinking = thinking.or_else(|| role_thinking.map(str::to_string));
+                // pi 0.73.1 dist/core/agent-session.js:1157-1159 (setThinkingLevel
+                // clamps) and pi-ai dist/models.js:31-33 (no reasoning: only `off`).
+                let plain = scope
+                    .list
+                    .without_thinking
+                    .iter()
+                    .any(|(p, m)| *p == provider && *m == id);
+                c.thinking_runs = c.thinking.as_ref().map(|t| {
+                    if plain && t != "off" {
+                        "off".to_string()
+                    } else {
+                        t.clone()
+                    }
+                });
                 c.in_enabled_models = in_scope;
                 c.runs = Some(full.clone());
                 c.note = match in_scope {
@@ -346,6 +379,13 @@ impl ModelCheck {
                     ),
                     _ => format!("resolves to {full} (listed by `pi --list-models`)"),
                 };
+                if let (Some(asked), Some(runs)) = (&c.thinking, &c.thinking_runs)
+                    && asked != runs
+                {
+                    c.note.push_str(&format!(
+                        "; pi lists it without thinking, so thinking `{asked}` runs as `off`"
+                    ));
+                }
             }
             Resolution::Ambiguous { candidates } => {
                 let why = format!(
@@ -417,6 +457,37 @@ mod tests {
         assert_eq!(s.in_scope("mock", "mock-model"), Some(false));
         // The default is outside the scope: the scope's first listed model runs.
         assert_eq!(s.fallback().as_deref(), Some("mock/mock-small"));
+    }
+
+    #[test]
+    fn thinking_runs_off_on_a_model_listed_without_it() {
+        let list = ModelList::parse(
+            "provider  model          context  max-out  thinking  images
+mock      mock-model     128K     16.4K    no        no
+mock      mock-reasoner  128K     16.4K    yes       no
+",
+        );
+        assert_eq!(
+            list.without_thinking,
+            [("mock".into(), "mock-model".into())]
+        );
+        let s = ModelScope {
+            list,
+            ..ModelScope::default()
+        };
+        let c = ModelCheck::of(&s, "mock/mock-model", Some("high"), "pwk", "x", false);
+        assert_eq!(c.thinking.as_deref(), Some("high"));
+        assert_eq!(c.thinking_runs.as_deref(), Some("off"));
+        assert!(c.note.contains("runs as `off`"), "{}", c.note);
+        let c = ModelCheck::of(
+            &s,
+            "mock/mock-reasoner:low",
+            Some("high"),
+            "pwk",
+            "x",
+            false,
+        );
+        assert_eq!(c.thinking_runs.as_deref(), Some("low"));
     }
 
     #[test]

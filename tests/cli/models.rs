@@ -37,6 +37,11 @@ fn world(enabled: Option<Value>) -> TestEnv {
             format!("---\nname: {name}\ndescription: Role {name}.\nmodel: {model}\ntools: read, ls\n---\nBody.\n"),
         );
     }
+    // pi lists mock-model without thinking (no `reasoning` in models.json).
+    env.write(
+        ".pi/agents/thinks.md",
+        "---\nname: thinks\ndescription: Role thinks.\nmodel: mock/mock-model\nthinking: high\n---\nBody.\n",
+    );
     env
 }
 
@@ -89,6 +94,11 @@ fn show_and_smoke_say_which_model_runs(generation: Gen, pi: PathBuf) {
             c["note"].as_str().unwrap().contains("refuses the role"),
             "{c:#}"
         );
+
+        // `thinking: high` on a model pi lists without thinking runs as `off`.
+        let c = show(&env, &pi, cmd, "thinks", "pwk");
+        assert_eq!(c["thinking"], "high", "{generation:?} {cmd}: {c:#}");
+        assert_eq!(c["thinking_runs"], "off", "{generation:?} {cmd}: {c:#}");
     }
     // Human output says it too.
     let out = run(env
