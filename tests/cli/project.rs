@@ -423,3 +423,21 @@ fn mcp_list_roles_and_show_role_see_the_project_cli_list_and_show_see() {
     // The tool's `host` is the command's `--host`.
     assert_eq!(results[3]["value"], tintin, "list_roles host=tintinweb");
 }
+
+/// `pwk new` of every kind, with no host known, scaffolds a role `pwk lint` reports
+/// nothing on (not even a summary note).
+#[test]
+fn new_of_every_kind_lints_clean_with_no_host() {
+    for kind in ["leaf", "coordinator", "adapter"] {
+        let env = TestEnv::new();
+        std::fs::create_dir_all(env.path(".git")).unwrap();
+        let out = run(env.pwk().args(["new", "fresh-role", "--kind", kind]));
+        assert_eq!(out.code, 0, "{kind}: {}{}", out.stdout, out.stderr);
+        let out = run(env.pwk().args(["lint", "--deny-warnings"]));
+        assert_eq!(out.code, 0, "{kind}: {}{}", out.stdout, out.stderr);
+        assert_eq!(
+            out.stdout, "1 file checked for pwk: no problems.\n",
+            "{kind}"
+        );
+    }
+}
