@@ -524,16 +524,82 @@ impl PiRow {
 /// Every profile of every real pi host, oldest first per host (as [`pi_profiles`]),
 /// as the facts the portable profile consults per file.
 pub fn pi_rows() -> impl Iterator<Item = PiRow> {
-    generated::PI_ROWS.iter().map(
-        |&(host, version, keys, rejected, instead, default_values)| PiRow {
-            host: HostId::from_name(host).expect("a known host"),
-            version,
-            keys,
-            rejected,
-            instead,
-            default_values,
-        },
-    )
+    pi_table().rows.iter().copied()
+}
+
+/// The pi rows, made once per process, with each key's readers and refusers as bit
+/// sets over them: what the portable profile asks for every key of every file.
+pub struct PiTable {
+    pub rows: Vec<PiRow>,
+    /// Bit `i`: row `i` reads the key.
+    reads: std::collections::HashMap<&'static str, u64>,
+    /// Bit `i`: row `i` refuses a role with the key.
+    rejects: std::collections::HashMap<&'static str, u64>,
+}
+
+impl PiTable {
+    /// The rows that read `key`, as bits.
+    pub fn readers(&self, key: &str) -> u64 {
+        self.reads.get(key).copied().unwrap_or(0)
+    }
+
+    /// Whether some row refuses a role with `key`.
+    pub fn rejected_somewhere(&self, key: &str) -> bool {
+        self.rejects.contains_key(key)
+    }
+
+    /// Every row, as bits.
+    pub fn all(&self) -> u64 {
+        u64::MAX >> (64 - self.rows.len())
+    }
+
+    /// The rows selected by `mask`.
+    pub fn select(&self, mask: u64) -> impl Iterator<Item = PiRow> + '_ {
+        self.rows
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| mask & (1 << i) != 0)
+            .map(|(_, r)| *r)
+    }
+}
+
+/// The one [`PiTable`].
+pub fn pi_table() -> &'static PiTable {
+    static TABLE: std::sync::OnceLock<PiTable> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let rows: Vec<PiRow> = generated::PI_ROWS
+            .iter()
+            .map(
+                |&(host, version, keys, rejected, instead, default_values)| PiRow {
+                    host: HostId::from_name(host).expect("a known host"),
+                    version,
+                    keys,
+                    rejected,
+                    instead,
+                    default_values,
+                },
+            )
+            .collect();
+        assert!(
+            (1..=64).contains(&rows.len()),
+            "the pi rows fit one u64 bit set"
+        );
+        let mut reads = std::collections::HashMap::new();
+        let mut rejects = std::collections::HashMap::new();
+        for (i, r) in rows.iter().enumerate() {
+            for k in r.keys {
+                *reads.entry(*k).or_insert(0u64) |= 1 << i;
+            }
+            for k in r.rejected {
+                *rejects.entry(*k).or_insert(0u64) |= 1 << i;
+            }
+        }
+        PiTable {
+            rows,
+            reads,
+            rejects,
+        }
+    })
 }
 
 /// build.rs's fingerprint of the schema files (`role.schema.json`, every host file):

@@ -91,10 +91,11 @@ const _: () = assert!(
 /// tintinweb (and lint clean there); another pi host gets them through the
 /// conversion engine (nicobailon: no `max_turns`, which it ignores; herdr: its own
 /// keys, in `.pi/agents/`, the one project directory it reads); pwk's own runner
-/// then takes the canonical budget ([`canonical_max_turns`]). With no host known, and
-/// for any other host, the canonical files are written: under the portable profile
-/// they have no finding (the run's summary names `max_turns`, read by tintinweb only
-/// among the hosts that read `.agents/agents/`).
+/// then takes the canonical budget ([`canonical_max_turns`]). With no host known (the
+/// portable profile) the keys only some hosts read (what `pwk lint`'s summary would
+/// name: `max_turns`) are left out, so that lint reports nothing after setup; pwk's
+/// runner keeps the canonical budget there too. Any other host gets the canonical
+/// files.
 pub fn rendered_for(
     host: &'static crate::host::HostProfile,
 ) -> (Vec<BundledRole>, [&'static str; 2]) {
@@ -123,6 +124,7 @@ pub fn rendered_for(
         .map(|role| {
             let content = match host.host {
                 HostId::Nicobailon | HostId::Herdr => convert(role),
+                HostId::Pwk => portable(role, host, dir),
                 _ => None,
             };
             match content {
@@ -136,6 +138,44 @@ pub fn rendered_for(
         })
         .collect();
     (roles, dir)
+}
+
+/// The canonical role without the keys only some hosts read, as `pwk lint` finds
+/// them under the portable profile `profile` in the project directory `dir` (`None`:
+/// nothing to leave out, or the result would not lint clean).
+fn portable(
+    role: &BundledRole,
+    profile: &'static crate::host::HostProfile,
+    dir: [&str; 2],
+) -> Option<String> {
+    // Linted where it is written: which hosts count depends on the directory.
+    let path: std::path::PathBuf = dir.iter().chain([&role.file_name().as_str()]).collect();
+    let lint = |text: &str| {
+        let doc = crate::role::RoleDoc::parse(path.clone(), text.as_bytes());
+        crate::lint::lint_doc_full(&doc, profile, &Default::default())
+    };
+    let keys = lint(role.content).host_specific;
+    if keys.is_empty() {
+        return None;
+    }
+    // Canonical frontmatter keys are one line each (`key: value`).
+    let mut out = String::with_capacity(role.content.len());
+    let mut in_frontmatter = false;
+    for (i, line) in role.content.split_inclusive('\n').enumerate() {
+        if line.trim_end() == "---" {
+            in_frontmatter = i == 0;
+        } else if in_frontmatter
+            && keys.iter().any(|k| {
+                line.strip_prefix(k.as_str())
+                    .is_some_and(|r| r.starts_with(':'))
+            })
+        {
+            continue;
+        }
+        out.push_str(line);
+    }
+    let after = lint(&out);
+    (after.diagnostics.is_empty() && after.host_specific.is_empty()).then_some(out)
 }
 
 /// The `max_turns` of the canonical role `name` (pwk's runner's budget for its own

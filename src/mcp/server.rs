@@ -19,7 +19,6 @@ use serde_json::{Map, Value, json};
 use super::tasks::Registry;
 use super::tools::{self, Answer, Place};
 use crate::delegate::supervise::Remote;
-use crate::host::HostChoice;
 
 /// The default `task_wait` timeout.
 const DEFAULT_WAIT: Duration = Duration::from_secs(30);
@@ -261,7 +260,10 @@ impl Server {
     }
 
     fn role_resources(&self) -> Vec<(String, String, Option<String>)> {
-        let d = crate::discover::resolve_from(&self.cwd, self.registry.env(), &HostChoice::Auto);
+        // The roles `pwk list` shows for this project (its pwk.toml's host).
+        let Ok(d) = super::tools::project_roles(&self.cwd, self.registry.env(), None) else {
+            return Vec::new();
+        };
         d.roles
             .iter()
             .map(|r| {
@@ -372,7 +374,7 @@ delegate_start returns a task id; use task_status / task_wait / task_result, tas
         let name = name.to_string();
         let me = self.clone();
         let text = tokio::task::spawn_blocking(move || {
-            let d = crate::discover::resolve_from(&me.cwd, me.registry.env(), &HostChoice::Auto);
+            let d = super::tools::project_roles(&me.cwd, me.registry.env(), None).ok()?;
             d.find(&name).map(|r| r.doc.text.clone())
         })
         .await

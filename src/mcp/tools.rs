@@ -415,23 +415,62 @@ pub fn path_arg(cwd: &Path, p: &str) -> PathBuf {
     }
 }
 
-pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
-    let env = place.registry.env();
-    // The project exactly as `pwk lint` run in the server's directory finds it: its
-    // root, `pwk.toml` (host, rule levels, overrides, `paths`, `exclude`) and file set.
-    let host = match str_arg(args, "host")? {
-        None => None,
-        Some(_) => Some(host_arg(args)?),
-    };
-    let project = crate::project::Project::open(crate::project::ProjectOptions {
-        cwd: place.cwd.to_path_buf(),
+/// The project exactly as a command run in the server's directory `cwd` finds it:
+/// its root, `pwk.toml` (host, rule levels, overrides, `paths`, `exclude`); `host`
+/// is the command's `--host` (a tool's `host` argument).
+pub fn open_project(
+    cwd: &Path,
+    env: &crate::env::Env,
+    host: Option<HostChoice>,
+) -> Result<crate::project::Project, String> {
+    crate::project::Project::open(crate::project::ProjectOptions {
+        cwd: cwd.to_path_buf(),
         host,
         config: place.config.map(Path::to_path_buf),
         home: env.home.clone(),
         agent_dir: env.agent_dir(),
         ..Default::default()
     })
-    .map_err(|e| e.relative_to(place.cwd).to_string())?;
+    .map_err(|e| e.relative_to(cwd).to_string())
+}
+
+/// Every role the project's host sees, as `pwk list` and `pwk show` find them
+/// (the role resources too).
+pub fn project_roles(
+    cwd: &Path,
+    env: &crate::env::Env,
+    host: Option<HostChoice>,
+) -> Result<crate::discover::Discovery, String> {
+    open_project(cwd, env, host)?
+        .discover()
+        .map_err(|e| e.relative_to(cwd).to_string())
+}
+
+/// The tool's `host` argument, when it has one.
+fn host_flag(args: &Map<String, Value>) -> Result<Option<HostChoice>, String> {
+    match str_arg(args, "host")? {
+        None => Ok(None),
+        Some(_) => Ok(Some(host_arg(args)?)),
+    }
+}
+
+fn project(
+    place: &Place<'_>,
+    args: &Map<String, Value>,
+) -> Result<crate::project::Project, String> {
+    open_project(place.cwd, place.registry.env(), host_flag(args)?)
+}
+
+fn discover(
+    place: &Place<'_>,
+    args: &Map<String, Value>,
+) -> Result<crate::discover::Discovery, String> {
+    project_roles(place.cwd, place.registry.env(), host_flag(args)?)
+}
+
+pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
+    // `pwk lint --format json` on the same project and file set.
+    let project = project(place, args)?;
     let recursive = bool_arg(args, "recursive")?;
     let base = crate::lint::FileSettings::default();
     let report = match (str_arg(args, "text")?, args.get("paths")) {
@@ -527,7 +566,7 @@ pub fn explain_rule(args: &Map<String, Value>) -> Answer {
 }
 
 pub fn list_roles(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
-    let d = crate::discover::resolve_from(place.cwd, place.registry.env(), &host_arg(args)?);
+    let d = discover(place, args)?;
     let rows = crate::discover::render::list_rows(&d, bool_arg(args, "all")?);
     Ok(crate::discover::render::list_doc(&d, &rows))
 }
@@ -535,7 +574,7 @@ pub fn list_roles(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
 pub fn show_role(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
     let name = required_str(args, "name")?;
     let env = place.registry.env();
-    let d = crate::discover::resolve_from(place.cwd, env, &host_arg(args)?);
+    let d = discover(place, args)?;
     let Some(role) = d.find(name) else {
         let known: Vec<&str> = d.roles.iter().map(|r| r.name.as_str()).collect();
         let hint = crate::suggest::close_matches(name, known.iter().copied())

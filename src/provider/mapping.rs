@@ -115,15 +115,30 @@ pub struct DiscoverCatalog {
 }
 
 impl DiscoverCatalog {
+    /// The project of the request's `cwd` ([`crate::project::Project`]: its root
+    /// found by the one rule, `$HOME` and pi's agent directory from `env`).
     pub fn new(cwd: &std::path::Path, env: &crate::env::Env) -> DiscoverCatalog {
-        let roots = crate::discover::Roots {
+        let opts = crate::project::ProjectOptions {
             cwd: cwd.to_path_buf(),
             home: env.home.clone(),
-            global_agents_dir: env.global_agents_dir(),
-            project_root: None,
+            agent_dir: env.agent_dir(),
+            ..Default::default()
         };
+        // With neither --dir nor --config nothing is checked, so nothing fails.
+        let project = crate::project::Project::open(opts).unwrap_or_else(|_| {
+            crate::project::Project::at(cwd.to_path_buf(), env.home.clone(), env.agent_dir(), None)
+        });
+        DiscoverCatalog::in_project(&project)
+    }
+
+    /// The roles of `project` under pwk's own layer rules (pwk's runner is the host
+    /// here, whatever host the project names).
+    pub fn in_project(project: &crate::project::Project) -> DiscoverCatalog {
         DiscoverCatalog {
-            discovery: crate::discover::resolve_in(&roots, crate::host::HostId::Pwk.newest()),
+            discovery: crate::discover::resolve_in(
+                &project.roots(),
+                crate::host::HostId::Pwk.newest(),
+            ),
         }
     }
 }

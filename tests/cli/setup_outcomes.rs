@@ -4,14 +4,16 @@
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 
-use pwk::install::bundled::bundled_role;
 use pwk::install::hint::{with_model_line, without_model_lines};
 
 use crate::setup::{ROLES, Scene, WATCHDOG, run_watched};
 use crate::support::Output;
 
+/// The role as setup writes it with no host known (the portable profile: the
+/// canonical role without `max_turns`).
 fn canonical(name: &str) -> &'static str {
-    bundled_role(name).unwrap().content
+    let (rendered, _) = pwk::install::bundled::rendered_for(pwk::host::HostId::Pwk.newest());
+    rendered.iter().find(|r| r.name == name).unwrap().content
 }
 
 fn json(out: &Output) -> serde_json::Value {

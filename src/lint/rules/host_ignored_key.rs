@@ -106,18 +106,23 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
 /// host profile is parsed.
 fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node) {
     let k = key.text.as_str();
-    if host::pi_rows().any(|h| h.rejects(k)) {
+    // Asked for every key of every file: bit sets over the rows, made once.
+    let table = host::pi_table();
+    if table.rejected_somewhere(k) {
         return; // `host-rejected-key` names who refuses it
     }
     // Only the hosts that look where the file is: a role in `.agents/agents/` is
     // none of herdr's business (it reads only `.pi/agents/`).
-    let dir_of_file = project_dir_of(&cx.doc.path);
-    let (readers, ignorers): (Vec<host::PiRow>, Vec<host::PiRow>) = host::pi_rows()
-        .filter(|h| dir_of_file.is_none_or(|d| host_reads_dir(h.host, d)))
-        .partition(|h| h.reads(k));
-    if readers.is_empty() || ignorers.is_empty() {
+    let looking = match project_dir_of(&cx.doc.path) {
+        None => table.all(),
+        Some(d) => dir_rows(table, d),
+    };
+    let reading = table.readers(k) & looking;
+    let ignoring = !table.readers(k) & looking;
+    if reading == 0 || ignoring == 0 {
         return; // every host reads it, or none does (`unknown-key`)
     }
+    let ignorers = table.select(ignoring);
     // The same setting in each host's own spelling: a host that reads one of the
     // role's spellings is served. Harmless where ignored: the value is what that
     // host does anyway.
@@ -135,7 +140,6 @@ fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node) {
         })
         .unwrap_or_default();
     let ignorers: Vec<_> = ignorers
-        .into_iter()
         .filter(|h| !siblings.iter().any(|s| h.reads(s)))
         .filter(|h| {
             h.default_value(k)
@@ -151,8 +155,25 @@ fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node) {
     }
     // Not a per-file finding: the run's summary names these keys once, with how to
     // name the host (`host` in pwk.toml, `--host`).
-    let _ = readers;
     cx.host_specific.push(k.to_string());
+}
+
+/// The rows (as bits of `table`) whose host discovers project roles in `dir` (one of
+/// [`project_dir_of`]'s directories), worked out once per process.
+fn dir_rows(table: &host::PiTable, dir: &str) -> u64 {
+    static MASKS: std::sync::OnceLock<[(&str, u64); 2]> = std::sync::OnceLock::new();
+    let masks = MASKS.get_or_init(|| {
+        [".agents/agents", ".pi/agents"].map(|d| {
+            let mask = table
+                .rows
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| host_reads_dir(r.host, d))
+                .fold(0, |m, (i, _)| m | 1 << i);
+            (d, mask)
+        })
+    });
+    masks.iter().find(|(d, _)| *d == dir).map_or(0, |(_, m)| *m)
 }
 
 /// The well-known pi project directory holding `path` (`.agents/agents`,
