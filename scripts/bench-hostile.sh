@@ -20,14 +20,17 @@
 #
 # Usage: scripts/bench-hostile.sh [SCALE]   (default 1: the full sizes above;
 #        0.25 for a quick run). PROFILE=dev uses the debug build (no release
-#        build; slower, the ratios are what counts). For each series the smallest size is the baseline
+#        build; slower, the ratios are what counts). PWK_BENCH_BIN=PATH measures
+#        that binary as it is (no build). For each series the smallest size is the baseline
 #        measured in the same run; the ratio column is time (or bytes, or memory)
 #        against that baseline, next to the size ratio a linear cost would match.
 #        Quadratic costs show up as a ratio that grows with the square of the size.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SCALE="${1:-1}"
-if [[ ${PROFILE:-release} == dev ]]; then
+if [[ -n ${PWK_BENCH_BIN:-} ]]; then
+  PWK="$PWK_BENCH_BIN" # a binary built earlier (a release build of a given commit)
+elif [[ ${PROFILE:-release} == dev ]]; then
   cargo build --quiet --offline
   PWK="$PWD/target/debug/pwk"
 else

@@ -156,13 +156,12 @@ impl Workspace {
         if !name.ends_with(".md") || self.host.excludes(name).is_some() {
             return false;
         }
-        // Served, to say why it is not linted ([`Workspace::check`]); its
-        // directories' configuration is not read through the link.
-        if path.parent().and_then(|p| self.linked_for(p)).is_some() {
-            return true;
-        }
+        // Under a symbolic link: served as it would be otherwise, to say why it is
+        // not linted ([`Workspace::check`]); no configuration is read through the link.
+        let linked = path.parent().and_then(|p| self.linked_for(p)).is_some();
         // Files the configuration excludes are not linted, so not served.
-        if let Ok(Some(config)) = self.project.config_for(path)
+        if !linked
+            && let Ok(Some(config)) = self.project.config_for(path)
             && config.excludes(path)
         {
             return false;

@@ -1023,3 +1023,63 @@ fn shutdown_and_cancellation_are_answered_while_long_work_runs() {
     assert_eq!(status.code(), Some(0), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// A role directory reached through a symbolic link (`.agents -> /elsewhere`) is
+/// not read: the user is told once, a role buffer under it gets one
+/// `not-a-regular-file` finding instead of its lint, and its files on disk stay out
+/// of the cross-file set. A real directory next to it is linted as usual, and a
+/// plain Markdown file under another linked directory gets nothing.
+#[test]
+fn a_symlinked_role_directory_is_reported_not_read() {
+    let env = TestEnv::new();
+    let outside = tempfile::tempdir().unwrap();
+    let role = "---\nname: r\ndescription: Reviews.\ntools: read\n---\nBody.\n";
+    std::fs::create_dir_all(outside.path().join("agents")).unwrap();
+    // Behind the link: a second `r`, which would be a duplicate-name if it were read.
+    std::fs::write(outside.path().join("agents/r.md"), role).unwrap();
+    std::fs::create_dir(env.path(".git")).unwrap();
+    std::fs::create_dir(env.path(".agents")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("agents"), env.path(".agents/agents")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), env.path("docs")).unwrap();
+    std::fs::write(outside.path().join("README.md"), "# Notes\n").unwrap();
+    let real = env.write(".pi/agents/r.md", role);
+    let mut c = server(&env, &[]);
+    c.initialize(&file_uri(env.root()));
+    let shown = c.wait_for(|m| m["method"] == "window/showMessage");
+    let text = shown["params"]["message"].as_str().unwrap();
+    assert!(
+        text.contains("`.agents/agents` is a symbolic link"),
+        "{shown}"
+    );
+    // The real directory's role: clean, and no duplicate of the file behind the link.
+    let real_uri = file_uri(&real);
+    open(&mut c, &real_uri, role);
+    assert_eq!(c.diagnostics(&real_uri, 1), Vec::<Value>::new());
+    // A buffer under the link: one finding that says why, no lint of its text.
+    let linked_uri = file_uri(&env.path(".agents/agents/r.md"));
+    open(
+        &mut c,
+        &linked_uri,
+        "---\nname: r\nmax_turns: \"20\"\n---\n",
+    );
+    let diags = c.diagnostics(&linked_uri, 1);
+    assert_eq!(summary(&diags).len(), 1, "{diags:?}");
+    assert_eq!(diags[0]["code"], "not-a-regular-file", "{diags:?}");
+    assert!(
+        diags[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`.agents/agents` is a symbolic link"),
+        "{diags:?}"
+    );
+    // Plain Markdown under another linked directory is not pwk's.
+    let notes = file_uri(&env.path("docs/README.md"));
+    open(&mut c, &notes, "# Notes\n");
+    let hover = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": notes}, "position": {"line": 0, "character": 1}}),
+    );
+    assert_eq!(hover, Value::Null);
+    let (status, stderr) = c.shutdown();
+    assert!(status.success(), "{stderr}");
+}

@@ -53,8 +53,13 @@ impl TestEnv {
 
     /// `pwk` with the current directory at the project root and a pinned environment:
     /// no PWK_* or PI_* variables from the machine, HOME inside the temp dir, no colour.
+    ///
+    /// `PWK_TEST_OTHER_BINARY` runs another build instead (an older commit's, to see
+    /// which regression tests fail there); unset, the binary under test.
     pub fn pwk(&self) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_pwk"));
+        let bin = std::env::var_os("PWK_TEST_OTHER_BINARY")
+            .unwrap_or_else(|| env!("CARGO_BIN_EXE_pwk").into());
+        let mut cmd = Command::new(bin);
         cmd.current_dir(self.root());
         for (k, _) in std::env::vars_os() {
             let k = k.to_string_lossy().into_owned();
