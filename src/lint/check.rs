@@ -423,30 +423,44 @@ fn cap_at_warning(cx: &mut Checker<'_>, before: usize, why: &str) {
     }
 }
 
-/// Under the portable profile, a value the role schema refuses but some real pi host
-/// reads as written (tintinweb's `skills: false`, no skills) is not an error: the
-/// finding becomes a warning that names the hosts that read the value and the ones
-/// that do not. Only the error path pays for the per-host validation.
+/// Under the portable profile, a boolean the role schema refuses but some real pi host
+/// reads as one (tintinweb's `skills: false`, no skills) is not an error: the finding
+/// becomes a warning that names the hosts that read the boolean and the ones that
+/// read the key but refuse it. Only the error path pays for the per-host validation.
 fn read_by_some_host(cx: &mut Checker<'_>, before: usize, tree: &Node, top: &str) {
     if !cx.profile.is_portable() || cx.out.len() == before {
         return;
     }
+    let is_bool = tree
+        .get(top)
+        .is_some_and(|n| matches!(n.to_json(), serde_json::Value::Bool(_)));
+    if !is_bool
+        || cx.out[before..]
+            .iter()
+            .any(|d| d.rule != rules::invalid_type::RULE.id)
+    {
+        return;
+    }
     let (readers, others): (Vec<&'static HostProfile>, Vec<&'static HostProfile>) =
-        crate::host::pi_profiles().partition(|&p| {
-            p.reads(top)
-                && crate::host::schema::validator(p)
+        crate::host::pi_profiles()
+            .filter(|p| p.reads(top))
+            .partition(|&p| {
+                crate::host::schema::validator(p)
                     .iter_errors(tree)
                     .all(|e| top_key(e.instance_path().as_str()) != top)
-        });
-    if readers.is_empty() {
+            });
+    // No reader: the hosts refuse it too. No other: nothing to warn about here.
+    if readers.is_empty() || others.is_empty() {
         return;
     }
     let who = crate::host::name_profiles(&readers);
     let rest = crate::host::name_profiles(&others);
     for d in &mut cx.out[before..] {
         d.severity = super::Severity::Warning;
-        d.message
-            .push_str(&format!("; read as written by {who}, not by {rest}"));
+        d.message.push_str(&format!(
+            "; {who} take{} it as the boolean, {rest} as text",
+            if who.contains(" and ") { "" } else { "s" }
+        ));
     }
 }
 
