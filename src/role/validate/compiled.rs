@@ -3,7 +3,7 @@
 // Each validator is `Validator::compile` of `host::schema::host_schema` for its profile.
 use super::*;
 
-pub(crate) const INPUTS: u64 = 0x0578c9c219b0d9aa;
+pub(crate) const INPUTS: u64 = 0x496aa7282134e66c;
 
 pub(crate) static VALIDATORS: &[(&str, Validator)] = &[
     ("role", Validator { root: Schema::Keywords(Own::Static(&K15)) }),
