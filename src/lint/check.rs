@@ -362,17 +362,7 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
             Kind::AdditionalProperties { unexpected } if pointer.is_empty() => {
                 for key in unexpected {
                     if seen.insert((format!("/{key}"), rules::unknown_key::RULE.id)) {
-                        let before = cx.out.len();
                         rules::unknown_key::report(cx, tree, key);
-                        // A profile known only from a changelog cannot say for sure
-                        // that its host ignores a key.
-                        if cx.profile.host.is_pi() && cx.profile.measured.contains("changelog") {
-                            cap_at_warning(
-                                cx,
-                                before,
-                                "this profile is known only from the host's changelog",
-                            );
-                        }
                     }
                 }
             }
