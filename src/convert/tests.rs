@@ -400,3 +400,31 @@ fn in_place_names_no_rename_it_does_not_do() {
     assert_eq!(f.outcome, Outcome::Converted);
     assert_eq!(f.to.as_deref(), Some("graphql.md"), "{f:?}");
 }
+
+#[test]
+fn claude_code_converts_to_pi_example_with_its_four_keys() {
+    // pi's example extension reads name, description, tools and model only
+    // (pi-coding-agent@1.6.0 examples/extensions/subagent/agents.ts:90-98).
+    let text = "---\nname: reviewer\ndescription: Reviews a diff.\ntools: Read, Grep, Glob\nmaxTurns: 12\n---\nYou review.\n";
+    let c = convert(
+        ".claude/agents/reviewer.md",
+        text,
+        "claude-code",
+        "pi-example",
+        &[],
+    );
+    let fm = frontmatter(&c);
+    assert_eq!(fm["name"], "reviewer");
+    assert_eq!(fm["tools"], "read, grep, find");
+    assert!(fm.get("maxTurns").is_none() && fm.get("max_turns").is_none());
+    assert_eq!(item(&c, "maxTurns").outcome, Outcome::Dropped);
+    // And to the newest tintinweb (0.25), which still spells it `max_turns`.
+    let t = convert(
+        ".claude/agents/reviewer.md",
+        text,
+        "claude-code",
+        "tintinweb@0.25",
+        &[],
+    );
+    assert_eq!(frontmatter(&t)["max_turns"], 12);
+}

@@ -67,6 +67,31 @@ pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
             Err(_) => HostSpec::newest(f.host),
         }
     };
+    // pi's example subagent extension is no package: it is installed by placing
+    // its index.ts and agents.ts in the agent dir's extensions/subagent/
+    // (@earendil-works/pi-coding-agent@1.6.0 examples/extensions/subagent/README.md:38-40),
+    // or the project's .pi/extensions/subagent/.
+    if found.is_empty() {
+        let example = places.iter().find_map(|(settings, base)| {
+            let dir = base.join("extensions/subagent");
+            (dir.join("agents.ts").is_file() && dir.join("index.ts").is_file())
+                .then(|| (settings.clone(), dir))
+        });
+        if let Some((settings, dir)) = example {
+            return Detection {
+                spec: HostSpec::newest(HostId::PiExample),
+                reason: format!(
+                    "pi's example subagent extension is installed in {} (`--host H` to choose)",
+                    dir.display()
+                ),
+                found: vec![Found {
+                    host: HostId::PiExample,
+                    version: None,
+                    settings,
+                }],
+            };
+        }
+    }
     match found.as_slice() {
         [] => Detection {
             spec: HostSpec::newest(HostId::Pwk),
@@ -258,6 +283,24 @@ mod tests {
             Some((HostId::Tintinweb, None))
         );
         assert_eq!(match_source("npm:pi-web-tools"), None);
+    }
+
+    #[test]
+    fn pi_example_extension_is_detected_by_its_files() {
+        let root = std::env::temp_dir().join(format!("pwk-detect-example-{}", std::process::id()));
+        let ext = root.join(".pi/extensions/subagent");
+        std::fs::create_dir_all(&ext).unwrap();
+        assert_eq!(detect(&root, None).spec.host, HostId::Pwk);
+        std::fs::write(ext.join("index.ts"), "").unwrap();
+        std::fs::write(ext.join("agents.ts"), "").unwrap();
+        let d = detect(&root, None);
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(d.spec.host, HostId::PiExample);
+        assert!(
+            d.reason.contains("example subagent extension"),
+            "{}",
+            d.reason
+        );
     }
 
     #[test]

@@ -394,17 +394,7 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
             Kind::AdditionalProperties { unexpected } if pointer.is_empty() => {
                 for key in unexpected {
                     if seen.insert((format!("/{key}"), rules::unknown_key::RULE.id)) {
-                        let before = cx.out.len();
                         rules::unknown_key::report(cx, tree, key);
-                        // A profile known only from a changelog cannot say for sure
-                        // that its host ignores a key.
-                        if cx.profile.host.is_pi() && cx.profile.measured.contains("changelog") {
-                            cap_at_warning(
-                                cx,
-                                before,
-                                "this profile is known only from the host's changelog",
-                            );
-                        }
                     }
                 }
             }
@@ -430,17 +420,6 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
     }
 }
 
-/// Severity follows evidence: the findings from `before` on rest on a fact known only
-/// from a changelog or documentation, so they are warnings that say so.
-fn cap_at_warning(cx: &mut Checker<'_>, before: usize, why: &str) {
-    for d in &mut cx.out[before..] {
-        if d.severity == super::Severity::Error {
-            d.severity = super::Severity::Warning;
-            d.message.push_str(&format!(" ({why})"));
-        }
-    }
-}
-
 /// Severity follows evidence: a value finding built on a key fact that only the
 /// host's changelog or documentation gives (not its source, not a measurement) is at
 /// most a warning, and says so.
@@ -462,30 +441,44 @@ fn documented_only(cx: &mut Checker<'_>, top: &str, before: usize) {
     }
 }
 
-/// Under the portable profile, a value the role schema refuses but some real pi host
-/// reads as written (tintinweb's `skills: false`, no skills) is not an error: the
-/// finding becomes a warning that names the hosts that read the value and the ones
-/// that do not. Only the error path pays for the per-host validation.
+/// Under the portable profile, a boolean the role schema refuses but some real pi host
+/// reads as one (tintinweb's `skills: false`, no skills) is not an error: the finding
+/// becomes a warning that names the hosts that read the boolean and the ones that
+/// read the key but refuse it. Only the error path pays for the per-host validation.
 fn read_by_some_host(cx: &mut Checker<'_>, before: usize, tree: &Node, top: &str) {
     if !cx.profile.is_portable() || cx.out.len() == before {
         return;
     }
+    let is_bool = tree
+        .get(top)
+        .is_some_and(|n| matches!(n.to_json(), serde_json::Value::Bool(_)));
+    if !is_bool
+        || cx.out[before..]
+            .iter()
+            .any(|d| d.rule != rules::invalid_type::RULE.id)
+    {
+        return;
+    }
     let (readers, others): (Vec<&'static HostProfile>, Vec<&'static HostProfile>) =
-        crate::host::pi_profiles().partition(|&p| {
-            p.reads(top)
-                && crate::host::schema::validator(p)
+        crate::host::pi_profiles()
+            .filter(|p| p.reads(top))
+            .partition(|&p| {
+                crate::host::schema::validator(p)
                     .iter_errors(tree)
                     .all(|e| top_key(e.instance_path().as_str()) != top)
-        });
-    if readers.is_empty() {
+            });
+    // No reader: the hosts refuse it too. No other: nothing to warn about here.
+    if readers.is_empty() || others.is_empty() {
         return;
     }
     let who = crate::host::name_profiles(&readers);
     let rest = crate::host::name_profiles(&others);
     for d in &mut cx.out[before..] {
         d.severity = super::Severity::Warning;
-        d.message
-            .push_str(&format!("; read as written by {who}, not by {rest}"));
+        d.message.push_str(&format!(
+            "; {who} take{} it as the boolean, {rest} as text",
+            if who.contains(" and ") { "" } else { "s" }
+        ));
     }
 }
 

@@ -337,7 +337,7 @@ fn pwk_config_human_output_says_where_values_came_from() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(
         out.stdout,
-        "# The effective configuration for `roles/a.md`\n# project root: .\n# linted for: tintinweb@0.18 (pwk.toml:1:8)\n# config: pwk.toml\nhost = \"tintinweb\"  # pwk.toml:1:8\npaths = []          # default\nexclude = []        # default\n\n[rules]\ncrlf = \"off\"        # pwk.toml:4:8\n"
+        "# The effective configuration for `roles/a.md`\n# project root: .\n# linted for: tintinweb@0.25 (pwk.toml:1:8)\n# config: pwk.toml\nhost = \"tintinweb\"  # pwk.toml:1:8\npaths = []          # default\nexclude = []        # default\n\n[rules]\ncrlf = \"off\"        # pwk.toml:4:8\n"
     );
 }
 

@@ -265,7 +265,7 @@ fn host_profiles_change_what_is_reported() {
         m["message"]
             .as_str()
             .unwrap()
-            .contains("tintinweb@0.18 calls this role `pwk-smell-checker`"),
+            .contains("tintinweb@0.25 calls this role `pwk-smell-checker`"),
         "{m}"
     );
     let ignored = find(&new, "host-ignored-key");
@@ -917,7 +917,7 @@ fn schema_per_host() {
         tintin["x-pwk-host"]["identity"],
         "`name`, else the file stem"
     );
-    assert_eq!(tintin["x-pwk-host"]["version"], "0.18");
+    assert_eq!(tintin["x-pwk-host"]["version"], "0.25");
     let old = json(&run(env.pwk().args(["schema", "--host", "tintinweb@0.14"])));
     assert_eq!(
         old["x-pwk-host"]["identity"],

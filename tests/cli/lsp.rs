@@ -226,7 +226,7 @@ fn hover_says_what_the_host_does_with_a_key_and_what_a_value_resolves_to() {
     assert!(v.starts_with("**`max_turns`**"), "{v}");
     // tintinweb's own reading of the key: a number, 0 meaning unlimited.
     assert!(v.contains("Accepts a number, at least 0."), "{v}");
-    assert!(v.contains("**tintinweb@0.18 reads it.**"), "{v}");
+    assert!(v.contains("**tintinweb@0.25 reads it.**"), "{v}");
     assert!(v.contains("Source: "), "{v}");
     assert_eq!(h["range"]["start"], json!({"line": 4, "character": 0}));
     assert_eq!(h["range"]["end"], json!({"line": 4, "character": 9}));

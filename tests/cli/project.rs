@@ -57,7 +57,7 @@ fn cli_lint(env: &TestEnv) -> Value {
 fn one_pwk_toml_gives_the_same_findings_in_lint_mcp_and_the_language_server() {
     let env = project();
     let cli = cli_lint(&env);
-    assert_eq!(cli["host"]["profile"], "herdr@1.3", "{cli}");
+    assert_eq!(cli["host"]["profile"], "herdr@3.3", "{cli}");
     let expected = findings(&cli);
     let rules: BTreeSet<(&str, &str, &str)> = expected
         .iter()
@@ -85,7 +85,7 @@ fn one_pwk_toml_gives_the_same_findings_in_lint_mcp_and_the_language_server() {
         let results = v["result"].as_array().unwrap();
         for r in &results[..2] {
             assert_eq!(r["isError"], false, "{r}");
-            assert_eq!(r["value"]["host"]["profile"], "herdr@1.3", "{r}");
+            assert_eq!(r["value"]["host"]["profile"], "herdr@3.3", "{r}");
             assert_eq!(findings(&r["value"]), expected, "{r}");
         }
         let text = findings(&results[2]["value"]);
@@ -241,7 +241,7 @@ fn setup_then_lint_finds_nothing_for_no_host_and_each_detected_host() {
             ".agents/agents",
             "nicobailon@0.76",
         ),
-        (Some("npm:pi-herdr-agents"), ".pi/agents", "herdr@1.3"),
+        (Some("npm:pi-herdr-agents"), ".pi/agents", "herdr@3.3"),
     ] {
         let env = TestEnv::new();
         std::fs::create_dir_all(env.path(".git")).unwrap();
