@@ -261,7 +261,12 @@ impl Server {
 
     fn role_resources(&self) -> Vec<(String, String, Option<String>)> {
         // The roles `pwk list` shows for this project (its pwk.toml's host).
-        let Ok(d) = super::tools::project_roles(&self.cwd, self.registry.env(), None) else {
+        let Ok(d) = super::tools::project_roles(
+            &self.cwd,
+            self.config.as_deref(),
+            self.registry.env(),
+            None,
+        ) else {
             return Vec::new();
         };
         d.roles
@@ -374,7 +379,9 @@ delegate_start returns a task id; use task_status / task_wait / task_result, tas
         let name = name.to_string();
         let me = self.clone();
         let text = tokio::task::spawn_blocking(move || {
-            let d = super::tools::project_roles(&me.cwd, me.registry.env(), None).ok()?;
+            let d =
+                super::tools::project_roles(&me.cwd, me.config.as_deref(), me.registry.env(), None)
+                    .ok()?;
             d.find(&name).map(|r| r.doc.text.clone())
         })
         .await

@@ -420,13 +420,14 @@ pub fn path_arg(cwd: &Path, p: &str) -> PathBuf {
 /// is the command's `--host` (a tool's `host` argument).
 pub fn open_project(
     cwd: &Path,
+    config: Option<&Path>,
     env: &crate::env::Env,
     host: Option<HostChoice>,
 ) -> Result<crate::project::Project, String> {
     crate::project::Project::open(crate::project::ProjectOptions {
         cwd: cwd.to_path_buf(),
         host,
-        config: place.config.map(Path::to_path_buf),
+        config: config.map(Path::to_path_buf),
         home: env.home.clone(),
         agent_dir: env.agent_dir(),
         ..Default::default()
@@ -438,10 +439,11 @@ pub fn open_project(
 /// (the role resources too).
 pub fn project_roles(
     cwd: &Path,
+    config: Option<&Path>,
     env: &crate::env::Env,
     host: Option<HostChoice>,
 ) -> Result<crate::discover::Discovery, String> {
-    open_project(cwd, env, host)?
+    open_project(cwd, config, env, host)?
         .discover()
         .map_err(|e| e.relative_to(cwd).to_string())
 }
@@ -458,14 +460,24 @@ fn project(
     place: &Place<'_>,
     args: &Map<String, Value>,
 ) -> Result<crate::project::Project, String> {
-    open_project(place.cwd, place.registry.env(), host_flag(args)?)
+    open_project(
+        place.cwd,
+        place.config,
+        place.registry.env(),
+        host_flag(args)?,
+    )
 }
 
 fn discover(
     place: &Place<'_>,
     args: &Map<String, Value>,
 ) -> Result<crate::discover::Discovery, String> {
-    project_roles(place.cwd, place.registry.env(), host_flag(args)?)
+    project_roles(
+        place.cwd,
+        place.config,
+        place.registry.env(),
+        host_flag(args)?,
+    )
 }
 
 pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {

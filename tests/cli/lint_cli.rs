@@ -442,7 +442,11 @@ fn baseline_in_pwk_toml_is_relative_to_the_file_that_declares_it() {
     );
     assert_eq!(stdin.code, 0, "{}", stdin.stderr);
     assert_eq!(json(&stdin)["summary"]["suppressed"], 3);
-    assert!(!stdin.stderr.contains("matched no finding"), "{}", stdin.stderr);
+    assert!(
+        !stdin.stderr.contains("matched no finding"),
+        "{}",
+        stdin.stderr
+    );
     // A new error fails the run.
     env.write(
         ".agents/agents/reviewer.md",
