@@ -658,6 +658,12 @@ fn classify(
                 // pi's parser ends frontmatter only at `---`: after `...` there is none.
                 (Ok(f), _) if f.close_kind == crate::role::CloseKind::Dots => true,
                 (Ok(_), Some(Err(YamlError::NotMapping { .. }))) => true,
+                // A host that loads a file it cannot parse with every default.
+                (Ok(_), Some(Err(_)))
+                    if host.bad_file.action == crate::host::BadFileAction::LoadDefaults =>
+                {
+                    true
+                }
                 (Ok(_), Some(Ok(tree))) => tree.as_mapping().is_none_or(<[_]>::is_empty),
                 _ => false,
             }

@@ -366,6 +366,30 @@ fn tools(
                     .filter(|x| !host.knows_tool(t.base(x)) && !is_gate(x))
                     .collect();
                 let mut note = "as declared".to_string();
+                // Tools the host folds into another one that is granted.
+                let folded: Vec<String> = t
+                    .folded_into
+                    .iter()
+                    .filter(|(into, _)| known.contains(*into))
+                    .filter_map(|(into, gone)| {
+                        let g: Vec<&str> = gone
+                            .iter()
+                            .filter(|g| known.contains(*g))
+                            .map(String::as_str)
+                            .collect();
+                        (!g.is_empty()).then(|| {
+                            format!("no separate {} (the child uses {into})", g.join(" or "))
+                        })
+                    })
+                    .collect();
+                known.retain(|k| {
+                    !t.folded_into.iter().any(|(into, gone)| {
+                        gone.contains(k) && list.iter().any(|x| t.base(x) == into)
+                    })
+                });
+                if !folded.is_empty() {
+                    note.push_str(&format!("; {label} gives {}", folded.join("; ")));
+                }
                 if !t.injected.is_empty() {
                     note.push_str(&format!(" ({label} adds {})", t.injected.join(", ")));
                 }

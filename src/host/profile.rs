@@ -349,6 +349,9 @@ pub enum BadFileAction {
     /// Discovery throws when the call is made: every call of the host's tool fails
     /// while the file is there (pi's example extension).
     FailsCalls,
+    /// The whole file, frontmatter included, becomes the prompt of a role with
+    /// every default (OpenCode 1.18.33).
+    LoadDefaults,
 }
 
 impl BadFileAction {
@@ -360,6 +363,9 @@ impl BadFileAction {
             BadFileAction::SkipSilent => "skips the file silently",
             BadFileAction::FailsCalls => {
                 "fails every `subagent` call while the file is there (discovery throws)"
+            }
+            BadFileAction::LoadDefaults => {
+                "loads the whole file, frontmatter included, as the prompt of a role with every default"
             }
         }
     }
@@ -436,6 +442,11 @@ pub struct Tools {
     /// 2.1.332: `bgn(null)` is `[]`) rather than the default.
     #[serde(default)]
     pub no_value_is_none: bool,
+    /// Tools the host does not hand over separately when another is granted
+    /// (Claude Code 2.1.332: with `Bash`, no `Grep` or `Glob`; the child searches
+    /// through Bash).
+    #[serde(default)]
+    pub folded_into: BTreeMap<String, Vec<String>>,
     /// Entries the host renames to another of its tools (Claude Code 2.1.332:
     /// `Task` → `Agent`): known, and the child gets the tool it names.
     #[serde(default)]

@@ -300,14 +300,22 @@ fn repaired(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlError)
 fn yaml_error(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlError) {
     let before = cx.out.len();
     yaml_error_findings(cx, fences, err);
-    if cx.profile.parser.repair != crate::role::repair::Repair::None
+    use crate::role::repair::Repair;
+    let after_repair = match cx.profile.parser.repair {
+        Repair::None => None,
+        Repair::ClaudeCode => Some(
+            "'s repair (quoting top-level values, tabs to spaces) does not fix it: the agent is dropped without a message",
+        ),
+        Repair::Opencode => Some(
+            "'s repair (quoting top-level values that hold `:`) does not fix it: it loads the whole file, frontmatter included, as the prompt of an agent with every default (mode `all`)",
+        ),
+    };
+    if let Some(tail) = after_repair
         && matches!(err, crate::role::YamlError::Syntax { .. })
     {
         for d in &mut cx.out[before..] {
-            d.message.push_str(&format!(
-                "; {}'s repair (quoting top-level values, tabs to spaces) does not fix it: the agent is dropped without a message",
-                cx.profile.label()
-            ));
+            d.message
+                .push_str(&format!("; {}{tail}", cx.profile.label()));
         }
     }
     // A host with its own line reader is not stopped by what YAML rejects: it loads

@@ -145,6 +145,10 @@ impl RoleDoc {
                 let lines = repair::claude_code(&self.text, f.yaml.clone());
                 (!lines.is_empty()).then_some(lines)
             }
+            (repair::Repair::Opencode, Ok(f), Some(Err(YamlError::Syntax { .. }))) => {
+                let lines = repair::opencode(&self.text, f.yaml.clone());
+                (!lines.is_empty()).then_some(lines)
+            }
             (repair::Repair::ClaudeCode, Ok(_), Some(Err(YamlError::DuplicateKey { .. }))) => {
                 Some(Vec::new())
             }

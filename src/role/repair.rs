@@ -31,6 +31,8 @@ pub enum Repair {
     None,
     /// Claude Code's: quote top-level values, leading tabs to spaces ([`claude_code`]).
     ClaudeCode,
+    /// OpenCode's: a top-level value holding `:` becomes a block scalar ([`opencode`]).
+    Opencode,
 }
 
 /// One line the repair changed.
@@ -99,6 +101,67 @@ pub fn claude_code(file: &str, yaml: Range<usize>) -> Vec<RepairedLine> {
                 change,
             });
         }
+    }
+    out
+}
+
+/// OpenCode's repair of the frontmatter `file[yaml]` (`fallbackSanitization` in
+/// packages/opencode/src/config/markdown.ts; measured with OpenCode 1.18.33, cases
+/// o03 and o17):
+///
+/// ```js
+/// if (line.trim().startsWith("#") || line.trim() === "") … keep
+/// if (line.match(/^\s+/)) … keep
+/// const kvMatch = line.match(/^([a-zA-Z_][a-zA-Z0-9_]*)\s*:\s*(.*)$/) … value = kvMatch[2].trim()
+/// if (value === "" || value === ">" || value === "|" || value.startsWith('"') || value.startsWith("'")) … keep
+/// if (value.includes(":")) { result.push(`${key}: |-`); result.push(`  ${value}`) }
+/// ```
+///
+/// A one-line `|-` block holds the value as written, backslashes and all: pwk writes
+/// it as the double-quoted string with the same text, so every line stays one line.
+/// No tab handling: a tab-indented line stays as it is.
+pub fn opencode(file: &str, yaml: Range<usize>) -> Vec<RepairedLine> {
+    let mut out = Vec::new();
+    let mut start = yaml.start;
+    for raw in file[yaml.clone()].split('\n') {
+        let range = start..start + raw.len();
+        start = range.end + 1;
+        let line = raw.strip_suffix('\r').unwrap_or(raw);
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') || line.starts_with(char::is_whitespace) {
+            continue;
+        }
+        let key_len = line
+            .char_indices()
+            .take_while(|&(i, c)| {
+                c.is_ascii_alphabetic() || c == '_' || (i > 0 && c.is_ascii_digit())
+            })
+            .count();
+        if key_len == 0 {
+            continue;
+        }
+        let Some(value) = line[key_len..]
+            .trim_start_matches(char::is_whitespace)
+            .strip_prefix(':')
+        else {
+            continue;
+        };
+        let value = value.trim();
+        if value.is_empty()
+            || value == ">"
+            || value == "|"
+            || value.starts_with(['"', '\''])
+            || !value.contains(':')
+        {
+            continue;
+        }
+        let key = &line[..key_len];
+        let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+        out.push(RepairedLine {
+            range: range.start..range.start + line.len(),
+            replacement: format!("{key}: \"{escaped}\""),
+            change: Change::Quoted(key.to_string()),
+        });
     }
     out
 }
@@ -195,6 +258,26 @@ mod tests {
         );
         // Not matched at all: a CR before the end of the line (JavaScript's `.`).
         assert!(repair("description: a: b\r\n").is_empty());
+    }
+
+    #[test]
+    fn opencode_quotes_values_with_a_colon_only() {
+        let repair = |yaml: &str| -> Vec<String> {
+            opencode(yaml, 0..yaml.len())
+                .into_iter()
+                .map(|l| l.replacement)
+                .collect()
+        };
+        assert_eq!(
+            repair("name: a\ndescription: Use when: you review\\n\n"),
+            ["description: \"Use when: you review\\\\n\""]
+        );
+        assert_eq!(repair("model: a:b\n"), ["model: \"a:b\""]);
+        // Left alone: no colon, quoted, indented, a hyphenated key, tabs.
+        assert!(
+            repair("description: [WIP] #1\ntitle: \"a: b\"\n  x: a: b\nargument-hint: a: b\ntools:\n\t- read\n")
+                .is_empty()
+        );
     }
 
     #[test]

@@ -420,10 +420,11 @@ fn pi_parser_agrees_with_lint() {
                     .iter()
                     .filter(|d| d["path"] == file && d["severity"] == "error")
                     .count();
-                // Claude Code repairs what pi's strict parser rejects: there, the
-                // YAML finding (a warning) is pwk's verdict.
-                let repaired =
-                    own.is_some_and(|s| s.starts_with("claude-code@")) && !yaml_claims.is_empty();
+                // Claude Code and OpenCode repair what pi's strict parser rejects:
+                // there, the YAML finding (a warning) is pwk's verdict.
+                let repaired = own
+                    .is_some_and(|s| s.starts_with("claude-code@") || s.starts_with("opencode@"))
+                    && !yaml_claims.is_empty();
                 if !parsed && errors == 0 && !repaired {
                     disagreements.push(format!(
                         "{label}: {file}: pi {} cannot parse it ({}), pwk reports no error",
