@@ -55,6 +55,12 @@ pub fn plain_ok(s: &str, cx: Context) -> bool {
     {
         return false;
     }
+    // In a flow collection pwk's reader refuses a blank then `-` before the next
+    // `,` (`[yes -, x]`, "plain scalar cannot start with '-'"): quoted, which
+    // every reader takes the same way.
+    if cx == Context::Flow && s.contains(" -") {
+        return false;
+    }
     let flow_bad = |c: char| cx == Context::Flow && ",[]{}:#".contains(c);
     s.chars()
         .all(|c| printable(c) && !matches!(c, '\n' | '\r' | '\t') && !flow_bad(c))
