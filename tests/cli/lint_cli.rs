@@ -136,7 +136,7 @@ fn concise_prints_one_line_per_finding_with_the_fixable_marker() {
     assert_eq!(
         lines[3..],
         [
-            "Found 2 errors and 1 warning in 1 of 1 file for tintinweb@0.18.",
+            "Found 2 errors and 1 warning in 1 of 1 file for tintinweb@0.25.",
             "[*] 1 fixable with `pwk lint --fix` (1 more with `--unsafe-fixes`)."
         ],
         "{}",

@@ -386,7 +386,7 @@ fn mcp_list_roles_and_show_role_see_the_project_cli_list_and_show_see() {
             .unwrap_or_else(|e| panic!("{args:?}: {e}\n{}{}", out.stdout, out.stderr))
     };
     let list = cli(&["list", "--all", "--format", "json"]);
-    assert_eq!(list["profile"], "herdr@1.3", "{list:#}");
+    assert_eq!(list["profile"], "herdr@3.3", "{list:#}");
     let names: BTreeSet<&str> = list["roles"]
         .as_array()
         .unwrap()
@@ -400,7 +400,7 @@ fn mcp_list_roles_and_show_role_see_the_project_cli_list_and_show_see() {
     );
     assert!(!names.contains("elsewhere"), "{list:#}");
     let show = cli(&["show", "r", "--format", "json"]);
-    assert_eq!(show["profile"], "herdr@1.3", "{show:#}");
+    assert_eq!(show["profile"], "herdr@3.3", "{show:#}");
     let tintin = cli(&["list", "--all", "--host", "tintinweb", "--format", "json"]);
 
     let Some(client) = mcp_client() else { return };

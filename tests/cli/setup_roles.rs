@@ -97,7 +97,7 @@ fn roles_lint_clean_for_every_host() {
         );
         assert_eq!(out.code, 0, "--host {host}:\n{}{}", out.stdout, out.stderr);
         assert!(
-            out.stdout.contains("5 files checked for tintinweb@0.1")
+            out.stdout.contains("5 files checked for tintinweb@0.")
                 && out.stdout.contains(": no problems"),
             "{}",
             out.stdout

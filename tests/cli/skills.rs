@@ -91,7 +91,7 @@ fn each_host_reads_its_own_skill_directories() {
     assert!(skill_findings(&lint(&env, "tintinweb")).is_empty());
     let herdr = skill_findings(&lint(&env, "herdr"));
     assert_eq!(herdr.len(), 2, "{herdr:?}");
-    assert!(herdr[0].0.contains("herdr@1.3"), "{herdr:?}");
+    assert!(herdr[0].0.contains("herdr@"), "{herdr:?}");
     // Claude Code reads `.claude/skills/`, not pi's directories.
     env.write(".claude/skills/legacy/SKILL.md", "x");
     env.write(
