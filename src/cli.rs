@@ -366,7 +366,7 @@ pub struct ConvertArgs {
     #[arg(long, value_parser = parse_host_spec, help = format!("The host to convert to: a host ({}), or a version such as `nicobailon@0.67`", crate::host::name_list()))]
     pub to: HostSpec,
 
-    #[arg(long, default_value = "auto", value_parser = parse_host, help = host_help("detected from the directory, `.claude/agents/` → claude-code, else from pi's settings"))]
+    #[arg(long, default_value = "auto", value_parser = parse_host, help = host_help("detected from the directory, `.claude/agents/` → claude-code, else `host` in pwk.toml, else from pi's settings"))]
     pub from: HostChoice,
 
     /// Write the converted files into this directory (created when absent). In
@@ -394,6 +394,9 @@ pub struct ConvertArgs {
     /// Walk directories recursively.
     #[arg(long, short = 'r')]
     pub recursive: bool,
+
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]

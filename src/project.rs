@@ -575,7 +575,7 @@ impl LintPlan {
 }
 
 /// An origin as a short phrase for `Chosen::explain`.
-fn describe_origin(origin: &Origin, cwd: &Path) -> String {
+pub fn describe_origin(origin: &Origin, cwd: &Path) -> String {
     match origin {
         Origin::Default => "default".into(),
         Origin::Flag(f) => (*f).into(),

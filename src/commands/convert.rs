@@ -9,10 +9,12 @@ use serde_json::json;
 use crate::cli::{ConvertArgs, Format};
 use crate::context::write_stdout;
 use crate::convert::{
-    Conversion, ConvertOptions, Destination, Outcome, WriteResult, Written, convert_to, write,
+    Conversion, ConvertOptions, ConvertOrSettingsError, Destination, Outcome, WriteResult, Written,
+    convert_to, write,
 };
 use crate::host::{HostChoice, HostProfile, detect_from_paths};
 use crate::lint::{Severity, collect_files};
+use crate::project::Project;
 use crate::role::RoleDoc;
 use crate::text::escape_line;
 use crate::{Context, ExitStatus};
@@ -57,7 +59,14 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             }
         );
     }
-    let root = super::project(ctx, None)?.root;
+    let project = super::open_project(
+        ctx,
+        super::ProjectFlags {
+            config: args.config.file.as_deref(),
+            ..Default::default()
+        },
+    )?;
+    let root = project.root.clone();
     let opts = ConvertOptions {
         to,
         model_map: args.model_map.iter().cloned().collect(),
@@ -83,7 +92,7 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let mut targets: Vec<PathBuf> = Vec::new();
     for file in &files {
         let shown = ctx.display_path(file);
-        let (from, from_reason) = match source_host(&args.from, file, &root, ctx) {
+        let (from, from_reason) = match source_host(&args.from, file, &project, ctx) {
             Ok(x) => x,
             Err(msg) => {
                 errors.push(format!("`{}`: {msg}", escape_line(&shown)));
@@ -98,10 +107,17 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             }
         };
         let doc = RoleDoc::parse(file.clone(), &bytes);
-        let conversion = match convert_to(&doc, from, &opts, &dest) {
+        // The output is linted at its destination with the configuration that
+        // governs that path (its rule levels and overrides), as `pwk lint` would.
+        let settings_at = |at: &Path| project.resolve_file(at).map(|r| r.settings());
+        let conversion = match convert_to(&doc, from, &opts, &dest, settings_at) {
             Ok(c) => c,
-            Err(e) => {
+            Err(ConvertOrSettingsError::Convert(e)) => {
                 errors.push(escape_line(&e.to_string()).into_owned());
+                continue;
+            }
+            Err(ConvertOrSettingsError::Settings(e)) => {
+                errors.push(escape_line(&e.relative_to(&ctx.cwd).to_string()).into_owned());
                 continue;
             }
         };
@@ -165,11 +181,14 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     })
 }
 
-/// The host a file is written for, and why.
+/// The host a file is written for, and why: `--from`; else the host its
+/// directory names (`.claude/agents/` → claude-code); else `host` in the
+/// configuration governing the file (pwk.toml, its overrides, `--config`); else
+/// pi's settings.
 fn source_host(
     choice: &HostChoice,
     file: &Path,
-    root: &Path,
+    project: &Project,
     ctx: &Context,
 ) -> Result<(&'static HostProfile, String), String> {
     if let HostChoice::Spec(spec) = choice {
@@ -182,7 +201,19 @@ fn source_host(
             .replace("`--host H` to choose", "`--from H` to choose");
         return Ok((d.spec.profile().map_err(|e| e.to_string())?, reason));
     }
-    let chosen = choice.resolve(root, ctx.env.agent_dir().as_deref());
+    let configured = project
+        .resolve_file(file)
+        .map_err(|e| e.relative_to(&ctx.cwd).to_string())?
+        .host;
+    if let HostChoice::Spec(spec) = &configured.value {
+        let profile = spec.profile().map_err(|e| e.to_string())?;
+        let reason = format!(
+            "`host` in the configuration ({}); `--from H` to choose",
+            crate::project::describe_origin(&configured.origin, &ctx.cwd)
+        );
+        return Ok((profile, reason));
+    }
+    let chosen = choice.resolve(&project.root, ctx.env.agent_dir().as_deref());
     if chosen.profile.is_portable() {
         return Err(
             "cannot tell which host it is written for (it is not under a host's own directory such as `.claude/agents/`, and pi's settings name no single subagent host); pass `--from HOST`"

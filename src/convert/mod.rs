@@ -177,20 +177,31 @@ pub enum ConvertError {
 const PI_TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
 
 /// Convert one parsed role file from `from` to `opts.to`, for writing to `dest`:
-/// the output is linted where it will sit (the target host's view of that path).
-pub fn convert_to(
+/// the output is linted where it will sit (the target host's view of that path),
+/// with the settings `settings_at` gives for that path (the project's rule levels
+/// and overrides, as `pwk lint` would apply them there).
+pub fn convert_to<E>(
     doc: &RoleDoc,
     from: &'static HostProfile,
     opts: &ConvertOptions,
     dest: &Destination,
-) -> Result<Conversion, ConvertError> {
-    let mut c = convert_doc(doc, from, opts)?;
+    settings_at: impl FnOnce(&Path) -> Result<crate::lint::FileSettings, E>,
+) -> Result<Conversion, ConvertOrSettingsError<E>> {
+    let mut c = convert_doc(doc, from, opts).map_err(ConvertOrSettingsError::Convert)?;
     if matches!(dest, Destination::InPlace) {
         c.keep_source_name(opts.to);
     }
     let at = target_path(&c, dest);
-    c.lint = crate::lint::check_doc(&RoleDoc::parse(at, c.text.as_bytes()), opts.to);
+    let settings = settings_at(&at).map_err(ConvertOrSettingsError::Settings)?;
+    c.lint = crate::lint::lint_doc(&RoleDoc::parse(at, c.text.as_bytes()), opts.to, &settings);
     Ok(c)
+}
+
+/// Why [`convert_to`] failed: the conversion, or the settings for the destination.
+#[derive(Debug)]
+pub enum ConvertOrSettingsError<E> {
+    Convert(ConvertError),
+    Settings(E),
 }
 
 /// Convert one parsed role file from `from` to `opts.to` (not yet linted: see

@@ -21,7 +21,14 @@ fn convert(path: &str, text: &str, from: &str, to: &str, map: &[(&str, &str)]) -
             .collect(),
     };
     let dir = PathBuf::from(path).parent().unwrap().to_path_buf();
-    convert_to(&doc, spec(from), &opts, &Destination::Dir(dir)).unwrap()
+    convert_to(
+        &doc,
+        spec(from),
+        &opts,
+        &Destination::Dir(dir),
+        default_settings,
+    )
+    .unwrap()
 }
 
 fn item<'a>(c: &'a Conversion, key: &str) -> &'a Item {
@@ -197,7 +204,17 @@ fn convert_at(
         to: spec(to),
         model_map: BTreeMap::new(),
     };
-    convert_to(&doc, spec(from), &opts, &dest)
+    convert_to(&doc, spec(from), &opts, &dest, default_settings).map_err(|e| match e {
+        ConvertOrSettingsError::Convert(e) => e,
+        ConvertOrSettingsError::Settings(never) => match never {},
+    })
+}
+
+/// No project configuration: every rule at its own severity.
+fn default_settings(
+    _: &std::path::Path,
+) -> Result<crate::lint::FileSettings, std::convert::Infallible> {
+    Ok(crate::lint::FileSettings::default())
 }
 
 /// The output's frontmatter, read back by pwk's own parser.

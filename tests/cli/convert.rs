@@ -626,3 +626,166 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn pwk_toml_host_is_the_source_host_when_the_directory_says_nothing() {
+    // Without a host anywhere, `src/star.md` cannot be converted (see
+    // `a_failed_run_prints_no_success_summary`); `host = "nicobailon"` in pwk.toml
+    // makes it nicobailon's: `*` is an unknown name there, so no built-in tool.
+    let env = project();
+    fixture(&env, "nicobailon-star-grants-no-tool.md", "src/star.md");
+    env.write("pwk.toml", "host = \"nicobailon\"\n");
+    let args = ["--to", "tintinweb", "src/star.md", "--out", ".pi/agents"];
+    let (code, doc, err) = convert_json(&env, &args);
+    assert_eq!(code, 0, "{doc:#}\n{err}");
+    assert!(
+        doc["files"][0]["from"]
+            .as_str()
+            .unwrap()
+            .starts_with("nicobailon@"),
+        "{doc:#}"
+    );
+    let reason = doc["files"][0]["from_reason"].as_str().unwrap();
+    assert!(reason.contains("pwk.toml:1:"), "{reason}");
+    assert_eq!(keys(&doc, "dropped"), ["tools: *"], "{doc:#}");
+    let text = env.read(".pi/agents/star.md");
+    assert_eq!(
+        frontmatter(&env.path(".pi/agents/star.md"))["tools"],
+        "none",
+        "{text}"
+    );
+    // The human report says why this host.
+    let out = run(env
+        .pwk()
+        .args(["convert", "--to", "tintinweb", "src/star.md", "--dry-run"]));
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("src/star.md (nicobailon@"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("  from       `host` in the configuration (pwk.toml:1:"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn config_file_names_the_source_host_as_on_lint() {
+    // No pwk.toml: `--config FILE` governs every file, as on `lint`.
+    let env = project();
+    fixture(&env, "nicobailon-star-grants-no-tool.md", "src/star.md");
+    env.write("conf/team.toml", "host = \"nicobailon\"\n");
+    let args = ["--to", "tintinweb", "src/star.md", "--dry-run"];
+    let out = run(env.pwk().arg("convert").args(args));
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("pass `--from HOST`"), "{}", out.stderr);
+    let (code, doc, err) =
+        convert_json(&env, &[&args[..], &["--config", "conf/team.toml"]].concat());
+    assert_eq!(code, 0, "{doc:#}\n{err}");
+    assert!(
+        doc["files"][0]["from"]
+            .as_str()
+            .unwrap()
+            .starts_with("nicobailon@"),
+        "{doc:#}"
+    );
+    assert!(
+        doc["files"][0]["from_reason"]
+            .as_str()
+            .unwrap()
+            .contains("conf/team.toml:1:"),
+        "{doc:#}"
+    );
+    // A `--config` that does not exist stops the run, as on the other commands.
+    let out = run(env
+        .pwk()
+        .arg("convert")
+        .args(args)
+        .args(["--config", "conf/none.toml"]));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("`conf/none.toml` does not exist"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Convert `.pi/agents/scout.md` to claude-code into `.pi/agents/claude/`, where
+/// Claude Code never looks (`host-unread-directory`).
+fn convert_scout_where_claude_does_not_look(env: &TestEnv, extra: &[&str]) -> (i32, Value, String) {
+    env.write(
+        ".pi/agents/scout.md",
+        "---\nname: scout\ndescription: Finds things.\ntools: read, grep\n---\nFind.\n",
+    );
+    let args = [
+        "--from",
+        "tintinweb",
+        "--to",
+        "claude-code",
+        ".pi/agents/scout.md",
+        "--out",
+        ".pi/agents/claude",
+        "--dry-run",
+    ];
+    convert_json(env, &[&args[..], extra].concat())
+}
+
+fn lint_rules(doc: &Value) -> Vec<String> {
+    doc["files"][0]["lint"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_rule_set_off_in_pwk_toml_is_silent_in_the_report_for_the_destination() {
+    let env = project();
+    let (code, doc, err) = convert_scout_where_claude_does_not_look(&env, &[]);
+    assert_eq!(code, 0, "{doc:#}\n{err}");
+    assert_eq!(lint_rules(&doc), ["host-unread-directory"], "{doc:#}");
+
+    env.write("pwk.toml", "[rules]\nhost-unread-directory = \"off\"\n");
+    let (code, doc, err) = convert_scout_where_claude_does_not_look(&env, &[]);
+    assert_eq!(code, 0, "{doc:#}\n{err}");
+    assert!(lint_rules(&doc).is_empty(), "{doc:#}");
+    let out = run(env.pwk().args([
+        "convert",
+        "--from",
+        "tintinweb",
+        "--to",
+        "claude-code",
+        ".pi/agents/scout.md",
+        "--out",
+        ".pi/agents/claude",
+        "--dry-run",
+    ]));
+    assert!(
+        out.stdout
+            .contains("  lint       clean for claude-code@2.1\n"),
+        "{}",
+        out.stdout
+    );
+
+    // The levels are those of the destination's path: an override for
+    // `.pi/agents/claude/*.md` applies, one for the source's path does not.
+    env.write(
+        "pwk.toml",
+        "[[overrides]]\nfiles = [\".pi/agents/scout.md\"]\nrules = { host-unread-directory = \"off\" }\n",
+    );
+    let (_, doc, _) = convert_scout_where_claude_does_not_look(&env, &[]);
+    assert_eq!(lint_rules(&doc), ["host-unread-directory"], "{doc:#}");
+    env.write(
+        "pwk.toml",
+        "[[overrides]]\nfiles = [\".pi/agents/claude/*.md\"]\nrules = { host-unread-directory = \"error\" }\n",
+    );
+    let (code, doc, _) = convert_scout_where_claude_does_not_look(&env, &[]);
+    assert_eq!(lint_rules(&doc), ["host-unread-directory"], "{doc:#}");
+    assert_eq!(doc["files"][0]["lint"][0]["severity"], "error", "{doc:#}");
+    assert_eq!(doc["files"][0]["lint_clean"], false, "{doc:#}");
+    assert_eq!(code, 1, "{doc:#}");
+}
