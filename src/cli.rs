@@ -578,8 +578,10 @@ pub struct NewArgs {
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 
-    /// The directory to write the file into, instead of `<project>/.agents/agents/`
-    /// (in the project, no symbolic link is followed below the project root).
+    /// The directory to write the file into, instead of the one the project's host
+    /// reads (`<project>/.pi/agents/` for herdr and pi-example, else
+    /// `<project>/.agents/agents/`; in the project, no symbolic link is followed
+    /// below the project root).
     #[arg(long, value_name = "DIR", conflicts_with = "dir")]
     pub agents_dir: Option<PathBuf>,
 

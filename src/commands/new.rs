@@ -18,9 +18,22 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         crate::cli::RoleKind::Adapter => Kind::Adapter,
     };
     let project = super::project(ctx, args.dir.as_deref())?;
+    // The project's host (pwk.toml's `host`, else the one pi's settings name):
+    // the role is written into the directory that host reads.
+    let host = project.host().map_err(|e| super::config_error(ctx, e))?;
+    if !host.profile.host.is_pi() && args.agents_dir.is_none() {
+        let to = host.profile.host.as_str();
+        anyhow::bail!(
+            "`pwk new` scaffolds roles for pi hosts, and this project uses {}; write the role for pi, then convert it: `pwk new {name} --agents-dir DIR`, then `pwk convert --from tintinweb --to {to} DIR/{name}.md --out <the directory {to} reads>`",
+            host.explain(),
+            name = args.name,
+        );
+    }
     let dir = match &args.agents_dir {
         Some(d) => ctx.cwd.join(d),
-        None => project.root.join(".agents").join("agents"),
+        None => crate::install::bundled::project_agents_dir(host.profile)
+            .iter()
+            .fold(project.root.clone(), |p, c| p.join(c)),
     };
     let file_name = format!("{}.md", args.name);
     let target: PathBuf = dir.join(&file_name);
@@ -30,7 +43,19 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             ctx.display_path(&target)
         );
     }
-    let content = template::render(&args.name, kind);
+    let (content, dropped) = render_for(
+        template::render(&args.name, kind),
+        host.profile,
+        &target,
+        &project,
+    )
+    .map_err(|e| {
+        anyhow::anyhow!(
+            "cannot scaffold `{}` for {}: {e}",
+            args.name,
+            host.profile.label()
+        )
+    })?;
     // Through the one writer: anchored at the project root inside the project (a
     // symlinked `.agents` is refused), else at the --agents-dir given.
     let named: Vec<PathBuf> = args.agents_dir.iter().map(|d| ctx.cwd.join(d)).collect();
@@ -60,6 +85,17 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         .any(|s| s.path.as_deref().is_some_and(|p| same_path(p, &dir)));
     let mut shadows = Vec::new();
     let mut notes = Vec::new();
+    if !dropped.is_empty() {
+        notes.push(format!(
+            "written for {}, which does not read {}: left out",
+            host.profile.label(),
+            dropped
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     match d.find(&args.name) {
         Some(r) if r.path.as_file().is_some_and(|p| same_path(p, &path)) => {
             shadows.extend(r.shadows.iter().map(|s| (s.path.clone(), s.source)));
@@ -118,6 +154,57 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         }
     }
     Ok(ExitStatus::Success)
+}
+
+/// The template as the project's pi host should receive it, through the
+/// conversion engine (as `pwk setup` renders its canonical roles), linted where it
+/// will be written with that path's configuration; and the keys left out because
+/// the host does not read them. The template is written in pwk's schema, whose
+/// keys herdr reads; herdr itself gets it as tintinweb's (it refuses a role with
+/// `cli`, which tintinweb ignores). Under the portable profile the template is
+/// written as is (it lints clean there).
+fn render_for(
+    text: String,
+    host: &'static crate::host::HostProfile,
+    target: &std::path::Path,
+    project: &crate::project::Project,
+) -> Result<(String, Vec<String>), String> {
+    if host.is_portable() {
+        return Ok((text, Vec::new()));
+    }
+    let from = match host.host {
+        HostId::Herdr => HostId::Tintinweb.newest(),
+        _ => HostId::Herdr.newest(),
+    };
+    let doc = crate::role::RoleDoc::parse(target.to_path_buf(), text.as_bytes());
+    let opts = crate::convert::ConvertOptions {
+        to: host,
+        model_map: Default::default(),
+    };
+    let dest =
+        crate::convert::Destination::Dir(target.parent().map(PathBuf::from).unwrap_or_default());
+    let settings_at = |at: &std::path::Path| project.resolve_file(at).map(|r| r.settings());
+    let c =
+        crate::convert::convert_to(&doc, from, &opts, &dest, settings_at).map_err(|e| match e {
+            crate::convert::ConvertOrSettingsError::Convert(e) => e.to_string(),
+            crate::convert::ConvertOrSettingsError::Settings(e) => e.to_string(),
+        })?;
+    if let Some(d) = c.lint.first() {
+        return Err(format!(
+            "the rendered role does not lint clean (line {}: {}[{}] {})",
+            d.start.line,
+            d.severity.as_str(),
+            d.rule,
+            d.message
+        ));
+    }
+    let dropped = c
+        .items
+        .iter()
+        .filter(|i| i.outcome == crate::convert::Outcome::Dropped && !i.key.starts_with("comment"))
+        .map(|i| i.key.clone())
+        .collect();
+    Ok((c.text, dropped))
 }
 
 /// Whether two paths name the same file or directory (`..` and symlinked parents

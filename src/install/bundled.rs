@@ -100,10 +100,7 @@ pub fn rendered_for(
     host: &'static crate::host::HostProfile,
 ) -> (Vec<BundledRole>, [&'static str; 2]) {
     use crate::host::HostId;
-    let dir = match host.host {
-        HostId::Herdr => [".pi", "agents"],
-        _ => super::PROJECT_AGENTS_DIR,
-    };
+    let dir = project_agents_dir(host);
     let convert = |role: &BundledRole| -> Option<String> {
         let from = HostId::Tintinweb.newest();
         let doc = crate::role::RoleDoc::parse(
@@ -138,6 +135,29 @@ pub fn rendered_for(
         })
         .collect();
     (roles, dir)
+}
+
+/// The project directory (below the root) where pwk writes roles for `host`:
+/// `.agents/agents/` when the host reads it (and under the portable profile), else
+/// `.pi/agents/` when it reads that (herdr, pi's example extension: the one project
+/// directory they read, per their profiles), else `.agents/agents/`.
+pub fn project_agents_dir(host: &'static crate::host::HostProfile) -> [&'static str; 2] {
+    if host.is_portable() {
+        return super::PROJECT_AGENTS_DIR;
+    }
+    let reads = |a: &str, b: &str| {
+        let dir = format!("{a}/{b}");
+        host.discovery.dirs.iter().any(|d| {
+            d.layer == crate::host::DirLayer::Project
+                && (d.path == dir || (d.recursive && d.path == a))
+        })
+    };
+    let [a, b] = super::PROJECT_AGENTS_DIR;
+    if !reads(a, b) && reads(".pi", "agents") {
+        [".pi", "agents"]
+    } else {
+        super::PROJECT_AGENTS_DIR
+    }
 }
 
 /// The canonical role without the keys only some hosts read, as `pwk lint` finds

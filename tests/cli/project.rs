@@ -441,3 +441,98 @@ fn new_of_every_kind_lints_clean_with_no_host() {
         );
     }
 }
+
+/// `pwk new` under each pi host named by pwk.toml: written (through the
+/// conversion engine) into the directory that host reads, and `pwk lint` reports
+/// nothing on it under that host.
+#[test]
+fn new_of_every_kind_lints_clean_under_every_pi_host() {
+    let hosts = [
+        ("tintinweb", ".agents/agents"),
+        ("nicobailon", ".agents/agents"),
+        ("herdr", ".pi/agents"),
+        ("pi-example", ".pi/agents"),
+    ];
+    for (host, dir) in hosts {
+        for kind in ["leaf", "coordinator", "adapter"] {
+            let env = TestEnv::new();
+            std::fs::create_dir_all(env.path(".git")).unwrap();
+            env.write("pwk.toml", format!("host = \"{host}\"\n"));
+            let out = run(env.pwk().args(["new", "fresh-role", "--kind", kind]));
+            assert_eq!(out.code, 0, "{host} {kind}: {}{}", out.stdout, out.stderr);
+            let file = format!("{dir}/fresh-role.md");
+            assert!(
+                out.stdout
+                    .starts_with(&format!("Created {file} ({kind} role).\n")),
+                "{host} {kind}: {}",
+                out.stdout
+            );
+            assert!(env.path(&file).is_file(), "{host} {kind}");
+            let out = run(env
+                .pwk()
+                .args(["lint", "--deny-warnings", "--format", "concise"]));
+            assert_eq!(out.code, 0, "{host} {kind}: {}{}", out.stdout, out.stderr);
+            assert!(
+                out.stdout
+                    .starts_with(&format!("1 file checked for {host}@")),
+                "{host} {kind}: {}",
+                out.stdout
+            );
+            assert!(
+                out.stdout.contains(": no problems."),
+                "{host} {kind}: {}",
+                out.stdout
+            );
+            // The kind still shows: a coordinator's and an adapter's comment line.
+            let text = env.read(&file);
+            assert!(
+                text.contains(&format!("A {kind} role")) || kind == "adapter",
+                "{text}"
+            );
+        }
+    }
+}
+
+/// A project whose host is not a pi host: `pwk new` refuses and says how to get
+/// a role for it (`pwk convert`); nothing is written. `--agents-dir` is the way out.
+#[test]
+fn new_refuses_a_non_pi_host_and_names_convert() {
+    for host in ["claude-code", "copilot", "opencode", "gemini"] {
+        let env = TestEnv::new();
+        std::fs::create_dir_all(env.path(".git")).unwrap();
+        env.write("pwk.toml", format!("host = \"{host}\"\n"));
+        let out = run(env.pwk().args(["new", "fresh-role"]));
+        assert_eq!(out.code, 2, "{host}: {}{}", out.stdout, out.stderr);
+        assert!(
+            out.stderr.contains("pwk convert --from tintinweb --to "),
+            "{}",
+            out.stderr
+        );
+        assert!(out.stderr.contains("pwk.toml:1:"), "{}", out.stderr);
+        assert!(!env.path(".agents").exists(), "{host}");
+        assert_eq!(out.stdout, "");
+    }
+    // The way the error shows: scaffold for pi, then convert; lint is clean.
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    env.write("pwk.toml", "host = \"claude-code\"\n");
+    let out = run(env
+        .pwk()
+        .args(["new", "fresh-role", "--agents-dir", "draft"]));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let out = run(env.pwk().args([
+        "convert",
+        "--from",
+        "tintinweb",
+        "--to",
+        "claude-code",
+        "draft/fresh-role.md",
+        "--out",
+        ".claude/agents",
+    ]));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let out = run(env
+        .pwk()
+        .args(["lint", "--deny-warnings", ".claude/agents"]));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+}
