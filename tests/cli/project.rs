@@ -536,3 +536,45 @@ fn new_refuses_a_non_pi_host_and_names_convert() {
         .args(["lint", "--deny-warnings", ".claude/agents"]));
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
 }
+
+/// The host pi's settings name (no pwk.toml): `pwk new` renders for it, as it
+/// does for a configured one.
+#[test]
+fn new_renders_for_the_host_detected_from_pi_settings() {
+    for (source, dir, label) in [
+        (
+            "npm:pi-subagents@0.67.0",
+            ".agents/agents",
+            "nicobailon@0.67",
+        ),
+        (
+            "git:github.com/giuseppecrj/pi-herdr-agents@v3.1.0",
+            ".pi/agents",
+            "herdr@",
+        ),
+    ] {
+        for kind in ["coordinator", "adapter"] {
+            let env = TestEnv::new();
+            std::fs::create_dir_all(env.path(".git")).unwrap();
+            env.write(
+                ".pi/settings.json",
+                format!(r#"{{"packages": ["{source}"]}}"#),
+            );
+            let out = run(env.pwk().args(["new", "fresh-role", "--kind", kind]));
+            assert_eq!(out.code, 0, "{source} {kind}: {}{}", out.stdout, out.stderr);
+            assert!(
+                env.path(&format!("{dir}/fresh-role.md")).is_file(),
+                "{source} {kind}: {}",
+                out.stdout
+            );
+            let out = run(env.pwk().args(["lint", "--deny-warnings"]));
+            assert_eq!(out.code, 0, "{source} {kind}: {}{}", out.stdout, out.stderr);
+            assert!(
+                out.stdout
+                    .starts_with(&format!("1 file checked for {label}")),
+                "{source} {kind}: {}",
+                out.stdout
+            );
+        }
+    }
+}
