@@ -34,6 +34,13 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             "`--to pwk`: the portable profile is a lint profile, not a host that reads files; convert to the host that will read them (`tintinweb`, `nicobailon`, `herdr`, `claude-code`, …)"
         );
     }
+    if let HostChoice::Spec(spec) = &args.from
+        && spec.profile()?.is_portable()
+    {
+        anyhow::bail!(
+            "`--from pwk`: the portable profile is a lint profile, not a host that files are written for; name the host that reads the files (`tintinweb`, `nicobailon`, `herdr`, `claude-code`, …), or leave `--from` out to take it from their directory"
+        );
+    }
     let paths: Vec<PathBuf> = args.paths.iter().map(|p| ctx.cwd.join(p)).collect();
     let collected = collect_files(&paths, args.recursive);
     if let Some(e) = collected.errors.first() {
@@ -205,8 +212,11 @@ fn source_host(
         .resolve_file(file)
         .map_err(|e| e.relative_to(&ctx.cwd).to_string())?
         .host;
-    if let HostChoice::Spec(spec) = &configured.value {
-        let profile = spec.profile().map_err(|e| e.to_string())?;
+    // `host = "pwk"` names no host the file is written for: pi's settings decide.
+    if let HostChoice::Spec(spec) = &configured.value
+        && let Ok(profile) = spec.profile()
+        && !profile.is_portable()
+    {
         let reason = format!(
             "`host` in the configuration ({}); `--from H` to choose",
             crate::project::describe_origin(&configured.origin, &ctx.cwd)

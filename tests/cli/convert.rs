@@ -789,3 +789,35 @@ fn a_rule_set_off_in_pwk_toml_is_silent_in_the_report_for_the_destination() {
     assert_eq!(doc["files"][0]["lint_clean"], false, "{doc:#}");
     assert_eq!(code, 1, "{doc:#}");
 }
+
+#[test]
+fn from_the_portable_profile_is_refused_like_to() {
+    // Converting "from pwk" would treat every key as absent and add a second
+    // `name` and a `tools` line granting mutating tools: refused, nothing written.
+    let env = project();
+    env.write(
+        "src/a.md",
+        "---\nname: a\ndescription: d\ntools: read, grep\n---\nB\n",
+    );
+    let out = run(env.pwk().args([
+        "convert",
+        "--from",
+        "pwk",
+        "--to",
+        "tintinweb",
+        "src/a.md",
+        "--out",
+        "out",
+    ]));
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("`--from pwk`"), "{}", out.stderr);
+    assert!(!env.path("out").exists());
+    // `host = "pwk"` in pwk.toml names no source host: pi's settings decide (none
+    // here), and the error says to pass `--from`.
+    env.write("pwk.toml", "host = \"pwk\"\n");
+    let out = run(env
+        .pwk()
+        .args(["convert", "--to", "tintinweb", "src/a.md", "--dry-run"]));
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("pass `--from HOST`"), "{}", out.stderr);
+}
