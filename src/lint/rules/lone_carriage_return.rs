@@ -128,3 +128,45 @@ pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
         edits,
     ));
 }
+
+/// A file whose lines end in a lone `\r` (no `\n` before the closing fence), under
+/// a host that turns each lone `\r` into `\n` first ([`crate::host::Parser::cr_newlines`]):
+/// it reads the frontmatter, so a warning with the fix, not `missing-frontmatter`.
+pub(crate) fn check_line_endings(cx: &mut Checker<'_>, original: &crate::role::RoleDoc) {
+    let p = cx.profile;
+    let Some(fact) = &p.parser.cr_newlines else {
+        return;
+    };
+    let b = original.text.as_bytes();
+    let lone: Vec<usize> = memchr::memchr_iter(b'\r', b)
+        .filter(|&i| b.get(i + 1) != Some(&b'\n'))
+        .collect();
+    let Some(&first) = lone.first() else {
+        return;
+    };
+    let count = lone.len();
+    let edits: Vec<Edit> = lone
+        .iter()
+        .map(|&i| Edit {
+            range: i..i + 1,
+            replacement: "\n".to_string(),
+        })
+        .collect();
+    let d = cx.emit(
+        &RULE,
+        first..first + 1,
+        "a `\\r` without `\\n`",
+        format!(
+            "the file's lines end in a lone `\\r` ({count} of them): {} reads the frontmatter anyway ({}), but a host that splits lines on `\\n` only (nicobailon) sees one line and no frontmatter, and skips the role",
+            p.label(),
+            fact.note
+        ),
+        Some("end every line with `\\n`".into()),
+    );
+    d.severity = p.severity_of(RULE.id, Severity::Warning);
+    d.fixes.push(Fix::new(
+        "turn each lone `\\r` into `\\n`",
+        Safety::Safe,
+        edits,
+    ));
+}
