@@ -15,7 +15,7 @@ pub(crate) const RULE: Rule = Rule {
         "where the host's line reader loses a key on that line (nicobailon)",
     )),
     summary: "the frontmatter has a carriage return that is not followed by a line feed",
-    explanation: "YAML reads a lone `\\r` (old Mac line ending, or one stray byte) as a line break, so YAML tools and pi's parser see two lines. nicobailon's line reader splits on `\\n` only and does not match a line with a `\\r` inside as `key: value`: both keys on that line are lost, and without `name` or `description` it skips the role silently (pi-subagents@0.67.0 src/agents/frontmatter.ts:68, 83, 114). An error where a host loses a key, else a warning. Use `\\n` line endings.",
+    explanation: "YAML reads a lone `\\r` (old Mac line ending, or one stray byte) as a line break, so YAML tools and pi's parser see two lines. nicobailon's line reader splits on `\\n` only and does not match a line with a `\\r` inside as `key: value`: both keys on that line are lost, and without `name` or `description` it skips the role silently (pi-subagents@0.67.0 src/agents/frontmatter.ts:68, 83, 114). A file whose every line ends in a lone `\\r` has frontmatter for pi's parseFrontmatter, which turns each `\\r` into `\\n` first (@earendil-works/pi-coding-agent@1.6.0 dist/utils/frontmatter.js:3), so tintinweb and pi's example extension read it (a warning); nicobailon finds no closing `---` there and skips the file (`missing-frontmatter`). An error where a host loses a key, else a warning. Use `\\n` line endings.",
     bad: "---\\nname: reviewer\\rdescription: Reviews a diff.\\n---\\n",
     good: "---\\nname: reviewer\\ndescription: Reviews a diff.\\n---\\n",
 };
