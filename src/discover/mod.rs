@@ -641,6 +641,15 @@ fn classify(
     // A host that repairs frontmatter strict YAML rejects (Claude Code) reads the
     // repaired text; one that ends the frontmatter at the first `---` anywhere
     // reads only what comes before it.
+    // One that turns each lone `\r` into `\n` (pi's parseFrontmatter) sees the
+    // frontmatter of a file whose lines end in `\r`.
+    let doc = doc.map(|d| match (&d.fences, &host.parser.cr_newlines) {
+        (Err(crate::role::SplitError::MissingOpeningFence { .. }), Some(_)) => d
+            .with_cr_newlines()
+            .filter(|r| r.fences.is_ok())
+            .unwrap_or(d),
+        _ => d,
+    });
     let doc = doc.map(|d| d.as_read_by(host.parser.closing, host.parser.repair));
     let (doc, problem) = match doc {
         Ok(doc) => {

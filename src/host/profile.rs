@@ -41,6 +41,14 @@ pub struct Profile {
     pub required: Vec<Required>,
     /// Every frontmatter key the host's loader reads, and nothing else.
     pub keys: BTreeMap<String, KeyFact>,
+    /// Keys the host reads only as one unquoted `key: value` line, and what it does
+    /// with a YAML list or a quoted value there (herdr 3.x: removes the role).
+    #[serde(default)]
+    pub strict_lines: Option<StrictLines>,
+    /// What the host does with a key it does not read, when it says something
+    /// (Copilot CLI: loads the agent and warns).
+    #[serde(default)]
+    pub unknown_keys: Option<Fact>,
     /// For documented keys the host does not read: what it reads instead.
     #[serde(default)]
     pub instead: BTreeMap<String, String>,
@@ -111,6 +119,18 @@ pub enum NoFrontmatterAction {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fact {
+    pub note: String,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+/// Keys a host reads only as one unquoted line ([`Profile::strict_lines`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StrictLines {
+    pub keys: Vec<String>,
+    /// What the host does otherwise, as a clause.
     pub note: String,
     pub cite: Cite,
     #[serde(default)]
@@ -269,6 +289,11 @@ pub struct Parser {
     /// YAML readers take a lone `\r` as a line break.
     #[serde(default)]
     pub lone_cr: Option<Fact>,
+    /// Set when the host turns every lone `\r` into `\n` before it looks for the
+    /// fences (pi's parseFrontmatter): a file whose lines end in a lone `\r` has
+    /// frontmatter for it, where a reader that splits on `\n` sees one line.
+    #[serde(default)]
+    pub cr_newlines: Option<Fact>,
     /// Where the host ends the frontmatter (Claude Code: at the first `---`
     /// anywhere).
     #[serde(default)]

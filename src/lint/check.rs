@@ -120,7 +120,18 @@ pub fn check_doc_full(
     doc: &RoleDoc,
     profile: &'static HostProfile,
 ) -> (Vec<Diagnostic>, Vec<String>) {
-    let mut cx = Checker::new(doc, profile);
+    // A host that turns each lone `\r` into `\n` (pi's parseFrontmatter) finds the
+    // frontmatter of a file whose lines end in a lone `\r`: lint what it reads.
+    let read = match (&doc.fences, &profile.parser.cr_newlines) {
+        (Err(SplitError::MissingOpeningFence { .. }), Some(_)) => {
+            doc.with_cr_newlines().filter(|d| d.fences.is_ok())
+        }
+        _ => None,
+    };
+    let mut cx = Checker::new(read.as_ref().unwrap_or(doc), profile);
+    if read.is_some() {
+        rules::lone_carriage_return::check_line_endings(&mut cx, doc);
+    }
     run(&mut cx);
     let mut out = cx.out;
     out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -416,6 +427,11 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
                     continue;
                 };
                 let top = top_key(&pointer);
+                // The host removes the role over this key's form: `host-tools-list`
+                // says so, once, instead of a finding about its value.
+                if rules::host_tools_list::strict_line_broken(cx, tree, &top) {
+                    continue;
+                }
                 let rule = value_rule(cx, &top, &pointer, kind, node);
                 if seen.insert((pointer.clone(), rule.id)) {
                     let before = cx.out.len();

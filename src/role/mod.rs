@@ -84,6 +84,26 @@ impl RoleDoc {
         Some((RoleDoc::from_text(self.path.clone(), text, None), at))
     }
 
+    /// The file as a host that turns every lone `\r` into `\n` reads it (pi's
+    /// parseFrontmatter), when it has a lone `\r`. Each `\r` not before `\n`
+    /// becomes `\n`, byte for byte, so every offset stays a position in the file.
+    pub fn with_cr_newlines(&self) -> Option<RoleDoc> {
+        if self.invalid_utf8_at.is_some() {
+            return None;
+        }
+        let b = self.text.as_bytes();
+        let lone = |i: usize| b[i] == b'\r' && b.get(i + 1) != Some(&b'\n');
+        if !(0..b.len()).any(lone) {
+            return None;
+        }
+        let text: String = self
+            .text
+            .char_indices()
+            .map(|(i, c)| if c == '\r' && lone(i) { '\n' } else { c })
+            .collect();
+        Some(RoleDoc::from_text(self.path.clone(), text, None))
+    }
+
     /// The file as a host with this `closing` and `repair` reads it: cut where it
     /// ends the frontmatter, then repaired where strict YAML rejects it.
     pub fn as_read_by(self, closing: Closing, repair: repair::Repair) -> RoleDoc {

@@ -604,6 +604,28 @@ fn real_cli_hosts_agree_with_lint() {
                     }
                 }
             }
+            // Every key the host says it ignored (`unknown field(s) ignored: a, b`):
+            // a pwk finding names it.
+            for m in real["messages"].as_array().into_iter().flatten() {
+                let m = m.as_str().unwrap_or_default();
+                let Some((file, keys)) = m.split_once(": unknown field") else {
+                    continue;
+                };
+                let keys = keys.split_once("ignored: ").map_or("", |(_, k)| k);
+                for key in keys.split(',').map(str::trim).filter(|k| !k.is_empty()) {
+                    let named = diags.iter().any(|d| {
+                        file.ends_with(d["path"].as_str().unwrap_or("\u{0}"))
+                            && d["message"]
+                                .as_str()
+                                .is_some_and(|t| t.contains(&format!("`{key}`")))
+                    });
+                    if !named {
+                        disagreements.push(say(format!(
+                            "{file}: {host} warns that it ignores `{key}`, pwk says nothing about it"
+                        )));
+                    }
+                }
+            }
             // Every agent the host loads: listed by pwk.
             for a in agents {
                 if !roles

@@ -11,7 +11,7 @@ pub(crate) const RULE: Rule = Rule {
     severity: Severity::Error,
     also: None,
     summary: "the host's frontmatter reader cannot read `tools` in this form",
-    explanation: "Two hosts read frontmatter with their own line parser, not YAML. pi-herdr-agents reads only the text on the `tools:` line, as a comma-separated string, and keeps quotes: a block list reaches it as nothing (the child gets pi's default, mutating tools), `[read, grep]` becomes the names `[read` and `grep]`, and `\"read, grep\"` the names `\"read` and `grep\"`. nicobailon reads block lists but not flow lists: `[read, grep]` also becomes `[read` and `grep]`, which it drops, and the child gets no built-in tools. Write `tools: read, grep, find, ls` on one line, unquoted. Reported for the host whose profile says its parser misreads the form (`pwk schema --host H`).",
+    explanation: "Two hosts read frontmatter with their own line parser, not YAML. pi-herdr-agents reads only the text on the `tools:` line, as a comma-separated string, and keeps quotes: a block list reaches it as nothing (the child gets pi's default, mutating tools), `[read, grep]` becomes the names `[read` and `grep]`, and `\"read, grep\"` the names `\"read` and `grep\"`. nicobailon reads block lists but not flow lists: `[read, grep]` also becomes `[read` and `grep]`, which it drops, and the child gets no built-in tools. herdr 3.x goes further: a `tools`, `deny-tools`, `spawning` or `persistent` written as a YAML list or quoted removes the role from discovery (`invalid-capability-declaration`; known from its changelog and source notes, so a warning). Write `tools: read, grep, find, ls` on one line, unquoted. Reported for the host whose profile says its parser misreads the form (`pwk schema --host H`).",
     bad: "---\ntools:\n  - read\n  - grep\n---\n",
     good: "---\ntools: read, grep\n---\n",
 };
@@ -64,10 +64,97 @@ fn plain_item(s: &str) -> bool {
         && !s.contains("://")
 }
 
+/// Whether `key` is one the host reads only as one unquoted line and `tree` writes
+/// it as a YAML list or quoted ([`crate::host::Profile::strict_lines`]).
+pub(crate) fn strict_line_broken(cx: &Checker<'_>, tree: &Node, key: &str) -> bool {
+    let Some(strict) = &cx.profile.strict_lines else {
+        return false;
+    };
+    if !strict.keys.iter().any(|k| k == key) {
+        return false;
+    }
+    let Some(node) = tree.get(key) else {
+        return false;
+    };
+    let raw = cx.doc.text.get(node.span.clone()).unwrap_or_default();
+    node.as_sequence().is_some()
+        || (node.as_scalar().is_some() && (raw.starts_with('"') || raw.starts_with('\'')))
+}
+
+/// A key of the host's [`crate::host::Profile::strict_lines`] written as a YAML
+/// list or quoted: what the host does with the role (herdr 3.x removes it).
+fn strict_lines(cx: &mut Checker<'_>, tree: &Node) {
+    let p = cx.profile;
+    let Some(strict) = &p.strict_lines else {
+        return;
+    };
+    for key in &strict.keys {
+        if !strict_line_broken(cx, tree, key) {
+            continue;
+        }
+        let Some(node) = tree.get(key) else { continue };
+        let form = if node.as_sequence().is_some() {
+            "a YAML list"
+        } else {
+            "quoted"
+        };
+        let items: Vec<String> = match node.as_sequence() {
+            Some(seq) => seq
+                .iter()
+                .filter_map(Node::as_scalar)
+                .map(str::to_string)
+                .collect(),
+            None => node
+                .as_scalar()
+                .unwrap_or_default()
+                .split(',')
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect(),
+        };
+        let fix = cx.mapping_key_span(key).and_then(|k| {
+            let between = cx.doc.text.get(k.end..node.span.end)?;
+            let plain = !items.is_empty() && items.iter().all(|i| plain_item(i));
+            (plain && !between.contains('#')).then(|| {
+                Fix::replace(
+                    format!("write `{key}` as one unquoted line"),
+                    Safety::Safe,
+                    k.end..node.span.end,
+                    format!(": {}", items.join(", ")),
+                )
+            })
+        });
+        let severity = if strict.confidence.may_error() {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+        let d = cx.emit(
+            &RULE,
+            node.span.clone(),
+            format!("removes the role under {}", p.label()),
+            format!(
+                "`{key}` is written as {form}: {} {} (it reads `{key}` only as one unquoted `{key}: value` line){}",
+                p.label(),
+                strict.note,
+                if strict.confidence.may_error() {
+                    ""
+                } else {
+                    "; known from its changelog and source notes, not measured"
+                }
+            ),
+            Some(format!("write it as `{key}: {}` on one line, unquoted", items.join(", "))),
+        );
+        d.severity = p.severity_of(RULE.id, severity);
+        d.fixes.extend(fix);
+    }
+}
+
 /// Forms the host's parser misreads that the schema cannot see: a flow list where
 /// the parser does not read one, a quoted value where it keeps the quotes.
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     use crate::host::{ListReading, Quotes};
+    strict_lines(cx, tree);
     let p = cx.profile;
     for key in [
         "tools",
@@ -77,6 +164,9 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         "skills",
     ] {
         if !p.reads(key) {
+            continue;
+        }
+        if strict_line_broken(cx, tree, key) {
             continue;
         }
         let Some(node) = tree.get(key) else { continue };

@@ -15,7 +15,7 @@ pub(crate) const RULE: Rule = Rule {
         "where the host's line reader loses a key on that line (nicobailon)",
     )),
     summary: "the frontmatter has a carriage return that is not followed by a line feed",
-    explanation: "YAML reads a lone `\\r` (old Mac line ending, or one stray byte) as a line break, so YAML tools and pi's parser see two lines. nicobailon's line reader splits on `\\n` only and does not match a line with a `\\r` inside as `key: value`: both keys on that line are lost, and without `name` or `description` it skips the role silently (pi-subagents@0.67.0 src/agents/frontmatter.ts:68, 83, 114). An error where a host loses a key, else a warning. Use `\\n` line endings.",
+    explanation: "YAML reads a lone `\\r` (old Mac line ending, or one stray byte) as a line break, so YAML tools and pi's parser see two lines. nicobailon's line reader splits on `\\n` only and does not match a line with a `\\r` inside as `key: value`: both keys on that line are lost, and without `name` or `description` it skips the role silently (pi-subagents@0.67.0 src/agents/frontmatter.ts:68, 83, 114). A file whose every line ends in a lone `\\r` has frontmatter for pi's parseFrontmatter, which turns each `\\r` into `\\n` first (@earendil-works/pi-coding-agent@1.6.0 dist/utils/frontmatter.js:3), so tintinweb and pi's example extension read it (a warning); nicobailon finds no closing `---` there and skips the file (`missing-frontmatter`). An error where a host loses a key, else a warning. Use `\\n` line endings.",
     bad: "---\\nname: reviewer\\rdescription: Reviews a diff.\\n---\\n",
     good: "---\\nname: reviewer\\ndescription: Reviews a diff.\\n---\\n",
 };
@@ -122,6 +122,48 @@ pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
         Some("end every line with `\\n`".into()),
     );
     d.severity = p.severity_of(RULE.id, severity);
+    d.fixes.push(Fix::new(
+        "turn each lone `\\r` into `\\n`",
+        Safety::Safe,
+        edits,
+    ));
+}
+
+/// A file whose lines end in a lone `\r` (no `\n` before the closing fence), under
+/// a host that turns each lone `\r` into `\n` first ([`crate::host::Parser::cr_newlines`]):
+/// it reads the frontmatter, so a warning with the fix, not `missing-frontmatter`.
+pub(crate) fn check_line_endings(cx: &mut Checker<'_>, original: &crate::role::RoleDoc) {
+    let p = cx.profile;
+    let Some(fact) = &p.parser.cr_newlines else {
+        return;
+    };
+    let b = original.text.as_bytes();
+    let lone: Vec<usize> = memchr::memchr_iter(b'\r', b)
+        .filter(|&i| b.get(i + 1) != Some(&b'\n'))
+        .collect();
+    let Some(&first) = lone.first() else {
+        return;
+    };
+    let count = lone.len();
+    let edits: Vec<Edit> = lone
+        .iter()
+        .map(|&i| Edit {
+            range: i..i + 1,
+            replacement: "\n".to_string(),
+        })
+        .collect();
+    let d = cx.emit(
+        &RULE,
+        first..first + 1,
+        "a `\\r` without `\\n`",
+        format!(
+            "the file's lines end in a lone `\\r` ({count} of them): {} reads the frontmatter anyway ({}), but a host that splits lines on `\\n` only (nicobailon) sees one line and no frontmatter, and skips the role",
+            p.label(),
+            fact.note
+        ),
+        Some("end every line with `\\n`".into()),
+    );
+    d.severity = p.severity_of(RULE.id, Severity::Warning);
     d.fixes.push(Fix::new(
         "turn each lone `\\r` into `\\n`",
         Safety::Safe,

@@ -31,6 +31,13 @@ pub(crate) fn check(cx: &mut Checker<'_>, first_line: Range<usize>) {
     let effect = effect(cx);
     let message = if cx.doc.text.trim().is_empty() {
         format!("the file is empty: a role needs `---` frontmatter; {effect}")
+    } else if cx.doc.with_cr_newlines().is_some_and(|d| d.fences.is_ok()) {
+        // Lines that end in a lone `\r`: YAML and pi's parseFrontmatter see the
+        // fences; this host splits on `\n` only and sees one line.
+        format!(
+            "the file's lines end in a lone `\\r` (old Mac line endings) and {} splits lines on `\\n` only, so it finds no closing `---`: {effect}",
+            cx.profile.label()
+        )
     } else if shown.trim_start().starts_with("---") {
         format!(
             "the first line `{shown}` is not exactly `---`, so there is no frontmatter: {effect}"

@@ -84,6 +84,8 @@ pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {
         .collect();
     let who = if p.is_portable() {
         "no supported host reads it".to_string()
+    } else if let Some(f) = &p.unknown_keys {
+        format!("{} does not read it: {}", p.label(), f.note)
     } else {
         format!("{} does not read it", p.label())
     };
