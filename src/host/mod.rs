@@ -531,30 +531,22 @@ pub fn pi_rows() -> impl Iterator<Item = PiRow> {
 /// sets over them: what the portable profile asks for every key of every file.
 pub struct PiTable {
     pub rows: Vec<PiRow>,
-    /// Every key some row reads or refuses, sorted, with its bit sets (bit `i`: row
-    /// `i` reads the key; row `i` refuses a role with it). A binary search over a
-    /// few dozen short keys costs less than hashing the key.
-    keys: Vec<(&'static str, u64, u64)>,
+    /// Bit `i`: row `i` reads the key.
+    reads: std::collections::HashMap<&'static str, u64>,
+    /// The keys some row refuses a role with: a handful, so comparing with each
+    /// costs less than hashing the key asked about.
+    rejected: Vec<&'static str>,
 }
 
 impl PiTable {
     /// The rows that read `key`, as bits.
     pub fn readers(&self, key: &str) -> u64 {
-        self.masks(key).0
+        self.reads.get(key).copied().unwrap_or(0)
     }
 
     /// Whether some row refuses a role with `key`.
     pub fn rejected_somewhere(&self, key: &str) -> bool {
-        self.masks(key).1 != 0
-    }
-
-    /// The rows that read `key` and the rows that refuse a role with it, as bits:
-    /// [`Self::readers`] and [`Self::rejected_somewhere`] in one look-up.
-    pub fn masks(&self, key: &str) -> (u64, u64) {
-        match self.keys.binary_search_by(|(k, ..)| (*k).cmp(key)) {
-            Ok(i) => (self.keys[i].1, self.keys[i].2),
-            Err(_) => (0, 0),
-        }
+        self.rejected.contains(&key)
     }
 
     /// Every row, as bits.
@@ -593,18 +585,20 @@ pub fn pi_table() -> &'static PiTable {
             (1..=64).contains(&rows.len()),
             "the pi rows fit one u64 bit set"
         );
-        let mut keys = std::collections::BTreeMap::<&'static str, (u64, u64)>::new();
+        let mut reads = std::collections::HashMap::new();
+        let mut rejected: Vec<&'static str> = Vec::new();
         for (i, r) in rows.iter().enumerate() {
             for k in r.keys {
-                keys.entry(*k).or_default().0 |= 1 << i;
+                *reads.entry(*k).or_insert(0u64) |= 1 << i;
             }
-            for k in r.rejected {
-                keys.entry(*k).or_default().1 |= 1 << i;
-            }
+            rejected.extend(r.rejected);
         }
+        rejected.sort_unstable();
+        rejected.dedup();
         PiTable {
             rows,
-            keys: keys.into_iter().map(|(k, (r, j))| (k, r, j)).collect(),
+            reads,
+            rejected,
         }
     })
 }

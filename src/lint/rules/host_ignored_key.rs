@@ -117,12 +117,12 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
 /// it reads only `.pi/agents/`).
 fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node, looking: u64) {
     let k = key.text.as_str();
-    // Asked for every key of every file: one lookup gives who reads and who refuses.
+    // Asked for every key of every file.
     let table = host::pi_table();
-    let (readers, rejecters) = table.masks(k);
-    if rejecters != 0 {
+    if table.rejected_somewhere(k) {
         return; // `host-rejected-key` names who refuses it
     }
+    let readers = table.readers(k);
     let reading = readers & looking;
     let ignoring = !readers & looking;
     if reading == 0 || ignoring == 0 {

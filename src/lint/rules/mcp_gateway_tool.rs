@@ -29,15 +29,13 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     // Most roles name no gateway: every entry is a piece of one of these values, so a
     // value that does not contain a gateway's name cannot name it (and splitting the
     // list is skipped).
-    let values: Vec<&str> = match &node.value {
-        Value::Sequence(items) => items.iter().filter_map(|n| n.as_scalar()).collect(),
-        Value::Scalar { text, .. } => vec![text.as_str()],
-        Value::Mapping(_) => Vec::new(),
+    let names_one = |v: &str| mcp.gateways.iter().any(|g| v.contains(g.as_str()));
+    let may_name_one = match &node.value {
+        Value::Sequence(items) => items.iter().any(|n| n.as_scalar().is_some_and(names_one)),
+        Value::Scalar { text, .. } => names_one(text),
+        Value::Mapping(_) => false,
     };
-    if !values
-        .iter()
-        .any(|v| mcp.gateways.iter().any(|g| v.contains(g.as_str())))
-    {
+    if !may_name_one {
         return;
     }
     let all = entries(&cx.doc.text, node, &p.tools);
