@@ -382,6 +382,7 @@ impl Project {
         // Files grouped by host choice, and under `auto` by the host whose own
         // directory holds them (`.claude/agents/` is claude-code's).
         let mut keyed: Vec<(GroupKey, Vec<PathBuf>)> = Vec::new();
+        let mut last_dir: Option<(PathBuf, Option<crate::host::HostId>)> = None;
         for f in &set.files {
             let resolved = self.resolve_file(f)?;
             let mut s = resolved.settings();
@@ -399,8 +400,23 @@ impl Project {
                 settings.insert(f.clone(), s);
             }
             let dir_host = match resolved.host.value {
+                // The directory decides, so it is asked once per directory (not for a
+                // file name holding a backslash, which host_of_path reads as a separator).
                 HostChoice::Auto => {
-                    crate::host::detect_from_paths(std::slice::from_ref(f)).map(|d| d.spec.host)
+                    let dir = f.parent().filter(|_| {
+                        !f.file_name()
+                            .is_some_and(|n| n.as_encoded_bytes().contains(&b'\\'))
+                    });
+                    match (&last_dir, dir) {
+                        (Some((d, h)), Some(p)) if d == p => *h,
+                        _ => {
+                            let h = crate::host::host_of_path(f).map(|(h, _)| h);
+                            if let Some(p) = dir {
+                                last_dir = Some((p.to_path_buf(), h));
+                            }
+                            h
+                        }
+                    }
                 }
                 HostChoice::Spec(_) => None,
             };

@@ -152,22 +152,10 @@ pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
 /// all.
 pub fn detect_from_paths(files: &[PathBuf]) -> Option<Detection> {
     let first = files.first()?;
-    let host_of = |path: &Path| -> Option<(HostId, String)> {
-        let text = path.to_string_lossy().replace('\\', "/");
-        let dir = match text.rsplit_once('/') {
-            Some((d, _)) => format!("/{d}/"),
-            None => "/".to_string(),
-        };
-        ALL.into_iter().filter(|h| !h.is_pi()).find_map(|h| {
-            h.project_dirs()
-                .find(|d| dir.contains(&format!("/{d}/")))
-                .map(|d| (h, d.to_string()))
-        })
-    };
-    let (host, dir) = host_of(first)?;
+    let (host, dir) = host_of_path(first)?;
     if !files
         .iter()
-        .all(|f| host_of(f).is_some_and(|(h, _)| h == host))
+        .all(|f| host_of_path(f).is_some_and(|(h, _)| h == host))
     {
         return None;
     }
@@ -183,6 +171,25 @@ pub fn detect_from_paths(files: &[PathBuf]) -> Option<Detection> {
         ),
         found: Vec::new(),
     })
+}
+
+/// The non-pi host whose project directory holds `path` (somewhere above it), with
+/// that directory: what [`detect_from_paths`] asks of each file (the lint planner
+/// asks it of every file, so it allocates once, not per host directory).
+pub fn host_of_path(path: &Path) -> Option<(HostId, &'static str)> {
+    let text = path.to_string_lossy().replace('\\', "/");
+    let dir = match text.rsplit_once('/') {
+        Some((d, _)) => format!("/{d}/"),
+        None => "/".to_string(),
+    };
+    // `dir` contains `/{d}/`: an occurrence of `d` between two slashes.
+    let holds = |d: &str| {
+        dir.match_indices(d)
+            .any(|(i, _)| dir[..i].ends_with('/') && dir[i + d.len()..].starts_with('/'))
+    };
+    ALL.into_iter()
+        .filter(|h| !h.is_pi())
+        .find_map(|h| h.project_dirs().find(|d| holds(d)).map(|d| (h, d)))
 }
 
 /// The package sources a settings file lists (nothing when it is absent or bad:

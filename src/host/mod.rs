@@ -22,7 +22,7 @@ mod version;
 
 use std::sync::OnceLock;
 
-pub use detect::{Detection, detect, detect_from_paths};
+pub use detect::{Detection, detect, detect_from_paths, host_of_path};
 pub use profile::*;
 
 /// The hosts pwk has profiles for.
@@ -533,8 +533,9 @@ pub struct PiTable {
     pub rows: Vec<PiRow>,
     /// Bit `i`: row `i` reads the key.
     reads: std::collections::HashMap<&'static str, u64>,
-    /// Bit `i`: row `i` refuses a role with the key.
-    rejects: std::collections::HashMap<&'static str, u64>,
+    /// The keys some row refuses a role with: a handful, so comparing with each
+    /// costs less than hashing the key asked about.
+    rejected: Vec<&'static str>,
 }
 
 impl PiTable {
@@ -545,7 +546,7 @@ impl PiTable {
 
     /// Whether some row refuses a role with `key`.
     pub fn rejected_somewhere(&self, key: &str) -> bool {
-        self.rejects.contains_key(key)
+        self.rejected.contains(&key)
     }
 
     /// Every row, as bits.
@@ -585,19 +586,19 @@ pub fn pi_table() -> &'static PiTable {
             "the pi rows fit one u64 bit set"
         );
         let mut reads = std::collections::HashMap::new();
-        let mut rejects = std::collections::HashMap::new();
+        let mut rejected: Vec<&'static str> = Vec::new();
         for (i, r) in rows.iter().enumerate() {
             for k in r.keys {
                 *reads.entry(*k).or_insert(0u64) |= 1 << i;
             }
-            for k in r.rejected {
-                *rejects.entry(*k).or_insert(0u64) |= 1 << i;
-            }
+            rejected.extend(r.rejected);
         }
+        rejected.sort_unstable();
+        rejected.dedup();
         PiTable {
             rows,
             reads,
-            rejects,
+            rejected,
         }
     })
 }

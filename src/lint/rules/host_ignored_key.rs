@@ -33,6 +33,15 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     {
         return;
     }
+    // Under the portable profile, the rows (as bits of the pi table) whose host looks
+    // where the file is: worked out once per file, not per key.
+    let looking = p.is_portable().then(|| {
+        let table = host::pi_table();
+        match project_dir_of(&cx.doc.path) {
+            None => table.all(),
+            Some(d) => dir_rows(table, d),
+        }
+    });
     for (key, value) in entries {
         let k = key.text.as_str();
         // The identity key is `name-mismatch`'s: where `name` is unread, only a
@@ -40,8 +49,8 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         if k == "name" || (p.is_portable() && k == "skill") {
             continue; // `skill`: `deprecated-skill-key` says who reads it
         }
-        if p.is_portable() {
-            portable(cx, key, value);
+        if let Some(looking) = looking {
+            portable(cx, key, value, looking);
             continue;
         }
         // Documented keys this host does not read (others are `unknown-key`).
@@ -102,30 +111,25 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
 }
 
 /// Under the portable profile: a key some real hosts read and others ignore. Asks
-/// the compiled-in facts of every real pi host profile ([`host::pi_rows`]), so no
-/// host profile is parsed.
-fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node) {
+/// the compiled-in facts of every real pi host profile ([`host::pi_table`]), as bit
+/// sets over its rows, so no host profile is parsed. `looking`: the rows whose host
+/// looks where the file is (a role in `.agents/agents/` is none of herdr's business:
+/// it reads only `.pi/agents/`).
+fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node, looking: u64) {
     let k = key.text.as_str();
-    // Asked for every key of every file: bit sets over the rows, made once.
+    // Asked for every key of every file.
     let table = host::pi_table();
     if table.rejected_somewhere(k) {
         return; // `host-rejected-key` names who refuses it
     }
-    // Only the hosts that look where the file is: a role in `.agents/agents/` is
-    // none of herdr's business (it reads only `.pi/agents/`).
-    let looking = match project_dir_of(&cx.doc.path) {
-        None => table.all(),
-        Some(d) => dir_rows(table, d),
-    };
-    let reading = table.readers(k) & looking;
-    let ignoring = !table.readers(k) & looking;
+    let readers = table.readers(k);
+    let reading = readers & looking;
+    let ignoring = !readers & looking;
     if reading == 0 || ignoring == 0 {
         return; // every host reads it, or none does (`unknown-key`)
     }
-    let ignorers = table.select(ignoring);
     // The same setting in each host's own spelling: a host that reads one of the
-    // role's spellings is served. Harmless where ignored: the value is what that
-    // host does anyway.
+    // role's spellings is served.
     let siblings: Vec<&str> = cx
         .profile
         .equivalents
@@ -139,14 +143,13 @@ fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node) {
                 .collect()
         })
         .unwrap_or_default();
-    let ignorers: Vec<_> = ignorers
-        .filter(|h| !siblings.iter().any(|s| h.reads(s)))
-        .filter(|h| {
-            h.default_value(k)
-                .is_none_or(|d| value.as_scalar() != Some(d))
-        })
-        .collect();
-    if ignorers.is_empty() {
+    let served = siblings.iter().fold(0, |m, s| m | table.readers(s));
+    // Harmless where ignored: the value is what that host does anyway.
+    let ignored = table.select(ignoring & !served).any(|h| {
+        h.default_value(k)
+            .is_none_or(|d| value.as_scalar() != Some(d))
+    });
+    if !ignored {
         return;
     }
     // One finding per setting: on the first of the role's spellings.

@@ -26,7 +26,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         if p.is_portable() {
             // The compiled-in facts first: most keys no host rejects, and then no
             // host profile is parsed.
-            if !host::pi_rows().any(|h| h.rejects(k)) {
+            if !host::pi_table().rejected_somewhere(k) {
                 continue;
             }
             // Only the hosts that look where the file is (herdr never reads

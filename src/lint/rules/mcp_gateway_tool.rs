@@ -5,7 +5,7 @@ use crate::lint::Severity;
 use crate::lint::check::Checker;
 use crate::lint::rules::Rule;
 use crate::lint::rules::unknown_tool::entries;
-use crate::role::Node;
+use crate::role::{Node, Value};
 
 pub(crate) const RULE: Rule = Rule {
     id: "mcp-gateway-tool",
@@ -26,6 +26,18 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     let Some(node) = tree.get("tools") else {
         return;
     };
+    // Most roles name no gateway: every entry is a piece of one of these values, so a
+    // value that does not contain a gateway's name cannot name it (and splitting the
+    // list is skipped).
+    let names_one = |v: &str| mcp.gateways.iter().any(|g| v.contains(g.as_str()));
+    let may_name_one = match &node.value {
+        Value::Sequence(items) => items.iter().any(|n| n.as_scalar().is_some_and(names_one)),
+        Value::Scalar { text, .. } => names_one(text),
+        Value::Mapping(_) => false,
+    };
+    if !may_name_one {
+        return;
+    }
     let all = entries(&cx.doc.text, node, &p.tools);
     let names: Vec<&str> = all.iter().map(|(n, _)| p.tools.base(n)).collect();
     // Already able to change things: the gateway adds reach, not a new kind of power.
