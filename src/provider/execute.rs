@@ -367,12 +367,21 @@ mod tests {
     struct FakeExecutor {
         running: AtomicUsize,
         peak: AtomicUsize,
+        /// The cap under test: a job waits (at most 10 s) until that many run at once,
+        /// so the peak does not depend on how fast a loaded machine starts threads.
+        cap: usize,
     }
 
     impl RoleExecutor for FakeExecutor {
         fn execute(&self, job: &RoleJob, progress: &(dyn Fn(u32, u32) + Sync)) -> RoleRun {
             let now = self.running.fetch_add(1, Ordering::SeqCst) + 1;
             self.peak.fetch_max(now, Ordering::SeqCst);
+            let deadline = std::time::Instant::now() + Duration::from_secs(10);
+            while self.peak.load(Ordering::SeqCst) < self.cap
+                && std::time::Instant::now() < deadline
+            {
+                std::thread::sleep(Duration::from_millis(1));
+            }
             progress(1, 0);
             // Later jobs finish first, so ordering is really tested.
             std::thread::sleep(Duration::from_millis(60 - 10 * job.index as u64));
@@ -398,6 +407,7 @@ mod tests {
             let fake = FakeExecutor {
                 running: AtomicUsize::new(0),
                 peak: AtomicUsize::new(0),
+                cap,
             };
             let events = Mutex::new(Vec::new());
             let out = run_all(&jobs, cap, &fake, &|p| events.lock().unwrap().push(p));
