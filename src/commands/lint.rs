@@ -322,9 +322,17 @@ fn run_stdin(
         )?;
     }
     match fixed_out {
-        // The fixed text on stdout (raw: it is the file), the findings on stderr.
+        // The fixed text on stdout, raw when it goes to a file or a pipe (it is the
+        // file); escaped when stdout is a terminal, which must never get a role's
+        // control characters raw. The findings on stderr.
         Some(fixed) => {
-            write_stdout(fixed.as_bytes()).context("cannot write to stdout")?;
+            use std::io::IsTerminal;
+            let out = if std::io::stdout().is_terminal() {
+                crate::text::escape_block(&fixed)
+            } else {
+                std::borrow::Cow::Borrowed(fixed.as_str())
+            };
+            write_stdout(out.as_bytes()).context("cannot write to stdout")?;
             let rendered = render_report(args, ctx, &report, false);
             let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), rendered.as_bytes());
         }
