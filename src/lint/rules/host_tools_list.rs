@@ -98,20 +98,7 @@ fn strict_lines(cx: &mut Checker<'_>, tree: &Node) {
         } else {
             "quoted"
         };
-        let items: Vec<String> = match node.as_sequence() {
-            Some(seq) => seq
-                .iter()
-                .filter_map(Node::as_scalar)
-                .map(str::to_string)
-                .collect(),
-            None => node
-                .as_scalar()
-                .unwrap_or_default()
-                .split(',')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect(),
-        };
+        let items = list_items(node);
         let fix = cx.mapping_key_span(key).and_then(|k| {
             let between = cx.doc.text.get(k.end..node.span.end)?;
             let plain = !items.is_empty() && items.iter().all(|i| plain_item(i));
@@ -150,6 +137,25 @@ fn strict_lines(cx: &mut Checker<'_>, tree: &Node) {
     }
 }
 
+/// The names a `tools`-like value lists: a YAML list's scalars, or a string's
+/// comma-separated entries.
+fn list_items(node: &Node) -> Vec<String> {
+    match node.as_sequence() {
+        Some(seq) => seq
+            .iter()
+            .filter_map(Node::as_scalar)
+            .map(str::to_string)
+            .collect(),
+        None => node
+            .as_scalar()
+            .unwrap_or_default()
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect(),
+    }
+}
+
 /// Forms the host's parser misreads that the schema cannot see: a flow list where
 /// the parser does not read one, a quoted value where it keeps the quotes.
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
@@ -185,20 +191,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         } else {
             continue;
         };
-        let items: Vec<String> = match node.as_sequence() {
-            Some(seq) => seq
-                .iter()
-                .filter_map(Node::as_scalar)
-                .map(str::to_string)
-                .collect(),
-            None => node
-                .as_scalar()
-                .unwrap_or_default()
-                .split(',')
-                .map(|s| s.trim().to_string())
-                .filter(|s| !s.is_empty())
-                .collect(),
-        };
+        let items = list_items(node);
         let fix = (!items.is_empty() && items.iter().all(|i| plain_item(i))).then(|| {
             Fix::replace(
                 format!("write `{key}` as one unquoted comma-separated line"),
