@@ -76,10 +76,11 @@ fn main() {
     println!("cargo:rerun-if-changed=src/host/merge.rs");
     println!("cargo:rerun-if-changed=schemas/role.schema.json");
     // The real pi hosts' facts the portable profile consults on every run, as Rust
-    // data: (host, version, keys read, keys rejected, instead, default_values) per
+    // data: (host, version, keys read, keys rejected, instead, default_values, keys
+    // required) per
     // profile, oldest first per host, in `host::PI_HOSTS` order.
     let mut pi_rows = String::from(
-        "#[allow(clippy::type_complexity)] // generated data, read by `host::pi_rows`\npub static PI_ROWS: &[(&str, &str, &[&str], &[&str], &[(&str, &str)], &[(&str, &str)])] = &[\n",
+        "#[allow(clippy::type_complexity)] // generated data, read by `host::pi_rows`\npub static PI_ROWS: &[(&str, &str, &[&str], &[&str], &[(&str, &str)], &[(&str, &str)], &[&str])] = &[\n",
     );
     // Every profile of each pi host, for the portable schema's extra keys (a key an
     // older profile reads is still read by a supported host).
@@ -142,13 +143,18 @@ fn main() {
                         })
                         .unwrap_or_default()
                 };
+                let required: Vec<&str> = full["required"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|r| r["key"].as_str()).collect())
+                    .unwrap_or_default();
                 writeln!(
                     pi_rows,
-                    "    ({host:?}, {version:?}, &{:?}, &{:?}, &{:?}, &{:?}),",
+                    "    ({host:?}, {version:?}, &{:?}, &{:?}, &{:?}, &{:?}, &{:?}),",
                     names(&full["keys"]),
                     names(&full["rejected"]),
                     pairs(&full["instead"]),
                     pairs(&full["default_values"]),
+                    required,
                 )
                 .expect("write");
             }

@@ -402,6 +402,9 @@ impl Project {
             let dir_host = match resolved.host.value {
                 // The directory decides, so it is asked once per directory (not for a
                 // file name holding a backslash, which host_of_path reads as a separator).
+                HostChoice::Auto if last_dir.as_ref().is_some_and(|(d, _)| plainly_in(f, d)) => {
+                    last_dir.as_ref().and_then(|(_, h)| *h)
+                }
                 HostChoice::Auto => {
                     let dir = f.parent().filter(|_| {
                         !f.file_name()
@@ -453,6 +456,23 @@ impl Project {
             cwd: self.cwd.clone(),
         })
     }
+}
+
+/// Whether `file` is `dir/name`, written so (one `/`, a plain file name without a
+/// backslash): then `file.parent()` is `dir`. Asked for every file of a run, where
+/// parsing the path's components cost more than the rest of the grouping.
+fn plainly_in(file: &Path, dir: &Path) -> bool {
+    let (f, d) = (
+        file.as_os_str().as_encoded_bytes(),
+        dir.as_os_str().as_encoded_bytes(),
+    );
+    !d.is_empty()
+        && !d.ends_with(b"/")
+        && f.strip_prefix(d)
+            .and_then(|rest| rest.strip_prefix(b"/"))
+            .is_some_and(|name| {
+                !matches!(name, b"" | b"." | b"..") && !name.iter().any(|&b| b == b'/' || b == b'\\')
+            })
 }
 
 /// A lint group's key: the host choice, and under `auto` the host whose own
@@ -655,4 +675,31 @@ pub fn trusted_dir(dir: &Path) -> bool {
     };
     let me = rustix::process::geteuid().as_raw();
     meta.uid() == me || crate::env::safe_directories().allows(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plainly_in;
+    use std::path::Path;
+
+    /// Whenever the byte test says yes, `parent()` agrees.
+    #[test]
+    fn plainly_in_agrees_with_parent() {
+        let dirs = ["x", "x/y", "/x", ".agents/agents", "./x", "x/.", "/"];
+        let files = [
+            "x/a.md", "x/y/a.md", "/x/a.md", ".agents/agents/r.md", "./x/a.md", "x/./a.md",
+            "x//a.md", "x/y", "x/..", "x/.", "x/", "x\\a.md", "x/a\\b.md", "/a.md", "xa.md",
+            "x/y/z/a.md",
+        ];
+        for d in dirs {
+            for f in files {
+                let (file, dir) = (Path::new(f), Path::new(d));
+                if plainly_in(file, dir) {
+                    assert_eq!(file.parent(), Some(dir), "{f:?} in {d:?}");
+                }
+            }
+        }
+        assert!(plainly_in(Path::new("x/y/a.md"), Path::new("x/y")));
+        assert!(!plainly_in(Path::new("x/y/z/a.md"), Path::new("x/y")));
+    }
 }

@@ -494,9 +494,14 @@ pub struct PiRow {
     rejected: &'static [&'static str],
     instead: &'static [(&'static str, &'static str)],
     default_values: &'static [(&'static str, &'static str)],
+    required: &'static [&'static str],
 }
 
 impl PiRow {
+    /// Whether the host skips a role without `key`.
+    pub fn requires(&self, key: &str) -> bool {
+        self.required.contains(&key)
+    }
     /// Whether the host's loader reads `key`.
     pub fn reads(&self, key: &str) -> bool {
         self.keys.contains(&key)
@@ -531,22 +536,35 @@ pub fn pi_rows() -> impl Iterator<Item = PiRow> {
 /// sets over them: what the portable profile asks for every key of every file.
 pub struct PiTable {
     pub rows: Vec<PiRow>,
+    /// Every key some row reads or refuses.
+    keys: KeyIndex,
+}
+
+/// What the pi rows do with one key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyRows {
+    /// The key, as the rows spell it (borrowed for the life of the process).
+    pub key: &'static str,
     /// Bit `i`: row `i` reads the key.
-    reads: std::collections::HashMap<&'static str, u64>,
-    /// The keys some row refuses a role with: a handful, so comparing with each
-    /// costs less than hashing the key asked about.
-    rejected: Vec<&'static str>,
+    pub readers: u64,
+    /// Some row refuses a role with the key.
+    pub rejected: bool,
 }
 
 impl PiTable {
+    /// What the rows do with `key`; `None` when no row reads or refuses it.
+    pub fn key(&self, key: &str) -> Option<KeyRows> {
+        self.keys.get(key)
+    }
+
     /// The rows that read `key`, as bits.
     pub fn readers(&self, key: &str) -> u64 {
-        self.reads.get(key).copied().unwrap_or(0)
+        self.key(key).map_or(0, |k| k.readers)
     }
 
     /// Whether some row refuses a role with `key`.
     pub fn rejected_somewhere(&self, key: &str) -> bool {
-        self.rejected.contains(&key)
+        self.key(key).is_some_and(|k| k.rejected)
     }
 
     /// Every row, as bits.
@@ -564,6 +582,49 @@ impl PiTable {
     }
 }
 
+/// A fixed set of keys, looked up at the cost of a short FNV-1a hash and one
+/// comparison: asked for every key of every file under the portable profile, where
+/// std's SipHash map (or a binary search over the ~80 keys) cost a few hundred
+/// instructions a lookup.
+struct KeyIndex {
+    /// Open addressing, linear probing, at most a quarter full.
+    slots: Vec<Option<KeyRows>>,
+}
+
+impl KeyIndex {
+    fn new(entries: impl ExactSizeIterator<Item = KeyRows>) -> KeyIndex {
+        let size = (entries.len() * 4).next_power_of_two().max(16);
+        let mut slots = vec![None; size];
+        for e in entries {
+            let mut i = Self::hash(e.key) & (size - 1);
+            while slots[i].is_some() {
+                i = (i + 1) & (size - 1);
+            }
+            slots[i] = Some(e);
+        }
+        KeyIndex { slots }
+    }
+
+    fn hash(key: &str) -> usize {
+        let h = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        (h ^ (h >> 32)) as usize
+    }
+
+    fn get(&self, key: &str) -> Option<KeyRows> {
+        let mask = self.slots.len() - 1;
+        let mut i = Self::hash(key) & mask;
+        while let Some(e) = self.slots[i] {
+            if e.key == key {
+                return Some(e);
+            }
+            i = (i + 1) & mask;
+        }
+        None
+    }
+}
+
 /// The one [`PiTable`].
 pub fn pi_table() -> &'static PiTable {
     static TABLE: std::sync::OnceLock<PiTable> = std::sync::OnceLock::new();
@@ -571,13 +632,14 @@ pub fn pi_table() -> &'static PiTable {
         let rows: Vec<PiRow> = generated::PI_ROWS
             .iter()
             .map(
-                |&(host, version, keys, rejected, instead, default_values)| PiRow {
+                |&(host, version, keys, rejected, instead, default_values, required)| PiRow {
                     host: HostId::from_name(host).expect("a known host"),
                     version,
                     keys,
                     rejected,
                     instead,
                     default_values,
+                    required,
                 },
             )
             .collect();
@@ -585,20 +647,28 @@ pub fn pi_table() -> &'static PiTable {
             (1..=64).contains(&rows.len()),
             "the pi rows fit one u64 bit set"
         );
-        let mut reads = std::collections::HashMap::new();
-        let mut rejected: Vec<&'static str> = Vec::new();
-        for (i, r) in rows.iter().enumerate() {
-            for k in r.keys {
-                *reads.entry(*k).or_insert(0u64) |= 1 << i;
-            }
-            rejected.extend(r.rejected);
+        let mut keys = std::collections::BTreeMap::<&'static str, KeyRows>::new();
+        fn entry<'m>(
+            keys: &'m mut std::collections::BTreeMap<&'static str, KeyRows>,
+            key: &'static str,
+        ) -> &'m mut KeyRows {
+            keys.entry(key).or_insert(KeyRows {
+                key,
+                readers: 0,
+                rejected: false,
+            })
         }
-        rejected.sort_unstable();
-        rejected.dedup();
+        for (i, r) in rows.iter().enumerate() {
+            for &k in r.keys {
+                entry(&mut keys, k).readers |= 1 << i;
+            }
+            for &k in r.rejected {
+                entry(&mut keys, k).rejected = true;
+            }
+        }
         PiTable {
             rows,
-            reads,
-            rejected,
+            keys: KeyIndex::new(keys.into_values()),
         }
     })
 }
@@ -683,6 +753,24 @@ mod tests {
     use super::merge::merge_patch;
     use super::*;
     use serde::Deserialize as _;
+
+    /// The key index answers as a scan of the rows does, for every key a row reads
+    /// or refuses and for keys none does.
+    #[test]
+    fn pi_table_readers_match_the_rows() {
+        let table = pi_table();
+        let mut keys: Vec<&str> = table.rows.iter().flat_map(|r| r.keys.iter().copied()).collect();
+        keys.extend(["", "nme", "name ", "x-own", "toolsx", "max_turnsx", "Tools"]);
+        for k in keys {
+            let want = table
+                .rows
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.reads(k))
+                .fold(0u64, |m, (i, _)| m | 1 << i);
+            assert_eq!(table.readers(k), want, "{k:?}");
+        }
+    }
 
     /// The host's file, as shipped (the source build.rs resolves).
     fn data(host: HostId) -> &'static str {
@@ -797,6 +885,8 @@ mod tests {
                 m.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
             }
             assert_eq!(r.instead, pairs(&p.instead).as_slice(), "{}", p.label());
+            let required: Vec<&str> = p.required.iter().map(|q| q.key.as_str()).collect();
+            assert_eq!(r.required, required.as_slice(), "{}", p.label());
             assert_eq!(
                 r.default_values,
                 pairs(&p.default_values).as_slice(),

@@ -18,7 +18,7 @@ pub(crate) struct Checker<'a> {
     pub out: Vec<Diagnostic>,
     /// Under the portable profile: keys read by only some hosts (said once in the
     /// run's summary, not per file).
-    pub host_specific: Vec<String>,
+    pub host_specific: Vec<&'static str>,
 }
 
 impl<'a> Checker<'a> {
@@ -119,7 +119,7 @@ pub fn check_doc(doc: &RoleDoc, profile: &'static HostProfile) -> Vec<Diagnostic
 pub fn check_doc_full(
     doc: &RoleDoc,
     profile: &'static HostProfile,
-) -> (Vec<Diagnostic>, Vec<String>) {
+) -> (Vec<Diagnostic>, Vec<&'static str>) {
     // A host that turns each lone `\r` into `\n` (pi's parseFrontmatter) finds the
     // frontmatter of a file whose lines end in a lone `\r`: lint what it reads.
     let read = match (&doc.fences, &profile.parser.cr_newlines) {

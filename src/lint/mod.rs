@@ -68,7 +68,7 @@ pub struct LintReport {
     pub host_reason: Option<String>,
     /// Under the portable profile: each key only some hosts read, with how many
     /// files set it (the summary says so once).
-    pub host_specific: std::collections::BTreeMap<String, usize>,
+    pub host_specific: std::collections::BTreeMap<&'static str, usize>,
 }
 
 impl LintReport {
@@ -278,7 +278,7 @@ pub struct FileLint {
     pub diagnostics: Vec<Diagnostic>,
     pub suppressed: Vec<suppress::Suppressed>,
     /// Keys only some hosts read (under the portable profile).
-    pub host_specific: Vec<String>,
+    pub host_specific: Vec<&'static str>,
 }
 
 /// Lint one parsed file with its settings: the single-file findings (no
@@ -374,7 +374,7 @@ pub fn lint_text_report(path: &Path, text: Vec<u8>, opts: &LintOptions) -> LintR
 
 struct Outcome {
     report: FileReport,
-    host_specific: Vec<String>,
+    host_specific: Vec<&'static str>,
     name: Option<NameSite>,
     failure: Option<ReadFailure>,
 }
@@ -407,7 +407,7 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
     let mut files_out = Vec::with_capacity(outcomes.len());
     let mut failures = Vec::new();
     let mut names = Vec::with_capacity(outcomes.len());
-    let mut host_specific = std::collections::BTreeMap::<String, usize>::new();
+    let mut host_specific = std::collections::BTreeMap::<&'static str, usize>::new();
     for o in outcomes {
         for k in o.host_specific {
             *host_specific.entry(k).or_default() += 1;
@@ -635,7 +635,7 @@ pub struct Checked {
     pub name: Option<NameSite>,
     pub doc: RoleDoc,
     /// Keys only some hosts read (under the portable profile).
-    pub host_specific: Vec<String>,
+    pub host_specific: Vec<&'static str>,
 }
 
 /// Check a file's bytes as `pwk lint` does once it has read them: the same rules,

@@ -991,7 +991,13 @@ fn escape(segment: &str) -> std::borrow::Cow<'_, str> {
 
 /// JSON equality with numbers compared by value (`1 == 1.0`), as JSON Schema says.
 fn equal<I: Instance>(instance: &I, value: &Value) -> bool {
-    match (instance.shape(), value) {
+    equal_as(instance, instance.shape(), value)
+}
+
+/// [`equal`], given the instance's shape (a scalar's type is worked out once for
+/// every option of an `enum`, not once per option).
+fn equal_as<I: Instance>(instance: &I, shape: Shape<'_, I>, value: &Value) -> bool {
+    match (shape, value) {
         (Shape::Null, Value::Null) => true,
         (Shape::Bool(a), Value::Bool(b)) => a == *b,
         (Shape::String(a), Value::String(b)) => a == b,
@@ -1047,12 +1053,12 @@ fn valid<I: Instance>(schema: &Schema, instance: &I) -> bool {
     if k.types.is_some_and(|t| !t.contains(&shape))
         || k.constant
             .as_ref()
-            .is_some_and(|c| !equal(instance, c.get()))
+            .is_some_and(|c| !equal_as(instance, shape, c.get()))
     {
         return false;
     }
     if let Some(Value::Array(options)) = k.enumeration.as_ref().map(Json::get)
-        && !options.iter().any(|o| equal(instance, o))
+        && !options.iter().any(|o| equal_as(instance, shape, o))
     {
         return false;
     }
@@ -1137,7 +1143,7 @@ fn walk_collect<I: Instance>(
         fail(K::Type { kind: t }, path);
     }
     if let Some(c) = k.constant.as_ref().map(Json::get)
-        && !equal(instance, c)
+        && !equal_as(instance, shape, c)
     {
         fail(
             K::Constant {
@@ -1147,7 +1153,7 @@ fn walk_collect<I: Instance>(
         );
     }
     if let Some(options @ Value::Array(list)) = k.enumeration.as_ref().map(Json::get)
-        && !list.iter().any(|o| equal(instance, o))
+        && !list.iter().any(|o| equal_as(instance, shape, o))
     {
         fail(
             K::Enum {

@@ -20,7 +20,7 @@ struct Document<'a> {
     /// Under the portable profile: keys only some hosts read, with how many files
     /// set each (absent when none).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    host_specific_keys: &'a std::collections::BTreeMap<String, usize>,
+    host_specific_keys: &'a std::collections::BTreeMap<&'static str, usize>,
     summary: Summary,
 }
 

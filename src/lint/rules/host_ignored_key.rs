@@ -119,10 +119,13 @@ fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node, looking: u64) {
     let k = key.text.as_str();
     // Asked for every key of every file.
     let table = host::pi_table();
-    if table.rejected_somewhere(k) {
+    let Some(facts) = table.key(k) else {
+        return; // no host reads it (`unknown-key`)
+    };
+    if facts.rejected {
         return; // `host-rejected-key` names who refuses it
     }
-    let readers = table.readers(k);
+    let readers = facts.readers;
     let reading = readers & looking;
     let ignoring = !readers & looking;
     if reading == 0 || ignoring == 0 {
@@ -158,7 +161,7 @@ fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node, looking: u64) {
     }
     // Not a per-file finding: the run's summary names these keys once, with how to
     // name the host (`host` in pwk.toml, `--host`).
-    cx.host_specific.push(k.to_string());
+    cx.host_specific.push(facts.key);
 }
 
 /// The rows (as bits of `table`) whose host discovers project roles in `dir` (one of
@@ -182,10 +185,34 @@ fn dir_rows(table: &host::PiTable, dir: &str) -> u64 {
 /// The well-known pi project directory holding `path` (`.agents/agents`,
 /// `.pi/agents`), if it is in one.
 pub(crate) fn project_dir_of(path: &std::path::Path) -> Option<&'static str> {
+    const DIRS: [&str; 2] = [".agents/agents", ".pi/agents"];
+    // Asked for every file, so bytes first: `Path::parent` and `Path::ends_with`
+    // parse components, at ~10x the cost. The parent of `dir/name` (a plain file
+    // name) is `dir`.
+    let all = path.as_os_str().as_encoded_bytes();
+    let bytes = match all.iter().rposition(|&b| b == b'/') {
+        Some(i) if !matches!(&all[i + 1..], b"" | b"." | b"..") => &all[..i],
+        _ => path.parent()?.as_os_str().as_encoded_bytes(),
+    };
+    let open_end = bytes.ends_with(b"/") || bytes.ends_with(b".");
+    if !open_end && !bytes.ends_with(b"agents") {
+        return None;
+    }
+    // Written plainly (no `//`, no `.` component), comparing bytes means comparing
+    // components.
+    let plain = !open_end
+        && !bytes.windows(2).any(|w| w == b"//")
+        && !bytes.windows(3).any(|w| w == b"/./")
+        && !bytes.starts_with(b"./");
+    if plain {
+        return DIRS.into_iter().find(|d| {
+            bytes
+                .strip_suffix(d.as_bytes())
+                .is_some_and(|head| head.is_empty() || head.ends_with(b"/"))
+        });
+    }
     let parent = path.parent()?;
-    [".agents/agents", ".pi/agents"]
-        .into_iter()
-        .find(|d| parent.ends_with(d))
+    DIRS.into_iter().find(|d| parent.ends_with(d))
 }
 
 /// Whether `host`'s newest profile discovers project roles in `dir` (itself, or a
@@ -197,4 +224,40 @@ pub(crate) fn host_reads_dir(host: host::HostId, dir: &str) -> bool {
                 .strip_prefix(d)
                 .is_some_and(|rest| rest.starts_with('/'))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::project_dir_of;
+    use std::path::Path;
+
+    /// The byte comparison answers as comparing components does, on every way of
+    /// writing a parent directory.
+    #[test]
+    fn project_dir_of_agrees_with_path_components() {
+        let parents = [
+            "", ".", "/", "agents", ".agents/agents", ".pi/agents", "x/.agents/agents",
+            "/x/.pi/agents", "x.agents/agents", "x/a.pi/agents", ".agents//agents",
+            ".agents/./agents", "./.agents/agents", ".agents/agents/", ".agents/agents/.",
+            "x//.pi/agents", ".pi/agents//", "/.pi/agents", "pi/agents", ".pi/xagents",
+            ".pi/agents/x", "a/.agents/agents/../agents",
+        ];
+        let mut paths: Vec<std::path::PathBuf> =
+            parents.iter().map(|p| Path::new(p).join("role.md")).collect();
+        // Written as they come, not as `join` writes them.
+        paths.extend(
+            [
+                "role.md", "/role.md", "x//role.md", ".agents/agents//role.md",
+                ".pi/agents/./role.md", ".pi/agents/.", ".pi/agents/..", ".pi/agents/",
+                ".pi/agents/x/..", "a/.pi/agents/role.md/",
+            ]
+            .map(std::path::PathBuf::from),
+        );
+        for path in paths {
+            let slow = path
+                .parent()
+                .and_then(|p| [".agents/agents", ".pi/agents"].into_iter().find(|d| p.ends_with(d)));
+            assert_eq!(project_dir_of(&path), slow, "{path:?}");
+        }
+    }
 }

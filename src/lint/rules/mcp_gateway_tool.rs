@@ -20,6 +20,17 @@ pub(crate) const RULE: Rule = Rule {
 /// pi's tools that change files or run commands.
 const MUTATING: [&str; 4] = ["bash", "edit", "write", "powershell"];
 
+/// Whether `needle` occurs in `hay`: a scan for its first byte, then a comparison.
+/// Asked of every role's `tools`, a value of a few dozen bytes, where setting up
+/// `str::contains`'s two-way search costs more than the scan.
+fn mentions(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    let Some(&first) = n.first() else {
+        return true;
+    };
+    (0..h.len()).any(|i| h[i] == first && h[i..].starts_with(n))
+}
+
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     let p = cx.profile;
     let Some(mcp) = &p.tools.mcp else { return };
@@ -29,7 +40,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     // Most roles name no gateway: every entry is a piece of one of these values, so a
     // value that does not contain a gateway's name cannot name it (and splitting the
     // list is skipped).
-    let names_one = |v: &str| mcp.gateways.iter().any(|g| v.contains(g.as_str()));
+    let names_one = |v: &str| mcp.gateways.iter().any(|g| mentions(v, g));
     let may_name_one = match &node.value {
         Value::Sequence(items) => items.iter().any(|n| n.as_scalar().is_some_and(names_one)),
         Value::Scalar { text, .. } => names_one(text),

@@ -34,7 +34,12 @@ pub(crate) fn report_required(cx: &mut Checker<'_>, rule: &'static Rule, key: &s
     let p = cx.profile;
     let span = cx.open_fence();
     let (message, severity) = if p.is_portable() {
-        let (skipping, rest) = host::split_profiles(|h| h.requires(key).is_some());
+        // The compiled-in rows: a role without a description parses no profile.
+        let (skipping, rest): (Vec<host::PiRow>, Vec<host::PiRow>) =
+            host::pi_rows().partition(|r| r.requires(key));
+        let versions = |rows: &[host::PiRow]| -> Vec<(host::HostId, &str)> {
+            rows.iter().map(|r| (r.host, r.version)).collect()
+        };
         if skipping.is_empty() {
             (
                 format!(
@@ -51,8 +56,8 @@ pub(crate) fn report_required(cx: &mut Checker<'_>, rule: &'static Rule, key: &s
             (
                 format!(
                     "the frontmatter has no `{key}`; {} skips such a role ({} load it)",
-                    host::name_profiles(&skipping),
-                    host::name_profiles(&rest)
+                    host::name_versions(&versions(&skipping)),
+                    host::name_versions(&versions(&rest))
                 ),
                 Severity::Error,
             )
