@@ -538,6 +538,31 @@ pub struct PiTable {
     pub rows: Vec<PiRow>,
     /// Every key some row reads or refuses.
     keys: KeyIndex,
+    /// The same keys, sorted: `names[id]`.
+    names: Vec<&'static str>,
+}
+
+/// A set of the pi table's keys, as bits (no allocation): what each file reports
+/// as read by only some hosts, under the portable profile.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KeySet(u128);
+
+impl KeySet {
+    pub fn insert(&mut self, key: KeyRows) {
+        self.0 |= 1 << key.id;
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The keys, sorted.
+    pub fn iter(self) -> impl Iterator<Item = &'static str> {
+        let names = &pi_table().names;
+        (0..names.len())
+            .filter(move |i| self.0 & (1 << i) != 0)
+            .map(move |i| names[i])
+    }
 }
 
 /// What the pi rows do with one key.
@@ -545,6 +570,8 @@ pub struct PiTable {
 pub struct KeyRows {
     /// The key, as the rows spell it (borrowed for the life of the process).
     pub key: &'static str,
+    /// Its place among the table's keys (sorted), for a [`KeySet`].
+    pub id: u8,
     /// Bit `i`: row `i` reads the key.
     pub readers: u64,
     /// Some row refuses a role with the key.
@@ -654,6 +681,7 @@ pub fn pi_table() -> &'static PiTable {
         ) -> &'m mut KeyRows {
             keys.entry(key).or_insert(KeyRows {
                 key,
+                id: 0,
                 readers: 0,
                 rejected: false,
             })
@@ -666,8 +694,13 @@ pub fn pi_table() -> &'static PiTable {
                 entry(&mut keys, k).rejected = true;
             }
         }
+        assert!(keys.len() <= 128, "the pi keys fit a KeySet");
+        for (id, e) in keys.values_mut().enumerate() {
+            e.id = id as u8;
+        }
         PiTable {
             rows,
+            names: keys.keys().copied().collect(),
             keys: KeyIndex::new(keys.into_values()),
         }
     })

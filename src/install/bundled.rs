@@ -186,7 +186,7 @@ fn portable(
             in_frontmatter = i == 0;
         } else if in_frontmatter
             && keys.iter().any(|k| {
-                line.strip_prefix(*k)
+                line.strip_prefix(k)
                     .is_some_and(|r| r.starts_with(':'))
             })
         {

@@ -18,7 +18,7 @@ pub(crate) struct Checker<'a> {
     pub out: Vec<Diagnostic>,
     /// Under the portable profile: keys read by only some hosts (said once in the
     /// run's summary, not per file).
-    pub host_specific: Vec<&'static str>,
+    pub host_specific: crate::host::KeySet,
 }
 
 impl<'a> Checker<'a> {
@@ -27,7 +27,7 @@ impl<'a> Checker<'a> {
             doc,
             profile,
             out: Vec::new(),
-            host_specific: Vec::new(),
+            host_specific: Default::default(),
         }
     }
 
@@ -119,7 +119,7 @@ pub fn check_doc(doc: &RoleDoc, profile: &'static HostProfile) -> Vec<Diagnostic
 pub fn check_doc_full(
     doc: &RoleDoc,
     profile: &'static HostProfile,
-) -> (Vec<Diagnostic>, Vec<&'static str>) {
+) -> (Vec<Diagnostic>, crate::host::KeySet) {
     // A host that turns each lone `\r` into `\n` (pi's parseFrontmatter) finds the
     // frontmatter of a file whose lines end in a lone `\r`: lint what it reads.
     let read = match (&doc.fences, &profile.parser.cr_newlines) {
@@ -650,7 +650,10 @@ mod tests {
         let doc = RoleDoc::parse(std::path::PathBuf::from("r.md"), PWK_ROLE.as_bytes());
         let (found, host_specific) = check_doc_full(&doc, HostId::Pwk.newest());
         assert!(found.is_empty(), "{found:?}");
-        assert_eq!(host_specific, ["systemPromptMode", "max_turns"]);
+        assert_eq!(
+            host_specific.iter().collect::<Vec<_>>(),
+            ["max_turns", "systemPromptMode"]
+        );
     }
 
     #[test]

@@ -278,7 +278,7 @@ pub struct FileLint {
     pub diagnostics: Vec<Diagnostic>,
     pub suppressed: Vec<suppress::Suppressed>,
     /// Keys only some hosts read (under the portable profile).
-    pub host_specific: Vec<&'static str>,
+    pub host_specific: crate::host::KeySet,
 }
 
 /// Lint one parsed file with its settings: the single-file findings (no
@@ -368,13 +368,13 @@ pub fn lint_text_report(path: &Path, text: Vec<u8>, opts: &LintOptions) -> LintR
         skipped: Vec::new(),
         host: opts.host.label(),
         host_reason: opts.host_reason.clone(),
-        host_specific: host_specific.into_iter().map(|k| (k, 1)).collect(),
+        host_specific: host_specific.iter().map(|k| (k, 1)).collect(),
     }
 }
 
 struct Outcome {
     report: FileReport,
-    host_specific: Vec<&'static str>,
+    host_specific: crate::host::KeySet,
     name: Option<NameSite>,
     failure: Option<ReadFailure>,
 }
@@ -409,7 +409,7 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
     let mut names = Vec::with_capacity(outcomes.len());
     let mut host_specific = std::collections::BTreeMap::<&'static str, usize>::new();
     for o in outcomes {
-        for k in o.host_specific {
+        for k in o.host_specific.iter() {
             *host_specific.entry(k).or_default() += 1;
         }
         failures.extend(o.failure);
@@ -590,7 +590,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
             );
             Outcome {
                 report: report(vec![d], None),
-                host_specific: Vec::new(),
+                host_specific: Default::default(),
                 name: None,
                 failure: None,
             }
@@ -599,7 +599,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
             let d = too_large(path, profile, &err);
             Outcome {
                 report: report(vec![d], None),
-                host_specific: Vec::new(),
+                host_specific: Default::default(),
                 name: None,
                 failure: None,
             }
@@ -614,7 +614,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
                 )],
                 None,
             ),
-            host_specific: Vec::new(),
+            host_specific: Default::default(),
             name: None,
             failure: Some(ReadFailure {
                 path: path.to_path_buf(),
@@ -635,7 +635,7 @@ pub struct Checked {
     pub name: Option<NameSite>,
     pub doc: RoleDoc,
     /// Keys only some hosts read (under the portable profile).
-    pub host_specific: Vec<&'static str>,
+    pub host_specific: crate::host::KeySet,
 }
 
 /// Check a file's bytes as `pwk lint` does once it has read them: the same rules,
@@ -663,7 +663,7 @@ pub fn check_bytes(
             suppressed: Vec::new(),
             name: None,
             doc: RoleDoc::parse(path, b""),
-            host_specific: Vec::new(),
+            host_specific: Default::default(),
         };
     }
     let doc = RoleDoc::from_bytes(path, bytes);
@@ -697,7 +697,7 @@ pub fn not_linted_linked(path: &Path, host: &'static HostProfile, why: String) -
         suppressed: Vec::new(),
         name: None,
         doc: RoleDoc::parse(path, b""),
-        host_specific: Vec::new(),
+        host_specific: Default::default(),
     }
 }
 

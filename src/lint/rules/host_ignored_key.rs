@@ -161,7 +161,7 @@ fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node, looking: u64) {
     }
     // Not a per-file finding: the run's summary names these keys once, with how to
     // name the host (`host` in pwk.toml, `--host`).
-    cx.host_specific.push(facts.key);
+    cx.host_specific.insert(facts);
 }
 
 /// The rows (as bits of `table`) whose host discovers project roles in `dir` (one of
