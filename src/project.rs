@@ -471,7 +471,8 @@ fn plainly_in(file: &Path, dir: &Path) -> bool {
         && f.strip_prefix(d)
             .and_then(|rest| rest.strip_prefix(b"/"))
             .is_some_and(|name| {
-                !matches!(name, b"" | b"." | b"..") && !name.iter().any(|&b| b == b'/' || b == b'\\')
+                !matches!(name, b"" | b"." | b"..")
+                    && !name.iter().any(|&b| b == b'/' || b == b'\\')
             })
 }
 
@@ -687,8 +688,21 @@ mod tests {
     fn plainly_in_agrees_with_parent() {
         let dirs = ["x", "x/y", "/x", ".agents/agents", "./x", "x/.", "/"];
         let files = [
-            "x/a.md", "x/y/a.md", "/x/a.md", ".agents/agents/r.md", "./x/a.md", "x/./a.md",
-            "x//a.md", "x/y", "x/..", "x/.", "x/", "x\\a.md", "x/a\\b.md", "/a.md", "xa.md",
+            "x/a.md",
+            "x/y/a.md",
+            "/x/a.md",
+            ".agents/agents/r.md",
+            "./x/a.md",
+            "x/./a.md",
+            "x//a.md",
+            "x/y",
+            "x/..",
+            "x/.",
+            "x/",
+            "x\\a.md",
+            "x/a\\b.md",
+            "/a.md",
+            "xa.md",
             "x/y/z/a.md",
         ];
         for d in dirs {

@@ -792,7 +792,11 @@ mod tests {
     #[test]
     fn pi_table_readers_match_the_rows() {
         let table = pi_table();
-        let mut keys: Vec<&str> = table.rows.iter().flat_map(|r| r.keys.iter().copied()).collect();
+        let mut keys: Vec<&str> = table
+            .rows
+            .iter()
+            .flat_map(|r| r.keys.iter().copied())
+            .collect();
         keys.extend(["", "nme", "name ", "x-own", "toolsx", "max_turnsx", "Tools"]);
         for k in keys {
             let want = table

@@ -185,10 +185,9 @@ fn portable(
         if line.trim_end() == "---" {
             in_frontmatter = i == 0;
         } else if in_frontmatter
-            && keys.iter().any(|k| {
-                line.strip_prefix(k)
-                    .is_some_and(|r| r.starts_with(':'))
-            })
+            && keys
+                .iter()
+                .any(|k| line.strip_prefix(k).is_some_and(|r| r.starts_with(':')))
         {
             continue;
         }

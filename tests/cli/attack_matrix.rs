@@ -344,6 +344,15 @@ const FRONT_ENDS: &[FrontEnd] = &[
         },
     },
     FrontEnd {
+        // Given a file's text on stdin: opens no directory and reads no file (the
+        // path names the project, host and configuration only).
+        name: "lint - --stdin-filename",
+        dirs: &[],
+        files: &[],
+        findings: &[Slot::Agents],
+        run: stdin_lint,
+    },
+    FrontEnd {
         name: "lsp",
         dirs: &[Slot::Agents, Slot::Pi],
         files: &[],
@@ -436,21 +445,37 @@ fn bounded(mut cmd: Command, input: &[u8], done: fn(&[u8]) -> bool) -> Ran {
 
 /// `pwk lsp` through the test client: open the planted file's text (or the
 /// plain role), wait for its diagnostics, shut down.
-fn lsp(w: &World, attack: &Attack) -> Ran {
-    let start = Instant::now();
-    let mut cmd = w.env.pwk();
-    cmd.arg("lsp");
-    let mut client = LspClient::start(cmd);
-    client.initialize(&file_uri(w.env.root()));
+/// The planted file's text (or a fixable role's, for attacks that plant no regular
+/// file), as a front end given text instead of a path sees it.
+fn planted_text(w: &World, attack: &Attack) -> (&'static str, Vec<u8>) {
     let rel = attack.file.unwrap_or(".agents/agents/r.md");
     let path = w.env.path(rel);
     let text = std::fs::symlink_metadata(&path)
         .ok()
         .filter(|m| m.is_file())
         .and_then(|_| std::fs::read(&path).ok())
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_else(|| FIXABLE.to_string());
-    let uri = file_uri(&path);
+        .unwrap_or_else(|| FIXABLE.as_bytes().to_vec());
+    (rel, text)
+}
+
+/// `pwk lint -`: the planted file's bytes on stdin, named by `--stdin-filename`.
+fn stdin_lint(w: &World, attack: &Attack) -> Ran {
+    let (rel, text) = planted_text(w, attack);
+    let mut cmd = w.env.pwk();
+    cmd.args(["lint", "-", "--stdin-filename", rel]);
+    // stdin closes once written: `lint -` reads to its end.
+    bounded(cmd, &text, |_| true)
+}
+
+fn lsp(w: &World, attack: &Attack) -> Ran {
+    let start = Instant::now();
+    let mut cmd = w.env.pwk();
+    cmd.arg("lsp");
+    let mut client = LspClient::start(cmd);
+    client.initialize(&file_uri(w.env.root()));
+    let (rel, text) = planted_text(w, attack);
+    let text = String::from_utf8_lossy(&text).into_owned();
+    let uri = file_uri(&w.env.path(rel));
     client.notify(
         "textDocument/didOpen",
         json!({"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": text}}),

@@ -236,27 +236,55 @@ mod tests {
     #[test]
     fn project_dir_of_agrees_with_path_components() {
         let parents = [
-            "", ".", "/", "agents", ".agents/agents", ".pi/agents", "x/.agents/agents",
-            "/x/.pi/agents", "x.agents/agents", "x/a.pi/agents", ".agents//agents",
-            ".agents/./agents", "./.agents/agents", ".agents/agents/", ".agents/agents/.",
-            "x//.pi/agents", ".pi/agents//", "/.pi/agents", "pi/agents", ".pi/xagents",
-            ".pi/agents/x", "a/.agents/agents/../agents",
+            "",
+            ".",
+            "/",
+            "agents",
+            ".agents/agents",
+            ".pi/agents",
+            "x/.agents/agents",
+            "/x/.pi/agents",
+            "x.agents/agents",
+            "x/a.pi/agents",
+            ".agents//agents",
+            ".agents/./agents",
+            "./.agents/agents",
+            ".agents/agents/",
+            ".agents/agents/.",
+            "x//.pi/agents",
+            ".pi/agents//",
+            "/.pi/agents",
+            "pi/agents",
+            ".pi/xagents",
+            ".pi/agents/x",
+            "a/.agents/agents/../agents",
         ];
-        let mut paths: Vec<std::path::PathBuf> =
-            parents.iter().map(|p| Path::new(p).join("role.md")).collect();
+        let mut paths: Vec<std::path::PathBuf> = parents
+            .iter()
+            .map(|p| Path::new(p).join("role.md"))
+            .collect();
         // Written as they come, not as `join` writes them.
         paths.extend(
             [
-                "role.md", "/role.md", "x//role.md", ".agents/agents//role.md",
-                ".pi/agents/./role.md", ".pi/agents/.", ".pi/agents/..", ".pi/agents/",
-                ".pi/agents/x/..", "a/.pi/agents/role.md/",
+                "role.md",
+                "/role.md",
+                "x//role.md",
+                ".agents/agents//role.md",
+                ".pi/agents/./role.md",
+                ".pi/agents/.",
+                ".pi/agents/..",
+                ".pi/agents/",
+                ".pi/agents/x/..",
+                "a/.pi/agents/role.md/",
             ]
             .map(std::path::PathBuf::from),
         );
         for path in paths {
-            let slow = path
-                .parent()
-                .and_then(|p| [".agents/agents", ".pi/agents"].into_iter().find(|d| p.ends_with(d)));
+            let slow = path.parent().and_then(|p| {
+                [".agents/agents", ".pi/agents"]
+                    .into_iter()
+                    .find(|d| p.ends_with(d))
+            });
             assert_eq!(project_dir_of(&path), slow, "{path:?}");
         }
     }
