@@ -77,8 +77,7 @@ fn main() {
     println!("cargo:rerun-if-changed=schemas/role.schema.json");
     // The real pi hosts' facts the portable profile consults on every run, as Rust
     // data: (host, version, keys read, keys rejected, instead, default_values, keys
-    // required) per
-    // profile, oldest first per host, in `host::PI_HOSTS` order.
+    // required) per profile, oldest first per host, in `host::PI_HOSTS` order.
     let mut pi_rows = String::from(
         "#[allow(clippy::type_complexity)] // generated data, read by `host::pi_rows`\npub static PI_ROWS: &[(&str, &str, &[&str], &[&str], &[(&str, &str)], &[(&str, &str)], &[&str])] = &[\n",
     );

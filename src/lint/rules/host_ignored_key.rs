@@ -202,8 +202,7 @@ pub(crate) fn project_dir_of(path: &std::path::Path) -> Option<&'static str> {
     // components.
     let plain = !open_end
         && !bytes.windows(2).any(|w| w == b"//")
-        && !bytes.windows(3).any(|w| w == b"/./")
-        && !bytes.starts_with(b"./");
+        && !bytes.windows(3).any(|w| w == b"/./");
     if plain {
         return DIRS.into_iter().find(|d| {
             bytes
@@ -258,6 +257,9 @@ mod tests {
             ".pi/xagents",
             ".pi/agents/x",
             "a/.agents/agents/../agents",
+            "./x/.pi/agents",
+            "./.pi/agents",
+            "..agents/agents",
         ];
         let mut paths: Vec<std::path::PathBuf> = parents
             .iter()
