@@ -462,18 +462,11 @@ impl Project {
 /// backslash): then `file.parent()` is `dir`. Asked for every file of a run, where
 /// parsing the path's components cost more than the rest of the grouping.
 fn plainly_in(file: &Path, dir: &Path) -> bool {
-    let (f, d) = (
-        file.as_os_str().as_encoded_bytes(),
-        dir.as_os_str().as_encoded_bytes(),
-    );
+    let d = dir.as_os_str().as_encoded_bytes();
     !d.is_empty()
         && !d.ends_with(b"/")
-        && f.strip_prefix(d)
-            .and_then(|rest| rest.strip_prefix(b"/"))
-            .is_some_and(|name| {
-                !matches!(name, b"" | b"." | b"..")
-                    && !name.iter().any(|&b| b == b'/' || b == b'\\')
-            })
+        && crate::fs::plain_parent(file)
+            .is_some_and(|(parent, name)| parent == d && !name.contains(&b'\\'))
 }
 
 /// A lint group's key: the host choice, and under `auto` the host whose own

@@ -189,10 +189,9 @@ pub(crate) fn project_dir_of(path: &std::path::Path) -> Option<&'static str> {
     // Asked for every file, so bytes first: `Path::parent` and `Path::ends_with`
     // parse components, at ~10x the cost. The parent of `dir/name` (a plain file
     // name) is `dir`.
-    let all = path.as_os_str().as_encoded_bytes();
-    let bytes = match all.iter().rposition(|&b| b == b'/') {
-        Some(i) if !matches!(&all[i + 1..], b"" | b"." | b"..") => &all[..i],
-        _ => path.parent()?.as_os_str().as_encoded_bytes(),
+    let bytes = match crate::fs::plain_parent(path) {
+        Some((dir, _)) => dir,
+        None => path.parent()?.as_os_str().as_encoded_bytes(),
     };
     let open_end = bytes.ends_with(b"/") || bytes.ends_with(b".");
     if !open_end && !bytes.ends_with(b"agents") {
