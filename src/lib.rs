@@ -11,6 +11,7 @@ pub mod context;
 pub mod convert;
 pub mod delegate;
 pub mod discover;
+pub mod display;
 pub mod env;
 pub mod exit;
 pub mod fs;

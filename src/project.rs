@@ -301,7 +301,7 @@ impl Project {
                 Some((_, config)) if !req.allow_empty => {
                     return Err(ProjectError::NothingToLint(format!(
                         "`paths` in `{}` matches no `*.md` file",
-                        crate::context::display_path(&self.cwd, &config)
+                        crate::display::display_path(&self.cwd, &config)
                     )));
                 }
                 Some(_) => Vec::new(),
@@ -310,7 +310,7 @@ impl Project {
                     if dirs.is_empty() && !req.allow_empty {
                         return Err(ProjectError::NothingToLint(format!(
                             "no agents directory (`.agents/agents/`, `.pi/agents/`, `.claude/agents/`, `.opencode/agents/`, `.gemini/agents/`, `.github/agents/`) exists in the project `{}`; pass files or directories, or --allow-empty",
-                            crate::context::display_path(&self.cwd, &self.root)
+                            crate::display::display_path(&self.cwd, &self.root)
                         )));
                     }
                     dirs.iter().map(|d| d.path.clone()).collect()
@@ -353,7 +353,7 @@ impl Project {
         if files.is_empty() && collected.errors.is_empty() && !req.allow_empty {
             let shown: Vec<String> = paths
                 .iter()
-                .map(|p| format!("`{}`", crate::context::display_path(&self.cwd, p)))
+                .map(|p| format!("`{}`", crate::display::display_path(&self.cwd, p)))
                 .collect();
             return Err(ProjectError::NothingToLint(format!(
                 "no `*.md` file in {}{}",
@@ -539,7 +539,7 @@ pub fn linked_dir(cwd: &Path, root: &Path, dir: &Path) -> Option<PathBuf> {
 pub fn linked_dir_message(cwd: &Path, link: &Path) -> String {
     format!(
         "`{}` is a symbolic link; pwk does not read or write the project's roles through one (make it a real directory, or name the target directory on the command line)",
-        crate::context::display_path(cwd, link)
+        crate::display::display_path(cwd, link)
     )
 }
 
@@ -611,7 +611,7 @@ pub fn describe_origin(origin: &Origin, cwd: &Path) -> String {
         Origin::Flag(f) => (*f).into(),
         Origin::File { path, line, column } => format!(
             "{}:{line}:{column}",
-            crate::context::display_path(cwd, path)
+            crate::display::display_path(cwd, path)
         ),
     }
 }

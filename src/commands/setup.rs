@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use crate::cli::{Format, SetupArgs};
-use crate::context::{eprintln_safe, write_stdout};
+use crate::display::{eprintln_safe, write_stdout};
 use crate::fs::write::{self as safe, Inspect, NoHooks, Replace, SafeDir, WriteOptions};
 use crate::install::hint::ModelHint;
 use crate::install::manifest::{MANIFEST_NAME, Manifest};

@@ -102,7 +102,7 @@ impl SourceDir {
         match &self.path {
             None => "built into pwk".to_string(),
             Some(p) => {
-                let mut s = crate::context::display_path(cwd, p);
+                let mut s = crate::display::display_path(cwd, p);
                 if !s.ends_with('/') {
                     s.push('/');
                 }
@@ -129,7 +129,7 @@ impl RolePath {
     pub fn display(&self, cwd: &Path) -> String {
         match self {
             RolePath::Builtin(file) => format!("builtin:{file}"),
-            RolePath::File(p) => crate::context::display_path(cwd, p),
+            RolePath::File(p) => crate::display::display_path(cwd, p),
         }
     }
 

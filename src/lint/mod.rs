@@ -420,7 +420,7 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
     let paths: Vec<&Path> = files_out.iter().map(|f| f.path.as_path()).collect();
     let sites: Vec<Option<&NameSite>> = names.iter().map(Option::as_ref).collect();
     let dups = cross_file(&paths, &sites, opts.host, |p| match &opts.cwd {
-        Some(cwd) => crate::context::display_path(cwd, p),
+        Some(cwd) => crate::display::display_path(cwd, p),
         None => p.display().to_string(),
     });
     let mut touched = Vec::new();

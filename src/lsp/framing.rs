@@ -376,7 +376,7 @@ where
                 match r.read()? {
                     Frame::Eof => return Ok(()),
                     Frame::Invalid(bad) => {
-                        crate::context::eprintln_safe(&format!(
+                        crate::display::eprintln_safe(&format!(
                             "pwk lsp: refused a message: {}",
                             crate::text::escape_line(&bad.message)
                         ));

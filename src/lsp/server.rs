@@ -409,7 +409,7 @@ impl Server {
         match outcome {
             Ok(r) => r,
             Err(_) => {
-                crate::context::eprintln_safe(&format!(
+                crate::display::eprintln_safe(&format!(
                     "pwk lsp: internal error while handling {method}; the server goes on"
                 ));
                 Ok(())

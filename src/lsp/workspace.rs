@@ -227,7 +227,7 @@ impl Workspace {
         let root = &self.setup.root;
         let mut out: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
         for (i, d) in lint::cross_file(&paths, &sites, self.host, |p| {
-            crate::context::display_path(root, p)
+            crate::display::display_path(root, p)
         }) {
             out.entry(paths[i].to_path_buf()).or_default().push(d);
         }

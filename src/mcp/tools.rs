@@ -537,7 +537,7 @@ pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
                 .lint(false)
         }
     };
-    let show = |p: &Path| crate::context::display_path(place.cwd, p);
+    let show = |p: &Path| crate::display::display_path(place.cwd, p);
     let render_opts = crate::lint::render::RenderOptions {
         show_path: &show,
         color: false,
