@@ -566,12 +566,10 @@ pub fn explain_rule(args: &Map<String, Value>) -> Answer {
     match crate::lint::rules::find(id) {
         Some(r) => Ok(crate::lint::rules::rule_doc(r)),
         None => {
-            let hint = crate::lint::rules::did_you_mean(
-                id,
-                crate::lint::rules::RULES.iter().map(|r| r.id),
-            )
-            .map(|s| format!("; did you mean `{s}`?"))
-            .unwrap_or_else(|| "; the `rules` tool lists them".into());
+            let hint =
+                crate::suggest::did_you_mean(id, crate::lint::rules::RULES.iter().map(|r| r.id))
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_else(|| "; the `rules` tool lists them".into());
             Err(format!("no rule `{id}`{hint}"))
         }
     }

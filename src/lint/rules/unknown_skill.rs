@@ -4,9 +4,10 @@
 use crate::discover::skills::{SkillPlaces, skill_names};
 use crate::lint::Severity;
 use crate::lint::check::Checker;
+use crate::lint::rules::Rule;
 use crate::lint::rules::unknown_tool::entries;
-use crate::lint::rules::{Rule, did_you_mean};
 use crate::role::Node;
+use crate::suggest::did_you_mean;
 
 pub(crate) const RULE: Rule = Rule {
     id: "unknown-skill",

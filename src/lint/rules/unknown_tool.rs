@@ -3,8 +3,9 @@
 use crate::host::{self, HostProfile};
 use crate::lint::Severity;
 use crate::lint::check::Checker;
-use crate::lint::rules::{Rule, did_you_mean};
+use crate::lint::rules::Rule;
 use crate::role::{Node, Value};
+use crate::suggest::did_you_mean;
 
 pub(crate) const RULE: Rule = Rule {
     id: "unknown-tool",
