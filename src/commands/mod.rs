@@ -145,8 +145,7 @@ fn report_fatal(err: &anyhow::Error) -> ExitStatus {
 /// Answer `COMPLETE=<shell> pwk …` (what the registration script runs on Tab) and
 /// exit; a no-op otherwise.
 pub fn complete_if_asked() {
-    use clap::CommandFactory;
-    clap_complete::CompleteEnv::with_factory(Cli::command).complete();
+    clap_complete::CompleteEnv::with_factory(complete::command).complete();
 }
 
 /// `pwk completions SHELL`: the registration script. On Tab it asks pwk itself, so
