@@ -204,7 +204,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(crate::delegate::fuzz_config())]
+        #![proptest_config(crate::testing::fuzz_config())]
         #[test]
         fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
             let _ = parse_strict(&bytes);

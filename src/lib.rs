@@ -29,6 +29,9 @@ pub mod severity;
 pub mod suggest;
 pub mod text;
 
+#[cfg(test)]
+mod testing;
+
 pub use context::Context;
 pub use exit::ExitStatus;
 

@@ -749,7 +749,7 @@ mod fuzz {
     use super::*;
     use proptest::prelude::*;
 
-    use crate::delegate::fuzz_config as config;
+    use crate::testing::fuzz_config as config;
 
     fn json_value() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![

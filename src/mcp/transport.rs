@@ -300,7 +300,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(crate::delegate::fuzz_config())]
+        #![proptest_config(crate::testing::fuzz_config())]
         /// `mcp::transport::fuzz`: arbitrary bytes, and arbitrary bytes spliced into
         /// a tool call, never panic; an answer never holds a control character; a
         /// call with a key twice in its arguments is never taken.

@@ -46,7 +46,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     (
         "leaf",
         &[
-            "severity", "display", "text", "env", "json", "suggest", "exit",
+            "severity", "testing", "display", "text", "env", "json", "suggest", "exit",
         ],
     ),
 ];
@@ -59,7 +59,6 @@ const NOT_YET: &[&str] = &[
     "discover -> project",
     "discover -> install",
     "convert -> install",
-    "json -> delegate",
     "lint -> discover",
     "role -> host",
     "delegate::budget -> delegate::request",
