@@ -1,7 +1,7 @@
 //! `pwk.toml` (or `.pwk.toml`): the project's lint configuration.
 //!
 //! The file is found by walking up from the linted path to the project root
-//! ([`crate::discover::find_project_root`], the root every command uses). Keys:
+//! ([`crate::fs::root::find_root`], the root every command uses). Keys:
 //! `host`, `paths`, `exclude`, `[rules]`, `[[overrides]]` (with `files` and their
 //! own `host` / `rules`), `extend`, `baseline`. The TOML is read with `toml_edit`, which keeps
 //! the span of every key and value, so an unknown key or a bad value is an error
@@ -411,11 +411,11 @@ pub fn find(path: &Path, home: Option<&Path>) -> Result<Option<PathBuf>, ConfigE
     } else {
         abs.parent().map(Path::to_path_buf).unwrap_or(abs.clone())
     };
-    let (root, _) = crate::discover::find_project_root(&start, home);
+    let root = crate::fs::root::find_root(&start, home).root;
     for dir in start.ancestors() {
         // Never a configuration from a directory another user owns (as git's
         // `safe.directory`): the walk ends there.
-        if !crate::project::trusted_dir(dir) {
+        if !crate::fs::trusted_dir(dir) {
             break;
         }
         let found: Vec<PathBuf> = FILE_NAMES

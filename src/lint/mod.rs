@@ -682,7 +682,7 @@ pub fn check_bytes(
 }
 
 /// The check of a buffer in a directory reached through a symbolic link (see
-/// [`crate::project::linked_dir`]): not linted, one `not-a-regular-file` finding
+/// [`crate::fs::linked_dir`]): not linted, one `not-a-regular-file` finding
 /// saying `why`, as `pwk lint` reports the directory.
 pub fn not_linted_linked(path: &Path, host: &'static HostProfile, why: String) -> Checked {
     let rule = &rules::not_a_regular_file::RULE;

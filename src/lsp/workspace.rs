@@ -93,7 +93,7 @@ impl Workspace {
                 cwd: self.setup.root.clone(),
                 home: self.setup.home.clone(),
                 global_agents_dir: self.setup.agent_dir.as_ref().map(|d| d.join("agents")),
-                project_root: Some(self.setup.root.clone()),
+                project_root: self.setup.root.clone(),
             },
             self.host,
         )
@@ -177,9 +177,9 @@ impl Workspace {
     }
 
     /// The first symbolic link between the project root and `dir` (`dir`
-    /// included), as `pwk lint` sees it ([`crate::project::linked_dir`]).
+    /// included), as `pwk lint` sees it ([`crate::fs::linked_dir`]).
     pub fn linked_for(&self, dir: &Path) -> Option<PathBuf> {
-        crate::project::linked_dir(&self.setup.root, &self.setup.root, dir)
+        crate::fs::linked_dir(&self.setup.root, &self.setup.root, dir)
     }
 
     /// What to tell the user about the role directories not read because a link
@@ -189,7 +189,7 @@ impl Workspace {
         let shown: Vec<String> = self
             .linked
             .iter()
-            .map(|l| crate::project::linked_dir_message(root, l))
+            .map(|l| crate::fs::linked_dir_message(root, l))
             .collect();
         (!shown.is_empty()).then(|| format!("pwk: not linted: {}", shown.join("; ")))
     }
@@ -241,7 +241,7 @@ impl Workspace {
     /// the rule levels its `pwk.toml` sets and its inline suppressions.
     pub fn check(&mut self, path: &Path, text: &str) -> lint::Checked {
         if let Some(link) = path.parent().and_then(|p| self.linked_for(p)) {
-            let why = crate::project::linked_dir_message(&self.setup.root, &link);
+            let why = crate::fs::linked_dir_message(&self.setup.root, &link);
             return lint::not_linted_linked(path, self.host, why);
         }
         let (profile, settings) = match self.project.file_profile(path, self.host) {
