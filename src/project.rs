@@ -193,8 +193,8 @@ impl Project {
     }
 
     /// Where the skill directories of this project, this user and pi are.
-    pub fn skill_places(&self) -> crate::discover::skills::SkillPlaces {
-        crate::discover::skills::SkillPlaces {
+    pub fn skill_places(&self) -> crate::host::skills::SkillPlaces {
+        crate::host::skills::SkillPlaces {
             root: self.root.clone(),
             home: self.home.clone(),
             agent_dir: self.agent_dir.clone(),

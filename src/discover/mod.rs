@@ -22,7 +22,6 @@
 pub(crate) mod render;
 pub mod runtime;
 mod scan;
-pub mod skills;
 pub mod template;
 
 use std::collections::BTreeMap;

@@ -18,6 +18,7 @@ mod detect;
 mod merge;
 mod profile;
 pub mod schema;
+pub mod skills;
 mod version;
 
 use std::sync::OnceLock;

@@ -144,7 +144,7 @@ pub fn check_doc_full(
 pub(crate) fn check_skills(
     doc: &RoleDoc,
     profile: &'static HostProfile,
-    places: &crate::discover::skills::SkillPlaces,
+    places: &crate::host::skills::SkillPlaces,
 ) -> Vec<Diagnostic> {
     let Some(Ok(tree)) = &doc.tree else {
         return Vec::new();

@@ -229,7 +229,7 @@ pub struct FileSettings {
     pub enable: std::collections::BTreeSet<String>,
     /// Where the skill directories are (`unknown-skill`); `None`: not known (text
     /// linted outside a project), and skill names are not checked.
-    pub skills: Option<crate::discover::skills::SkillPlaces>,
+    pub skills: Option<crate::host::skills::SkillPlaces>,
     /// `--check-models`: what pi lists on this machine (`unresolved-model`).
     pub models: Option<Models>,
 }

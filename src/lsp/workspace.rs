@@ -257,12 +257,12 @@ impl Workspace {
     /// The skill names found in the skill directories the host reads (its
     /// profile's `skill_dirs`, as `unknown-skill` checks them).
     pub fn skills(&self) -> Vec<String> {
-        let places = crate::discover::skills::SkillPlaces {
+        let places = crate::host::skills::SkillPlaces {
             root: self.setup.root.clone(),
             home: self.setup.home.clone(),
             agent_dir: self.setup.agent_dir.clone(),
         };
-        crate::discover::skills::skill_names(self.host, &places)
+        crate::host::skills::skill_names(self.host, &places)
     }
 }
 

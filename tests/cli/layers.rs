@@ -56,7 +56,6 @@ pub const LAYERS: &[(&str, &[&str])] = &[
 const NOT_YET: &[&str] = &[
     "discover -> install",
     "convert -> install",
-    "lint -> discover",
     "role -> host",
     "delegate::budget -> delegate::request",
     "lint::rules -> lint::check",

@@ -1,7 +1,7 @@
 //! `unknown-skill`: a name in `skills:` that no skill directory the host reads
 //! contains.
 
-use crate::discover::skills::{SkillPlaces, skill_names};
+use crate::host::skills::{SkillPlaces, skill_names};
 use crate::lint::Severity;
 use crate::lint::check::Checker;
 use crate::lint::rules::Rule;
