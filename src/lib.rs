@@ -25,6 +25,7 @@ pub mod pi;
 pub mod project;
 pub mod provider;
 pub mod role;
+pub mod roles;
 pub mod severity;
 pub mod suggest;
 pub mod text;

@@ -28,8 +28,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::fs::read::read_role_file;
-use crate::install::bundled::BUNDLED_ROLES;
 use crate::role::{Role, RoleDoc, SplitError, YamlError};
+use crate::roles::BUNDLED_ROLES;
 
 /// The host profile discovery follows (directories, identity, what it loads).
 pub type Host = &'static crate::host::HostProfile;

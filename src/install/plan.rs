@@ -10,13 +10,13 @@
 
 use std::path::{Path, PathBuf};
 
-use super::bundled::{BundledRole, FAST_REVIEWERS, REVIEWERS, valid_role_name};
 use super::hint::{self, ModelHint};
 use super::history::{is_earlier_version, sha256_hex};
 use super::manifest::Manifest;
 use crate::fs::write::{
     self as safe, Existing, Hooks, Ident, Inspect, Replace, SafeDir, SafeWriteError, WriteOptions,
 };
+use crate::roles::{BundledRole, FAST_REVIEWERS, REVIEWERS, valid_role_name};
 
 /// The flags that shape a plan.
 #[derive(Debug, Clone, Default)]
