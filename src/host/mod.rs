@@ -707,12 +707,6 @@ pub fn pi_table() -> &'static PiTable {
     })
 }
 
-/// build.rs's fingerprint of the schema files (`role.schema.json`, every host file):
-/// what `role::validate::compiled` checks its compiled-in validators against.
-pub fn schema_inputs() -> u64 {
-    generated::INPUTS_HASH
-}
-
 /// The keys some real pi host (newest profile) reads that the role schema does not
 /// document, each with the labels of the hosts that read it.
 pub fn portable_extra_keys() -> &'static [(&'static str, &'static [&'static str])] {
