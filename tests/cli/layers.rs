@@ -59,7 +59,6 @@ const NOT_YET: &[&str] = &[
     "lsp::actions -> lsp::server",
     "lsp::complete -> lsp::server",
     "lsp::info -> lsp::server",
-    "pi::children -> pi::process",
 ];
 
 fn not_yet(a: &str, b: &str) -> bool {
