@@ -54,7 +54,6 @@ pub const LAYERS: &[(&str, &[&str])] = &[
 /// Arrows that exist but are being cut, one commit at a time ("from -> to", for
 /// top-level modules or for the parts of one module). Empty when the work is done.
 const NOT_YET: &[&str] = &[
-    "delegate::budget -> delegate::request",
     "lint::rules -> lint::check",
     "lsp::actions -> lsp::server",
     "lsp::complete -> lsp::server",
