@@ -3,8 +3,8 @@
 use lsp_types as lt;
 use serde_json::Value as Json;
 
+use super::document::Open;
 use super::position::Encoding;
-use super::server::Open;
 use super::uri;
 use super::workspace::Workspace;
 use crate::discover::runtime::{RuntimeInputs, resolve_runtime};
