@@ -11,6 +11,7 @@ pub mod diagnostic;
 pub mod fix;
 pub mod render;
 pub mod rewrite;
+pub(crate) mod rule;
 pub mod rules;
 pub mod suppress;
 pub mod walk;

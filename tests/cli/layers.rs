@@ -51,14 +51,6 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// Arrows that exist but are being cut, one commit at a time ("from -> to", for
-/// top-level modules or for the parts of one module). Empty when the work is done.
-const NOT_YET: &[&str] = &["lint::rules -> lint::check"];
-
-fn not_yet(a: &str, b: &str) -> bool {
-    NOT_YET.contains(&format!("{a} -> {b}").as_str())
-}
-
 /// One `crate::`/`super::` path in the source.
 #[derive(Debug, Clone)]
 pub struct Reference {
@@ -437,7 +429,7 @@ pub fn upward(refs: &[Reference]) -> (Vec<String>, BTreeSet<String>) {
     let mut unplaced = BTreeSet::new();
     for r in refs {
         let (from, to) = (top(&r.from), top(&r.to));
-        if from == to || not_yet(from, to) {
+        if from == to {
             continue;
         }
         let (Some(lf), Some(lt)) = (layer_of(from), layer_of(to)) else {
@@ -565,7 +557,7 @@ pub fn module_edges(refs: &[Reference]) -> BTreeMap<(String, String), Vec<String
             continue;
         }
         let (a, b) = (top(&r.from), top(&r.to));
-        if a != b && !not_yet(a, b) {
+        if a != b {
             push(&mut edges, (a.into(), b.into()), r.at());
         }
     }
@@ -581,9 +573,7 @@ pub fn sibling_edges(refs: &[Reference]) -> BTreeMap<(String, String), Vec<Strin
         if r.from.len() >= 2 && r.to.len() >= 2 && r.from[0] == r.to[0] && r.from[1] != r.to[1] {
             let a = format!("{}::{}", r.from[0], r.from[1]);
             let b = format!("{}::{}", r.to[0], r.to[1]);
-            if !not_yet(&a, &b) {
-                push(&mut edges, (a, b), r.at());
-            }
+            push(&mut edges, (a, b), r.at());
         }
     }
     edges

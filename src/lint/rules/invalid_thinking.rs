@@ -1,8 +1,8 @@
 //! `invalid-thinking`: an unknown reasoning level.
 
 use crate::lint::Severity;
-use crate::lint::check::{Checker, describe};
 use crate::lint::fix::{Fix, Safety};
+use crate::lint::rule::{Checker, describe};
 use crate::lint::rules::Rule;
 use crate::role::Node;
 use crate::suggest::did_you_mean;

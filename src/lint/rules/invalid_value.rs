@@ -3,8 +3,8 @@
 use crate::role::validate::ValidationErrorKind as Kind;
 
 use crate::lint::Severity;
-use crate::lint::check::{Checker, describe};
 use crate::lint::fix::{Fix, Safety};
+use crate::lint::rule::{Checker, describe};
 use crate::lint::rules::Rule;
 use crate::role::Node;
 use crate::suggest::did_you_mean;

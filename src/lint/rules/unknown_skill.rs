@@ -3,7 +3,7 @@
 
 use crate::host::skills::{SkillPlaces, skill_names};
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::lint::rules::unknown_tool::entries;
 use crate::role::Node;

@@ -2,7 +2,7 @@
 
 use crate::host::{self, HostProfile};
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::{Node, Value};
 use crate::suggest::did_you_mean;
