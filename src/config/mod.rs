@@ -1,7 +1,7 @@
 //! `pwk.toml` (or `.pwk.toml`): the project's lint configuration.
 //!
 //! The file is found by walking up from the linted path to the project root
-//! ([`crate::discover::find_project_root`], the root every command uses). Keys:
+//! ([`crate::fs::root::find_root`], the root every command uses). Keys:
 //! `host`, `paths`, `exclude`, `[rules]`, `[[overrides]]` (with `files` and their
 //! own `host` / `rules`), `extend`, `baseline`. The TOML is read with `toml_edit`, which keeps
 //! the span of every key and value, so an unknown key or a bad value is an error
@@ -83,7 +83,7 @@ pub enum ConfigError {
 impl ConfigError {
     /// The same error with its paths shown relative to `cwd` when under it.
     pub fn relative_to(self, cwd: &Path) -> ConfigError {
-        let rel = |p: PathBuf| crate::context::display_path(cwd, &p).into();
+        let rel = |p: PathBuf| crate::display::display_path(cwd, &p).into();
         match self {
             ConfigError::Invalid {
                 path,
@@ -411,11 +411,11 @@ pub fn find(path: &Path, home: Option<&Path>) -> Result<Option<PathBuf>, ConfigE
     } else {
         abs.parent().map(Path::to_path_buf).unwrap_or(abs.clone())
     };
-    let (root, _) = crate::discover::find_project_root(&start, home);
+    let root = crate::fs::root::find_root(&start, home).root;
     for dir in start.ancestors() {
         // Never a configuration from a directory another user owns (as git's
         // `safe.directory`): the walk ends there.
-        if !crate::project::trusted_dir(dir) {
+        if !crate::fs::trusted_dir(dir) {
             break;
         }
         let found: Vec<PathBuf> = FILE_NAMES
@@ -654,7 +654,7 @@ impl Reader<'_> {
         context: &str,
     ) -> ConfigError {
         let span = table.key(key).and_then(|k| k.span());
-        let help = rules::did_you_mean(key, allowed.iter().copied())
+        let help = crate::suggest::did_you_mean(key, allowed.iter().copied())
             .map(|s| format!("did you mean `{s}`?"))
             .unwrap_or_else(|| format!("the keys {context} are {}", allowed.join(", ")));
         self.error(span, format!("unknown key `{key}` {context}"), Some(help))
@@ -739,7 +739,7 @@ impl Reader<'_> {
         for (id, value) in table.iter() {
             let key_span = table.key(id).and_then(|k| k.span());
             if rules::find(id).is_none() {
-                let help = rules::did_you_mean(id, rules::RULES.iter().map(|r| r.id))
+                let help = crate::suggest::did_you_mean(id, rules::RULES.iter().map(|r| r.id))
                     .map(|s| format!("did you mean `{s}`?"))
                     .unwrap_or_else(|| "`pwk rules` lists them".into());
                 return Err(self.error(key_span, format!("no rule `{id}`"), Some(help)));
@@ -754,7 +754,7 @@ impl Reader<'_> {
                         None => value.type_name().to_string(),
                     };
                     let help = other
-                        .and_then(|s| rules::did_you_mean(s, ["error", "warn", "off"]))
+                        .and_then(|s| crate::suggest::did_you_mean(s, ["error", "warn", "off"]))
                         .map(|s| format!("did you mean `\"{s}\"`?"))
                         .unwrap_or_else(|| "use \"error\", \"warn\" or \"off\"".into());
                     return Err(self.error(

@@ -1078,7 +1078,7 @@ pub fn write(
         // `--force`, or `--in-place` (the user asked to replace the source): the
         // old file is kept next to it first.
         Inspect::File(ex) => {
-            let backup = crate::install::plan::write_backup(&dir, &name, &ex, hooks)?;
+            let backup = dir.write_backup(&name, &ex, hooks)?;
             (Replace::Existing(ex.ident), Some(backup))
         }
     };
