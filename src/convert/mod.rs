@@ -173,9 +173,6 @@ pub enum ConvertError {
     SameHost { path: PathBuf, host: String },
 }
 
-/// pi's built-in tools: the vocabulary host tool names map through.
-const PI_TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
-
 /// Convert one parsed role file from `from` to `opts.to`, for writing to `dest`:
 /// the output is linted where it will sit (the target host's view of that path),
 /// with the settings `settings_at` gives for that path (the project's rule levels
@@ -619,7 +616,7 @@ impl Convert {
             );
             return;
         };
-        let own: Vec<String> = PI_TOOLS
+        let own: Vec<String> = crate::host::pi_builtins()
             .iter()
             .filter(|t| granted.iter().any(|g| g == *t))
             .filter_map(|t| to.tools.own_name(t))
@@ -669,7 +666,7 @@ impl Convert {
             let label = format!("{k}: {e}");
             if from.tools.all_tokens.iter().any(|t| same(t, e)) {
                 // Every built-in, in the target's names.
-                for pi in PI_TOOLS {
+                for pi in crate::host::pi_builtins() {
                     if let Some(own) = to.tools.own_name(pi) {
                         push(own);
                     }

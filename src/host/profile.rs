@@ -624,9 +624,8 @@ impl Tools {
         if let Some((_, t)) = self.maps_to.iter().find(|(own, _)| same(own, base)) {
             return t.clone();
         }
-        const PI: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
         match self.builtins.iter().find(|b| same(b, base)) {
-            Some(b) if PI.contains(&b.as_str()) => vec![b.clone()],
+            Some(b) if super::pi_builtins().contains(&b.as_str()) => vec![b.clone()],
             _ => Vec::new(),
         }
     }
