@@ -218,13 +218,17 @@ fn main() {
         writeln!(code, "    ({k:?}, &{who:?}),").expect("write");
     }
     code.push_str("];\n");
-    writeln!(
-        code,
-        "/// FNV-1a of `schemas/role.schema.json` and every host file, in order.\npub const INPUTS_HASH: u64 = {:#018x};",
-        inputs.0
+    std::fs::write(Path::new(&out).join("host_profiles.rs"), code).expect("write");
+    // The fingerprint of the schema inputs, for `role::validate`, which checks its
+    // compiled-in validators against it (role sits below host: its own file).
+    std::fs::write(
+        Path::new(&out).join("schema_inputs.rs"),
+        format!(
+            "/// FNV-1a of `schemas/role.schema.json` and every host file, in order.\npub const INPUTS_HASH: u64 = {:#018x};\n",
+            inputs.0
+        ),
     )
     .expect("write");
-    std::fs::write(Path::new(&out).join("host_profiles.rs"), code).expect("write");
     pi_facts(Path::new(&out));
 }
 

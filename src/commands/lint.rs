@@ -4,7 +4,7 @@
 use anyhow::Context as _;
 
 use crate::cli::{LintArgs, LintFormat};
-use crate::context::{eprintln_safe, write_stdout};
+use crate::display::{eprintln_safe, write_stdout};
 use crate::lint::LintOptions;
 use crate::lint::render::{RenderOptions, render};
 use crate::project::FileRequest;

@@ -1,7 +1,7 @@
 //! Command glue for `pwk rules`: every rule, or one explained with examples.
 
 use crate::cli::{Format, RulesArgs};
-use crate::context::write_stdout;
+use crate::display::write_stdout;
 use crate::host::{self};
 use crate::lint::rules;
 use crate::{Context, ExitStatus};

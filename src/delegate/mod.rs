@@ -12,7 +12,8 @@
 //!   timeout / stall / signal / turn-budget checks, SIGTERM → grace → SIGKILL), with
 //!   the two [`transport`]s (`json`, `rpc`).
 //! * [`stream`]: LF framing and the event parser (bounded memory, no snapshots).
-//! * [`classify`]: pi's failure signatures (both generations) → [`ErrorCode`].
+//! * [`classify`]: what a run ended as — the outcome of a supervised attempt, and pi's
+//!   failure signatures (both generations) → [`ErrorCode`].
 
 pub mod budget;
 pub mod classify;
@@ -35,18 +36,3 @@ pub use runner::{
     plan_launch, run_pi, run_pi_rpc,
 };
 pub use types::{ErrorCode, Progress, RunError, RunStatus, Usage};
-
-/// The proptest settings of the delegate fuzz tests: 64 cases by default,
-/// `PWK_FUZZ_CASES=N` for long runs.
-#[cfg(test)]
-pub(crate) fn fuzz_config() -> proptest::prelude::ProptestConfig {
-    let cases = std::env::var("PWK_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(64);
-    proptest::prelude::ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..proptest::prelude::ProptestConfig::default()
-    }
-}

@@ -37,7 +37,7 @@ impl SourceDir {
         match &self.path {
             None => "built into pwk".to_string(),
             Some(p) => {
-                let mut s = crate::context::display_path(cwd, p);
+                let mut s = crate::display::display_path(cwd, p);
                 if !s.ends_with('/') {
                     s.push('/');
                 }

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::tasks::Registry;
-use crate::delegate::request;
 use crate::delegate::task::DelegateResult;
 use crate::host::HostChoice;
 
@@ -364,7 +363,7 @@ fn str_arg<'a>(args: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str
         Some(Value::String(s)) => Ok(Some(s)),
         Some(v) => Err(format!(
             "`{key}` must be a string, found {}",
-            request::json_kind(v)
+            crate::json::json_kind(v)
         )),
     }
 }
@@ -379,7 +378,7 @@ fn bool_arg(args: &Map<String, Value>, key: &str) -> Result<bool, String> {
         Some(Value::Bool(b)) => Ok(*b),
         Some(v) => Err(format!(
             "`{key}` must be a boolean, found {}",
-            request::json_kind(v)
+            crate::json::json_kind(v)
         )),
     }
 }
@@ -390,7 +389,7 @@ pub fn u64_arg(args: &Map<String, Value>, key: &str) -> Result<Option<u64>, Stri
         Some(v) => v.as_u64().map(Some).ok_or_else(|| {
             format!(
                 "`{key}` must be a non-negative integer, found {}",
-                request::json_kind(v)
+                crate::json::json_kind(v)
             )
         }),
     }
@@ -537,7 +536,7 @@ pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
                 .lint(false)
         }
     };
-    let show = |p: &Path| crate::context::display_path(place.cwd, p);
+    let show = |p: &Path| crate::display::display_path(place.cwd, p);
     let render_opts = crate::lint::render::RenderOptions {
         show_path: &show,
         color: false,
