@@ -46,7 +46,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     (
         "leaf",
         &[
-            "severity", "testing", "display", "text", "env", "json", "suggest", "exit",
+            "severity", "display", "text", "env", "json", "suggest", "exit", "testing",
         ],
     ),
 ];
@@ -624,6 +624,44 @@ fn imports_point_down() {
         bad.len(),
         arrows.len(),
         bad.join("\n")
+    );
+}
+
+/// The layer block of `docs/src/architecture.md`: one line per layer, its name then
+/// its modules.
+fn documented_layers() -> Vec<(String, Vec<String>)> {
+    let doc = std::fs::read_to_string(repo_root().join("docs/src/architecture.md"))
+        .expect("docs/src/architecture.md");
+    let begin = "<!-- layers: checked by tests/cli/layers.rs -->";
+    let start = doc
+        .find(begin)
+        .expect("the layers marker in architecture.md")
+        + begin.len();
+    let end = doc[start..]
+        .find("<!-- end of layers -->")
+        .expect("the end marker")
+        + start;
+    doc[start..end]
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("```"))
+        .map(|l| {
+            let mut words = l.split_whitespace().map(str::to_string);
+            (words.next().unwrap(), words.collect())
+        })
+        .collect()
+}
+
+#[test]
+fn the_documented_layers_are_the_tested_ones() {
+    let tested: Vec<(String, Vec<String>)> = LAYERS
+        .iter()
+        .map(|(n, ms)| (n.to_string(), ms.iter().map(|m| m.to_string()).collect()))
+        .collect();
+    assert_eq!(
+        documented_layers(),
+        tested,
+        "docs/src/architecture.md's layer block and LAYERS in tests/cli/layers.rs differ"
     );
 }
 
