@@ -12,7 +12,8 @@
 //!   timeout / stall / signal / turn-budget checks, SIGTERM → grace → SIGKILL), with
 //!   the two [`transport`]s (`json`, `rpc`).
 //! * [`stream`]: LF framing and the event parser (bounded memory, no snapshots).
-//! * [`classify`]: pi's failure signatures (both generations) → [`ErrorCode`].
+//! * [`classify`]: what a run ended as — the outcome of a supervised attempt, and pi's
+//!   failure signatures (both generations) → [`ErrorCode`].
 
 pub mod budget;
 pub mod classify;
