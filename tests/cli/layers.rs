@@ -564,15 +564,19 @@ pub fn module_edges(refs: &[Reference]) -> BTreeMap<(String, String), Vec<String
     edges
 }
 
-/// Edges between the children (files or folders) of one top-level module, e.g.
-/// `pi::children -> pi::process`. The module's own `mod.rs` is left out: a parent
-/// declares its children and they use its types, by design.
+/// Edges between the children (files or folders) of one module, at every depth:
+/// `pi::children -> pi::process`, `lint::rules::bom -> lint::rules::crlf`. A
+/// parent (`mod.rs`) and its own children are left out: a parent declares its
+/// children and they use its types, by design.
 pub fn sibling_edges(refs: &[Reference]) -> BTreeMap<(String, String), Vec<String>> {
     let mut edges: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     for r in refs {
-        if r.from.len() >= 2 && r.to.len() >= 2 && r.from[0] == r.to[0] && r.from[1] != r.to[1] {
-            let a = format!("{}::{}", r.from[0], r.from[1]);
-            let b = format!("{}::{}", r.to[0], r.to[1]);
+        let Some(d) = r.from.iter().zip(&r.to).position(|(a, b)| a != b) else {
+            continue;
+        };
+        if d >= 1 {
+            let a = r.from[..=d].join("::");
+            let b = r.to[..=d].join("::");
             push(&mut edges, (a, b), r.at());
         }
     }
