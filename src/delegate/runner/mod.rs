@@ -1,6 +1,6 @@
 //! One pi run: plan the argument array (`plan`), hand it to the one supervisor
 //! ([`super::supervise`]) with a transport (JSON: [`run_pi`]; RPC: [`run_pi_rpc`]),
-//! and classify what happened ([`super::classify`]) — the same classification for
+//! and classify what happened ([`classify`]) — the same classification for
 //! both transports.
 //!
 //! Guarantees:
@@ -13,7 +13,7 @@
 //!   Discovery (`pi --help`, `pi --list-models`, through `crate::pi`) runs only after
 //!   a recognised startup failure.
 
-mod classify;
+pub mod classify;
 mod plan;
 
 use std::path::PathBuf;
