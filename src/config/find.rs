@@ -38,18 +38,6 @@ pub fn find(path: &Path, home: Option<&Path>) -> Result<Option<PathBuf>, ConfigE
     Ok(None)
 }
 
-/// The configuration for the file at `path`: its `pwk.toml`, resolved for it
-/// (defaults when there is none). For callers without a command line (the
-/// language server); `HOME` bounds the project-root walk as in every command.
-pub fn load_for(path: &Path) -> Result<ResolvedConfig, ConfigError> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    match find(&abs, home.as_deref())? {
-        None => Ok(ResolvedConfig::default_for()),
-        Some(file) => Ok(Config::load(&file)?.resolve(&abs)),
-    }
-}
-
 /// The configurations of one run, each file read once: the lint command asks
 /// for the configuration of every file it lints.
 #[derive(Debug, Default)]

@@ -17,8 +17,7 @@ mod read;
 pub mod schema;
 mod value;
 
-pub use find::{Configs, find, load_for};
-pub use read::{BUDGET_KEYS, TOP_KEYS};
+pub use find::Configs;
 pub use value::{ConfigError, Glob, Origin, Override, OverrideMatcher, Val};
 
 use std::collections::BTreeMap;

@@ -40,7 +40,7 @@ mod model;
 mod tools;
 mod write;
 
-pub use write::{Destination, WriteError, WriteResult, Written, target_path, write};
+pub use write::{Destination, WriteResult, Written, target_path, write};
 
 /// What to convert and how.
 #[derive(Debug, Clone)]
@@ -165,8 +165,6 @@ impl Conversion {
 /// Why a file could not be converted.
 #[derive(Debug, thiserror::Error)]
 pub enum ConvertError {
-    #[error("`{}`: cannot read it: {message}", path.display())]
-    Read { path: PathBuf, message: String },
     #[error("`{}` has no frontmatter to convert (it must start with a `---` line)", path.display())]
     NoFrontmatter { path: PathBuf },
     #[error("`{}`: its frontmatter is not valid YAML ({message}); `pwk lint --host {from}` shows where", path.display())]

@@ -81,7 +81,6 @@ fn private_dir(path: &Path, uid: u32) -> Result<(), LockError> {
 #[derive(Debug)]
 pub struct WriteLock {
     _file: File,
-    pub path: PathBuf,
 }
 
 /// The lock file for a cwd.
@@ -138,7 +137,7 @@ pub fn acquire(
     let mut waited = false;
     loop {
         match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => return Ok(WriteLock { _file: file, path }),
+            Ok(()) => return Ok(WriteLock { _file: file }),
             Err(e) if e == rustix::io::Errno::WOULDBLOCK || e == rustix::io::Errno::INTR => {}
             Err(e) => {
                 return Err(LockError::Io {

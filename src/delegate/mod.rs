@@ -15,17 +15,17 @@
 //! * [`runner::classify`]: what a run ended as — the outcome of a supervised attempt, and pi's
 //!   failure signatures (both generations) → [`ErrorCode`].
 
-pub mod budget;
-pub mod lock;
-pub mod process;
-pub mod report;
-pub mod request;
+pub(crate) mod budget;
+pub(crate) mod lock;
+pub(crate) mod process;
+pub(crate) mod report;
+pub(crate) mod request;
 pub mod runner;
-pub mod session;
+pub(crate) mod session;
 pub mod stream;
-pub mod supervise;
-pub mod task;
-pub mod transport;
+pub(crate) mod supervise;
+pub(crate) mod task;
+pub(crate) mod transport;
 pub mod types;
 
 pub use budget::Budget;

@@ -2,20 +2,17 @@
 //! re-exported here): pwk's own signal flag, the stall watchdog's bookkeeping, the
 //! event reader, and the 0600 system-prompt temp file.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 pub use crate::pi::process::{
-    BoundedCapture, GroupStopper, KILL_GRACE, Signal, human_duration, kill_group_and_wait,
-    read_chunks, signal_group,
+    BoundedCapture, GroupStopper, KILL_GRACE, human_duration, kill_group_and_wait, read_chunks,
 };
 
-use super::stream::{Line, LineFramer, StreamState};
-
-pub use crate::pi::children::{HANDLED_SIGNALS, received};
+pub use crate::pi::children::received;
 
 /// The signal pwk received (its number, 0 for none), shared by every run; the caller
 /// turns a signal into "stop pi's group, report" (see `crate::pi::children`).
@@ -31,24 +28,6 @@ pub fn pending_signal() -> Option<i32> {
         0 => None,
         s => Some(s as i32),
     }
-}
-
-/// Read pi's JSON event stream to EOF: frame it into lines and hand each to `on_line`
-/// (which feeds `state`), keeping `activity` current for the stall watchdog.
-pub fn read_events(
-    r: impl Read,
-    start: Instant,
-    activity: &Activity,
-    state: &mut StreamState,
-    mut on_line: impl FnMut(Line<'_>, &mut StreamState),
-) {
-    let mut framer = LineFramer::default();
-    read_chunks(r, |chunk| {
-        activity.output(start);
-        framer.push(chunk, &mut |line| on_line(line, state));
-        activity.set_tools_in_flight(state.tools_in_flight);
-    });
-    framer.finish(&mut |line| on_line(line, state));
 }
 
 /// What the stall watchdog looks at: when pi last printed, and how many tools run.

@@ -20,9 +20,9 @@
 //! depends on the order the file system lists them in.
 
 pub(crate) mod render;
-pub mod runtime;
+pub(crate) mod runtime;
 mod scan;
-pub mod template;
+pub(crate) mod template;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

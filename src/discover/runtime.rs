@@ -25,10 +25,6 @@ use serde::Serialize;
 use super::{Host, HostId, ResolvedRole};
 use crate::pi::settings::{HerdrModels, PiDefaults, read_json};
 
-/// pi's default tool set when no allow-list is given.
-pub const PI_DEFAULT_TOOLS: [&str; 4] = ["read", "bash", "edit", "write"];
-/// pi's seven built-in tools (tintinweb's default).
-pub const ALL_BUILTIN_TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
 const MUTATING: [&str; 3] = ["bash", "edit", "write"];
 
 /// What `show` needs besides the role.

@@ -38,11 +38,8 @@ pub mod write;
 
 use std::path::{Component, Path, PathBuf};
 
-pub use read::{Kind, ReadError, file_type_name, read_at, read_role_file, read_stream};
-pub use write::{
-    Existing, Hooks, Ident, Inspect, NoHooks, Refusal, Replace, SafeDir, SafeWriteError, Step,
-    WriteOptions, check_name,
-};
+pub use read::{Kind, ReadError, read_stream};
+pub use write::{Hooks, Inspect, NoHooks, Replace, SafeDir, SafeWriteError, WriteOptions};
 
 /// The trust anchors of one command: the project root, and the paths the user
 /// named (files or directories, used for paths outside the project).

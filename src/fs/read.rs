@@ -6,11 +6,9 @@
 //! a symlink: [`Kind::follows_final_link`]), checked with `fstat` to be a regular
 //! file, and read through that one descriptor with a hard size cap, so a FIFO,
 //! a device, a socket, a symlink or an endless file can't stall or exhaust pwk.
-//! [`read_at`] reads a name in a directory that was opened without following
-//! links ([`super::SafeDir`]): the read a later write goes through.
 
 use std::io::Read;
-use std::os::fd::{BorrowedFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::Path;
 
 use rustix::fs::{FileType, Mode, OFlags};
@@ -173,16 +171,6 @@ impl Bounded {
         }
         Ok(n)
     }
-}
-
-/// Read the entry `name` of the directory `dir` (one plain name, never followed
-/// when it is a link) as a `kind` file.
-pub fn read_at(dir: BorrowedFd<'_>, name: &str, kind: Kind) -> Result<Vec<u8>, ReadError> {
-    let flags = flags(kind) | OFlags::NOFOLLOW;
-    read_fd(
-        opened(rustix::fs::openat(dir, name, flags, Mode::empty()), kind)?,
-        kind,
-    )
 }
 
 /// Read a role file ([`Kind::Role`]).

@@ -18,7 +18,7 @@ mod detect;
 mod merge;
 mod profile;
 pub mod schema;
-pub mod skills;
+pub(crate) mod skills;
 mod version;
 
 use std::sync::OnceLock;

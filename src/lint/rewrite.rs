@@ -6,7 +6,7 @@
 //! symlinked file, a FIFO or a file with several hard links is reported, never
 //! fixed.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::fix::{Applicability, fix_text};
 use super::{FileSettings, lint_text};
@@ -43,7 +43,6 @@ pub enum Outcome {
 /// One file's result.
 #[derive(Debug)]
 pub struct FileFix {
-    pub path: PathBuf,
     pub outcome: Outcome,
 }
 
@@ -81,10 +80,7 @@ pub fn fix_file_with(
     shown: &str,
     hooks: &mut dyn Hooks,
 ) -> FileFix {
-    let done = |outcome| FileFix {
-        path: path.to_path_buf(),
-        outcome,
-    };
+    let done = |outcome| FileFix { outcome };
     let opened = match anchors.open_parent(path, false, hooks) {
         Ok(Some(x)) => x,
         Ok(None) => {

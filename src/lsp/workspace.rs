@@ -35,8 +35,6 @@ pub struct Setup {
 pub struct Workspace {
     pub setup: Setup,
     pub host: &'static HostProfile,
-    /// Why this profile, when it was detected.
-    pub host_reason: Option<String>,
     /// The directories the host discovers roles in: (directory, recursive).
     sources: Vec<(PathBuf, bool)>,
     /// The directories `pwk lint` covers at the root.
@@ -73,7 +71,6 @@ impl Workspace {
         };
         let mut ws = Workspace {
             host: chosen.profile,
-            host_reason: chosen.detection.map(|d| d.reason),
             sources: Vec::new(),
             lint_dirs: Vec::new(),
             linked: Vec::new(),

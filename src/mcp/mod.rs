@@ -28,8 +28,6 @@ use rmcp::ServiceExt;
 
 use crate::env::Env;
 
-/// The default concurrency cap of delegated tasks.
-pub const DEFAULT_MAX_TASKS: usize = 4;
 /// How long the server waits at exit for aborted tasks to be gone.
 const EXIT_WAIT: Duration = Duration::from_secs(15);
 

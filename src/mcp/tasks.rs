@@ -35,10 +35,6 @@ pub enum State {
 }
 
 impl State {
-    pub fn is_final(self) -> bool {
-        !matches!(self, State::Starting | State::Running)
-    }
-
     /// The state a finished task's result document puts it in.
     fn of_result(r: &DelegateResult) -> State {
         match (r.status, r.stopped) {

@@ -191,12 +191,6 @@ pub struct Tracked {
     pgid: u32,
 }
 
-impl Tracked {
-    pub fn pgid(&self) -> u32 {
-        self.pgid
-    }
-}
-
 impl Drop for Tracked {
     fn drop(&mut self) {
         signal_group(self.pgid, Signal::KILL);
@@ -287,12 +281,6 @@ pub struct Escaped {
     pub stopped: Vec<(u32, String)>,
     /// Processes still there when the sweep gave up.
     pub left: Vec<(u32, String)>,
-}
-
-impl Escaped {
-    pub fn is_empty(&self) -> bool {
-        self.stopped.is_empty() && self.left.is_empty()
-    }
 }
 
 /// Stops pwk's children that are not registered group leaders (processes
@@ -501,7 +489,7 @@ mod tests {
     #[test]
     fn a_tracked_child_is_killed_and_reaped_on_drop() {
         let t = spawn(Command::new("/bin/sh").args(["-c", "sleep 30 & sleep 30"])).unwrap();
-        let pgid = t.pgid();
+        let pgid = t.pgid;
         assert!(state().groups.contains(&pgid));
         drop(t);
         assert!(!state().groups.contains(&pgid));

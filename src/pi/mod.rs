@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use models::ModelList;
-pub use process::{CaptureError, Captured, capture};
+pub use process::{CaptureError, capture};
 
 use crate::env::Env;
 

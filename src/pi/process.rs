@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// The process-group primitives, used here and by [`super::children`].
-pub use super::group::{Signal, group_alive, kill_group_and_wait, signal_group};
+pub use super::group::{Signal, kill_group_and_wait, signal_group};
 
 /// Time between SIGTERM and SIGKILL for pi's process group.
 pub const KILL_GRACE: Duration = Duration::from_secs(3);
@@ -35,10 +35,6 @@ impl GroupStopper {
             term_at: None,
             kill_sent: false,
         }
-    }
-
-    pub fn pgid(&self) -> u32 {
-        self.pgid
     }
 
     /// SIGTERM to the group (only the first call signals).
@@ -65,10 +61,6 @@ impl GroupStopper {
             signal_group(self.pgid, Signal::KILL);
             self.kill_sent = true;
         }
-    }
-
-    pub fn kill_sent(&self) -> bool {
-        self.kill_sent
     }
 
     /// SIGKILL whatever is left of the group (tool children), e.g. after pi exited.

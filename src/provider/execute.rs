@@ -287,7 +287,6 @@ mod tests {
             stall_timeout: None,
             contract: ReportContract::Role(role),
             notes: vec![],
-            source: String::new(),
             definition: crate::role::Role::default(),
         }
     }

@@ -13,7 +13,9 @@ use std::time::Duration;
 
 use super::contract::ReportContract;
 use super::request::LogicalRole;
-use crate::role::{Role, RoleDoc};
+use crate::role::Role;
+#[cfg(test)]
+use crate::role::RoleDoc;
 
 /// The tools a read-only role may have: pi built-ins that cannot write or run commands.
 pub const READ_ONLY_TOOLS: [&str; 4] = ["read", "grep", "find", "ls"];
@@ -70,14 +72,10 @@ pub fn provider_run(name: &str, max_turns: Option<u64>) -> Option<ProviderRun> {
     })
 }
 
-/// A role's effective definition and where it came from.
+/// A role's effective definition.
 #[derive(Debug, Clone)]
 pub struct EffectiveRole {
     pub role: Role,
-    /// The winning file (`None` for the copy compiled into pwk).
-    pub path: Option<PathBuf>,
-    /// `project`, `global` or `package`.
-    pub layer: String,
     /// What discovery noticed (e.g. a broken higher-layer file that was skipped).
     pub notes: Vec<String>,
 }
@@ -88,9 +86,11 @@ pub trait RoleCatalog {
     fn effective(&self, role: LogicalRole) -> Result<EffectiveRole, String>;
 }
 
-/// The canonical roles compiled into pwk (the `package` layer).
+/// The canonical roles compiled into pwk (the `package` layer), for the tests.
+#[cfg(test)]
 pub struct BundledCatalog;
 
+#[cfg(test)]
 impl RoleCatalog for BundledCatalog {
     fn effective(&self, role: LogicalRole) -> Result<EffectiveRole, String> {
         let bundled = crate::roles::bundled_role(role.name())
@@ -100,8 +100,6 @@ impl RoleCatalog for BundledCatalog {
             .ok_or_else(|| format!("the bundled {role} definition does not parse"))?;
         Ok(EffectiveRole {
             role: parsed,
-            path: None,
-            layer: "package".to_string(),
             notes: Vec::new(),
         })
     }
@@ -167,8 +165,6 @@ impl RoleCatalog for DiscoverCatalog {
         }
         Ok(EffectiveRole {
             role: found.role.clone(),
-            path: found.path.as_file().map(std::path::Path::to_path_buf),
-            layer: found.layer.as_str().to_string(),
             notes,
         })
     }
@@ -213,15 +209,6 @@ impl ModelCatalog for ModelList {
     }
 }
 
-/// A catalog that could not be read: every hint is unresolvable, with the reason.
-pub struct UnavailableModels(pub String);
-
-impl ModelCatalog for UnavailableModels {
-    fn resolve(&self, hint: &str) -> Result<(String, String), String> {
-        Err(format!("model hint {hint:?} cannot be checked: {}", self.0))
-    }
-}
-
 /// One role, ready to run: everything the executor needs, nothing it must decide.
 #[derive(Debug, Clone)]
 pub struct RoleJob {
@@ -248,8 +235,6 @@ pub struct RoleJob {
     pub contract: ReportContract,
     /// Facts about the mapping that end up in the result's `notes`.
     pub notes: Vec<String>,
-    /// Where the definition came from, for the human summary.
-    pub source: String,
     /// The effective definition itself (system-prompt mode, skills, …).
     pub definition: Role,
 }
@@ -318,11 +303,6 @@ pub fn build_job(
         ReportContract::Role(role)
     };
 
-    let source = match &def.path {
-        Some(p) => format!("{} ({})", def.layer, p.display()),
-        None => format!("{} (bundled with pwk)", def.layer),
-    };
-
     RoleJob {
         index,
         role,
@@ -338,7 +318,6 @@ pub fn build_job(
         stall_timeout: settings.stall_timeout,
         contract,
         notes,
-        source,
         definition: r.clone(),
     }
 }
@@ -440,8 +419,6 @@ mod tests {
         let doc = RoleDoc::parse("r.md", text.as_bytes());
         EffectiveRole {
             role: Role::from_doc(&doc).unwrap(),
-            path: Some("/p/r.md".into()),
-            layer: "project".into(),
             notes: vec![],
         }
     }
@@ -490,7 +467,6 @@ mod tests {
             "{:?}",
             job.notes
         );
-        assert!(job.source.contains("project"));
     }
 
     #[test]
@@ -540,10 +516,8 @@ mod tests {
         let d = DiscoverCatalog::new(&cwd, &env)
             .effective(LogicalRole::SmellReviewer)
             .unwrap();
-        assert_eq!(
-            (d.layer.as_str(), d.role.model.as_deref()),
-            ("global", Some("g/m"))
-        );
+        // The global copy wins over the bundled one.
+        assert_eq!(d.role.model.as_deref(), Some("g/m"));
         std::fs::write(
             cwd.join(".agents/agents/pwk-smell-reviewer.md"),
             role("p/m"),
@@ -552,16 +526,16 @@ mod tests {
         let d = DiscoverCatalog::new(&cwd, &env)
             .effective(LogicalRole::SmellReviewer)
             .unwrap();
-        assert_eq!(
-            (d.layer.as_str(), d.role.model.as_deref()),
-            ("project", Some("p/m"))
-        );
+        // The project copy wins over the global one.
+        assert_eq!(d.role.model.as_deref(), Some("p/m"));
+        // No copy anywhere: the bundled one.
+        let bundled = |r| BundledCatalog.effective(r).unwrap().role;
         assert_eq!(
             DiscoverCatalog::new(&cwd, &env)
                 .effective(LogicalRole::HazardReviewer)
                 .unwrap()
-                .layer,
-            "package"
+                .role,
+            bundled(LogicalRole::HazardReviewer)
         );
         std::fs::write(
             cwd.join(".agents/agents/pwk-hazard-reviewer.md"),
@@ -571,7 +545,7 @@ mod tests {
         let d = DiscoverCatalog::new(&cwd, &env)
             .effective(LogicalRole::HazardReviewer)
             .unwrap();
-        assert_eq!(d.layer, "package");
+        assert_eq!(d.role, bundled(LogicalRole::HazardReviewer));
         assert!(
             d.notes.iter().any(|n| n.contains("was skipped")),
             "{:?}",
@@ -584,7 +558,6 @@ mod tests {
         for r in LogicalRole::ALL {
             let d = BundledCatalog.effective(r).unwrap();
             assert_eq!(d.role.name.as_deref(), Some(r.name()));
-            assert_eq!(d.layer, "package");
         }
     }
 }

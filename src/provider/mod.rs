@@ -26,7 +26,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 pub use coverage::Coverage;
-pub use execute::{RoleExecutor, RoleProgress, RoleRun, RunEnd};
+pub use execute::{RoleExecutor, RoleProgress};
 pub use mapping::{ModelCatalog, RoleCatalog, RoleJob};
 pub use request::{DelegationRequest, DelegationResult, LogicalRole, Operation, Refusal, Status};
 
@@ -195,6 +195,7 @@ pub fn coverage_of(req: &DelegationRequest, results: &[DelegationResult]) -> Cov
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::execute::{RoleRun, RunEnd};
     use crate::provider::mapping::{BundledCatalog, EffectiveRole, ModelList};
 
     struct Echo;

@@ -226,7 +226,6 @@ mod tests {
             stall_timeout: None,
             contract: ReportContract::Role(LogicalRole::HazardReviewer),
             notes: vec![],
-            source: String::new(),
             definition: Role::default(),
         };
         let role = Role {

@@ -2,8 +2,10 @@
 //! written down. The linter, the schema (checked by a test), request validation and
 //! model hints all read them from here.
 
-/// `--thinking` levels of pi 0.73 (`@mariozechner/pi-coding-agent`).
-pub const PI_0_73: &[&str] = &["off", "minimal", "low", "medium", "high", "xhigh"];
+/// `--thinking` levels of pi 0.73 (`@mariozechner/pi-coding-agent`); the test
+/// checks that pi 1.6's list only adds to it (so [`LEVELS`] holds for both).
+#[cfg(test)]
+const PI_0_73: &[&str] = &["off", "minimal", "low", "medium", "high", "xhigh"];
 
 /// `--thinking` levels of pi 1.6 (`@earendil-works/pi-coding-agent`): adds `max`.
 pub const PI_1_6: &[&str] = &["off", "minimal", "low", "medium", "high", "xhigh", "max"];
@@ -17,11 +19,6 @@ pub fn is_level(level: &str) -> bool {
     LEVELS.contains(&level)
 }
 
-/// The first pi generation that accepts `level`, when the oldest does not.
-pub fn needs_generation(level: &str) -> Option<&'static str> {
-    (!PI_0_73.contains(&level) && PI_1_6.contains(&level)).then_some("pi 1.6")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -29,8 +26,6 @@ mod tests {
     #[test]
     fn generations_only_add_levels_and_the_schema_agrees() {
         assert!(PI_0_73.iter().all(|l| PI_1_6.contains(l)));
-        assert_eq!(needs_generation("max"), Some("pi 1.6"));
-        assert_eq!(needs_generation("low"), None);
         let schema: serde_json::Value =
             serde_json::from_str(crate::role::schema::ROLE_SCHEMA).unwrap();
         let enumerated: Vec<&str> = schema["properties"]["thinking"]["enum"]
