@@ -6,6 +6,8 @@
 //! `docs/src/architecture.md` (commands → servers → provider → project → config →
 //! features → delegate → base → leaf), which `tests/cli/layers.rs` enforces.
 
+#![warn(unreachable_pub)]
+
 pub mod cli;
 pub mod commands;
 pub(crate) mod config;

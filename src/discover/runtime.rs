@@ -29,7 +29,7 @@ const MUTATING: [&str; 3] = ["bash", "edit", "write"];
 
 /// What `show` needs besides the role.
 #[derive(Debug, Clone)]
-pub struct RuntimeInputs<'a> {
+pub(crate) struct RuntimeInputs<'a> {
     pub host: Host,
     /// `--model` for this invocation.
     pub explicit_model: Option<&'a str>,
@@ -40,7 +40,7 @@ pub struct RuntimeInputs<'a> {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Runtime {
+pub(crate) struct Runtime {
     /// `pi`, or `external-cli` for an adapter that sets `cli`.
     pub kind: &'static str,
     pub tools: Tools,
@@ -55,7 +55,7 @@ pub struct Runtime {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Tools {
+pub(crate) struct Tools {
     /// The `tools` value as written; `None` when absent.
     pub declared: Option<Vec<String>>,
     /// The tools the child gets.
@@ -76,7 +76,7 @@ pub struct Tools {
 
 /// The MCP tools (pi's `mcp.json`) a role reaches on the pi generation that has them.
 #[derive(Debug, Clone, Serialize)]
-pub struct McpReach {
+pub(crate) struct McpReach {
     /// The pi versions this holds on (`>=1.0.4`).
     pub pi: String,
     /// What opens them: the gateway entries (`codemode`, `tool_search`), the
@@ -130,7 +130,7 @@ fn mcp_reach(fact: &crate::host::McpReach, list: Option<&[String]>) -> Option<Mc
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Setting<T> {
+pub(crate) struct Setting<T> {
     pub value: Option<T>,
     /// Whether the host acts on the key.
     pub honoured: bool,
@@ -138,13 +138,13 @@ pub struct Setting<T> {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct CliRuntime {
+pub(crate) struct CliRuntime {
     pub cli: String,
     pub cli_model: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ModelResolution {
+pub(crate) struct ModelResolution {
     /// The model the chain settles on; `None` when pi picks (first model with credentials).
     pub effective: Option<String>,
     /// The link that decided.
@@ -155,7 +155,7 @@ pub struct ModelResolution {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ChainLink {
+pub(crate) struct ChainLink {
     /// `invocation`, `frontmatter`, `per-agent-config`, `global-config`, `parent-default`.
     pub link: &'static str,
     /// Where the value comes from, in words.
@@ -168,7 +168,7 @@ pub struct ChainLink {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum LinkStatus {
+pub(crate) enum LinkStatus {
     /// Nothing set here.
     Unset,
     /// This link decided.
@@ -182,7 +182,7 @@ pub enum LinkStatus {
 }
 
 impl LinkStatus {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             LinkStatus::Unset => "unset",
             LinkStatus::Decides => "decides",
@@ -194,7 +194,7 @@ impl LinkStatus {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     /// As shown (relative to the current directory when under it).
     pub path: String,
     /// What pwk reads it for.
@@ -204,7 +204,7 @@ pub struct ConfigFile {
 }
 
 /// Resolve the runtime settings of `role` under `inputs.host`.
-pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runtime {
+pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runtime {
     let host = inputs.host;
     let r = &role.role;
     let mut config_files = Vec::new();

@@ -16,7 +16,7 @@ const MAX_FILES: usize = 10_000;
 
 /// What one directory holds.
 #[derive(Debug, Default)]
-pub struct Listing {
+pub(super) struct Listing {
     pub exists: bool,
     /// Why (part of) it could not be listed.
     pub error: Option<String>,
@@ -24,7 +24,7 @@ pub struct Listing {
     pub files: Vec<PathBuf>,
 }
 
-pub fn list_md_files(dir: &Path, recursive: bool, kind: DirKind) -> Listing {
+pub(super) fn list_md_files(dir: &Path, recursive: bool, kind: DirKind) -> Listing {
     let mut listing = Listing::default();
     match std::fs::metadata(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return listing,

@@ -147,6 +147,7 @@ impl HostId {
 }
 
 /// The resolved profiles, from `schemas/hosts/*.json` by build.rs.
+#[allow(unreachable_pub)] // build.rs writes `pub` items
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/host_profiles.rs"));
 }

@@ -15,10 +15,10 @@
 //!
 //! [`Remote`]: crate::delegate::supervise::Remote
 
-pub mod server;
-pub mod tasks;
-pub mod tools;
-pub mod transport;
+pub(crate) mod server;
+pub(crate) mod tasks;
+pub(crate) mod tools;
+pub(crate) mod transport;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -33,7 +33,7 @@ const EXIT_WAIT: Duration = Duration::from_secs(15);
 
 /// How to serve.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub(crate) struct Config {
     /// The directory tools resolve relative paths and roles from.
     pub cwd: PathBuf,
     pub env: Env,
@@ -46,7 +46,7 @@ pub struct Config {
 
 /// Why the server stopped with an error.
 #[derive(Debug, thiserror::Error)]
-pub enum ServeError {
+pub(crate) enum ServeError {
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
     #[error("the MCP session could not be initialised: {0}")]
@@ -57,7 +57,7 @@ pub enum ServeError {
 
 /// Serve MCP on stdin/stdout until the client disconnects; then stop every pi
 /// process the server started.
-pub fn serve(config: Config) -> Result<(), ServeError> {
+pub(crate) fn serve(config: Config) -> Result<(), ServeError> {
     let registry = Arc::new(
         tasks::Registry::new(config.env, config.max_tasks)
             .with_default_budget(config.default_budget),

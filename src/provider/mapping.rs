@@ -18,15 +18,15 @@ use crate::role::Role;
 use crate::role::RoleDoc;
 
 /// The tools a read-only role may have: pi built-ins that cannot write or run commands.
-pub const READ_ONLY_TOOLS: [&str; 4] = ["read", "grep", "find", "ls"];
+pub(crate) const READ_ONLY_TOOLS: [&str; 4] = ["read", "grep", "find", "ls"];
 
 /// The turn budget of a role whose definition declares no `max_turns`.
-pub const DEFAULT_TURN_BUDGET: u32 = 50;
+pub(crate) const DEFAULT_TURN_BUDGET: u32 = 50;
 
 /// How `pwk review` / `pwk recon` run a role of the provider contract (what `show`
 /// and `smoke` describe, so that they say what those commands really do).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ProviderRun {
+pub(crate) struct ProviderRun {
     /// `pwk review --roles spec` or `pwk recon`.
     pub command: String,
     /// The default transport (`rpc`); `--transport json` stops hard at the budget.
@@ -39,7 +39,7 @@ pub struct ProviderRun {
 }
 
 /// The turn budget of a role with `max_turns`, and whether it is pwk's default.
-pub fn turn_budget(max_turns: Option<u64>) -> (u32, bool) {
+pub(crate) fn turn_budget(max_turns: Option<u64>) -> (u32, bool) {
     match max_turns {
         Some(n) if n > 0 => (u32::try_from(n).unwrap_or(u32::MAX), false),
         _ => (DEFAULT_TURN_BUDGET, true),
@@ -48,7 +48,7 @@ pub fn turn_budget(max_turns: Option<u64>) -> (u32, bool) {
 
 /// How the provider commands run the role `name` with `max_turns` (None when `name`
 /// is not one of the contract's five roles).
-pub fn provider_run(name: &str, max_turns: Option<u64>) -> Option<ProviderRun> {
+pub(crate) fn provider_run(name: &str, max_turns: Option<u64>) -> Option<ProviderRun> {
     let role = LogicalRole::ALL.into_iter().find(|r| r.name() == name)?;
     // A copy installed for a host without a turn bound has no `max_turns`: pwk's own
     // runner keeps the canonical role's budget.
@@ -74,21 +74,21 @@ pub fn provider_run(name: &str, max_turns: Option<u64>) -> Option<ProviderRun> {
 
 /// A role's effective definition.
 #[derive(Debug, Clone)]
-pub struct EffectiveRole {
+pub(crate) struct EffectiveRole {
     pub role: Role,
     /// What discovery noticed (e.g. a broken higher-layer file that was skipped).
     pub notes: Vec<String>,
 }
 
 /// Where effective role definitions come from.
-pub trait RoleCatalog {
+pub(crate) trait RoleCatalog {
     /// The effective definition of `role`, or why it cannot be used.
     fn effective(&self, role: LogicalRole) -> Result<EffectiveRole, String>;
 }
 
 /// The canonical roles compiled into pwk (the `package` layer), for the tests.
 #[cfg(test)]
-pub struct BundledCatalog;
+pub(crate) struct BundledCatalog;
 
 #[cfg(test)]
 impl RoleCatalog for BundledCatalog {
@@ -108,14 +108,14 @@ impl RoleCatalog for BundledCatalog {
 /// Effective definitions through `discover/` under pwk's own layer rules
 /// (project `.pi/agents` > project `.agents/agents` > global > package), resolved
 /// from the request's repository root.
-pub struct DiscoverCatalog {
+pub(crate) struct DiscoverCatalog {
     discovery: crate::discover::Discovery,
 }
 
 impl DiscoverCatalog {
     /// The project of the request's `cwd` ([`crate::project::Project`]: its root
     /// found by the one rule, `$HOME` and pi's agent directory from `env`).
-    pub fn new(cwd: &std::path::Path, env: &crate::env::Env) -> DiscoverCatalog {
+    pub(crate) fn new(cwd: &std::path::Path, env: &crate::env::Env) -> DiscoverCatalog {
         let opts = crate::project::ProjectOptions {
             cwd: cwd.to_path_buf(),
             home: env.home.clone(),
@@ -131,7 +131,7 @@ impl DiscoverCatalog {
 
     /// The roles of `project` under pwk's own layer rules (pwk's runner is the host
     /// here, whatever host the project names).
-    pub fn in_project(project: &crate::project::Project) -> DiscoverCatalog {
+    pub(crate) fn in_project(project: &crate::project::Project) -> DiscoverCatalog {
         DiscoverCatalog {
             discovery: crate::discover::resolve_in(
                 &project.roots(),
@@ -171,13 +171,13 @@ impl RoleCatalog for DiscoverCatalog {
 }
 
 /// What pi can run: `(provider, model id)` pairs from `pi --list-models`.
-pub trait ModelCatalog {
+pub(crate) trait ModelCatalog {
     /// The `(provider, model)` a hint resolves to, or `Err(why not)`.
     fn resolve(&self, hint: &str) -> Result<(String, String), String>;
 }
 
 /// pi's model table, parsed by the pi adapter (the one `--list-models` parser).
-pub use crate::pi::ModelList;
+pub(crate) use crate::pi::ModelList;
 
 impl ModelCatalog for ModelList {
     fn resolve(&self, hint: &str) -> Result<(String, String), String> {
@@ -211,7 +211,7 @@ impl ModelCatalog for ModelList {
 
 /// One role, ready to run: everything the executor needs, nothing it must decide.
 #[derive(Debug, Clone)]
-pub struct RoleJob {
+pub(crate) struct RoleJob {
     /// Position in the request (results come back in this order).
     pub index: usize,
     pub role: LogicalRole,
@@ -241,14 +241,14 @@ pub struct RoleJob {
 
 /// Per-run settings that apply to every job.
 #[derive(Debug, Clone)]
-pub struct JobSettings {
+pub(crate) struct JobSettings {
     pub timeout: Duration,
     pub stall_timeout: Option<Duration>,
     pub six_field: bool,
 }
 
 /// Map one logical role to its job.
-pub fn build_job(
+pub(crate) fn build_job(
     index: usize,
     role: LogicalRole,
     def: &EffectiveRole,
@@ -326,7 +326,7 @@ pub fn build_job(
 ///
 /// No `tools` key means pi's defaults (which include `bash`, `edit`, `write`): the role
 /// gets all four read-only tools instead. Order follows the definition.
-pub fn read_only_tools(
+pub(crate) fn read_only_tools(
     tools: Option<&[String]>,
     deny: Option<&[String]>,
 ) -> (Vec<String>, Vec<String>) {

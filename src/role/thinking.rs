@@ -8,14 +8,14 @@
 const PI_0_73: &[&str] = &["off", "minimal", "low", "medium", "high", "xhigh"];
 
 /// `--thinking` levels of pi 1.6 (`@earendil-works/pi-coding-agent`): adds `max`.
-pub const PI_1_6: &[&str] = &["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+pub(crate) const PI_1_6: &[&str] = &["off", "minimal", "low", "medium", "high", "xhigh", "max"];
 
 /// Every level a supported pi accepts: the newest generation's list (each
 /// generation's list contains the one before).
-pub const LEVELS: &[&str] = PI_1_6;
+pub(crate) const LEVELS: &[&str] = PI_1_6;
 
 /// Whether `level` is a thinking level of some supported pi.
-pub fn is_level(level: &str) -> bool {
+pub(crate) fn is_level(level: &str) -> bool {
     LEVELS.contains(&level)
 }
 
