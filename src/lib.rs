@@ -7,6 +7,9 @@
 //! features → delegate → base → leaf), which `tests/cli/layers.rs` enforces.
 
 #![warn(unreachable_pub)]
+// The crate docs are for its maintainers (`cargo doc --document-private-items`): a
+// public item may link to the private items it is built from.
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod cli;
 pub mod commands;

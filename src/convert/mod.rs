@@ -19,8 +19,8 @@
 //! decision that fails the run ([`Item::widens`]), never a silent widening.
 //!
 //! [`convert_to`] is pure (text in, text and report out, linted where the file
-//! will be written); [`write`] puts the result on disk through the
-//! symlink-proof writer of `install::safe`.
+//! will be written); [`write()`] puts the result on disk through the
+//! symlink-proof writer of [`crate::fs::write`].
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

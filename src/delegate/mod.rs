@@ -1,7 +1,7 @@
 //! `pwk delegate`: one atomic task on the real `pi` CLI.
 //!
 //! Data flows one way: stdin JSON → [`request`] (validation; blocked before launch)
-//! → [`command`] (prompt, session choice, [`session`] metadata for continuations,
+//! → [`task`] (prompt, session choice, [`session`] metadata for continuations,
 //! [`lock`] for writing tasks) → [`runner`] (one pi process) → [`stream`] (events) and
 //! [`runner::classify`] (error codes) → [`report`] (the worker's report block) → one JSON result.
 //!

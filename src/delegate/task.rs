@@ -178,9 +178,9 @@ pub(crate) struct How<'a> {
     pub default_budget: super::budget::Budget,
 }
 
-/// [`delegate`] with the transport, remote control and progress sinks chosen by the
-/// caller (`pwk mcp` runs every task this way). The same validation, write lock and
-/// result document.
+/// Run one delegate request with the transport, remote control and progress sinks
+/// chosen by the caller (`pwk delegate` and `pwk mcp` run every task this way): the
+/// same validation, write lock and result document.
 pub(crate) fn delegate_with(
     map: &serde_json::Map<String, Value>,
     how: How<'_>,

@@ -1,6 +1,6 @@
 //! Role discovery across the package, global and project layers.
 //!
-//! [`resolve`] scans the layers a host reads, parses every role file it finds, and
+//! [`resolve_in`] scans the layers a host reads, parses every role file it finds, and
 //! works out which definition wins for each role name and what it shadows:
 //!
 //! - **package**: the canonical roles built into pwk ([`BUNDLED_ROLES`]).
@@ -9,7 +9,7 @@
 //!   ([`crate::fs::root::find_root`]), `.pi/agents/` winning.
 //!
 //! Precedence is project > global > package. [`Host`] picks the directories and the
-//! identity rule a real host uses (see [`HostProfile`]): tintinweb names a role by its
+//! identity rule a real host uses (see [`crate::host::HostProfile`]): tintinweb names a role by its
 //! file stem, the others by `name`; herdr never reads `.agents/agents/`; nicobailon
 //! scans `.agents/**` recursively. Files that a host does not read are still reported,
 //! with the reason, so a role that is installed but invisible never goes unnoticed.

@@ -1,7 +1,7 @@
 //! Listing the `*.md` files of an agents directory, in sorted order.
 //!
 //! Only names are collected here; every file is later opened through
-//! `role::source::read_role_file`, which refuses symlinks and non-regular files
+//! `fs::read::read_role_file`, which refuses symlinks and non-regular files
 //! without blocking. Recursion never follows a symlinked directory, is bounded in
 //! depth, and skips `skills/` at the top of a `.agents/` tree (nicobailon does too).
 

@@ -1,5 +1,5 @@
-//! The one filesystem layer (Unix only): one bounded reader ([`read`]) and one
-//! descriptor-based writer ([`write`]) for every file pwk reads as input or
+//! The one filesystem layer (Unix only): one bounded reader ([`mod@read`]) and one
+//! descriptor-based writer ([`mod@write`]) for every file pwk reads as input or
 //! writes — `pwk setup`, `pwk new`, `lint --fix`, `--write-baseline`, `convert`.
 //!
 //! ## Trust anchors

@@ -378,7 +378,7 @@ impl HostSpec {
 /// What `--host` asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HostChoice {
-    /// Detect from pi's settings ([`detect`]).
+    /// Detect from pi's settings ([`detect()`]).
     Auto,
     Spec(HostSpec),
 }

@@ -25,7 +25,7 @@ use lsp_server::{Connection, ErrorCode, Message};
 use serde_json::{Value, json};
 
 /// The largest body accepted: 64 MiB. Role buffers are capped far lower (1 MiB,
-/// [`crate::role::source::MAX_ROLE_FILE_BYTES`]: a larger buffer gets the
+/// [`crate::fs::read::MAX_ROLE_FILE_BYTES`]: a larger buffer gets the
 /// `file-too-large` finding and empty answers); this bound is for the message
 /// itself, so that a hostile `Content-Length` allocates nothing.
 pub(crate) const MAX_CONTENT_LENGTH: u64 = 64 * 1024 * 1024;
