@@ -27,7 +27,7 @@ use crate::pi::settings::{HerdrModels, PiDefaults, read_json};
 
 /// What `show` needs besides the role.
 #[derive(Debug, Clone)]
-pub struct RuntimeInputs<'a> {
+pub(crate) struct RuntimeInputs<'a> {
     pub host: Host,
     /// `--model` for this invocation.
     pub explicit_model: Option<&'a str>,
@@ -38,7 +38,7 @@ pub struct RuntimeInputs<'a> {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Runtime {
+pub(crate) struct Runtime {
     /// `pi`, or `external-cli` for an adapter that sets `cli`.
     pub kind: &'static str,
     pub tools: Tools,
@@ -53,7 +53,7 @@ pub struct Runtime {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Tools {
+pub(crate) struct Tools {
     /// The `tools` value as written; `None` when absent.
     pub declared: Option<Vec<String>>,
     /// The tools the child gets.
@@ -74,7 +74,7 @@ pub struct Tools {
 
 /// The MCP tools (pi's `mcp.json`) a role reaches on the pi generation that has them.
 #[derive(Debug, Clone, Serialize)]
-pub struct McpReach {
+pub(crate) struct McpReach {
     /// The pi versions this holds on (`>=1.0.4`).
     pub pi: String,
     /// What opens them: the gateway entries (`codemode`, `tool_search`), the
@@ -128,7 +128,7 @@ fn mcp_reach(fact: &crate::host::McpReach, list: Option<&[String]>) -> Option<Mc
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Setting<T> {
+pub(crate) struct Setting<T> {
     pub value: Option<T>,
     /// Whether the host acts on the key.
     pub honoured: bool,
@@ -136,13 +136,13 @@ pub struct Setting<T> {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct CliRuntime {
+pub(crate) struct CliRuntime {
     pub cli: String,
     pub cli_model: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ModelResolution {
+pub(crate) struct ModelResolution {
     /// The model the chain settles on; `None` when pi picks (first model with credentials).
     pub effective: Option<String>,
     /// The link that decided.
@@ -153,7 +153,7 @@ pub struct ModelResolution {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ChainLink {
+pub(crate) struct ChainLink {
     /// `invocation`, `frontmatter`, `per-agent-config`, `global-config`, `parent-default`.
     pub link: &'static str,
     /// Where the value comes from, in words.
@@ -166,7 +166,7 @@ pub struct ChainLink {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum LinkStatus {
+pub(crate) enum LinkStatus {
     /// Nothing set here.
     Unset,
     /// This link decided.
@@ -180,7 +180,7 @@ pub enum LinkStatus {
 }
 
 impl LinkStatus {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             LinkStatus::Unset => "unset",
             LinkStatus::Decides => "decides",
@@ -192,7 +192,7 @@ impl LinkStatus {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     /// As shown (relative to the current directory when under it).
     pub path: String,
     /// What pwk reads it for.
@@ -202,7 +202,7 @@ pub struct ConfigFile {
 }
 
 /// Resolve the runtime settings of `role` under `inputs.host`.
-pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runtime {
+pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runtime {
     let host = inputs.host;
     let r = &role.role;
     let mut config_files = Vec::new();

@@ -1,5 +1,5 @@
-//! The one filesystem layer (Unix only): one bounded reader ([`read`]) and one
-//! descriptor-based writer ([`write`]) for every file pwk reads as input or
+//! The one filesystem layer (Unix only): one bounded reader ([`mod@read`]) and one
+//! descriptor-based writer ([`mod@write`]) for every file pwk reads as input or
 //! writes — `pwk setup`, `pwk new`, `lint --fix`, `--write-baseline`, `convert`.
 //!
 //! ## Trust anchors
@@ -32,17 +32,14 @@ compile_error!(
     "pwk's filesystem layer is Unix-only: it relies on openat/O_NOFOLLOW/renameat/flock to write files safely"
 );
 
-pub mod read;
-pub mod root;
-pub mod write;
+pub(crate) mod read;
+pub(crate) mod root;
+pub(crate) mod write;
 
 use std::path::{Component, Path, PathBuf};
 
-pub use read::{Kind, ReadError, file_type_name, read_at, read_role_file, read_stream};
-pub use write::{
-    Existing, Hooks, Ident, Inspect, NoHooks, Refusal, Replace, SafeDir, SafeWriteError, Step,
-    WriteOptions, check_name,
-};
+pub(crate) use read::{Kind, ReadError, read_stream};
+pub(crate) use write::{Hooks, Inspect, NoHooks, Replace, SafeDir, SafeWriteError, WriteOptions};
 
 /// The trust anchors of one command: the project root, and the paths the user
 /// named (files or directories, used for paths outside the project).
@@ -178,7 +175,7 @@ impl Anchors {
 /// paths: `Path::parent` parses components, ~10x the cost. The directory's bytes are
 /// `path.parent()`'s only when written plainly (no `//`, `/./`, trailing `/`, and not
 /// empty for a rooted path): callers compare them only where that holds.
-pub fn plain_parent(path: &Path) -> Option<(&[u8], &[u8])> {
+pub(crate) fn plain_parent(path: &Path) -> Option<(&[u8], &[u8])> {
     let all = path.as_os_str().as_encoded_bytes();
     let i = all.iter().rposition(|&b| b == b'/')?;
     let name = &all[i + 1..];
@@ -188,7 +185,7 @@ pub fn plain_parent(path: &Path) -> Option<(&[u8], &[u8])> {
 /// `path` made absolute against `cwd`, `.` dropped, leading `..` resolved
 /// lexically against `cwd` (the current directory is a real path); a `..` after a
 /// component the user gave (`a/../b`) is refused.
-pub fn normalize(cwd: &Path, path: &Path) -> Result<PathBuf, SafeWriteError> {
+pub(crate) fn normalize(cwd: &Path, path: &Path) -> Result<PathBuf, SafeWriteError> {
     // `cwd.join(p)` (how commands make paths absolute) is `p` again.
     let path = path.strip_prefix(cwd).unwrap_or(path);
     let mut out = if path.is_absolute() {
@@ -237,7 +234,7 @@ fn lexical(p: &Path) -> PathBuf {
 /// last component (a symlink is a file of its own, reported as such): one file
 /// named two ways (`a.md`, `./a.md`, `../p/a.md`) is one file. `None` when it
 /// cannot be looked at.
-pub fn identity_nofollow(path: &Path) -> Option<(u64, u64)> {
+pub(crate) fn identity_nofollow(path: &Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     std::fs::symlink_metadata(path)
         .ok()
@@ -248,7 +245,7 @@ pub fn identity_nofollow(path: &Path) -> Option<(u64, u64)> {
 /// directory holding it resolved (`..` and links in it, as the kernel resolves
 /// them), the final name kept. Falls back to a lexical form when the directory
 /// cannot be resolved.
-pub fn canonical_dir_path(cwd: &Path, path: &Path) -> PathBuf {
+pub(crate) fn canonical_dir_path(cwd: &Path, path: &Path) -> PathBuf {
     let abs = if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -267,7 +264,7 @@ pub fn canonical_dir_path(cwd: &Path, path: &Path) -> PathBuf {
 /// owned by the user pwk runs as (the effective uid), or `PWK_SAFE_DIRECTORIES`
 /// lists it (`*`: every directory). A directory that cannot be looked at is not
 /// refused here (nothing is read from it either).
-pub fn trusted_dir(dir: &Path) -> bool {
+pub(crate) fn trusted_dir(dir: &Path) -> bool {
     use std::os::unix::fs::MetadataExt as _;
     let Ok(meta) = std::fs::metadata(dir) else {
         return true;
@@ -282,13 +279,13 @@ pub fn trusted_dir(dir: &Path) -> bool {
 /// the language server, the MCP server — skips such a directory and reports it
 /// ([`linked_dir_message`]): a cloned repository's `.agents -> /elsewhere` must not
 /// make pwk read (or write) another tree as the project's roles.
-pub fn linked_dir(cwd: &Path, root: &Path, dir: &Path) -> Option<PathBuf> {
+pub(crate) fn linked_dir(cwd: &Path, root: &Path, dir: &Path) -> Option<PathBuf> {
     crate::fs::Anchors::new(cwd, root, &[]).symlink_on_the_way(dir)
 }
 
 /// What a front end says about a directory reached through the symbolic link
 /// `link` (shown relative to `cwd`).
-pub fn linked_dir_message(cwd: &Path, link: &Path) -> String {
+pub(crate) fn linked_dir_message(cwd: &Path, link: &Path) -> String {
     format!(
         "`{}` is a symbolic link; pwk does not read or write the project's roles through one (make it a real directory, or name the target directory on the command line)",
         crate::display::display_path(cwd, link)

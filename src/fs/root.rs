@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 /// The marker that makes `dir` a project root, if any.
-pub fn root_marker_of(dir: &Path) -> Option<&'static str> {
+pub(crate) fn root_marker_of(dir: &Path) -> Option<&'static str> {
     PROJECT_MARKERS
         .into_iter()
         .find(|m| std::fs::symlink_metadata(dir.join(m)).is_ok())
@@ -16,7 +16,7 @@ const PROJECT_MARKERS: [&str; 3] = [".git", ".agents", ".pi"];
 
 /// Where the root walk ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RootFound {
+pub(crate) struct RootFound {
     pub root: PathBuf,
     /// The marker that made it the root (`.git`, `.agents`, `.pi`).
     pub marker: Option<&'static str>,
@@ -29,7 +29,7 @@ pub struct RootFound {
 /// is pi's own configuration, not a project) unless `cwd` is `home` itself, and
 /// before a directory owned by another user (as git's `safe.directory`) unless
 /// `PWK_SAFE_DIRECTORIES` lists it. Without a marker the root is `cwd`.
-pub fn find_root(cwd: &Path, home: Option<&Path>) -> RootFound {
+pub(crate) fn find_root(cwd: &Path, home: Option<&Path>) -> RootFound {
     for dir in cwd.ancestors() {
         if home.is_some_and(|h| h == dir) && dir != cwd {
             break;

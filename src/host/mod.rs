@@ -21,7 +21,7 @@ mod detect;
 mod merge;
 mod profile;
 pub mod schema;
-pub mod skills;
+pub(crate) mod skills;
 mod version;
 
 use std::sync::OnceLock;
@@ -126,6 +126,7 @@ impl HostId {
 }
 
 /// The resolved profiles, from `schemas/hosts/*.json` by build.rs.
+#[allow(unreachable_pub)] // build.rs writes `pub` items
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/host_profiles.rs"));
 }
@@ -356,7 +357,7 @@ impl HostSpec {
 /// What `--host` asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HostChoice {
-    /// Detect from pi's settings ([`detect`]).
+    /// Detect from pi's settings ([`detect()`]).
     Auto,
     Spec(HostSpec),
 }

@@ -102,7 +102,7 @@ pub struct Equivalent {
 #[serde(deny_unknown_fields)]
 pub struct NoFrontmatter {
     pub action: NoFrontmatterAction,
-    /// Completes "<host> …".
+    /// Completes "\<host> …".
     pub note: String,
     pub cite: Cite,
 }
@@ -256,7 +256,7 @@ pub struct Identity {
     #[serde(default)]
     pub name_is_label: bool,
     /// What the host does when called by a name it does not know, completing
-    /// "<host> …" (tintinweb: runs a general-purpose child with all seven tools).
+    /// "\<host> …" (tintinweb: runs a general-purpose child with all seven tools).
     #[serde(default)]
     pub on_unknown: Option<String>,
     pub cite: Cite,

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::fs::{Kind, ReadError};
 
 /// pi's settings files, lowest priority first.
-pub fn pi_settings_paths(agent_dir: Option<&Path>, cwd: &Path) -> Vec<PathBuf> {
+pub(crate) fn pi_settings_paths(agent_dir: Option<&Path>, cwd: &Path) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = agent_dir
         .map(|d| d.join("settings.json"))
         .into_iter()
@@ -26,7 +26,7 @@ pub fn pi_settings_paths(agent_dir: Option<&Path>, cwd: &Path) -> Vec<PathBuf> {
 /// The package sources a settings document lists: `packages` entries are a source
 /// string or `{ "source": … }` (`@earendil-works/pi-coding-agent@1.6.0
 /// dist/core/package-manager.js:808`).
-pub fn package_sources(json: &serde_json::Value) -> Vec<String> {
+pub(crate) fn package_sources(json: &serde_json::Value) -> Vec<String> {
     json["packages"]
         .as_array()
         .map(|pkgs| {
@@ -41,30 +41,30 @@ pub fn package_sources(json: &serde_json::Value) -> Vec<String> {
 /// Where pi installs an npm package for the scope whose settings live in `base`
 /// (`<project>/.pi` or the agent dir): `<base>/npm/node_modules/<name>`
 /// (package-manager.js:1937).
-pub fn npm_install_dir(base: &Path, name: &str) -> PathBuf {
+pub(crate) fn npm_install_dir(base: &Path, name: &str) -> PathBuf {
     base.join("npm").join("node_modules").join(name)
 }
 
 /// Where pi clones a git package: `<base>/git/<host>/<path>` (package-manager.js:1963).
-pub fn git_install_dir(base: &Path, host_and_path: &str) -> PathBuf {
+pub(crate) fn git_install_dir(base: &Path, host_and_path: &str) -> PathBuf {
     base.join("git").join(host_and_path)
 }
 
 /// pi-herdr-agents' config file.
-pub fn herdr_config_path(agent_dir: &Path) -> PathBuf {
+pub(crate) fn herdr_config_path(agent_dir: &Path) -> PathBuf {
     agent_dir.join("herdr-agents").join("config.json")
 }
 
 /// What one pi settings file sets.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PiDefaults {
+pub(crate) struct PiDefaults {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub thinking: Option<String>,
 }
 
 impl PiDefaults {
-    pub fn from_json(json: &serde_json::Value) -> PiDefaults {
+    pub(crate) fn from_json(json: &serde_json::Value) -> PiDefaults {
         let get = |k: &str| json[k].as_str().map(str::to_string);
         PiDefaults {
             provider: get("defaultProvider"),
@@ -76,13 +76,13 @@ impl PiDefaults {
 
 /// The model defaults pi-herdr-agents' config gives one agent.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct HerdrModels {
+pub(crate) struct HerdrModels {
     pub per_agent: Option<String>,
     pub default: Option<String>,
 }
 
 impl HerdrModels {
-    pub fn from_json(json: &serde_json::Value, agent: &str) -> HerdrModels {
+    pub(crate) fn from_json(json: &serde_json::Value, agent: &str) -> HerdrModels {
         let models = &json["models"];
         HerdrModels {
             per_agent: model_value(&models["agents"][agent]),
@@ -104,7 +104,7 @@ fn model_value(v: &serde_json::Value) -> Option<String> {
 
 /// Read an optional settings file. `Ok(None)` when it does not exist; `Err` says why
 /// it cannot be used (not a regular file, too large, not JSON).
-pub fn read_json(path: &Path) -> Result<Option<serde_json::Value>, String> {
+pub(crate) fn read_json(path: &Path) -> Result<Option<serde_json::Value>, String> {
     match crate::fs::read::read(path, Kind::Settings) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
