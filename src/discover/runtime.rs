@@ -23,7 +23,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{Host, HostId, ResolvedRole};
-use crate::pi::settings::{HerdrModels, PiDefaults, read_json};
+use crate::pi::settings::{PiDefaults, read_json};
 
 /// What `show` needs besides the role.
 #[derive(Debug, Clone)]
@@ -255,18 +255,10 @@ pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runti
             )
         }
         None => {
-            let herdr = match host.host {
-                HostId::Pwk | HostId::Herdr => {
-                    Some(HerdrConfig::load(inputs, &role.name, &mut config_files))
-                }
-                HostId::Tintinweb
-                | HostId::Nicobailon
-                | HostId::ClaudeCode
-                | HostId::Gemini
-                | HostId::Copilot
-                | HostId::Opencode
-                | HostId::PiExample => None,
-            };
+            let herdr = host
+                .model_config
+                .as_ref()
+                .map(|c| HerdrConfig::load(c, inputs, &role.name, &mut config_files));
             (
                 "pi",
                 model_chain(role, inputs, herdr.as_ref(), &settings),
@@ -575,14 +567,14 @@ fn model_chain(
         Some(cfg) => {
             links.push(ChainLink {
                 link: "per-agent-config",
-                from: format!("`models.agents.{}` in {}", role.name, cfg.display),
+                from: format!("`{}` in {}", cfg.per_agent_key, cfg.display),
                 value: cfg.per_agent.clone(),
                 status: LinkStatus::Unset,
                 note: cfg.problem.clone(),
             });
             links.push(ChainLink {
                 link: "global-config",
-                from: format!("`models.default` in {}", cfg.display),
+                from: format!("`{}` in {}", cfg.default_key, cfg.display),
                 value: cfg.default.clone(),
                 status: LinkStatus::Unset,
                 note: cfg.problem.clone(),
@@ -660,34 +652,43 @@ fn model_chain(
     }
 }
 
-/// pi-herdr-agents' `config.json`.
+/// The host's model-defaults file (its profile's `model_config`: pi-herdr-agents'
+/// `herdr-agents/config.json`), as read for one role.
 struct HerdrConfig {
     display: String,
+    /// Where the role's own model and the default sit in it, as written there.
+    per_agent_key: String,
+    default_key: String,
     per_agent: Option<String>,
     default: Option<String>,
     problem: Option<String>,
 }
 
 impl HerdrConfig {
-    fn load(inputs: &RuntimeInputs<'_>, name: &str, files: &mut Vec<ConfigFile>) -> HerdrConfig {
-        let Some(dir) = inputs.agent_dir else {
-            return HerdrConfig {
-                display: "herdr-agents/config.json (no agent directory: HOME is not set)"
-                    .to_string(),
-                per_agent: None,
-                default: None,
-                problem: None,
-            };
-        };
-        let path = crate::pi::settings::herdr_config_path(dir);
-        let display = crate::display::display_path(inputs.cwd, &path);
+    fn load(
+        config: &'static crate::host::ModelConfig,
+        inputs: &RuntimeInputs<'_>,
+        name: &str,
+        files: &mut Vec<ConfigFile>,
+    ) -> HerdrConfig {
         let mut cfg = HerdrConfig {
-            display: display.clone(),
+            display: config
+                .file
+                .replace("{agent_dir}/", "")
+                .replace("{home}/", "~/"),
+            per_agent_key: config.per_agent.replace("<role>", name),
+            default_key: config.default.clone(),
             per_agent: None,
             default: None,
             problem: None,
         };
-        let purpose = "per-agent and global model defaults";
+        let Some(path) = config.locate(None, inputs.agent_dir, inputs.cwd) else {
+            cfg.display = format!("{} (no agent directory: HOME is not set)", cfg.display);
+            return cfg;
+        };
+        let display = crate::display::display_path(inputs.cwd, &path);
+        cfg.display = display.clone();
+        let purpose = config.note.as_str();
         match read_json(&path) {
             Ok(None) => files.push(ConfigFile {
                 path: display,
@@ -703,9 +704,8 @@ impl HerdrConfig {
                 });
             }
             Ok(Some(json)) => {
-                let models = HerdrModels::from_json(&json, name);
-                cfg.per_agent = models.per_agent;
-                cfg.default = models.default;
+                cfg.per_agent = crate::host::ModelConfig::lookup(&config.per_agent, name, &json);
+                cfg.default = crate::host::ModelConfig::lookup(&config.default, name, &json);
                 files.push(ConfigFile {
                     path: display,
                     purpose,
