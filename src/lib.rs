@@ -1,8 +1,10 @@
-//! pwk: lint, install, list and run agent roles for the `pi` coding agent.
+//! pwk: lint, install, list, convert and run agent roles for `pi`, its subagent
+//! extensions and other agent hosts.
 //!
 //! `run` is the only entry point the binary uses: one match on the subcommand.
-//! Each concern lives in its own module; dependencies point one way
-//! (provider → delegate → role; install → role; lint → role; discover → role).
+//! Each concern lives in its own module, and imports point down the layers drawn in
+//! `docs/src/architecture.md` (commands → servers → provider → project → config →
+//! features → delegate → base → leaf), which `tests/cli/layers.rs` enforces.
 
 pub mod cli;
 pub mod commands;

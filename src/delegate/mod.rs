@@ -3,7 +3,7 @@
 //! Data flows one way: stdin JSON → [`request`] (validation; blocked before launch)
 //! → [`command`] (prompt, session choice, [`session`] metadata for continuations,
 //! [`lock`] for writing tasks) → [`runner`] (one pi process) → [`stream`] (events) and
-//! [`classify`] (error codes) → [`report`] (the worker's report block) → one JSON result.
+//! [`runner::classify`] (error codes) → [`report`] (the worker's report block) → one JSON result.
 //!
 //! * [`runner`]: `PiRunSpec` → [`run_pi`] (JSON) / [`run_pi_rpc`] (RPC) →
 //!   [`PiRunOutcome`]; also what the provider operations and `pwk smoke`
@@ -12,11 +12,10 @@
 //!   timeout / stall / signal / turn-budget checks, SIGTERM → grace → SIGKILL), with
 //!   the two [`transport`]s (`json`, `rpc`).
 //! * [`stream`]: LF framing and the event parser (bounded memory, no snapshots).
-//! * [`classify`]: what a run ended as — the outcome of a supervised attempt, and pi's
+//! * [`runner::classify`]: what a run ended as — the outcome of a supervised attempt, and pi's
 //!   failure signatures (both generations) → [`ErrorCode`].
 
 pub mod budget;
-pub mod classify;
 pub mod lock;
 pub mod process;
 pub mod report;

@@ -46,7 +46,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     (
         "leaf",
         &[
-            "severity", "testing", "display", "text", "env", "json", "suggest", "exit",
+            "severity", "display", "text", "env", "json", "suggest", "exit", "testing",
         ],
     ),
 ];
@@ -564,15 +564,19 @@ pub fn module_edges(refs: &[Reference]) -> BTreeMap<(String, String), Vec<String
     edges
 }
 
-/// Edges between the children (files or folders) of one top-level module, e.g.
-/// `pi::children -> pi::process`. The module's own `mod.rs` is left out: a parent
-/// declares its children and they use its types, by design.
+/// Edges between the children (files or folders) of one module, at every depth:
+/// `pi::children -> pi::process`, `lint::rules::bom -> lint::rules::crlf`. A
+/// parent (`mod.rs`) and its own children are left out: a parent declares its
+/// children and they use its types, by design.
 pub fn sibling_edges(refs: &[Reference]) -> BTreeMap<(String, String), Vec<String>> {
     let mut edges: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
     for r in refs {
-        if r.from.len() >= 2 && r.to.len() >= 2 && r.from[0] == r.to[0] && r.from[1] != r.to[1] {
-            let a = format!("{}::{}", r.from[0], r.from[1]);
-            let b = format!("{}::{}", r.to[0], r.to[1]);
+        let Some(d) = r.from.iter().zip(&r.to).position(|(a, b)| a != b) else {
+            continue;
+        };
+        if d >= 1 {
+            let a = r.from[..=d].join("::");
+            let b = r.to[..=d].join("::");
             push(&mut edges, (a, b), r.at());
         }
     }
@@ -624,6 +628,44 @@ fn imports_point_down() {
         bad.len(),
         arrows.len(),
         bad.join("\n")
+    );
+}
+
+/// The layer block of `docs/src/architecture.md`: one line per layer, its name then
+/// its modules.
+fn documented_layers() -> Vec<(String, Vec<String>)> {
+    let doc = std::fs::read_to_string(repo_root().join("docs/src/architecture.md"))
+        .expect("docs/src/architecture.md");
+    let begin = "<!-- layers: checked by tests/cli/layers.rs -->";
+    let start = doc
+        .find(begin)
+        .expect("the layers marker in architecture.md")
+        + begin.len();
+    let end = doc[start..]
+        .find("<!-- end of layers -->")
+        .expect("the end marker")
+        + start;
+    doc[start..end]
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("```"))
+        .map(|l| {
+            let mut words = l.split_whitespace().map(str::to_string);
+            (words.next().unwrap(), words.collect())
+        })
+        .collect()
+}
+
+#[test]
+fn the_documented_layers_are_the_tested_ones() {
+    let tested: Vec<(String, Vec<String>)> = LAYERS
+        .iter()
+        .map(|(n, ms)| (n.to_string(), ms.iter().map(|m| m.to_string()).collect()))
+        .collect();
+    assert_eq!(
+        documented_layers(),
+        tested,
+        "docs/src/architecture.md's layer block and LAYERS in tests/cli/layers.rs differ"
     );
 }
 

@@ -1,6 +1,6 @@
 //! One pi run: plan the argument array (`plan`), hand it to the one supervisor
 //! ([`super::supervise`]) with a transport (JSON: [`run_pi`]; RPC: [`run_pi_rpc`]),
-//! and classify what happened ([`super::classify`]) — the same classification for
+//! and classify what happened ([`classify`]) — the same classification for
 //! both transports.
 //!
 //! Guarantees:
@@ -13,18 +13,19 @@
 //!   Discovery (`pi --help`, `pi --list-models`, through `crate::pi`) runs only after
 //!   a recognised startup failure.
 
+pub mod classify;
 mod plan;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::classify::{self, StartupFailure, finish};
 use super::process::TempFile;
 pub use super::process::{KILL_GRACE, pending_signal};
 use super::supervise::{self, Limits, Spawn, StopReason, TurnLimit};
 use super::transport::{json::Json, rpc::Rpc};
 use super::types::{ErrorCode, Progress, RunError, RunStatus, Usage};
 use crate::env::Env;
+use classify::{StartupFailure, finish};
 use plan::probe_flags;
 pub(crate) use plan::{OutputMode, build_args};
 pub use plan::{
