@@ -50,11 +50,6 @@ pub(crate) fn git_install_dir(base: &Path, host_and_path: &str) -> PathBuf {
     base.join("git").join(host_and_path)
 }
 
-/// pi-herdr-agents' config file.
-pub(crate) fn herdr_config_path(agent_dir: &Path) -> PathBuf {
-    agent_dir.join("herdr-agents").join("config.json")
-}
-
 /// What one pi settings file sets.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct PiDefaults {
@@ -71,34 +66,6 @@ impl PiDefaults {
             model: get("defaultModel"),
             thinking: get("defaultThinkingLevel"),
         }
-    }
-}
-
-/// The model defaults pi-herdr-agents' config gives one agent.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct HerdrModels {
-    pub per_agent: Option<String>,
-    pub default: Option<String>,
-}
-
-impl HerdrModels {
-    pub(crate) fn from_json(json: &serde_json::Value, agent: &str) -> HerdrModels {
-        let models = &json["models"];
-        HerdrModels {
-            per_agent: model_value(&models["agents"][agent]),
-            default: model_value(&models["default"]),
-        }
-    }
-}
-
-/// A model value: a string, or the first of a list of candidates.
-fn model_value(v: &serde_json::Value) -> Option<String> {
-    match v {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Array(items) => {
-            items.first().and_then(|s| s.as_str()).map(str::to_string)
-        }
-        _ => None,
     }
 }
 
@@ -125,12 +92,6 @@ mod tests {
         ));
         assert_eq!(pi.provider.as_deref(), Some("mock"));
         assert_eq!(pi.thinking, None);
-        let h = HerdrModels::from_json(
-            &serde_json::json!({"models": {"agents": {"a": ["x/1", "y/2"]}, "default": "z/3"}}),
-            "a",
-        );
-        assert_eq!(h.per_agent.as_deref(), Some("x/1"));
-        assert_eq!(h.default.as_deref(), Some("z/3"));
         assert_eq!(
             pi_settings_paths(None, Path::new("/w")),
             [PathBuf::from("/w/.pi/settings.json")]
