@@ -281,10 +281,14 @@ fn write_manifest(d: &SafeDir, next: &Manifest, state: &ManifestState) -> Result
     let written = match state {
         ManifestState::Untouchable => return Ok(()),
         ManifestState::File { bytes: old, .. } if *old == bytes => return Ok(()),
-        ManifestState::File { ident, mode, .. } => d.write_file(
+        ManifestState::File {
+            bytes: old,
+            ident,
+            mode,
+        } => d.write_file(
             MANIFEST_NAME,
             &bytes,
-            Replace::Existing(*ident),
+            Replace::Existing(crate::fs::Expected::of(*ident, old)),
             WriteOptions {
                 mode: *mode,
                 ..WriteOptions::default()

@@ -1079,7 +1079,7 @@ pub fn write(
         // old file is kept next to it first.
         Inspect::File(ex) => {
             let backup = crate::install::plan::write_backup(&dir, &name, &ex, hooks)?;
-            (Replace::Existing(ex.ident), Some(backup))
+            (Replace::Existing(ex.expected()), Some(backup))
         }
     };
     let written = match replace {

@@ -33,14 +33,16 @@ compile_error!(
 );
 
 pub mod read;
+#[cfg(test)]
+mod replace_tests;
 pub mod write;
 
 use std::path::{Component, Path, PathBuf};
 
 pub use read::{Kind, ReadError, file_type_name, read_at, read_role_file, read_stream};
 pub use write::{
-    Existing, Hooks, Ident, Inspect, NoHooks, Refusal, Replace, SafeDir, SafeWriteError, Step,
-    WriteOptions, check_name,
+    Existing, Expected, Hooks, Ident, Inspect, NoHooks, Refusal, Replace, SafeDir, SafeWriteError,
+    Step, WriteOptions, check_name,
 };
 
 /// The trust anchors of one command: the project root, and the paths the user

@@ -263,7 +263,9 @@ fn a08_target_swapped_between_rename_and_verify() {
     f.assert_victim_untouched();
 }
 
-/// A8 variant: the file is replaced by another regular file with other content.
+/// A8 variant: the file is replaced by another regular file with other content
+/// (a save landing just after pwk's write): the save is kept, and the role is a
+/// conflict, not "created".
 #[test]
 fn a08_target_replaced_by_other_file_before_verify() {
     let f = Fixture::new();
@@ -281,11 +283,15 @@ fn a08_target_replaced_by_other_file_before_verify() {
     };
     let results = f.install(&mut hooks).unwrap();
     let r = outcome_of(&results, "pwk-hazard-reviewer");
-    assert_eq!(r.outcome, Outcome::Failed);
+    assert_eq!(r.outcome, Outcome::Conflict, "{r:?}");
     assert!(
-        r.reason.as_deref().unwrap().contains("different file"),
+        r.reason
+            .as_deref()
+            .unwrap()
+            .contains("changed while pwk was replacing it"),
         "{r:?}"
     );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "impostor\n");
     f.assert_victim_untouched();
 }
 
