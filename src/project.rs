@@ -289,16 +289,28 @@ impl Project {
     /// `exclude` leaves out what a walk found, never a file named.
     pub fn file_set(&self, req: &FileRequest) -> Result<FileSet, ProjectError> {
         let mut dirs = Vec::new();
+        // Who named the files, for `--fix` (the one confinement rule, `crate::fs`).
+        let mut named_by = crate::fs::NamedBy::User("the paths given".into());
         let paths = if req.paths.is_empty() {
             let from_config = {
                 let mut configs = self.configs();
-                configs
-                    .for_path(&self.cwd)?
-                    .and_then(|c| c.path_files().map(|f| (f, c.path().to_path_buf())))
+                configs.for_path(&self.cwd)?.and_then(|c| {
+                    let at = c.paths().map(|p| describe_origin(&p.origin, &self.cwd));
+                    c.path_files()
+                        .map(|f| (f, c.path().to_path_buf(), at.unwrap_or_default()))
+                })
+            };
+            named_by = match &from_config {
+                Some((_, _, at)) => crate::fs::NamedBy::Config {
+                    key: "paths",
+                    at: at.clone(),
+                    help: None,
+                },
+                None => crate::fs::NamedBy::Pwk,
             };
             match from_config {
-                Some((files, _)) if !files.is_empty() => files,
-                Some((_, config)) if !req.allow_empty => {
+                Some((files, _, _)) if !files.is_empty() => files,
+                Some((_, config, _)) if !req.allow_empty => {
                     return Err(ProjectError::NothingToLint(format!(
                         "`paths` in `{}` matches no `*.md` file",
                         crate::context::display_path(&self.cwd, &config)
@@ -319,8 +331,9 @@ impl Project {
         } else {
             req.paths.clone()
         };
-        // Where `--fix` and `--write-baseline` open files from (see `crate::fs`).
-        let anchors = crate::fs::Anchors::new(&self.cwd, &self.root, &paths);
+        // Where `--fix` opens files from (see `crate::fs`): the project root, and the
+        // paths the user named (never what a configuration named).
+        let anchors = crate::fs::Anchors::new(&self.cwd, &self.root, &req.paths);
         // A directory in the project reached through a symbolic link (a cloned
         // repository's `.agents -> /elsewhere`) is not entered: reported, not linted.
         let (paths, linked): (Vec<_>, Vec<_>) = paths
@@ -368,6 +381,7 @@ impl Project {
         Ok(FileSet {
             files,
             anchors,
+            named_by,
             walk_errors: collected.errors,
             other_case: collected.other_case,
             dirs,
@@ -485,8 +499,11 @@ pub struct FileRequest {
 #[derive(Debug, Default)]
 pub struct FileSet {
     pub files: Vec<PathBuf>,
-    /// The trust anchors `--fix` and `--write-baseline` open these files from.
+    /// The trust anchors `--fix` opens these files from.
     pub anchors: crate::fs::Anchors,
+    /// Who named these files: the paths given, `paths` of the configuration, or
+    /// pwk's own walk of the agents directories.
+    pub named_by: crate::fs::NamedBy,
     pub walk_errors: Vec<WalkError>,
     /// Files found whose extension is `md` in another case (reported as skipped).
     pub other_case: Vec<PathBuf>,

@@ -59,6 +59,7 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         })
         .map_err(rel)?;
     let set_anchors = set.anchors.clone();
+    let set_named_by = set.named_by.clone();
     let plan = project
         .plan(set, &base)
         .map_err(|e| super::config_error(ctx, e))?;
@@ -72,7 +73,8 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         let mut tally = FixTally::default();
         for group in &plan.groups {
             let opts = plan.options(group, keep_text);
-            fix_step(args, ctx, &set_anchors, &group.files, &opts, &mut tally);
+            let place = (&set_anchors, &set_named_by);
+            fix_step(args, ctx, place, &group.files, &opts, &mut tally);
         }
         fix_errors.append(&mut tally.failed);
         if let Some(status) = tally.finish(args.diff) {
@@ -428,7 +430,7 @@ impl FixTally {
 fn fix_step(
     args: &LintArgs,
     ctx: &Context,
-    anchors: &crate::fs::Anchors,
+    (anchors, by): (&crate::fs::Anchors, &crate::fs::NamedBy),
     files: &[std::path::PathBuf],
     opts: &LintOptions,
     tally: &mut FixTally,
@@ -446,6 +448,7 @@ fn fix_step(
         let out = fix_file(
             path,
             anchors,
+            by,
             opts.host,
             &opts.settings_for(path),
             applicability,
@@ -490,7 +493,7 @@ fn baseline_step(
     report: &mut crate::lint::LintReport,
     one_file: bool,
 ) -> anyhow::Result<()> {
-    use crate::fs::{Kind, NoHooks, Replace, WriteOptions};
+    use crate::fs::{Kind, NamedBy, NoHooks, Replace, WriteOptions};
     use crate::lint::baseline::Baseline;
     let path = baseline
         .map(|b| b.path.clone())
@@ -525,10 +528,31 @@ fn baseline_step(
         // Every current finding, those the old baseline hid included.
         let new = Baseline::of(report, &dir);
         let text = new.to_json();
-        let anchors = crate::fs::Anchors::new(&ctx.cwd, root, &[]);
+        // The one confinement rule (`crate::fs`): a `--baseline FILE` is the user's
+        // choice; the configuration's `baseline` stays in the project.
+        let (named, by) = match baseline {
+            Some(BaselineFile { set_at: None, .. }) => (
+                vec![ctx.cwd.join(&path)],
+                NamedBy::User("--baseline".into()),
+            ),
+            Some(BaselineFile {
+                set_at: Some(at), ..
+            }) => (
+                Vec::new(),
+                NamedBy::Config {
+                    key: "baseline",
+                    at: at.clone(),
+                    help: Some(
+                        "name a file in the project, or choose one with `--baseline FILE`".into(),
+                    ),
+                },
+            ),
+            None => (Vec::new(), NamedBy::Pwk),
+        };
+        let anchors = crate::fs::Anchors::new(&ctx.cwd, root, &named);
         let hooks = &mut NoHooks;
         let (handle, name) = anchors
-            .open_parent(&ctx.cwd.join(&path), true, hooks)?
+            .open_parent(&ctx.cwd.join(&path), &by, true, hooks)?
             .ok_or_else(|| anyhow::anyhow!("the directory of `{shown}` does not exist"))?;
         let opts = WriteOptions {
             kind: Kind::Baseline,

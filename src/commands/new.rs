@@ -61,8 +61,12 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let named: Vec<PathBuf> = args.agents_dir.iter().map(|d| ctx.cwd.join(d)).collect();
     let anchors = crate::fs::Anchors::new(&ctx.cwd, &project.root, &named);
     let hooks = &mut crate::fs::NoHooks;
+    let by = match &args.agents_dir {
+        Some(_) => crate::fs::NamedBy::User("--agents-dir".into()),
+        None => crate::fs::NamedBy::Pwk,
+    };
     let (handle, name) = anchors
-        .open_parent(&target, true, hooks)
+        .open_parent(&target, &by, true, hooks)
         .map_err(|e| anyhow::anyhow!("{e}"))?
         .ok_or_else(|| anyhow::anyhow!("cannot create {}", ctx.display_path(&dir)))?;
     handle

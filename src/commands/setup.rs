@@ -209,20 +209,18 @@ fn open_agents_dir(
     create: bool,
     ctx: &Context,
 ) -> Result<Option<SafeDir>, safe::SafeWriteError> {
+    // Through the one confinement check (`crate::fs`): the anchor is the project
+    // root, or pi's agent directory for --global (the output directory the
+    // environment names); the agents directory below it is pwk's choice.
+    let anchors = crate::fs::Anchors::new(&ctx.cwd, &target.root, &[]);
+    let dir = anchors.open_dir(
+        &target.agents_dir(),
+        &crate::fs::NamedBy::Pwk,
+        create,
+        &mut NoHooks,
+    )?;
     // Messages name paths relative to the current directory, as everywhere.
-    let shown = if target.root == ctx.cwd {
-        PathBuf::new()
-    } else {
-        PathBuf::from(ctx.display_path(&target.root))
-    };
-    let mut dir = SafeDir::open_root(&target.root)?.with_display_path(shown);
-    for name in &target.below {
-        match dir.open_child(name, create, &mut NoHooks)? {
-            Some(child) => dir = child,
-            None => return Ok(None),
-        }
-    }
-    Ok(Some(dir))
+    Ok(dir.map(|d| d.with_display_path(PathBuf::from(ctx.display_path(&target.agents_dir())))))
 }
 
 /// What was at the manifest's name when it was read.

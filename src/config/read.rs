@@ -386,8 +386,10 @@ fn lexical(path: &Path) -> PathBuf {
     for c in path.components() {
         match c {
             Component::CurDir => {}
+            // `/..` is `/`: a key's `../../..` past the root names the root, not
+            // a `/../etc` the messages would then show.
             Component::ParentDir => {
-                if !out.pop() {
+                if !out.pop() && !out.has_root() {
                     out.push(c);
                 }
             }

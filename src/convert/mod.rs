@@ -1047,7 +1047,11 @@ pub fn write(
     }
     let hooks = &mut crate::fs::NoHooks;
     let create = matches!(dest, Destination::Dir(_));
-    let Some((dir, name)) = anchors.open_parent(&path, create, hooks)? else {
+    let by = crate::fs::NamedBy::User(match dest {
+        Destination::Dir(_) => "--out".into(),
+        Destination::InPlace => "the paths to convert".into(),
+    });
+    let Some((dir, name)) = anchors.open_parent(&path, &by, create, hooks)? else {
         return Err(WriteError::CreateDir {
             path: path.parent().map(Path::to_path_buf).unwrap_or_default(),
             source: std::io::ErrorKind::NotFound.into(),

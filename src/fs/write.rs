@@ -63,6 +63,12 @@ const LOCK_WAIT: Duration = Duration::from_secs(10);
 /// Why a safe filesystem operation did not happen.
 #[derive(Debug, thiserror::Error)]
 pub enum SafeWriteError {
+    #[error("`{}` is outside the project `{}` {why}; nothing was written", path.display(), root.display())]
+    Outside {
+        path: PathBuf,
+        root: PathBuf,
+        why: String,
+    },
     #[error("`{}` is a symbolic link; pwk never reads or writes through symbolic links", path.display())]
     Symlink { path: PathBuf },
     #[error("`{}` is not a directory (it is a {kind})", path.display())]
@@ -400,8 +406,10 @@ pub struct SafeDir {
 
 impl SafeDir {
     /// Open the trust anchor: a directory the user named. Symlinks at and above
-    /// it are followed (they are the user's own layout).
-    pub fn open_root(path: &Path) -> Result<SafeDir, SafeWriteError> {
+    /// it are followed (they are the user's own layout). Only the confinement
+    /// check ([`super::Anchors`]) opens one: every other directory pwk writes in
+    /// is reached from it.
+    pub(in crate::fs) fn open_root(path: &Path) -> Result<SafeDir, SafeWriteError> {
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
         let fd = match rustix::fs::open(path, flags, Mode::empty()) {
             Ok(fd) => fd,
@@ -420,6 +428,12 @@ impl SafeDir {
             fd,
             path: path.to_path_buf(),
         })
+    }
+
+    /// [`SafeDir::open_root`] for tests that drive the writer on a directory.
+    #[cfg(test)]
+    pub(crate) fn open_for_tests(path: &Path) -> Result<SafeDir, SafeWriteError> {
+        SafeDir::open_root(path)
     }
 
     /// Name this directory by `path` in messages from now on (e.g. a path
@@ -1205,136 +1219,4 @@ fn random_u64() -> u64 {
     h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
     h.write_u32(std::process::id());
     h.finish()
-}
-
-/// Create `dir/file_name` holding `content`, atomically, and fail if it exists.
-///
-/// Missing directories on the way to `dir` are created (mode 0755). The anchor
-/// is the deepest existing ancestor of `dir` that is a real directory (not a
-/// symlink); every component below it — those this call creates, a symlink on
-/// the way, and `dir` itself — is opened without following symbolic links, so a
-/// symlinked `dir` or a symlinked `.agents` above it is refused. (Symlinks
-/// *above* the anchor, e.g. in the user's home path, are followed.) A relative
-/// `dir` is resolved below the current directory with every component no-follow. The file is written to a temporary
-/// name, fsynced, renamed into place with `RENAME_NOREPLACE` (so an existing file
-/// is never replaced, even one created a moment earlier), the directory is
-/// fsynced, and the file is read back through a fresh no-follow descriptor and
-/// compared. The file's mode is 0644 whatever the umask.
-///
-/// Returns `dir/file_name`.
-pub fn create_file_exclusive(
-    dir: &Path,
-    file_name: &str,
-    content: &[u8],
-) -> Result<PathBuf, SafeWriteError> {
-    create_file_exclusive_with(dir, file_name, content, &mut NoHooks)
-}
-
-/// Like [`create_file_exclusive`], with the trust boundary explicit: `base` is
-/// opened following symlinks (it is the caller's anchor, e.g. the project root),
-/// and *every* component of `rel_dir` below it is created or opened without
-/// following one, so a symlinked `.agents` is refused even when it points at an
-/// existing directory. `rel_dir` must be relative and free of `..`.
-///
-/// Returns `base/rel_dir/file_name`.
-pub fn create_file_beneath(
-    base: &Path,
-    rel_dir: &Path,
-    file_name: &str,
-    content: &[u8],
-) -> Result<PathBuf, SafeWriteError> {
-    check_name(file_name)?;
-    let dir = open_beneath(base, rel_dir, &mut NoHooks)?;
-    dir.write_file(
-        file_name,
-        content,
-        Replace::Fresh,
-        WriteOptions::default(),
-        &mut NoHooks,
-    )?;
-    Ok(base.join(rel_dir).join(file_name))
-}
-
-pub(crate) fn create_file_exclusive_with(
-    dir: &Path,
-    file_name: &str,
-    content: &[u8],
-    hooks: &mut dyn Hooks,
-) -> Result<PathBuf, SafeWriteError> {
-    check_name(file_name)?;
-    let handle = open_dir_creating(dir, hooks)?;
-    handle.write_file(
-        file_name,
-        content,
-        Replace::Fresh,
-        WriteOptions::default(),
-        hooks,
-    )?;
-    Ok(dir.join(file_name))
-}
-
-/// Open `dir`, creating missing directories, with `dir` itself and every created
-/// component opened without following symlinks. A relative `dir` is resolved
-/// below the current directory with *every* component no-follow; an absolute one
-/// below its deepest existing ancestor that is not a symlink.
-fn open_dir_creating(dir: &Path, hooks: &mut dyn Hooks) -> Result<SafeDir, SafeWriteError> {
-    let mut opened = if dir.is_relative() {
-        open_beneath(Path::new("."), dir, hooks)?
-    } else {
-        let mut anchor = dir.to_path_buf();
-        // Walk up to the deepest existing proper ancestor; `dir` itself is always
-        // opened below it, no-follow.
-        while let Some(parent) = anchor.parent() {
-            anchor = parent.to_path_buf();
-            // A symlink is never the anchor: it is a component below it, and so
-            // refused (a symlinked `.agents` pointing at a real directory included).
-            if std::fs::symlink_metadata(&anchor).is_ok_and(|m| !m.file_type().is_symlink()) {
-                break;
-            }
-        }
-        let rest = dir.strip_prefix(&anchor).unwrap_or(dir);
-        open_beneath(&anchor, rest, hooks)?
-    };
-    // Messages name the path the caller gave.
-    opened.path = dir.to_path_buf();
-    Ok(opened)
-}
-
-/// Open (creating as needed) `rel` below the directory `base`, one no-follow
-/// component at a time. `..` is refused.
-pub(crate) fn open_beneath(
-    base: &Path,
-    rel: &Path,
-    hooks: &mut dyn Hooks,
-) -> Result<SafeDir, SafeWriteError> {
-    use std::path::Component;
-    let mut current = SafeDir::open_root(base)?;
-    for comp in rel.components() {
-        let name = match comp {
-            Component::CurDir => continue,
-            Component::Normal(n) => n.to_str().ok_or_else(|| SafeWriteError::BadName {
-                name: rel.display().to_string(),
-                why: "it is not valid UTF-8",
-            })?,
-            Component::ParentDir => {
-                return Err(SafeWriteError::BadName {
-                    name: rel.display().to_string(),
-                    why: "it goes up with `..`",
-                });
-            }
-            Component::RootDir | Component::Prefix(_) => {
-                return Err(SafeWriteError::BadName {
-                    name: rel.display().to_string(),
-                    why: "it is not relative",
-                });
-            }
-        };
-        let next = current.open_child(name, true, hooks)?;
-        current = next.ok_or_else(|| SafeWriteError::Io {
-            action: "create directory",
-            path: current.path.join(name),
-            source: std::io::Error::from(std::io::ErrorKind::NotFound),
-        })?;
-    }
-    Ok(current)
 }
