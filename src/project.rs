@@ -81,16 +81,24 @@ pub struct Project {
     pub config_file: Option<PathBuf>,
     /// The directory owned by another user where the root walk stopped, if it did.
     pub stopped_at: Option<PathBuf>,
+    /// What pwk does not use because another user controls it: the project the
+    /// root walk stopped at, a configuration on the way, a directory of roles.
+    pub ignored: Vec<Untrusted>,
     configs: Mutex<Configs>,
 }
 
 impl Project {
     /// Find the project for `opts`; `--dir` and `--config` must exist.
     pub fn open(opts: ProjectOptions) -> Result<Project, ProjectError> {
-        let (root, cwd, stopped_at) = match &opts.dir {
+        let (root, cwd, stopped_at, ignored) = match &opts.dir {
             None => {
                 let found = find_root(&opts.cwd, opts.home.as_deref());
-                (found.root, opts.cwd.clone(), found.stopped_at)
+                (
+                    found.root,
+                    opts.cwd.clone(),
+                    found.stopped_at,
+                    found.ignored,
+                )
             }
             Some(dir) => {
                 let root = opts.cwd.join(dir);
@@ -107,7 +115,7 @@ impl Project {
                         });
                     }
                 }
-                (root.clone(), root, None)
+                (root.clone(), root, None, None)
             }
         };
         let config_file = match &opts.config {
@@ -126,7 +134,9 @@ impl Project {
             // Read it now: a bad file named on the command line stops every command.
             configs.for_path(&cwd)?;
         }
+        let ignored = ignored_files(&cwd, &root, ignored);
         Ok(Project {
+            ignored,
             root,
             cwd,
             home: opts.home,
@@ -155,6 +165,7 @@ impl Project {
             host_flag: host,
             config_file: None,
             stopped_at: None,
+            ignored: Vec::new(),
         }
     }
 
@@ -335,17 +346,29 @@ impl Project {
         // paths the user named (never what a configuration named).
         let anchors = crate::fs::Anchors::new(&self.cwd, &self.root, &req.paths);
         // A directory in the project reached through a symbolic link (a cloned
-        // repository's `.agents -> /elsewhere`) is not entered: reported, not linted.
-        let (paths, linked): (Vec<_>, Vec<_>) = paths
+        // repository's `.agents -> /elsewhere`) or that another user controls is not
+        // entered: reported, not linted. (What the user names is read.)
+        let skipped = |p: &PathBuf| -> Option<String> {
+            if req.paths.contains(p) {
+                return None;
+            }
+            if let Some(link) = anchors.symlink_on_the_way(p) {
+                return Some(linked_dir_message(&self.cwd, &link));
+            }
+            untrusted_on_the_way(&self.root, p).map(|u| u.dir_warning(&self.cwd))
+        };
+        let (paths, not_read): (Vec<_>, Vec<_>) = paths
             .into_iter()
-            .partition(|p| req.paths.contains(p) || anchors.symlink_on_the_way(p).is_none());
+            .map(|p| {
+                let why = skipped(&p);
+                (p, why)
+            })
+            .partition(|(_, why)| why.is_none());
+        let paths: Vec<PathBuf> = paths.into_iter().map(|(p, _)| p).collect();
         let mut collected = crate::lint::collect_files(&paths, req.recursive);
-        for dir in linked {
-            let link = anchors
-                .symlink_on_the_way(&dir)
-                .unwrap_or_else(|| dir.clone());
+        for (dir, why) in not_read {
             collected.errors.push(WalkError::Io {
-                source: std::io::Error::other(linked_dir_message(&self.cwd, &link)),
+                source: std::io::Error::other(why.unwrap_or_default()),
                 path: dir,
             });
         }
@@ -641,30 +664,41 @@ pub struct RootFound {
     pub marker: Option<&'static str>,
     /// The directory owned by another user where the walk stopped.
     pub stopped_at: Option<PathBuf>,
+    /// What the walk left unused because another user controls it (a marker, a
+    /// configuration, the directory holding them): reported by every command.
+    pub ignored: Option<Untrusted>,
 }
 
 /// The one project-root rule: the nearest directory, from `cwd` upwards, that
 /// contains `.git`, `.agents` or `.pi`. The walk stops below `home` (whose `.pi/`
 /// is pi's own configuration, not a project) unless `cwd` is `home` itself, and
-/// before a directory owned by another user (as git's `safe.directory`) unless
-/// `PWK_SAFE_DIRECTORIES` lists it. Without a marker the root is `cwd`.
+/// at what another user controls ([`trust_dir`], [`trust_entry`]; as git's
+/// `safe.directory`) unless `PWK_SAFE_DIRECTORIES` lists it. Without a marker the
+/// root is `cwd`.
 pub fn find_root(cwd: &Path, home: Option<&Path>) -> RootFound {
+    let stop = |dir: &Path, ignored: Option<Untrusted>| RootFound {
+        root: cwd.to_path_buf(),
+        marker: None,
+        stopped_at: Some(dir.to_path_buf()),
+        ignored,
+    };
     for dir in cwd.ancestors() {
         if home.is_some_and(|h| h == dir) && dir != cwd {
             break;
         }
-        if !trusted_dir(dir) {
-            return RootFound {
-                root: cwd.to_path_buf(),
-                marker: None,
-                stopped_at: Some(dir.to_path_buf()),
-            };
+        if let Err(u) = trust_dir(dir) {
+            // Said only when it holds something pwk would have used.
+            return stop(dir, holds_project_files(dir).then_some(u));
         }
         if let Some(marker) = crate::discover::root_marker_of(dir) {
+            if let Err(u) = trust_entry(&dir.join(marker)) {
+                return stop(dir, Some(u));
+            }
             return RootFound {
                 root: dir.to_path_buf(),
                 marker: Some(marker),
                 stopped_at: None,
+                ignored: None,
             };
         }
     }
@@ -672,20 +706,184 @@ pub fn find_root(cwd: &Path, home: Option<&Path>) -> RootFound {
         root: cwd.to_path_buf(),
         marker: None,
         stopped_at: None,
+        ignored: None,
     }
 }
 
-/// Whether pwk may take `dir` as a project root and read its `pwk.toml`: it is
+/// Everything of the project another user controls, so that pwk says what it does
+/// not use: `walk` (what the root walk stopped at), the configuration files from
+/// `cwd` up to `root`, the role directories of `root`. Each path once.
+fn ignored_files(cwd: &Path, root: &Path, walk: Option<Untrusted>) -> Vec<Untrusted> {
+    let mut out: Vec<Untrusted> = walk.into_iter().collect();
+    let mut add = |u: Untrusted| {
+        if !out.iter().any(|o| o.path == u.path) {
+            out.push(u);
+        }
+    };
+    for dir in cwd.ancestors() {
+        if !trusted_dir(dir) {
+            break;
+        }
+        for n in crate::config::FILE_NAMES {
+            if let Err(u) = trust_entry(&dir.join(n)) {
+                add(u);
+            }
+        }
+        if dir == root {
+            break;
+        }
+    }
+    for d in agents_dirs(root) {
+        if let Some(u) = untrusted_on_the_way(root, &d.path) {
+            add(u);
+        }
+    }
+    out
+}
+
+/// Whether `dir` holds a project marker or a configuration file.
+fn holds_project_files(dir: &Path) -> bool {
+    crate::discover::root_marker_of(dir).is_some()
+        || crate::config::FILE_NAMES
+            .iter()
+            .any(|n| std::fs::symlink_metadata(dir.join(n)).is_ok())
+}
+
+/// Something of the project that another user controls, so pwk does not use it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Untrusted {
+    pub path: PathBuf,
+    /// Its owner's uid.
+    pub owner: u32,
+    /// The directory holding it, when other users can write there (an entry of
+    /// theirs in a directory only its owner can write was put there by its owner).
+    pub writable_dir: Option<PathBuf>,
+}
+
+impl Untrusted {
+    /// What it is and what pwk does not do with it (`consequence`), with how to
+    /// trust it; paths shown from `cwd`.
+    pub fn warning(&self, cwd: &Path, consequence: &str) -> String {
+        let shown = |p: &Path| crate::context::display_path(cwd, p);
+        let safe = match &self.writable_dir {
+            Some(d) => d.clone(),
+            None if self.path.is_dir() => self.path.clone(),
+            None => self
+                .path
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default(),
+        };
+        let whose = match &self.writable_dir {
+            Some(d) => format!(
+                "belongs to another user (uid {}) and sits in `{}`, which other users can write",
+                self.owner,
+                shown(d)
+            ),
+            None => format!("belongs to another user (uid {})", self.owner),
+        };
+        format!(
+            "`{}` {whose}: {consequence} (list `{}` in PWK_SAFE_DIRECTORIES to trust it)",
+            shown(&self.path),
+            safe.display()
+        )
+    }
+
+    /// [`Untrusted::warning`] for what the root walk left unused.
+    pub fn root_warning(&self, cwd: &Path) -> String {
+        self.warning(
+            cwd,
+            "pwk does not use the project there (its roles, its pwk.toml)",
+        )
+    }
+
+    /// [`Untrusted::warning`] for a directory of roles not read.
+    pub fn dir_warning(&self, cwd: &Path) -> String {
+        self.warning(cwd, "pwk does not read the roles in it")
+    }
+}
+
+/// Whether pwk may take `dir` as a project root or read its `pwk.toml`: it is
 /// owned by the user pwk runs as (the effective uid), or `PWK_SAFE_DIRECTORIES`
 /// lists it (`*`: every directory). A directory that cannot be looked at is not
 /// refused here (nothing is read from it either).
 pub fn trusted_dir(dir: &Path) -> bool {
+    trust_dir(dir).is_ok()
+}
+
+/// [`trusted_dir`], saying why not.
+pub fn trust_dir(dir: &Path) -> Result<(), Untrusted> {
     use std::os::unix::fs::MetadataExt as _;
     let Ok(meta) = std::fs::metadata(dir) else {
-        return true;
+        return Ok(());
     };
-    let me = rustix::process::geteuid().as_raw();
-    meta.uid() == me || crate::env::safe_directories().allows(dir)
+    if meta.uid() == rustix::process::geteuid().as_raw()
+        || crate::env::safe_directories().allows(dir)
+    {
+        return Ok(());
+    }
+    Err(Untrusted {
+        path: dir.to_path_buf(),
+        owner: meta.uid(),
+        writable_dir: None,
+    })
+}
+
+/// The second half of the one trust rule, for what a trusted directory holds (a
+/// project marker such as `.agents`, a `pwk.toml`, an agents directory): it is
+/// used unless another user owns it *and* other users can write the directory
+/// holding it (a world-writable `/tmp`-like directory, sticky or not, or one
+/// writable by a group not the user's own) — then it may be theirs, planted. An
+/// entry of another user in a directory only its owner can write was put there by
+/// that owner. `PWK_SAFE_DIRECTORIES` listing the directory trusts it.
+pub fn trust_entry(path: &Path) -> Result<(), Untrusted> {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    if meta.uid() == rustix::process::geteuid().as_raw() {
+        return Ok(());
+    }
+    let Some(dir) = path.parent() else {
+        return Ok(());
+    };
+    let safe = crate::env::safe_directories();
+    if safe.allows(dir) || safe.allows(path) {
+        return Ok(());
+    }
+    let Ok(d) = std::fs::metadata(dir) else {
+        return Ok(());
+    };
+    let others_write = d.mode() & 0o002 != 0
+        || (d.mode() & 0o020 != 0 && d.gid() != rustix::process::getegid().as_raw());
+    if !others_write {
+        return Ok(());
+    }
+    Err(Untrusted {
+        path: path.to_path_buf(),
+        owner: meta.uid(),
+        writable_dir: Some(dir.to_path_buf()),
+    })
+}
+
+/// What another user controls on the way from the project `root` to `dir` (`root`
+/// by [`trust_dir`], each directory below it by [`trust_entry`]): a directory of
+/// the project pwk reads roles from is not read when this says so, as one reached
+/// through a symbolic link is not ([`linked_dir`]). `None` for a `dir` outside
+/// `root`.
+pub fn untrusted_on_the_way(root: &Path, dir: &Path) -> Option<Untrusted> {
+    let below = dir.strip_prefix(root).ok()?;
+    if let Err(u) = trust_dir(root) {
+        return Some(u);
+    }
+    let mut at = root.to_path_buf();
+    for c in below.components() {
+        at.push(c);
+        if let Err(u) = trust_entry(&at) {
+            return Some(u);
+        }
+    }
+    None
 }
 
 #[cfg(test)]

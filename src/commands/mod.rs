@@ -98,15 +98,25 @@ pub fn project(ctx: &Context, dir: Option<&Path>) -> anyhow::Result<Project> {
 
 /// [`project`] with the command's `--host` and `--config`.
 pub fn open_project(ctx: &Context, flags: ProjectFlags<'_>) -> anyhow::Result<Project> {
-    let opts = crate::project::ProjectOptions {
+    let project = crate::project::Project::open(project_options(ctx, flags))
+        .map_err(|e| anyhow::anyhow!(e.relative_to(&ctx.cwd)))?;
+    // What another user controls is not used, and never silently.
+    for u in &project.ignored {
+        crate::context::eprintln_safe(&format!("pwk: warning: {}", u.root_warning(&ctx.cwd)));
+    }
+    Ok(project)
+}
+
+/// What the command line and the environment say about the project.
+pub fn project_options(ctx: &Context, flags: ProjectFlags<'_>) -> crate::project::ProjectOptions {
+    crate::project::ProjectOptions {
         cwd: ctx.cwd.clone(),
         dir: flags.dir.map(PathBuf::from),
         host: flags.host.cloned(),
         config: flags.config.map(PathBuf::from),
         home: ctx.env.home.clone(),
         agent_dir: ctx.env.agent_dir(),
-    };
-    crate::project::Project::open(opts).map_err(|e| anyhow::anyhow!(e.relative_to(&ctx.cwd)))
+    }
 }
 
 /// The project of `--dir` (and `--config`) and every role its host sees (`--host`,

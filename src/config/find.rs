@@ -28,6 +28,9 @@ pub fn find(path: &Path, home: Option<&Path>) -> Result<Option<PathBuf>, ConfigE
             .collect();
         match found.as_slice() {
             [] => {}
+            // Another user's file in a directory others can write is not used, and
+            // the walk ends (the one trust rule, `crate::project::trust_entry`).
+            [one] if crate::project::trust_entry(one).is_err() => break,
             [one] => return Ok(Some(one.clone())),
             [a, b, ..] => return Err(ConfigError::Both(a.clone(), b.clone())),
         }

@@ -366,6 +366,14 @@ pub fn resolve_in(roots: &Roots, host: Host) -> Discovery {
                     source.error = Some(crate::project::linked_dir_message(&roots.cwd, &link));
                     continue;
                 }
+                // Nor one that another user controls (the one trust rule).
+                if let Some(u) = crate::project::untrusted_on_the_way(&project_root, &dir)
+                    && std::fs::metadata(&dir).is_ok_and(|m| m.is_dir())
+                {
+                    source.exists = true;
+                    source.error = Some(u.dir_warning(&roots.cwd));
+                    continue;
+                }
                 let listing = scan::list_md_files(&dir, source.recursive, source.kind);
                 source.exists = listing.exists;
                 source.error = listing.error;
