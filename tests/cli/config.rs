@@ -404,3 +404,45 @@ fn an_extended_files_globs_are_relative_to_that_file() {
     );
     assert!(has(&f, "sub/roles/b.md", "invalid-type", "error"), "{f:?}");
 }
+
+/// `pwk config` prints any value whatever its length (N10: a format width is at
+/// most 65,535, and one long value once padded every line to it): generated over
+/// the keys that hold free text × lengths around the limit. The comments line up
+/// for short values; a long one is printed whole and pads nothing.
+#[test]
+fn pwk_config_prints_values_of_any_length() {
+    for n in [65_535usize, 65_536] {
+        let long = "a".repeat(n);
+        for (key, text) in [
+            ("exclude", format!("exclude = [\"{long}\"]\n")),
+            ("paths", format!("paths = [\"{long}\"]\n")),
+            ("baseline", format!("baseline = \"{long}\"\n")),
+            (
+                "paths (many entries)",
+                format!(
+                    "paths = [{}]\n",
+                    vec![format!("\"{}\"", "x".repeat(998)); n / 1000 + 1].join(", ")
+                ),
+            ),
+        ] {
+            let env = project();
+            env.write("pwk.toml", &text);
+            let out = run(env.pwk().arg("config"));
+            assert_eq!(out.code, 0, "{key} at {n}: {}", out.stderr);
+            assert!(!out.stderr.contains("panicked"), "{key} at {n}");
+            // No line is padded towards the long one.
+            for line in out.stdout.lines() {
+                if let Some((value, _)) = line.split_once("  #") {
+                    assert!(
+                        !value.ends_with(' ') || value.chars().count() <= 60,
+                        "{key} at {n}: padded {:?}",
+                        &value[value.len().saturating_sub(40)..]
+                    );
+                }
+            }
+            assert!(out.stdout.len() < 2 * text.len() + 4096, "{key} at {n}");
+            let out = run(env.pwk().args(["config", "--format", "json"]));
+            assert_eq!(out.code, 0, "{key} at {n} (json)");
+        }
+    }
+}
