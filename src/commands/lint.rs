@@ -64,8 +64,14 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         .plan(set, &base)
         .map_err(|e| super::config_error(ctx, e))?;
     // The baseline matches findings by their text.
-    let baseline = baseline_file(args, ctx, &project, &project.cwd)?;
-    let keep_text = args.format == LintFormat::Human || baseline.is_some() || args.write_baseline;
+    let files: Vec<std::path::PathBuf> = plan
+        .groups
+        .iter()
+        .flat_map(|g| g.files.iter().cloned())
+        .collect();
+    let baselines = baselines(args, ctx, &project, &files)?;
+    let any_baseline = baselines.iter().any(|(b, _)| b.is_some());
+    let keep_text = args.format == LintFormat::Human || any_baseline || args.write_baseline;
     // Files `--fix` could not write: named once each by the fatal path.
     let mut fix_errors: Vec<String> = Vec::new();
     if args.fix || args.diff || args.unsafe_fixes {
@@ -99,16 +105,33 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     if args.quiet {
         quiet(&mut report);
     }
-    if baseline.is_some() || args.write_baseline {
-        baseline_step(
+    for (baseline, files) in &baselines {
+        if baseline.is_none() && !args.write_baseline {
+            continue;
+        }
+        // Each baseline over the files it covers.
+        let covered: std::collections::HashSet<&std::path::Path> =
+            files.iter().map(|f| f.as_path()).collect();
+        let (mine, rest) = std::mem::take(&mut report.files)
+            .into_iter()
+            .partition(|f| covered.contains(f.path.as_path()));
+        report.files = rest;
+        let mut part = crate::lint::LintReport {
+            files: mine,
+            ..crate::lint::LintReport::default()
+        };
+        let stepped = baseline_step(
             args,
             ctx,
             baseline.as_ref(),
             &project.root,
-            &mut report,
+            &mut part,
             false,
-        )?;
+        );
+        report.files.append(&mut part.files);
+        stepped?;
     }
+    report.files.sort_by(|a, b| a.path.cmp(&b.path));
     let mut text = render_report(args, ctx, &report, ctx.color_stdout);
     if let (Some(note), LintFormat::Human | LintFormat::Concise) = (&dirs_note, args.format) {
         text.push_str(note);
@@ -384,6 +407,55 @@ fn baseline_file(
             }),
         })
     }))
+}
+
+/// The baselines of a run, each with the files it covers: `--baseline FILE`
+/// covers every file; else each file is reported against `baseline` of the
+/// configuration that governs it (N20), as `pwk lint - --stdin-filename FILE` and
+/// `pwk config FILE` take it, wherever the run starts. Files without one form the
+/// `None` group (`--write-baseline` writes them to `pwk-baseline.json`). No file:
+/// the configuration of the current directory.
+type Baselines = Vec<(Option<BaselineFile>, Vec<std::path::PathBuf>)>;
+
+fn baselines(
+    args: &LintArgs,
+    ctx: &Context,
+    project: &crate::project::Project,
+    files: &[std::path::PathBuf],
+) -> anyhow::Result<Baselines> {
+    if files.is_empty() {
+        return Ok(vec![(
+            baseline_file(args, ctx, project, &project.cwd)?,
+            Vec::new(),
+        )]);
+    }
+    let mut by_dir: std::collections::HashMap<&std::path::Path, Option<std::path::PathBuf>> =
+        std::collections::HashMap::new();
+    let mut out: Baselines = Vec::new();
+    for f in files {
+        let dir = f.parent().unwrap_or(std::path::Path::new("."));
+        let key = match by_dir.get(dir) {
+            Some(k) => k.clone(),
+            None => {
+                let b = baseline_file(args, ctx, project, dir)?;
+                let key = b.as_ref().map(|b| b.path.clone());
+                if !out
+                    .iter()
+                    .any(|(o, _)| o.as_ref().map(|o| &o.path) == key.as_ref())
+                {
+                    out.push((b, Vec::new()));
+                }
+                by_dir.insert(dir, key.clone());
+                key
+            }
+        };
+        let group = out
+            .iter_mut()
+            .find(|(o, _)| o.as_ref().map(|o| &o.path) == key.as_ref())
+            .expect("added above");
+        group.1.push(f.clone());
+    }
+    Ok(out)
 }
 
 /// What `--fix` / `--diff` did over every host group.
