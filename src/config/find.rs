@@ -161,7 +161,7 @@ impl Config {
     pub fn path_files(&self) -> Option<Vec<PathBuf>> {
         let layer = self.layers.iter().rev().find(|l| l.paths.is_some())?;
         let globs = &layer.paths.as_ref()?.value;
-        let dir = layer.path.parent()?.to_path_buf();
+        let dir = layer.dir.clone();
         let mut out = Vec::new();
         let mut stack = vec![dir];
         while let Some(d) = stack.pop() {

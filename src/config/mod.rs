@@ -34,6 +34,9 @@ pub const FILE_NAMES: [&str; 2] = ["pwk.toml", ".pwk.toml"];
 #[derive(Debug, Clone)]
 pub struct Layer {
     pub path: PathBuf,
+    /// The directory its globs, `baseline` and `extend` are relative to: the
+    /// file's, named as the linted files are (a link on the way resolved).
+    pub dir: PathBuf,
     pub host: Option<Val<HostChoice>>,
     pub paths: Option<Val<Vec<Glob>>>,
     pub exclude: Option<Val<Vec<Glob>>>,
