@@ -341,17 +341,6 @@ fn lexical(p: &Path) -> PathBuf {
     out
 }
 
-/// The identity of a file (device and inode), without following a link at the
-/// last component (a symlink is a file of its own, reported as such): one file
-/// named two ways (`a.md`, `./a.md`, `../p/a.md`) is one file. `None` when it
-/// cannot be looked at.
-pub fn identity_nofollow(path: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::symlink_metadata(path)
-        .ok()
-        .map(|m| (m.dev(), m.ino()))
-}
-
 /// `path` (absolute or relative to `cwd`) as a comparable absolute path: the
 /// directory holding it resolved (`..` and links in it, as the kernel resolves
 /// them), the final name kept. Falls back to a lexical form when the directory
