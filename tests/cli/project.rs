@@ -732,3 +732,85 @@ fn another_users_files_where_others_can_write_are_not_used() {
         failures.join("\n")
     );
 }
+
+/// pi's settings are read as pi reads them, whatever their nesting (N25: a file
+/// nested deeper than serde_json's 128 levels lost the host, silently), and a
+/// settings file pwk cannot read is named, never a silent portable profile.
+/// Generated: nesting depth (129, 1,000, 100,000) × where the deep value sits
+/// (before `packages`, after it, inside another key's object) give herdr, and
+/// `pwk new` writes where herdr reads (`.pi/agents/`); unreadable files (invalid
+/// JSON, `packages` twice, a FIFO, `packages` itself too deep)
+/// are named in the reason.
+#[test]
+fn pi_settings_of_any_depth_name_the_host_and_unreadable_ones_are_said() {
+    let herdr = "\"packages\": [\"npm:pi-herdr-agents\"]";
+    let linted_for = |env: &TestEnv| {
+        let out = run(env.pwk().arg("config"));
+        out.stdout
+            .lines()
+            .find(|l| l.starts_with("# linted for:"))
+            .unwrap_or_default()
+            .to_string()
+    };
+    for depth in [129usize, 1_000, 100_000] {
+        let deep = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        for (place, doc) in [
+            ("before", format!("{{\"x\": {deep}, {herdr}}}")),
+            ("after", format!("{{{herdr}, \"x\": {deep}}}")),
+            (
+                "inside",
+                format!("{{\"o\": {{\"a\": 1, \"x\": {deep}}}, {herdr}}}"),
+            ),
+        ] {
+            let env = TestEnv::new();
+            std::fs::create_dir_all(env.path(".git")).unwrap();
+            env.write(".pi/settings.json", &doc);
+            let line = linted_for(&env);
+            assert!(
+                line.contains("linted for: herdr"),
+                "{depth} {place}: {line}"
+            );
+            let out = run(env.pwk().args(["new", "probe"]));
+            assert_eq!(out.code, 0, "{depth} {place}: {}", out.stderr);
+            assert!(
+                env.path(".pi/agents/probe.md").is_file(),
+                "{depth} {place}: {}",
+                out.stdout
+            );
+        }
+    }
+    for (what, doc) in [
+        ("invalid JSON", format!("{{{herdr},}}")),
+        ("packages twice", format!("{{{herdr}, {herdr}}}")),
+        (
+            "packages too deep",
+            format!(
+                "{{\"packages\": [\"npm:pi-herdr-agents\", {}{}]}}",
+                "[".repeat(200),
+                "]".repeat(200)
+            ),
+        ),
+        ("a FIFO", String::new()),
+    ] {
+        let env = TestEnv::new();
+        std::fs::create_dir_all(env.path(".pi")).unwrap();
+        std::fs::create_dir_all(env.path(".git")).unwrap();
+        if what == "a FIFO" {
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                env.path(".pi/settings.json"),
+                rustix::fs::FileType::Fifo,
+                rustix::fs::Mode::from_raw_mode(0o644),
+                0,
+            )
+            .unwrap();
+        } else {
+            env.write(".pi/settings.json", &doc);
+        }
+        let line = linted_for(&env);
+        assert!(
+            line.contains("could not read") && line.contains(".pi/settings.json"),
+            "{what}: {line}"
+        );
+    }
+}
