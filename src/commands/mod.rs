@@ -174,3 +174,50 @@ fn completions(args: &crate::cli::CompletionsArgs) -> anyhow::Result<ExitStatus>
     context::write_stdout(&out)?;
     Ok(ExitStatus::Success)
 }
+
+#[cfg(test)]
+mod tests {
+    /// N26, as a class: every command whose glue opens the project (and so reads
+    /// `pwk.toml`: its host, rules, baseline or `[delegate] budget`) takes
+    /// `--config FILE`. Found from the sources, so the next command is covered.
+    /// `schema` is the one exception: its `--config` prints the `pwk.toml` schema
+    /// (it reads a project only for `--host auto`).
+    #[test]
+    fn every_command_that_reads_pwk_toml_takes_config() {
+        use clap::CommandFactory;
+        let cli = crate::cli::Cli::command();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/commands");
+        let mut checked = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let src = std::fs::read_to_string(&path).unwrap();
+            let stem = path
+                .file_stem()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .replace('_', "-");
+            let reads = [
+                "open_project(",
+                "super::project(",
+                "super::discover(",
+                "default_budget(",
+            ]
+            .iter()
+            .any(|c| src.contains(c));
+            let Some(sub) = cli.find_subcommand(&stem) else {
+                continue; // shared glue (mod, provider, complete)
+            };
+            if !reads || stem == "schema" {
+                continue;
+            }
+            assert!(
+                sub.get_arguments().any(|a| a.get_id() == "config_file"),
+                "`pwk {stem}` reads pwk.toml but has no --config FILE"
+            );
+            checked.push(stem);
+        }
+        checked.sort();
+        assert!(checked.len() >= 14, "{checked:?}");
+    }
+}

@@ -17,7 +17,14 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         crate::cli::RoleKind::Coordinator => Kind::Coordinator,
         crate::cli::RoleKind::Adapter => Kind::Adapter,
     };
-    let project = super::project(ctx, args.dir.as_deref())?;
+    let project = super::open_project(
+        ctx,
+        super::ProjectFlags {
+            dir: args.dir.as_deref(),
+            config: args.config.file.as_deref(),
+            ..Default::default()
+        },
+    )?;
     // The project's host (pwk.toml's `host`, else the one pi's settings name):
     // the role is written into the directory that host reads.
     let host = project.host().map_err(|e| super::config_error(ctx, e))?;

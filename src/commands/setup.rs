@@ -39,7 +39,14 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     // The roles as the project's host receives them (pwk.toml's `host`, else the
     // host pi's settings name, else the portable profile), and where it reads them.
-    let project = super::project(ctx, args.dir.as_deref())?;
+    let project = super::open_project(
+        ctx,
+        super::ProjectFlags {
+            dir: args.dir.as_deref(),
+            config: args.config.file.as_deref(),
+            ..Default::default()
+        },
+    )?;
     let chosen = project.host().map_err(|e| super::config_error(ctx, e))?;
     let (roles, project_dir) = crate::install::bundled::rendered_for(chosen.profile);
     let target = if args.global {

@@ -814,3 +814,60 @@ fn pi_settings_of_any_depth_name_the_host_and_unreadable_ones_are_said() {
         );
     }
 }
+
+/// `--config FILE` on every command that reads `pwk.toml` (N26): the file is
+/// read — a missing one stops each of them (exit 2, named) before anything runs —
+/// and it governs: its `host` decides where `new` and `setup` write.
+#[test]
+fn config_flag_is_read_by_every_command_that_reads_pwk_toml() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    env.write("packet.md", "## Requirement 1\nDo X\n");
+    for args in [
+        &["new", "probe"][..],
+        &["setup"],
+        &["delegate", "--dry-run"],
+        &["review", "--packet", "packet.md"],
+        &["recon", "--topic", "t", "--intent", "i"],
+        &["run-request"],
+        &["lint"],
+        &["list"],
+        &["show", "pwk-spec-reviewer"],
+        &["smoke", "pwk-spec-reviewer"],
+        &["config"],
+        &[
+            "convert",
+            "--from",
+            "claude-code",
+            "--to",
+            "tintinweb",
+            "--dry-run",
+            ".",
+        ],
+    ] {
+        let out = crate::support::run_with_stdin(
+            env.pwk().args(args).args(["--config", "missing.toml"]),
+            b"{}",
+        );
+        assert_eq!(out.code, 2, "{args:?}: {}{}", out.stdout, out.stderr);
+        assert!(
+            out.stderr.contains("`missing.toml` does not exist"),
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+    env.write("cfg/herdr.toml", "host = \"herdr\"\n");
+    let out = run(env
+        .pwk()
+        .args(["new", "probe", "--config", "cfg/herdr.toml"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(env.path(".pi/agents/probe.md").is_file(), "{}", out.stdout);
+    let out = run(env.pwk().args(["setup", "--config", "cfg/herdr.toml"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        env.path(".pi/agents/pwk-spec-reviewer.md").is_file(),
+        "{}",
+        out.stdout
+    );
+    assert!(!env.path(".agents/agents/pwk-spec-reviewer.md").exists());
+}
