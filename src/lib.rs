@@ -1,8 +1,10 @@
-//! pwk: lint, install, list and run agent roles for the `pi` coding agent.
+//! pwk: lint, install, list, convert and run agent roles for `pi`, its subagent
+//! extensions and other agent hosts.
 //!
 //! `run` is the only entry point the binary uses: one match on the subcommand.
-//! Each concern lives in its own module; dependencies point one way
-//! (provider → delegate → role; install → role; lint → role; discover → role).
+//! Each concern lives in its own module, and imports point down the layers drawn in
+//! `docs/src/architecture.md` (commands → servers → provider → project → config →
+//! features → delegate → base → leaf), which `tests/cli/layers.rs` enforces.
 
 pub mod cli;
 pub mod commands;
@@ -11,6 +13,7 @@ pub mod context;
 pub mod convert;
 pub mod delegate;
 pub mod discover;
+pub mod display;
 pub mod env;
 pub mod exit;
 pub mod fs;
@@ -24,8 +27,13 @@ pub mod pi;
 pub mod project;
 pub mod provider;
 pub mod role;
+pub mod roles;
+pub mod severity;
 pub mod suggest;
 pub mod text;
+
+#[cfg(test)]
+mod testing;
 
 pub use context::Context;
 pub use exit::ExitStatus;

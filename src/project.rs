@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::config::{ConfigError, Configs, Origin, ResolvedConfig, Val};
+use crate::fs::trust::{Untrusted, trust_entry, trusted_dir, untrusted_on_the_way};
 use crate::host::{Chosen, HostChoice};
 use crate::lint::{FileSettings, LintOptions, LintReport, SettingsSource, WalkError};
 
@@ -92,7 +93,7 @@ impl Project {
     pub fn open(opts: ProjectOptions) -> Result<Project, ProjectError> {
         let (root, cwd, stopped_at, ignored) = match &opts.dir {
             None => {
-                let found = find_root(&opts.cwd, opts.home.as_deref());
+                let found = crate::fs::root::find_root(&opts.cwd, opts.home.as_deref());
                 (
                     found.root,
                     opts.cwd.clone(),
@@ -204,8 +205,8 @@ impl Project {
     }
 
     /// Where the skill directories of this project, this user and pi are.
-    pub fn skill_places(&self) -> crate::discover::skills::SkillPlaces {
-        crate::discover::skills::SkillPlaces {
+    pub fn skill_places(&self) -> crate::host::skills::SkillPlaces {
+        crate::host::skills::SkillPlaces {
             root: self.root.clone(),
             home: self.home.clone(),
             agent_dir: self.agent_dir.clone(),
@@ -218,7 +219,7 @@ impl Project {
             cwd: self.cwd.clone(),
             home: self.home.clone(),
             global_agents_dir: self.agent_dir.as_ref().map(|d| d.join("agents")),
-            project_root: Some(self.root.clone()),
+            project_root: self.root.clone(),
         }
     }
 
@@ -284,9 +285,9 @@ impl Project {
 
     /// The first symbolic link on the way from the project root to `dir` (`dir`
     /// included): a directory of the project reached through it is not read
-    /// ([`linked_dir`]).
+    /// ([`crate::fs::linked_dir`]).
     pub fn linked_dir(&self, dir: &Path) -> Option<PathBuf> {
-        linked_dir(&self.cwd, &self.root, dir)
+        crate::fs::linked_dir(&self.cwd, &self.root, dir)
     }
 
     /// The agents directories present in the project, each with the host whose
@@ -324,7 +325,7 @@ impl Project {
                 Some((_, config, _)) if !req.allow_empty => {
                     return Err(ProjectError::NothingToLint(format!(
                         "`paths` in `{}` matches no `*.md` file",
-                        crate::context::display_path(&self.cwd, &config)
+                        crate::display::display_path(&self.cwd, &config)
                     )));
                 }
                 Some(_) => Vec::new(),
@@ -333,7 +334,7 @@ impl Project {
                     if dirs.is_empty() && !req.allow_empty {
                         return Err(ProjectError::NothingToLint(format!(
                             "no agents directory (`.agents/agents/`, `.pi/agents/`, `.claude/agents/`, `.opencode/agents/`, `.gemini/agents/`, `.github/agents/`) exists in the project `{}`; pass files or directories, or --allow-empty",
-                            crate::context::display_path(&self.cwd, &self.root)
+                            crate::display::display_path(&self.cwd, &self.root)
                         )));
                     }
                     dirs.iter().map(|d| d.path.clone()).collect()
@@ -353,7 +354,7 @@ impl Project {
                 return None;
             }
             if let Some(link) = anchors.symlink_on_the_way(p) {
-                return Some(linked_dir_message(&self.cwd, &link));
+                return Some(crate::fs::linked_dir_message(&self.cwd, &link));
             }
             untrusted_on_the_way(&self.root, p).map(|u| u.dir_warning(&self.cwd))
         };
@@ -389,7 +390,7 @@ impl Project {
         if files.is_empty() && collected.errors.is_empty() && !req.allow_empty {
             let shown: Vec<String> = paths
                 .iter()
-                .map(|p| format!("`{}`", crate::context::display_path(&self.cwd, p)))
+                .map(|p| format!("`{}`", crate::display::display_path(&self.cwd, p)))
                 .collect();
             return Err(ProjectError::NothingToLint(format!(
                 "no `*.md` file in {}{}",
@@ -564,25 +565,6 @@ pub fn agents_dirs(root: &Path) -> Vec<AgentsDir> {
     out
 }
 
-/// The first symbolic link on the way from the project `root` to `dir` (`dir`
-/// included; `None` for a directory outside the project). Every front end that
-/// reads the project's roles — lint and its `--fix`/`--diff`/baseline, list, show,
-/// the language server, the MCP server — skips such a directory and reports it
-/// ([`linked_dir_message`]): a cloned repository's `.agents -> /elsewhere` must not
-/// make pwk read (or write) another tree as the project's roles.
-pub fn linked_dir(cwd: &Path, root: &Path, dir: &Path) -> Option<PathBuf> {
-    crate::fs::Anchors::new(cwd, root, &[]).symlink_on_the_way(dir)
-}
-
-/// What a front end says about a directory reached through the symbolic link
-/// `link` (shown relative to `cwd`).
-pub fn linked_dir_message(cwd: &Path, link: &Path) -> String {
-    format!(
-        "`{}` is a symbolic link; pwk does not read or write the project's roles through one (make it a real directory, or name the target directory on the command line)",
-        crate::context::display_path(cwd, link)
-    )
-}
-
 /// One group of a lint run: files linted for one host profile.
 #[derive(Debug, Clone)]
 pub struct LintGroup {
@@ -651,62 +633,8 @@ pub fn describe_origin(origin: &Origin, cwd: &Path) -> String {
         Origin::Flag(f) => (*f).into(),
         Origin::File { path, line, column } => format!(
             "{}:{line}:{column}",
-            crate::context::display_path(cwd, path)
+            crate::display::display_path(cwd, path)
         ),
-    }
-}
-
-/// Where the root walk ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RootFound {
-    pub root: PathBuf,
-    /// The marker that made it the root (`.git`, `.agents`, `.pi`).
-    pub marker: Option<&'static str>,
-    /// The directory owned by another user where the walk stopped.
-    pub stopped_at: Option<PathBuf>,
-    /// What the walk left unused because another user controls it (a marker, a
-    /// configuration, the directory holding them): reported by every command.
-    pub ignored: Option<Untrusted>,
-}
-
-/// The one project-root rule: the nearest directory, from `cwd` upwards, that
-/// contains `.git`, `.agents` or `.pi`. The walk stops below `home` (whose `.pi/`
-/// is pi's own configuration, not a project) unless `cwd` is `home` itself, and
-/// at what another user controls ([`trust_dir`], [`trust_entry`]; as git's
-/// `safe.directory`) unless `PWK_SAFE_DIRECTORIES` lists it. Without a marker the
-/// root is `cwd`.
-pub fn find_root(cwd: &Path, home: Option<&Path>) -> RootFound {
-    let stop = |dir: &Path, ignored: Option<Untrusted>| RootFound {
-        root: cwd.to_path_buf(),
-        marker: None,
-        stopped_at: Some(dir.to_path_buf()),
-        ignored,
-    };
-    for dir in cwd.ancestors() {
-        if home.is_some_and(|h| h == dir) && dir != cwd {
-            break;
-        }
-        if let Err(u) = trust_dir(dir) {
-            // Said only when it holds something pwk would have used.
-            return stop(dir, holds_project_files(dir).then_some(u));
-        }
-        if let Some(marker) = crate::discover::root_marker_of(dir) {
-            if let Err(u) = trust_entry(&dir.join(marker)) {
-                return stop(dir, Some(u));
-            }
-            return RootFound {
-                root: dir.to_path_buf(),
-                marker: Some(marker),
-                stopped_at: None,
-                ignored: None,
-            };
-        }
-    }
-    RootFound {
-        root: cwd.to_path_buf(),
-        marker: None,
-        stopped_at: None,
-        ignored: None,
     }
 }
 
@@ -739,151 +667,6 @@ fn ignored_files(cwd: &Path, root: &Path, walk: Option<Untrusted>) -> Vec<Untrus
         }
     }
     out
-}
-
-/// Whether `dir` holds a project marker or a configuration file.
-fn holds_project_files(dir: &Path) -> bool {
-    crate::discover::root_marker_of(dir).is_some()
-        || crate::config::FILE_NAMES
-            .iter()
-            .any(|n| std::fs::symlink_metadata(dir.join(n)).is_ok())
-}
-
-/// Something of the project that another user controls, so pwk does not use it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Untrusted {
-    pub path: PathBuf,
-    /// Its owner's uid.
-    pub owner: u32,
-    /// The directory holding it, when other users can write there (an entry of
-    /// theirs in a directory only its owner can write was put there by its owner).
-    pub writable_dir: Option<PathBuf>,
-}
-
-impl Untrusted {
-    /// What it is and what pwk does not do with it (`consequence`), with how to
-    /// trust it; paths shown from `cwd`.
-    pub fn warning(&self, cwd: &Path, consequence: &str) -> String {
-        let shown = |p: &Path| crate::context::display_path(cwd, p);
-        let safe = match &self.writable_dir {
-            Some(d) => d.clone(),
-            None if self.path.is_dir() => self.path.clone(),
-            None => self
-                .path
-                .parent()
-                .map(Path::to_path_buf)
-                .unwrap_or_default(),
-        };
-        let whose = match &self.writable_dir {
-            Some(d) => format!(
-                "belongs to another user (uid {}) and sits in `{}`, which other users can write",
-                self.owner,
-                shown(d)
-            ),
-            None => format!("belongs to another user (uid {})", self.owner),
-        };
-        format!(
-            "`{}` {whose}: {consequence} (list `{}` in PWK_SAFE_DIRECTORIES to trust it)",
-            shown(&self.path),
-            safe.display()
-        )
-    }
-
-    /// [`Untrusted::warning`] for what the root walk left unused.
-    pub fn root_warning(&self, cwd: &Path) -> String {
-        self.warning(
-            cwd,
-            "pwk does not use the project there (its roles, its pwk.toml)",
-        )
-    }
-
-    /// [`Untrusted::warning`] for a directory of roles not read.
-    pub fn dir_warning(&self, cwd: &Path) -> String {
-        self.warning(cwd, "pwk does not read the roles in it")
-    }
-}
-
-/// Whether pwk may take `dir` as a project root or read its `pwk.toml`: it is
-/// owned by the user pwk runs as (the effective uid), or `PWK_SAFE_DIRECTORIES`
-/// lists it (`*`: every directory). A directory that cannot be looked at is not
-/// refused here (nothing is read from it either).
-pub fn trusted_dir(dir: &Path) -> bool {
-    trust_dir(dir).is_ok()
-}
-
-/// [`trusted_dir`], saying why not.
-pub fn trust_dir(dir: &Path) -> Result<(), Untrusted> {
-    use std::os::unix::fs::MetadataExt as _;
-    let Ok(meta) = std::fs::metadata(dir) else {
-        return Ok(());
-    };
-    if meta.uid() == rustix::process::geteuid().as_raw()
-        || crate::env::safe_directories().allows(dir)
-    {
-        return Ok(());
-    }
-    Err(Untrusted {
-        path: dir.to_path_buf(),
-        owner: meta.uid(),
-        writable_dir: None,
-    })
-}
-
-/// The second half of the one trust rule, for what a trusted directory holds (a
-/// project marker such as `.agents`, a `pwk.toml`, an agents directory): it is
-/// used unless another user owns it *and* other users can write the directory
-/// holding it (a world-writable `/tmp`-like directory, sticky or not, or one
-/// writable by a group not the user's own) — then it may be theirs, planted. An
-/// entry of another user in a directory only its owner can write was put there by
-/// that owner. `PWK_SAFE_DIRECTORIES` listing the directory trusts it.
-pub fn trust_entry(path: &Path) -> Result<(), Untrusted> {
-    use std::os::unix::fs::MetadataExt as _;
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return Ok(());
-    };
-    if meta.uid() == rustix::process::geteuid().as_raw() {
-        return Ok(());
-    }
-    let Some(dir) = path.parent() else {
-        return Ok(());
-    };
-    let safe = crate::env::safe_directories();
-    if safe.allows(dir) || safe.allows(path) {
-        return Ok(());
-    }
-    let Ok(d) = std::fs::metadata(dir) else {
-        return Ok(());
-    };
-    let others_write = d.mode() & 0o002 != 0
-        || (d.mode() & 0o020 != 0 && d.gid() != rustix::process::getegid().as_raw());
-    if !others_write {
-        return Ok(());
-    }
-    Err(Untrusted {
-        path: path.to_path_buf(),
-        owner: meta.uid(),
-        writable_dir: Some(dir.to_path_buf()),
-    })
-}
-
-/// What another user controls on the way from the project `root` to `dir` (`root`
-/// by [`trust_dir`], each directory below it by [`trust_entry`]): a directory of
-/// the project pwk reads roles from is not read when this says so, as one reached
-/// through a symbolic link is not ([`linked_dir`]). `None` for a `dir` outside
-/// `root`.
-pub fn untrusted_on_the_way(root: &Path, dir: &Path) -> Option<Untrusted> {
-    let below = dir.strip_prefix(root).ok()?;
-    if let Err(u) = trust_dir(root) {
-        return Some(u);
-    }
-    let mut at = root.to_path_buf();
-    for c in below.components() {
-        at.push(c);
-        if let Err(u) = trust_entry(&at) {
-            return Some(u);
-        }
-    }
-    None
 }
 
 #[cfg(test)]

@@ -14,11 +14,11 @@ pub fn find(path: &Path, home: Option<&Path>) -> Result<Option<PathBuf>, ConfigE
     } else {
         abs.parent().map(Path::to_path_buf).unwrap_or(abs.clone())
     };
-    let (root, _) = crate::discover::find_project_root(&start, home);
+    let root = crate::fs::root::find_root(&start, home).root;
     for dir in start.ancestors() {
         // Never a configuration from a directory another user owns (as git's
         // `safe.directory`): the walk ends there.
-        if !crate::project::trusted_dir(dir) {
+        if !crate::fs::trusted_dir(dir) {
             break;
         }
         let found: Vec<PathBuf> = FILE_NAMES
@@ -29,8 +29,8 @@ pub fn find(path: &Path, home: Option<&Path>) -> Result<Option<PathBuf>, ConfigE
         match found.as_slice() {
             [] => {}
             // Another user's file in a directory others can write is not used, and
-            // the walk ends (the one trust rule, `crate::project::trust_entry`).
-            [one] if crate::project::trust_entry(one).is_err() => break,
+            // the walk ends (the one trust rule, `crate::fs::trust`).
+            [one] if crate::fs::trust::trust_entry(one).is_err() => break,
             [one] => return Ok(Some(one.clone())),
             [a, b, ..] => return Err(ConfigError::Both(a.clone(), b.clone())),
         }

@@ -1,7 +1,7 @@
 //! `pwk.toml` (or `.pwk.toml`): the project's lint configuration.
 //!
 //! The file is found by walking up from the linted path to the project root
-//! ([`crate::discover::find_project_root`], the root every command uses). Keys:
+//! ([`crate::fs::root::find_root`], the root every command uses). Keys:
 //! `host`, `paths`, `exclude`, `[rules]`, `[[overrides]]` (with `files` and their
 //! own `host` / `rules`), `extend`, `baseline`. The TOML is read with `toml_edit`, which keeps
 //! the span of every key and value, so an unknown key or a bad value is an error
@@ -28,7 +28,7 @@ use crate::host::HostChoice;
 use crate::lint::{FileSettings, RuleLevel};
 
 /// The names a configuration file may have, in the order they are looked for.
-pub const FILE_NAMES: [&str; 2] = ["pwk.toml", ".pwk.toml"];
+pub const FILE_NAMES: [&str; 2] = crate::fs::root::CONFIG_FILE_NAMES;
 
 /// One configuration file, as read.
 #[derive(Debug, Clone)]

@@ -165,7 +165,7 @@ impl Reader<'_> {
         context: &str,
     ) -> ConfigError {
         let span = table.key(key).and_then(|k| k.span());
-        let help = rules::did_you_mean(key, allowed.iter().copied())
+        let help = crate::suggest::did_you_mean(key, allowed.iter().copied())
             .map(|s| format!("did you mean `{s}`?"))
             .unwrap_or_else(|| format!("the keys {context} are {}", allowed.join(", ")));
         self.error(span, format!("unknown key `{key}` {context}"), Some(help))
@@ -249,10 +249,8 @@ impl Reader<'_> {
         let mut out = Vec::new();
         for (id, value) in table.iter() {
             let key_span = table.key(id).and_then(|k| k.span());
-            if rules::find(id).is_none() {
-                let help = rules::did_you_mean(id, rules::RULES.iter().map(|r| r.id))
-                    .map(|s| format!("did you mean `{s}`?"))
-                    .unwrap_or_else(|| "`pwk rules` lists them".into());
+            if let Err(e) = rules::lookup(id) {
+                let help = e.help("`pwk rules` lists them");
                 return Err(self.error(key_span, format!("no rule `{id}`"), Some(help)));
             }
             let level = match value.as_str() {
@@ -265,7 +263,7 @@ impl Reader<'_> {
                         None => value.type_name().to_string(),
                     };
                     let help = other
-                        .and_then(|s| rules::did_you_mean(s, ["error", "warn", "off"]))
+                        .and_then(|s| crate::suggest::did_you_mean(s, ["error", "warn", "off"]))
                         .map(|s| format!("did you mean `\"{s}\"`?"))
                         .unwrap_or_else(|| "use \"error\", \"warn\" or \"off\"".into());
                     return Err(self.error(

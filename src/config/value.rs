@@ -62,7 +62,7 @@ pub enum ConfigError {
 impl ConfigError {
     /// The same error with its paths shown relative to `cwd` when under it.
     pub fn relative_to(self, cwd: &Path) -> ConfigError {
-        let rel = |p: PathBuf| crate::context::display_path(cwd, &p).into();
+        let rel = |p: PathBuf| crate::display::display_path(cwd, &p).into();
         match self {
             ConfigError::Invalid {
                 path,

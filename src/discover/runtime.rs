@@ -25,12 +25,6 @@ use serde::Serialize;
 use super::{Host, HostId, ResolvedRole};
 use crate::pi::settings::{HerdrModels, PiDefaults, read_json};
 
-/// pi's default tool set when no allow-list is given.
-pub const PI_DEFAULT_TOOLS: [&str; 4] = ["read", "bash", "edit", "write"];
-/// pi's seven built-in tools (tintinweb's default).
-pub const ALL_BUILTIN_TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
-const MUTATING: [&str; 3] = ["bash", "edit", "write"];
-
 /// What `show` needs besides the role.
 #[derive(Debug, Clone)]
 pub struct RuntimeInputs<'a> {
@@ -407,7 +401,9 @@ fn tools(
             }
         }
     };
-    let mutating = effective.iter().any(|t| MUTATING.contains(&t.as_str()));
+    let mutating = effective
+        .iter()
+        .any(|t| crate::host::pi_mutating_tools().contains(&t.as_str()));
     if mutating {
         note.push_str("; can change files (bash, edit or write)");
     }
@@ -684,7 +680,7 @@ impl HerdrConfig {
             };
         };
         let path = crate::pi::settings::herdr_config_path(dir);
-        let display = crate::context::display_path(inputs.cwd, &path);
+        let display = crate::display::display_path(inputs.cwd, &path);
         let mut cfg = HerdrConfig {
             display: display.clone(),
             per_agent: None,
@@ -735,7 +731,7 @@ impl PiSettings {
         let mut model: Option<(String, String)> = None;
         let mut thinking: Option<(String, String)> = None;
         for path in paths {
-            let display = crate::context::display_path(inputs.cwd, &path);
+            let display = crate::display::display_path(inputs.cwd, &path);
             let purpose = "pi's default model and thinking level";
             match read_json(&path) {
                 Ok(None) => files.push(ConfigFile {

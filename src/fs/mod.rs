@@ -44,9 +44,13 @@ compile_error!(
 pub mod read;
 #[cfg(test)]
 mod replace_tests;
+pub mod root;
+pub mod trust;
 pub mod write;
 
 use std::path::{Component, Path, PathBuf};
+
+pub use trust::trusted_dir;
 
 pub use read::{Kind, ReadError, file_type_name, read_at, read_role_file, read_stream};
 pub use write::{
@@ -358,6 +362,25 @@ pub fn canonical_dir_path(cwd: &Path, path: &Path) -> PathBuf {
         },
         _ => lexical(&abs),
     }
+}
+
+/// The first symbolic link on the way from the project `root` to `dir` (`dir`
+/// included; `None` for a directory outside the project). Every front end that
+/// reads the project's roles — lint and its `--fix`/`--diff`/baseline, list, show,
+/// the language server, the MCP server — skips such a directory and reports it
+/// ([`linked_dir_message`]): a cloned repository's `.agents -> /elsewhere` must not
+/// make pwk read (or write) another tree as the project's roles.
+pub fn linked_dir(cwd: &Path, root: &Path, dir: &Path) -> Option<PathBuf> {
+    crate::fs::Anchors::new(cwd, root, &[]).symlink_on_the_way(dir)
+}
+
+/// What a front end says about a directory reached through the symbolic link
+/// `link` (shown relative to `cwd`).
+pub fn linked_dir_message(cwd: &Path, link: &Path) -> String {
+    format!(
+        "`{}` is a symbolic link; pwk does not read or write the project's roles through one (make it a real directory, or name the target directory on the command line)",
+        crate::display::display_path(cwd, link)
+    )
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 //! `delegate::supervise`, built on [`process`].
 
 pub mod children;
+pub mod group;
 pub mod help;
 pub mod models;
 pub mod process;
