@@ -500,6 +500,9 @@ pub struct SetupArgs {
     #[arg(long, requires = "fast_model")]
     pub all_roles: bool,
 
+    #[command(flatten)]
+    pub config: ConfigFileArg,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -583,6 +586,9 @@ pub struct NewArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "dir")]
     pub agents_dir: Option<PathBuf>,
 
+    #[command(flatten)]
+    pub config: ConfigFileArg,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -622,6 +628,9 @@ pub struct DelegateArgs {
     /// Validate the request and print the launch plan without starting pi.
     #[arg(long)]
     pub dry_run: bool,
+
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 
     /// Output format (default json: this command answers a machine protocol).
     #[arg(long, value_enum, default_value_t = Format::Json)]
@@ -666,6 +675,9 @@ pub struct ProviderRunArgs {
     /// in pwk.toml.
     #[arg(long, value_name = "[ROLE:]LIMIT=N,...")]
     pub budget: Vec<String>,
+
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -732,6 +744,9 @@ pub struct ReviewArgs {
 pub struct RunRequestArgs {
     #[command(flatten)]
     pub roles: RoleRunArgs,
+
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 
     /// Output format (default json: this command answers a machine protocol).
     #[arg(long, value_enum, default_value_t = Format::Json)]

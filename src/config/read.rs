@@ -48,13 +48,49 @@ impl Config {
                     why,
                 },
             })?;
-            let (layer, extend) = parse(&file, &text)?;
+            // The directory its globs, `baseline` and `extend` are relative to, named
+            // as the linted files are (N23: `extend = "up/base.toml"` with `up -> ..`
+            // is the parent's file, whose globs match the parent's files).
+            let anchor = layers
+                .first()
+                .map_or_else(|| parent_of(&file), |l: &Layer| l.dir.clone());
+            let base = base_dir(&anchor, &file);
+            let (layer, extend) = parse(&file, &base, &text)?;
             next = extend;
             layers.push(layer);
         }
         layers.reverse();
         Ok(Config { layers })
     }
+}
+
+fn parent_of(file: &Path) -> PathBuf {
+    file.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// The directory holding `file`, named from `anchor` (the directory of the
+/// configuration that was found, as the linted paths name it): its real directory
+/// below the real directory of `anchor` or of its nearest ancestor that holds it.
+/// A symbolic link on the way to `file` is resolved as the kernel reads the file;
+/// the result is a path the linted files' (unresolved) paths start with. Without
+/// such an ancestor, its real directory.
+fn base_dir(anchor: &Path, file: &Path) -> PathBuf {
+    let dir = parent_of(file);
+    let Ok(real) = std::fs::canonicalize(&dir) else {
+        return dir;
+    };
+    for a in anchor.ancestors() {
+        if let Ok(a_real) = std::fs::canonicalize(a)
+            && let Ok(rest) = real.strip_prefix(&a_real)
+        {
+            return if rest.as_os_str().is_empty() {
+                a.to_path_buf()
+            } else {
+                a.join(rest)
+            };
+        }
+    }
+    real
 }
 
 fn read_config(path: &Path) -> Result<String, String> {
@@ -384,8 +420,10 @@ fn lexical(path: &Path) -> PathBuf {
     for c in path.components() {
         match c {
             Component::CurDir => {}
+            // `/..` is `/`: a key's `../../..` past the root names the root, not
+            // a `/../etc` the messages would then show.
             Component::ParentDir => {
-                if !out.pop() {
+                if !out.pop() && !out.has_root() {
                     out.push(c);
                 }
             }
@@ -418,8 +456,8 @@ pub(super) const BUDGET_KEYS: [(&str, &str); 3] = [
 type Extend = Option<(PathBuf, Option<Origin>)>;
 
 /// Parse one file; returns the layer and the file it extends.
-fn parse(path: &Path, text: &str) -> Result<(Layer, Extend), ConfigError> {
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+fn parse(path: &Path, dir: &Path, text: &str) -> Result<(Layer, Extend), ConfigError> {
+    let dir = dir.to_path_buf();
     let r = Reader {
         path,
         text,
@@ -458,6 +496,7 @@ fn parse(path: &Path, text: &str) -> Result<(Layer, Extend), ConfigError> {
     })?;
     let layer = Layer {
         path: path.to_path_buf(),
+        dir: dir.clone(),
         host: table.get("host").map(|h| r.host(h)).transpose()?,
         paths: table
             .get("paths")

@@ -261,6 +261,14 @@ pub fn resolve_in(roots: &Roots, host: Host) -> Discovery {
                     source.error = Some(crate::fs::linked_dir_message(&roots.cwd, &link));
                     continue;
                 }
+                // Nor one that another user controls (the one trust rule, `crate::fs::trust`).
+                if let Some(u) = crate::fs::trust::untrusted_on_the_way(&project_root, &dir)
+                    && std::fs::metadata(&dir).is_ok_and(|m| m.is_dir())
+                {
+                    source.exists = true;
+                    source.error = Some(u.dir_warning(&roots.cwd));
+                    continue;
+                }
                 let listing = scan::list_md_files(&dir, source.recursive, &source.skip_dirs);
                 source.exists = listing.exists;
                 source.error = listing.error;

@@ -69,6 +69,36 @@ impl PiDefaults {
     }
 }
 
+/// The package sources of the settings file at `path` ([`package_sources`]):
+/// empty when it does not exist; `Err` says why it cannot be used (not a regular
+/// file, too large, not JSON). Only `packages` is parsed: the rest is skipped
+/// without a depth limit (N25: pi's `JSON.parse` reads a file nested deeper than
+/// serde_json's 128 levels, so pwk must too).
+pub(crate) fn read_packages(path: &Path) -> Result<Vec<String>, String> {
+    #[derive(serde::Deserialize)]
+    struct Packages {
+        #[serde(default)]
+        packages: serde_json::Value,
+    }
+    let bytes = match crate::fs::read::read(path, Kind::Settings) {
+        Ok(b) => b,
+        Err(ReadError::NotFound) => return Ok(Vec::new()),
+        Err(e) => return Err(format!("it {e}")),
+    };
+    // Not an object (pi reads `settings.packages` of whatever it parsed): no
+    // packages. (serde would read a struct from an array too.)
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return serde_json::from_slice::<serde::de::IgnoredAny>(&bytes)
+            .map(|_| Vec::new())
+            .map_err(|e| format!("it is not valid JSON: {e}"));
+    }
+    let doc: Packages =
+        serde_json::from_slice(&bytes).map_err(|e| format!("it is not valid JSON: {e}"))?;
+    Ok(package_sources(
+        &serde_json::json!({ "packages": doc.packages }),
+    ))
+}
+
 /// Read an optional settings file. `Ok(None)` when it does not exist; `Err` says why
 /// it cannot be used (not a regular file, too large, not JSON).
 pub(crate) fn read_json(path: &Path) -> Result<Option<serde_json::Value>, String> {

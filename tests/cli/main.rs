@@ -33,6 +33,7 @@ mod oracle;
 mod project;
 mod provider;
 mod runtime_bounds;
+mod save_race;
 mod setup;
 mod setup_outcomes;
 mod setup_roles;
