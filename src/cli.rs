@@ -136,7 +136,9 @@ pwk convert --to herdr .claude/agents/ --out .pi/agents --format json"
         long_about = "Run one atomic task on `pi`. Reads one JSON request on stdin, writes \
 exactly one JSON result on stdout and progress on stderr. Vague, non-atomic or \
 under-authorised requests are refused (`status: blocked`, `NEEDS_DECISION`) before anything \
-is launched. The pi binary is `$PWK_PI_BIN`, else `pi` on PATH."
+is launched. The pi binary is `$PWK_PI_BIN`, else `pi` on PATH. What pwk learns from a pi \
+binary (the options its `pi --help` lists) is cached per binary in `$PWK_CACHE_DIR`, else \
+`$XDG_CACHE_HOME/pwk`, else `~/.cache/pwk`; a replaced pi is asked again."
     )]
     Delegate(DelegateArgs),
 

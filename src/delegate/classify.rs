@@ -325,7 +325,7 @@ pub(crate) fn finish(
             o.warnings.push(format!(
                 "{hit} after pi's answer was complete; pi's process group was stopped"
             ));
-            classify_outcome(spec, program, &a, &mut o, mode, true);
+            classify_outcome(spec, program, start, &a, &mut o, mode, true);
         }
         Some(StopReason::Budget(hit)) => {
             // What the budget counted, also when no model call had finished (zero).
@@ -342,7 +342,7 @@ pub(crate) fn finish(
                 "{} after pi's answer was complete; pi's process group was stopped",
                 process::received(sig)
             ));
-            classify_outcome(spec, program, &a, &mut o, mode, true);
+            classify_outcome(spec, program, start, &a, &mut o, mode, true);
         }
         Some(StopReason::Signal(sig)) => {
             fail(
@@ -360,7 +360,7 @@ pub(crate) fn finish(
             Some(why) => {
                 o.status = RunStatus::Failed;
                 o.error = Some(match classify_startup(why) {
-                    Some(f) => startup_error(spec, program, Some(f), why, a.status),
+                    Some(f) => startup_error(spec, program, start, Some(f), why, a.status),
                     None => RunError::new(
                         ErrorCode::PiFailed,
                         format!("pi rejected the prompt: {}", last_lines(why, 2)),
@@ -370,6 +370,7 @@ pub(crate) fn finish(
             None => classify_outcome(
                 spec,
                 program,
+                start,
                 &a,
                 &mut o,
                 mode,
@@ -384,6 +385,7 @@ pub(crate) fn finish(
 fn classify_outcome(
     spec: &PiRunSpec,
     program: &Path,
+    start: Instant,
     a: &Supervised,
     o: &mut PiRunOutcome,
     mode: OutputMode,
@@ -398,6 +400,7 @@ fn classify_outcome(
         let err = startup_error(
             spec,
             program,
+            start,
             classify_startup(&a.stderr),
             &a.stderr,
             a.status,
@@ -481,7 +484,12 @@ fn classify_outcome(
             let code = classify_error_message(&msg);
             let mut e = RunError::new(code, human_message(&msg));
             if code == ErrorCode::UnknownModel {
-                e.discovery = Some(discover_models(program, spec, spec.provider.as_deref()));
+                e.discovery = Some(discover_models(
+                    program,
+                    spec,
+                    start,
+                    spec.provider.as_deref(),
+                ));
             }
             if let Some(reason) = &st.saw_compaction {
                 e.message.push_str(&format!(
@@ -525,6 +533,7 @@ fn classify_outcome(
 fn startup_error(
     spec: &PiRunSpec,
     program: &Path,
+    start: Instant,
     failure: Option<StartupFailure>,
     stderr: &str,
     status: Option<std::process::ExitStatus>,
@@ -532,13 +541,14 @@ fn startup_error(
     let a_stderr = stderr;
     match failure {
         Some(StartupFailure::UnknownOption(opts)) => {
-            // What `pi --help` said may be out of date (pi was replaced): ask again.
-            crate::pi::help::forget(program);
+            // What `pi --help` said may be out of date (pi was replaced): ask again
+            // (on disk too: `run_pi` forgets and re-asks when the flag was the probe's).
+            crate::pi::help::forget(program, None);
             let mut e = RunError::new(
                 ErrorCode::UnsupportedOption,
                 format!("this pi does not accept {}", opts.join(", ")),
             );
-            e.discovery = Some(discover_help(program, spec, &opts));
+            e.discovery = Some(discover_help(program, spec, start, &opts));
             e
         }
         Some(StartupFailure::UnknownModel(m)) => {
@@ -546,7 +556,12 @@ fn startup_error(
                 ErrorCode::UnknownModel,
                 format!("pi does not know the model \"{m}\""),
             );
-            e.discovery = Some(discover_models(program, spec, spec.provider.as_deref()));
+            e.discovery = Some(discover_models(
+                program,
+                spec,
+                start,
+                spec.provider.as_deref(),
+            ));
             e
         }
         Some(StartupFailure::UnknownProvider(p)) => {
@@ -554,7 +569,7 @@ fn startup_error(
                 ErrorCode::UnknownModel,
                 format!("pi does not know the provider \"{p}\""),
             );
-            e.discovery = Some(discover_models(program, spec, None));
+            e.discovery = Some(discover_models(program, spec, start, None));
             e
         }
         Some(StartupFailure::MissingApiKey(line)) => RunError::new(
@@ -678,20 +693,43 @@ fn exit_text(a: &Supervised) -> String {
 }
 
 /// Run a short discovery command (`pi --help`, `pi --list-models …`) through the pi
-/// adapter; its output is used whatever pi's exit status.
-fn capture(program: &Path, args: &[&str], spec: &PiRunSpec) -> Result<String, String> {
-    crate::pi::capture(program, args, &spec.cwd, &spec.env, Duration::from_secs(30))
+/// adapter, within what is left of the run's time budget (at most 30 s); its output
+/// is used whatever pi's exit status.
+fn capture(
+    program: &Path,
+    args: &[&str],
+    spec: &PiRunSpec,
+    start: Instant,
+) -> Result<String, String> {
+    let left = [spec.timeout, spec.budget.wall()]
+        .into_iter()
+        .flatten()
+        .min()
+        .map(|t| t.saturating_sub(start.elapsed()));
+    let limit = left.map_or(DISCOVERY_LIMIT, |l| l.min(DISCOVERY_LIMIT));
+    if limit.is_zero() {
+        return Err("was not run: the run's time budget was used up".into());
+    }
+    crate::pi::capture(program, args, &spec.cwd, &spec.env, limit)
         .map(|c| c.text)
         .map_err(|e| e.to_string())
 }
 
-fn discover_models(program: &Path, spec: &PiRunSpec, provider: Option<&str>) -> String {
+/// The longest a discovery command may take.
+const DISCOVERY_LIMIT: Duration = Duration::from_secs(30);
+
+fn discover_models(
+    program: &Path,
+    spec: &PiRunSpec,
+    start: Instant,
+    provider: Option<&str>,
+) -> String {
     let mut args = vec!["--list-models"];
     if let Some(p) = provider {
         args.push(p);
     }
     let cmd = format!("pi {}", args.join(" "));
-    match capture(program, &args, spec) {
+    match capture(program, &args, spec, start) {
         Ok(out) => {
             let table: Vec<&str> = out
                 .lines()
@@ -708,8 +746,8 @@ fn discover_models(program: &Path, spec: &PiRunSpec, provider: Option<&str>) -> 
     }
 }
 
-fn discover_help(program: &Path, spec: &PiRunSpec, rejected: &[String]) -> String {
-    match capture(program, &["--help"], spec) {
+fn discover_help(program: &Path, spec: &PiRunSpec, start: Instant, rejected: &[String]) -> String {
+    match capture(program, &["--help"], spec, start) {
         Ok(out) => {
             let listed = crate::pi::help::HelpOptions::parse(&out);
             let verdicts: Vec<String> = rejected

@@ -35,6 +35,8 @@ pub enum Kind {
     /// A pi session file a continuation names (`sessionFile`): streamed line by
     /// line through [`open`], never held whole.
     Session,
+    /// An entry of pwk's own cache (what `pi --help` listed, per pi binary).
+    Cache,
 }
 
 /// Role files larger than this are refused (hosts would choke on them too).
@@ -52,6 +54,7 @@ impl Kind {
             Kind::Request => 16 * 1024 * 1024,
             // Streamed (one line in memory at a time): the cap bounds the time spent.
             Kind::Session => 512 * 1024 * 1024,
+            Kind::Cache => 64 * 1024,
         }
     }
 
@@ -65,6 +68,7 @@ impl Kind {
             Kind::Packet => "packet",
             Kind::Request => "request file",
             Kind::Session => "session file",
+            Kind::Cache => "cache entry",
         }
     }
 
@@ -100,6 +104,7 @@ impl Kind {
             Kind::Packet => "packets",
             Kind::Request => "request files",
             Kind::Session => "session files",
+            Kind::Cache => "cache entries",
         }
     }
 }

@@ -11,6 +11,7 @@
 //! The supervision of a real run (stdin prompt, event stream, watchdogs, signals) is
 //! `delegate::supervise`, built on [`process`].
 
+pub mod cache;
 pub mod children;
 pub mod help;
 pub mod models;

@@ -29,6 +29,7 @@ mod mcp;
 mod mcp_gateway;
 mod models;
 mod oracle;
+mod pi_cache;
 mod project;
 mod provider;
 mod runtime_bounds;
