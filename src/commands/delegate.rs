@@ -123,6 +123,7 @@ pub fn delegate(
     };
     let how = How {
         dry_run,
+        check_only: false,
         rpc: false,
         remote: None,
         progress: &print,

@@ -164,6 +164,10 @@ impl DelegateResult {
 pub struct How<'a> {
     /// Plan only (`--dry-run`).
     pub dry_run: bool,
+    /// With `dry_run`: check the request only, without asking pi `pi --help` for the
+    /// flags only some generations have (`pwk mcp`'s `delegate_start`, which answers
+    /// at once; the task's run asks, within its own time budget).
+    pub check_only: bool,
     /// Over RPC with no turn budget, so a caller can steer the running pi through
     /// `remote` (else `--mode json`, as `pwk delegate`).
     pub rpc: bool,
@@ -188,6 +192,7 @@ pub fn delegate_with(
 ) -> DelegateResult {
     let How {
         dry_run,
+        check_only,
         rpc,
         remote,
         progress,
@@ -284,6 +289,9 @@ pub fn delegate_with(
     spec.label = format!("[{}]", task.task_id);
 
     if dry_run {
+        let mut spec = spec;
+        // A check only: the plan is not shown, so pi is not asked what it has.
+        spec.no_mcp &= !check_only;
         match runner::plan_launch(&spec, env) {
             Ok(launch) => {
                 result.status = "planned";

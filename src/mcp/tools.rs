@@ -635,6 +635,7 @@ pub fn start(place: &Place<'_>, args: &Map<String, Value>, action: &str) -> Answ
     let mut on_wait = |_: &str, _: &Path| {};
     let how = crate::delegate::task::How {
         dry_run: true,
+        check_only: true,
         rpc: true,
         remote: None,
         progress: &progress,

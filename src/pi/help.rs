@@ -83,7 +83,8 @@ pub enum Source {
 /// The options `program --help` lists: from this process's memory, else pwk's
 /// on-disk cache (an entry for this very binary, [`super::cache`]), else by running
 /// `pi --help` once (callers that ask at the same time wait for the one probe) and
-/// writing the answer to both. The output is used whatever the exit status; an error
+/// writing the answer to both. The output is used whatever the exit status, but kept
+/// only from a `pi --help` that succeeded and whose output was read whole; an error
 /// only when it could not be captured at all.
 pub fn options(program: &Path, ask: &Ask<'_>) -> Result<Arc<HelpOptions>, super::CaptureError> {
     options_from(program, ask).map(|(o, _)| o)
@@ -127,16 +128,19 @@ pub fn options_from(
     {
         return Ok((remember(HelpOptions { options }), Source::Disk));
     }
-    let text = super::process::capture_until(
+    let c = super::process::capture_until(
         program,
         &["--help"],
         ask.cwd,
         ask.env,
         ask.limit.min(HELP_LIMIT),
         ask.stop,
-    )?
-    .text;
-    let opts = HelpOptions::parse(&text);
+    )?;
+    let opts = HelpOptions::parse(&c.text);
+    if c.held_open || !c.status.success() {
+        // Not known whole, or pi failed: used for this run, remembered nowhere.
+        return Ok((Arc::new(opts), Source::Probe));
+    }
     if let (Some(dir), Some(k)) = (ask.cache, &id) {
         // An unwritable cache costs the probe once per process (the memory map),
         // never an error.

@@ -30,6 +30,7 @@ mod mcp_gateway;
 mod models;
 mod oracle;
 mod pi_cache;
+mod probes;
 mod project;
 mod provider;
 mod runtime_bounds;

@@ -177,10 +177,15 @@ pub const SYSTEM_PROMPT_PLACEHOLDER: &str = "<system-prompt temp file>";
 
 /// Plan the launch: locate the program and build the argument array. Pure apart from
 /// locating the program (`$PWK_PI_BIN` when set, with no fallback; else `pi` on PATH)
-/// and, for a `no_mcp` spec, asking it `pi --help` (once per process).
+/// and, for a `no_mcp` spec, asking it `pi --help` (once per binary, within the spec's
+/// time limits).
 pub fn plan_launch(spec: &PiRunSpec, env: &Env) -> Result<PiLaunch, RunError> {
     let program = locate_pi(env)?;
-    let probed = probe_flags(spec, &program, env, None, &mut Vec::new());
+    let budget = [spec.timeout, spec.budget.wall()]
+        .into_iter()
+        .flatten()
+        .min();
+    let probed = probe_flags(spec, &program, env, budget, &mut Vec::new());
     let spec = probed.as_ref().unwrap_or(spec);
     let sys = spec
         .system_prompt
