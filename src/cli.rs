@@ -667,8 +667,10 @@ pub struct ProviderRunArgs {
     /// Spend limits of each role's run: `max-tokens=N`, `max-cost-usd=X`,
     /// `max-wall-seconds=S` (comma-separated). Prefix a role to limit that role
     /// only: `--budget hazard:max-tokens=20000`. Crossing a limit stops that role's pi
-    /// (BUDGET_EXCEEDED); the others run on. Repeatable; default: `[delegate] budget`
-    /// in pwk.toml.
+    /// (BUDGET_EXCEEDED); the others run on. When pi reports usage a limit cannot
+    /// count, the result says so; `on-unknown-usage=stop` stops the role instead
+    /// (BUDGET_UNENFORCEABLE). Repeatable, each limit once per role; default:
+    /// `[delegate] budget` in pwk.toml.
     #[arg(long, value_name = "[ROLE:]LIMIT=N,...")]
     pub budget: Vec<String>,
 

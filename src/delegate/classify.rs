@@ -14,6 +14,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use super::budget::{BudgetHit, Counted};
 use super::process::{self, human_duration};
 use super::runner::{OutputMode, PiRunOutcome, PiRunSpec};
 use super::supervise::{self, StopReason, Supervised};
@@ -214,6 +215,7 @@ pub(crate) fn finish(
     o.oversized_lines = st.oversized_lines;
     o.session_id = st.session_id.clone();
     o.usage = st.usage.clone();
+    usage_warnings(spec, st, &mut o);
     if let Some(f) = &st.final_message {
         o.final_text = Some(f.text.clone());
         o.stop_reason = f.stop_reason.clone();
@@ -330,10 +332,21 @@ pub(crate) fn finish(
         Some(StopReason::Budget(hit)) => {
             // What the budget counted, also when no model call had finished (zero).
             o.usage.get_or_insert_with(Usage::default);
+            let (code, why) = match hit {
+                BudgetHit::Unenforceable(_) => (
+                    ErrorCode::BudgetUnenforceable,
+                    st.unknown_usage
+                        .first
+                        .as_deref()
+                        .map(|w| format!(" ({w})"))
+                        .unwrap_or_default(),
+                ),
+                _ => (ErrorCode::BudgetExceeded, String::new()),
+            };
             fail(
                 &mut o,
-                ErrorCode::BudgetExceeded,
-                format!("{hit}; pi's process group was terminated (nothing is run again)"),
+                code,
+                format!("{hit}{why}; pi's process group was terminated (nothing is run again)"),
             );
         }
         // The answer was complete (pi was only shutting down): keep it.
@@ -615,6 +628,39 @@ fn startup_error(
                 },
             )
         }
+    }
+}
+
+/// What the result says about usage pi reported and pwk could not count: every limit
+/// of the run's budget left unenforced (`unenforced`, and a warning), and usage that
+/// was reported but unusable even without a budget (the sums leave it out).
+fn usage_warnings(spec: &PiRunSpec, st: &super::stream::StreamState, o: &mut PiRunOutcome) {
+    let gaps = &st.unknown_usage;
+    let first = gaps
+        .first
+        .as_deref()
+        .map(|w| format!(" (first: {w})"))
+        .unwrap_or_default();
+    for (c, n) in [(Counted::Tokens, gaps.tokens), (Counted::Cost, gaps.cost)] {
+        if n == 0 || !spec.budget.counts(c) {
+            continue;
+        }
+        o.unenforced.push(c.key().to_string());
+        o.warnings.push(format!(
+            "{} could not be enforced: pi reported no usable {} for {n} of {} assistant message(s){first}; the usage counted is a lower bound (set onUnknownUsage to \"stop\" to stop such a run)",
+            c.key(),
+            match c {
+                Counted::Tokens => "token count",
+                Counted::Cost => "cost",
+            },
+            st.assistant_messages
+        ));
+    }
+    if gaps.invalid > 0 && o.unenforced.is_empty() {
+        o.warnings.push(format!(
+            "pi reported usage pwk could not count for {} assistant message(s){first}; `usage` leaves it out",
+            gaps.invalid
+        ));
     }
 }
 

@@ -66,6 +66,10 @@ pub struct DelegateResult {
     pub prompt_transport: Option<runner::PromptTransport>,
     pub fallback_used: Option<String>,
     pub warnings: Vec<String>,
+    /// The budget limits pi's reported usage could not be counted against
+    /// (`maxTokens`, `maxCostUsd`): missing, `null`, negative or not a number.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub budget_unenforced: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub validation_errors: Vec<Problem>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -129,6 +133,7 @@ impl DelegateResult {
             prompt_transport: None,
             fallback_used: None,
             warnings: vec![],
+            budget_unenforced: vec![],
             validation_errors: vec![],
             launch: None,
             prompt: None,
@@ -388,6 +393,7 @@ fn fill_from_outcome(r: &mut DelegateResult, o: PiRunOutcome, task: &TaskRequest
     r.prompt_transport = Some(o.prompt_transport);
     r.fallback_used = o.fallback_used;
     r.warnings.extend(o.warnings);
+    r.budget_unenforced = o.unenforced;
     r.usage = o.usage;
     r.stop_reason = o.stop_reason;
     if o.model.is_some() {

@@ -72,6 +72,9 @@ pub struct PiRunOutcome {
     pub steered: bool,
     /// Why the supervisor stopped pi's group, when it did.
     pub stopped: Option<StopReason>,
+    /// The budget's limits pi's reported usage could not be counted against
+    /// (`maxTokens`, `maxCostUsd`).
+    pub unenforced: Vec<String>,
 }
 
 impl PiRunOutcome {
@@ -103,6 +106,7 @@ impl PiRunOutcome {
             launch: None,
             steered: false,
             stopped: None,
+            unenforced: Vec::new(),
         }
     }
 }

@@ -15,6 +15,7 @@ Modes:
   eacces             EACCES at startup, before any event
   tool-child         starts a tool child that ignores SIGTERM and holds stdout, then stalls
   turns              runs turn after turn (for the turn budget)
+  usage              assistant messages with the raw usage values of FAKE_PI_USAGE_RAW
   huge-end           the final message_end is a 9 MiB line (over pwk's 8 MiB limit)
   daemon             a complete run, then a forked `setsid` daemon keeps stdout open
                      (its pid goes to FAKE_PI_DAEMON_PID) while pi itself exits;
@@ -268,6 +269,29 @@ elif mode == "daemon":
     assistant_end(report("complete before the daemon"))
     finish()
     spawn_daemon()
+elif mode == "usage":
+    # Assistant messages whose `usage` is FAKE_PI_USAGE_RAW's `|`-separated raw JSON
+    # texts in turn (`OMIT`: no usage key), then FAKE_PI_USAGE_REST's (else the list
+    # again), FAKE_PI_TURNS of them (default: one per text); the last one is the
+    # final answer.
+    raws = os.environ.get("FAKE_PI_USAGE_RAW", "OMIT").split("|")
+    n = int(os.environ.get("FAKE_PI_TURNS", str(len(raws))))
+    start()
+    for i in range(n):
+        rest = os.environ.get("FAKE_PI_USAGE_REST")
+        raw = raws[i] if i < len(raws) else (rest if rest else raws[i % len(raws)])
+        last = i == n - 1
+        text = report("usage " + str(i)) if last else "step %d" % i
+        head = json.dumps({"role": "assistant", "content": [{"type": "text", "text": text}],
+                           "provider": "fake", "model": "fake-model",
+                           "stopReason": "stop" if last else "toolUse"})[:-1]
+        usage = "" if raw == "OMIT" else ',"usage":' + raw
+        out.write(('{"type":"message_end","message":' + head + usage + "}}\n").encode())
+        out.flush()
+        if not last:
+            ev({"type": "turn_start"})
+            time.sleep(0.01)
+    finish()
 elif mode == "turns":
     start()
     for n in range(1000):
