@@ -199,14 +199,18 @@ fn main() {
         writeln!(code, "    ({k:?}, &{who:?}),").expect("write");
     }
     code.push_str("];\n");
-    writeln!(
-        code,
-        "/// FNV-1a of `schemas/role.schema.json` and every host file, in order.\npub const INPUTS_HASH: u64 = {:#018x};",
-        inputs.0
-    )
-    .expect("write");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
     std::fs::write(Path::new(&out).join("host_profiles.rs"), code).expect("write");
+    // The fingerprint of the schema inputs, for `role::validate`, which checks its
+    // compiled-in validators against it (role sits below host: its own file).
+    std::fs::write(
+        Path::new(&out).join("schema_inputs.rs"),
+        format!(
+            "/// FNV-1a of `schemas/role.schema.json` and every host file, in order.\npub const INPUTS_HASH: u64 = {:#018x};\n",
+            inputs.0
+        ),
+    )
+    .expect("write");
 }
 
 /// FNV-1a, 64 bits: a stable fingerprint of the schema inputs (not a security hash).

@@ -460,7 +460,6 @@ pub struct ConfigArgs {
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// A rule id to explain, e.g. `unknown-key`.
-    #[arg(add = clap_complete::ArgValueCandidates::new(crate::commands::complete::rule_ids))]
     pub rule: Option<String>,
 
     /// Output format.
@@ -533,7 +532,6 @@ pub struct ListArgs {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The role name.
-    #[arg(add = clap_complete::ArgValueCandidates::new(crate::commands::complete::role_names))]
     pub name: String,
 
     /// The project root (default: the nearest directory upwards that holds `.git`,
@@ -595,7 +593,6 @@ pub struct NewArgs {
 #[derive(Debug, Args)]
 pub struct SmokeArgs {
     /// The role name.
-    #[arg(add = clap_complete::ArgValueCandidates::new(crate::commands::complete::role_names))]
     pub name: String,
 
     /// Launch it once with a harmless read-only prompt and report the outcome.

@@ -51,6 +51,18 @@ impl JsonError {
     }
 }
 
+/// `null`, `a boolean`, `a number`, `a string`, `an array` or `an object`.
+pub fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// Parse `bytes` strictly ([`parse_strict`]) into `T`. A document of the wrong
 /// shape is a `Shape` error with serde's message.
 pub fn from_slice_strict<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, JsonError> {
@@ -204,7 +216,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(crate::delegate::fuzz_config())]
+        #![proptest_config(crate::testing::fuzz_config())]
         #[test]
         fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
             let _ = parse_strict(&bytes);

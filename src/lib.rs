@@ -11,6 +11,7 @@ pub mod context;
 pub mod convert;
 pub mod delegate;
 pub mod discover;
+pub mod display;
 pub mod env;
 pub mod exit;
 pub mod fs;
@@ -24,8 +25,13 @@ pub mod pi;
 pub mod project;
 pub mod provider;
 pub mod role;
+pub mod roles;
+pub mod severity;
 pub mod suggest;
 pub mod text;
+
+#[cfg(test)]
+mod testing;
 
 pub use context::Context;
 pub use exit::ExitStatus;

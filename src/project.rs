@@ -89,7 +89,7 @@ impl Project {
     pub fn open(opts: ProjectOptions) -> Result<Project, ProjectError> {
         let (root, cwd, stopped_at) = match &opts.dir {
             None => {
-                let found = find_root(&opts.cwd, opts.home.as_deref());
+                let found = crate::fs::root::find_root(&opts.cwd, opts.home.as_deref());
                 (found.root, opts.cwd.clone(), found.stopped_at)
             }
             Some(dir) => {
@@ -193,8 +193,8 @@ impl Project {
     }
 
     /// Where the skill directories of this project, this user and pi are.
-    pub fn skill_places(&self) -> crate::discover::skills::SkillPlaces {
-        crate::discover::skills::SkillPlaces {
+    pub fn skill_places(&self) -> crate::host::skills::SkillPlaces {
+        crate::host::skills::SkillPlaces {
             root: self.root.clone(),
             home: self.home.clone(),
             agent_dir: self.agent_dir.clone(),
@@ -207,7 +207,7 @@ impl Project {
             cwd: self.cwd.clone(),
             home: self.home.clone(),
             global_agents_dir: self.agent_dir.as_ref().map(|d| d.join("agents")),
-            project_root: Some(self.root.clone()),
+            project_root: self.root.clone(),
         }
     }
 
@@ -273,9 +273,9 @@ impl Project {
 
     /// The first symbolic link on the way from the project root to `dir` (`dir`
     /// included): a directory of the project reached through it is not read
-    /// ([`linked_dir`]).
+    /// ([`crate::fs::linked_dir`]).
     pub fn linked_dir(&self, dir: &Path) -> Option<PathBuf> {
-        linked_dir(&self.cwd, &self.root, dir)
+        crate::fs::linked_dir(&self.cwd, &self.root, dir)
     }
 
     /// The agents directories present in the project, each with the host whose
@@ -301,7 +301,7 @@ impl Project {
                 Some((_, config)) if !req.allow_empty => {
                     return Err(ProjectError::NothingToLint(format!(
                         "`paths` in `{}` matches no `*.md` file",
-                        crate::context::display_path(&self.cwd, &config)
+                        crate::display::display_path(&self.cwd, &config)
                     )));
                 }
                 Some(_) => Vec::new(),
@@ -310,7 +310,7 @@ impl Project {
                     if dirs.is_empty() && !req.allow_empty {
                         return Err(ProjectError::NothingToLint(format!(
                             "no agents directory (`.agents/agents/`, `.pi/agents/`, `.claude/agents/`, `.opencode/agents/`, `.gemini/agents/`, `.github/agents/`) exists in the project `{}`; pass files or directories, or --allow-empty",
-                            crate::context::display_path(&self.cwd, &self.root)
+                            crate::display::display_path(&self.cwd, &self.root)
                         )));
                     }
                     dirs.iter().map(|d| d.path.clone()).collect()
@@ -332,7 +332,7 @@ impl Project {
                 .symlink_on_the_way(&dir)
                 .unwrap_or_else(|| dir.clone());
             collected.errors.push(WalkError::Io {
-                source: std::io::Error::other(linked_dir_message(&self.cwd, &link)),
+                source: std::io::Error::other(crate::fs::linked_dir_message(&self.cwd, &link)),
                 path: dir,
             });
         }
@@ -353,7 +353,7 @@ impl Project {
         if files.is_empty() && collected.errors.is_empty() && !req.allow_empty {
             let shown: Vec<String> = paths
                 .iter()
-                .map(|p| format!("`{}`", crate::context::display_path(&self.cwd, p)))
+                .map(|p| format!("`{}`", crate::display::display_path(&self.cwd, p)))
                 .collect();
             return Err(ProjectError::NothingToLint(format!(
                 "no `*.md` file in {}{}",
@@ -524,25 +524,6 @@ pub fn agents_dirs(root: &Path) -> Vec<AgentsDir> {
     out
 }
 
-/// The first symbolic link on the way from the project `root` to `dir` (`dir`
-/// included; `None` for a directory outside the project). Every front end that
-/// reads the project's roles — lint and its `--fix`/`--diff`/baseline, list, show,
-/// the language server, the MCP server — skips such a directory and reports it
-/// ([`linked_dir_message`]): a cloned repository's `.agents -> /elsewhere` must not
-/// make pwk read (or write) another tree as the project's roles.
-pub fn linked_dir(cwd: &Path, root: &Path, dir: &Path) -> Option<PathBuf> {
-    crate::fs::Anchors::new(cwd, root, &[]).symlink_on_the_way(dir)
-}
-
-/// What a front end says about a directory reached through the symbolic link
-/// `link` (shown relative to `cwd`).
-pub fn linked_dir_message(cwd: &Path, link: &Path) -> String {
-    format!(
-        "`{}` is a symbolic link; pwk does not read or write the project's roles through one (make it a real directory, or name the target directory on the command line)",
-        crate::context::display_path(cwd, link)
-    )
-}
-
 /// One group of a lint run: files linted for one host profile.
 #[derive(Debug, Clone)]
 pub struct LintGroup {
@@ -611,64 +592,9 @@ pub fn describe_origin(origin: &Origin, cwd: &Path) -> String {
         Origin::Flag(f) => (*f).into(),
         Origin::File { path, line, column } => format!(
             "{}:{line}:{column}",
-            crate::context::display_path(cwd, path)
+            crate::display::display_path(cwd, path)
         ),
     }
-}
-
-/// Where the root walk ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RootFound {
-    pub root: PathBuf,
-    /// The marker that made it the root (`.git`, `.agents`, `.pi`).
-    pub marker: Option<&'static str>,
-    /// The directory owned by another user where the walk stopped.
-    pub stopped_at: Option<PathBuf>,
-}
-
-/// The one project-root rule: the nearest directory, from `cwd` upwards, that
-/// contains `.git`, `.agents` or `.pi`. The walk stops below `home` (whose `.pi/`
-/// is pi's own configuration, not a project) unless `cwd` is `home` itself, and
-/// before a directory owned by another user (as git's `safe.directory`) unless
-/// `PWK_SAFE_DIRECTORIES` lists it. Without a marker the root is `cwd`.
-pub fn find_root(cwd: &Path, home: Option<&Path>) -> RootFound {
-    for dir in cwd.ancestors() {
-        if home.is_some_and(|h| h == dir) && dir != cwd {
-            break;
-        }
-        if !trusted_dir(dir) {
-            return RootFound {
-                root: cwd.to_path_buf(),
-                marker: None,
-                stopped_at: Some(dir.to_path_buf()),
-            };
-        }
-        if let Some(marker) = crate::discover::root_marker_of(dir) {
-            return RootFound {
-                root: dir.to_path_buf(),
-                marker: Some(marker),
-                stopped_at: None,
-            };
-        }
-    }
-    RootFound {
-        root: cwd.to_path_buf(),
-        marker: None,
-        stopped_at: None,
-    }
-}
-
-/// Whether pwk may take `dir` as a project root and read its `pwk.toml`: it is
-/// owned by the user pwk runs as (the effective uid), or `PWK_SAFE_DIRECTORIES`
-/// lists it (`*`: every directory). A directory that cannot be looked at is not
-/// refused here (nothing is read from it either).
-pub fn trusted_dir(dir: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt as _;
-    let Ok(meta) = std::fs::metadata(dir) else {
-        return true;
-    };
-    let me = rustix::process::geteuid().as_raw();
-    meta.uid() == me || crate::env::safe_directories().allows(dir)
 }
 
 #[cfg(test)]

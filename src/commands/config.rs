@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::{ConfigArgs, Format};
 use crate::config::{Origin, Val};
-use crate::context::write_stdout;
+use crate::display::write_stdout;
 use crate::host::HostChoice;
 use crate::{Context, ExitStatus};
 

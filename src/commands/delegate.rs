@@ -8,10 +8,10 @@ use anyhow::Context as _;
 use serde_json::Value;
 
 use crate::cli::{DelegateArgs, Format};
-use crate::context::{eprintln_safe, write_stdout};
 use crate::delegate::request;
 use crate::delegate::task::{DelegateResult, How, delegate_with};
 use crate::delegate::types::{ErrorCode, Progress, RunError};
+use crate::display::{eprintln_safe, write_stdout};
 use crate::{Context, ExitStatus};
 
 /// The largest request accepted.

@@ -4,7 +4,7 @@
 use anyhow::Context as _;
 
 use crate::cli::{LintArgs, LintFormat};
-use crate::context::{eprintln_safe, write_stdout};
+use crate::display::{eprintln_safe, write_stdout};
 use crate::lint::LintOptions;
 use crate::lint::render::{RenderOptions, render};
 use crate::project::FileRequest;
@@ -599,7 +599,8 @@ fn flag_levels(
     ignore: &[String],
 ) -> anyhow::Result<std::collections::BTreeMap<String, crate::lint::RuleLevel>> {
     use crate::lint::RuleLevel;
-    use crate::lint::rules::{RULES, did_you_mean, find};
+    use crate::lint::rules::{RULES, find};
+    use crate::suggest::did_you_mean;
     for (flag, ids) in [
         ("--select", select),
         ("--extend-select", extend_select),

@@ -33,7 +33,7 @@ pub mod smoke;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{Cli, Command};
-use crate::context;
+use crate::display;
 use crate::host::HostChoice;
 use crate::{Context, ExitStatus};
 
@@ -138,15 +138,14 @@ fn report_fatal(err: &anyhow::Error) -> ExitStatus {
             crate::text::escape_block(&cause.to_string())
         ));
     }
-    context::eprintln_safe(&text);
+    display::eprintln_safe(&text);
     ExitStatus::Error
 }
 
 /// Answer `COMPLETE=<shell> pwk …` (what the registration script runs on Tab) and
 /// exit; a no-op otherwise.
 pub fn complete_if_asked() {
-    use clap::CommandFactory;
-    clap_complete::CompleteEnv::with_factory(Cli::command).complete();
+    clap_complete::CompleteEnv::with_factory(complete::command).complete();
 }
 
 /// `pwk completions SHELL`: the registration script. On Tab it asks pwk itself, so
@@ -161,6 +160,6 @@ fn completions(args: &crate::cli::CompletionsArgs) -> anyhow::Result<ExitStatus>
     };
     let mut out = Vec::new();
     shell.write_registration("COMPLETE", "pwk", "pwk", "pwk", &mut out)?;
-    context::write_stdout(&out)?;
+    display::write_stdout(&out)?;
     Ok(ExitStatus::Success)
 }

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use super::roles::*;
 use crate::cli::{Format, NewArgs};
-use crate::context::write_stdout;
 use crate::discover::HostId;
 use crate::discover::template::{self, Kind};
+use crate::display::write_stdout;
 use crate::{Context, ExitStatus};
 
 /// `pwk new NAME`: exit 0 when written; 2 for a bad name, an existing file or an I/O error.

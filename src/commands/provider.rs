@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cli::{Format, ProviderRunArgs, ResultSchema, RoleRunArgs, Transport};
-use crate::context::write_stdout;
+use crate::display::write_stdout;
 use crate::provider::contract::SCOUT_FALLBACK;
 use crate::provider::mapping::DiscoverCatalog;
 use crate::provider::pi::{LazyModels, PiExecutor};

@@ -2,7 +2,7 @@
 
 use super::provider::*;
 use crate::cli::{Format, RunRequestArgs};
-use crate::context::{eprintln_safe, write_stdout};
+use crate::display::{eprintln_safe, write_stdout};
 use crate::provider::RunOutput;
 use crate::provider::request::{self};
 use crate::{Context, ExitStatus};

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use crate::cli::{Format, SetupArgs};
-use crate::context::{eprintln_safe, write_stdout};
+use crate::display::{eprintln_safe, write_stdout};
 use crate::fs::write::{self as safe, Inspect, NoHooks, Replace, SafeDir, WriteOptions};
 use crate::install::hint::ModelHint;
 use crate::install::manifest::{MANIFEST_NAME, Manifest};
@@ -124,7 +124,7 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             let mut names: Vec<String> = roles.iter().map(|r| r.file_name()).collect();
             names.push(MANIFEST_NAME.to_string());
             // Backups are written through temps too: `.bak`, then `.bak.1` … `.bak.99`
-            // (plan::write_backup), and an interrupted --force leaves those behind.
+            // (fs::write::SafeDir::write_backup), and an interrupted --force leaves those behind.
             for r in roles.iter() {
                 let file = r.file_name();
                 names.push(format!("{file}.bak"));

@@ -2,9 +2,9 @@
 
 use super::roles::*;
 use crate::cli::{Format, ShowArgs};
-use crate::context::write_stdout;
 use crate::discover::render::{self};
 use crate::discover::{Discovery, HostId};
+use crate::display::write_stdout;
 use crate::{Context, ExitStatus};
 
 /// `pwk show NAME`: exit 0; 1 when the name exists but the host cannot load it;

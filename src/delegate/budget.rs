@@ -231,7 +231,7 @@ impl Budget {
                 field.to_string(),
                 format!(
                     "`{field}` must be an object {{maxTokens, maxCostUsd, maxWallSeconds, onUnknownUsage}}, not {}",
-                    super::request::json_kind(v)
+                    crate::json::json_kind(v)
                 ),
             )]);
         };

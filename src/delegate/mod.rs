@@ -36,18 +36,3 @@ pub use runner::{
     plan_launch, run_pi, run_pi_rpc,
 };
 pub use types::{ErrorCode, Progress, RunError, RunStatus, Usage};
-
-/// The proptest settings of the delegate fuzz tests: 64 cases by default,
-/// `PWK_FUZZ_CASES=N` for long runs.
-#[cfg(test)]
-pub(crate) fn fuzz_config() -> proptest::prelude::ProptestConfig {
-    let cases = std::env::var("PWK_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(64);
-    proptest::prelude::ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..proptest::prelude::ProptestConfig::default()
-    }
-}

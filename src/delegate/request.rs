@@ -9,6 +9,8 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::json::json_kind;
+
 /// Why the input is not a request at all (exit 2).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RequestError {
@@ -342,18 +344,6 @@ impl<'a> Checker<'a> {
                 None
             }
         }
-    }
-}
-
-/// `null`, `a boolean`, `a number`, `a string`, `an array` or `an object`.
-pub fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -749,7 +739,7 @@ mod fuzz {
     use super::*;
     use proptest::prelude::*;
 
-    use crate::delegate::fuzz_config as config;
+    use crate::testing::fuzz_config as config;
 
     fn json_value() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![

@@ -6,7 +6,7 @@
 //! - **package**: the canonical roles built into pwk ([`BUNDLED_ROLES`]).
 //! - **global**: `$PI_CODING_AGENT_DIR/agents/` (default `~/.pi/agent/agents/`).
 //! - **project**: `.agents/agents/` and `.pi/agents/` under the project root
-//!   ([`find_project_root`]), `.pi/agents/` winning.
+//!   ([`crate::fs::root::find_root`]), `.pi/agents/` winning.
 //!
 //! Precedence is project > global > package. [`Host`] picks the directories and the
 //! identity rule a real host uses (see [`HostProfile`]): tintinweb names a role by its
@@ -22,15 +22,14 @@
 pub(crate) mod render;
 pub mod runtime;
 mod scan;
-pub mod skills;
 pub mod template;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::fs::read::read_role_file;
-use crate::install::bundled::BUNDLED_ROLES;
 use crate::role::{Role, RoleDoc, SplitError, YamlError};
+use crate::roles::BUNDLED_ROLES;
 
 /// The host profile discovery follows (directories, identity, what it loads).
 pub type Host = &'static crate::host::HostProfile;
@@ -102,7 +101,7 @@ impl SourceDir {
         match &self.path {
             None => "built into pwk".to_string(),
             Some(p) => {
-                let mut s = crate::context::display_path(cwd, p);
+                let mut s = crate::display::display_path(cwd, p);
                 if !s.ends_with('/') {
                     s.push('/');
                 }
@@ -129,7 +128,7 @@ impl RolePath {
     pub fn display(&self, cwd: &Path) -> String {
         match self {
             RolePath::Builtin(file) => format!("builtin:{file}"),
-            RolePath::File(p) => crate::context::display_path(cwd, p),
+            RolePath::File(p) => crate::display::display_path(cwd, p),
         }
     }
 
@@ -283,58 +282,14 @@ pub struct Roots {
     pub home: Option<PathBuf>,
     /// `$PI_CODING_AGENT_DIR/agents` (default `~/.pi/agent/agents`).
     pub global_agents_dir: Option<PathBuf>,
-    /// The project root when the user named it (`--dir`); otherwise it is found
-    /// from `cwd` by [`find_project_root`].
-    pub project_root: Option<PathBuf>,
+    /// The project root (`--dir`, or the one [`crate::fs::root::find_root`] found).
+    pub project_root: PathBuf,
 }
-
-/// Every role the chosen host sees from `cwd` (the project root found from it), with
-/// `env`'s home and agent directory.
-pub fn resolve_from(
-    cwd: &Path,
-    env: &crate::env::Env,
-    choice: &crate::host::HostChoice,
-) -> Discovery {
-    let (root, _) = find_project_root(cwd, env.home.as_deref());
-    let chosen = choice.resolve(&root, env.agent_dir().as_deref());
-    let mut d = resolve_in(
-        &Roots {
-            cwd: cwd.to_path_buf(),
-            home: env.home.clone(),
-            global_agents_dir: env.global_agents_dir(),
-            project_root: None,
-        },
-        chosen.profile,
-    );
-    d.host_choice = chosen.explain();
-    d
-}
-
-/// The project root: the nearest directory, from `cwd` upwards, that contains `.git`,
-/// `.agents` or `.pi`. The walk stops below `home` (whose `.pi/` is pi's own
-/// configuration, not a project), unless `cwd` is `home` itself. Without a marker the
-/// root is `cwd`.
-pub fn find_project_root(cwd: &Path, home: Option<&Path>) -> (PathBuf, Option<&'static str>) {
-    let found = crate::project::find_root(cwd, home);
-    (found.root, found.marker)
-}
-
-/// The marker that makes `dir` a project root, if any.
-pub fn root_marker_of(dir: &Path) -> Option<&'static str> {
-    PROJECT_MARKERS
-        .into_iter()
-        .find(|m| std::fs::symlink_metadata(dir.join(m)).is_ok())
-}
-
-/// What makes a directory a project root.
-const PROJECT_MARKERS: [&str; 3] = [".git", ".agents", ".pi"];
 
 /// Discover every role under `host`'s rules from explicit roots.
 pub fn resolve_in(roots: &Roots, host: Host) -> Discovery {
-    let (project_root, root_marker) = match &roots.project_root {
-        Some(root) => (root.clone(), root_marker_of(root)),
-        None => find_project_root(&roots.cwd, roots.home.as_deref()),
-    };
+    let project_root = roots.project_root.clone();
+    let root_marker = crate::fs::root::root_marker_of(&project_root);
     let mut notes = Vec::new();
     let mut sources = profile_sources(host, roots, &project_root, &mut notes);
     let mut files = Vec::new();
@@ -358,12 +313,12 @@ pub fn resolve_in(roots: &Roots, host: Host) -> Discovery {
                     continue;
                 };
                 // A project directory reached through a symbolic link is reported,
-                // not read (the one rule: `crate::project::linked_dir`).
-                if let Some(link) = crate::project::linked_dir(&roots.cwd, &project_root, &dir)
+                // not read (the one rule: `crate::fs::linked_dir`).
+                if let Some(link) = crate::fs::linked_dir(&roots.cwd, &project_root, &dir)
                     && std::fs::metadata(&dir).is_ok_and(|m| m.is_dir())
                 {
                     source.exists = true;
-                    source.error = Some(crate::project::linked_dir_message(&roots.cwd, &link));
+                    source.error = Some(crate::fs::linked_dir_message(&roots.cwd, &link));
                     continue;
                 }
                 let listing = scan::list_md_files(&dir, source.recursive, source.kind);
@@ -1031,7 +986,7 @@ mod tests {
             cwd: tmp.join("proj"),
             home: Some(tmp.join("home")),
             global_agents_dir: Some(tmp.join("home/.pi/agent/agents")),
-            project_root: None,
+            project_root: tmp.join("proj"),
         }
     }
 
@@ -1061,23 +1016,6 @@ mod tests {
         assert_eq!(r.layer, Layer::Project);
         let layers: Vec<Layer> = r.shadows.iter().map(|s| s.source).collect();
         assert_eq!(layers, [Layer::Project, Layer::Global, Layer::Package]);
-    }
-
-    #[test]
-    fn root_is_nearest_marker_but_never_home() {
-        let tmp = tempfile::tempdir().unwrap();
-        let t = tmp.path();
-        std::fs::create_dir_all(t.join("home/.pi/agent")).unwrap();
-        std::fs::create_dir_all(t.join("home/work/sub")).unwrap();
-        let (root, marker) = find_project_root(&t.join("home/work/sub"), Some(&t.join("home")));
-        assert_eq!(root, t.join("home/work/sub"));
-        assert_eq!(marker, None);
-        std::fs::create_dir_all(t.join("home/work/.git")).unwrap();
-        let (root, marker) = find_project_root(&t.join("home/work/sub"), Some(&t.join("home")));
-        assert_eq!(root, t.join("home/work"));
-        assert_eq!(marker, Some(".git"));
-        let (root, _) = find_project_root(&t.join("home"), Some(&t.join("home")));
-        assert_eq!(root, t.join("home"));
     }
 
     #[test]

@@ -684,7 +684,7 @@ impl HerdrConfig {
             };
         };
         let path = crate::pi::settings::herdr_config_path(dir);
-        let display = crate::context::display_path(inputs.cwd, &path);
+        let display = crate::display::display_path(inputs.cwd, &path);
         let mut cfg = HerdrConfig {
             display: display.clone(),
             per_agent: None,
@@ -735,7 +735,7 @@ impl PiSettings {
         let mut model: Option<(String, String)> = None;
         let mut thinking: Option<(String, String)> = None;
         for path in paths {
-            let display = crate::context::display_path(inputs.cwd, &path);
+            let display = crate::display::display_path(inputs.cwd, &path);
             let purpose = "pi's default model and thinking level";
             match read_json(&path) {
                 Ok(None) => files.push(ConfigFile {

@@ -33,6 +33,7 @@ compile_error!(
 );
 
 pub mod read;
+pub mod root;
 pub mod write;
 
 use std::path::{Component, Path, PathBuf};
@@ -260,6 +261,38 @@ pub fn canonical_dir_path(cwd: &Path, path: &Path) -> PathBuf {
         },
         _ => lexical(&abs),
     }
+}
+
+/// Whether pwk may take `dir` as a project root and read its `pwk.toml`: it is
+/// owned by the user pwk runs as (the effective uid), or `PWK_SAFE_DIRECTORIES`
+/// lists it (`*`: every directory). A directory that cannot be looked at is not
+/// refused here (nothing is read from it either).
+pub fn trusted_dir(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let Ok(meta) = std::fs::metadata(dir) else {
+        return true;
+    };
+    let me = rustix::process::geteuid().as_raw();
+    meta.uid() == me || crate::env::safe_directories().allows(dir)
+}
+
+/// The first symbolic link on the way from the project `root` to `dir` (`dir`
+/// included; `None` for a directory outside the project). Every front end that
+/// reads the project's roles — lint and its `--fix`/`--diff`/baseline, list, show,
+/// the language server, the MCP server — skips such a directory and reports it
+/// ([`linked_dir_message`]): a cloned repository's `.agents -> /elsewhere` must not
+/// make pwk read (or write) another tree as the project's roles.
+pub fn linked_dir(cwd: &Path, root: &Path, dir: &Path) -> Option<PathBuf> {
+    crate::fs::Anchors::new(cwd, root, &[]).symlink_on_the_way(dir)
+}
+
+/// What a front end says about a directory reached through the symbolic link
+/// `link` (shown relative to `cwd`).
+pub fn linked_dir_message(cwd: &Path, link: &Path) -> String {
+    format!(
+        "`{}` is a symbolic link; pwk does not read or write the project's roles through one (make it a real directory, or name the target directory on the command line)",
+        crate::display::display_path(cwd, link)
+    )
 }
 
 #[cfg(test)]

@@ -642,6 +642,39 @@ impl SafeDir {
         Ok(written)
     }
 
+    /// Keep the user's copy of `file_name` next to it, as `<file>.bak`,
+    /// `<file>.bak.1`, … — never replacing an existing backup. Same content,
+    /// permissions and mtime. (`pwk setup --force` and `pwk convert --force` keep
+    /// their backups this way.)
+    pub fn write_backup(
+        &self,
+        file_name: &str,
+        ex: &Existing,
+        hooks: &mut dyn Hooks,
+    ) -> Result<PathBuf, SafeWriteError> {
+        let opts = WriteOptions {
+            mode: ex.mode & 0o777,
+            mtime: Some(ex.ident.mtime),
+            sync_dir: true,
+            kind: Kind::Role,
+        };
+        for n in 0..100 {
+            let name = if n == 0 {
+                format!("{file_name}.bak")
+            } else {
+                format!("{file_name}.bak.{n}")
+            };
+            match self.write_file(&name, &ex.content, Replace::Fresh, opts, hooks) {
+                Ok(_) => return Ok(self.path().join(name)),
+                Err(SafeWriteError::AlreadyExists { .. }) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(SafeWriteError::AlreadyExists {
+            path: self.path().join(format!("{file_name}.bak.99")),
+        })
+    }
+
     fn create_temp(
         &self,
         name: &str,

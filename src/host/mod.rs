@@ -18,6 +18,7 @@ mod detect;
 mod merge;
 mod profile;
 pub mod schema;
+pub mod skills;
 mod version;
 
 use std::sync::OnceLock;
@@ -287,7 +288,7 @@ impl HostProfile {
     }
 }
 
-use crate::lint::Severity;
+use crate::severity::Severity;
 
 /// A host as asked for on the command line: `tintinweb`, `tintinweb@0.14`,
 /// `nicobailon@0.67.0`.
@@ -317,7 +318,7 @@ fn known_hosts() -> String {
 }
 
 fn did_you_mean_host(word: &str) -> String {
-    match crate::lint::rules::did_you_mean(word, ALL.iter().map(|h| h.as_str())) {
+    match crate::suggest::did_you_mean(word, ALL.iter().map(|h| h.as_str())) {
         Some(h) => format!(" (did you mean `{h}`?)"),
         None => String::new(),
     }
@@ -706,12 +707,6 @@ pub fn pi_table() -> &'static PiTable {
     })
 }
 
-/// build.rs's fingerprint of the schema files (`role.schema.json`, every host file):
-/// what `role::validate::compiled` checks its compiled-in validators against.
-pub fn schema_inputs() -> u64 {
-    generated::INPUTS_HASH
-}
-
 /// The keys some real pi host (newest profile) reads that the role schema does not
 /// document, each with the labels of the hosts that read it.
 pub fn portable_extra_keys() -> &'static [(&'static str, &'static [&'static str])] {
@@ -891,13 +886,6 @@ mod tests {
                             p.label()
                         );
                     }
-                }
-                for rule in p.severity.keys() {
-                    assert!(
-                        crate::lint::rules::find(rule).is_some(),
-                        "{}: unknown rule {rule}",
-                        p.label()
-                    );
                 }
                 for key in p.instead.keys().chain(p.rejected.keys()) {
                     assert!(!p.reads(key), "{}: `{key}` both read and not", p.label());

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::lint::Severity;
+use crate::severity::Severity;
 
 /// A fact's provenance.
 pub type Cite = String;

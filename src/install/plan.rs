@@ -10,13 +10,13 @@
 
 use std::path::{Path, PathBuf};
 
-use super::bundled::{BundledRole, FAST_REVIEWERS, REVIEWERS, valid_role_name};
 use super::hint::{self, ModelHint};
 use super::history::{is_earlier_version, sha256_hex};
 use super::manifest::Manifest;
 use crate::fs::write::{
     self as safe, Existing, Hooks, Ident, Inspect, Replace, SafeDir, SafeWriteError, WriteOptions,
 };
+use crate::roles::{BundledRole, FAST_REVIEWERS, REVIEWERS, valid_role_name};
 
 /// The flags that shape a plan.
 #[derive(Debug, Clone, Default)]
@@ -335,7 +335,7 @@ fn apply_one(p: PlannedRole, dir: &SafeDir, hooks: &mut dyn Hooks) -> RoleResult
             backup,
         } => {
             if let Some(ex) = backup {
-                match write_backup(dir, &file_name, &ex, hooks) {
+                match dir.write_backup(&file_name, &ex, hooks) {
                     Ok(path) => {
                         result.reason = Some(format!(
                             "--force replaced your edited copy; it is kept as {}",
@@ -389,38 +389,6 @@ fn apply_one(p: PlannedRole, dir: &SafeDir, hooks: &mut dyn Hooks) -> RoleResult
         result.installed_sha256 = None;
     }
     result
-}
-
-/// Keep the user's copy next to the role, as `<file>.bak`, `<file>.bak.1`, … —
-/// never replacing an existing backup. Same content, permissions and mtime.
-/// (`pwk convert --force` keeps its backups the same way.)
-pub(crate) fn write_backup(
-    dir: &SafeDir,
-    file_name: &str,
-    ex: &Existing,
-    hooks: &mut dyn Hooks,
-) -> Result<PathBuf, SafeWriteError> {
-    let opts = WriteOptions {
-        mode: ex.mode & 0o777,
-        mtime: Some(ex.ident.mtime),
-        sync_dir: true,
-        kind: crate::fs::Kind::Role,
-    };
-    for n in 0..100 {
-        let name = if n == 0 {
-            format!("{file_name}.bak")
-        } else {
-            format!("{file_name}.bak.{n}")
-        };
-        match dir.write_file(&name, &ex.content, Replace::Fresh, opts, hooks) {
-            Ok(_) => return Ok(dir.path().join(name)),
-            Err(SafeWriteError::AlreadyExists { .. }) => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(SafeWriteError::AlreadyExists {
-        path: dir.path().join(format!("{file_name}.bak.99")),
-    })
 }
 
 /// The manifest after a run: every role that is now pwk's own (created, updated,

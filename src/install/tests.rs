@@ -10,10 +10,10 @@ use std::io::Write;
 use std::os::unix::fs::{MetadataExt, symlink};
 use std::path::{Path, PathBuf};
 
-use super::bundled::{BUNDLED_ROLES, BundledRole};
 use super::manifest::Manifest;
 use super::plan::{self, Options, Outcome, RoleResult};
 use crate::fs::write::{self as safe, Hooks, NoHooks, SafeDir, SafeWriteError, Step};
+use crate::roles::{BUNDLED_ROLES, BundledRole};
 
 struct Fixture {
     _tmp: tempfile::TempDir,
@@ -113,7 +113,7 @@ fn outcome_of<'a>(results: &'a [RoleResult], name: &str) -> &'a RoleResult {
 }
 
 fn canonical(name: &str) -> &'static str {
-    super::bundled::bundled_role(name).unwrap().content
+    crate::roles::bundled_role(name).unwrap().content
 }
 
 fn no_temp_files(f: &Fixture) {

@@ -11,6 +11,7 @@ pub mod diagnostic;
 pub mod fix;
 pub mod render;
 pub mod rewrite;
+pub(crate) mod rule;
 pub mod rules;
 pub mod suppress;
 pub mod walk;
@@ -229,7 +230,7 @@ pub struct FileSettings {
     pub enable: std::collections::BTreeSet<String>,
     /// Where the skill directories are (`unknown-skill`); `None`: not known (text
     /// linted outside a project), and skill names are not checked.
-    pub skills: Option<crate::discover::skills::SkillPlaces>,
+    pub skills: Option<crate::host::skills::SkillPlaces>,
     /// `--check-models`: what pi lists on this machine (`unresolved-model`).
     pub models: Option<Models>,
 }
@@ -420,7 +421,7 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
     let paths: Vec<&Path> = files_out.iter().map(|f| f.path.as_path()).collect();
     let sites: Vec<Option<&NameSite>> = names.iter().map(Option::as_ref).collect();
     let dups = cross_file(&paths, &sites, opts.host, |p| match &opts.cwd {
-        Some(cwd) => crate::context::display_path(cwd, p),
+        Some(cwd) => crate::display::display_path(cwd, p),
         None => p.display().to_string(),
     });
     let mut touched = Vec::new();
@@ -682,7 +683,7 @@ pub fn check_bytes(
 }
 
 /// The check of a buffer in a directory reached through a symbolic link (see
-/// [`crate::project::linked_dir`]): not linted, one `not-a-regular-file` finding
+/// [`crate::fs::linked_dir`]): not linted, one `not-a-regular-file` finding
 /// saying `why`, as `pwk lint` reports the directory.
 pub fn not_linted_linked(path: &Path, host: &'static HostProfile, why: String) -> Checked {
     let rule = &rules::not_a_regular_file::RULE;

@@ -282,7 +282,7 @@ fn directives(
             }
             let id_span = start..start + id.len();
             if rules::find(id).is_none() {
-                let hint = rules::did_you_mean(id, rules::RULES.iter().map(|r| r.id))
+                let hint = crate::suggest::did_you_mean(id, rules::RULES.iter().map(|r| r.id))
                     .map(|s| format!("did you mean `{s}`?"))
                     .unwrap_or_else(|| "`pwk rules` lists the rule ids".into());
                 problems.push(invalid(

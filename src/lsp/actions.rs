@@ -6,8 +6,8 @@ use std::collections::HashMap;
 
 use lsp_types as lt;
 
+use super::document::{Open, to_lsp};
 use super::position::Encoding;
-use super::server::{Open, to_lsp};
 use crate::lint::fix::{Fix, Safety};
 
 /// The kind of the fix-all action.

@@ -10,10 +10,10 @@ use std::path::Path;
 
 use lsp_types as lt;
 
+use super::document::Open;
 use super::info::{accepted, key_schema};
 use super::models::ModelCache;
 use super::position::Encoding;
-use super::server::Open;
 use super::workspace::Workspace;
 use crate::host::HostProfile;
 use crate::role::SplitError;

@@ -376,7 +376,7 @@ where
                 match r.read()? {
                     Frame::Eof => return Ok(()),
                     Frame::Invalid(bad) => {
-                        crate::context::eprintln_safe(&format!(
+                        crate::display::eprintln_safe(&format!(
                             "pwk lsp: refused a message: {}",
                             crate::text::escape_line(&bad.message)
                         ));
@@ -529,7 +529,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(crate::delegate::fuzz_config())]
+        #![proptest_config(crate::testing::fuzz_config())]
         /// `lsp::framing::fuzz`: arbitrary bytes, and arbitrary bytes spliced into a
         /// valid stream, never panic, never read past the input, and a valid message
         /// after a complete bad one is still read.

@@ -3,8 +3,8 @@
 use lsp_types as lt;
 use serde_json::Value as Json;
 
+use super::document::Open;
 use super::position::Encoding;
-use super::server::Open;
 use super::uri;
 use super::workspace::Workspace;
 use crate::discover::runtime::{RuntimeInputs, resolve_runtime};
@@ -192,7 +192,7 @@ fn host_says(host: &'static HostProfile, key: &str) -> String {
 fn value_hover(ws: &Workspace, doc: &RoleDoc, key: &str, node: &Node) -> String {
     let reads = format!(
         "YAML reads this as {}.",
-        md(&crate::lint::check::describe(node))
+        md(&crate::lint::rule::describe(node))
     );
     let Some(role) = Role::from_doc(doc) else {
         return reads;

@@ -93,7 +93,7 @@ impl Workspace {
                 cwd: self.setup.root.clone(),
                 home: self.setup.home.clone(),
                 global_agents_dir: self.setup.agent_dir.as_ref().map(|d| d.join("agents")),
-                project_root: Some(self.setup.root.clone()),
+                project_root: self.setup.root.clone(),
             },
             self.host,
         )
@@ -177,9 +177,9 @@ impl Workspace {
     }
 
     /// The first symbolic link between the project root and `dir` (`dir`
-    /// included), as `pwk lint` sees it ([`crate::project::linked_dir`]).
+    /// included), as `pwk lint` sees it ([`crate::fs::linked_dir`]).
     pub fn linked_for(&self, dir: &Path) -> Option<PathBuf> {
-        crate::project::linked_dir(&self.setup.root, &self.setup.root, dir)
+        crate::fs::linked_dir(&self.setup.root, &self.setup.root, dir)
     }
 
     /// What to tell the user about the role directories not read because a link
@@ -189,7 +189,7 @@ impl Workspace {
         let shown: Vec<String> = self
             .linked
             .iter()
-            .map(|l| crate::project::linked_dir_message(root, l))
+            .map(|l| crate::fs::linked_dir_message(root, l))
             .collect();
         (!shown.is_empty()).then(|| format!("pwk: not linted: {}", shown.join("; ")))
     }
@@ -227,7 +227,7 @@ impl Workspace {
         let root = &self.setup.root;
         let mut out: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
         for (i, d) in lint::cross_file(&paths, &sites, self.host, |p| {
-            crate::context::display_path(root, p)
+            crate::display::display_path(root, p)
         }) {
             out.entry(paths[i].to_path_buf()).or_default().push(d);
         }
@@ -241,7 +241,7 @@ impl Workspace {
     /// the rule levels its `pwk.toml` sets and its inline suppressions.
     pub fn check(&mut self, path: &Path, text: &str) -> lint::Checked {
         if let Some(link) = path.parent().and_then(|p| self.linked_for(p)) {
-            let why = crate::project::linked_dir_message(&self.setup.root, &link);
+            let why = crate::fs::linked_dir_message(&self.setup.root, &link);
             return lint::not_linted_linked(path, self.host, why);
         }
         let (profile, settings) = match self.project.file_profile(path, self.host) {
@@ -257,12 +257,12 @@ impl Workspace {
     /// The skill names found in the skill directories the host reads (its
     /// profile's `skill_dirs`, as `unknown-skill` checks them).
     pub fn skills(&self) -> Vec<String> {
-        let places = crate::discover::skills::SkillPlaces {
+        let places = crate::host::skills::SkillPlaces {
             root: self.setup.root.clone(),
             home: self.setup.home.clone(),
             agent_dir: self.setup.agent_dir.clone(),
         };
-        crate::discover::skills::skill_names(self.host, &places)
+        crate::host::skills::skill_names(self.host, &places)
     }
 }
 

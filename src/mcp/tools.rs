@@ -10,7 +10,6 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::tasks::Registry;
-use crate::delegate::request;
 use crate::delegate::task::DelegateResult;
 use crate::host::HostChoice;
 
@@ -366,7 +365,7 @@ fn str_arg<'a>(args: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str
         Some(Value::String(s)) => Ok(Some(s)),
         Some(v) => Err(format!(
             "`{key}` must be a string, found {}",
-            request::json_kind(v)
+            crate::json::json_kind(v)
         )),
     }
 }
@@ -381,7 +380,7 @@ fn bool_arg(args: &Map<String, Value>, key: &str) -> Result<bool, String> {
         Some(Value::Bool(b)) => Ok(*b),
         Some(v) => Err(format!(
             "`{key}` must be a boolean, found {}",
-            request::json_kind(v)
+            crate::json::json_kind(v)
         )),
     }
 }
@@ -392,7 +391,7 @@ pub fn u64_arg(args: &Map<String, Value>, key: &str) -> Result<Option<u64>, Stri
         Some(v) => v.as_u64().map(Some).ok_or_else(|| {
             format!(
                 "`{key}` must be a non-negative integer, found {}",
-                request::json_kind(v)
+                crate::json::json_kind(v)
             )
         }),
     }
@@ -539,7 +538,7 @@ pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
                 .lint(false)
         }
     };
-    let show = |p: &Path| crate::context::display_path(place.cwd, p);
+    let show = |p: &Path| crate::display::display_path(place.cwd, p);
     let render_opts = crate::lint::render::RenderOptions {
         show_path: &show,
         color: false,
@@ -568,12 +567,10 @@ pub fn explain_rule(args: &Map<String, Value>) -> Answer {
     match crate::lint::rules::find(id) {
         Some(r) => Ok(crate::lint::rules::rule_doc(r)),
         None => {
-            let hint = crate::lint::rules::did_you_mean(
-                id,
-                crate::lint::rules::RULES.iter().map(|r| r.id),
-            )
-            .map(|s| format!("; did you mean `{s}`?"))
-            .unwrap_or_else(|| "; the `rules` tool lists them".into());
+            let hint =
+                crate::suggest::did_you_mean(id, crate::lint::rules::RULES.iter().map(|r| r.id))
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_else(|| "; the `rules` tool lists them".into());
             Err(format!("no rule `{id}`{hint}"))
         }
     }

@@ -200,14 +200,14 @@ where
                 Ok(Some(line)) => line,
                 Ok(None) => return None,
                 Err(e) => {
-                    crate::context::eprintln_safe(&format!("pwk mcp: cannot read stdin: {e}"));
+                    crate::display::eprintln_safe(&format!("pwk mcp: cannot read stdin: {e}"));
                     return None;
                 }
             };
             let Some(line) = line else {
                 let message =
                     format!("a message longer than pwk mcp's limit of {MAX_MESSAGE_BYTES} bytes");
-                crate::context::eprintln_safe(&format!("pwk mcp: refused {message}"));
+                crate::display::eprintln_safe(&format!("pwk mcp: refused {message}"));
                 let writer = Arc::clone(&self.writer);
                 answer(&writer, None, INVALID_REQUEST, &message)
                     .await
@@ -221,14 +221,14 @@ where
             match decode(body) {
                 Decoded::Message(m) => return Some(*m),
                 Decoded::Refused { id, code, message } => {
-                    crate::context::eprintln_safe(&format!(
+                    crate::display::eprintln_safe(&format!(
                         "pwk mcp: refused a message: {}",
                         crate::text::escape_line(&message)
                     ));
                     let writer = Arc::clone(&self.writer);
                     answer(&writer, id, code, &message).await.ok()?;
                 }
-                Decoded::Ignored(why) => crate::context::eprintln_safe(&format!(
+                Decoded::Ignored(why) => crate::display::eprintln_safe(&format!(
                     "pwk mcp: ignored a message: {}",
                     crate::text::escape_line(&why)
                 )),
@@ -300,7 +300,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(crate::delegate::fuzz_config())]
+        #![proptest_config(crate::testing::fuzz_config())]
         /// `mcp::transport::fuzz`: arbitrary bytes, and arbitrary bytes spliced into
         /// a tool call, never panic; an answer never holds a control character; a
         /// call with a key twice in its arguments is never taken.

@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::process::{Signal, group_alive, signal_group};
+use super::group::{Signal, group_alive, signal_group};
 
 /// The signals that would end pwk and that it turns into "stop the children, clean
 /// up": besides INT and TERM, a closed terminal (HUP), QUIT, the user signals and an

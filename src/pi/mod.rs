@@ -13,6 +13,7 @@
 
 pub mod cache;
 pub mod children;
+pub mod group;
 pub mod help;
 pub mod models;
 pub mod process;

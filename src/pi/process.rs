@@ -10,47 +10,14 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-pub use rustix::process::Signal;
+/// The process-group primitives, used here and by [`super::children`].
+pub use super::group::{Signal, group_alive, kill_group_and_wait, signal_group};
 
 /// Time between SIGTERM and SIGKILL for pi's process group.
 pub const KILL_GRACE: Duration = Duration::from_secs(3);
 /// How much of a captured stream is kept: the first and the last bytes.
 const HEAD: usize = 16 << 10;
 const TAIL: usize = 48 << 10;
-
-fn pid(pgid: u32) -> Option<rustix::process::Pid> {
-    i32::try_from(pgid)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-}
-
-/// Send `sig` to process group `pgid`; ESRCH (nothing left) is ignored.
-pub fn signal_group(pgid: u32, sig: Signal) {
-    if let Some(pid) = pid(pgid) {
-        let _ = rustix::process::kill_process_group(pid, sig);
-    }
-}
-
-/// Whether any process of group `pgid` is left (zombies count until reaped).
-pub fn group_alive(pgid: u32) -> bool {
-    pid(pgid).is_some_and(|p| rustix::process::test_kill_process_group(p).is_ok())
-}
-
-/// SIGKILL group `pgid` and wait (at most `limit`) until none of it is left.
-/// Returns whether the group is gone.
-pub fn kill_group_and_wait(pgid: u32, limit: Duration) -> bool {
-    let until = Instant::now() + limit;
-    loop {
-        signal_group(pgid, Signal::KILL);
-        if !group_alive(pgid) {
-            return true;
-        }
-        if Instant::now() >= until {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
 
 /// Stops one process group: SIGTERM once, SIGKILL [`KILL_GRACE`] later. Call
 /// [`GroupStopper::tick`] from the wait loop.

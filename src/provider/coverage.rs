@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::request::json_kind;
+use crate::json::json_kind;
 
 /// One outcome as the coverage check sees it (role names are free strings, so
 /// results from other providers can be checked too).

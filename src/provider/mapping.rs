@@ -50,7 +50,7 @@ pub fn provider_run(name: &str, max_turns: Option<u64>) -> Option<ProviderRun> {
     let role = LogicalRole::ALL.into_iter().find(|r| r.name() == name)?;
     // A copy installed for a host without a turn bound has no `max_turns`: pwk's own
     // runner keeps the canonical role's budget.
-    let max_turns = max_turns.or_else(|| crate::install::bundled::canonical_max_turns(name));
+    let max_turns = max_turns.or_else(|| crate::roles::canonical_max_turns(name));
     let (turn_budget, defaulted) = turn_budget(max_turns);
     let budget_from = if defaulted {
         "pwk's default, as the role sets no max_turns"
@@ -93,7 +93,7 @@ pub struct BundledCatalog;
 
 impl RoleCatalog for BundledCatalog {
     fn effective(&self, role: LogicalRole) -> Result<EffectiveRole, String> {
-        let bundled = crate::install::bundled::bundled_role(role.name())
+        let bundled = crate::roles::bundled_role(role.name())
             .ok_or_else(|| format!("{role} is not bundled with pwk"))?;
         let doc = RoleDoc::parse(bundled.file_name(), bundled.content.as_bytes());
         let parsed = Role::from_doc(&doc)
@@ -301,7 +301,7 @@ pub fn build_job(
     // canonical role's budget applies.
     let (turn_budget, defaulted) = turn_budget(
         r.max_turns
-            .or_else(|| crate::install::bundled::canonical_max_turns(role.name())),
+            .or_else(|| crate::roles::canonical_max_turns(role.name())),
     );
     if defaulted {
         notes.push(format!(

@@ -170,8 +170,8 @@ impl RequestSyntaxError {
     }
 }
 
-pub use crate::delegate::request::json_kind;
 use crate::json::JsonError;
+use crate::json::json_kind;
 
 /// Validate a request object. Every problem is collected; the refusal reason lists them all.
 pub fn validate(map: &serde_json::Map<String, Value>) -> Result<DelegationRequest, Refusal> {

@@ -32,11 +32,21 @@ mod emit;
 #[cfg(test)]
 pub(crate) use emit::emit;
 
+/// build.rs's fingerprint of the schema files (`role.schema.json`, every host file).
+mod inputs {
+    include!(concat!(env!("OUT_DIR"), "/schema_inputs.rs"));
+}
+
+/// build.rs's fingerprint of the schema files this binary was built from.
+pub fn schema_inputs() -> u64 {
+    inputs::INPUTS_HASH
+}
+
 /// The validator compiled into the binary under `id` (`role`, or a profile's
 /// `host@version`), if `compiled.rs` was generated from the schema inputs this binary
-/// was built from (`inputs`, build.rs's fingerprint); else the caller compiles one.
-pub(crate) fn compiled(id: &str, inputs: u64) -> Option<&'static Validator> {
-    if compiled::INPUTS != inputs {
+/// was built from ([`schema_inputs`]); else the caller compiles one.
+pub(crate) fn compiled(id: &str) -> Option<&'static Validator> {
+    if compiled::INPUTS != schema_inputs() {
         return None;
     }
     compiled::VALIDATORS

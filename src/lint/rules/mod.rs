@@ -1,8 +1,6 @@
 //! The rule registry: one file per rule, each with its id, default severity, docs
 //! and (for rules that are not schema checks) its check.
 
-use super::Severity;
-
 pub(crate) mod adapter_visible;
 pub(crate) mod bidi_override;
 pub(crate) mod bom;
@@ -55,35 +53,7 @@ pub(crate) mod yaml_anchor;
 pub(crate) mod yaml_syntax;
 pub(crate) mod yaml_too_deep;
 
-/// A lint rule's identity and documentation.
-#[derive(Debug)]
-pub struct Rule {
-    /// kebab-case, names the problem (`unknown-key`).
-    pub id: &'static str,
-    pub severity: Severity,
-    /// The other severity the rule raises, and when (`None`: always `severity`,
-    /// unless a configuration changes it). `pwk rules`, its JSON and the rule pages
-    /// state both.
-    pub also: Option<(Severity, &'static str)>,
-    /// One line for `pwk rules`.
-    pub summary: &'static str,
-    /// Why it matters and what to do, for `pwk rules ID`.
-    pub explanation: &'static str,
-    /// A role file (or fragment) that triggers the rule.
-    pub bad: &'static str,
-    /// The same file, fixed.
-    pub good: &'static str,
-}
-
-impl Rule {
-    /// The severities it raises, the default first (`warning`, `warning/error`).
-    pub fn severities(&self) -> String {
-        match self.also {
-            None => self.severity.as_str().to_string(),
-            Some((other, _)) => format!("{}/{}", self.severity.as_str(), other.as_str()),
-        }
-    }
-}
+pub use super::rule::Rule;
 
 /// Every rule, sorted by id.
 pub static RULES: &[&Rule] = &[
@@ -270,9 +240,6 @@ pub fn find(id: &str) -> Option<&'static Rule> {
     RULES.iter().copied().find(|r| r.id == id)
 }
 
-/// The one did-you-mean ([`crate::suggest`]), where the rules look for it.
-pub use crate::suggest::did_you_mean;
-
 /// A rule as a JSON document (`pwk rules --format json`, `pwk mcp`'s `rules`):
 /// what it reports, per host profile what the host does about it, and examples.
 pub fn rule_doc(r: &Rule) -> serde_json::Value {
@@ -332,11 +299,11 @@ mod tests {
     }
 
     #[test]
-    fn suggestions() {
-        let keys = ["name", "description", "tools", "max_turns", "thinking"];
-        assert_eq!(did_you_mean("tols", keys), Some("tools"));
-        assert_eq!(did_you_mean("descripton", keys), Some("description"));
-        assert_eq!(did_you_mean("Name", keys), Some("name"));
-        assert_eq!(did_you_mean("owner", keys), None);
+    fn every_rule_a_host_profile_names_exists() {
+        for p in crate::host::ALL.iter().flat_map(|h| h.profiles()) {
+            for rule in p.severity.keys() {
+                assert!(find(rule).is_some(), "{}: unknown rule {rule}", p.label());
+            }
+        }
     }
 }

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::host::{HostProfile, SkillDir};
+use super::{HostProfile, SkillDir};
 
 /// Where the skill directories are: the project root their relative paths start
 /// from, the home directory and pi's agent directory.
