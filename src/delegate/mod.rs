@@ -16,7 +16,6 @@
 //!   failure signatures (both generations) → [`ErrorCode`].
 
 pub mod budget;
-pub mod classify;
 pub mod lock;
 pub mod process;
 pub mod report;

@@ -13,18 +13,19 @@
 //!   Discovery (`pi --help`, `pi --list-models`, through `crate::pi`) runs only after
 //!   a recognised startup failure.
 
+mod classify;
 mod plan;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::classify::{self, StartupFailure, finish};
 use super::process::TempFile;
 pub use super::process::{KILL_GRACE, pending_signal};
 use super::supervise::{self, Limits, Spawn, StopReason, Supervised, TurnLimit};
 use super::transport::{json::Json, rpc::Rpc};
 use super::types::{ErrorCode, Progress, RunError, RunStatus, Usage};
 use crate::env::Env;
+use classify::{StartupFailure, finish};
 use plan::probe_flags;
 pub(crate) use plan::{OutputMode, build_args};
 pub use plan::{

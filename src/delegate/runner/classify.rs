@@ -14,12 +14,12 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::budget::{BudgetHit, Counted};
-use super::process::{self, human_duration};
-use super::runner::{OutputMode, PiRunOutcome, PiRunSpec};
-use super::supervise::{self, StopReason, Supervised};
-use super::transport::rpc::Rpc;
-use super::types::{ErrorCode, RunError, RunStatus, Usage, snippet};
+use super::{OutputMode, PiRunOutcome, PiRunSpec};
+use crate::delegate::budget::{BudgetHit, Counted};
+use crate::delegate::process::{self, human_duration};
+use crate::delegate::supervise::{self, StopReason, Supervised};
+use crate::delegate::transport::rpc::Rpc;
+use crate::delegate::types::{ErrorCode, RunError, RunStatus, Usage, snippet};
 
 /// The HTTP status at the start of an errorMessage (`401 …` or `401: …`).
 pub fn http_status(msg: &str) -> Option<u16> {
@@ -229,7 +229,7 @@ pub(crate) fn finish(
     for (kind, len) in &st.dropped_events {
         o.warnings.push(format!(
             "pwk dropped a {len}-byte `{kind}` event from pi: it is over the {} MiB line limit",
-            super::stream::MAX_LINE >> 20
+            crate::delegate::stream::MAX_LINE >> 20
         ));
     }
     if st.malformed_lines > 0 {
@@ -467,7 +467,7 @@ fn classify_outcome(
             ErrorCode::PiFailed,
             format!(
                 "pi's last message_end was over the {} MiB line limit and was dropped, so its answer is not known",
-                super::stream::MAX_LINE >> 20
+                crate::delegate::stream::MAX_LINE >> 20
             ),
         ));
         return;
@@ -634,7 +634,11 @@ fn startup_error(
 /// What the result says about usage pi reported and pwk could not count: every limit
 /// of the run's budget left unenforced (`unenforced`, and a warning), and usage that
 /// was reported but unusable even without a budget (the sums leave it out).
-fn usage_warnings(spec: &PiRunSpec, st: &super::stream::StreamState, o: &mut PiRunOutcome) {
+fn usage_warnings(
+    spec: &PiRunSpec,
+    st: &crate::delegate::stream::StreamState,
+    o: &mut PiRunOutcome,
+) {
     let gaps = &st.unknown_usage;
     let first = gaps
         .first
@@ -702,7 +706,7 @@ fn escaped_warnings(e: &crate::pi::children::Escaped) -> Vec<String> {
 
 /// pi's last message is a final answer (`stop`/`length`, no retry pending), even if
 /// its `agent_end` was not read before pi was stopped.
-fn report_complete(st: &super::stream::StreamState) -> bool {
+fn report_complete(st: &crate::delegate::stream::StreamState) -> bool {
     !st.pending_retry
         && st
             .final_message
@@ -712,7 +716,7 @@ fn report_complete(st: &super::stream::StreamState) -> bool {
 
 /// pi finished its answer: `agent_end` after a final `stop`/`length` message, no
 /// retry pending.
-fn answer_complete(st: &super::stream::StreamState) -> bool {
+fn answer_complete(st: &crate::delegate::stream::StreamState) -> bool {
     st.saw_agent_end
         && !st.pending_retry
         && st
