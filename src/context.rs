@@ -39,16 +39,6 @@ impl Context {
         })
     }
 
-    /// A context for tests and embedding: no colour, the given directory and environment.
-    pub fn for_dir(cwd: PathBuf, env: Env) -> Context {
-        Context {
-            cwd,
-            env,
-            color_stderr: false,
-            color_stdout: false,
-        }
-    }
-
     /// A path as shown in messages: relative to the current directory when under it.
     pub fn display_path(&self, path: &Path) -> String {
         crate::display::display_path(&self.cwd, path)

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 /// `path` relative to `cwd` when it lies under it, else as given.
-pub fn display_path(cwd: &Path, path: &Path) -> String {
+pub(crate) fn display_path(cwd: &Path, path: &Path) -> String {
     match path.strip_prefix(cwd) {
         Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
         _ => path.display().to_string(),
@@ -15,7 +15,7 @@ pub fn display_path(cwd: &Path, path: &Path) -> String {
 }
 
 /// Write bytes to stdout. A closed pipe (e.g. `pwk lint | head`) is not an error.
-pub fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(bytes).and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -24,7 +24,7 @@ pub fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Write a string plus newline to stderr, ignoring a closed pipe.
-pub fn eprintln_safe(text: &str) {
+pub(crate) fn eprintln_safe(text: &str) {
     let mut err = std::io::stderr().lock();
     let _ = writeln!(err, "{text}");
 }

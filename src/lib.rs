@@ -6,30 +6,35 @@
 //! `docs/src/architecture.md` (commands → servers → provider → project → config →
 //! features → delegate → base → leaf), which `tests/cli/layers.rs` enforces.
 
+#![warn(unreachable_pub)]
+// The crate docs are for its maintainers (`cargo doc --document-private-items`): a
+// public item may link to the private items it is built from.
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod cli;
 pub mod commands;
-pub mod config;
-pub mod context;
-pub mod convert;
+pub(crate) mod config;
+pub(crate) mod context;
+pub(crate) mod convert;
 pub mod delegate;
 pub mod discover;
-pub mod display;
+pub(crate) mod display;
 pub mod env;
-pub mod exit;
-pub mod fs;
+pub(crate) mod exit;
+pub(crate) mod fs;
 pub mod host;
 pub mod install;
-pub mod json;
+pub(crate) mod json;
 pub mod lint;
-pub mod lsp;
-pub mod mcp;
-pub mod pi;
-pub mod project;
-pub mod provider;
+pub(crate) mod lsp;
+pub(crate) mod mcp;
+pub(crate) mod pi;
+pub(crate) mod project;
+pub(crate) mod provider;
 pub mod role;
 pub mod roles;
-pub mod severity;
-pub mod suggest;
+pub(crate) mod severity;
+pub(crate) mod suggest;
 pub mod text;
 
 #[cfg(test)]

@@ -546,7 +546,7 @@ pub struct AgentsDir {
 
 /// Every agents directory present under `root`, pi's first: `.agents/agents/`,
 /// `.pi/agents/`, then each other host's own directories (`.claude/agents/`, …).
-pub fn agents_dirs(root: &Path) -> Vec<AgentsDir> {
+pub(crate) fn agents_dirs(root: &Path) -> Vec<AgentsDir> {
     let mut out: Vec<AgentsDir> = crate::lint::default_dirs(root)
         .into_iter()
         .map(|path| AgentsDir { path, host: None })
@@ -627,7 +627,7 @@ impl LintPlan {
 }
 
 /// An origin as a short phrase for `Chosen::explain`.
-pub fn describe_origin(origin: &Origin, cwd: &Path) -> String {
+pub(crate) fn describe_origin(origin: &Origin, cwd: &Path) -> String {
     match origin {
         Origin::Default => "default".into(),
         Origin::Flag(f) => (*f).into(),

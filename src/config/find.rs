@@ -7,7 +7,7 @@ use super::{Config, ConfigError, FILE_NAMES, ResolvedConfig};
 
 /// The configuration file for `path` (a file or directory): the first
 /// `pwk.toml` or `.pwk.toml` from its directory up to the project root.
-pub fn find(path: &Path, home: Option<&Path>) -> Result<Option<PathBuf>, ConfigError> {
+pub(super) fn find(path: &Path, home: Option<&Path>) -> Result<Option<PathBuf>, ConfigError> {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let start = if abs.is_dir() {
         abs.clone()
@@ -41,22 +41,10 @@ pub fn find(path: &Path, home: Option<&Path>) -> Result<Option<PathBuf>, ConfigE
     Ok(None)
 }
 
-/// The configuration for the file at `path`: its `pwk.toml`, resolved for it
-/// (defaults when there is none). For callers without a command line (the
-/// language server); `HOME` bounds the project-root walk as in every command.
-pub fn load_for(path: &Path) -> Result<ResolvedConfig, ConfigError> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    match find(&abs, home.as_deref())? {
-        None => Ok(ResolvedConfig::default_for()),
-        Some(file) => Ok(Config::load(&file)?.resolve(&abs)),
-    }
-}
-
 /// The configurations of one run, each file read once: the lint command asks
 /// for the configuration of every file it lints.
 #[derive(Debug, Default)]
-pub struct Configs {
+pub(crate) struct Configs {
     home: Option<PathBuf>,
     by_dir: std::collections::HashMap<PathBuf, Option<PathBuf>>,
     /// The last file's directory as it was given, and its answer: the files of one
@@ -68,7 +56,7 @@ pub struct Configs {
 }
 
 impl Configs {
-    pub fn new(home: Option<&Path>) -> Configs {
+    pub(crate) fn new(home: Option<&Path>) -> Configs {
         Configs {
             home: home.map(Path::to_path_buf),
             ..Configs::default()
@@ -76,13 +64,13 @@ impl Configs {
     }
 
     /// Every path governed by the configuration file `file` (`--config`).
-    pub fn with_file(mut self, file: PathBuf) -> Configs {
+    pub(crate) fn with_file(mut self, file: PathBuf) -> Configs {
         self.fixed = Some(file);
         self
     }
 
     /// The configuration that governs `path` (a file or a directory), if any.
-    pub fn for_path(&mut self, path: &Path) -> Result<Option<&Config>, ConfigError> {
+    pub(crate) fn for_path(&mut self, path: &Path) -> Result<Option<&Config>, ConfigError> {
         let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         let dir = if abs.is_dir() {
             abs.clone()
@@ -107,7 +95,7 @@ impl Configs {
     }
 
     /// [`Configs::for_path`] for a path known to be a file (one a walk found).
-    pub fn for_file(&mut self, file: &Path) -> Result<Option<&Config>, ConfigError> {
+    pub(crate) fn for_file(&mut self, file: &Path) -> Result<Option<&Config>, ConfigError> {
         let dir = match file.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
@@ -136,7 +124,7 @@ impl Configs {
     }
 
     /// The configuration resolved for the file at `path`.
-    pub fn resolve(&mut self, path: &Path) -> Result<ResolvedConfig, ConfigError> {
+    pub(crate) fn resolve(&mut self, path: &Path) -> Result<ResolvedConfig, ConfigError> {
         let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         Ok(match self.for_path(path)? {
             Some(c) => c.resolve(&abs),
@@ -145,7 +133,7 @@ impl Configs {
     }
 
     /// [`Configs::resolve`] for a path known to be a file.
-    pub fn resolve_file(&mut self, file: &Path) -> Result<ResolvedConfig, ConfigError> {
+    pub(crate) fn resolve_file(&mut self, file: &Path) -> Result<ResolvedConfig, ConfigError> {
         Ok(match self.for_file(file)? {
             Some(c) => c.resolve(&std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf())),
             None => ResolvedConfig::default_for(),

@@ -14,12 +14,11 @@
 
 mod find;
 mod read;
-pub mod schema;
+pub(crate) mod schema;
 mod value;
 
-pub use find::{Configs, find, load_for};
-pub use read::{BUDGET_KEYS, TOP_KEYS};
-pub use value::{ConfigError, Glob, Origin, Override, OverrideMatcher, Val};
+pub(crate) use find::Configs;
+pub(crate) use value::{ConfigError, Glob, Origin, Override, OverrideMatcher, Val};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,7 +27,7 @@ use crate::host::HostChoice;
 use crate::lint::{FileSettings, RuleLevel};
 
 /// The names a configuration file may have, in the order they are looked for.
-pub const FILE_NAMES: [&str; 2] = crate::fs::root::CONFIG_FILE_NAMES;
+pub(crate) const FILE_NAMES: [&str; 2] = crate::fs::root::CONFIG_FILE_NAMES;
 
 /// One configuration file, as read.
 #[derive(Debug, Clone)]

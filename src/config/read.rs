@@ -434,7 +434,7 @@ fn lexical(path: &Path) -> PathBuf {
 }
 
 /// The keys a configuration file may hold at its top level.
-pub const TOP_KEYS: [&str; 8] = [
+pub(super) const TOP_KEYS: [&str; 8] = [
     "host",
     "paths",
     "exclude",
@@ -446,7 +446,7 @@ pub const TOP_KEYS: [&str; 8] = [
 ];
 
 /// The keys of `[delegate] budget`, and the request key each stands for.
-pub const BUDGET_KEYS: [(&str, &str); 3] = [
+pub(super) const BUDGET_KEYS: [(&str, &str); 3] = [
     ("max_tokens", "maxTokens"),
     ("max_cost_usd", "maxCostUsd"),
     ("max_wall_seconds", "maxWallSeconds"),

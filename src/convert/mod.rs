@@ -19,8 +19,8 @@
 //! decision that fails the run ([`Item::widens`]), never a silent widening.
 //!
 //! [`convert_to`] is pure (text in, text and report out, linted where the file
-//! will be written); [`write`] puts the result on disk through the
-//! symlink-proof writer of `install::safe`.
+//! will be written); [`write()`] puts the result on disk through the
+//! symlink-proof writer of [`crate::fs::write`].
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,17 +34,17 @@ use crate::role::{Node, RoleDoc};
 use map::Convert;
 
 mod comments;
-pub mod emit;
+pub(crate) mod emit;
 mod map;
 mod model;
 mod tools;
 mod write;
 
-pub use write::{Destination, WriteError, WriteResult, Written, target_path, write};
+pub(crate) use write::{Destination, WriteResult, Written, target_path, write};
 
 /// What to convert and how.
 #[derive(Debug, Clone)]
-pub struct ConvertOptions {
+pub(crate) struct ConvertOptions {
     pub to: &'static HostProfile,
     /// `alias=provider/id` (or any source model value to any target value).
     pub model_map: BTreeMap<String, String>,
@@ -53,7 +53,7 @@ pub struct ConvertOptions {
 /// What happened to one key or tool.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Carried over (perhaps renamed or mapped).
     Converted,
     /// Left out: the target has no counterpart, or does not accept the value.
@@ -65,7 +65,7 @@ pub enum Outcome {
 
 /// One line of a file's report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Item {
+pub(crate) struct Item {
     pub outcome: Outcome,
     /// The source key (`tools`), or `tools: Glob` for one entry.
     pub key: String,
@@ -81,7 +81,7 @@ pub struct Item {
 
 /// One converted file.
 #[derive(Debug, Clone, Serialize)]
-pub struct Conversion {
+pub(crate) struct Conversion {
     pub source: PathBuf,
     /// The source host profile (`claude-code@2.1`).
     pub from: String,
@@ -103,18 +103,18 @@ pub struct Conversion {
 
 impl Conversion {
     /// Findings of the target-host lint that are errors.
-    pub fn lint_errors(&self) -> impl Iterator<Item = &Diagnostic> {
+    pub(crate) fn lint_errors(&self) -> impl Iterator<Item = &Diagnostic> {
         self.lint
             .iter()
             .filter(|d| d.severity == crate::lint::Severity::Error)
     }
 
-    pub fn count(&self, o: Outcome) -> usize {
+    pub(crate) fn count(&self, o: Outcome) -> usize {
         self.items.iter().filter(|i| i.outcome == o).count()
     }
 
     /// Items whose decision would otherwise widen what the role may do.
-    pub fn widening(&self) -> impl Iterator<Item = &Item> {
+    pub(crate) fn widening(&self) -> impl Iterator<Item = &Item> {
         self.items.iter().filter(|i| i.widens)
     }
 
@@ -164,9 +164,7 @@ impl Conversion {
 
 /// Why a file could not be converted.
 #[derive(Debug, thiserror::Error)]
-pub enum ConvertError {
-    #[error("`{}`: cannot read it: {message}", path.display())]
-    Read { path: PathBuf, message: String },
+pub(crate) enum ConvertError {
     #[error("`{}` has no frontmatter to convert (it must start with a `---` line)", path.display())]
     NoFrontmatter { path: PathBuf },
     #[error("`{}`: its frontmatter is not valid YAML ({message}); `pwk lint --host {from}` shows where", path.display())]
@@ -185,7 +183,7 @@ pub enum ConvertError {
 /// the output is linted where it will sit (the target host's view of that path),
 /// with the settings `settings_at` gives for that path (the project's rule levels
 /// and overrides, as `pwk lint` would apply them there).
-pub fn convert_to<E>(
+pub(crate) fn convert_to<E>(
     doc: &RoleDoc,
     from: &'static HostProfile,
     opts: &ConvertOptions,
@@ -204,14 +202,14 @@ pub fn convert_to<E>(
 
 /// Why [`convert_to`] failed: the conversion, or the settings for the destination.
 #[derive(Debug)]
-pub enum ConvertOrSettingsError<E> {
+pub(crate) enum ConvertOrSettingsError<E> {
     Convert(ConvertError),
     Settings(E),
 }
 
 /// Convert one parsed role file from `from` to `opts.to` (not yet linted: see
 /// [`convert_to`]).
-pub fn convert_doc(
+pub(crate) fn convert_doc(
     doc: &RoleDoc,
     from: &'static HostProfile,
     opts: &ConvertOptions,

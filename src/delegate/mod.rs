@@ -1,7 +1,7 @@
 //! `pwk delegate`: one atomic task on the real `pi` CLI.
 //!
 //! Data flows one way: stdin JSON → [`request`] (validation; blocked before launch)
-//! → [`command`] (prompt, session choice, [`session`] metadata for continuations,
+//! → [`task`] (prompt, session choice, [`session`] metadata for continuations,
 //! [`lock`] for writing tasks) → [`runner`] (one pi process) → [`stream`] (events) and
 //! [`runner::classify`] (error codes) → [`report`] (the worker's report block) → one JSON result.
 //!
@@ -15,17 +15,17 @@
 //! * [`runner::classify`]: what a run ended as — the outcome of a supervised attempt, and pi's
 //!   failure signatures (both generations) → [`ErrorCode`].
 
-pub mod budget;
-pub mod lock;
-pub mod process;
-pub mod report;
-pub mod request;
+pub(crate) mod budget;
+pub(crate) mod lock;
+pub(crate) mod process;
+pub(crate) mod report;
+pub(crate) mod request;
 pub mod runner;
-pub mod session;
+pub(crate) mod session;
 pub mod stream;
-pub mod supervise;
-pub mod task;
-pub mod transport;
+pub(crate) mod supervise;
+pub(crate) mod task;
+pub(crate) mod transport;
 pub mod types;
 
 pub use budget::Budget;

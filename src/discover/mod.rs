@@ -19,7 +19,7 @@
 mod classify;
 mod precedence;
 pub(crate) mod render;
-pub mod runtime;
+pub(crate) mod runtime;
 mod scan;
 mod sources;
 pub mod template;

@@ -1,7 +1,7 @@
 //! Listing the `*.md` files of an agents directory, in sorted order.
 //!
 //! Only names are collected here; every file is later opened through
-//! `role::source::read_role_file`, which refuses symlinks and non-regular files
+//! `fs::read::read_role_file`, which refuses symlinks and non-regular files
 //! without blocking. Recursion never follows a symlinked directory, is bounded in
 //! depth, and skips the sub-directories the host's profile says its scan leaves out
 //! (`skip_dirs`: nicobailon's `skills/` at the top of a `.agents/` tree).
@@ -15,7 +15,7 @@ const MAX_FILES: usize = 10_000;
 
 /// What one directory holds.
 #[derive(Debug, Default)]
-pub struct Listing {
+pub(super) struct Listing {
     pub exists: bool,
     /// Why (part of) it could not be listed.
     pub error: Option<String>,
@@ -23,7 +23,7 @@ pub struct Listing {
     pub files: Vec<PathBuf>,
 }
 
-pub fn list_md_files(dir: &Path, recursive: bool, skip_dirs: &[String]) -> Listing {
+pub(super) fn list_md_files(dir: &Path, recursive: bool, skip_dirs: &[String]) -> Listing {
     let mut listing = Listing::default();
     match std::fs::metadata(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return listing,

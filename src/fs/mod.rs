@@ -1,5 +1,5 @@
-//! The one filesystem layer (Unix only): one bounded reader ([`read`]) and one
-//! descriptor-based writer ([`write`]) for every file pwk reads as input or
+//! The one filesystem layer (Unix only): one bounded reader ([`mod@read`]) and one
+//! descriptor-based writer ([`mod@write`]) for every file pwk reads as input or
 //! writes — `pwk setup`, `pwk new`, `lint --fix`, `--write-baseline`, `convert`.
 //!
 //! ## Trust anchors
@@ -41,21 +41,20 @@ compile_error!(
     "pwk's filesystem layer is Unix-only: it relies on openat/O_NOFOLLOW/renameat/flock to write files safely"
 );
 
-pub mod read;
+pub(crate) mod read;
 #[cfg(test)]
 mod replace_tests;
-pub mod root;
-pub mod trust;
-pub mod write;
+pub(crate) mod root;
+pub(crate) mod trust;
+pub(crate) mod write;
 
 use std::path::{Component, Path, PathBuf};
 
-pub use trust::trusted_dir;
+pub(crate) use trust::trusted_dir;
 
-pub use read::{Kind, ReadError, file_type_name, read_at, read_role_file, read_stream};
-pub use write::{
-    Existing, Expected, Hooks, Ident, Inspect, NoHooks, Refusal, Replace, SafeDir, SafeWriteError,
-    Step, WriteOptions, check_name,
+pub(crate) use read::{Kind, ReadError, read_stream};
+pub(crate) use write::{
+    Expected, Hooks, Inspect, NoHooks, Replace, SafeDir, SafeWriteError, WriteOptions,
 };
 
 /// Who named a path pwk is about to write, for the confinement rule and for a
@@ -290,7 +289,7 @@ impl Anchors {
 /// paths: `Path::parent` parses components, ~10x the cost. The directory's bytes are
 /// `path.parent()`'s only when written plainly (no `//`, `/./`, trailing `/`, and not
 /// empty for a rooted path): callers compare them only where that holds.
-pub fn plain_parent(path: &Path) -> Option<(&[u8], &[u8])> {
+pub(crate) fn plain_parent(path: &Path) -> Option<(&[u8], &[u8])> {
     let all = path.as_os_str().as_encoded_bytes();
     let i = all.iter().rposition(|&b| b == b'/')?;
     let name = &all[i + 1..];
@@ -300,7 +299,7 @@ pub fn plain_parent(path: &Path) -> Option<(&[u8], &[u8])> {
 /// `path` made absolute against `cwd`, `.` dropped, leading `..` resolved
 /// lexically against `cwd` (the current directory is a real path); a `..` after a
 /// component the user gave (`a/../b`) is refused.
-pub fn normalize(cwd: &Path, path: &Path) -> Result<PathBuf, SafeWriteError> {
+pub(crate) fn normalize(cwd: &Path, path: &Path) -> Result<PathBuf, SafeWriteError> {
     // `cwd.join(p)` (how commands make paths absolute) is `p` again.
     let path = path.strip_prefix(cwd).unwrap_or(path);
     let mut out = if path.is_absolute() {
@@ -349,7 +348,7 @@ fn lexical(p: &Path) -> PathBuf {
 /// directory holding it resolved (`..` and links in it, as the kernel resolves
 /// them), the final name kept. Falls back to a lexical form when the directory
 /// cannot be resolved.
-pub fn canonical_dir_path(cwd: &Path, path: &Path) -> PathBuf {
+pub(crate) fn canonical_dir_path(cwd: &Path, path: &Path) -> PathBuf {
     let abs = if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -370,13 +369,13 @@ pub fn canonical_dir_path(cwd: &Path, path: &Path) -> PathBuf {
 /// the language server, the MCP server — skips such a directory and reports it
 /// ([`linked_dir_message`]): a cloned repository's `.agents -> /elsewhere` must not
 /// make pwk read (or write) another tree as the project's roles.
-pub fn linked_dir(cwd: &Path, root: &Path, dir: &Path) -> Option<PathBuf> {
+pub(crate) fn linked_dir(cwd: &Path, root: &Path, dir: &Path) -> Option<PathBuf> {
     crate::fs::Anchors::new(cwd, root, &[]).symlink_on_the_way(dir)
 }
 
 /// What a front end says about a directory reached through the symbolic link
 /// `link` (shown relative to `cwd`).
-pub fn linked_dir_message(cwd: &Path, link: &Path) -> String {
+pub(crate) fn linked_dir_message(cwd: &Path, link: &Path) -> String {
     format!(
         "`{}` is a symbolic link; pwk does not read or write the project's roles through one (make it a real directory, or name the target directory on the command line)",
         crate::display::display_path(cwd, link)

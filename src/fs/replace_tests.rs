@@ -8,6 +8,7 @@
 
 use std::path::Path;
 
+use super::write::Step;
 use super::*;
 
 /// The file pwk read, and what it writes instead.

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 /// The marker that makes `dir` a project root, if any.
-pub fn root_marker_of(dir: &Path) -> Option<&'static str> {
+pub(crate) fn root_marker_of(dir: &Path) -> Option<&'static str> {
     PROJECT_MARKERS
         .into_iter()
         .find(|m| std::fs::symlink_metadata(dir.join(m)).is_ok())
@@ -16,11 +16,11 @@ const PROJECT_MARKERS: [&str; 3] = [".git", ".agents", ".pi"];
 
 /// The names a configuration file may have, in the order they are looked for
 /// (`crate::config::FILE_NAMES`): the root walk says when it leaves one unused.
-pub const CONFIG_FILE_NAMES: [&str; 2] = ["pwk.toml", ".pwk.toml"];
+pub(crate) const CONFIG_FILE_NAMES: [&str; 2] = ["pwk.toml", ".pwk.toml"];
 
 /// Where the root walk ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RootFound {
+pub(crate) struct RootFound {
     pub root: PathBuf,
     /// The marker that made it the root (`.git`, `.agents`, `.pi`).
     pub marker: Option<&'static str>,
@@ -37,7 +37,7 @@ pub struct RootFound {
 /// at what another user controls ([`super::trust::trust_dir`], [`super::trust::trust_entry`]; as git's
 /// `safe.directory`) unless `PWK_SAFE_DIRECTORIES` lists it. Without a marker the
 /// root is `cwd`.
-pub fn find_root(cwd: &Path, home: Option<&Path>) -> RootFound {
+pub(crate) fn find_root(cwd: &Path, home: Option<&Path>) -> RootFound {
     let stop = |dir: &Path, ignored: Option<super::trust::Untrusted>| RootFound {
         root: cwd.to_path_buf(),
         marker: None,

@@ -67,12 +67,12 @@ impl Untrusted {
 /// owned by the user pwk runs as (the effective uid), or `PWK_SAFE_DIRECTORIES`
 /// lists it (`*`: every directory). A directory that cannot be looked at is not
 /// refused here (nothing is read from it either).
-pub fn trusted_dir(dir: &Path) -> bool {
+pub(crate) fn trusted_dir(dir: &Path) -> bool {
     trust_dir(dir).is_ok()
 }
 
 /// [`trusted_dir`], saying why not.
-pub fn trust_dir(dir: &Path) -> Result<(), Untrusted> {
+pub(crate) fn trust_dir(dir: &Path) -> Result<(), Untrusted> {
     use std::os::unix::fs::MetadataExt as _;
     let Ok(meta) = std::fs::metadata(dir) else {
         return Ok(());
@@ -96,7 +96,7 @@ pub fn trust_dir(dir: &Path) -> Result<(), Untrusted> {
 /// writable by a group not the user's own) — then it may be theirs, planted. An
 /// entry of another user in a directory only its owner can write was put there by
 /// that owner. `PWK_SAFE_DIRECTORIES` listing the directory trusts it.
-pub fn trust_entry(path: &Path) -> Result<(), Untrusted> {
+pub(crate) fn trust_entry(path: &Path) -> Result<(), Untrusted> {
     use std::os::unix::fs::MetadataExt as _;
     let Ok(meta) = std::fs::symlink_metadata(path) else {
         return Ok(());
@@ -131,7 +131,7 @@ pub fn trust_entry(path: &Path) -> Result<(), Untrusted> {
 /// the project pwk reads roles from is not read when this says so, as one reached
 /// through a symbolic link is not ([`super::linked_dir`]). `None` for a `dir` outside
 /// `root`.
-pub fn untrusted_on_the_way(root: &Path, dir: &Path) -> Option<Untrusted> {
+pub(crate) fn untrusted_on_the_way(root: &Path, dir: &Path) -> Option<Untrusted> {
     let below = dir.strip_prefix(root).ok()?;
     if let Err(u) = trust_dir(root) {
         return Some(u);

@@ -40,10 +40,10 @@ use super::read::{Kind, file_type_name};
 
 /// Mode of files pwk creates, whatever the umask: role files are read by other
 /// programs (pi and its subagent hosts) and hold nothing secret.
-pub const FILE_MODE: u32 = 0o644;
+pub(crate) const FILE_MODE: u32 = 0o644;
 
 /// Mode of directories pwk creates, whatever the umask.
-pub const DIR_MODE: u32 = 0o755;
+pub(crate) const DIR_MODE: u32 = 0o755;
 
 /// The marker in the names of pwk's temporary files: `.<name>.pwk-tmp-<16 hex>`.
 const TEMP_MARKER: &str = ".pwk-tmp-";
@@ -118,7 +118,7 @@ impl SafeWriteError {
 
 /// Check that `name` is one plain directory entry name: not empty, not `.` or
 /// `..`, no `/`, no NUL. Everything pwk opens by name goes through this.
-pub fn check_name(name: &str) -> Result<(), SafeWriteError> {
+pub(crate) fn check_name(name: &str) -> Result<(), SafeWriteError> {
     let bad = |why| {
         Err(SafeWriteError::BadName {
             name: name.to_string(),
@@ -374,7 +374,7 @@ pub trait Hooks {
 }
 
 /// The hooks of the shipped binary: none.
-pub struct NoHooks;
+pub(crate) struct NoHooks;
 
 impl Hooks for NoHooks {
     fn at(&mut self, _step: Step<'_>) -> std::io::Result<()> {

@@ -21,7 +21,7 @@ mod detect;
 mod merge;
 mod profile;
 pub mod schema;
-pub mod skills;
+pub(crate) mod skills;
 mod version;
 
 use std::sync::OnceLock;
@@ -126,6 +126,7 @@ impl HostId {
 }
 
 /// The resolved profiles, from `schemas/hosts/*.json` by build.rs.
+#[allow(unreachable_pub)] // build.rs writes `pub` items
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/host_profiles.rs"));
 }
@@ -356,7 +357,7 @@ impl HostSpec {
 /// What `--host` asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HostChoice {
-    /// Detect from pi's settings ([`detect`]).
+    /// Detect from pi's settings ([`detect()`]).
     Auto,
     Spec(HostSpec),
 }
@@ -906,6 +907,20 @@ mod tests {
             [&HostId::Pwk],
             "one portable profile"
         );
+    }
+
+    /// herdr's model defaults, as its profile locates them: a role's own entry (a
+    /// string, or the first of a fallback list) and the default.
+    #[test]
+    fn model_config_paths_read_herdr_config() {
+        let json =
+            serde_json::json!({"models": {"agents": {"a": ["x/1", "y/2"]}, "default": "z/3"}});
+        let cfg = HostId::Herdr.newest().model_config.as_ref().unwrap();
+        let at = |path: &str, role: &str| ModelConfig::lookup(path, role, &json);
+        assert_eq!(at(&cfg.per_agent, "a").as_deref(), Some("x/1"));
+        assert_eq!(at(&cfg.per_agent, "b"), None);
+        assert_eq!(at(&cfg.default, "a").as_deref(), Some("z/3"));
+        assert!(HostId::Tintinweb.newest().model_config.is_none());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::roles::{BUNDLED_ROLES, BundledRole};
 /// tintinweb (and lint clean there); another pi host gets them through the
 /// conversion engine (nicobailon: no `max_turns`, which it ignores; herdr: its own
 /// keys, in `.pi/agents/`, the one project directory it reads); pwk's own runner
-/// then takes the canonical budget ([`canonical_max_turns`]). With no host known (the
+/// then takes the canonical budget ([`crate::roles::canonical_max_turns`]). With no host known (the
 /// portable profile) the keys only some hosts read (what `pwk lint`'s summary would
 /// name: `max_turns`) are left out, so that lint reports nothing after setup; pwk's
 /// runner keeps the canonical budget there too. Any other host gets the canonical

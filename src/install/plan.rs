@@ -21,7 +21,7 @@ use crate::roles::{BundledRole, FAST_REVIEWERS, REVIEWERS, valid_role_name};
 
 /// The flags that shape a plan.
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub(crate) struct Options {
     pub force: bool,
     pub fast_model: Option<ModelHint>,
     pub all_roles: bool,
@@ -31,7 +31,7 @@ pub struct Options {
 /// What happened (or, in a dry run, would happen) to one role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Created,
     Updated,
     Unchanged,
@@ -44,7 +44,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Outcome::Created => "created",
             Outcome::Updated => "updated",
@@ -56,14 +56,14 @@ impl Outcome {
     }
 
     /// Whether the role file was (or would be) written.
-    pub fn changes(self) -> bool {
+    pub(crate) fn changes(self) -> bool {
         matches!(self, Outcome::Created | Outcome::Updated)
     }
 }
 
 /// The result for one role.
 #[derive(Debug, Clone)]
-pub struct RoleResult {
+pub(crate) struct RoleResult {
     pub name: String,
     pub path: PathBuf,
     pub outcome: Outcome,
@@ -92,7 +92,7 @@ enum Action {
 
 /// One role's decision.
 #[derive(Debug)]
-pub struct PlannedRole {
+pub(crate) struct PlannedRole {
     file_name: String,
     action: Action,
     pub result: RoleResult,
@@ -100,7 +100,7 @@ pub struct PlannedRole {
 
 /// Decide the outcome of every role. Reads only; `dir` is `None` when the agents
 /// directory does not exist yet (every role is then `created`).
-pub fn plan(
+pub(crate) fn plan(
     roles: &[BundledRole],
     dir: Option<&SafeDir>,
     dir_path: &Path,
@@ -292,7 +292,11 @@ fn unified_diff(old: &[u8], new: &str, file_name: &str) -> String {
 
 /// Carry out the plan. Every role gets its own outcome; one failure never stops
 /// the others.
-pub fn apply(planned: Vec<PlannedRole>, dir: &SafeDir, hooks: &mut dyn Hooks) -> Vec<RoleResult> {
+pub(crate) fn apply(
+    planned: Vec<PlannedRole>,
+    dir: &SafeDir,
+    hooks: &mut dyn Hooks,
+) -> Vec<RoleResult> {
     let mut results: Vec<RoleResult> = planned
         .into_iter()
         .map(|p| apply_one(p, dir, hooks))
@@ -395,7 +399,7 @@ fn apply_one(p: PlannedRole, dir: &SafeDir, hooks: &mut dyn Hooks) -> RoleResult
 /// The manifest after a run: every role that is now pwk's own (created, updated,
 /// unchanged) is recorded with the digest of what is on disk; others keep their
 /// old entry, so an edit stays the user's.
-pub fn next_manifest(old: &Manifest, results: &[RoleResult]) -> Manifest {
+pub(crate) fn next_manifest(old: &Manifest, results: &[RoleResult]) -> Manifest {
     let mut m = old.clone();
     m.version = 1;
     for r in results {

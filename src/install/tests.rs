@@ -8,7 +8,7 @@
 
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, symlink};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::manifest::Manifest;
 use super::plan::{self, Options, Outcome, RoleResult};
@@ -553,6 +553,7 @@ fn force_picks_the_next_free_backup_name() {
 #[test]
 fn creating_through_the_anchors_contract() {
     use crate::fs::{Anchors, NamedBy, Replace, WriteOptions};
+    use std::path::Path;
     fn create(project: &Path, path: &Path, content: &[u8]) -> Result<(), SafeWriteError> {
         let anchors = Anchors::new(project, project, &[]);
         let (dir, name) = anchors

@@ -11,7 +11,7 @@ use crate::role::{Node, RoleDoc, SplitError, Value};
 
 /// A lint rule's identity and documentation.
 #[derive(Debug)]
-pub struct Rule {
+pub(crate) struct Rule {
     /// kebab-case, names the problem (`unknown-key`).
     pub id: &'static str,
     pub severity: Severity,
@@ -31,7 +31,7 @@ pub struct Rule {
 
 impl Rule {
     /// The severities it raises, the default first (`warning`, `warning/error`).
-    pub fn severities(&self) -> String {
+    pub(crate) fn severities(&self) -> String {
         match self.also {
             None => self.severity.as_str().to_string(),
             Some((other, _)) => format!("{}/{}", self.severity.as_str(), other.as_str()),
@@ -60,7 +60,7 @@ impl<'a> Checker<'a> {
     }
 
     /// Record a finding of `rule` at `span` (bytes in the file).
-    pub fn emit(
+    pub(crate) fn emit(
         &mut self,
         rule: &'static Rule,
         span: Range<usize>,
@@ -87,7 +87,7 @@ impl<'a> Checker<'a> {
     }
 
     /// A secondary label in the same file.
-    pub fn related(&self, span: Range<usize>, label: impl Into<String>) -> Related {
+    pub(crate) fn related(&self, span: Range<usize>, label: impl Into<String>) -> Related {
         let span = self.clamp(span);
         Related {
             start: self.doc.position(span.start),
@@ -111,12 +111,12 @@ impl<'a> Checker<'a> {
     }
 
     /// The span of a top-level key, when the frontmatter parsed.
-    pub fn mapping_key_span(&self, key: &str) -> Option<Range<usize>> {
+    pub(crate) fn mapping_key_span(&self, key: &str) -> Option<Range<usize>> {
         self.doc.mapping()?.entry(key).map(|(k, _)| k.span.clone())
     }
 
     /// The opening `---` line, where file-level frontmatter findings point.
-    pub fn open_fence(&self) -> Range<usize> {
+    pub(crate) fn open_fence(&self) -> Range<usize> {
         match &self.doc.fences {
             Ok(f) => f.open.clone(),
             Err(SplitError::Unterminated { open }) => open.clone(),

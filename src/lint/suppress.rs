@@ -371,7 +371,7 @@ fn directives(
 
 /// Split `diagnostics` into the reported and the suppressed ones, and add the
 /// findings about the suppressions themselves.
-pub fn apply(
+pub(crate) fn apply(
     doc: &RoleDoc,
     profile: &'static HostProfile,
     diagnostics: Vec<Diagnostic>,
@@ -483,7 +483,7 @@ pub fn apply(
 
 /// The suppression in `doc` that hides `d`, a finding made outside the file's
 /// own check (the cross-file `duplicate-name`): its kind and reason.
-pub fn suppression_for(
+pub(crate) fn suppression_for(
     doc: &RoleDoc,
     profile: &'static HostProfile,
     d: &Diagnostic,

@@ -52,34 +52,6 @@ impl WalkError {
     }
 }
 
-/// With no paths: the pi directories ([`default_dirs`]); when `--host` names a host
-/// with its own directories (claude-code: `.claude/agents/`), those; under `--host
-/// auto` with no pi directory, the first other host's directories that exist.
-pub fn default_dirs_for(root: &Path, host: &crate::host::HostChoice) -> Vec<PathBuf> {
-    use crate::host::{ALL, HostChoice};
-    let own = |h: crate::host::HostId| -> Vec<PathBuf> {
-        h.project_dirs()
-            .map(|rel| root.join(rel))
-            .filter(|dir| dir.is_dir())
-            .collect()
-    };
-    match host {
-        HostChoice::Spec(s) if !s.host.is_pi() => own(s.host),
-        HostChoice::Spec(_) => default_dirs(root),
-        HostChoice::Auto => {
-            let pi = default_dirs(root);
-            if !pi.is_empty() {
-                return pi;
-            }
-            ALL.into_iter()
-                .filter(|h| !h.is_pi())
-                .map(own)
-                .find(|d| !d.is_empty())
-                .unwrap_or_default()
-        }
-    }
-}
-
 /// The role files named by `paths`: files as given (whatever their type, so the
 /// linter can report a FIFO or a symlink), directories as the `*.md` entries
 /// directly inside (every level with `recursive`; symlinked directories are

@@ -11,9 +11,9 @@ use super::position::Encoding;
 use crate::lint::fix::{Fix, Safety};
 
 /// The kind of the fix-all action.
-pub const FIX_ALL: &str = "source.fixAll.pwk";
+pub(super) const FIX_ALL: &str = "source.fixAll.pwk";
 
-pub fn code_actions(
+pub(super) fn code_actions(
     o: &Open,
     range: lt::Range,
     only: Option<&[lt::CodeActionKind]>,

@@ -32,14 +32,14 @@ enum Context<'t> {
     },
 }
 
-pub struct Request<'a> {
+pub(super) struct Request<'a> {
     pub ws: &'a Workspace,
     pub models: &'a ModelCache,
     pub pi: Option<&'a Path>,
     pub snippets: bool,
 }
 
-pub fn complete(
+pub(super) fn complete(
     r: &Request<'_>,
     o: &Open,
     pos: lt::Position,

@@ -11,7 +11,7 @@ use crate::lint::{Diagnostic, NameSite};
 
 /// One open buffer.
 #[derive(Debug, Clone)]
-pub struct Document {
+pub(crate) struct Document {
     pub uri: Uri,
     /// The file's path (`file:` URIs only).
     pub path: PathBuf,
@@ -21,7 +21,7 @@ pub struct Document {
 }
 
 impl Document {
-    pub fn new(uri: Uri, path: PathBuf, version: i32, text: String) -> Document {
+    pub(crate) fn new(uri: Uri, path: PathBuf, version: i32, text: String) -> Document {
         let lines = Lines::new(&text);
         Document {
             uri,
@@ -35,7 +35,7 @@ impl Document {
     /// Apply the changes of one `didChange`, in order. A change without a range
     /// replaces the whole text; a range is clamped into the text (a stale or
     /// out-of-range edit never panics).
-    pub fn apply(
+    pub(crate) fn apply(
         &mut self,
         version: i32,
         changes: Vec<TextDocumentContentChangeEvent>,
@@ -56,15 +56,15 @@ impl Document {
     }
 
     /// Byte offset ↔ LSP position in this buffer.
-    pub fn offset(&self, pos: lsp_types::Position, enc: Encoding) -> usize {
+    pub(crate) fn offset(&self, pos: lsp_types::Position, enc: Encoding) -> usize {
         self.lines.offset(&self.text, pos, enc)
     }
 
-    pub fn position(&self, offset: usize, enc: Encoding) -> lsp_types::Position {
+    pub(crate) fn position(&self, offset: usize, enc: Encoding) -> lsp_types::Position {
         self.lines.position(&self.text, offset, enc)
     }
 
-    pub fn range(&self, span: std::ops::Range<usize>, enc: Encoding) -> lsp_types::Range {
+    pub(crate) fn range(&self, span: std::ops::Range<usize>, enc: Encoding) -> lsp_types::Range {
         lsp_types::Range::new(self.position(span.start, enc), self.position(span.end, enc))
     }
 }
@@ -85,7 +85,7 @@ pub(crate) struct Open {
 
 impl Open {
     /// Every finding, sorted by position.
-    pub fn diagnostics(&self) -> Vec<&Diagnostic> {
+    pub(crate) fn diagnostics(&self) -> Vec<&Diagnostic> {
         let mut all: Vec<&Diagnostic> = self.single.iter().flatten().chain(&self.cross).collect();
         all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
         all

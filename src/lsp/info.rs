@@ -69,7 +69,12 @@ fn entry_at(doc: &RoleDoc, offset: usize) -> Option<(&Key, &Node, bool)> {
     })
 }
 
-pub fn hover(ws: &Workspace, o: &Open, pos: lt::Position, enc: Encoding) -> Option<lt::Hover> {
+pub(super) fn hover(
+    ws: &Workspace,
+    o: &Open,
+    pos: lt::Position,
+    enc: Encoding,
+) -> Option<lt::Hover> {
     let offset = o.doc.offset(pos, enc);
     let doc = RoleDoc::parse(&o.doc.path, o.doc.text.as_bytes());
     let (key, value, on_key) = entry_at(&doc, offset)?;
@@ -311,7 +316,7 @@ fn setting(label: &str, value: &Option<String>, honoured: bool, note: &str) -> S
 
 /// The frontmatter keys (under one `frontmatter` symbol) and the body's headings,
 /// nested by level.
-pub fn symbols(o: &Open, enc: Encoding) -> lt::DocumentSymbolResponse {
+pub(super) fn symbols(o: &Open, enc: Encoding) -> lt::DocumentSymbolResponse {
     let doc = RoleDoc::parse(&o.doc.path, o.doc.text.as_bytes());
     let range = |s: std::ops::Range<usize>| o.doc.range(s, enc);
     let mut out = Vec::new();
@@ -416,7 +421,7 @@ fn headings(
 
 /// From a role to the definitions of the same name in the other discovery layers:
 /// the file it shadows, or the file that shadows it.
-pub fn definition(ws: &Workspace, o: &Open, _enc: Encoding) -> lt::GotoDefinitionResponse {
+pub(super) fn definition(ws: &Workspace, o: &Open, _enc: Encoding) -> lt::GotoDefinitionResponse {
     let d = ws.discovery();
     let me = d
         .files

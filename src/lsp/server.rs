@@ -48,7 +48,7 @@ pub(crate) struct Server {
 
 /// Start-up options from the command line (the client can override the host).
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub cwd: PathBuf,
     /// `cwd` is the project root whatever the client says (`--dir`).
     pub root_fixed: bool,
@@ -68,7 +68,7 @@ pub struct Options {
 /// `ServerNotInitialized` and notifications dropped; an `initialize` whose params
 /// pwk cannot use (a bad `initializationOptions.host`, …) is answered with an
 /// `InvalidParams` error and the server waits for another one.
-pub fn serve(conn: &Connection, opts: Options) -> Result<(), ServeError> {
+pub(crate) fn serve(conn: &Connection, opts: Options) -> Result<(), ServeError> {
     let outbox = Arc::new(Outbox::new(conn));
     let conn_out = &*outbox;
     let mut server = loop {

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-pub use rustix::process::Signal;
+pub(crate) use rustix::process::Signal;
 
 fn pid(pgid: u32) -> Option<rustix::process::Pid> {
     i32::try_from(pgid)
@@ -13,20 +13,20 @@ fn pid(pgid: u32) -> Option<rustix::process::Pid> {
 }
 
 /// Send `sig` to process group `pgid`; ESRCH (nothing left) is ignored.
-pub fn signal_group(pgid: u32, sig: Signal) {
+pub(crate) fn signal_group(pgid: u32, sig: Signal) {
     if let Some(pid) = pid(pgid) {
         let _ = rustix::process::kill_process_group(pid, sig);
     }
 }
 
 /// Whether any process of group `pgid` is left (zombies count until reaped).
-pub fn group_alive(pgid: u32) -> bool {
+pub(crate) fn group_alive(pgid: u32) -> bool {
     pid(pgid).is_some_and(|p| rustix::process::test_kill_process_group(p).is_ok())
 }
 
 /// SIGKILL group `pgid` and wait (at most `limit`) until none of it is left.
 /// Returns whether the group is gone.
-pub fn kill_group_and_wait(pgid: u32, limit: Duration) -> bool {
+pub(crate) fn kill_group_and_wait(pgid: u32, limit: Duration) -> bool {
     let until = Instant::now() + limit;
     loop {
         signal_group(pgid, Signal::KILL);

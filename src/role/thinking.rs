@@ -8,10 +8,10 @@ mod generated {
 
 /// Every level a supported pi accepts: the newest generation's list (each
 /// generation's list contains the one before; build.rs checks it).
-pub const LEVELS: &[&str] = generated::GENERATIONS[generated::GENERATIONS.len() - 1].2;
+pub(crate) const LEVELS: &[&str] = generated::GENERATIONS[generated::GENERATIONS.len() - 1].2;
 
 /// Whether `level` is a thinking level of some supported pi.
-pub fn is_level(level: &str) -> bool {
+pub(crate) fn is_level(level: &str) -> bool {
     LEVELS.contains(&level)
 }
 

@@ -7,7 +7,7 @@
 //! * never a shell: the program and an argument array; the prompt goes to stdin
 //!   (never stdin and argv together: pi glues them);
 //! * supervision (process group, timeouts, stalls, the turn budget, pwk's signals,
-//!   SIGTERM → [`KILL_GRACE`] → SIGKILL, bounded waits) is `supervise`'s;
+//!   SIGTERM → [`KILL_GRACE`](crate::pi::process::KILL_GRACE) → SIGKILL, bounded waits) is `supervise`'s;
 //! * a task is run again only when pi confirmed, before any event, that it rejects
 //!   stdin (one retry with the prompt on argv) or JSON mode (one retry in text mode).
 //!   Discovery (`pi --help`, `pi --list-models`, through `crate::pi`) runs only after
@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::process::TempFile;
-pub use super::process::{KILL_GRACE, pending_signal};
+pub(crate) use super::process::pending_signal;
 use super::supervise::{self, Limits, Spawn, StopReason, TurnLimit};
 use super::transport::{json::Json, rpc::Rpc};
 use super::types::{ErrorCode, Progress, RunError, RunStatus, Usage};

@@ -53,10 +53,10 @@ pub(crate) mod yaml_anchor;
 pub(crate) mod yaml_syntax;
 pub(crate) mod yaml_too_deep;
 
-pub use super::rule::Rule;
+pub(crate) use super::rule::Rule;
 
 /// Every rule, sorted by id.
-pub static RULES: &[&Rule] = &[
+pub(crate) static RULES: &[&Rule] = &[
     &adapter_visible::RULE,
     &bidi_override::RULE,
     &bom::RULE,
@@ -113,7 +113,7 @@ pub static RULES: &[&Rule] = &[
 /// What a host profile says about the problem a rule reports, in one line (for
 /// `pwk rules ID`: how the hosts and their versions differ). `None` when the rule
 /// does not depend on the host.
-pub fn host_fact(rule: &str, p: &crate::host::HostProfile) -> Option<String> {
+pub(crate) fn host_fact(rule: &str, p: &crate::host::HostProfile) -> Option<String> {
     use crate::host::ListReading;
     let list = |v: &[String]| {
         if v.is_empty() {
@@ -236,13 +236,13 @@ pub(crate) fn capped_note(n: usize, total: usize) -> String {
 }
 
 /// A rule by id.
-pub fn find(id: &str) -> Option<&'static Rule> {
+pub(crate) fn find(id: &str) -> Option<&'static Rule> {
     RULES.iter().copied().find(|r| r.id == id)
 }
 
 /// A rule by id, or why there is none: what every place that takes a rule id from a
 /// user (`[rules]`, `--select`, suppressions, `pwk rules ID`, the MCP tool) asks.
-pub fn lookup(id: &str) -> Result<&'static Rule, UnknownRule> {
+pub(crate) fn lookup(id: &str) -> Result<&'static Rule, UnknownRule> {
     find(id).ok_or_else(|| UnknownRule {
         suggestion: crate::suggest::did_you_mean(id, RULES.iter().map(|r| r.id)),
     })
@@ -250,14 +250,14 @@ pub fn lookup(id: &str) -> Result<&'static Rule, UnknownRule> {
 
 /// A rule id that names no rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct UnknownRule {
+pub(crate) struct UnknownRule {
     /// The closest rule id, if one is close.
     pub suggestion: Option<&'static str>,
 }
 
 impl UnknownRule {
     /// "did you mean `x`?", else `otherwise` (where the user finds the ids).
-    pub fn help(&self, otherwise: &str) -> String {
+    pub(crate) fn help(&self, otherwise: &str) -> String {
         match self.suggestion {
             Some(s) => format!("did you mean `{s}`?"),
             None => otherwise.to_string(),
@@ -267,7 +267,7 @@ impl UnknownRule {
 
 /// A rule as a JSON document (`pwk rules --format json`, `pwk mcp`'s `rules`):
 /// what it reports, per host profile what the host does about it, and examples.
-pub fn rule_doc(r: &Rule) -> serde_json::Value {
+pub(crate) fn rule_doc(r: &Rule) -> serde_json::Value {
     let hosts: Vec<serde_json::Value> = crate::host::ALL
         .iter()
         .flat_map(|h| h.profiles())
