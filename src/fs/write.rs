@@ -760,6 +760,10 @@ impl SafeDir {
     ///
     /// Without `RENAME_EXCHANGE` (old kernels, some network and FUSE filesystems,
     /// non-Linux): [`SafeDir::replace_by_moving_aside`].
+    ///
+    /// The one window left: pwk killed (SIGKILL, power loss) within the few system
+    /// calls between an exchange and the put-back leaves the save under the temp
+    /// name (`.<name>.pwk-tmp-<hex>`), which a later `pwk setup` removes as a stray.
     fn replace_existing(
         &self,
         temp: &str,
