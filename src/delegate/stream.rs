@@ -62,7 +62,7 @@ impl LineFramer {
     /// Feed one read's bytes; `on_line` gets every line completed by them.
     pub fn push(&mut self, mut chunk: &[u8], on_line: &mut dyn FnMut(Line<'_>)) {
         while !chunk.is_empty() {
-            match chunk.iter().position(|&b| b == b'\n') {
+            match memchr::memchr(b'\n', chunk) {
                 Some(i) => {
                     let (head, rest) = (&chunk[..i], &chunk[i + 1..]);
                     if self.buf.is_empty() && self.oversized_len.is_none() && head.len() <= self.max
@@ -447,8 +447,13 @@ struct CompactionEv {
 /// `usage` object).
 fn update_subtype(line: &[u8]) -> Option<&str> {
     const NEEDLE: &[u8] = br#""assistantMessageEvent":{"type":""#;
+    static FINDER: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
     let head = &line[..line.len().min(2048)];
-    let at = head.windows(NEEDLE.len()).position(|w| w == NEEDLE)? + NEEDLE.len();
+    let at = FINDER
+        .get_or_init(|| memchr::memmem::Finder::new(NEEDLE))
+        .find(head)?
+        + NEEDLE.len();
     let rest = &line[at..];
     let end = rest
         .iter()
@@ -527,7 +532,7 @@ impl StreamState {
             return;
         }
         // serde_json does not check the UTF-8 of strings it skips; pi only writes UTF-8.
-        if std::str::from_utf8(line).is_err() {
+        if simdutf8::basic::from_utf8(line).is_err() {
             return self.malformed(line, progress);
         }
         let owned_kind;
