@@ -14,6 +14,7 @@
 //! run parses only the profiles it uses.
 
 mod detect;
+pub mod effective;
 #[cfg(test)]
 mod merge;
 mod profile;
