@@ -7,11 +7,11 @@ use anyhow::Context as _;
 use serde_json::json;
 
 use crate::cli::{ConvertArgs, Format};
-use crate::context::write_stdout;
 use crate::convert::{
     Conversion, ConvertOptions, ConvertOrSettingsError, Destination, Outcome, WriteResult, Written,
     convert_to, write,
 };
+use crate::display::write_stdout;
 use crate::host::{HostChoice, HostProfile, detect_from_paths};
 use crate::lint::{Severity, collect_files};
 use crate::project::Project;
@@ -183,7 +183,7 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         anyhow::bail!("{}", not_converted.join("\n  "));
     }
     for r in &refused {
-        crate::context::eprintln_safe(&format!("pwk: not converted: {r}"));
+        crate::display::eprintln_safe(&format!("pwk: not converted: {r}"));
     }
     Ok(if failed {
         ExitStatus::Error

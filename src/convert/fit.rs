@@ -14,30 +14,6 @@ use crate::host::HostProfile;
 use crate::host::effective::{Access, Beyond, Grants, Reach, caps_of, grants};
 use crate::role::RoleDoc;
 
-/// What the output grants, gathered from the entries, in the target's names.
-#[derive(Debug, Default)]
-pub(super) struct ToolPlan {
-    /// The allow-list (`Some(empty)`: no tools), and its key.
-    pub(super) allow: Option<Vec<String>>,
-    pub(super) allow_key: Option<String>,
-    /// The deny-list and its key.
-    pub(super) deny: Vec<String>,
-    pub(super) deny_key: Option<String>,
-    /// Tools whose calls ask first (a ruleset target).
-    pub(super) ask: Vec<String>,
-    /// A permission mode to write (a target that reads one).
-    pub(super) mode: Option<String>,
-    /// The source's permission-mode key, when the role sets one the target
-    /// cannot carry as such.
-    pub(super) mode_key: Option<String>,
-    /// The source key and the reason an allow-list became no tools.
-    pub(super) none: Option<(String, String)>,
-    /// The source's ruleset key that converted first, and the ruleset keys the
-    /// source has.
-    pub(super) ruleset_from: Option<String>,
-    pub(super) ruleset_keys: Vec<String>,
-}
-
 /// How many rounds of narrowing before giving up: each round only takes away.
 const ROUNDS: usize = 6;
 

@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 
-use super::fit::ToolPlan;
 use super::{Item, Outcome, comments, emit};
 use crate::host::HostProfile;
 use crate::host::effective::Grants;
@@ -20,6 +19,31 @@ pub(super) struct Line {
     pub(super) text: String,
     pub(super) notes: Vec<comments::Note>,
     pub(super) slot: bool,
+}
+
+/// What the output grants, gathered from the entries, in the target's names;
+/// [`super::fit`] writes it last and checks it against the source.
+#[derive(Debug, Default)]
+pub(super) struct ToolPlan {
+    /// The allow-list (`Some(empty)`: no tools), and its key.
+    pub(super) allow: Option<Vec<String>>,
+    pub(super) allow_key: Option<String>,
+    /// The deny-list and its key.
+    pub(super) deny: Vec<String>,
+    pub(super) deny_key: Option<String>,
+    /// Tools whose calls ask first (a ruleset target).
+    pub(super) ask: Vec<String>,
+    /// A permission mode to write (a target that reads one).
+    pub(super) mode: Option<String>,
+    /// The source's permission-mode key, when the role sets one the target
+    /// cannot carry as such.
+    pub(super) mode_key: Option<String>,
+    /// The source key and the reason an allow-list became no tools.
+    pub(super) none: Option<(String, String)>,
+    /// The source's ruleset key that converted first, and the ruleset keys the
+    /// source has.
+    pub(super) ruleset_from: Option<String>,
+    pub(super) ruleset_keys: Vec<String>,
 }
 
 pub(super) struct Convert {

@@ -19,8 +19,8 @@
 //! decision that fails the run ([`Item::widens`]), never a silent widening.
 //!
 //! [`convert_to`] is pure (text in, text and report out, linted where the file
-//! will be written); [`write`] puts the result on disk through the
-//! symlink-proof writer of `install::safe`.
+//! will be written); [`write()`] puts the result on disk through the
+//! symlink-proof writer of [`crate::fs::write`].
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,18 +34,18 @@ use crate::role::{Node, RoleDoc};
 use map::Convert;
 
 mod comments;
-pub mod emit;
+pub(crate) mod emit;
 mod fit;
 mod map;
 mod model;
 mod tools;
 mod write;
 
-pub use write::{Destination, WriteError, WriteResult, Written, target_path, write};
+pub(crate) use write::{Destination, WriteResult, Written, target_path, write};
 
 /// What to convert and how.
 #[derive(Debug, Clone)]
-pub struct ConvertOptions {
+pub(crate) struct ConvertOptions {
     pub to: &'static HostProfile,
     /// `alias=provider/id` (or any source model value to any target value).
     pub model_map: BTreeMap<String, String>,
@@ -54,7 +54,7 @@ pub struct ConvertOptions {
 /// What happened to one key or tool.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Carried over (perhaps renamed or mapped).
     Converted,
     /// Left out: the target has no counterpart, or does not accept the value.
@@ -66,7 +66,7 @@ pub enum Outcome {
 
 /// One line of a file's report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Item {
+pub(crate) struct Item {
     pub outcome: Outcome,
     /// The source key (`tools`), or `tools: Glob` for one entry.
     pub key: String,
@@ -87,7 +87,7 @@ pub struct Item {
 
 /// One converted file.
 #[derive(Debug, Clone, Serialize)]
-pub struct Conversion {
+pub(crate) struct Conversion {
     pub source: PathBuf,
     /// The source host profile (`claude-code@2.1`).
     pub from: String,
@@ -109,23 +109,23 @@ pub struct Conversion {
 
 impl Conversion {
     /// Findings of the target-host lint that are errors.
-    pub fn lint_errors(&self) -> impl Iterator<Item = &Diagnostic> {
+    pub(crate) fn lint_errors(&self) -> impl Iterator<Item = &Diagnostic> {
         self.lint
             .iter()
             .filter(|d| d.severity == crate::lint::Severity::Error)
     }
 
-    pub fn count(&self, o: Outcome) -> usize {
+    pub(crate) fn count(&self, o: Outcome) -> usize {
         self.items.iter().filter(|i| i.outcome == o).count()
     }
 
     /// Decisions about what the role may do (widening ones included).
-    pub fn limiting(&self) -> impl Iterator<Item = &Item> {
+    pub(crate) fn limiting(&self) -> impl Iterator<Item = &Item> {
         self.items.iter().filter(|i| i.limits || i.widens)
     }
 
     /// Items whose decision would otherwise widen what the role may do.
-    pub fn widening(&self) -> impl Iterator<Item = &Item> {
+    pub(crate) fn widening(&self) -> impl Iterator<Item = &Item> {
         self.items.iter().filter(|i| i.widens)
     }
 
@@ -177,9 +177,7 @@ impl Conversion {
 
 /// Why a file could not be converted.
 #[derive(Debug, thiserror::Error)]
-pub enum ConvertError {
-    #[error("`{}`: cannot read it: {message}", path.display())]
-    Read { path: PathBuf, message: String },
+pub(crate) enum ConvertError {
     #[error("`{}` has no frontmatter to convert (it must start with a `---` line)", path.display())]
     NoFrontmatter { path: PathBuf },
     #[error("`{}`: {from} cannot load it: its frontmatter is not valid YAML ({message}){}; `pwk lint --host {from}` shows where", path.display(), if *.repaired { ", and the host's own repair does not fix it" } else { "" })]
@@ -198,10 +196,9 @@ pub enum ConvertError {
 
 impl ConvertError {
     /// The same error, naming the file as `shown` (relative to where pwk runs).
-    pub fn shown_as(mut self, shown: PathBuf) -> ConvertError {
+    pub(crate) fn shown_as(mut self, shown: PathBuf) -> ConvertError {
         match &mut self {
-            ConvertError::Read { path, .. }
-            | ConvertError::NoFrontmatter { path }
+            ConvertError::NoFrontmatter { path }
             | ConvertError::Yaml { path, .. }
             | ConvertError::NotMapping { path }
             | ConvertError::SameHost { path, .. } => *path = shown,
@@ -214,7 +211,7 @@ impl ConvertError {
 /// the output is linted where it will sit (the target host's view of that path),
 /// with the settings `settings_at` gives for that path (the project's rule levels
 /// and overrides, as `pwk lint` would apply them there).
-pub fn convert_to<E>(
+pub(crate) fn convert_to<E>(
     doc: &RoleDoc,
     from: &'static HostProfile,
     opts: &ConvertOptions,
@@ -233,14 +230,14 @@ pub fn convert_to<E>(
 
 /// Why [`convert_to`] failed: the conversion, or the settings for the destination.
 #[derive(Debug)]
-pub enum ConvertOrSettingsError<E> {
+pub(crate) enum ConvertOrSettingsError<E> {
     Convert(ConvertError),
     Settings(E),
 }
 
 /// Convert one parsed role file from `from` to `opts.to` (not yet linted: see
 /// [`convert_to`]).
-pub fn convert_doc(
+pub(crate) fn convert_doc(
     doc: &RoleDoc,
     from: &'static HostProfile,
     opts: &ConvertOptions,
@@ -300,7 +297,7 @@ pub fn convert_doc(
         items: repair_items,
         lines: Vec::new(),
         source: crate::host::effective::grants(from, doc),
-        plan: fit::ToolPlan::default(),
+        plan: map::ToolPlan::default(),
         last_slot: None,
         identity: None,
     };

@@ -8,7 +8,7 @@ use super::Conversion;
 
 /// Where converted files go.
 #[derive(Debug, Clone)]
-pub enum Destination {
+pub(crate) enum Destination {
     /// Into this directory (created when absent).
     Dir(PathBuf),
     /// Over the source file (same directory, same name).
@@ -18,7 +18,7 @@ pub enum Destination {
 /// What writing one file did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Written {
+pub(crate) enum Written {
     Created,
     Replaced,
     Unchanged,
@@ -30,7 +30,7 @@ pub enum Written {
 
 /// One file's write, with its backup when `--force` replaced a file.
 #[derive(Debug, Clone, Serialize)]
-pub struct WriteResult {
+pub(crate) struct WriteResult {
     pub path: PathBuf,
     pub written: Written,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -39,7 +39,7 @@ pub struct WriteResult {
 
 /// Why a converted file could not be written.
 #[derive(Debug, thiserror::Error)]
-pub enum WriteError {
+pub(crate) enum WriteError {
     #[error("cannot create `{}`: {source}", path.display())]
     CreateDir {
         path: PathBuf,
@@ -52,7 +52,7 @@ pub enum WriteError {
 }
 
 /// Where `c` goes for `dest`.
-pub fn target_path(c: &Conversion, dest: &Destination) -> PathBuf {
+pub(crate) fn target_path(c: &Conversion, dest: &Destination) -> PathBuf {
     match dest {
         Destination::Dir(d) => d.join(&c.file_name),
         Destination::InPlace => c.source.clone(),
@@ -64,7 +64,7 @@ pub fn target_path(c: &Conversion, dest: &Destination) -> PathBuf {
 /// `.pi` or `--out` directory is refused; a missing `--out` is created), never
 /// through a link, never over a different file unless `force` (then the old file
 /// is kept as `<name>.bak`, as `pwk setup --force` does).
-pub fn write(
+pub(crate) fn write(
     c: &Conversion,
     dest: &Destination,
     anchors: &crate::fs::Anchors,
@@ -82,7 +82,11 @@ pub fn write(
     }
     let hooks = &mut crate::fs::NoHooks;
     let create = matches!(dest, Destination::Dir(_));
-    let Some((dir, name)) = anchors.open_parent(&path, create, hooks)? else {
+    let by = crate::fs::NamedBy::User(match dest {
+        Destination::Dir(_) => "--out".into(),
+        Destination::InPlace => "the paths to convert".into(),
+    });
+    let Some((dir, name)) = anchors.open_parent(&path, &by, create, hooks)? else {
         return Err(WriteError::CreateDir {
             path: path.parent().map(Path::to_path_buf).unwrap_or_default(),
             source: std::io::ErrorKind::NotFound.into(),
@@ -113,8 +117,8 @@ pub fn write(
         // `--force`, or `--in-place` (the user asked to replace the source): the
         // old file is kept next to it first.
         Inspect::File(ex) => {
-            let backup = crate::install::plan::write_backup(&dir, &name, &ex, hooks)?;
-            (Replace::Existing(ex.ident), Some(backup))
+            let backup = dir.write_backup(&name, &ex, hooks)?;
+            (Replace::Existing(ex.expected()), Some(backup))
         }
     };
     let written = match replace {

@@ -142,12 +142,12 @@ pub struct Grants {
     pub note: String,
 }
 
-/// pi's built-in tools: the shared vocabulary of [`Reach`].
-pub(super) const PI: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
-/// pi's built-ins that change nothing.
-pub(super) const PI_READ_ONLY: [&str; 4] = ["read", "grep", "find", "ls"];
-/// pi's built-ins that change files.
-const PI_MUTATING: [&str; 3] = ["bash", "edit", "write"];
+/// Whether a pi built-in changes nothing (`read`, `grep`, `find`, `ls`): what
+/// read-only commands can do too. pi's built-ins are [`crate::host::pi_builtins`],
+/// the shared vocabulary of [`Reach`].
+pub(super) fn pi_read_only(cap: &str) -> bool {
+    super::pi_builtins().contains(&cap) && !super::pi_mutating_tools().contains(&cap)
+}
 
 /// The tool key and the deny key a profile reads (the portable profile: pwk's own).
 pub(super) fn key_of(p: &HostProfile, setting: &str, portable: &str) -> Option<String> {
@@ -196,7 +196,7 @@ impl Grants {
                 && p.tools
                     .pi_names(&g.tool)
                     .iter()
-                    .any(|n| PI_MUTATING.contains(&n.as_str()))
+                    .any(|n| super::pi_mutating_tools().contains(&n.as_str()))
         }) || self
             .open
             .as_ref()

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Access, Grants, PI, PI_READ_ONLY};
+use super::{Access, Grants, pi_read_only};
 use crate::host::HostProfile;
 
 impl Grants {
@@ -10,12 +10,11 @@ impl Grants {
     pub fn reach(&self, p: &HostProfile) -> Reach {
         let mut caps: BTreeMap<String, Access> = BTreeMap::new();
         let mut add = |cap: String, access: &Access| {
-            let access =
-                if PI_READ_ONLY.contains(&cap.as_str()) && matches!(access, Access::ReadOnly(_)) {
-                    Access::Full
-                } else {
-                    access.clone()
-                };
+            let access = if pi_read_only(&cap) && matches!(access, Access::ReadOnly(_)) {
+                Access::Full
+            } else {
+                access.clone()
+            };
             match caps.get(&cap) {
                 Some(have) if access.within(have) => {}
                 _ => {
@@ -146,10 +145,10 @@ impl Reach {
         };
         // Commands can do what every other built-in does; read-only commands what
         // the read-only built-ins do.
-        if PI.contains(&cap) && cap != "bash" {
+        if crate::host::pi_builtins().contains(&cap) && cap != "bash" {
             match self.caps.get("bash") {
                 Some(Access::Full) => consider(&Access::Full),
-                Some(Access::ReadOnly(_)) if PI_READ_ONLY.contains(&cap) => consider(&Access::Full),
+                Some(Access::ReadOnly(_)) if pi_read_only(cap) => consider(&Access::Full),
                 _ => {}
             }
         }
