@@ -17,6 +17,7 @@
 //! run parses only the profiles it uses.
 
 mod detect;
+pub mod effective;
 #[cfg(test)]
 mod merge;
 mod profile;
