@@ -287,6 +287,14 @@ fn project_host_help() -> String {
     host_help("`host` in pwk.toml, else `auto`")
 }
 
+/// `--host` of `setup`: the host decides the directory the roles go to.
+fn setup_host_help() -> String {
+    format!(
+        "The host the roles are written for, and so the project directory they go to: the one that host reads (`--host herdr`: `.pi/agents/`, the only one herdr reads). `auto` (detect the host from the project), a host ({}), or a version such as `tintinweb@0.14`. Default: `host` in pwk.toml, else `auto`",
+        crate::host::name_list()
+    )
+}
+
 /// `--config FILE`: the same flag, with the same meaning, on every command that
 /// reads `pwk.toml`.
 #[derive(Debug, Clone, Default, Args)]
@@ -610,10 +618,7 @@ pub struct SetupArgs {
     #[arg(long)]
     pub global: bool,
 
-    /// The host the roles are written for, and so the project directory they go
-    /// to: the one that host reads (`--host herdr`: `.pi/agents/`, the only one
-    /// herdr reads). Default: `host` in pwk.toml, else `auto`.
-    #[arg(long, value_parser = parse_host)]
+    #[arg(long, value_parser = parse_host, help = setup_host_help())]
     pub host: Option<HostChoice>,
 
     /// Change nothing; say what would happen.
