@@ -599,18 +599,15 @@ fn flag_levels(
     ignore: &[String],
 ) -> anyhow::Result<std::collections::BTreeMap<String, crate::lint::RuleLevel>> {
     use crate::lint::RuleLevel;
-    use crate::lint::rules::{RULES, find};
-    use crate::suggest::did_you_mean;
+    use crate::lint::rules::{RULES, lookup};
     for (flag, ids) in [
         ("--select", select),
         ("--extend-select", extend_select),
         ("--ignore", ignore),
     ] {
         for id in ids {
-            if find(id).is_none() {
-                let hint = did_you_mean(id, RULES.iter().map(|r| r.id))
-                    .map(|s| format!("did you mean `{s}`?"))
-                    .unwrap_or_else(|| "`pwk rules` lists them".into());
+            if let Err(e) = lookup(id) {
+                let hint = e.help("`pwk rules` lists them");
                 anyhow::bail!("{flag}: no rule `{}`; {hint}", crate::text::escape_line(id));
             }
         }

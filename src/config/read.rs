@@ -213,10 +213,8 @@ impl Reader<'_> {
         let mut out = Vec::new();
         for (id, value) in table.iter() {
             let key_span = table.key(id).and_then(|k| k.span());
-            if rules::find(id).is_none() {
-                let help = crate::suggest::did_you_mean(id, rules::RULES.iter().map(|r| r.id))
-                    .map(|s| format!("did you mean `{s}`?"))
-                    .unwrap_or_else(|| "`pwk rules` lists them".into());
+            if let Err(e) = rules::lookup(id) {
+                let help = e.help("`pwk rules` lists them");
                 return Err(self.error(key_span, format!("no rule `{id}`"), Some(help)));
             }
             let level = match value.as_str() {

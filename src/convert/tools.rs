@@ -7,8 +7,6 @@ use super::{Outcome, emit};
 use crate::host::HostProfile;
 use crate::role::Node;
 
-/// pi's built-in tools: the vocabulary host tool names map through.
-const PI_TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
 impl Convert {
     /// No tools key in the source: the child gets the source host's default. If
     /// the target's default grants more of pi's built-ins, those the source grants
@@ -49,7 +47,7 @@ impl Convert {
             );
             return;
         };
-        let own: Vec<String> = PI_TOOLS
+        let own: Vec<String> = crate::host::pi_builtins()
             .iter()
             .filter(|t| granted.iter().any(|g| g == *t))
             .filter_map(|t| to.tools.own_name(t))
@@ -99,7 +97,7 @@ impl Convert {
             let label = format!("{k}: {e}");
             if from.tools.all_tokens.iter().any(|t| same(t, e)) {
                 // Every built-in, in the target's names.
-                for pi in PI_TOOLS {
+                for pi in crate::host::pi_builtins() {
                     if let Some(own) = to.tools.own_name(pi) {
                         push(own);
                     }

@@ -25,11 +25,9 @@ use serde::Serialize;
 use super::{Host, HostId, ResolvedRole};
 use crate::pi::settings::{HerdrModels, PiDefaults, read_json};
 
-const MUTATING: [&str; 3] = ["bash", "edit", "write"];
-
 /// What `show` needs besides the role.
 #[derive(Debug, Clone)]
-pub(crate) struct RuntimeInputs<'a> {
+pub struct RuntimeInputs<'a> {
     pub host: Host,
     /// `--model` for this invocation.
     pub explicit_model: Option<&'a str>,
@@ -40,7 +38,7 @@ pub(crate) struct RuntimeInputs<'a> {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct Runtime {
+pub struct Runtime {
     /// `pi`, or `external-cli` for an adapter that sets `cli`.
     pub kind: &'static str,
     pub tools: Tools,
@@ -55,7 +53,7 @@ pub(crate) struct Runtime {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct Tools {
+pub struct Tools {
     /// The `tools` value as written; `None` when absent.
     pub declared: Option<Vec<String>>,
     /// The tools the child gets.
@@ -76,7 +74,7 @@ pub(crate) struct Tools {
 
 /// The MCP tools (pi's `mcp.json`) a role reaches on the pi generation that has them.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct McpReach {
+pub struct McpReach {
     /// The pi versions this holds on (`>=1.0.4`).
     pub pi: String,
     /// What opens them: the gateway entries (`codemode`, `tool_search`), the
@@ -130,7 +128,7 @@ fn mcp_reach(fact: &crate::host::McpReach, list: Option<&[String]>) -> Option<Mc
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct Setting<T> {
+pub struct Setting<T> {
     pub value: Option<T>,
     /// Whether the host acts on the key.
     pub honoured: bool,
@@ -138,13 +136,13 @@ pub(crate) struct Setting<T> {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct CliRuntime {
+pub struct CliRuntime {
     pub cli: String,
     pub cli_model: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct ModelResolution {
+pub struct ModelResolution {
     /// The model the chain settles on; `None` when pi picks (first model with credentials).
     pub effective: Option<String>,
     /// The link that decided.
@@ -155,7 +153,7 @@ pub(crate) struct ModelResolution {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct ChainLink {
+pub struct ChainLink {
     /// `invocation`, `frontmatter`, `per-agent-config`, `global-config`, `parent-default`.
     pub link: &'static str,
     /// Where the value comes from, in words.
@@ -168,7 +166,7 @@ pub(crate) struct ChainLink {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub(crate) enum LinkStatus {
+pub enum LinkStatus {
     /// Nothing set here.
     Unset,
     /// This link decided.
@@ -182,7 +180,7 @@ pub(crate) enum LinkStatus {
 }
 
 impl LinkStatus {
-    pub(crate) fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             LinkStatus::Unset => "unset",
             LinkStatus::Decides => "decides",
@@ -194,7 +192,7 @@ impl LinkStatus {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct ConfigFile {
+pub struct ConfigFile {
     /// As shown (relative to the current directory when under it).
     pub path: String,
     /// What pwk reads it for.
@@ -204,7 +202,7 @@ pub(crate) struct ConfigFile {
 }
 
 /// Resolve the runtime settings of `role` under `inputs.host`.
-pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runtime {
+pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runtime {
     let host = inputs.host;
     let r = &role.role;
     let mut config_files = Vec::new();
@@ -403,7 +401,9 @@ fn tools(
             }
         }
     };
-    let mutating = effective.iter().any(|t| MUTATING.contains(&t.as_str()));
+    let mutating = effective
+        .iter()
+        .any(|t| crate::host::pi_mutating_tools().contains(&t.as_str()));
     if mutating {
         note.push_str("; can change files (bash, edit or write)");
     }

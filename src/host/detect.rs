@@ -219,23 +219,15 @@ fn match_source(source: &str) -> Option<(HostId, Option<String>)> {
     // nicobailon's repositories are called `pi-subagents`, so the owner decides.
     let path = source.trim_end_matches('/');
     let path = path.split('@').next()?.trim_end_matches(".git");
-    let host = REPOSITORIES
-        .iter()
-        .find(|(repo, _)| path.ends_with(repo))
-        .map(|(_, h)| *h)?;
+    let host = ALL
+        .into_iter()
+        .find(|h| h.repository().is_some_and(|repo| path.ends_with(repo)))?;
     let version = source
         .rsplit_once('@')
         .map(|(_, v)| v.trim_start_matches('v').to_string())
         .filter(|v| super::version::parse(v).is_some());
     Some((host, version))
 }
-
-/// The hosts' public repositories, as git sources name them.
-const REPOSITORIES: [(&str, HostId); 3] = [
-    ("tintinweb/pi-subagents", HostId::Tintinweb),
-    ("nicobailon/pi-subagents", HostId::Nicobailon),
-    ("giuseppecrj/pi-herdr-agents", HostId::Herdr),
-];
 
 /// The version in the installed package's `package.json`, where pi put it.
 fn installed_version(base: &Path, host: HostId, source: &str) -> Option<String> {

@@ -163,6 +163,10 @@ impl Confidence {
 pub struct Discovery {
     /// Lowest precedence first; a later directory wins a name clash.
     pub dirs: Vec<DiscoveryDir>,
+    /// Directories where other pi hosts look that this one never reads: pwk lists
+    /// the roles there as not visible to this host, with `note` as the reason.
+    #[serde(default)]
+    pub unread: Vec<UnreadDir>,
     /// File names the host never reads as roles.
     #[serde(default)]
     pub exclude: Vec<Exclude>,
@@ -182,6 +186,22 @@ pub enum Base {
     Cwd,
     /// The project root (pwk's rule: nearest `.git`, `.agents` or `.pi`).
     ProjectRoot,
+    /// The current directory and those above it (OpenCode's `.opencode`
+    /// directories; pi's example extension takes the nearest `.pi/agents`): pwk
+    /// reads the project root's.
+    Upward,
+}
+
+/// A directory a host does not read, where other hosts do ([`Discovery::unread`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnreadDir {
+    /// Relative to the base, as [`DiscoveryDir::path`].
+    pub path: String,
+    pub layer: DirLayer,
+    /// Why the host does not see a role there, and what to do.
+    pub note: String,
+    pub cite: Cite,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -624,9 +644,8 @@ impl Tools {
         if let Some((_, t)) = self.maps_to.iter().find(|(own, _)| same(own, base)) {
             return t.clone();
         }
-        const PI: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
         match self.builtins.iter().find(|b| same(b, base)) {
-            Some(b) if PI.contains(&b.as_str()) => vec![b.clone()],
+            Some(b) if super::pi_builtins().contains(&b.as_str()) => vec![b.clone()],
             _ => Vec::new(),
         }
     }

@@ -281,10 +281,8 @@ fn directives(
                 continue;
             }
             let id_span = start..start + id.len();
-            if rules::find(id).is_none() {
-                let hint = crate::suggest::did_you_mean(id, rules::RULES.iter().map(|r| r.id))
-                    .map(|s| format!("did you mean `{s}`?"))
-                    .unwrap_or_else(|| "`pwk rules` lists the rule ids".into());
+            if let Err(e) = rules::lookup(id) {
+                let hint = e.help("`pwk rules` lists the rule ids");
                 problems.push(invalid(
                     doc,
                     profile,

@@ -562,15 +562,12 @@ pub(crate) fn rules() -> Answer {
 
 pub(crate) fn explain_rule(args: &Map<String, Value>) -> Answer {
     let id = required_str(args, "id")?;
-    match crate::lint::rules::find(id) {
-        Some(r) => Ok(crate::lint::rules::rule_doc(r)),
-        None => {
-            let hint =
-                crate::suggest::did_you_mean(id, crate::lint::rules::RULES.iter().map(|r| r.id))
-                    .map(|s| format!("; did you mean `{s}`?"))
-                    .unwrap_or_else(|| "; the `rules` tool lists them".into());
-            Err(format!("no rule `{id}`{hint}"))
-        }
+    match crate::lint::rules::lookup(id) {
+        Ok(r) => Ok(crate::lint::rules::rule_doc(r)),
+        Err(e) => Err(format!(
+            "no rule `{id}`; {}",
+            e.help("the `rules` tool lists them")
+        )),
     }
 }
 

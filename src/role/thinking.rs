@@ -1,18 +1,14 @@
-//! pi's thinking levels, one list per pi generation: the only place they are
-//! written down. The linter, the schema (checked by a test), request validation and
+//! pi's thinking levels, one list per pi generation, from `schemas/pi.json` (compiled
+//! in by build.rs). The linter, the schema (checked by a test), request validation and
 //! model hints all read them from here.
 
-/// `--thinking` levels of pi 0.73 (`@mariozechner/pi-coding-agent`); the test
-/// checks that pi 1.6's list only adds to it (so [`LEVELS`] holds for both).
-#[cfg(test)]
-const PI_0_73: &[&str] = &["off", "minimal", "low", "medium", "high", "xhigh"];
-
-/// `--thinking` levels of pi 1.6 (`@earendil-works/pi-coding-agent`): adds `max`.
-pub(crate) const PI_1_6: &[&str] = &["off", "minimal", "low", "medium", "high", "xhigh", "max"];
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/pi_thinking.rs"));
+}
 
 /// Every level a supported pi accepts: the newest generation's list (each
-/// generation's list contains the one before).
-pub(crate) const LEVELS: &[&str] = PI_1_6;
+/// generation's list contains the one before; build.rs checks it).
+pub(crate) const LEVELS: &[&str] = generated::GENERATIONS[generated::GENERATIONS.len() - 1].2;
 
 /// Whether `level` is a thinking level of some supported pi.
 pub(crate) fn is_level(level: &str) -> bool {
@@ -25,7 +21,8 @@ mod tests {
 
     #[test]
     fn generations_only_add_levels_and_the_schema_agrees() {
-        assert!(PI_0_73.iter().all(|l| PI_1_6.contains(l)));
+        let oldest = generated::GENERATIONS[0].2;
+        assert!(oldest.contains(&"xhigh") && !oldest.contains(&"max"));
         let schema: serde_json::Value =
             serde_json::from_str(crate::role::schema::ROLE_SCHEMA).unwrap();
         let enumerated: Vec<&str> = schema["properties"]["thinking"]["enum"]

@@ -240,6 +240,31 @@ pub(crate) fn find(id: &str) -> Option<&'static Rule> {
     RULES.iter().copied().find(|r| r.id == id)
 }
 
+/// A rule by id, or why there is none: what every place that takes a rule id from a
+/// user (`[rules]`, `--select`, suppressions, `pwk rules ID`, the MCP tool) asks.
+pub(crate) fn lookup(id: &str) -> Result<&'static Rule, UnknownRule> {
+    find(id).ok_or_else(|| UnknownRule {
+        suggestion: crate::suggest::did_you_mean(id, RULES.iter().map(|r| r.id)),
+    })
+}
+
+/// A rule id that names no rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct UnknownRule {
+    /// The closest rule id, if one is close.
+    pub suggestion: Option<&'static str>,
+}
+
+impl UnknownRule {
+    /// "did you mean `x`?", else `otherwise` (where the user finds the ids).
+    pub(crate) fn help(&self, otherwise: &str) -> String {
+        match self.suggestion {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => otherwise.to_string(),
+        }
+    }
+}
+
 /// A rule as a JSON document (`pwk rules --format json`, `pwk mcp`'s `rules`):
 /// what it reports, per host profile what the host does about it, and examples.
 pub(crate) fn rule_doc(r: &Rule) -> serde_json::Value {

@@ -3,7 +3,7 @@
 // Each validator is `Validator::compile` of `host::schema::host_schema` for its profile.
 use super::*;
 
-pub(crate) const INPUTS: u64 = 0x235781b30884d1d5;
+pub(crate) const INPUTS: u64 = 0x6dff216f0af2d8b0;
 
 pub(crate) static VALIDATORS: &[(&str, Validator)] = &[
     ("role", Validator { root: Schema::Keywords(Own::Static(&K15)) }),
