@@ -188,21 +188,6 @@ impl Discovery {
             .collect()
     }
 
-    /// Every name pwk knows (identities, stems and `name` values), for did-you-mean.
-    pub fn known_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = Vec::new();
-        for f in &self.files {
-            names.push(f.identity.clone());
-            names.push(f.stem.clone());
-            if let Some(n) = f.role.as_ref().and_then(|r| r.name.clone()) {
-                names.push(n);
-            }
-        }
-        names.sort();
-        names.dedup();
-        names
-    }
-
     /// The source a file or role came from.
     pub fn source(&self, index: usize) -> &SourceDir {
         &self.sources[index]
