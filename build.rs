@@ -31,6 +31,7 @@ const HOSTS: &[&str] = &[
     "copilot",
     "opencode",
     "pi-example",
+    "subagents-lite",
 ];
 
 /// Blank every source string (`cite`) below `v`: the light view keeps the facts, not

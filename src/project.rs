@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::config::{ConfigError, Configs, Origin, ResolvedConfig, Val};
+use crate::fs::trust::{Untrusted, trust_entry, trusted_dir, untrusted_on_the_way};
 use crate::host::{Chosen, HostChoice};
 use crate::lint::{FileSettings, LintOptions, LintReport, SettingsSource, WalkError};
 
@@ -81,16 +82,24 @@ pub struct Project {
     pub config_file: Option<PathBuf>,
     /// The directory owned by another user where the root walk stopped, if it did.
     pub stopped_at: Option<PathBuf>,
+    /// What pwk does not use because another user controls it: the project the
+    /// root walk stopped at, a configuration on the way, a directory of roles.
+    pub ignored: Vec<Untrusted>,
     configs: Mutex<Configs>,
 }
 
 impl Project {
     /// Find the project for `opts`; `--dir` and `--config` must exist.
     pub fn open(opts: ProjectOptions) -> Result<Project, ProjectError> {
-        let (root, cwd, stopped_at) = match &opts.dir {
+        let (root, cwd, stopped_at, ignored) = match &opts.dir {
             None => {
                 let found = crate::fs::root::find_root(&opts.cwd, opts.home.as_deref());
-                (found.root, opts.cwd.clone(), found.stopped_at)
+                (
+                    found.root,
+                    opts.cwd.clone(),
+                    found.stopped_at,
+                    found.ignored,
+                )
             }
             Some(dir) => {
                 let root = opts.cwd.join(dir);
@@ -107,7 +116,7 @@ impl Project {
                         });
                     }
                 }
-                (root.clone(), root, None)
+                (root.clone(), root, None, None)
             }
         };
         let config_file = match &opts.config {
@@ -126,7 +135,9 @@ impl Project {
             // Read it now: a bad file named on the command line stops every command.
             configs.for_path(&cwd)?;
         }
+        let ignored = ignored_files(&cwd, &root, ignored);
         Ok(Project {
+            ignored,
             root,
             cwd,
             home: opts.home,
@@ -155,6 +166,7 @@ impl Project {
             host_flag: host,
             config_file: None,
             stopped_at: None,
+            ignored: Vec::new(),
         }
     }
 
@@ -289,16 +301,28 @@ impl Project {
     /// `exclude` leaves out what a walk found, never a file named.
     pub fn file_set(&self, req: &FileRequest) -> Result<FileSet, ProjectError> {
         let mut dirs = Vec::new();
+        // Who named the files, for `--fix` (the one confinement rule, `crate::fs`).
+        let mut named_by = crate::fs::NamedBy::User("the paths given".into());
         let paths = if req.paths.is_empty() {
             let from_config = {
                 let mut configs = self.configs();
-                configs
-                    .for_path(&self.cwd)?
-                    .and_then(|c| c.path_files().map(|f| (f, c.path().to_path_buf())))
+                configs.for_path(&self.cwd)?.and_then(|c| {
+                    let at = c.paths().map(|p| describe_origin(&p.origin, &self.cwd));
+                    c.path_files()
+                        .map(|f| (f, c.path().to_path_buf(), at.unwrap_or_default()))
+                })
+            };
+            named_by = match &from_config {
+                Some((_, _, at)) => crate::fs::NamedBy::Config {
+                    key: "paths",
+                    at: at.clone(),
+                    help: None,
+                },
+                None => crate::fs::NamedBy::Pwk,
             };
             match from_config {
-                Some((files, _)) if !files.is_empty() => files,
-                Some((_, config)) if !req.allow_empty => {
+                Some((files, _, _)) if !files.is_empty() => files,
+                Some((_, config, _)) if !req.allow_empty => {
                     return Err(ProjectError::NothingToLint(format!(
                         "`paths` in `{}` matches no `*.md` file",
                         crate::display::display_path(&self.cwd, &config)
@@ -319,20 +343,33 @@ impl Project {
         } else {
             req.paths.clone()
         };
-        // Where `--fix` and `--write-baseline` open files from (see `crate::fs`).
-        let anchors = crate::fs::Anchors::new(&self.cwd, &self.root, &paths);
+        // Where `--fix` opens files from (see `crate::fs`): the project root, and the
+        // paths the user named (never what a configuration named).
+        let anchors = crate::fs::Anchors::new(&self.cwd, &self.root, &req.paths);
         // A directory in the project reached through a symbolic link (a cloned
-        // repository's `.agents -> /elsewhere`) is not entered: reported, not linted.
-        let (paths, linked): (Vec<_>, Vec<_>) = paths
+        // repository's `.agents -> /elsewhere`) or that another user controls is not
+        // entered: reported, not linted. (What the user names is read.)
+        let skipped = |p: &PathBuf| -> Option<String> {
+            if req.paths.contains(p) {
+                return None;
+            }
+            if let Some(link) = anchors.symlink_on_the_way(p) {
+                return Some(crate::fs::linked_dir_message(&self.cwd, &link));
+            }
+            untrusted_on_the_way(&self.root, p).map(|u| u.dir_warning(&self.cwd))
+        };
+        let (paths, not_read): (Vec<_>, Vec<_>) = paths
             .into_iter()
-            .partition(|p| req.paths.contains(p) || anchors.symlink_on_the_way(p).is_none());
+            .map(|p| {
+                let why = skipped(&p);
+                (p, why)
+            })
+            .partition(|(_, why)| why.is_none());
+        let paths: Vec<PathBuf> = paths.into_iter().map(|(p, _)| p).collect();
         let mut collected = crate::lint::collect_files(&paths, req.recursive);
-        for dir in linked {
-            let link = anchors
-                .symlink_on_the_way(&dir)
-                .unwrap_or_else(|| dir.clone());
+        for (dir, why) in not_read {
             collected.errors.push(WalkError::Io {
-                source: std::io::Error::other(crate::fs::linked_dir_message(&self.cwd, &link)),
+                source: std::io::Error::other(why.unwrap_or_default()),
                 path: dir,
             });
         }
@@ -368,6 +405,7 @@ impl Project {
         Ok(FileSet {
             files,
             anchors,
+            named_by,
             walk_errors: collected.errors,
             other_case: collected.other_case,
             dirs,
@@ -485,8 +523,11 @@ pub struct FileRequest {
 #[derive(Debug, Default)]
 pub struct FileSet {
     pub files: Vec<PathBuf>,
-    /// The trust anchors `--fix` and `--write-baseline` open these files from.
+    /// The trust anchors `--fix` opens these files from.
     pub anchors: crate::fs::Anchors,
+    /// Who named these files: the paths given, `paths` of the configuration, or
+    /// pwk's own walk of the agents directories.
+    pub named_by: crate::fs::NamedBy,
     pub walk_errors: Vec<WalkError>,
     /// Files found whose extension is `md` in another case (reported as skipped).
     pub other_case: Vec<PathBuf>,
@@ -595,6 +636,37 @@ pub(crate) fn describe_origin(origin: &Origin, cwd: &Path) -> String {
             crate::display::display_path(cwd, path)
         ),
     }
+}
+
+/// Everything of the project another user controls, so that pwk says what it does
+/// not use: `walk` (what the root walk stopped at), the configuration files from
+/// `cwd` up to `root`, the role directories of `root`. Each path once.
+fn ignored_files(cwd: &Path, root: &Path, walk: Option<Untrusted>) -> Vec<Untrusted> {
+    let mut out: Vec<Untrusted> = walk.into_iter().collect();
+    let mut add = |u: Untrusted| {
+        if !out.iter().any(|o| o.path == u.path) {
+            out.push(u);
+        }
+    };
+    for dir in cwd.ancestors() {
+        if !trusted_dir(dir) {
+            break;
+        }
+        for n in crate::config::FILE_NAMES {
+            if let Err(u) = trust_entry(&dir.join(n)) {
+                add(u);
+            }
+        }
+        if dir == root {
+            break;
+        }
+    }
+    for d in agents_dirs(root) {
+        if let Some(u) = untrusted_on_the_way(root, &d.path) {
+            add(u);
+        }
+    }
+    out
 }
 
 #[cfg(test)]

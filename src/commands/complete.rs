@@ -25,7 +25,9 @@ pub fn role_names() -> Vec<CompletionCandidate> {
     let Ok(ctx) = crate::Context::from_process(ColorChoice::Never) else {
         return Vec::new();
     };
-    let Ok(project) = super::project(&ctx, None) else {
+    // (No warnings while the shell completes: `Project::open`, not `super::project`.)
+    let opts = super::project_options(&ctx, super::ProjectFlags::default());
+    let Ok(project) = crate::project::Project::open(opts) else {
         return Vec::new();
     };
     let Ok(d) = project.discover() else {

@@ -44,7 +44,11 @@ pub fn run(args: &DelegateArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             return Err(anyhow::anyhow!(located));
         }
     };
-    let budget = super::project(ctx, None)?
+    let flags = super::ProjectFlags {
+        config: args.config.file.as_deref(),
+        ..Default::default()
+    };
+    let budget = super::open_project(ctx, flags)?
         .delegate_budget()
         .map_err(|e| super::config_error(ctx, e))?
         .map(|v| v.value)
@@ -123,6 +127,7 @@ pub fn delegate(
     };
     let how = How {
         dry_run,
+        check_only: false,
         rpc: false,
         remote: None,
         progress: &print,

@@ -28,6 +28,9 @@ pub(super) fn find(path: &Path, home: Option<&Path>) -> Result<Option<PathBuf>, 
             .collect();
         match found.as_slice() {
             [] => {}
+            // Another user's file in a directory others can write is not used, and
+            // the walk ends (the one trust rule, `crate::fs::trust`).
+            [one] if crate::fs::trust::trust_entry(one).is_err() => break,
             [one] => return Ok(Some(one.clone())),
             [a, b, ..] => return Err(ConfigError::Both(a.clone(), b.clone())),
         }
@@ -146,7 +149,7 @@ impl Config {
     pub fn path_files(&self) -> Option<Vec<PathBuf>> {
         let layer = self.layers.iter().rev().find(|l| l.paths.is_some())?;
         let globs = &layer.paths.as_ref()?.value;
-        let dir = layer.path.parent()?.to_path_buf();
+        let dir = layer.dir.clone();
         let mut out = Vec::new();
         let mut stack = vec![dir];
         while let Some(d) = stack.pop() {

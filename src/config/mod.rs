@@ -27,12 +27,15 @@ use crate::host::HostChoice;
 use crate::lint::{FileSettings, RuleLevel};
 
 /// The names a configuration file may have, in the order they are looked for.
-pub(crate) const FILE_NAMES: [&str; 2] = ["pwk.toml", ".pwk.toml"];
+pub(crate) const FILE_NAMES: [&str; 2] = crate::fs::root::CONFIG_FILE_NAMES;
 
 /// One configuration file, as read.
 #[derive(Debug, Clone)]
 pub struct Layer {
     pub path: PathBuf,
+    /// The directory its globs, `baseline` and `extend` are relative to: the
+    /// file's, named as the linted files are (a link on the way resolved).
+    pub dir: PathBuf,
     pub host: Option<Val<HostChoice>>,
     pub paths: Option<Val<Vec<Glob>>>,
     pub exclude: Option<Val<Vec<Glob>>>,

@@ -48,13 +48,49 @@ impl Config {
                     why,
                 },
             })?;
-            let (layer, extend) = parse(&file, &text)?;
+            // The directory its globs, `baseline` and `extend` are relative to, named
+            // as the linted files are (N23: `extend = "up/base.toml"` with `up -> ..`
+            // is the parent's file, whose globs match the parent's files).
+            let anchor = layers
+                .first()
+                .map_or_else(|| parent_of(&file), |l: &Layer| l.dir.clone());
+            let base = base_dir(&anchor, &file);
+            let (layer, extend) = parse(&file, &base, &text)?;
             next = extend;
             layers.push(layer);
         }
         layers.reverse();
         Ok(Config { layers })
     }
+}
+
+fn parent_of(file: &Path) -> PathBuf {
+    file.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// The directory holding `file`, named from `anchor` (the directory of the
+/// configuration that was found, as the linted paths name it): its real directory
+/// below the real directory of `anchor` or of its nearest ancestor that holds it.
+/// A symbolic link on the way to `file` is resolved as the kernel reads the file;
+/// the result is a path the linted files' (unresolved) paths start with. Without
+/// such an ancestor, its real directory.
+fn base_dir(anchor: &Path, file: &Path) -> PathBuf {
+    let dir = parent_of(file);
+    let Ok(real) = std::fs::canonicalize(&dir) else {
+        return dir;
+    };
+    for a in anchor.ancestors() {
+        if let Ok(a_real) = std::fs::canonicalize(a)
+            && let Ok(rest) = real.strip_prefix(&a_real)
+        {
+            return if rest.as_os_str().is_empty() {
+                a.to_path_buf()
+            } else {
+                a.join(rest)
+            };
+        }
+    }
+    real
 }
 
 fn read_config(path: &Path) -> Result<String, String> {
@@ -282,6 +318,10 @@ impl Reader<'_> {
             let n = match v.as_value() {
                 Some(Value::Integer(i)) => serde_json::Value::from(*i.value()),
                 Some(Value::Float(f)) => serde_json::Value::from(*f.value()),
+                // `on_unknown_usage = "stop"`: the one key whose value is a word.
+                Some(Value::String(s)) if k == "on_unknown_usage" => {
+                    serde_json::Value::from(s.value().as_str())
+                }
                 _ => {
                     return Err(self.error(
                         v.span(),
@@ -384,8 +424,10 @@ fn lexical(path: &Path) -> PathBuf {
     for c in path.components() {
         match c {
             Component::CurDir => {}
+            // `/..` is `/`: a key's `../../..` past the root names the root, not
+            // a `/../etc` the messages would then show.
             Component::ParentDir => {
-                if !out.pop() {
+                if !out.pop() && !out.has_root() {
                     out.push(c);
                 }
             }
@@ -408,18 +450,19 @@ pub(super) const TOP_KEYS: [&str; 8] = [
 ];
 
 /// The keys of `[delegate] budget`, and the request key each stands for.
-pub(super) const BUDGET_KEYS: [(&str, &str); 3] = [
+pub(super) const BUDGET_KEYS: [(&str, &str); 4] = [
     ("max_tokens", "maxTokens"),
     ("max_cost_usd", "maxCostUsd"),
     ("max_wall_seconds", "maxWallSeconds"),
+    ("on_unknown_usage", "onUnknownUsage"),
 ];
 
 /// The file a layer extends, and where it says so.
 type Extend = Option<(PathBuf, Option<Origin>)>;
 
 /// Parse one file; returns the layer and the file it extends.
-fn parse(path: &Path, text: &str) -> Result<(Layer, Extend), ConfigError> {
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+fn parse(path: &Path, dir: &Path, text: &str) -> Result<(Layer, Extend), ConfigError> {
+    let dir = dir.to_path_buf();
     let r = Reader {
         path,
         text,
@@ -458,6 +501,7 @@ fn parse(path: &Path, text: &str) -> Result<(Layer, Extend), ConfigError> {
     })?;
     let layer = Layer {
         path: path.to_path_buf(),
+        dir: dir.clone(),
         host: table.get("host").map(|h| r.host(h)).transpose()?,
         paths: table
             .get("paths")
@@ -561,6 +605,14 @@ mod tests {
             b.origin
         );
         assert!(load("").unwrap().delegate_budget().is_none());
+        let c =
+            load("[delegate]\nbudget = { max_tokens = 9, on_unknown_usage = \"stop\" }\n").unwrap();
+        assert_eq!(
+            c.delegate_budget().unwrap().value.on_unknown_usage,
+            Some(crate::delegate::budget::OnUnknownUsage::Stop)
+        );
+        let e = err("[delegate]\nbudget = { on_unknown_usage = \"halt\" }\n");
+        assert!(e.contains("must be \"warn\" or \"stop\""), "{e}");
         let e = err("[delegate]\nbudget = { max_tokens = 0 }\n");
         assert!(
             e.starts_with(

@@ -82,7 +82,11 @@ pub(crate) fn write(
     }
     let hooks = &mut crate::fs::NoHooks;
     let create = matches!(dest, Destination::Dir(_));
-    let Some((dir, name)) = anchors.open_parent(&path, create, hooks)? else {
+    let by = crate::fs::NamedBy::User(match dest {
+        Destination::Dir(_) => "--out".into(),
+        Destination::InPlace => "the paths to convert".into(),
+    });
+    let Some((dir, name)) = anchors.open_parent(&path, &by, create, hooks)? else {
         return Err(WriteError::CreateDir {
             path: path.parent().map(Path::to_path_buf).unwrap_or_default(),
             source: std::io::ErrorKind::NotFound.into(),
@@ -114,7 +118,7 @@ pub(crate) fn write(
         // old file is kept next to it first.
         Inspect::File(ex) => {
             let backup = dir.write_backup(&name, &ex, hooks)?;
-            (Replace::Existing(ex.ident), Some(backup))
+            (Replace::Existing(ex.expected()), Some(backup))
         }
     };
     let written = match replace {

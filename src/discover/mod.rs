@@ -160,14 +160,15 @@ pub struct Discovery {
 
 impl Discovery {
     /// The effective definition of `name` (hidden roles too: they stay invokable by
-    /// exact name). Under tintinweb, which matches case-insensitively, a unique
+    /// exact name). Under a host that matches names without regard to case
+    /// (its profile's `identity.case_insensitive`: tintinweb), a unique
     /// case-insensitive match is accepted.
     pub fn find(&self, name: &str) -> Option<&ResolvedRole> {
         // `roles` is sorted by name.
         if let Ok(i) = self.roles.binary_search_by(|r| r.name.as_str().cmp(name)) {
             return Some(&self.roles[i]);
         }
-        if self.host.host == HostId::Tintinweb {
+        if self.host.identity.case_insensitive.is_some() {
             let mut it = self
                 .roles
                 .iter()
@@ -244,6 +245,14 @@ pub fn resolve_in(roots: &Roots, host: Host) -> Discovery {
                 {
                     source.exists = true;
                     source.error = Some(crate::fs::linked_dir_message(&roots.cwd, &link));
+                    continue;
+                }
+                // Nor one that another user controls (the one trust rule, `crate::fs::trust`).
+                if let Some(u) = crate::fs::trust::untrusted_on_the_way(&project_root, &dir)
+                    && std::fs::metadata(&dir).is_ok_and(|m| m.is_dir())
+                {
+                    source.exists = true;
+                    source.error = Some(u.dir_warning(&roots.cwd));
                     continue;
                 }
                 let listing = scan::list_md_files(&dir, source.recursive, &source.skip_dirs);

@@ -504,10 +504,10 @@ pub(crate) fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: S
     field(
         &mut out,
         "runs on",
-        if rt.kind == "pi" {
-            "pi"
-        } else {
-            "an external CLI"
+        &match rt.kind {
+            "pi" => "pi".to_string(),
+            "host-cli" => format!("{} itself", d.host.label()),
+            _ => "an external CLI".to_string(),
         },
     );
     if let Some(cli) = &rt.cli {
@@ -560,11 +560,10 @@ pub(crate) fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: S
         "max_turns",
         &format!("{turns} ({})", rt.max_turns.note),
     );
-    let model = rt
-        .model
-        .effective
-        .clone()
-        .unwrap_or_else(|| "pi's default".to_string());
+    let model = rt.model.effective.clone().unwrap_or_else(|| match rt.kind {
+        "host-cli" => format!("{}'s default", d.host.as_str()),
+        _ => "pi's default".to_string(),
+    });
     field(
         &mut out,
         "model",

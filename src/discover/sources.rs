@@ -134,10 +134,15 @@ pub(super) fn profile_sources(
             }
         }
     }
-    if roots.global_agents_dir.is_none() {
+    let wants = |prefix: &str| discovery.dirs.iter().any(|d| d.path.starts_with(prefix));
+    if roots.global_agents_dir.is_none() && wants("{agent_dir}/") {
         notes.push(
             "no global agents directory: neither PI_CODING_AGENT_DIR nor HOME is set".to_string(),
         );
+    } else if roots.home.is_none() && wants("{home}/") {
+        notes.push(format!(
+            "no user agents directory: HOME is not set, so {name}'s user directory is not searched"
+        ));
     }
     // The same directory twice (e.g. the project is $HOME): keep the higher-priority one.
     let mut seen: Vec<PathBuf> = Vec::new();
@@ -165,7 +170,7 @@ fn package_note(host: Host) -> Option<String> {
     match host.host.kind() {
         HostKind::Portable => None,
         HostKind::Cli => Some(format!(
-            "built into pwk for pi hosts; {name} does not read them (`pwk convert --to {name}` writes them for it)"
+            "built into pwk; {name} does not read them (`pwk convert --to {name}` writes them for it)"
         )),
         HostKind::Pi
             if crate::install::bundled::project_agents_dir(host)

@@ -14,6 +14,10 @@ pub(crate) fn root_marker_of(dir: &Path) -> Option<&'static str> {
 /// What makes a directory a project root.
 const PROJECT_MARKERS: [&str; 3] = [".git", ".agents", ".pi"];
 
+/// The names a configuration file may have, in the order they are looked for
+/// (`crate::config::FILE_NAMES`): the root walk says when it leaves one unused.
+pub(crate) const CONFIG_FILE_NAMES: [&str; 2] = ["pwk.toml", ".pwk.toml"];
+
 /// Where the root walk ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RootFound {
@@ -22,30 +26,41 @@ pub(crate) struct RootFound {
     pub marker: Option<&'static str>,
     /// The directory owned by another user where the walk stopped.
     pub stopped_at: Option<PathBuf>,
+    /// What the walk left unused because another user controls it (a marker, a
+    /// configuration, the directory holding them): reported by every command.
+    pub ignored: Option<super::trust::Untrusted>,
 }
 
 /// The one project-root rule: the nearest directory, from `cwd` upwards, that
 /// contains `.git`, `.agents` or `.pi`. The walk stops below `home` (whose `.pi/`
 /// is pi's own configuration, not a project) unless `cwd` is `home` itself, and
-/// before a directory owned by another user (as git's `safe.directory`) unless
-/// `PWK_SAFE_DIRECTORIES` lists it. Without a marker the root is `cwd`.
+/// at what another user controls ([`super::trust::trust_dir`], [`super::trust::trust_entry`]; as git's
+/// `safe.directory`) unless `PWK_SAFE_DIRECTORIES` lists it. Without a marker the
+/// root is `cwd`.
 pub(crate) fn find_root(cwd: &Path, home: Option<&Path>) -> RootFound {
+    let stop = |dir: &Path, ignored: Option<super::trust::Untrusted>| RootFound {
+        root: cwd.to_path_buf(),
+        marker: None,
+        stopped_at: Some(dir.to_path_buf()),
+        ignored,
+    };
     for dir in cwd.ancestors() {
         if home.is_some_and(|h| h == dir) && dir != cwd {
             break;
         }
-        if !super::trusted_dir(dir) {
-            return RootFound {
-                root: cwd.to_path_buf(),
-                marker: None,
-                stopped_at: Some(dir.to_path_buf()),
-            };
+        if let Err(u) = super::trust::trust_dir(dir) {
+            // Said only when it holds something pwk would have used.
+            return stop(dir, holds_project_files(dir).then_some(u));
         }
         if let Some(marker) = root_marker_of(dir) {
+            if let Err(u) = super::trust::trust_entry(&dir.join(marker)) {
+                return stop(dir, Some(u));
+            }
             return RootFound {
                 root: dir.to_path_buf(),
                 marker: Some(marker),
                 stopped_at: None,
+                ignored: None,
             };
         }
     }
@@ -53,7 +68,16 @@ pub(crate) fn find_root(cwd: &Path, home: Option<&Path>) -> RootFound {
         root: cwd.to_path_buf(),
         marker: None,
         stopped_at: None,
+        ignored: None,
     }
+}
+
+/// Whether `dir` holds a project marker or a configuration file.
+fn holds_project_files(dir: &Path) -> bool {
+    root_marker_of(dir).is_some()
+        || CONFIG_FILE_NAMES
+            .iter()
+            .any(|n| std::fs::symlink_metadata(dir.join(n)).is_ok())
 }
 
 #[cfg(test)]

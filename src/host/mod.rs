@@ -885,6 +885,20 @@ mod tests {
         );
     }
 
+    /// herdr's model defaults, as its profile locates them: a role's own entry (a
+    /// string, or the first of a fallback list) and the default.
+    #[test]
+    fn model_config_paths_read_herdr_config() {
+        let json =
+            serde_json::json!({"models": {"agents": {"a": ["x/1", "y/2"]}, "default": "z/3"}});
+        let cfg = HostId::Herdr.newest().model_config.as_ref().unwrap();
+        let at = |path: &str, role: &str| ModelConfig::lookup(path, role, &json);
+        assert_eq!(at(&cfg.per_agent, "a").as_deref(), Some("x/1"));
+        assert_eq!(at(&cfg.per_agent, "b"), None);
+        assert_eq!(at(&cfg.default, "a").as_deref(), Some("z/3"));
+        assert!(HostId::Tintinweb.newest().model_config.is_none());
+    }
+
     #[test]
     fn pi_rows_are_the_parsed_profiles() {
         let rows: Vec<PiRow> = pi_rows().collect();

@@ -74,6 +74,11 @@ pub struct Profile {
     pub skill_dirs: Option<SkillDirs>,
     /// What the host does with a `model` it cannot resolve.
     pub unresolvable_model: Fact,
+    /// A configuration file the host reads model defaults from, per role and for
+    /// every role (pi-herdr-agents' `herdr-agents/config.json`): the model chain's
+    /// per-agent and global links.
+    #[serde(default)]
+    pub model_config: Option<ModelConfig>,
     /// How the host names models.
     #[serde(default)]
     pub models: Models,
@@ -259,6 +264,10 @@ pub struct Identity {
     /// "\<host> …" (tintinweb: runs a general-purpose child with all seven tools).
     #[serde(default)]
     pub on_unknown: Option<String>,
+    /// Set when the host matches a called name without regard to case, when no
+    /// role has it exactly (tintinweb).
+    #[serde(default)]
+    pub case_insensitive: Option<Fact>,
     pub cite: Cite,
 }
 
@@ -590,6 +599,57 @@ impl SkillDir {
         self.path
             .replace("{agent_dir}", "$PI_CODING_AGENT_DIR")
             .replace("{home}", "~")
+    }
+}
+
+/// Where a host reads per-role and default models ([`Profile::model_config`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// `{agent_dir}/…`, `{home}/…`, or relative to the project root.
+    pub file: String,
+    /// The dotted path of a role's model in it; `<role>` is the role's name.
+    pub per_agent: String,
+    /// The dotted path of the model every role defaults to.
+    pub default: String,
+    /// What the file is for, in words.
+    pub note: String,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+impl ModelConfig {
+    /// The model at `path` (`models.agents.<role>`) in `json`: a string, or the
+    /// first of a list of candidates.
+    pub fn lookup(path: &str, role: &str, json: &serde_json::Value) -> Option<String> {
+        let mut v = json;
+        for part in path.split('.') {
+            let part = if part == "<role>" { role } else { part };
+            v = v.get(part)?;
+        }
+        match v {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Array(items) => items.first()?.as_str().map(str::to_string),
+            _ => None,
+        }
+    }
+
+    /// The file on this machine (`None`: it needs a home or agent directory that
+    /// is not known).
+    pub fn locate(
+        &self,
+        home: Option<&std::path::Path>,
+        agent_dir: Option<&std::path::Path>,
+        root: &std::path::Path,
+    ) -> Option<std::path::PathBuf> {
+        if let Some(rest) = self.file.strip_prefix("{agent_dir}/") {
+            return agent_dir.map(|d| d.join(rest));
+        }
+        if let Some(rest) = self.file.strip_prefix("{home}/") {
+            return home.map(|h| h.join(rest));
+        }
+        Some(root.join(&self.file))
     }
 }
 

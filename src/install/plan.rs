@@ -14,7 +14,8 @@ use super::hint::{self, ModelHint};
 use super::history::{is_earlier_version, sha256_hex};
 use super::manifest::Manifest;
 use crate::fs::write::{
-    self as safe, Existing, Hooks, Ident, Inspect, Replace, SafeDir, SafeWriteError, WriteOptions,
+    self as safe, Existing, Expected, Hooks, Inspect, Replace, SafeDir, SafeWriteError,
+    WriteOptions,
 };
 use crate::roles::{BundledRole, FAST_REVIEWERS, REVIEWERS, valid_role_name};
 
@@ -83,7 +84,7 @@ enum Action {
     },
     Replace {
         content: String,
-        expect: Ident,
+        expect: Expected,
         mode: u32,
         backup: Option<Existing>,
     },
@@ -241,7 +242,7 @@ fn plan_one(
         result.diff = Some(unified_diff(&ex.content, &desired, &file_name));
     }
     let mode = ex.mode & 0o777;
-    let expect = ex.ident;
+    let expect = ex.expected();
     let (reason, backup) = match ours {
         Some(why) => (why, None),
         None if opts.force => (

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use super::fix::{Applicability, fix_text};
 use super::{FileSettings, lint_text};
-use crate::fs::{Anchors, Hooks, Kind, NoHooks, SafeWriteError};
+use crate::fs::{Anchors, Hooks, Kind, NamedBy, NoHooks, SafeWriteError};
 use crate::host::HostProfile;
 
 /// Write the fixed files, or only show what would change.
@@ -46,10 +46,13 @@ pub(crate) struct FileFix {
     pub outcome: Outcome,
 }
 
-/// Fix one file for `profile` with `settings`, opened from its trust anchor.
+/// Fix one file for `profile` with `settings`, opened from its trust anchor
+/// (`by` named it: the path argument, the configuration's `paths`, pwk's walk).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn fix_file(
     path: &Path,
     anchors: &Anchors,
+    by: &NamedBy,
     profile: &'static HostProfile,
     settings: &FileSettings,
     applicability: Applicability,
@@ -59,6 +62,7 @@ pub(crate) fn fix_file(
     fix_file_with(
         path,
         anchors,
+        by,
         profile,
         settings,
         applicability,
@@ -73,6 +77,7 @@ pub(crate) fn fix_file(
 pub(crate) fn fix_file_with(
     path: &Path,
     anchors: &Anchors,
+    by: &NamedBy,
     profile: &'static HostProfile,
     settings: &FileSettings,
     applicability: Applicability,
@@ -81,7 +86,7 @@ pub(crate) fn fix_file_with(
     hooks: &mut dyn Hooks,
 ) -> FileFix {
     let done = |outcome| FileFix { outcome };
-    let opened = match anchors.open_parent(path, false, hooks) {
+    let opened = match anchors.open_parent(path, by, false, hooks) {
         Ok(Some(x)) => x,
         Ok(None) => {
             return done(Outcome::NotRead(SafeWriteError::Io {
@@ -146,6 +151,7 @@ mod tests {
         fix_file_with(
             path,
             &Anchors::new(dir, dir, &[]),
+            &NamedBy::Pwk,
             HostId::Pwk.newest(),
             &FileSettings::default(),
             Applicability::Safe,

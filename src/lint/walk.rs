@@ -88,11 +88,12 @@ pub fn collect_files(paths: &[PathBuf], recursive: bool) -> Collected {
     out.sort();
     out.dedup();
     if paths.len() > 1 {
-        // One file named two ways (`a.md` and `./a.md`, a directory and a file
-        // in it, `sub/../a.md`) is one file: the first name in order is kept.
-        // (One walk never finds a file twice, so a single path needs no check.)
+        // One directory entry named two ways (`a.md` and `./a.md`, a directory and a
+        // file in it, `sub/../a.md`) is one file: the first name in order is kept.
+        // Two entries of one inode (hard links) are two roles to every host: kept
+        // (N24). (One walk never finds an entry twice: a single path needs no check.)
         let mut seen = std::collections::HashSet::new();
-        out.retain(|p| crate::fs::identity_nofollow(p).is_none_or(|id| seen.insert(id)));
+        out.retain(|p| entry_identity(p).is_none_or(|id| seen.insert(id)));
     }
     other_case.sort();
     Collected {
@@ -100,6 +101,20 @@ pub fn collect_files(paths: &[PathBuf], recursive: bool) -> Collected {
         errors,
         other_case,
     }
+}
+
+/// The directory entry `path` names: its directory's identity (device, inode; the
+/// directory as the kernel resolves it) and its file name. `None` when it cannot be
+/// looked at.
+fn entry_identity(path: &Path) -> Option<((u64, u64), std::ffi::OsString)> {
+    use std::os::unix::fs::MetadataExt;
+    let name = path.file_name()?.to_os_string();
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let m = std::fs::metadata(dir).ok()?;
+    Some(((m.dev(), m.ino()), name))
 }
 
 /// Whether a file name has the extension `md` as `Path::extension` reads it: `.md`

@@ -50,11 +50,6 @@ pub(crate) fn git_install_dir(base: &Path, host_and_path: &str) -> PathBuf {
     base.join("git").join(host_and_path)
 }
 
-/// pi-herdr-agents' config file.
-pub(crate) fn herdr_config_path(agent_dir: &Path) -> PathBuf {
-    agent_dir.join("herdr-agents").join("config.json")
-}
-
 /// What one pi settings file sets.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct PiDefaults {
@@ -74,32 +69,34 @@ impl PiDefaults {
     }
 }
 
-/// The model defaults pi-herdr-agents' config gives one agent.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct HerdrModels {
-    pub per_agent: Option<String>,
-    pub default: Option<String>,
-}
-
-impl HerdrModels {
-    pub(crate) fn from_json(json: &serde_json::Value, agent: &str) -> HerdrModels {
-        let models = &json["models"];
-        HerdrModels {
-            per_agent: model_value(&models["agents"][agent]),
-            default: model_value(&models["default"]),
-        }
+/// The package sources of the settings file at `path` ([`package_sources`]):
+/// empty when it does not exist; `Err` says why it cannot be used (not a regular
+/// file, too large, not JSON). Only `packages` is parsed: the rest is skipped
+/// without a depth limit (N25: pi's `JSON.parse` reads a file nested deeper than
+/// serde_json's 128 levels, so pwk must too).
+pub(crate) fn read_packages(path: &Path) -> Result<Vec<String>, String> {
+    #[derive(serde::Deserialize)]
+    struct Packages {
+        #[serde(default)]
+        packages: serde_json::Value,
     }
-}
-
-/// A model value: a string, or the first of a list of candidates.
-fn model_value(v: &serde_json::Value) -> Option<String> {
-    match v {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Array(items) => {
-            items.first().and_then(|s| s.as_str()).map(str::to_string)
-        }
-        _ => None,
+    let bytes = match crate::fs::read::read(path, Kind::Settings) {
+        Ok(b) => b,
+        Err(ReadError::NotFound) => return Ok(Vec::new()),
+        Err(e) => return Err(format!("it {e}")),
+    };
+    // Not an object (pi reads `settings.packages` of whatever it parsed): no
+    // packages. (serde would read a struct from an array too.)
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return serde_json::from_slice::<serde::de::IgnoredAny>(&bytes)
+            .map(|_| Vec::new())
+            .map_err(|e| format!("it is not valid JSON: {e}"));
     }
+    let doc: Packages =
+        serde_json::from_slice(&bytes).map_err(|e| format!("it is not valid JSON: {e}"))?;
+    Ok(package_sources(
+        &serde_json::json!({ "packages": doc.packages }),
+    ))
 }
 
 /// Read an optional settings file. `Ok(None)` when it does not exist; `Err` says why
@@ -125,12 +122,6 @@ mod tests {
         ));
         assert_eq!(pi.provider.as_deref(), Some("mock"));
         assert_eq!(pi.thinking, None);
-        let h = HerdrModels::from_json(
-            &serde_json::json!({"models": {"agents": {"a": ["x/1", "y/2"]}, "default": "z/3"}}),
-            "a",
-        );
-        assert_eq!(h.per_agent.as_deref(), Some("x/1"));
-        assert_eq!(h.default.as_deref(), Some("z/3"));
         assert_eq!(
             pi_settings_paths(None, Path::new("/w")),
             [PathBuf::from("/w/.pi/settings.json")]

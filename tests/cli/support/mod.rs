@@ -69,6 +69,7 @@ impl TestEnv {
                 || k.starts_with("PI_")
                 || k == "NO_COLOR"
                 || k == "GITHUB_ACTIONS"
+                || k == "XDG_CACHE_HOME"
             {
                 cmd.env_remove(&k);
             }
