@@ -507,23 +507,9 @@ pub struct ConfigArgs {
     pub format: Format,
 }
 
-/// A rule id, or an error with the did-you-mean of `crate::suggest`.
-fn parse_rule_id(s: &str) -> Result<String, String> {
-    crate::lint::rules::lookup(s)
-        .map(|r| r.id.to_string())
-        .map_err(|e| {
-            format!(
-                "no rule `{}`; {}",
-                crate::text::escape_line(s),
-                e.help("`pwk rules` lists them")
-            )
-        })
-}
-
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// A rule id to explain, e.g. `unknown-key`.
-    #[arg(value_parser = parse_rule_id)]
     pub rule: Option<String>,
 
     /// Output format.
@@ -533,8 +519,7 @@ pub struct RulesArgs {
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The rule id, e.g. `unknown-key`.
-    #[arg(value_parser = parse_rule_id)]
+    /// The rule id, e.g. `unknown-key` (a misspelt one gets a did-you-mean).
     pub rule: String,
 
     /// Output format.
@@ -553,10 +538,10 @@ pub struct SetupArgs {
     #[arg(long)]
     pub global: bool,
 
-    /// The host the roles are written for, and so the project directory they go
-    /// to: the one that host reads (`--host herdr`: `.pi/agents/`, the only one
-    /// herdr reads). Default: `host` in pwk.toml, else `auto`.
-    #[arg(long, value_parser = parse_host)]
+    /// The host the roles are written for, and so the project directory they go to:
+    /// the one that host reads (`--host herdr`: `.pi/agents/`, the only one herdr
+    /// reads).
+    #[arg(long, value_parser = parse_host, help = project_host_help())]
     pub host: Option<HostChoice>,
 
     /// Change nothing; say what would happen.
