@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""compare.py [EXTRACTION.json ...] — does pwk's profile say what the host's artifact says?
+"""compare.py [--profile HOST@V] [EXTRACTION.json ...] — does pwk's profile say what the
+host's artifact says?
 
 Compares each extraction (default: every schemas/extracted/*.json) with the profile
-whose `applies` range holds its version (schemas/hosts/<host>.json, resolved through
+whose `applies` range holds its version (or with `--profile HOST@V`: a drift check) (schemas/hosts/<host>.json, resolved through
 its version patches), fact by fact, and prints each disagreement:
 
   claude-code@2.1.332 vs profile claude-code@2.1
@@ -21,7 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from common import EXTRACTED, ROOT, profile_for  # noqa: E402
+from common import EXTRACTED, ROOT, profile_for, profiles  # noqa: E402
 
 ROLE = None
 
@@ -128,7 +129,10 @@ SAMPLE_STRINGS = ["", "x", "yellow", "#FF5733", "#fff", "primary", "my-agent", "
 
 
 def samples(v):
-    out = list(SAMPLE_STRINGS) + list(v.get("enum", [])) + list(v.get("aliases", {}))
+    # A host that takes integers may read them out of text too (Claude Code's
+    # parseInt): such strings are judged by the probes, not here.
+    strings = [x for x in SAMPLE_STRINGS if not (v.get("integer") and x[:1].isdigit())]
+    out = strings + list(v.get("enum", [])) + list(v.get("aliases", {}))
     if v.get("integer") or "integer" in v.get("types", []) or "number" in v.get("types", []):
         m = v.get("minimum", 1)
         out += [1, 5, m, m + 1, 100000] + ([m - 1] if "minimum" in v else [])
@@ -338,16 +342,22 @@ def compare(doc, profile):
                 f"{label} says {'recursive' if match[0].get('recursive') else 'not recursive'}", d["cite"])
         if d.get("skip_prefix") and not any(e.get("prefix") == d["skip_prefix"] for e in profile["discovery"].get("exclude", [])):
             say(f"dirs: the host skips files starting with `{d['skip_prefix']}`, {label} does not say so", d["cite"])
-        if "plain_md" in d and d["plain_md"] != (profile["discovery"].get("suffix", ".md") == ".md"):
-            say(f"dirs: the host {'reads' if d['plain_md'] else 'skips'} plain `*.md` files, {label}'s suffix is "
-                f"{profile['discovery'].get('suffix', '.md')}", d["cite"])
     return out
 
 
-def report(docs):
+def report(docs, against=None):
+    """Print each extraction's disagreements with its profile (or with the profile
+    version `against`, `gemini@0.61`); 1 when there is one."""
     bad = 0
     for doc in docs:
         profile = profile_for(doc["host"], doc["version"])
+        if against:
+            host, _, version = against.partition("@")
+            found = [p for p in profiles(host) if p["version"] == version] if host == doc["host"] else []
+            if not found:
+                print(f"compare: no profile {against} for {doc['host']}", file=sys.stderr)
+                return 2
+            profile = found[0]
         head = f"{doc['host']}@{doc['version']}"
         if profile is None:
             print(f"{head}: no profile applies to this version (add one to schemas/hosts/{doc['host']}.json)")
@@ -363,7 +373,13 @@ def report(docs):
 
 
 def main():
-    paths = sys.argv[1:] or sorted(glob.glob(os.path.join(EXTRACTED, "*.json")))
+    args = sys.argv[1:]
+    against = None
+    if "--profile" in args:
+        i = args.index("--profile")
+        against = args[i + 1]
+        del args[i : i + 2]
+    paths = args or sorted(glob.glob(os.path.join(EXTRACTED, "*.json")))
     if not paths:
         print("compare: no extractions", file=sys.stderr)
         sys.exit(2)
@@ -371,7 +387,7 @@ def main():
     for p in paths:
         with open(p) as f:
             docs.append(json.load(f))
-    sys.exit(report(docs))
+    sys.exit(report(docs, against))
 
 
 if __name__ == "__main__":

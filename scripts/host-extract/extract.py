@@ -22,6 +22,8 @@ Options:
   --hosts-root D   the provisioned hosts (default .host-test/)
   --source D       herdr: a checkout of its git repository (it is not on a registry)
   --static         skip the facts measured by running the CLI
+  --profile HOST@V compare with that profile version (a drift check), not the one
+                   whose `applies` holds the extracted version
   --write / --check / --out FILE
 Exit: 0 done (and, without --write/--check, the profile agrees); 1 the profile or the
 committed file disagrees; 2 usage or setup error.
@@ -90,6 +92,7 @@ def main():
     ap.add_argument("--hosts-root")
     ap.add_argument("--source")
     ap.add_argument("--static", action="store_true")
+    ap.add_argument("--profile", help="compare with this profile version (HOST@V) instead of the one that applies")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--write", action="store_true")
     g.add_argument("--check", action="store_true")
@@ -128,7 +131,7 @@ def main():
     print(file=sys.stderr)
     sys.stdout.flush()
     sys.stdout = sys.stderr
-    sys.exit(compare.report([doc]))
+    sys.exit(compare.report([doc], a.profile))
 
 
 if __name__ == "__main__":

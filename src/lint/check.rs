@@ -209,6 +209,8 @@ fn run_tree(cx: &mut Checker<'_>, fences: &Fences, tree: &Node) {
     rules::missing_tools::check(cx, tree);
     rules::host_ignored_key::check(cx, tree);
     rules::host_rejected_key::check(cx, tree);
+    rules::host_rejected_key::check_one_of(cx, tree);
+    rules::invalid_value::check_parsed(cx, tree);
     rules::hook_outside_hooks::check(cx, tree);
     rules::comment_in_value::check(cx, tree);
 }
@@ -417,7 +419,10 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
                     }
                 }
             }
-            Kind::Required { property } => match property.as_str() {
+            Kind::Required { property } if pointer.is_empty() => match property.as_str() {
+                // A key only some kinds of agent need (Gemini: a remote agent
+                // without `description` loads).
+                Some(key) if !required_of_kind(cx.profile, tree, key) => {}
                 Some("name") => rules::missing_name::report(cx),
                 Some("description") => rules::missing_description::report(cx),
                 _ => {}
@@ -438,6 +443,7 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
                     report_value(cx, rule, &top, &pointer, kind, node);
                     read_by_some_host(cx, before, tree, &top);
                     documented_only(cx, &top, before);
+                    drops_role(cx, &top, before);
                 }
             }
         }
@@ -462,6 +468,33 @@ fn documented_only(cx: &mut Checker<'_>, top: &str, before: usize) {
                 " (what {label} accepts in `{top}` is known only from its changelog or documentation, not measured)"
             ));
         }
+    }
+}
+
+/// Whether `key`, which the host requires of some agents, is required of this one
+/// (the profile's `variants`: Gemini CLI needs no `description` of a remote agent).
+fn required_of_kind(p: &HostProfile, tree: &Node, key: &str) -> bool {
+    match (p.requires(key), &p.variants) {
+        (Some(r), Some(v)) if !r.kinds.is_empty() => r.kinds.iter().any(|k| k == v.kind_of(tree)),
+        _ => true,
+    }
+}
+
+/// A value the host cannot use makes it drop the whole role (Claude Code: `hooks`
+/// that are not a hooks mapping): the finding is an error that says so, whatever the
+/// fact's confidence.
+fn drops_role(cx: &mut Checker<'_>, top: &str, before: usize) {
+    let Some(what) = cx.profile.key(top).and_then(|f| f.on_invalid.as_ref()) else {
+        return;
+    };
+    let label = cx.profile.label();
+    for d in &mut cx.out[before..] {
+        d.severity = cx.profile.severity_of("drops-role", super::Severity::Error);
+        let tail = " (what ";
+        if let Some(i) = d.message.find(tail) {
+            d.message.truncate(i);
+        }
+        d.message.push_str(&format!("; {label} {what}"));
     }
 }
 
@@ -606,6 +639,38 @@ pub(crate) fn expected(cx: &Checker<'_>, top: &str) -> String {
     let prop = &crate::host::schema::host_schema(cx.profile)["properties"][top];
     if prop.get("oneOf").is_some() {
         return "a comma-separated string or a list of strings".into();
+    }
+    describe_schema(prop)
+}
+
+/// What a schema fragment takes, in words (`one of low, medium or a number`).
+fn describe_schema(prop: &serde_json::Value) -> String {
+    if let Some(branches) = prop.get("anyOf").and_then(|b| b.as_array()) {
+        let mut parts: Vec<String> = Vec::new();
+        for b in branches {
+            // A branch may say in words what it takes (`a whole number written as text`).
+            let part = match b.get("description").and_then(|d| d.as_str()) {
+                Some(words) => words.to_string(),
+                None => describe_schema(b),
+            };
+            if !parts.contains(&part) {
+                parts.push(part);
+            }
+        }
+        return parts.join(" or ");
+    }
+    if let Some(options) = prop.get("enum").and_then(|e| e.as_array()) {
+        let words: Vec<String> = options
+            .iter()
+            .map(|o| {
+                o.as_str()
+                    .map_or_else(|| o.to_string(), |s| format!("`{s}`"))
+            })
+            .collect();
+        return format!("one of {}", words.join(", "));
+    }
+    if prop.get("pattern").is_some() && prop["type"] == "string" {
+        return "a string of the form the host reads".into();
     }
     let one = |t: &str| match t {
         "string" => "a string",
