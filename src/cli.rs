@@ -136,7 +136,9 @@ pwk convert --to herdr .claude/agents/ --out .pi/agents --format json"
         long_about = "Run one atomic task on `pi`. Reads one JSON request on stdin, writes \
 exactly one JSON result on stdout and progress on stderr. Vague, non-atomic or \
 under-authorised requests are refused (`status: blocked`, `NEEDS_DECISION`) before anything \
-is launched. The pi binary is `$PWK_PI_BIN`, else `pi` on PATH."
+is launched. The pi binary is `$PWK_PI_BIN`, else `pi` on PATH. What pwk learns from a pi \
+binary (the options its `pi --help` lists) is cached per binary in `$PWK_CACHE_DIR`, else \
+`$XDG_CACHE_HOME/pwk`, else `~/.cache/pwk`; a replaced pi is asked again."
     )]
     Delegate(DelegateArgs),
 
@@ -458,7 +460,6 @@ pub struct ConfigArgs {
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// A rule id to explain, e.g. `unknown-key`.
-    #[arg(add = clap_complete::ArgValueCandidates::new(crate::commands::complete::rule_ids))]
     pub rule: Option<String>,
 
     /// Output format.
@@ -501,6 +502,9 @@ pub struct SetupArgs {
     #[arg(long, requires = "fast_model")]
     pub all_roles: bool,
 
+    #[command(flatten)]
+    pub config: ConfigFileArg,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -531,7 +535,6 @@ pub struct ListArgs {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The role name.
-    #[arg(add = clap_complete::ArgValueCandidates::new(crate::commands::complete::role_names))]
     pub name: String,
 
     /// The project root (default: the nearest directory upwards that holds `.git`,
@@ -585,6 +588,9 @@ pub struct NewArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "dir")]
     pub agents_dir: Option<PathBuf>,
 
+    #[command(flatten)]
+    pub config: ConfigFileArg,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -593,7 +599,6 @@ pub struct NewArgs {
 #[derive(Debug, Args)]
 pub struct SmokeArgs {
     /// The role name.
-    #[arg(add = clap_complete::ArgValueCandidates::new(crate::commands::complete::role_names))]
     pub name: String,
 
     /// Launch it once with a harmless read-only prompt and report the outcome.
@@ -625,6 +630,9 @@ pub struct DelegateArgs {
     /// Validate the request and print the launch plan without starting pi.
     #[arg(long)]
     pub dry_run: bool,
+
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 
     /// Output format (default json: this command answers a machine protocol).
     #[arg(long, value_enum, default_value_t = Format::Json)]
@@ -665,10 +673,15 @@ pub struct ProviderRunArgs {
     /// Spend limits of each role's run: `max-tokens=N`, `max-cost-usd=X`,
     /// `max-wall-seconds=S` (comma-separated). Prefix a role to limit that role
     /// only: `--budget hazard:max-tokens=20000`. Crossing a limit stops that role's pi
-    /// (BUDGET_EXCEEDED); the others run on. Repeatable; default: `[delegate] budget`
-    /// in pwk.toml.
+    /// (BUDGET_EXCEEDED); the others run on. When pi reports usage a limit cannot
+    /// count, the result says so; `on-unknown-usage=stop` stops the role instead
+    /// (BUDGET_UNENFORCEABLE). Repeatable, each limit once per role; default:
+    /// `[delegate] budget` in pwk.toml.
     #[arg(long, value_name = "[ROLE:]LIMIT=N,...")]
     pub budget: Vec<String>,
+
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -735,6 +748,9 @@ pub struct ReviewArgs {
 pub struct RunRequestArgs {
     #[command(flatten)]
     pub roles: RoleRunArgs,
+
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 
     /// Output format (default json: this command answers a machine protocol).
     #[arg(long, value_enum, default_value_t = Format::Json)]

@@ -32,16 +32,39 @@ pub struct Found {
     pub settings: PathBuf,
 }
 
-/// Detect the host from the project's and the agent dir's pi settings.
+/// Detect the host from the project's and the agent dir's pi settings. A settings
+/// file that cannot be read is named in the reason: the host it would name is not
+/// known (never a silent portable profile).
 pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
+    let mut unreadable = Vec::new();
+    let mut d = detect_in(project_root, agent_dir, &mut unreadable);
+    if !unreadable.is_empty() {
+        d.reason.push_str(&format!(
+            "; pwk could not read {}, so a host listed there is not known",
+            unreadable.join(", nor ")
+        ));
+    }
+    d
+}
+
+fn detect_in(
+    project_root: &Path,
+    agent_dir: Option<&Path>,
+    unreadable: &mut Vec<String>,
+) -> Detection {
     let mut found: Vec<Found> = Vec::new();
     let project = project_root.join(".pi");
     let mut places: Vec<(PathBuf, PathBuf)> = vec![(project.join("settings.json"), project)];
     if let Some(a) = agent_dir {
         places.push((a.join("settings.json"), a.to_path_buf()));
     }
+    // Settings files pwk could not read: a host they name is unknown, and said so.
     for (settings, base) in &places {
-        for source in package_sources(settings) {
+        let sources = crate::pi::settings::read_packages(settings).unwrap_or_else(|why| {
+            unreadable.push(format!("`{}` ({why})", settings.display()));
+            Vec::new()
+        });
+        for source in sources {
             let Some((host, pinned)) = match_source(&source) else {
                 continue;
             };
@@ -194,13 +217,6 @@ pub fn host_of_path(path: &Path) -> Option<(HostId, &'static str)> {
 
 /// The package sources a settings file lists (nothing when it is absent or bad:
 /// pi's own error is the user's guide there).
-fn package_sources(settings: &Path) -> Vec<String> {
-    match crate::pi::settings::read_json(settings) {
-        Ok(Some(doc)) => crate::pi::settings::package_sources(&doc),
-        _ => Vec::new(),
-    }
-}
-
 /// Which host a package source installs, and the version it pins.
 fn match_source(source: &str) -> Option<(HostId, Option<String>)> {
     if let Some(spec) = source.strip_prefix("npm:") {
@@ -219,23 +235,15 @@ fn match_source(source: &str) -> Option<(HostId, Option<String>)> {
     // nicobailon's repositories are called `pi-subagents`, so the owner decides.
     let path = source.trim_end_matches('/');
     let path = path.split('@').next()?.trim_end_matches(".git");
-    let host = REPOSITORIES
-        .iter()
-        .find(|(repo, _)| path.ends_with(repo))
-        .map(|(_, h)| *h)?;
+    let host = ALL
+        .into_iter()
+        .find(|h| h.repository().is_some_and(|repo| path.ends_with(repo)))?;
     let version = source
         .rsplit_once('@')
         .map(|(_, v)| v.trim_start_matches('v').to_string())
         .filter(|v| super::version::parse(v).is_some());
     Some((host, version))
 }
-
-/// The hosts' public repositories, as git sources name them.
-const REPOSITORIES: [(&str, HostId); 3] = [
-    ("tintinweb/pi-subagents", HostId::Tintinweb),
-    ("nicobailon/pi-subagents", HostId::Nicobailon),
-    ("giuseppecrj/pi-herdr-agents", HostId::Herdr),
-];
 
 /// The version in the installed package's `package.json`, where pi put it.
 fn installed_version(base: &Path, host: HostId, source: &str) -> Option<String> {
