@@ -99,8 +99,10 @@ fn profiles_agree_with_extractions() {
 }
 
 /// Every host profile is backed by an extraction, or every fact it states that an
-/// error could rest on is marked as known only from documentation or a changelog
-/// (then its findings are warnings at most).
+/// error could rest on is cited at a source line of a named commit (`owner/repo@commit
+/// path`, the GUIDE's third kind of backing: subagents-lite, which no extractor reads
+/// yet) or marked as known only from documentation or a changelog (then its findings
+/// are warnings at most).
 #[test]
 fn every_profile_is_extracted_or_documented_only() {
     let extracted: BTreeSet<String> = extractions()
@@ -120,7 +122,8 @@ fn every_profile_is_extracted_or_documented_only() {
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
         for v in doc["versions"].as_array().unwrap() {
             for (key, fact) in v["keys"].as_object().into_iter().flatten() {
-                if !matches!(fact["confidence"].as_str(), Some("docs" | "changelog")) {
+                let documented = matches!(fact["confidence"].as_str(), Some("docs" | "changelog"));
+                if !documented && !cites_source(fact["cite"].as_str().unwrap_or("")) {
                     undocumented.push(format!("{host}@{}: {key}", v["version"]));
                 }
             }
@@ -128,8 +131,33 @@ fn every_profile_is_extracted_or_documented_only() {
     }
     assert!(
         undocumented.is_empty(),
-        "hosts without an extraction whose key facts claim more than documentation: {undocumented:?}"
+        "hosts without an extraction whose key facts claim more than documentation \
+         without a cited source line: {undocumented:?}"
     );
+    // The check can fail: a fact cited to nothing, or to a README, is not a source line.
+    assert!(!cites_source("measured"));
+    assert!(!cites_source("docs: owner/repo@06ee767 README.md"));
+    assert!(!cites_source("owner/repo src/x.ts"));
+    assert!(cites_source(
+        "IIwate/pi-subagents-lite@5263448 src/agents/agent-discovery.ts parseAgentFile()"
+    ));
+}
+
+/// Whether a citation starts with a source file at a named commit:
+/// `owner/repo@<hex commit> path/with/a/dir.ext` (not a README).
+fn cites_source(cite: &str) -> bool {
+    let mut words = cite.split_whitespace();
+    let (Some(at), Some(path)) = (words.next(), words.next()) else {
+        return false;
+    };
+    let Some((repo, commit)) = at.split_once('@') else {
+        return false;
+    };
+    repo.split('/').count() == 2
+        && commit.len() >= 7
+        && commit.chars().all(|c| c.is_ascii_hexdigit())
+        && path.contains('.')
+        && !path.to_ascii_lowercase().ends_with(".md")
 }
 
 /// The provisioned artifacts (scripts/provision-hosts.sh) still say what the committed
