@@ -240,3 +240,169 @@ fn spawn_check(py: &Path, host: &str, hosts_root: &Path) -> std::process::Child 
         .spawn()
         .unwrap()
 }
+
+/// `pwk lint --host <host>@<version>` on `files` (in a fresh project): each
+/// diagnostic as (file, line, rule, message).
+fn lint_as(spec: &str, files: &[(String, String)]) -> Vec<(String, u64, String, String)> {
+    let env = crate::support::TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    for (rel, text) in files {
+        env.write(rel, text);
+    }
+    let out = run(env.pwk().args([
+        "lint",
+        "--format",
+        "json",
+        "--recursive",
+        "--host",
+        spec,
+        "roles",
+    ]));
+    assert!(out.code <= 1, "pwk lint --host {spec}: {}", out.stderr);
+    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+    doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_string(),
+                d["line"].as_u64().unwrap(),
+                d["rule"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.as_str().map(str::to_string))
+        .collect()
+}
+
+/// The class test of the extracted facts, end to end: for every committed extraction,
+/// `pwk lint --host <host>@<version>` (the profile that applies to that version) on
+/// roles that use what the artifact says the host reads must not call any of it
+/// unknown — every key the loader reads, every tool it gives a subagent (and every
+/// old name it renames), every model alias it resolves — and must say something about
+/// every tool name the host accepts but never hands over. A new host version whose
+/// extraction adds a key, a tool or an alias fails here until its profile says so.
+#[test]
+fn lint_knows_every_extracted_key_tool_and_alias() {
+    let mut wrong = Vec::new();
+    for (path, doc) in extractions() {
+        let spec = format!(
+            "{}@{}",
+            doc["host"].as_str().unwrap(),
+            doc["version"].as_str().unwrap()
+        );
+        let facts = &doc["facts"];
+        let mut files = Vec::new();
+        // Keys: one per line, each with a scalar value (the value may be wrong for
+        // the key: only a finding that calls the key unread counts here).
+        let keys = strings(&facts["keys"]["read"]);
+        assert!(!keys.is_empty(), "{}: no keys", path.display());
+        let mut text = String::from("---\n");
+        for k in &keys {
+            text.push_str(&format!("{k}: x\n"));
+        }
+        text.push_str("---\nA role.\n");
+        files.push(("roles/keys.md".to_string(), text));
+        // Tools: one per line of a block list, the given ones and the dropped ones.
+        let tools = &facts["tools"];
+        let mut given = strings(&tools["subagent"]);
+        given.extend(strings(&tools["registered"]));
+        given.extend(
+            tools["renamed"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k.clone()),
+        );
+        given.extend(
+            tools["aliases"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k.clone()),
+        );
+        let mut dropped = strings(&tools["dropped"]);
+        dropped.extend(strings(&tools["never_registered"]));
+        let listed: Vec<&String> = given.iter().chain(&dropped).collect();
+        if !listed.is_empty() {
+            let mut text = String::from("---\nname: tools\ndescription: d\ntools:\n");
+            for t in &listed {
+                text.push_str(&format!("  - {t}\n"));
+            }
+            text.push_str("---\nA role.\n");
+            files.push(("roles/tools.md".to_string(), text));
+        }
+        // Models: one role per alias.
+        let models = &facts["models"];
+        let aliases: Vec<String> = strings(&models["aliases"])
+            .into_iter()
+            .chain(strings(&models["inherit"]))
+            .collect();
+        for (i, m) in aliases.iter().enumerate() {
+            files.push((
+                format!("roles/model-{i}.md"),
+                format!("---\nname: model-{i}\ndescription: d\nmodel: \"{m}\"\n---\nA role.\n"),
+            ));
+        }
+        let found = lint_as(&spec, &files);
+        let at = |file: &str, line: u64, rules: &[&str]| -> Vec<String> {
+            found
+                .iter()
+                .filter(|(p, l, r, _)| {
+                    p.ends_with(file) && *l == line && rules.contains(&r.as_str())
+                })
+                .map(|(_, _, r, m)| format!("{r}: {m}"))
+                .collect()
+        };
+        for (i, k) in keys.iter().enumerate() {
+            for f in at(
+                "keys.md",
+                i as u64 + 2,
+                &["unknown-key", "host-ignored-key"],
+            ) {
+                wrong.push(format!("{spec}: key `{k}` (extracted: read): {f}"));
+            }
+        }
+        for (i, t) in listed.iter().enumerate() {
+            let said = at(
+                "tools.md",
+                i as u64 + 5,
+                &["unknown-tool", "host-tools-list"],
+            );
+            if i < given.len() {
+                for f in said {
+                    wrong.push(format!(
+                        "{spec}: tool `{t}` (extracted: given to a subagent): {f}"
+                    ));
+                }
+            } else if said.is_empty() {
+                wrong.push(format!(
+                    "{spec}: tool `{t}` (extracted: accepted, never given) passes without a word"
+                ));
+            }
+        }
+        for (i, m) in aliases.iter().enumerate() {
+            for (p, _, r, msg) in &found {
+                if p.ends_with(&format!("model-{i}.md")) && r.contains("model") {
+                    wrong.push(format!(
+                        "{spec}: model `{m}` (extracted: an alias): {r}: {msg}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "pwk lint disagrees with the hosts' own artifacts (fix the profile in \
+         schemas/hosts/):\n{}",
+        wrong.join("\n")
+    );
+}
