@@ -17,6 +17,7 @@
 //! profiles it uses.
 
 mod detect;
+pub mod effective;
 #[cfg(test)]
 mod merge;
 mod profile;
@@ -383,10 +384,14 @@ pub struct Chosen {
 }
 
 impl Chosen {
-    /// One line for humans: which profile and why.
-    pub fn explain(&self) -> String {
+    /// One line for humans: which profile and why (paths shown from `cwd`).
+    pub fn explain(&self, cwd: &std::path::Path) -> String {
         match &self.detection {
-            Some(d) => format!("host profile {} (auto: {})", self.profile.label(), d.reason),
+            Some(d) => format!(
+                "host profile {} (auto: {})",
+                self.profile.label(),
+                d.reason_from(cwd)
+            ),
             None => format!(
                 "host profile {} ({})",
                 self.profile.label(),
