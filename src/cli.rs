@@ -17,13 +17,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     long_about = "pwk checks agent role definitions (Markdown with YAML frontmatter) against a \
 documented schema, installs the canonical PWK roles safely, shows which role definition wins \
 across the package, global and project layers, and runs delegated work on the real `pi` CLI.",
-    after_long_help = "Exit codes: 0 success, 1 the tool worked and found problems, 2 the tool \
-could not do its job (bad usage, unreadable input, nothing matched).\n\nExamples:\n  \
-pwk lint                      lint .agents/agents/ and .pi/agents/\n  \
-pwk lint --format github      annotations for GitHub Actions\n  \
-pwk setup --dry-run --diff    show what setup would change\n  \
-pwk list                      every visible role and where it comes from\n  \
-pwk rules unknown-key         explain one lint rule"
+    after_long_help = top_after_help()
 )]
 pub struct Cli {
     /// When to use colour: auto, always or never (NO_COLOR is honoured).
@@ -32,6 +26,54 @@ pub struct Cli {
 
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The exit codes, as every help and document states them.
+pub const EXIT_CODES: &str = "Exit codes: 0 success, 1 the tool worked and found problems, 2 the \
+tool could not do its job (bad usage, unreadable input, nothing matched), 101 an internal error \
+(a bug in pwk: please report it).";
+
+fn top_after_help() -> String {
+    format!(
+        "{EXIT_CODES}\n\nExamples:\n  \
+pwk lint                      lint every agents directory of the project\n  \
+pwk lint --format github      annotations for GitHub Actions\n  \
+pwk setup --dry-run --diff    show what setup would change\n  \
+pwk list                      every visible role and where it comes from\n  \
+pwk explain unknown-key       explain one lint rule"
+    )
+}
+
+/// `pwk lint --help`'s text after the flags: what a bare `pwk lint` lints (from
+/// the host registry), then examples.
+fn lint_after_help() -> String {
+    format!(
+        "{}\n\nExamples:\n  pwk lint\n  pwk lint roles/ --host nicobailon\n  \
+pwk lint --format sarif > pwk.sarif\n  pwk lint --deny-warnings .agents/agents/pwk-spec-reviewer.md\n  \
+pwk lint --diff                 show the safe fixes as a diff, change nothing\n  \
+pwk lint --fix                  apply the safe fixes, report what remains\n  \
+pwk lint --fix --unsafe-fixes   apply the guesses too (renamed keys, `name`)\n  \
+pwk lint --write-baseline       record today's findings in pwk-baseline.json\n  \
+pwk lint --baseline pwk-baseline.json   report only new findings (or `baseline = \"…\"` in pwk.toml)\n  \
+pwk lint --format concise       one `path:line:col: severity[rule] message` line per finding\n  \
+pwk lint --statistics           how many findings each rule raised\n  \
+pwk lint --exit-zero            report, but exit 0 even with findings\n  \
+pwk lint --extend-select missing-tools   report a rule pwk.toml turned off\n  \
+pwk lint - --stdin-filename .claude/agents/x.md < x.md   lint stdin as that file\n  \
+pwk lint - --fix < x.md > fixed.md      print the fixed text (findings on stderr)",
+        crate::project::default_paths_help()
+    )
+}
+
+/// `pwk convert`'s line in `pwk --help`: the hosts it converts between, from the
+/// registry.
+fn convert_about() -> String {
+    let names: Vec<&str> = crate::host::ALL
+        .iter()
+        .filter(|h| h.kind() != crate::host::HostKind::Portable)
+        .map(|h| h.as_str())
+        .collect();
+    format!("Convert role files between hosts ({})", names.join(", "))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -51,19 +93,7 @@ offending key or value.\n\nSettings come from `pwk.toml` (or `.pwk.toml`), found
 to the project root (`pwk config` shows them; flags win). `# pwk: ignore[rule-id] reason` on or \
 before a key (or `# pwk: ignore-file[rule-id] reason`) suppresses a finding with a reason. \
 `--fix` applies the safe repairs, `--diff` shows them, `--baseline FILE` reports only new findings.",
-        after_long_help = "With no PATH, lints `.agents/agents/` and `.pi/agents/` under the \
-current directory, whichever exist. A directory means every `*.md` directly inside it \
-(`--recursive` walks it).\n\nExamples:\n  pwk lint\n  pwk lint roles/ --host nicobailon\n  \
-pwk lint --format sarif > pwk.sarif\n  pwk lint --deny-warnings .agents/agents/pwk-spec-reviewer.md\n  \
-pwk lint --diff                 show the safe fixes as a diff, change nothing\n  \
-pwk lint --fix                  apply the safe fixes, report what remains\n  \
-pwk lint --fix --unsafe-fixes   apply the guesses too (renamed keys, `name`)\n  \
-pwk lint --write-baseline       record today's findings in pwk-baseline.json\n  \
-pwk lint --baseline pwk-baseline.json   report only new findings (or `baseline = \"…\"` in pwk.toml)\n  \
-pwk lint --format concise       one `path:line:col: severity[rule] message` line per finding\n  \
-pwk lint --extend-select missing-tools   report a rule pwk.toml turned off\n  \
-pwk lint - --stdin-filename .claude/agents/x.md < x.md   lint stdin as that file\n  \
-pwk lint - --fix < x.md > fixed.md      print the fixed text (findings on stderr)"
+        after_long_help = lint_after_help()
     )]
     Lint(LintArgs),
 
@@ -84,14 +114,22 @@ pwk config --format json legacy/old-role.md\n  pwk schema --config > pwk.schema.
     /// List the lint rules, or explain one rule with a bad and a good example.
     Rules(RulesArgs),
 
-    /// Install the canonical PWK roles into `.agents/agents/`.
+    /// Explain one lint rule, with a bad and a good example (as `pwk rules RULE`).
+    #[command(after_long_help = "Examples:\n  pwk explain unknown-key\n  \
+pwk explain invalid-model --format json")]
+    Explain(ExplainArgs),
+
+    /// Install the canonical PWK roles where the project's host reads them.
     #[command(
-        long_about = "Install the canonical PWK roles into `<dir>/.agents/agents/` (or the \
-global agents directory with `--global`). Files you edited are never overwritten without \
+        long_about = "Install the canonical PWK roles into the project directory the host reads: \
+`<dir>/.agents/agents/`, or `<dir>/.pi/agents/` for a host that reads only that (herdr, pi's \
+example extension; `--host` or `host` in pwk.toml), or the global agents directory with \
+`--global`. Files you edited are never overwritten without \
 `--force`, and a forced replacement keeps your copy as `<name>.md.bak`. Writes never follow \
 symlinks and never leave a half-written file. Unix only.",
         after_long_help = "Examples:\n  pwk setup\n  pwk setup --dry-run --diff\n  \
 pwk setup --check                 exit 1 if anything would change (CI)\n  \
+pwk setup --host herdr            into .pi/agents/, rendered for herdr\n  \
 pwk setup --fast-model anthropic/claude-haiku-4-5"
     )]
     Setup(SetupArgs),
@@ -108,8 +146,8 @@ pwk setup --fast-model anthropic/claude-haiku-4-5"
     /// Smoke-test a role: lint it, resolve it, and print how `pi` would be launched.
     Smoke(SmokeArgs),
 
-    /// Convert role files between hosts (Claude Code ↔ tintinweb ↔ nicobailon ↔ herdr).
     #[command(
+        about = convert_about(),
         long_about = "Convert role files written for one host into files another host reads: \
 keys move to the target's spelling of the same setting (`maxTurns` → `max_turns`, \
 `disallowedTools` → `disallowed_tools` / `excludeTools` / `deny-tools`, `effort` → \
@@ -249,6 +287,14 @@ fn project_host_help() -> String {
     host_help("`host` in pwk.toml, else `auto`")
 }
 
+/// `--host` of `setup`: the host decides the directory the roles go to.
+fn setup_host_help() -> String {
+    format!(
+        "The host the roles are written for, and so the project directory they go to: the one that host reads (`--host herdr`: `.pi/agents/`, the only one herdr reads). `auto` (detect the host from the project), a host ({}), or a version such as `tintinweb@0.14`. Default: `host` in pwk.toml, else `auto`",
+        crate::host::name_list()
+    )
+}
+
 /// `--config FILE`: the same flag, with the same meaning, on every command that
 /// reads `pwk.toml`.
 #[derive(Debug, Clone, Default, Args)]
@@ -297,6 +343,17 @@ pub struct LintArgs {
     /// Exit 1 on warnings too.
     #[arg(long)]
     pub deny_warnings: bool,
+
+    /// Exit 0 even when findings remain (report without failing the step); pwk's
+    /// own failures (bad usage, an unreadable file) still exit 2.
+    #[arg(long, conflicts_with = "deny_warnings")]
+    pub exit_zero: bool,
+
+    /// Print how many findings each rule raised (with its severity and how many
+    /// `--fix` repairs) instead of the findings; with `--format json`, as a JSON
+    /// document (`human`, `concise` or `json`).
+    #[arg(long)]
+    pub statistics: bool,
 
     /// Exit 0 when no file matched instead of 2.
     #[arg(long)]
@@ -359,7 +416,8 @@ pub struct LintArgs {
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub ignore: Vec<String>,
 
-    /// Report errors only: warnings are neither shown nor counted.
+    /// Report errors only, and nothing else: warnings are neither shown nor counted,
+    /// and no summary is printed, so a clean run prints nothing.
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }
@@ -525,8 +583,18 @@ pub struct RulesArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The rule id, e.g. `unknown-key` (a misspelt one gets a did-you-mean).
+    pub rule: String,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
 pub struct SetupArgs {
-    /// The project root to install into (`<DIR>/.agents/agents/`; default: the nearest
+    /// The project root to install into (its agents directory; default: the nearest
     /// directory upwards that holds `.git`, `.agents` or `.pi`, else the current directory).
     #[arg(long, value_name = "DIR", conflicts_with = "global")]
     pub dir: Option<PathBuf>,
@@ -534,6 +602,9 @@ pub struct SetupArgs {
     /// Install into the global agents directory (`$PI_CODING_AGENT_DIR/agents/`).
     #[arg(long)]
     pub global: bool,
+
+    #[arg(long, value_parser = parse_host, help = setup_host_help())]
+    pub host: Option<HostChoice>,
 
     /// Change nothing; say what would happen.
     #[arg(long)]
@@ -856,16 +927,66 @@ pub struct LspArgs {
     pub config: ConfigFileArg,
 }
 
+impl Command {
+    /// Whether the command was asked to answer in JSON, so that a fatal error is a
+    /// JSON document too (`{"version":1,"error":{…}}`). `delegate` and `run-request`
+    /// are not: their protocol has its own failed result.
+    pub fn answers_in_json(&self) -> bool {
+        let json = |f: Format| f == Format::Json;
+        match self {
+            Command::Lint(a) => a.format == LintFormat::Json,
+            Command::Schema(a) => json(a.format),
+            Command::Config(a) => json(a.format),
+            Command::Rules(a) => json(a.format),
+            Command::Explain(a) => json(a.format),
+            Command::Setup(a) => json(a.format),
+            Command::List(a) => json(a.format),
+            Command::Show(a) => json(a.format),
+            Command::New(a) => json(a.format),
+            Command::Smoke(a) => json(a.format),
+            Command::Convert(a) => json(a.format),
+            Command::Recon(a) => json(a.run.format),
+            Command::Review(a) => json(a.run.format),
+            Command::Coverage(a) => json(a.format),
+            Command::Capabilities(a) => json(a.format),
+            Command::Delegate(_)
+            | Command::RunRequest(_)
+            | Command::Mcp(_)
+            | Command::Completions(_)
+            | Command::Lsp(_) => false,
+        }
+    }
+}
+
 impl Cli {
     /// `Cli::parse()`, except that clap's command tree is not dropped: freeing it
     /// costs more than linting one file, and the process is about to exit anyway.
+    /// A usage error is said as every pwk error is (`pwk: error: …`), exit 2.
     pub fn parse_args() -> Cli {
         use clap::{CommandFactory, FromArgMatches};
         let mut command = Cli::command();
-        let mut matches = command.get_matches_mut();
-        let cli = Cli::from_arg_matches_mut(&mut matches)
-            .unwrap_or_else(|e| e.format(&mut command).exit());
+        let cli = command
+            .try_get_matches_from_mut(std::env::args_os())
+            .and_then(|mut matches| Cli::from_arg_matches_mut(&mut matches))
+            .unwrap_or_else(|e| usage_error(e.format(&mut command)));
         std::mem::forget(command);
         cli
+    }
+}
+
+/// Print clap's error with pwk's prefix and exit 2; help and version requests
+/// (and `pwk` alone, which prints the help) exit as clap has them.
+fn usage_error(e: clap::Error) -> ! {
+    use clap::error::ErrorKind as K;
+    match e.kind() {
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand => {
+            e.exit()
+        }
+        _ => {
+            // Plain text, as the fatal path writes (clap's `error:` begins it).
+            let text = e.render().to_string();
+            crate::display::eprintln_safe(&format!("pwk: {}", text.trim_end()));
+            std::process::exit(2)
+        }
     }
 }

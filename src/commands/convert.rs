@@ -238,7 +238,7 @@ fn source_host(
     }
     let reason = chosen
         .detection
-        .map(|d| d.reason)
+        .map(|d| d.reason_from(&ctx.cwd))
         .unwrap_or_else(|| "--from".into());
     Ok((chosen.profile, reason))
 }

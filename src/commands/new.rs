@@ -32,7 +32,7 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         let to = host.profile.host.as_str();
         anyhow::bail!(
             "`pwk new` scaffolds roles for pi hosts, and this project uses {}; write the role for pi, then convert it: `pwk new {name} --agents-dir DIR`, then `pwk convert --from tintinweb --to {to} DIR/{name}.md --out <the directory {to} reads>`",
-            host.explain(),
+            host.explain(&ctx.cwd),
             name = args.name,
         );
     }
