@@ -20,6 +20,7 @@ pub mod json;
 pub mod lint;
 pub mod lsp;
 pub mod mcp;
+pub mod meter;
 pub mod pi;
 pub mod project;
 pub mod provider;

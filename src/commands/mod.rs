@@ -66,10 +66,12 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Lsp(args) => lsp::run(args, &ctx),
         Command::Completions(args) => completions(args),
     };
-    match result {
+    let status = match result {
         Ok(status) => status,
         Err(err) => report_fatal(&err),
-    }
+    };
+    crate::meter::report(ctx.env.meter.as_deref());
+    status
 }
 
 pub use crate::project::Project;
