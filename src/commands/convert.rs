@@ -172,7 +172,9 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         Format::Human => human(&done, to, ctx, errors.len()),
         Format::Json => format!(
             "{}\n",
-            serde_json::to_string_pretty(&doc_json(&done, to, ctx, &errors))?
+            crate::text::json_escape_controls(serde_json::to_string_pretty(&doc_json(
+                &done, to, ctx, &errors
+            ))?)
         ),
     };
     write_stdout(text.as_bytes()).context("cannot write to stdout")?;

@@ -22,7 +22,7 @@ pub(crate) struct Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
-    fn new(doc: &'a RoleDoc, profile: &'static HostProfile) -> Checker<'a> {
+    pub(crate) fn new(doc: &'a RoleDoc, profile: &'static HostProfile) -> Checker<'a> {
         Checker {
             doc,
             profile,
@@ -154,13 +154,14 @@ pub(crate) fn check_skills(
     cx.out
 }
 
-fn run(cx: &mut Checker<'_>) {
+pub(crate) fn run(cx: &mut Checker<'_>) {
     if rules::invalid_utf8::check(cx) {
         return;
     }
     rules::bom::check(cx);
     rules::crlf::check(cx);
     rules::bidi_override::check(cx);
+    rules::invisible_character::check(cx);
     rules::host_unread_directory::check(cx);
     let fences = match &cx.doc.fences {
         Ok(f) => f.clone(),

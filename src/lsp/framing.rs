@@ -446,10 +446,12 @@ where
         .name("pwk-lsp-writer".into())
         .spawn(move || {
             for msg in to_client {
-                let body = serde_json::to_vec(&JsonRpc {
+                // ASCII-safe on the wire (the same document once decoded).
+                let body = crate::text::json_escape_controls(serde_json::to_string(&JsonRpc {
                     jsonrpc: "2.0",
                     msg: &msg,
-                })?;
+                })?)
+                .into_bytes();
                 match write_out(&body) {
                     Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
                     other => other?,

@@ -177,7 +177,9 @@ where
     W: AsyncWrite + Unpin,
     T: serde::Serialize,
 {
-    let mut bytes = serde_json::to_vec(item)?;
+    // ASCII-safe on the wire: no control, bidi or invisible character raw, even
+    // in text from a role file (the same document once decoded).
+    let mut bytes = crate::text::json_escape_controls(serde_json::to_string(item)?).into_bytes();
     bytes.push(b'\n');
     let mut w = writer.lock().await;
     w.write_all(&bytes).await?;
