@@ -170,7 +170,9 @@ pub(crate) fn run(cx: &mut Checker<'_>) {
             return;
         }
         Err(SplitError::Unterminated { open }) => {
-            rules::unterminated_frontmatter::check(cx, open.clone());
+            if !rules::dashes_end_frontmatter::check_unterminated(cx) {
+                rules::unterminated_frontmatter::check(cx, open.clone());
+            }
             return;
         }
     };
