@@ -26,6 +26,38 @@ pub struct Env {
     pub github_actions: bool,
     /// `PWK_METER`: where a debug build writes its work counts ([`crate::meter`]).
     pub meter: Option<PathBuf>,
+    /// `PWK_CACHE_DIR`: where pwk keeps what it learnt about pi binaries (overrides
+    /// the platform cache directory).
+    pub pwk_cache_dir: Option<PathBuf>,
+    /// `XDG_CACHE_HOME` (an absolute path; a relative one is ignored, as the XDG
+    /// base directory specification says).
+    pub xdg_cache_home: Option<PathBuf>,
+}
+
+/// pwk's cache directory: `base` is the user's own layout (opened following
+/// symbolic links, created when missing); `sub`, when set, is pwk's directory in it
+/// (never a symbolic link).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheDir {
+    pub base: PathBuf,
+    pub sub: Option<&'static str>,
+}
+
+impl CacheDir {
+    /// The directory itself.
+    pub fn path(&self) -> PathBuf {
+        match self.sub {
+            Some(s) => self.base.join(s),
+            None => self.base.clone(),
+        }
+    }
+}
+
+/// `PWK_DEBUG_PANIC` set in a debug build: pwk panics on purpose, so the tests see
+/// the internal-error path (its message and exit code 101) as a user would. A
+/// release build never reads it.
+pub fn debug_panic_requested() -> bool {
+    cfg!(debug_assertions) && std::env::var_os("PWK_DEBUG_PANIC").is_some_and(|v| !v.is_empty())
 }
 
 impl Env {
@@ -41,7 +73,30 @@ impl Env {
             no_color: non_empty("NO_COLOR").is_some(),
             github_actions: std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
             meter: non_empty("PWK_METER").map(PathBuf::from),
+            pwk_cache_dir: non_empty("PWK_CACHE_DIR").map(PathBuf::from),
+            xdg_cache_home: non_empty("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute()),
         }
+    }
+
+    /// pwk's cache directory: `$PWK_CACHE_DIR`, else `$XDG_CACHE_HOME/pwk`, else
+    /// `~/.cache/pwk`; `None` with none of them (then nothing is cached on disk).
+    pub fn cache_dir(&self) -> Option<CacheDir> {
+        if let Some(dir) = &self.pwk_cache_dir {
+            return Some(CacheDir {
+                base: self.expand_tilde(dir),
+                sub: None,
+            });
+        }
+        let base = match &self.xdg_cache_home {
+            Some(x) => x.clone(),
+            None => self.home.as_ref()?.join(".cache"),
+        };
+        Some(CacheDir {
+            base,
+            sub: Some("pwk"),
+        })
     }
 
     /// pi's agent directory: `$PI_CODING_AGENT_DIR` (with `~` expanded), else `~/.pi/agent`.

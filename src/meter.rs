@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What a counter counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Work {
+pub(crate) enum Work {
     /// Bytes of role text read by pwk's own scanners (scalar ends, line and
     /// comment scans).
     Scan,
@@ -37,7 +37,7 @@ static COUNTS: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
 
 /// Count `n` units of `work`.
 #[inline]
-pub fn add(work: Work, n: usize) {
+pub(crate) fn add(work: Work, n: usize) {
     #[cfg(debug_assertions)]
     COUNTS[work as usize].fetch_add(n as u64, Ordering::Relaxed);
     #[cfg(not(debug_assertions))]
@@ -45,7 +45,7 @@ pub fn add(work: Work, n: usize) {
 }
 
 /// The counts so far, by name.
-pub fn counts() -> Vec<(&'static str, u64)> {
+pub(crate) fn counts() -> Vec<(&'static str, u64)> {
     #[cfg(debug_assertions)]
     return NAMES
         .iter()
@@ -58,7 +58,7 @@ pub fn counts() -> Vec<(&'static str, u64)> {
 
 /// Write the counts and the peak resident memory (`VmHWM`, KiB) to `path`, when
 /// given (debug builds only).
-pub fn report(path: Option<&std::path::Path>) {
+pub(crate) fn report(path: Option<&std::path::Path>) {
     if !cfg!(debug_assertions) {
         return;
     }

@@ -33,14 +33,53 @@ pub mod smoke;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{Cli, Command};
-use crate::context;
+use crate::display;
 use crate::host::HostChoice;
 use crate::{Context, ExitStatus};
+
+/// The exit status of an internal error (a panic): Rust's own for a panicking
+/// `main`, distinct from 2 (pwk could not do its job), as ty and cargo have it.
+pub const INTERNAL_ERROR: u8 = 101;
+
+/// Say an internal error (a panic) once, as pwk's other errors are said, with what
+/// to do about it; the process then exits [`INTERNAL_ERROR`] (the panic unwinds
+/// out of `main`, dropping what owns pi's children on the way). The language
+/// server catches a panic of one request and goes on; it is said there too.
+pub fn install_panic_hook() {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    std::panic::set_hook(Box::new(|info| {
+        if SAID.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        let payload = info.payload();
+        let what = payload
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("a panic");
+        let at = info
+            .location()
+            .map(|l| format!(" (at {}:{})", l.file(), l.line()))
+            .unwrap_or_default();
+        display::eprintln_safe(&format!(
+            "pwk: internal error: {}{at}\n  this is a bug in pwk {}; please report it with the command you ran: {}/issues (exit {INTERNAL_ERROR}; RUST_BACKTRACE=1 shows where it happened)",
+            crate::text::escape_block(what),
+            env!("CARGO_PKG_VERSION"),
+            env!("CARGO_PKG_REPOSITORY"),
+        ));
+        if std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0") {
+            display::eprintln_safe(&std::backtrace::Backtrace::force_capture().to_string());
+        }
+    }));
+}
 
 /// Run one command line and return the process exit status.
 pub fn run(cli: Cli) -> ExitStatus {
     // pwk owns its children: none outlives the command (crate::pi::children).
     let _children = crate::pi::children::own_process();
+    if crate::env::debug_panic_requested() {
+        panic!("PWK_DEBUG_PANIC is set: a debug build panics on purpose");
+    }
     let ctx = match Context::from_process(cli.color) {
         Ok(ctx) => ctx,
         Err(err) => return report_fatal(&err),
@@ -50,6 +89,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Config(args) => config::run(args, &ctx),
         Command::Schema(args) => schema::run(args, &ctx),
         Command::Rules(args) => rules::run(args, &ctx),
+        Command::Explain(args) => rules::explain(args, &ctx),
         Command::Setup(args) => setup::run(args, &ctx),
         Command::List(args) => list::run(args, &ctx),
         Command::Show(args) => show::run(args, &ctx),
@@ -68,10 +108,39 @@ pub fn run(cli: Cli) -> ExitStatus {
     };
     let status = match result {
         Ok(status) => status,
-        Err(err) => report_fatal(&err),
+        Err(err) => {
+            // A command asked for JSON answers in JSON, errors too, unless it
+            // already printed its document (`lint` prints the report first).
+            if cli.command.answers_in_json() && !display::wrote_stdout() {
+                let _ = display::write_stdout(&error_document(&err));
+            }
+            report_fatal(&err)
+        }
     };
     crate::meter::report(ctx.env.meter.as_deref());
     status
+}
+
+/// `{"version": 1, "error": {"message", "details", "causes"}}`: a fatal error as the
+/// JSON document of a command run with `--format json` (the message's first line,
+/// its other lines, and the chain of causes).
+fn error_document(err: &anyhow::Error) -> Vec<u8> {
+    // Raw text: the JSON encoding escapes what a terminal must not get.
+    let text = err.to_string();
+    let mut lines = text.lines();
+    let message = lines.next().unwrap_or_default().to_string();
+    let details: Vec<&str> = lines.map(str::trim).filter(|l| !l.is_empty()).collect();
+    let causes: Vec<String> = err.chain().skip(1).map(|c| c.to_string()).collect();
+    let doc = serde_json::json!({
+        "version": 1,
+        "error": {"message": message, "details": details, "causes": causes},
+    });
+    let mut out = crate::text::json_escape_controls(
+        serde_json::to_string_pretty(&doc).expect("plain data serializes"),
+    )
+    .into_bytes();
+    out.push(b'\n');
+    out
 }
 
 pub use crate::project::Project;
@@ -100,15 +169,25 @@ pub fn project(ctx: &Context, dir: Option<&Path>) -> anyhow::Result<Project> {
 
 /// [`project`] with the command's `--host` and `--config`.
 pub fn open_project(ctx: &Context, flags: ProjectFlags<'_>) -> anyhow::Result<Project> {
-    let opts = crate::project::ProjectOptions {
+    let project = crate::project::Project::open(project_options(ctx, flags))
+        .map_err(|e| anyhow::anyhow!(e.relative_to(&ctx.cwd)))?;
+    // What another user controls is not used, and never silently.
+    for u in &project.ignored {
+        crate::display::eprintln_safe(&format!("pwk: warning: {}", u.root_warning(&ctx.cwd)));
+    }
+    Ok(project)
+}
+
+/// What the command line and the environment say about the project.
+pub fn project_options(ctx: &Context, flags: ProjectFlags<'_>) -> crate::project::ProjectOptions {
+    crate::project::ProjectOptions {
         cwd: ctx.cwd.clone(),
         dir: flags.dir.map(PathBuf::from),
         host: flags.host.cloned(),
         config: flags.config.map(PathBuf::from),
         home: ctx.env.home.clone(),
         agent_dir: ctx.env.agent_dir(),
-    };
-    crate::project::Project::open(opts).map_err(|e| anyhow::anyhow!(e.relative_to(&ctx.cwd)))
+    }
 }
 
 /// The project of `--dir` (and `--config`) and every role its host sees (`--host`,
@@ -140,15 +219,14 @@ fn report_fatal(err: &anyhow::Error) -> ExitStatus {
             crate::text::escape_block(&cause.to_string())
         ));
     }
-    context::eprintln_safe(&text);
+    display::eprintln_safe(&text);
     ExitStatus::Error
 }
 
 /// Answer `COMPLETE=<shell> pwk …` (what the registration script runs on Tab) and
 /// exit; a no-op otherwise.
 pub fn complete_if_asked() {
-    use clap::CommandFactory;
-    clap_complete::CompleteEnv::with_factory(Cli::command).complete();
+    clap_complete::CompleteEnv::with_factory(complete::command).complete();
 }
 
 /// `pwk completions SHELL`: the registration script. On Tab it asks pwk itself, so
@@ -163,6 +241,53 @@ fn completions(args: &crate::cli::CompletionsArgs) -> anyhow::Result<ExitStatus>
     };
     let mut out = Vec::new();
     shell.write_registration("COMPLETE", "pwk", "pwk", "pwk", &mut out)?;
-    context::write_stdout(&out)?;
+    display::write_stdout(&out)?;
     Ok(ExitStatus::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    /// N26, as a class: every command whose glue opens the project (and so reads
+    /// `pwk.toml`: its host, rules, baseline or `[delegate] budget`) takes
+    /// `--config FILE`. Found from the sources, so the next command is covered.
+    /// `schema` is the one exception: its `--config` prints the `pwk.toml` schema
+    /// (it reads a project only for `--host auto`).
+    #[test]
+    fn every_command_that_reads_pwk_toml_takes_config() {
+        use clap::CommandFactory;
+        let cli = crate::cli::Cli::command();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/commands");
+        let mut checked = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let src = std::fs::read_to_string(&path).unwrap();
+            let stem = path
+                .file_stem()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .replace('_', "-");
+            let reads = [
+                "open_project(",
+                "super::project(",
+                "super::discover(",
+                "default_budget(",
+            ]
+            .iter()
+            .any(|c| src.contains(c));
+            let Some(sub) = cli.find_subcommand(&stem) else {
+                continue; // shared glue (mod, provider, complete)
+            };
+            if !reads || stem == "schema" {
+                continue;
+            }
+            assert!(
+                sub.get_arguments().any(|a| a.get_id() == "config_file"),
+                "`pwk {stem}` reads pwk.toml but has no --config FILE"
+            );
+            checked.push(stem);
+        }
+        checked.sort();
+        assert!(checked.len() >= 14, "{checked:?}");
+    }
 }

@@ -64,7 +64,7 @@ struct Group {
 /// Globs grouped by base directory (each layer of the configuration has its own),
 /// indexed so that a path is tried only against the globs that could match it.
 #[derive(Debug, Default)]
-pub struct GlobIndex {
+pub(crate) struct GlobIndex {
     groups: Vec<(std::path::PathBuf, Group)>,
 }
 
@@ -123,7 +123,7 @@ fn keys(pattern: &str) -> Vec<Key> {
 impl GlobIndex {
     /// File `glob` (relative to `base`) for the caller's index `owner`; call
     /// [`GlobIndex::finish`] once every glob is in.
-    pub fn push(&mut self, base: &Path, glob: globset::Glob, owner: usize) {
+    pub(crate) fn push(&mut self, base: &Path, glob: globset::Glob, owner: usize) {
         let at = match self.groups.iter().position(|(b, _)| b == base) {
             Some(at) => at,
             None => {
@@ -138,7 +138,7 @@ impl GlobIndex {
     }
 
     /// File each glob under the key the fewest globs share.
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         for (_, g) in &mut self.groups {
             let all: Vec<Vec<Key>> = g.globs.iter().map(|x| keys(x.glob())).collect();
             let mut shared: HashMap<&Key, usize> = HashMap::new();
@@ -168,7 +168,7 @@ impl GlobIndex {
     }
 
     /// The owners of the globs that match `path` (absolute), sorted, each once.
-    pub fn matching(&self, path: &Path) -> Vec<usize> {
+    pub(crate) fn matching(&self, path: &Path) -> Vec<usize> {
         let mut out = Vec::new();
         self.each_match(path, |owner| {
             out.push(owner);
@@ -180,7 +180,7 @@ impl GlobIndex {
     }
 
     /// Whether any glob matches `path` (absolute).
-    pub fn is_match(&self, path: &Path) -> bool {
+    pub(crate) fn is_match(&self, path: &Path) -> bool {
         let mut hit = false;
         self.each_match(path, |_| {
             hit = true;

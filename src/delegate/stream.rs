@@ -62,7 +62,7 @@ impl LineFramer {
     /// Feed one read's bytes; `on_line` gets every line completed by them.
     pub fn push(&mut self, mut chunk: &[u8], on_line: &mut dyn FnMut(Line<'_>)) {
         while !chunk.is_empty() {
-            match chunk.iter().position(|&b| b == b'\n') {
+            match memchr::memchr(b'\n', chunk) {
                 Some(i) => {
                     let (head, rest) = (&chunk[..i], &chunk[i + 1..]);
                     if self.buf.is_empty() && self.oversized_len.is_none() && head.len() <= self.max
@@ -96,6 +96,13 @@ impl LineFramer {
     /// Bytes currently held (for the memory bound).
     pub fn buffered(&self) -> usize {
         self.buf.len()
+    }
+
+    /// Heap bytes the framer holds (its buffer's capacity): what the memory bound
+    /// counts.
+    #[cfg(test)]
+    pub(crate) fn held(&self) -> usize {
+        self.buf.capacity()
     }
 
     fn append(&mut self, bytes: &[u8]) {
@@ -162,6 +169,13 @@ pub struct StreamState {
     /// The error of the last retry round, when pi gave up (`auto_retry_end`).
     pub retry_final_error: Option<String>,
     pub usage: Option<Usage>,
+    /// Tokens counted for the budget: per message `totalTokens`, else its parts,
+    /// summed (saturating).
+    pub budget_tokens: u64,
+    /// Assistant messages whose usage could not be counted ([`read_usage`]).
+    pub unknown_usage: UnknownUsage,
+    /// Assistant messages seen.
+    pub assistant_messages: u32,
     /// Leave `usage` uncounted: only the baseline of scripts/bench-delegate.sh sets
     /// it, to measure what the usage accounting costs (the runner never does).
     pub skip_usage: bool,
@@ -178,6 +192,69 @@ pub struct StreamState {
     /// A `message_end` was dropped after the last kept final message: the answer
     /// pwk holds may not be pi's last one.
     pub final_message_dropped: bool,
+}
+
+impl StreamState {
+    /// Heap bytes the state holds (the capacity of every string and vector it owns):
+    /// what the memory bound counts. Every field is named, so a new one must be
+    /// counted here before the crate compiles.
+    #[cfg(test)]
+    pub(crate) fn held(&self) -> usize {
+        let StreamState {
+            session_id,
+            session_cwd,
+            started: _,
+            turns: _,
+            tool_calls: _,
+            tool_calls_failed: _,
+            tools_in_flight: _,
+            final_message,
+            pending_retry: _,
+            retry_final_error,
+            usage: _,
+            budget_tokens: _,
+            unknown_usage,
+            assistant_messages: _,
+            skip_usage: _,
+            events: _,
+            malformed_lines: _,
+            oversized_lines: _,
+            first_malformed,
+            saw_agent_end: _,
+            saw_compaction,
+            dropped_events,
+            final_message_dropped: _,
+        } = self;
+        let opt = |s: &Option<String>| s.as_ref().map_or(0, String::capacity);
+        let UnknownUsage {
+            tokens: _,
+            cost: _,
+            invalid: _,
+            first,
+        } = unknown_usage;
+        let message = final_message.as_ref().map_or(0, |m| {
+            let FinalMessage {
+                text,
+                stop_reason,
+                error_message,
+                provider,
+                model,
+            } = m;
+            text.capacity() + opt(stop_reason) + opt(error_message) + opt(provider) + opt(model)
+        });
+        opt(session_id)
+            + opt(session_cwd)
+            + message
+            + opt(retry_final_error)
+            + opt(first)
+            + opt(first_malformed)
+            + opt(saw_compaction)
+            + dropped_events.capacity() * std::mem::size_of::<(String, u64)>()
+            + dropped_events
+                .iter()
+                .map(|(k, _)| k.capacity())
+                .sum::<usize>()
+    }
 }
 
 #[derive(Deserialize)]
@@ -207,31 +284,134 @@ struct MessageView<'a> {
     content: ContentText,
     provider: Option<String>,
     model: Option<String>,
-    usage: Option<UsageView>,
+    /// Kept raw and read on its own ([`read_usage`]): usage pwk cannot count never
+    /// costs the message (its answer).
+    #[serde(borrow)]
+    usage: Option<&'a serde_json::value::RawValue>,
     stop_reason: Option<String>,
     error_message: Option<String>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct UsageView {
-    #[serde(default)]
-    input: f64,
-    #[serde(default)]
-    output: f64,
-    #[serde(default)]
-    cache_read: f64,
-    #[serde(default)]
-    cache_write: f64,
-    #[serde(default)]
-    total_tokens: f64,
-    cost: Option<CostView>,
+/// What one assistant message said about one kind of usage.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reported<T> {
+    /// Reported, and countable.
+    Known(T),
+    /// Not reported.
+    Missing,
+    /// Reported as something a limit cannot count; why.
+    Invalid(String),
 }
 
-#[derive(Deserialize, Default)]
-struct CostView {
-    #[serde(default)]
-    total: f64,
+/// The usage of one assistant message, read from its raw `usage` value: the token
+/// counts (`totalTokens`, else the sum of the parts) and the cost, each known only
+/// when every field of it pi reported is a finite number, zero or more.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageUsage {
+    /// The parts as reported (the valid ones; zero otherwise).
+    pub usage: Usage,
+    pub tokens: Reported<u64>,
+    pub cost: Reported<f64>,
+}
+
+/// A count pi reported: a finite number, zero or more (`None` with why otherwise).
+fn count(field: &str, v: &serde_json::Value) -> Result<f64, String> {
+    match v {
+        serde_json::Value::Number(n) => match n.as_f64() {
+            Some(x) if x.is_finite() && x >= 0.0 => Ok(x),
+            _ => Err(format!("`{field}` is {n}")),
+        },
+        serde_json::Value::Null => Err(format!("`{field}` is null")),
+        serde_json::Value::String(_) => Err(format!("`{field}` is a string")),
+        serde_json::Value::Bool(b) => Err(format!("`{field}` is {b}")),
+        serde_json::Value::Array(_) => Err(format!("`{field}` is an array")),
+        serde_json::Value::Object(_) => Err(format!("`{field}` is an object")),
+    }
+}
+
+/// A count as a whole number of tokens: saturating, fractions cut (an integer pi
+/// wrote is taken exactly, also above 2^53).
+fn whole(v: &serde_json::Value, x: f64) -> u64 {
+    v.as_u64().unwrap_or(x as u64)
+}
+
+/// Read one assistant message's usage (see [`MessageUsage`]).
+pub fn read_usage(raw: Option<&serde_json::value::RawValue>) -> MessageUsage {
+    let unknown = |why: Option<String>| MessageUsage {
+        usage: Usage::default(),
+        tokens: why.clone().map_or(Reported::Missing, Reported::Invalid),
+        cost: why.map_or(Reported::Missing, Reported::Invalid),
+    };
+    let Some(raw) = raw else {
+        return unknown(None);
+    };
+    let v: serde_json::Value = match serde_json::from_str(raw.get()) {
+        Ok(v) => v,
+        Err(e) => return unknown(Some(format!("`usage` is not readable ({e})"))),
+    };
+    let m = match v {
+        serde_json::Value::Null => return unknown(None),
+        serde_json::Value::Object(m) => m,
+        other => return unknown(Some(count("usage", &other).err().unwrap_or_default())),
+    };
+    let mut usage = Usage::default();
+    let mut bad = None;
+    let mut any = false;
+    for (key, slot) in [
+        ("input", &mut usage.input),
+        ("output", &mut usage.output),
+        ("cacheRead", &mut usage.cache_read),
+        ("cacheWrite", &mut usage.cache_write),
+        ("totalTokens", &mut usage.total_tokens),
+    ] {
+        let Some(v) = m.get(key) else { continue };
+        any = true;
+        match count(&format!("usage.{key}"), v) {
+            Ok(x) => *slot = whole(v, x),
+            Err(why) => {
+                bad.get_or_insert(why);
+            }
+        }
+    }
+    let tokens = match bad {
+        Some(why) => {
+            usage = Usage::default();
+            Reported::Invalid(why)
+        }
+        None if any => Reported::Known(super::budget::tokens(&usage)),
+        None => Reported::Missing,
+    };
+    let cost = match m.get("cost") {
+        None | Some(serde_json::Value::Null) => Reported::Missing,
+        Some(serde_json::Value::Object(c)) => match c.get("total") {
+            None => Reported::Missing,
+            Some(t) => match count("usage.cost.total", t) {
+                Ok(x) => Reported::Known(x),
+                Err(why) => Reported::Invalid(why),
+            },
+        },
+        Some(other) => Reported::Invalid(count("usage.cost", other).err().unwrap_or_default()),
+    };
+    if let Reported::Known(c) = cost {
+        usage.cost = c;
+    }
+    MessageUsage {
+        usage,
+        tokens,
+        cost,
+    }
+}
+
+/// Assistant messages whose usage a limit could not count, so far.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UnknownUsage {
+    /// Messages with no usable token count, and with no usable cost.
+    pub tokens: u32,
+    pub cost: u32,
+    /// Messages whose usage was reported but could not be counted (not just missing).
+    pub invalid: u32,
+    /// The first reason given (`usage.input is -5`, `usage is null`, …).
+    pub first: Option<String>,
 }
 
 /// The text of a message's `content`: a string, or the `text` blocks of an array.
@@ -337,8 +517,13 @@ struct CompactionEv {
 /// `usage` object).
 fn update_subtype(line: &[u8]) -> Option<&str> {
     const NEEDLE: &[u8] = br#""assistantMessageEvent":{"type":""#;
+    static FINDER: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
     let head = &line[..line.len().min(2048)];
-    let at = head.windows(NEEDLE.len()).position(|w| w == NEEDLE)? + NEEDLE.len();
+    let at = FINDER
+        .get_or_init(|| memchr::memmem::Finder::new(NEEDLE))
+        .find(head)?
+        + NEEDLE.len();
     let rest = &line[at..];
     let end = rest
         .iter()
@@ -417,7 +602,7 @@ impl StreamState {
             return;
         }
         // serde_json does not check the UTF-8 of strings it skips; pi only writes UTF-8.
-        if std::str::from_utf8(line).is_err() {
+        if simdutf8::basic::from_utf8(line).is_err() {
             return self.malformed(line, progress);
         }
         let owned_kind;
@@ -591,16 +776,9 @@ impl StreamState {
             return; // user, toolResult, and pi 1.6's system messages
         }
         self.pending_retry = false;
-        if let Some(u) = m.usage.as_ref().filter(|_| !self.skip_usage) {
-            let usage = Usage {
-                input: u.input as u64,
-                output: u.output as u64,
-                cache_read: u.cache_read as u64,
-                cache_write: u.cache_write as u64,
-                total_tokens: u.total_tokens as u64,
-                cost: u.cost.as_ref().map_or(0.0, |c| c.total),
-            };
-            self.usage.get_or_insert_with(Usage::default).add(&usage);
+        self.assistant_messages = self.assistant_messages.saturating_add(1);
+        if !self.skip_usage {
+            self.count_usage(m.usage);
         }
         if m.stop_reason.as_deref() == Some("error")
             && let Some(e) = &m.error_message
@@ -618,6 +796,41 @@ impl StreamState {
             provider: m.provider,
             model: m.model,
         });
+    }
+}
+
+impl StreamState {
+    fn count_usage(&mut self, raw: Option<&serde_json::value::RawValue>) {
+        let u = read_usage(raw);
+        let gaps = &mut self.unknown_usage;
+        let mut note = |why: &String| {
+            gaps.first.get_or_insert_with(|| why.clone());
+        };
+        let mut invalid = false;
+        match &u.tokens {
+            Reported::Known(t) => self.budget_tokens = self.budget_tokens.saturating_add(*t),
+            Reported::Missing => gaps.tokens = gaps.tokens.saturating_add(1),
+            Reported::Invalid(why) => {
+                gaps.tokens = gaps.tokens.saturating_add(1);
+                note(why);
+                invalid = true;
+            }
+        }
+        match &u.cost {
+            Reported::Known(_) => {}
+            Reported::Missing => gaps.cost = gaps.cost.saturating_add(1),
+            Reported::Invalid(why) => {
+                gaps.cost = gaps.cost.saturating_add(1);
+                note(why);
+                invalid = true;
+            }
+        }
+        if invalid {
+            gaps.invalid = gaps.invalid.saturating_add(1);
+        }
+        if raw.is_some() || u.tokens != Reported::Missing {
+            self.usage.get_or_insert_with(Usage::default).add(&u.usage);
+        }
     }
 }
 
@@ -776,7 +989,7 @@ mod fuzz {
     use super::*;
     use proptest::prelude::*;
 
-    use crate::delegate::fuzz_config as config;
+    use crate::testing::fuzz_config as config;
 
     fn event_like() -> impl Strategy<Value = Vec<u8>> {
         let pieces = prop::collection::vec(
@@ -844,5 +1057,306 @@ mod fast_path {
         assert_eq!(s.malformed_lines, 1);
         let s = parse_all(b"{\"type\":\"message_update\",\"assistantMessageEvent\":{\"type\":\"text_end\",\"content\":\"done\"}}\n", 3);
         assert_eq!((s.malformed_lines, s.events), (0, 1));
+    }
+}
+
+#[cfg(test)]
+mod usage_class {
+    //! Usage a child reports, by class: every value kind × every field a limit counts.
+    //! A countable value is summed (saturating); anything else leaves that kind of
+    //! usage unknown for the message and never costs the message itself.
+    use super::*;
+
+    /// `(raw JSON value, countable)`.
+    const VALUES: [(&str, bool); 15] = [
+        ("0", true),
+        ("7", true),
+        ("7.0", true),
+        ("1e30", true),
+        ("18446744073709547520", true),
+        ("99999999999999999999999", true),
+        ("-1", false),
+        ("-1e-9", false),
+        ("null", false),
+        ("\"7\"", false),
+        ("true", false),
+        ("[]", false),
+        ("{}", false),
+        ("1e400", false),
+        ("-0.0", true),
+    ];
+    const TOKEN_FIELDS: [&str; 5] = ["input", "output", "cacheRead", "cacheWrite", "totalTokens"];
+
+    fn message(usage: Option<&str>) -> String {
+        let usage = usage
+            .map(|u| format!(r#","usage":{u}"#))
+            .unwrap_or_default();
+        format!(
+            r#"{{"type":"message_end","message":{{"role":"assistant","content":[{{"type":"text","text":"the answer"}}],"stopReason":"stop"{usage}}}}}"#
+        )
+    }
+
+    fn parse(line: &str) -> StreamState {
+        parse_all(format!("{line}\n").as_bytes(), 64)
+    }
+
+    #[test]
+    fn every_value_in_every_counted_field() {
+        let mut cases = 0;
+        for (value, countable) in VALUES {
+            for field in TOKEN_FIELDS {
+                let s = parse(&message(Some(&format!(
+                    r#"{{"input":3,"output":2,"{field}":{value},"cost":{{"total":0.5}}}}"#
+                ))));
+                let what = format!("{field} = {value}");
+                assert_eq!(s.malformed_lines, 0, "{what}");
+                assert_eq!(
+                    s.final_message.as_ref().map(|f| f.text.as_str()),
+                    Some("the answer"),
+                    "{what}: the message is kept"
+                );
+                assert_eq!(s.unknown_usage.tokens == 0, countable, "{what}");
+                // 1e400 is out of any float's range: the whole `usage` is unreadable.
+                let unreadable = value == "1e400";
+                assert_eq!(
+                    s.unknown_usage.cost > 0,
+                    unreadable,
+                    "{what}: the cost is another count"
+                );
+                if !countable {
+                    assert_eq!(s.budget_tokens, 0, "{what}: nothing of it is counted");
+                    assert!(s.unknown_usage.first.is_some(), "{what}");
+                }
+                cases += 1;
+            }
+            let s = parse(&message(Some(&format!(
+                r#"{{"totalTokens":5,"cost":{{"total":{value}}}}}"#
+            ))));
+            assert_eq!(s.unknown_usage.cost == 0, countable, "cost.total = {value}");
+            let tokens = if value == "1e400" { 0 } else { 5 };
+            assert_eq!(s.budget_tokens, tokens, "cost.total = {value}");
+            let cost = s.usage.as_ref().unwrap().cost;
+            assert!(
+                cost.is_finite() && cost >= 0.0,
+                "cost.total = {value}: {cost}"
+            );
+            cases += 1;
+        }
+        // The whole `usage` (and `cost`) missing, null or not an object.
+        for (usage, tokens_unknown, cost_unknown) in [
+            (None, true, true),
+            (Some("null"), true, true),
+            (Some("\"lots\""), true, true),
+            (Some("-3"), true, true),
+            (Some("{}"), true, true),
+            (Some(r#"{"totalTokens":4}"#), false, true),
+            (Some(r#"{"totalTokens":4,"cost":null}"#), false, true),
+            (Some(r#"{"totalTokens":4,"cost":"$1"}"#), false, true),
+            (Some(r#"{"totalTokens":4,"cost":{}}"#), false, true),
+            (
+                Some(r#"{"totalTokens":1e400,"cost":{"total":1}}"#),
+                true,
+                true,
+            ),
+        ] {
+            let s = parse(&message(usage));
+            let what = format!("{usage:?}");
+            assert_eq!(s.final_message.unwrap().text, "the answer", "{what}");
+            assert_eq!(s.unknown_usage.tokens > 0, tokens_unknown, "{what}");
+            assert_eq!(s.unknown_usage.cost > 0, cost_unknown, "{what}");
+            cases += 1;
+        }
+        assert!(cases >= 100, "{cases}");
+    }
+
+    /// Sums saturate: 4096, then 2^64 - 4096, then 4096 never wraps to a small count.
+    #[test]
+    fn sums_never_wrap() {
+        let mut text = String::new();
+        for t in ["4096", "18446744073709547520", "4096", "1e30", "4096"] {
+            text.push_str(&message(Some(&format!(
+                r#"{{"input":{t},"output":{t},"totalTokens":{t},"cost":{{"total":1e308}}}}"#
+            ))));
+            text.push('\n');
+        }
+        let s = parse_all(text.as_bytes(), 7);
+        assert_eq!(s.budget_tokens, u64::MAX);
+        let u = s.usage.unwrap();
+        assert_eq!((u.input, u.total_tokens), (u64::MAX, u64::MAX));
+        assert_eq!(u.cost, f64::MAX, "finite, and over every limit");
+        let b = crate::delegate::Budget {
+            max_tokens: Some(5000),
+            max_cost_usd: Some(1.0),
+            ..Default::default()
+        };
+        assert!(b.crossed(s.budget_tokens, u.cost).is_some());
+    }
+}
+
+#[cfg(test)]
+mod memory {
+    //! What the reader holds stays bounded by the longest line it keeps, whatever the
+    //! stream's length: a pi 0.73.1-shaped stream (every `message_update` carries the
+    //! partial message twice, so lines grow with the answer) of a few turns and of
+    //! many, × read sizes × line limits, with the heap the framer and the state hold
+    //! counted after every read (capacities, not timings), and the accounting exact.
+    use super::*;
+
+    /// (JSON-escaped, decoded) pieces of an answer: escapes, multi-byte UTF-8.
+    const WORDS: [(&str, &str); 5] = [
+        ("alpha ", "alpha "),
+        ("b\\n", "b\n"),
+        ("\\\"d\\\" ", "\"d\" "),
+        ("é ", "é "),
+        ("𝄞\\u00e9 ", "𝄞é "),
+    ];
+    const META: &str = r#""api":"openai-completions","provider":"mock","model":"mock-model","usage":{"input":100,"output":12,"cacheRead":3,"cacheWrite":0,"totalTokens":115,"cost":{"input":0.001,"output":0.0002,"cacheRead":0,"cacheWrite":0,"total":0.0012}},"stopReason":"stop","timestamp":1"#;
+
+    /// One turn of `deltas` deltas: (its bytes, its longest line, the decoded answer).
+    fn turn(deltas: usize, n: usize) -> (Vec<u8>, usize, String) {
+        let (mut text, mut raw) = (String::new(), String::new());
+        let mut out: Vec<String> = vec![
+            r#"{"type":"turn_start"}"#.into(),
+            format!(
+                r#"{{"type":"message_start","message":{{"role":"assistant","content":[],{META}}}}}"#
+            ),
+        ];
+        for i in 0..deltas {
+            let (d, r) = WORDS[(i + n) % WORDS.len()];
+            text.push_str(d);
+            raw.push_str(r);
+            let snap = format!(
+                r#"{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}],{META}}}"#
+            );
+            out.push(format!(
+                r#"{{"type":"message_update","assistantMessageEvent":{{"type":"text_delta","contentIndex":0,"delta":"{d}","partial":{snap}}},"message":{snap}}}"#
+            ));
+        }
+        out.push(format!(
+            r#"{{"type":"tool_execution_start","toolCallId":"c{n}","toolName":"read","args":{{"path":"a"}}}}"#
+        ));
+        // A tool's partial output as long as four answers (a big file read).
+        out.push(format!(
+            r#"{{"type":"tool_execution_update","toolCallId":"c{n}","toolName":"read","partialResult":{{"content":[{{"type":"text","text":"{text}{text}{text}{text}"}}]}}}}"#
+        ));
+        out.push(format!(
+            r#"{{"type":"tool_execution_end","toolCallId":"c{n}","toolName":"read","result":{{"content":[]}},"isError":{}}}"#,
+            n % 2 == 1
+        ));
+        if n.is_multiple_of(3) {
+            out.push(format!("not an event {n}"));
+        }
+        out.push(format!(
+            r#"{{"type":"message_end","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}],{META}}}}}"#
+        ));
+        out.push(r#"{"type":"turn_end","toolResults":[]}"#.into());
+        let longest = out.iter().map(String::len).max().unwrap();
+        let mut bytes = out.join("\n").into_bytes();
+        bytes.push(b'\n');
+        (bytes, longest, raw)
+    }
+
+    struct Counted {
+        framer: LineFramer,
+        state: StreamState,
+        chunk: usize,
+        /// Bytes of the current simulated read already pushed.
+        fill: usize,
+        peak_framer: usize,
+        peak_state: usize,
+    }
+
+    impl Counted {
+        /// Feed `bytes` as the rest of a stream read `chunk` bytes at a time.
+        fn feed(&mut self, mut bytes: &[u8]) {
+            while !bytes.is_empty() {
+                let n = (self.chunk - self.fill).min(bytes.len());
+                let state = &mut self.state;
+                self.framer
+                    .push(&bytes[..n], &mut |l| state.feed(l, &mut |_| {}));
+                self.fill = (self.fill + n) % self.chunk;
+                bytes = &bytes[n..];
+                self.peak_framer = self.peak_framer.max(self.framer.held());
+                self.peak_state = self.peak_state.max(self.state.held());
+            }
+        }
+    }
+
+    fn run(deltas: usize, turns: usize, chunk: usize, max: usize) -> (Counted, usize, String) {
+        let mut c = Counted {
+            framer: LineFramer::new(max),
+            state: StreamState::default(),
+            chunk,
+            fill: 0,
+            peak_framer: 0,
+            peak_state: 0,
+        };
+        c.feed(b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/w\"}\n{\"type\":\"agent_start\"}\n");
+        let (mut longest, mut last) = (0, String::new());
+        for n in 0..turns {
+            let (bytes, l, raw) = turn(deltas, n);
+            c.feed(&bytes);
+            (longest, last) = (longest.max(l), raw);
+        }
+        c.feed(b"{\"type\":\"agent_end\",\"messages\":[]}\n");
+        let state = &mut c.state;
+        c.framer.finish(&mut |l| state.feed(l, &mut |_| {}));
+        (c, longest, last)
+    }
+
+    #[test]
+    fn held_memory_is_bounded_by_the_longest_line_not_the_stream() {
+        for deltas in [40, 200] {
+            for max in [MAX_LINE, OVERSIZED_PREFIX] {
+                for chunk in [1013, 1 << 20] {
+                    let case = format!("{deltas} deltas, line limit {max}, reads of {chunk}");
+                    // 8 turns fill every "first few" list the state keeps.
+                    let (short, _, _) = run(deltas, 8, chunk, max);
+                    let (long, longest, last) = run(deltas, 24, chunk, max);
+                    assert!(
+                        long.peak_framer <= short.peak_framer
+                            && long.peak_state <= short.peak_state,
+                        "{case}: 24 turns held more than 8 (framer {} vs {}, state {} vs {})",
+                        long.peak_framer,
+                        short.peak_framer,
+                        long.peak_state,
+                        short.peak_state
+                    );
+                    // A line kept whole is at most `max` bytes; Vec growth doubles.
+                    let kept = longest.min(max);
+                    assert!(
+                        long.peak_framer <= 2 * kept,
+                        "{case}: the framer held {} bytes, longest kept line {kept}",
+                        long.peak_framer
+                    );
+                    let answer = last.len();
+                    assert!(
+                        long.peak_state <= 2 * answer + 4096,
+                        "{case}: the state held {} bytes for a {answer}-byte answer",
+                        long.peak_state
+                    );
+                    let s = &long.state;
+                    assert_eq!(s.turns, 24, "{case}");
+                    assert_eq!((s.tool_calls, s.tool_calls_failed), (24, 12), "{case}");
+                    if longest <= max {
+                        // Nothing dropped: the answer and the sums are exact.
+                        assert_eq!(s.malformed_lines, 8, "{case}");
+                        assert_eq!(s.oversized_lines, 0, "{case}");
+                        assert_eq!(s.final_message.as_ref().unwrap().text, last, "{case}");
+                        let u = s.usage.as_ref().unwrap();
+                        assert_eq!(
+                            (u.input, u.output, u.cache_read, u.total_tokens),
+                            (2400, 288, 72, 2760),
+                            "{case}"
+                        );
+                        assert_eq!(s.budget_tokens, 2760, "{case}");
+                        let cost = (0..24).fold(0.0, |a, _| a + 0.0012);
+                        assert_eq!(u.cost, cost, "{case}");
+                    } else {
+                        assert!(s.oversized_lines > 0 && s.malformed_lines >= 8, "{case}");
+                    }
+                }
+            }
+        }
     }
 }

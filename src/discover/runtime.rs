@@ -23,17 +23,11 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{Host, HostId, ResolvedRole};
-use crate::pi::settings::{HerdrModels, PiDefaults, read_json};
-
-/// pi's default tool set when no allow-list is given.
-pub const PI_DEFAULT_TOOLS: [&str; 4] = ["read", "bash", "edit", "write"];
-/// pi's seven built-in tools (tintinweb's default).
-pub const ALL_BUILTIN_TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
-const MUTATING: [&str; 3] = ["bash", "edit", "write"];
+use crate::pi::settings::{PiDefaults, read_json};
 
 /// What `show` needs besides the role.
 #[derive(Debug, Clone)]
-pub struct RuntimeInputs<'a> {
+pub(crate) struct RuntimeInputs<'a> {
     pub host: Host,
     /// `--model` for this invocation.
     pub explicit_model: Option<&'a str>,
@@ -44,8 +38,9 @@ pub struct RuntimeInputs<'a> {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Runtime {
-    /// `pi`, or `external-cli` for an adapter that sets `cli`.
+pub(crate) struct Runtime {
+    /// `pi` (a pi host runs the child on pi), `host-cli` (a host with its own CLI
+    /// runs it itself), or `external-cli` for an adapter that sets `cli`.
     pub kind: &'static str,
     pub tools: Tools,
     pub thinking: Setting<String>,
@@ -59,7 +54,7 @@ pub struct Runtime {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Tools {
+pub(crate) struct Tools {
     /// The `tools` value as written; `None` when absent.
     pub declared: Option<Vec<String>>,
     /// The tools the child gets.
@@ -68,8 +63,19 @@ pub struct Tools {
     pub host_default: bool,
     /// The child can change files (bash, edit or write).
     pub mutating: bool,
+    /// The role's deny entries as written (its host's deny key).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deny_tools: Option<Vec<String>>,
+    /// Set when the child also gets every other tool of the session, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open: Option<String>,
+    /// Tools the child gets but may not use on every call (a specifier, a
+    /// permission mode, a ruleset's `ask`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<Limit>,
+    /// The permission mode the role sets, where the host reads one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
     pub note: String,
     /// The MCP tools the child reaches besides these, where the host hands `tools`
     /// to pi's allow-list (the host profile's `tools.mcp`): absent when it reaches
@@ -78,9 +84,18 @@ pub struct Tools {
     pub mcp: Option<McpReach>,
 }
 
+/// A tool the child gets with a restriction.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Limit {
+    pub tool: String,
+    /// `asks first`, `read-only calls`, `some calls`, `no call`.
+    pub calls: &'static str,
+    pub why: String,
+}
+
 /// The MCP tools (pi's `mcp.json`) a role reaches on the pi generation that has them.
 #[derive(Debug, Clone, Serialize)]
-pub struct McpReach {
+pub(crate) struct McpReach {
     /// The pi versions this holds on (`>=1.0.4`).
     pub pi: String,
     /// What opens them: the gateway entries (`codemode`, `tool_search`), the
@@ -134,7 +149,7 @@ fn mcp_reach(fact: &crate::host::McpReach, list: Option<&[String]>) -> Option<Mc
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Setting<T> {
+pub(crate) struct Setting<T> {
     pub value: Option<T>,
     /// Whether the host acts on the key.
     pub honoured: bool,
@@ -142,13 +157,13 @@ pub struct Setting<T> {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct CliRuntime {
+pub(crate) struct CliRuntime {
     pub cli: String,
     pub cli_model: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ModelResolution {
+pub(crate) struct ModelResolution {
     /// The model the chain settles on; `None` when pi picks (first model with credentials).
     pub effective: Option<String>,
     /// The link that decided.
@@ -159,7 +174,7 @@ pub struct ModelResolution {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ChainLink {
+pub(crate) struct ChainLink {
     /// `invocation`, `frontmatter`, `per-agent-config`, `global-config`, `parent-default`.
     pub link: &'static str,
     /// Where the value comes from, in words.
@@ -172,7 +187,7 @@ pub struct ChainLink {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum LinkStatus {
+pub(crate) enum LinkStatus {
     /// Nothing set here.
     Unset,
     /// This link decided.
@@ -186,7 +201,7 @@ pub enum LinkStatus {
 }
 
 impl LinkStatus {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             LinkStatus::Unset => "unset",
             LinkStatus::Decides => "decides",
@@ -198,7 +213,7 @@ impl LinkStatus {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     /// As shown (relative to the current directory when under it).
     pub path: String,
     /// What pwk reads it for.
@@ -208,32 +223,34 @@ pub struct ConfigFile {
 }
 
 /// Resolve the runtime settings of `role` under `inputs.host`.
-pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runtime {
+pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runtime {
     let host = inputs.host;
     let r = &role.role;
     let mut config_files = Vec::new();
-    let settings = PiSettings::load(inputs, &mut config_files);
-    let raw_tools = role.doc.mapping().and_then(|m| m.get("tools"));
-    // The host's own split of a `tools` string (Claude Code: white space too).
-    let declared = match raw_tools.and_then(|n| n.as_str()) {
-        Some(s) if host.tools.split_on_whitespace => Some(
-            host.tools
-                .split(s)
-                .into_iter()
-                .map(str::to_string)
-                .collect(),
-        ),
-        _ => r.tools.clone(),
+    // pi's settings matter only where the child runs on pi.
+    let on_pi = host.host.is_pi();
+    let settings = if on_pi {
+        PiSettings::load(inputs, &mut config_files)
+    } else {
+        PiSettings {
+            default_model: None,
+            default_thinking: None,
+        }
     };
-    let tools = tools(
-        host,
-        declared,
-        raw_tools,
-        &role.doc.text,
-        r.deny_tools.clone(),
-    );
-    let thinking = thinking(host, role, &settings);
-    let max_turns = max_turns(host, role);
+    let tools = tools(host, role);
+    let thinking = match setting_key(host, "thinking") {
+        Some((key, fact)) if key != "thinking" => {
+            own_setting(host, role, key, fact, |n| n.as_str().map(str::to_string))
+        }
+        Some(_) => thinking(host, role, &settings),
+        None => unread_setting(host, role, "thinking", |n| n.as_str().map(str::to_string)),
+    };
+    let max_turns = match setting_key(host, "max-turns") {
+        Some((key, fact)) if key != "max_turns" => {
+            own_setting(host, role, key, fact, |n| n.to_json().as_u64())
+        }
+        _ => max_turns(host, role),
+    };
     let (kind, model, cli) = match &r.cli {
         Some(cli) => {
             let mut notes = vec![format!(
@@ -261,20 +278,12 @@ pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runti
             )
         }
         None => {
-            let herdr = match host.host {
-                HostId::Pwk | HostId::Herdr => {
-                    Some(HerdrConfig::load(inputs, &role.name, &mut config_files))
-                }
-                HostId::Tintinweb
-                | HostId::Nicobailon
-                | HostId::ClaudeCode
-                | HostId::Gemini
-                | HostId::Copilot
-                | HostId::Opencode
-                | HostId::PiExample => None,
-            };
+            let herdr = host
+                .model_config
+                .as_ref()
+                .map(|c| HerdrConfig::load(c, inputs, &role.name, &mut config_files));
             (
-                "pi",
+                if on_pi { "pi" } else { "host-cli" },
                 model_chain(role, inputs, herdr.as_ref(), &settings),
                 None,
             )
@@ -291,149 +300,143 @@ pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runti
     }
 }
 
-/// The tools the child gets under `host`, from its profile: the default when `tools`
-/// is absent, the host's tokens (`*`, `none`), the names it knows (unknown names are
-/// dropped by every host), and what it adds to every child.
-fn tools(
-    host: Host,
-    declared: Option<Vec<String>>,
-    raw: Option<&crate::role::Node>,
-    text: &str,
-    deny: Option<Vec<String>>,
-) -> Tools {
-    let label = host.label();
-    let t = &host.tools;
-    let with_injected = |mut v: Vec<String>| {
-        for i in &t.injected {
-            if !v.contains(i) {
-                v.push(i.clone());
-            }
-        }
-        v
-    };
-    // A flow list (`[a, b]`) that the host's parser does not read as a list.
-    let flow = raw.is_some_and(|n| text.get(n.span.clone()).is_some_and(|s| s.starts_with('[')));
-    let no_value = raw.is_some_and(|n| n.to_json().is_null());
-    let (effective, host_default, mut note) = match &declared {
-        None if no_value && t.no_value_is_none => (
-            with_injected(Vec::new()),
-            false,
-            format!("`tools:` has no value: {label} gives the child no tools at all"),
-        ),
-        None => (
-            t.default.clone(),
-            true,
-            format!("absent: {label} gives {}", t.missing),
-        ),
-        Some(_) if flow && host.parser.flow_lists != crate::host::ListReading::Read => (
-            with_injected(Vec::new()),
-            false,
-            format!("{label} does not read a `[…]` list: the child gets no built-in tools"),
-        ),
-        Some(list) => {
-            if list
-                .iter()
-                .any(|x| t.all_tokens.iter().any(|a| a.eq_ignore_ascii_case(x)))
-            {
-                // The token gives what the child gets without `tools`.
-                let all = t.default.clone();
-                (
-                    with_injected(all),
-                    false,
-                    format!("every built-in tool ({label} expands the token)"),
-                )
-            } else if list.iter().any(|x| t.none_tokens.iter().any(|n| n == x)) {
-                (with_injected(Vec::new()), false, "no tools".to_string())
-            } else {
-                // A specifier (`Bash(git *)`) grants the tool it qualifies.
-                let mut known: Vec<String> = Vec::new();
-                for x in list.iter().filter(|x| host.knows_tool(t.base(x))) {
-                    let b = t.base(x);
-                    let b = t.aliases.get(b).map_or(b, String::as_str).to_string();
-                    if !known.contains(&b) {
-                        known.push(b);
-                    }
-                }
-                // pi's own MCP names, where the host hands `tools` to pi: `mcp` says
-                // what they reach.
-                let is_gate = |x: &str| {
-                    t.mcp
-                        .as_ref()
-                        .is_some_and(|m| m.is_gateway(x) || x.starts_with("mcp__"))
-                };
-                let dropped: Vec<&String> = list
-                    .iter()
-                    .filter(|x| !host.knows_tool(t.base(x)) && !is_gate(x))
-                    .collect();
-                let mut note = "as declared".to_string();
-                // Tools the host folds into another one that is granted.
-                let folded: Vec<String> = t
-                    .folded_into
-                    .iter()
-                    .filter(|(into, _)| known.contains(*into))
-                    .filter_map(|(into, gone)| {
-                        let g: Vec<&str> = gone
-                            .iter()
-                            .filter(|g| known.contains(*g))
-                            .map(String::as_str)
-                            .collect();
-                        (!g.is_empty()).then(|| {
-                            format!("no separate {} (the child uses {into})", g.join(" or "))
-                        })
-                    })
-                    .collect();
-                known.retain(|k| {
-                    !t.folded_into.iter().any(|(into, gone)| {
-                        gone.contains(k) && list.iter().any(|x| t.base(x) == into)
-                    })
-                });
-                if !folded.is_empty() {
-                    note.push_str(&format!("; {label} gives {}", folded.join("; ")));
-                }
-                if !t.injected.is_empty() {
-                    note.push_str(&format!(" ({label} adds {})", t.injected.join(", ")));
-                }
-                if !dropped.is_empty() {
-                    note.push_str(&format!(
-                        "; not built-in, kept only if an extension provides it: {}",
-                        dropped
-                            .iter()
-                            .map(|d| d.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ));
-                }
-                (with_injected(known), false, note)
-            }
-        }
-    };
-    let mutating = effective.iter().any(|t| MUTATING.contains(&t.as_str()));
+/// The tools the child gets under `host`: the host's own computation
+/// ([`crate::host::effective`], which `pwk convert` compares too), with what pi's
+/// MCP support adds where the host hands `tools` to pi.
+fn tools(host: Host, role: &ResolvedRole) -> Tools {
+    let g = crate::host::effective::grants(host, &role.doc);
+    let mut note = g.note.clone();
+    let mutating = g.mutating(host);
     if mutating {
         note.push_str("; can change files (bash, edit or write)");
     }
     // A list the host's parser does not read is no allow-list pi sees either way:
     // the child gets no built-ins (herdr passes nothing usable to `--tools`).
-    let read_list = match &declared {
-        Some(_) if flow && host.parser.flow_lists != crate::host::ListReading::Read => None,
+    let flow_unread = role
+        .doc
+        .mapping()
+        .and_then(|m| m.get("tools"))
+        .is_some_and(|n| {
+            role.doc
+                .text
+                .get(n.span.clone())
+                .is_some_and(|s| s.starts_with('['))
+        })
+        && host.parser.flow_lists != crate::host::ListReading::Read;
+    let read_list = match &g.declared {
+        Some(_) if flow_unread => None,
         Some(l) => Some(Some(l.as_slice())),
         None => Some(None),
     };
-    let mcp = match (&t.mcp, read_list) {
+    let mcp = match (&host.tools.mcp, read_list) {
         (Some(fact), Some(list)) => mcp_reach(fact, list),
         _ => None,
     };
-
-    if deny.is_some() && !host.reads("deny-tools") {
-        note.push_str(&format!("; `deny-tools` is not read by {label}"));
-    }
+    let limits: Vec<Limit> = g
+        .tools
+        .iter()
+        .filter_map(|t| {
+            t.access.why().map(|why| Limit {
+                tool: t.tool.clone(),
+                calls: t.access.word(),
+                why: why.to_string(),
+            })
+        })
+        .collect();
     Tools {
-        declared,
-        effective,
-        host_default,
+        effective: g.names(),
+        declared: g.declared,
+        host_default: g.host_default,
         mutating,
-        deny_tools: deny,
+        deny_tools: g.denied,
+        open: g.open.map(|a| match a.why() {
+            Some(why) => format!("every other tool of the session ({}: {why})", a.word()),
+            None => "every other tool of the session, MCP tools included".to_string(),
+        }),
+        limits,
+        mode: g.mode,
         note,
         mcp,
+    }
+}
+
+/// The key that carries `setting` under `host` (its profile's `setting` tags; the
+/// portable profile's keys are the role schema's own names), with its fact.
+fn setting_key(host: Host, setting: &str) -> Option<(&'static str, &'static crate::host::KeyFact)> {
+    if host.is_portable() {
+        let key = match setting {
+            "thinking" => "thinking",
+            "max-turns" => "max_turns",
+            "model" => "model",
+            _ => return None,
+        };
+        return host.keys.get_key_value(key).map(|(k, f)| (k.as_str(), f));
+    }
+    host.keys
+        .iter()
+        .find(|(_, f)| f.setting.as_deref() == Some(setting))
+        .map(|(k, f)| (k.as_str(), f))
+}
+
+/// A setting the host reads under a key of its own (Claude Code `effort`,
+/// `maxTurns`; OpenCode `steps`), as its profile describes it.
+fn own_setting<T>(
+    host: Host,
+    role: &ResolvedRole,
+    key: &str,
+    fact: &crate::host::KeyFact,
+    value: impl Fn(&crate::role::Node) -> Option<T>,
+) -> Setting<T> {
+    let label = host.label();
+    let default = fact.default.as_deref().unwrap_or("the host's default");
+    match role.doc.mapping().and_then(|m| m.get(key)) {
+        Some(node) => match value(node) {
+            Some(v) => Setting {
+                value: Some(v),
+                honoured: true,
+                note: format!("`{key}`, honoured by {label}"),
+            },
+            None => Setting {
+                value: None,
+                honoured: false,
+                note: format!(
+                    "`{key}` is {}: {label} does not take it (`pwk lint` says why)",
+                    node.to_json()
+                ),
+            },
+        },
+        None => Setting {
+            value: None,
+            honoured: true,
+            note: format!("not set (`{key}`): {default}"),
+        },
+    }
+}
+
+/// A setting the host does not read from a role file at all (pi's example
+/// extension and thinking, Copilot and turns): what the role says is ignored.
+fn unread_setting<T>(
+    host: Host,
+    role: &ResolvedRole,
+    key: &str,
+    value: impl Fn(&crate::role::Node) -> Option<T>,
+) -> Setting<T> {
+    let label = host.label();
+    let why = match host.instead.get(key) {
+        Some(i) => format!("{label} reads no {key} from a role file ({i})"),
+        None => format!("{label} reads no {key} from a role file"),
+    };
+    match role.doc.mapping().and_then(|m| m.get(key)) {
+        Some(node) => Setting {
+            value: value(node),
+            honoured: false,
+            note: format!("ignored: {why}"),
+        },
+        None => Setting {
+            value: None,
+            honoured: true,
+            note: format!("not set: {why}"),
+        },
     }
 }
 
@@ -552,12 +555,25 @@ fn model_chain(
             status: LinkStatus::Unset,
             note: None,
         },
-        ChainLink {
-            link: "frontmatter",
-            from: format!("`model` in {path}"),
-            value: role.role.model.clone(),
-            status: LinkStatus::Unset,
-            note: None,
+        match setting_key(host, "model") {
+            Some((key, _)) => ChainLink {
+                link: "frontmatter",
+                from: format!("`{key}` in {path}"),
+                value: role.role.model.clone(),
+                status: LinkStatus::Unset,
+                note: None,
+            },
+            // A host that takes the model per call only (subagents-lite).
+            None => ChainLink {
+                link: "frontmatter",
+                from: format!("`model` in {path}"),
+                value: None,
+                status: LinkStatus::NotRead,
+                note: Some(match host.instead.get("model") {
+                    Some(i) => i.clone(),
+                    None => format!("{} reads no model from a role file", host.label()),
+                }),
+            },
         },
     ];
     let not_read = |link: &'static str, what: &str| {
@@ -579,14 +595,14 @@ fn model_chain(
         Some(cfg) => {
             links.push(ChainLink {
                 link: "per-agent-config",
-                from: format!("`models.agents.{}` in {}", role.name, cfg.display),
+                from: format!("`{}` in {}", cfg.per_agent_key, cfg.display),
                 value: cfg.per_agent.clone(),
                 status: LinkStatus::Unset,
                 note: cfg.problem.clone(),
             });
             links.push(ChainLink {
                 link: "global-config",
-                from: format!("`models.default` in {}", cfg.display),
+                from: format!("`{}` in {}", cfg.default_key, cfg.display),
                 value: cfg.default.clone(),
                 status: LinkStatus::Unset,
                 note: cfg.problem.clone(),
@@ -601,7 +617,17 @@ fn model_chain(
         link: "parent-default",
         from: match &settings.default_model {
             Some((_, from)) => format!("`defaultProvider`/`defaultModel` in {from}"),
-            None => "pi's default: the first model with credentials".to_string(),
+            None if host.host.is_pi() => {
+                "pi's default: the first model with credentials".to_string()
+            }
+            // A host with its own CLI: its profile's default for `model`.
+            None => format!(
+                "{}'s default: {}",
+                host.label(),
+                setting_key(host, "model")
+                    .and_then(|(_, f)| f.default.clone())
+                    .unwrap_or_else(|| "the parent's model".to_string())
+            ),
         },
         value: settings.default_model.as_ref().map(|(m, _)| m.clone()),
         status: LinkStatus::Unset,
@@ -640,10 +666,16 @@ fn model_chain(
         .value
         .clone()
         .filter(|v| unusable_reason(v).is_none());
-    let mut notes = vec![
+    let mut notes = vec![if host.host.is_pi() {
         "model ids are not checked against pi's model registry; an unknown id falls back to the parent's model under tintinweb and makes nicobailon refuse the role"
-            .to_string(),
-    ];
+            .to_string()
+    } else {
+        format!(
+            "model ids are not checked against {}'s models; one it cannot resolve: it {}",
+            host.label(),
+            host.unresolvable_model.note
+        )
+    }];
     if links[decided].link == "frontmatter" {
         match host.host {
             HostId::Tintinweb => notes.push(
@@ -664,34 +696,43 @@ fn model_chain(
     }
 }
 
-/// pi-herdr-agents' `config.json`.
+/// The host's model-defaults file (its profile's `model_config`: pi-herdr-agents'
+/// `herdr-agents/config.json`), as read for one role.
 struct HerdrConfig {
     display: String,
+    /// Where the role's own model and the default sit in it, as written there.
+    per_agent_key: String,
+    default_key: String,
     per_agent: Option<String>,
     default: Option<String>,
     problem: Option<String>,
 }
 
 impl HerdrConfig {
-    fn load(inputs: &RuntimeInputs<'_>, name: &str, files: &mut Vec<ConfigFile>) -> HerdrConfig {
-        let Some(dir) = inputs.agent_dir else {
-            return HerdrConfig {
-                display: "herdr-agents/config.json (no agent directory: HOME is not set)"
-                    .to_string(),
-                per_agent: None,
-                default: None,
-                problem: None,
-            };
-        };
-        let path = crate::pi::settings::herdr_config_path(dir);
-        let display = crate::context::display_path(inputs.cwd, &path);
+    fn load(
+        config: &'static crate::host::ModelConfig,
+        inputs: &RuntimeInputs<'_>,
+        name: &str,
+        files: &mut Vec<ConfigFile>,
+    ) -> HerdrConfig {
         let mut cfg = HerdrConfig {
-            display: display.clone(),
+            display: config
+                .file
+                .replace("{agent_dir}/", "")
+                .replace("{home}/", "~/"),
+            per_agent_key: config.per_agent.replace("<role>", name),
+            default_key: config.default.clone(),
             per_agent: None,
             default: None,
             problem: None,
         };
-        let purpose = "per-agent and global model defaults";
+        let Some(path) = config.locate(None, inputs.agent_dir, inputs.cwd) else {
+            cfg.display = format!("{} (no agent directory: HOME is not set)", cfg.display);
+            return cfg;
+        };
+        let display = crate::display::display_path(inputs.cwd, &path);
+        cfg.display = display.clone();
+        let purpose = config.note.as_str();
         match read_json(&path) {
             Ok(None) => files.push(ConfigFile {
                 path: display,
@@ -707,9 +748,8 @@ impl HerdrConfig {
                 });
             }
             Ok(Some(json)) => {
-                let models = HerdrModels::from_json(&json, name);
-                cfg.per_agent = models.per_agent;
-                cfg.default = models.default;
+                cfg.per_agent = crate::host::ModelConfig::lookup(&config.per_agent, name, &json);
+                cfg.default = crate::host::ModelConfig::lookup(&config.default, name, &json);
                 files.push(ConfigFile {
                     path: display,
                     purpose,
@@ -735,7 +775,7 @@ impl PiSettings {
         let mut model: Option<(String, String)> = None;
         let mut thinking: Option<(String, String)> = None;
         for path in paths {
-            let display = crate::context::display_path(inputs.cwd, &path);
+            let display = crate::display::display_path(inputs.cwd, &path);
             let purpose = "pi's default model and thinking level";
             match read_json(&path) {
                 Ok(None) => files.push(ConfigFile {

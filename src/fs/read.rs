@@ -6,11 +6,9 @@
 //! a symlink: [`Kind::follows_final_link`]), checked with `fstat` to be a regular
 //! file, and read through that one descriptor with a hard size cap, so a FIFO,
 //! a device, a socket, a symlink or an endless file can't stall or exhaust pwk.
-//! [`read_at`] reads a name in a directory that was opened without following
-//! links ([`super::SafeDir`]): the read a later write goes through.
 
 use std::io::Read;
-use std::os::fd::{BorrowedFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::Path;
 
 use rustix::fs::{FileType, Mode, OFlags};
@@ -35,10 +33,12 @@ pub enum Kind {
     /// A pi session file a continuation names (`sessionFile`): streamed line by
     /// line through [`open`], never held whole.
     Session,
+    /// An entry of pwk's own cache (what `pi --help` listed, per pi binary).
+    Cache,
 }
 
 /// Role files larger than this are refused (hosts would choke on them too).
-pub const MAX_ROLE_FILE_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_ROLE_FILE_BYTES: u64 = 1024 * 1024;
 
 impl Kind {
     /// The most bytes a file of this kind may hold.
@@ -52,6 +52,7 @@ impl Kind {
             Kind::Request => 16 * 1024 * 1024,
             // Streamed (one line in memory at a time): the cap bounds the time spent.
             Kind::Session => 512 * 1024 * 1024,
+            Kind::Cache => 64 * 1024,
         }
     }
 
@@ -65,6 +66,7 @@ impl Kind {
             Kind::Packet => "packet",
             Kind::Request => "request file",
             Kind::Session => "session file",
+            Kind::Cache => "cache entry",
         }
     }
 
@@ -77,7 +79,7 @@ impl Kind {
 
 /// Why a path could not be read.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     #[error("is a symbolic link; pwk reads {} only directly", .0.noun_plural())]
     Symlink(Kind),
     #[error("is not a regular file ({0})")]
@@ -100,12 +102,13 @@ impl Kind {
             Kind::Packet => "packets",
             Kind::Request => "request files",
             Kind::Session => "session files",
+            Kind::Cache => "cache entries",
         }
     }
 }
 
 /// A human name for a file type, for messages.
-pub fn file_type_name(ft: FileType) -> &'static str {
+pub(crate) fn file_type_name(ft: FileType) -> &'static str {
     match ft {
         FileType::RegularFile => "regular file",
         FileType::Directory => "directory",
@@ -137,7 +140,7 @@ fn opened(r: Result<OwnedFd, rustix::io::Errno>, kind: Kind) -> Result<OwnedFd, 
 }
 
 /// Read `path` as a `kind` file: a regular file, at most `kind.cap()` bytes.
-pub fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, ReadError> {
     let fd = opened(rustix::fs::open(path, flags(kind), Mode::empty()), kind)?;
     read_fd(fd, kind)
 }
@@ -145,7 +148,7 @@ pub fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, ReadError> {
 /// Open `path` as a `kind` file for streaming: the same open and `fstat` checks as
 /// [`read`], and a reader that fails with [`ReadError::TooLarge`] once more than
 /// `kind.cap()` bytes came (a file that grows while it is read is still caught).
-pub fn open(path: &Path, kind: Kind) -> Result<Bounded, ReadError> {
+pub(crate) fn open(path: &Path, kind: Kind) -> Result<Bounded, ReadError> {
     let fd = opened(rustix::fs::open(path, flags(kind), Mode::empty()), kind)?;
     check_fd(&fd, kind)?;
     Ok(Bounded {
@@ -156,14 +159,14 @@ pub fn open(path: &Path, kind: Kind) -> Result<Bounded, ReadError> {
 
 /// A file opened by [`open`]: reads past its kind's cap are an error.
 #[derive(Debug)]
-pub struct Bounded {
+pub(crate) struct Bounded {
     file: std::io::Take<std::fs::File>,
     kind: Kind,
 }
 
 impl Bounded {
     /// Read into `buf` (0 at the end of the file).
-    pub fn read(&mut self, buf: &mut [u8]) -> Result<usize, ReadError> {
+    pub(crate) fn read(&mut self, buf: &mut [u8]) -> Result<usize, ReadError> {
         let n = self.file.read(buf).map_err(ReadError::Io)?;
         if self.file.limit() == 0 {
             return Err(ReadError::TooLarge {
@@ -177,7 +180,11 @@ impl Bounded {
 
 /// Read the entry `name` of the directory `dir` (one plain name, never followed
 /// when it is a link) as a `kind` file.
-pub fn read_at(dir: BorrowedFd<'_>, name: &str, kind: Kind) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_at(
+    dir: std::os::fd::BorrowedFd<'_>,
+    name: &str,
+    kind: Kind,
+) -> Result<Vec<u8>, ReadError> {
     let flags = flags(kind) | OFlags::NOFOLLOW;
     read_fd(
         opened(rustix::fs::openat(dir, name, flags, Mode::empty()), kind)?,
@@ -186,7 +193,7 @@ pub fn read_at(dir: BorrowedFd<'_>, name: &str, kind: Kind) -> Result<Vec<u8>, R
 }
 
 /// Read a role file ([`Kind::Role`]).
-pub fn read_role_file(path: &Path) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_role_file(path: &Path) -> Result<Vec<u8>, ReadError> {
     read(path, Kind::Role)
 }
 
@@ -211,7 +218,7 @@ fn read_fd(fd: OwnedFd, kind: Kind) -> Result<Vec<u8>, ReadError> {
 
 /// Read a stream pwk was handed instead of a file (`pwk lint -`: a role on stdin)
 /// as a `kind` input, with the same size cap as a file of that kind.
-pub fn read_stream(stream: impl Read, kind: Kind) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_stream(stream: impl Read, kind: Kind) -> Result<Vec<u8>, ReadError> {
     capped(stream, 0, kind)
 }
 

@@ -22,6 +22,25 @@ pub struct Detection {
     pub reason: String,
     /// Every host package found, with its version when known and where it was listed.
     pub found: Vec<Found>,
+    /// The paths `reason` names, as written there (absolute): [`Detection::reason_from`]
+    /// shows them from the current directory.
+    pub paths: Vec<PathBuf>,
+}
+
+impl Detection {
+    /// `reason` with the paths it names shown as every other path of the output is:
+    /// relative to `cwd` when under it.
+    pub fn reason_from(&self, cwd: &Path) -> String {
+        let mut paths: Vec<&PathBuf> = self.paths.iter().collect();
+        // The longest first: a path that begins another is replaced after it.
+        paths.sort_by_key(|p| std::cmp::Reverse(p.as_os_str().len()));
+        let mut out = self.reason.clone();
+        for p in paths {
+            let shown = crate::display::display_path(cwd, p);
+            out = out.replace(&p.display().to_string(), &shown);
+        }
+        out
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,16 +51,44 @@ pub struct Found {
     pub settings: PathBuf,
 }
 
-/// Detect the host from the project's and the agent dir's pi settings.
+/// Detect the host from the project's and the agent dir's pi settings. A settings
+/// file that cannot be read is named in the reason: the host it would name is not
+/// known (never a silent portable profile).
 pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
+    let mut unreadable = Vec::new();
+    let mut d = detect_in(project_root, agent_dir, &mut unreadable);
+    if !unreadable.is_empty() {
+        let named: Vec<String> = unreadable
+            .iter()
+            .map(|(path, why)| format!("`{}` ({why})", path.display()))
+            .collect();
+        d.reason.push_str(&format!(
+            "; pwk could not read {}, so a host listed there is not known",
+            named.join(", nor ")
+        ));
+        d.paths.extend(unreadable.into_iter().map(|(path, _)| path));
+    }
+    d
+}
+
+fn detect_in(
+    project_root: &Path,
+    agent_dir: Option<&Path>,
+    unreadable: &mut Vec<(PathBuf, String)>,
+) -> Detection {
     let mut found: Vec<Found> = Vec::new();
     let project = project_root.join(".pi");
     let mut places: Vec<(PathBuf, PathBuf)> = vec![(project.join("settings.json"), project)];
     if let Some(a) = agent_dir {
         places.push((a.join("settings.json"), a.to_path_buf()));
     }
+    // Settings files pwk could not read: a host they name is unknown, and said so.
     for (settings, base) in &places {
-        for source in package_sources(settings) {
+        let sources = crate::pi::settings::read_packages(settings).unwrap_or_else(|why| {
+            unreadable.push((settings.clone(), why.to_string()));
+            Vec::new()
+        });
+        for source in sources {
             let Some((host, pinned)) = match_source(&source) else {
                 continue;
             };
@@ -89,6 +136,7 @@ pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
                     version: None,
                     settings,
                 }],
+                paths: vec![dir],
             };
         }
     }
@@ -104,6 +152,7 @@ pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
                     .unwrap_or_default()
             ),
             found,
+            paths: places.iter().map(|p| p.0.clone()).collect(),
         },
         [one] => {
             let spec = spec_of(one);
@@ -128,6 +177,7 @@ pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
                     one.settings.display()
                 ),
                 spec,
+                paths: vec![one.settings.clone()],
                 found,
             }
         }
@@ -141,6 +191,7 @@ pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
                     .join(", ")
             ),
             found,
+            paths: Vec::new(),
         },
     }
 }
@@ -170,6 +221,7 @@ pub fn detect_from_paths(files: &[PathBuf]) -> Option<Detection> {
             "{shown} under `{dir}/`, where {host} reads its agents (`--host H` to choose)"
         ),
         found: Vec::new(),
+        paths: vec![first.clone()],
     })
 }
 
@@ -194,13 +246,6 @@ pub fn host_of_path(path: &Path) -> Option<(HostId, &'static str)> {
 
 /// The package sources a settings file lists (nothing when it is absent or bad:
 /// pi's own error is the user's guide there).
-fn package_sources(settings: &Path) -> Vec<String> {
-    match crate::pi::settings::read_json(settings) {
-        Ok(Some(doc)) => crate::pi::settings::package_sources(&doc),
-        _ => Vec::new(),
-    }
-}
-
 /// Which host a package source installs, and the version it pins.
 fn match_source(source: &str) -> Option<(HostId, Option<String>)> {
     if let Some(spec) = source.strip_prefix("npm:") {
@@ -219,23 +264,15 @@ fn match_source(source: &str) -> Option<(HostId, Option<String>)> {
     // nicobailon's repositories are called `pi-subagents`, so the owner decides.
     let path = source.trim_end_matches('/');
     let path = path.split('@').next()?.trim_end_matches(".git");
-    let host = REPOSITORIES
-        .iter()
-        .find(|(repo, _)| path.ends_with(repo))
-        .map(|(_, h)| *h)?;
+    let host = ALL
+        .into_iter()
+        .find(|h| h.repository().is_some_and(|repo| path.ends_with(repo)))?;
     let version = source
         .rsplit_once('@')
         .map(|(_, v)| v.trim_start_matches('v').to_string())
         .filter(|v| super::version::parse(v).is_some());
     Some((host, version))
 }
-
-/// The hosts' public repositories, as git sources name them.
-const REPOSITORIES: [(&str, HostId); 3] = [
-    ("tintinweb/pi-subagents", HostId::Tintinweb),
-    ("nicobailon/pi-subagents", HostId::Nicobailon),
-    ("giuseppecrj/pi-herdr-agents", HostId::Herdr),
-];
 
 /// The version in the installed package's `package.json`, where pi put it.
 fn installed_version(base: &Path, host: HostId, source: &str) -> Option<String> {

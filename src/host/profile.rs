@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::lint::Severity;
+use crate::severity::Severity;
 
 /// A fact's provenance.
 pub type Cite = String;
@@ -74,6 +74,11 @@ pub struct Profile {
     pub skill_dirs: Option<SkillDirs>,
     /// What the host does with a `model` it cannot resolve.
     pub unresolvable_model: Fact,
+    /// A configuration file the host reads model defaults from, per role and for
+    /// every role (pi-herdr-agents' `herdr-agents/config.json`): the model chain's
+    /// per-agent and global links.
+    #[serde(default)]
+    pub model_config: Option<ModelConfig>,
     /// How the host names models.
     #[serde(default)]
     pub models: Models,
@@ -84,6 +89,9 @@ pub struct Profile {
     /// (build.rs leaves them out of the binary, so this is empty at run time).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The role's permission mode, where the host has one (Claude Code).
+    #[serde(default)]
+    pub permission_modes: Option<PermissionModes>,
     /// Keys that are different hosts' spellings of one setting (portable profile):
     /// a role that sets it for every host in their own spellings is not warned.
     #[serde(default)]
@@ -102,7 +110,7 @@ pub struct Equivalent {
 #[serde(deny_unknown_fields)]
 pub struct NoFrontmatter {
     pub action: NoFrontmatterAction,
-    /// Completes "<host> …".
+    /// Completes "\<host> …".
     pub note: String,
     pub cite: Cite,
 }
@@ -163,6 +171,10 @@ impl Confidence {
 pub struct Discovery {
     /// Lowest precedence first; a later directory wins a name clash.
     pub dirs: Vec<DiscoveryDir>,
+    /// Directories where other pi hosts look that this one never reads: pwk lists
+    /// the roles there as not visible to this host, with `note` as the reason.
+    #[serde(default)]
+    pub unread: Vec<UnreadDir>,
     /// File names the host never reads as roles.
     #[serde(default)]
     pub exclude: Vec<Exclude>,
@@ -182,6 +194,22 @@ pub enum Base {
     Cwd,
     /// The project root (pwk's rule: nearest `.git`, `.agents` or `.pi`).
     ProjectRoot,
+    /// The current directory and those above it (OpenCode's `.opencode`
+    /// directories; pi's example extension takes the nearest `.pi/agents`): pwk
+    /// reads the project root's.
+    Upward,
+}
+
+/// A directory a host does not read, where other hosts do ([`Discovery::unread`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnreadDir {
+    /// Relative to the base, as [`DiscoveryDir::path`].
+    pub path: String,
+    pub layer: DirLayer,
+    /// Why the host does not see a role there, and what to do.
+    pub note: String,
+    pub cite: Cite,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -236,9 +264,13 @@ pub struct Identity {
     #[serde(default)]
     pub name_is_label: bool,
     /// What the host does when called by a name it does not know, completing
-    /// "<host> …" (tintinweb: runs a general-purpose child with all seven tools).
+    /// "\<host> …" (tintinweb: runs a general-purpose child with all seven tools).
     #[serde(default)]
     pub on_unknown: Option<String>,
+    /// Set when the host matches a called name without regard to case, when no
+    /// role has it exactly (tintinweb).
+    #[serde(default)]
+    pub case_insensitive: Option<Fact>,
     pub cite: Cite,
 }
 
@@ -503,7 +535,121 @@ pub struct Tools {
     /// them to pi's tool allow-list (`pi --tools`): `None` when pwk has no such fact.
     #[serde(default)]
     pub mcp: Option<McpReach>,
+    /// Set when no `tools` (or an all-token) gives the child every tool of the
+    /// session, beyond the names in `default`: MCP servers' tools and whatever the
+    /// parent has (Claude Code, Copilot, Gemini CLI, OpenCode).
+    #[serde(default)]
+    pub open: Option<Fact>,
+    /// Set when the role limits its tools with a permission ruleset rather than
+    /// lists (OpenCode: a `tools` map of tool → true | false and a `permission` map).
+    #[serde(default)]
+    pub ruleset: Option<Ruleset>,
+    /// Tools the host adds to an allow-list when a key is set (Claude Code:
+    /// `memory` adds Read, Write and Edit), by key.
+    #[serde(default)]
+    pub added_by: BTreeMap<String, AddedTools>,
+    /// Set when an entry `<tool>/<name>` names the tool before the `/` (Copilot:
+    /// `search/codebase` is `search`, `execute/*` is `execute`); any other
+    /// `<server>/<tool>` names an MCP server's tool.
+    #[serde(default)]
+    pub namespaced: Option<Fact>,
+    /// Set when an extension prefix followed by `*` (`mcp_*`), or by a server and
+    /// `_*` (`mcp_github_*`), names every tool under it (Gemini CLI).
+    #[serde(default)]
+    pub prefix_wildcards: Option<Fact>,
     pub cite: Cite,
+}
+
+/// OpenCode's tool control: a `tools` map (tool or pattern → true | false) and a
+/// `permission` map (permission or pattern → `allow` | `ask` | `deny`, or a map of
+/// input pattern → action; or one action for everything) become one ruleset, and
+/// the last rule that matches decides.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ruleset {
+    /// The key of the tool map (`tools`).
+    pub tools_key: String,
+    /// The key of the permission map (`permission`).
+    pub permission_key: String,
+    /// Entries of the tool map that become another permission (`write`, `patch` →
+    /// `edit`).
+    #[serde(default)]
+    pub tools_as: BTreeMap<String, String>,
+    /// Tools whose calls are governed by another tool's permission (`write`,
+    /// `apply_patch` by `edit`).
+    #[serde(default)]
+    pub permission_of: BTreeMap<String, String>,
+    /// What everything gets before the role's rules (`*`: allow).
+    pub base: String,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+impl Ruleset {
+    /// The permission that governs `tool`.
+    pub fn permission<'a>(&'a self, tool: &'a str) -> &'a str {
+        self.permission_of.get(tool).map_or(tool, String::as_str)
+    }
+}
+
+/// Tools a key adds ([`Tools::added_by`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AddedTools {
+    pub tools: Vec<String>,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+/// A role's permission mode and what each mode does to its tools (Claude Code's
+/// `permissionMode`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionModes {
+    /// The key (`permissionMode`).
+    pub key: String,
+    /// Tools that change files (`Edit`, `Write`, …).
+    pub edits: Vec<String>,
+    /// Tools that run commands (`Bash`).
+    pub shell: Vec<String>,
+    /// Tools no mode restricts (`Read`, `Grep`, …); every other tool, MCP tools and
+    /// the session's others included, is `other`.
+    pub read_only: Vec<String>,
+    /// Mode → what it does.
+    pub modes: BTreeMap<String, ModeEffect>,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+/// What one permission mode does to each kind of tool.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModeEffect {
+    pub edits: ModeAccess,
+    pub shell: ModeAccess,
+    pub other: ModeAccess,
+    /// What the mode is, completing "`permissionMode: plan` …".
+    pub note: String,
+}
+
+/// How far a permission mode lets a kind of tool go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModeAccess {
+    /// Runs without asking.
+    Full,
+    /// Asks the user before each call.
+    Ask,
+    /// Only calls that change nothing (plan mode's read-only commands).
+    ReadOnly,
+    /// Only what something outside the role allows (settings' allow rules, a
+    /// classifier).
+    Limited,
+    /// Refused.
+    Denied,
 }
 
 /// How a role reaches the MCP tools pi configures (`mcp.json`): pi ≥ 1.0.4 keeps
@@ -573,6 +719,57 @@ impl SkillDir {
     }
 }
 
+/// Where a host reads per-role and default models ([`Profile::model_config`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// `{agent_dir}/…`, `{home}/…`, or relative to the project root.
+    pub file: String,
+    /// The dotted path of a role's model in it; `<role>` is the role's name.
+    pub per_agent: String,
+    /// The dotted path of the model every role defaults to.
+    pub default: String,
+    /// What the file is for, in words.
+    pub note: String,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+impl ModelConfig {
+    /// The model at `path` (`models.agents.<role>`) in `json`: a string, or the
+    /// first of a list of candidates.
+    pub fn lookup(path: &str, role: &str, json: &serde_json::Value) -> Option<String> {
+        let mut v = json;
+        for part in path.split('.') {
+            let part = if part == "<role>" { role } else { part };
+            v = v.get(part)?;
+        }
+        match v {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Array(items) => items.first()?.as_str().map(str::to_string),
+            _ => None,
+        }
+    }
+
+    /// The file on this machine (`None`: it needs a home or agent directory that
+    /// is not known).
+    pub fn locate(
+        &self,
+        home: Option<&std::path::Path>,
+        agent_dir: Option<&std::path::Path>,
+        root: &std::path::Path,
+    ) -> Option<std::path::PathBuf> {
+        if let Some(rest) = self.file.strip_prefix("{agent_dir}/") {
+            return agent_dir.map(|d| d.join(rest));
+        }
+        if let Some(rest) = self.file.strip_prefix("{home}/") {
+            return home.map(|h| h.join(rest));
+        }
+        Some(root.join(&self.file))
+    }
+}
+
 /// How a host names models in `model`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -624,9 +821,8 @@ impl Tools {
         if let Some((_, t)) = self.maps_to.iter().find(|(own, _)| same(own, base)) {
             return t.clone();
         }
-        const PI: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
         match self.builtins.iter().find(|b| same(b, base)) {
-            Some(b) if PI.contains(&b.as_str()) => vec![b.clone()],
+            Some(b) if super::pi_builtins().contains(&b.as_str()) => vec![b.clone()],
             _ => Vec::new(),
         }
     }

@@ -315,10 +315,8 @@ fn directives(
                 continue;
             }
             let id_span = start..start + id.len();
-            if rules::find(id).is_none() {
-                let hint = rules::did_you_mean(id, rules::RULES.iter().map(|r| r.id))
-                    .map(|s| format!("did you mean `{s}`?"))
-                    .unwrap_or_else(|| "`pwk rules` lists the rule ids".into());
+            if let Err(e) = rules::lookup(id) {
+                let hint = e.help("`pwk rules` lists the rule ids");
                 problems.push(invalid(
                     doc,
                     profile,
@@ -401,7 +399,7 @@ fn directives(
 
 /// Split `diagnostics` into the reported and the suppressed ones, and add the
 /// findings about the suppressions themselves.
-pub fn apply(
+pub(crate) fn apply(
     doc: &RoleDoc,
     profile: &'static HostProfile,
     diagnostics: Vec<Diagnostic>,
@@ -566,7 +564,7 @@ fn hiding(dirs: &[Directive], diagnostics: &[Diagnostic]) -> Vec<Option<(usize, 
 
 /// The suppression in `doc` that hides `d`, a finding made outside the file's
 /// own check (the cross-file `duplicate-name`): its kind and reason.
-pub fn suppression_for(
+pub(crate) fn suppression_for(
     doc: &RoleDoc,
     profile: &'static HostProfile,
     d: &Diagnostic,

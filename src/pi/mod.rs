@@ -11,23 +11,25 @@
 //! The supervision of a real run (stdin prompt, event stream, watchdogs, signals) is
 //! `delegate::supervise`, built on [`process`].
 
-pub mod children;
-pub mod help;
-pub mod models;
-pub mod process;
-pub mod settings;
+pub(crate) mod cache;
+pub(crate) mod children;
+pub(crate) mod group;
+pub(crate) mod help;
+pub(crate) mod models;
+pub(crate) mod process;
+pub(crate) mod settings;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use models::ModelList;
-pub use process::{CaptureError, Captured, capture};
+pub(crate) use models::ModelList;
+pub(crate) use process::{CaptureError, capture};
 
 use crate::env::Env;
 
 /// Why pi could not be located.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LocateError {
+pub(crate) enum LocateError {
     #[error(
         "PWK_PI_BIN is set to {}, which is not a file (pwk does not fall back to PATH when PWK_PI_BIN is set)",
         .0.display()
@@ -40,7 +42,7 @@ pub enum LocateError {
 }
 
 /// Find the pi program: `$PWK_PI_BIN` when set (no fallback), else `pi` on PATH.
-pub fn locate(env: &Env) -> Result<PathBuf, LocateError> {
+pub(crate) fn locate(env: &Env) -> Result<PathBuf, LocateError> {
     if let Some(bin) = &env.pi_bin {
         return if bin.is_file() {
             Ok(bin.clone())
@@ -63,9 +65,14 @@ fn is_executable_file(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
+/// The longest `pi --list-models` output read (per stream): ~80,000 models. A longer
+/// listing is an error, never a listing cut in the middle.
+pub(crate) const MAX_LISTING: usize = 8 << 20;
+
 /// `pi --list-models [provider]`, parsed. pi prints the table on stdout or stderr
-/// depending on its version and whether stdin is a terminal; both are read.
-pub fn list_models(
+/// depending on its version and whether stdin is a terminal; both are read, whole
+/// (over [`MAX_LISTING`] is [`CaptureError::TooLong`]).
+pub(crate) fn list_models(
     program: &Path,
     provider: Option<&str>,
     cwd: &Path,
@@ -73,7 +80,7 @@ pub fn list_models(
 ) -> Result<ModelList, CaptureError> {
     let mut args = vec!["--list-models"];
     args.extend(provider);
-    let text = capture(program, &args, cwd, &[], limit)?.success()?;
+    let text = process::capture_whole(program, &args, cwd, &[], limit, MAX_LISTING)?.success()?;
     Ok(ModelList::parse(&text))
 }
 

@@ -10,59 +10,26 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-pub use rustix::process::Signal;
+/// The process-group primitives, used here and by [`super::children`].
+pub(crate) use super::group::{Signal, kill_group_and_wait, signal_group};
 
 /// Time between SIGTERM and SIGKILL for pi's process group.
-pub const KILL_GRACE: Duration = Duration::from_secs(3);
+pub(crate) const KILL_GRACE: Duration = Duration::from_secs(3);
 /// How much of a captured stream is kept: the first and the last bytes.
 const HEAD: usize = 16 << 10;
 const TAIL: usize = 48 << 10;
 
-fn pid(pgid: u32) -> Option<rustix::process::Pid> {
-    i32::try_from(pgid)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-}
-
-/// Send `sig` to process group `pgid`; ESRCH (nothing left) is ignored.
-pub fn signal_group(pgid: u32, sig: Signal) {
-    if let Some(pid) = pid(pgid) {
-        let _ = rustix::process::kill_process_group(pid, sig);
-    }
-}
-
-/// Whether any process of group `pgid` is left (zombies count until reaped).
-pub fn group_alive(pgid: u32) -> bool {
-    pid(pgid).is_some_and(|p| rustix::process::test_kill_process_group(p).is_ok())
-}
-
-/// SIGKILL group `pgid` and wait (at most `limit`) until none of it is left.
-/// Returns whether the group is gone.
-pub fn kill_group_and_wait(pgid: u32, limit: Duration) -> bool {
-    let until = Instant::now() + limit;
-    loop {
-        signal_group(pgid, Signal::KILL);
-        if !group_alive(pgid) {
-            return true;
-        }
-        if Instant::now() >= until {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 /// Stops one process group: SIGTERM once, SIGKILL [`KILL_GRACE`] later. Call
 /// [`GroupStopper::tick`] from the wait loop.
 #[derive(Debug)]
-pub struct GroupStopper {
+pub(crate) struct GroupStopper {
     pgid: u32,
     term_at: Option<Instant>,
     kill_sent: bool,
 }
 
 impl GroupStopper {
-    pub fn new(pgid: u32) -> GroupStopper {
+    pub(crate) fn new(pgid: u32) -> GroupStopper {
         GroupStopper {
             pgid,
             term_at: None,
@@ -70,12 +37,8 @@ impl GroupStopper {
         }
     }
 
-    pub fn pgid(&self) -> u32 {
-        self.pgid
-    }
-
     /// SIGTERM to the group (only the first call signals).
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         if self.term_at.is_none() {
             signal_group(self.pgid, Signal::TERM);
             self.term_at = Some(Instant::now());
@@ -83,7 +46,7 @@ impl GroupStopper {
     }
 
     /// SIGKILL once the grace after [`GroupStopper::stop`] is over.
-    pub fn tick(&mut self) {
+    pub(crate) fn tick(&mut self) {
         if let Some(t) = self.term_at
             && !self.kill_sent
             && t.elapsed() >= KILL_GRACE
@@ -93,47 +56,84 @@ impl GroupStopper {
     }
 
     /// SIGKILL now (once).
-    pub fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         if !self.kill_sent {
             signal_group(self.pgid, Signal::KILL);
             self.kill_sent = true;
         }
     }
 
-    pub fn kill_sent(&self) -> bool {
-        self.kill_sent
-    }
-
     /// SIGKILL whatever is left of the group (tool children), e.g. after pi exited.
-    pub fn sweep(&self) {
+    pub(crate) fn sweep(&self) {
         signal_group(self.pgid, Signal::KILL);
     }
 }
 
 /// The first and last bytes of a stream.
-#[derive(Debug, Default)]
-pub struct BoundedCapture {
+#[derive(Debug)]
+pub(crate) struct BoundedCapture {
     head: Vec<u8>,
     tail: std::collections::VecDeque<u8>,
     dropped: u64,
+    keep: Keep,
+}
+
+/// How much of a stream a [`BoundedCapture`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Keep {
+    pub head: usize,
+    pub tail: usize,
+}
+
+impl Keep {
+    /// The first 16 KiB and the last 48 KiB (stderr, `pi --help`).
+    pub(crate) const HEAD_AND_TAIL: Keep = Keep {
+        head: HEAD,
+        tail: TAIL,
+    };
+
+    /// Everything up to `max` bytes; what comes after is only counted.
+    pub(crate) const fn whole(max: usize) -> Keep {
+        Keep { head: max, tail: 0 }
+    }
+}
+
+impl Default for BoundedCapture {
+    fn default() -> Self {
+        BoundedCapture::new(Keep::HEAD_AND_TAIL)
+    }
 }
 
 impl BoundedCapture {
-    pub fn push(&mut self, mut bytes: &[u8]) {
-        if self.head.len() < HEAD {
-            let take = (HEAD - self.head.len()).min(bytes.len());
+    pub(crate) fn new(keep: Keep) -> BoundedCapture {
+        BoundedCapture {
+            head: Vec::new(),
+            tail: std::collections::VecDeque::new(),
+            dropped: 0,
+            keep,
+        }
+    }
+
+    pub(crate) fn push(&mut self, mut bytes: &[u8]) {
+        if self.head.len() < self.keep.head {
+            let take = (self.keep.head - self.head.len()).min(bytes.len());
             self.head.extend_from_slice(&bytes[..take]);
             bytes = &bytes[take..];
         }
         self.tail.extend(bytes);
-        while self.tail.len() > TAIL {
-            let excess = self.tail.len() - TAIL;
+        while self.tail.len() > self.keep.tail {
+            let excess = self.tail.len() - self.keep.tail;
             self.tail.drain(..excess);
             self.dropped += excess as u64;
         }
     }
 
-    pub fn into_string(self) -> String {
+    pub(crate) fn into_string(self) -> String {
+        self.into_parts().0
+    }
+
+    /// The kept text, and how many bytes between head and tail were not kept.
+    pub(crate) fn into_parts(self) -> (String, u64) {
         let mut s = String::from_utf8_lossy(&self.head).into_owned();
         if self.dropped > 0 {
             s.push_str(&format!(
@@ -143,11 +143,11 @@ impl BoundedCapture {
         }
         let tail: Vec<u8> = self.tail.into_iter().collect();
         s.push_str(&String::from_utf8_lossy(&tail));
-        s
+        (s, self.dropped)
     }
 
     /// Drain `r` on its own thread; the kept text arrives on the channel at EOF.
-    pub fn spawn(r: impl Read + Send + 'static, name: &str) -> mpsc::Receiver<String> {
+    pub(crate) fn spawn(r: impl Read + Send + 'static, name: &str) -> mpsc::Receiver<String> {
         let (tx, rx) = mpsc::channel();
         let _ = std::thread::Builder::new()
             .name(name.to_string())
@@ -158,11 +158,33 @@ impl BoundedCapture {
             });
         rx
     }
+
+    /// [`BoundedCapture::spawn`] keeping `keep`; the text and the bytes not kept.
+    fn spawn_keeping(
+        r: impl Read + Send + 'static,
+        name: &str,
+        keep: Keep,
+    ) -> mpsc::Receiver<(String, u64)> {
+        let (tx, rx) = mpsc::channel();
+        let _ = std::thread::Builder::new()
+            .name(name.to_string())
+            .spawn(move || {
+                let mut cap = BoundedCapture::new(keep);
+                read_chunks(r, |b| cap.push(b));
+                let _ = tx.send(cap.into_parts());
+            });
+        rx
+    }
 }
 
 /// Read `r` to EOF (or an error), handing each chunk to `on_chunk`.
-pub fn read_chunks(mut r: impl Read, mut on_chunk: impl FnMut(&[u8])) {
-    let mut buf = vec![0u8; 64 << 10];
+pub(crate) fn read_chunks(r: impl Read, on_chunk: impl FnMut(&[u8])) {
+    read_chunks_sized(r, 64 << 10, on_chunk)
+}
+
+/// [`read_chunks`] with a read buffer of `size` bytes.
+pub(crate) fn read_chunks_sized(mut r: impl Read, size: usize, mut on_chunk: impl FnMut(&[u8])) {
+    let mut buf = vec![0u8; size];
     loop {
         match r.read(&mut buf) {
             Ok(0) => break,
@@ -174,7 +196,7 @@ pub fn read_chunks(mut r: impl Read, mut on_chunk: impl FnMut(&[u8])) {
 }
 
 /// `3 s` or `1500 ms`.
-pub fn human_duration(d: Duration) -> String {
+pub(crate) fn human_duration(d: Duration) -> String {
     let ms = d.as_millis();
     if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
@@ -185,14 +207,19 @@ pub fn human_duration(d: Duration) -> String {
 
 /// What a short command printed (stdout and stderr joined by a newline) and how it ended.
 #[derive(Debug)]
-pub struct Captured {
+pub(crate) struct Captured {
     pub status: ExitStatus,
     pub text: String,
+    /// Bytes the capture did not keep (between a stream's head and tail, or past
+    /// [`capture_whole`]'s limit).
+    pub dropped: u64,
+    /// A stream was still open when pwk stopped waiting for it.
+    pub held_open: bool,
 }
 
 impl Captured {
     /// The text, when the command succeeded.
-    pub fn success(self) -> Result<String, CaptureError> {
+    pub(crate) fn success(self) -> Result<String, CaptureError> {
         if self.status.success() {
             Ok(self.text)
         } else {
@@ -213,7 +240,7 @@ impl Captured {
 
 /// Why a short command gave no usable output.
 #[derive(Debug, thiserror::Error)]
-pub enum CaptureError {
+pub(crate) enum CaptureError {
     #[error("could not be started ({}): {source}", .program.display())]
     Spawn {
         program: PathBuf,
@@ -225,6 +252,12 @@ pub enum CaptureError {
     Interrupted(i32),
     #[error("was stopped: the run was aborted")]
     Stopped,
+    #[error("printed more than {} bytes; pwk does not use output it could not read whole", .limit)]
+    TooLong { limit: usize },
+    #[error(
+        "exited, but a process it started kept its output open; pwk does not use output it could not read whole"
+    )]
+    HeldOpen,
     #[error("failed ({status}): {last_line}")]
     Failed {
         status: ExitStatus,
@@ -240,8 +273,9 @@ const STREAM_GRACE: Duration = Duration::from_secs(2);
 /// registered with [`super::children`], stdin from `/dev/null`, and capture stdout
 /// and stderr (each bounded to its head and tail). The group is killed after `limit`,
 /// when pwk receives a signal, and on every way out of this function (the
-/// registration's drop); every wait is bounded.
-pub fn capture(
+/// registration's drop), and what escaped the group (a `setsid` daemon) is stopped
+/// as after a run; every wait is bounded.
+pub(crate) fn capture(
     program: &Path,
     args: &[&str],
     cwd: &Path,
@@ -251,8 +285,30 @@ pub fn capture(
     capture_until(program, args, cwd, env, limit, &|| false)
 }
 
+/// [`capture`] of a listing that is only good whole (`pi --list-models`): each
+/// stream is kept up to `max` bytes, and more than that is [`CaptureError::TooLong`]
+/// (a stream still held open after the command exited, [`CaptureError::HeldOpen`])
+/// rather than a listing cut in the middle.
+pub(crate) fn capture_whole(
+    program: &Path,
+    args: &[&str],
+    cwd: &Path,
+    env: &[(String, String)],
+    limit: Duration,
+    max: usize,
+) -> Result<Captured, CaptureError> {
+    let c = capture_keeping(program, args, cwd, env, limit, &|| false, Keep::whole(max))?;
+    if c.held_open {
+        Err(CaptureError::HeldOpen)
+    } else if c.dropped > 0 {
+        Err(CaptureError::TooLong { limit: max })
+    } else {
+        Ok(c)
+    }
+}
+
 /// [`capture`], also stopped (as [`CaptureError::Stopped`]) once `stop` says so.
-pub fn capture_until(
+pub(crate) fn capture_until(
     program: &Path,
     args: &[&str],
     cwd: &Path,
@@ -260,30 +316,77 @@ pub fn capture_until(
     limit: Duration,
     stop: &dyn Fn() -> bool,
 ) -> Result<Captured, CaptureError> {
-    let mut tracked = super::children::spawn(
+    capture_keeping(program, args, cwd, env, limit, stop, Keep::HEAD_AND_TAIL)
+}
+
+fn capture_keeping(
+    program: &Path,
+    args: &[&str],
+    cwd: &Path,
+    env: &[(String, String)],
+    limit: Duration,
+    stop: &dyn Fn() -> bool,
+    keep: Keep,
+) -> Result<Captured, CaptureError> {
+    // The same descendant reaping as a run: while the capture lasts pwk is a child
+    // subreaper, so a daemon that double-forked out of the command's group comes back
+    // to pwk and is stopped (SIGTERM, grace, SIGKILL) before the capture returns,
+    // whichever way it ends.
+    let run = super::children::begin_run();
+    let mut sweep = super::children::Sweep::default();
+    let out = capture_in_run(
         Command::new(program)
             .args(args)
             .current_dir(cwd)
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
+            .envs(env.iter().map(|(k, v)| (k, v))),
+        limit,
+        stop,
+        keep,
+        &mut || {
+            // What holds a stream open now left the group: when no run is going on
+            // besides this capture, it came from it.
+            if run.sole() {
+                sweep.tick();
+            }
+        },
+    );
+    run.end(sweep);
+    out.map_err(|e| match e {
+        CaptureError::Spawn { source, .. } => CaptureError::Spawn {
+            program: program.to_path_buf(),
+            source,
+        },
+        e => e,
+    })
+}
+
+fn capture_in_run(
+    cmd: &mut Command,
+    limit: Duration,
+    stop: &dyn Fn() -> bool,
+    keep: Keep,
+    sweep: &mut dyn FnMut(),
+) -> Result<Captured, CaptureError> {
+    let mut tracked = super::children::spawn(
+        cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped()),
     )
     .map_err(|source| CaptureError::Spawn {
-        program: program.to_path_buf(),
+        program: PathBuf::new(),
         source,
     })?;
     let child = &mut tracked.child;
     let stopper = GroupStopper::new(child.id());
-    let streams: Vec<mpsc::Receiver<String>> = [
+    let streams: Vec<mpsc::Receiver<(String, u64)>> = [
         child
             .stdout
             .take()
-            .map(|s| BoundedCapture::spawn(s, "pi-capture-out")),
+            .map(|s| BoundedCapture::spawn_keeping(s, "pi-capture-out", keep)),
         child
             .stderr
             .take()
-            .map(|s| BoundedCapture::spawn(s, "pi-capture-err")),
+            .map(|s| BoundedCapture::spawn_keeping(s, "pi-capture-err", keep)),
     ]
     .into_iter()
     .flatten()
@@ -300,7 +403,7 @@ pub fn capture_until(
         }
         match child.try_wait() {
             Ok(Some(st)) => break Some(st),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
             _ => break None,
         }
     };
@@ -312,16 +415,32 @@ pub fn capture_until(
         None => return Err(CaptureError::TimedOut { limit }),
     };
     let until = Instant::now() + STREAM_GRACE;
-    let text: Vec<String> = streams
-        .into_iter()
-        .filter_map(|rx| {
-            rx.recv_timeout(until.saturating_duration_since(Instant::now()))
-                .ok()
-        })
-        .collect();
+    let (mut dropped, mut held_open) = (0, false);
+    let mut text: Vec<String> = Vec::new();
+    for rx in streams {
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left.min(Duration::from_millis(20))) {
+                Ok((t, d)) => {
+                    text.push(t);
+                    dropped += d;
+                    break;
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) if !left.is_zero() => sweep(),
+                // Still open (held by a process outside the group that outlived the
+                // sweep): what it printed is not known whole.
+                Err(_) => {
+                    held_open = true;
+                    break;
+                }
+            }
+        }
+    }
     Ok(Captured {
         status,
         text: text.join("\n"),
+        dropped,
+        held_open,
     })
 }
 

@@ -53,7 +53,7 @@ pub enum Closing {
 
 /// Under [`Closing::FirstDashes`]: the offset of a `---` that ends the frontmatter
 /// before pwk's closing line, if there is one.
-pub fn early_dashes(text: &str, f: &Fences) -> Option<usize> {
+pub(crate) fn early_dashes(text: &str, f: &Fences) -> Option<usize> {
     if f.close_kind != CloseKind::Dashes {
         return None;
     }
@@ -65,7 +65,7 @@ pub fn early_dashes(text: &str, f: &Fences) -> Option<usize> {
 /// Under [`Closing::FirstDashes`], for a frontmatter with no closing line: the
 /// offset of the first `---` after the opening line (`---B`, `a---`), where that
 /// host ends the frontmatter anyway.
-pub fn dashes_after_open(text: &str, open: &Range<usize>) -> Option<usize> {
+pub(crate) fn dashes_after_open(text: &str, open: &Range<usize>) -> Option<usize> {
     let from = (open.end + 1).min(text.len());
     Some(from + memchr::memmem::find(&text.as_bytes()[from..], b"---")?)
 }
@@ -73,7 +73,10 @@ pub fn dashes_after_open(text: &str, open: &Range<usize>) -> Option<usize> {
 const BOM: &str = "\u{feff}";
 
 /// The lines of `text[range]` as (start offset in `text`, line without `\n`).
-pub fn lines_in(text: &str, range: Range<usize>) -> impl Iterator<Item = (usize, &str)> + '_ {
+pub(crate) fn lines_in(
+    text: &str,
+    range: Range<usize>,
+) -> impl Iterator<Item = (usize, &str)> + '_ {
     lines_from(text, range.start)
         .take_while(move |(line, _)| line.start < range.end)
         .map(move |(line, _)| (line.start, &text[line.start..line.end.min(range.end)]))
@@ -102,7 +105,7 @@ fn fence_text(line: &str) -> &str {
 }
 
 /// Split `text` into frontmatter and body.
-pub fn split(text: &str) -> Result<Fences, SplitError> {
+pub(crate) fn split(text: &str) -> Result<Fences, SplitError> {
     let bom = text.starts_with(BOM);
     let start = if bom { BOM.len() } else { 0 };
     let mut lines = lines_from(text, start);
