@@ -20,6 +20,7 @@ mod docs_snippets;
 mod documents;
 mod fix;
 mod host_facts;
+mod inert_output;
 mod layers;
 mod lint;
 mod lint_cli;
