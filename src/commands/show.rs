@@ -128,6 +128,8 @@ pub(super) fn show_unavailable(
                         f.layer.as_str()
                     ));
                 }
+                // The name and the paths are the user's and the files' text.
+                let text = crate::text::escape_block(&text);
                 write_stdout(tilde(&text, ctx).as_bytes())?;
             }
         }

@@ -21,6 +21,7 @@ mod documents;
 mod fix;
 mod host_extract;
 mod host_facts;
+mod inert_output;
 mod layers;
 mod lint;
 mod lint_cli;
