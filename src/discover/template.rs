@@ -370,7 +370,7 @@ mod tests {
             let text = render("my-role", kind);
             let doc = RoleDoc::parse("my-role.md", text.as_bytes());
             assert_eq!(
-                crate::discover::first_problem(&doc),
+                crate::discover::first_problem(&doc, crate::host::HostId::Pwk.newest()),
                 None,
                 "{kind:?}:\n{text}"
             );
