@@ -295,21 +295,29 @@ impl Project {
         if self.host_choice()?.value != HostChoice::Auto {
             return Ok(vec![primary]);
         }
+        // The project's directories lint walks first (the one list of them), then
+        // the user's own directories of each host.
+        let project = self.agents_dirs();
         let mut out = vec![primary];
         for h in crate::host::ALL.into_iter().filter(|h| !h.is_pi()) {
-            let profile = h.newest();
-            let dir = profile.discovery.dirs.iter().find_map(|d| {
-                let path = match d.path.strip_prefix("{home}/") {
-                    Some(rest) => self.home.as_ref()?.join(rest),
-                    None if d.path.starts_with('{') => return None,
-                    None => self.root.join(&d.path),
-                };
-                path.is_dir().then_some(path)
-            });
-            let Some(dir) = dir else { continue };
             if out.iter().any(|c| c.profile.host == h) {
                 continue;
             }
+            let profile = h.newest();
+            let in_project = project
+                .iter()
+                .find(|d| d.host == Some(h))
+                .map(|d| d.path.clone());
+            let in_home = || {
+                profile.discovery.dirs.iter().find_map(|d| {
+                    let rest = d.path.strip_prefix("{home}/")?;
+                    let path = self.home.as_ref()?.join(rest);
+                    path.is_dir().then_some(path)
+                })
+            };
+            let Some(dir) = in_project.or_else(in_home) else {
+                continue;
+            };
             out.push(Chosen {
                 profile,
                 detection: None,

@@ -72,7 +72,9 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         };
         match args.format {
             Format::Json => write_stdout(&json_line(&out.json(&ctx.cwd))?)?,
-            Format::Human => write_stdout(tilde(&out.human(&ctx.cwd), ctx).as_bytes())?,
+            Format::Human => {
+                write_stdout(tilde(&out.human(&ctx.cwd, style(ctx)), ctx).as_bytes())?
+            }
         }
         return Ok(if errors == 0 {
             ExitStatus::Success
@@ -341,8 +343,7 @@ impl HostCliSmoke<'_> {
         })
     }
 
-    fn human(&self, cwd: &std::path::Path) -> String {
-        let label = self.d.host.label();
+    fn human(&self, cwd: &std::path::Path, style: crate::discover::render::Style) -> String {
         let path = self.role.path.display(cwd);
         let mut t = format!(
             "Smoke test of `{}` ({} host)\n\n",
@@ -357,30 +358,12 @@ impl HostCliSmoke<'_> {
             self.errors,
             self.warnings,
         );
-        let rt = self.rt;
-        let tools = if rt.tools.effective.is_empty() {
-            "none".to_string()
-        } else {
-            rt.tools.effective.join(", ")
-        };
-        t.push_str(&format!("Runs on:   {label} itself\n"));
-        t.push_str(&format!("Tools:     {tools} ({})\n", rt.tools.note));
-        let model = rt
-            .model
-            .effective
-            .clone()
-            .unwrap_or_else(|| format!("{}'s default", self.d.host.as_str()));
-        t.push_str(&format!(
-            "Model:     {model} (decided by: {})\n",
-            rt.model.decided_by
-        ));
-        let turns = rt
-            .max_turns
-            .value
-            .map(|n| n.to_string())
-            .unwrap_or_else(|| "-".to_string());
-        t.push_str(&format!("Turns:     {turns} ({})\n", rt.max_turns.note));
-        t.push_str("\nChecked:\n");
+        let mut out = crate::text::escape_block(&t).into_owned();
+        // What the host would run: the same section as `pwk show` (escaped there;
+        // it may carry colour).
+        out.push('\n');
+        out.push_str(&crate::discover::render::runtime_human(self.d, self.rt, style));
+        let mut t = String::from("\nChecked:\n");
         for c in self.checked() {
             t.push_str(&format!("  - {c}\n"));
         }
@@ -388,7 +371,8 @@ impl HostCliSmoke<'_> {
         for c in self.not_checked() {
             t.push_str(&format!("  - {c}\n"));
         }
-        crate::text::escape_block(&t).into_owned()
+        out.push_str(&crate::text::escape_block(&t));
+        out
     }
 }
 

@@ -561,16 +561,7 @@ pub(crate) fn show_human(
     let width = style.width;
     let cwd: &Path = &d.cwd;
     let mut out = String::new();
-    let label_w = 12;
-    let field = |out: &mut String, label: &str, value: &str| {
-        out.push_str(&wrap(
-            &format!("  {label:<label_w$}"),
-            value,
-            label_w + 2,
-            width,
-        ));
-        out.push('\n');
-    };
+    let field = |out: &mut String, label: &str, value: &str| field(out, label, value, width);
     out.push_str(&style.bold(&escape_line(&r.name)));
     if d.host.host != HostId::Pwk {
         out.push_str(&format!("  (as {} sees it)", d.host.as_str()));
@@ -627,6 +618,46 @@ pub(crate) fn show_human(
     }
 
     out.push('\n');
+    out.push_str(&runtime_human(d, rt, style));
+    out.push('\n');
+    out.push_str(&style.bold("Frontmatter"));
+    out.push('\n');
+    out.push_str("---\n");
+    let fm = escape_block(frontmatter_text(r));
+    out.push_str(&fm);
+    if !fm.is_empty() && !fm.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str("---\n\n");
+    out.push_str(&style.bold("Body"));
+    out.push('\n');
+    let body = escape_block(r.doc.body());
+    out.push_str(&body);
+    if !body.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+/// One `  label       value` line of `pwk show`, wrapped to `width`.
+fn field(out: &mut String, label: &str, value: &str, width: usize) {
+    const LABEL_W: usize = 12;
+    out.push_str(&wrap(
+        &format!("  {label:<LABEL_W$}"),
+        value,
+        LABEL_W + 2,
+        width,
+    ));
+    out.push('\n');
+}
+
+/// The `Runtime (HOST)` section of `pwk show` (also `pwk smoke` of a role a host
+/// with its own CLI runs): where the child runs, its tools, reasoning, turn limit,
+/// model chain, and the configuration files read.
+pub(crate) fn runtime_human(d: &Discovery, rt: &Runtime, style: Style) -> String {
+    let width = style.width;
+    let mut out = String::new();
+    let field = |out: &mut String, label: &str, value: &str| field(out, label, value, width);
     out.push_str(&style.bold(&format!("Runtime ({})", d.host.as_str())));
     out.push('\n');
     field(
@@ -736,24 +767,17 @@ pub(crate) fn show_human(
             ));
             out.push('\n');
         }
-    }
-
-    out.push('\n');
-    out.push_str(&style.bold("Frontmatter"));
-    out.push('\n');
-    out.push_str("---\n");
-    let fm = escape_block(frontmatter_text(r));
-    out.push_str(&fm);
-    if !fm.is_empty() && !fm.ends_with('\n') {
-        out.push('\n');
-    }
-    out.push_str("---\n\n");
-    out.push_str(&style.bold("Body"));
-    out.push('\n');
-    let body = escape_block(r.doc.body());
-    out.push_str(&body);
-    if !body.ends_with('\n') {
-        out.push('\n');
+    } else if rt.kind == "host-cli" {
+        // None of pi's files apply, and pwk holds no fact on which of this host's
+        // own settings change a role: say so rather than list nothing.
+        field(
+            &mut out,
+            "config",
+            &format!(
+                "none read: pwk has no facts on how {}'s own settings change a role",
+                d.host.label()
+            ),
+        );
     }
     out
 }
