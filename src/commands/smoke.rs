@@ -72,9 +72,7 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         };
         match args.format {
             Format::Json => write_stdout(&json_line(&out.json(&ctx.cwd))?)?,
-            Format::Human => {
-                write_stdout(tilde(&out.human(&ctx.cwd, style(ctx)), ctx).as_bytes())?
-            }
+            Format::Human => write_stdout(tilde(&out.human(&ctx.cwd, style(ctx)), ctx).as_bytes())?,
         }
         return Ok(if errors == 0 {
             ExitStatus::Success
@@ -362,7 +360,9 @@ impl HostCliSmoke<'_> {
         // What the host would run: the same section as `pwk show` (escaped there;
         // it may carry colour).
         out.push('\n');
-        out.push_str(&crate::discover::render::runtime_human(self.d, self.rt, style));
+        out.push_str(&crate::discover::render::runtime_human(
+            self.d, self.rt, style,
+        ));
         let mut t = String::from("\nChecked:\n");
         for c in self.checked() {
             t.push_str(&format!("  - {c}\n"));

@@ -1,0 +1,172 @@
+//! The runtime commands speak every host of the registry (issue 31 item 1):
+//! `new --host H` writes a template into H's own directory that lints clean as
+//! H reads it, and no output about a role of a host with its own CLI (Claude
+//! Code, OpenCode, Gemini CLI, Copilot CLI) speaks of pi. Both are generated over
+//! the hosts of `schemas/hosts/`, so a host added there is covered.
+
+use serde_json::Value;
+
+use crate::support::{Output, TestEnv, run};
+
+/// Every host of the registry that runs roles itself (not a pi host).
+fn cli_hosts() -> Vec<pwk::host::HostId> {
+    pwk::host::ALL.into_iter().filter(|h| !h.is_pi()).collect()
+}
+
+/// Words that would mean pi speaks for a host that is not pi.
+fn pi_words() -> regex::Regex {
+    regex::Regex::new(
+        r"(?i)\bpi's\b|\bon pi\b|runs on\s+pi\b|\bpi\s+(host|settings|model|runs|clamps)\b|\.pi/|~/\.pi\b|PI_CODING_AGENT_DIR|pi-herdr|tintinweb|nicobailon|herdr",
+    )
+    .unwrap()
+}
+
+fn project() -> TestEnv {
+    let env = TestEnv::new();
+    env.write(".git/HEAD", "ref: refs/heads/main\n");
+    // pi's own directories exist on this machine: they must still not be named
+    // for another host's role.
+    std::fs::create_dir_all(env.home.join(".pi/agent/agents")).unwrap();
+    env
+}
+
+/// The one file `new` wrote under the host's project directories.
+fn written(env: &TestEnv, host: pwk::host::HostId) -> String {
+    let mut found = Vec::new();
+    for dir in host.project_dirs() {
+        if let Ok(rd) = std::fs::read_dir(env.path(dir)) {
+            found.extend(
+                rd.flatten()
+                    .map(|e| format!("{dir}/{}", e.file_name().to_string_lossy())),
+            );
+        }
+    }
+    assert_eq!(found.len(), 1, "{host}: {found:?}");
+    found.remove(0)
+}
+
+/// `pwk new --host H` (and `host = "H"` in pwk.toml) of each kind a host with its
+/// own CLI has: the file is in H's directory, named as H names files, lints clean
+/// under H with no `--host` (the directory decides, as for any file), carries no
+/// key H does not read, and `pwk show` then finds it as H's role.
+#[test]
+fn new_writes_a_clean_template_into_each_cli_hosts_directory() {
+    for host in cli_hosts() {
+        let h = host.as_str();
+        for kind in ["leaf", "coordinator"] {
+            for by_config in [false, true] {
+                let env = project();
+                let out = if by_config {
+                    env.write("pwk.toml", format!("host = \"{h}\"\n"));
+                    run(env.pwk().args(["new", "fresh-role", "--kind", kind]))
+                } else {
+                    run(env
+                        .pwk()
+                        .args(["new", "fresh-role", "--kind", kind, "--host", h]))
+                };
+                let what = format!("{h} {kind} (pwk.toml: {by_config})");
+                assert_eq!(out.code, 0, "{what}: {}{}", out.stdout, out.stderr);
+                let file = written(&env, host);
+                assert!(
+                    out.stdout
+                        .starts_with(&format!("Created {file} ({kind} role).\n")),
+                    "{what}: {}",
+                    out.stdout
+                );
+                let lint = run(env
+                    .pwk()
+                    .args(["lint", "--deny-warnings", "--format", "concise"]));
+                assert_eq!(
+                    lint.code,
+                    0,
+                    "{what}: {}{}\n{}",
+                    lint.stdout,
+                    lint.stderr,
+                    env.read(&file)
+                );
+                assert!(
+                    lint.stdout.starts_with(&format!("1 file checked for {h}@")),
+                    "{what}: {}",
+                    lint.stdout
+                );
+                assert!(
+                    lint.stdout.contains(": no problems."),
+                    "{what}: {}",
+                    lint.stdout
+                );
+                let show = run(env.pwk().args(["show", "fresh-role", "--format", "json"]));
+                assert_eq!(show.code, 0, "{what}: {}", show.stderr);
+                let doc: Value = serde_json::from_str(&show.stdout).unwrap();
+                assert_eq!(doc["host"], h, "{what}");
+                assert_eq!(doc["path"], file.as_str(), "{what}");
+                let text = env.read(&file);
+                if let Some(m) = pi_words().find(&text) {
+                    panic!(
+                        "{what}: pi wording `{}` in the template:\n{text}",
+                        m.as_str()
+                    );
+                }
+            }
+        }
+        // An adapter runs an external CLI under a pi host: refused, nothing written.
+        let env = project();
+        let out = run(env
+            .pwk()
+            .args(["new", "fresh-role", "--kind", "adapter", "--host", h]));
+        assert_eq!(out.code, 2, "{h}: {}{}", out.stdout, out.stderr);
+        assert!(out.stderr.contains("--kind leaf"), "{h}: {}", out.stderr);
+        for dir in host.project_dirs() {
+            assert!(!env.path(dir).exists(), "{h}: {dir} written");
+        }
+    }
+}
+
+/// Hosts × commands: every output about a role of a host with its own CLI —
+/// `new`, `list`, `show`, `smoke`, human and JSON, with `--host H` and as
+/// detected from H's directory — names neither pi, its directories, its settings
+/// nor a pi extension, even where pi's directories exist on the machine.
+#[test]
+fn no_output_about_a_cli_hosts_role_speaks_of_pi() {
+    let re = pi_words();
+    for host in cli_hosts() {
+        let h = host.as_str();
+        let env = project();
+        let new = run(env.pwk().args(["new", "probe", "--host", h]));
+        assert_eq!(new.code, 0, "{h}: {}", new.stderr);
+        let mut outputs: Vec<(String, Output)> = vec![(format!("new --host {h}"), new)];
+        let commands: [&[&str]; 6] = [
+            &["list"],
+            &["list", "--format", "json"],
+            &["show", "probe"],
+            &["show", "probe", "--format", "json"],
+            &["smoke", "probe"],
+            &["smoke", "probe", "--format", "json"],
+        ];
+        for args in commands {
+            let mut with_host = args.to_vec();
+            with_host.extend(["--host", h]);
+            let out = run(env.pwk().args(&with_host));
+            assert_eq!(
+                out.code, 0,
+                "{h} {with_host:?}: {}{}",
+                out.stdout, out.stderr
+            );
+            outputs.push((with_host.join(" "), out));
+            // Detected from the directory (`list` then lists pi's own roles too,
+            // under pi's heading: only the role's own commands are checked).
+            if args[0] != "list" {
+                let out = run(env.pwk().args(args));
+                assert_eq!(out.code, 0, "{h} {args:?}: {}{}", out.stdout, out.stderr);
+                assert!(out.stdout.contains(h), "{h} {args:?}: {}", out.stdout);
+                outputs.push((args.join(" "), out));
+            }
+        }
+        for (what, out) in &outputs {
+            for text in [&out.stdout, &out.stderr] {
+                if let Some(m) = re.find(text) {
+                    panic!("{h}: `pwk {what}` says `{}`:\n{text}", m.as_str());
+                }
+            }
+        }
+    }
+}
