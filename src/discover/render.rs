@@ -270,6 +270,9 @@ pub(crate) fn list_human(
     let Some(first) = views.first() else {
         return out;
     };
+    if several {
+        out.push('\n');
+    }
     out.push_str(&root_line(first));
     if several {
         let hosts: Vec<String> = views.iter().map(|d| d.host.label()).collect();
@@ -450,7 +453,12 @@ fn list_section(
 
 fn searched_human(d: &Discovery) -> String {
     let mut out = String::from("\nSearched, lowest priority first:\n");
-    for s in &d.sources {
+    // A host with its own CLI never reads pwk's built-in roles: not listed there.
+    for s in d
+        .sources
+        .iter()
+        .filter(|s| s.read_by_host || d.host.host.is_pi())
+    {
         let state = if s.error.is_some() {
             format!("({})", s.error.as_deref().unwrap_or_default())
         } else if !s.exists {

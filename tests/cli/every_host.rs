@@ -170,3 +170,174 @@ fn no_output_about_a_cli_hosts_role_speaks_of_pi() {
         }
     }
 }
+
+/// A repository holding roles of Claude Code (one in the user's own directory
+/// too, shadowed), OpenCode, Gemini CLI, Copilot CLI and pi (`scout`, which a
+/// Gemini file names too).
+fn mixed() -> TestEnv {
+    let env = project();
+    env.write(
+        ".claude/agents/code-reviewer.md",
+        "---\nname: code-reviewer\ndescription: Reviews a diff.\ntools: Read, Grep, Bash\nmodel: sonnet\nmaxTurns: 7\n---\nReview.\n",
+    );
+    std::fs::create_dir_all(env.home.join(".claude/agents")).unwrap();
+    std::fs::write(
+        env.home.join(".claude/agents/code-reviewer.md"),
+        "---\nname: code-reviewer\ndescription: The user's reviewer.\ntools: Read\n---\nX.\n",
+    )
+    .unwrap();
+    env.write(
+        ".opencode/agents/planner.md",
+        "---\ndescription: Plans a change.\nmodel: anthropic/claude-x\nsteps: 9\npermission:\n  edit: deny\n---\nPlan.\n",
+    );
+    env.write(
+        ".gemini/agents/scout.md",
+        "---\nname: scout\ndescription: Gemini's scout.\ntools: [read_file, grep_search]\nmax_turns: 4\n---\nLook.\n",
+    );
+    env.write(
+        ".github/agents/docs.agent.md",
+        "---\nname: docs\ndescription: Writes docs.\ntools: [read, edit]\n---\nWrite.\n",
+    );
+    env.write(
+        ".pi/agents/scout.md",
+        "---\nname: scout\ndescription: pi's scout.\ntools: read, grep, find, ls\n---\nLook.\n",
+    );
+    env
+}
+
+/// `list` and `show` on a repository of every host: each role under its own
+/// host, with that host's layers (Claude Code's user directory shadowed by the
+/// project's) and the same name under two hosts told apart.
+#[test]
+fn list_and_show_describe_each_role_under_its_own_host() {
+    let env = mixed();
+    let list = run(env.pwk().arg("list"));
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    env.insta_settings()
+        .bind(|| insta::assert_snapshot!("every_host_list_human", list.stdout));
+    let doc: Value =
+        serde_json::from_str(&run(env.pwk().args(["list", "--format", "json"])).stdout).unwrap();
+    let rows: Vec<String> = doc["roles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| !r["name"].as_str().unwrap().starts_with("pwk-"))
+        .map(|r| {
+            format!(
+                "{} {} {} {} shadows={}",
+                r["host"].as_str().unwrap(),
+                r["name"].as_str().unwrap(),
+                r["source"].as_str().unwrap(),
+                r["path"].as_str().unwrap(),
+                r["shadows"]
+            )
+        })
+        .collect();
+    env.insta_settings()
+        .bind(|| insta::assert_snapshot!("every_host_list_rows", rows.join("\n")));
+    let hosts: Vec<&str> = doc["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        hosts,
+        ["pwk", "claude-code", "gemini", "copilot", "opencode"]
+    );
+
+    let show = run(env.pwk().args(["show", "code-reviewer"]));
+    assert_eq!(show.code, 0, "{}", show.stderr);
+    env.insta_settings()
+        .bind(|| insta::assert_snapshot!("every_host_show_claude_human", show.stdout));
+    if let Some(m) = pi_words().find(&show.stdout) {
+        panic!("pi wording `{}` in:\n{}", m.as_str(), show.stdout);
+    }
+    // The same name under pi and Gemini: the project's host first, the other named.
+    let scout: Value =
+        serde_json::from_str(&run(env.pwk().args(["show", "scout", "--format", "json"])).stdout)
+            .unwrap();
+    assert_eq!(scout["host"], "pwk");
+    assert_eq!(scout["path"], ".pi/agents/scout.md");
+    assert_eq!(scout["also_read_by"][0]["host"], "gemini");
+    assert_eq!(scout["also_read_by"][0]["path"], ".gemini/agents/scout.md");
+    let gemini: Value = serde_json::from_str(
+        &run(env
+            .pwk()
+            .args(["show", "scout", "--host", "gemini", "--format", "json"]))
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(gemini["host"], "gemini");
+    assert_eq!(gemini["path"], ".gemini/agents/scout.md");
+    assert_eq!(gemini["runtime"]["max_turns"]["value"], 4);
+    assert_eq!(gemini["runtime"]["kind"], "host-cli");
+}
+
+/// The MCP role tools and resources (through the official SDK client) answer as
+/// `pwk list` and `pwk show` do: every host's roles, each under its host; a name
+/// two hosts read is one resource each (`?host=` for the second).
+#[test]
+fn mcp_role_tools_and_resources_cover_every_host() {
+    let Some(client) = crate::mcp::mcp_client() else {
+        return;
+    };
+    let env = mixed();
+    let args = serde_json::json!({
+        "names": ["code-reviewer", "planner", "docs", "scout"],
+        "read": ["pwk://roles/scout", "pwk://roles/scout?host=gemini", "pwk://roles/code-reviewer"],
+    });
+    let v = crate::mcp::drive(crate::mcp::client_cmd(
+        &env,
+        &client,
+        "roles",
+        env.root(),
+        &args,
+    ));
+    let r = &v["result"];
+    let cli: Value =
+        serde_json::from_str(&run(env.pwk().args(["list", "--format", "json"])).stdout).unwrap();
+    assert_eq!(r["roles"]["roles"], cli["roles"], "list_roles = pwk list");
+    let hosts: Vec<&str> = r["shown"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(hosts, ["claude-code", "opencode", "copilot", "pwk"]);
+    for s in r["shown"].as_array().unwrap().iter().take(3) {
+        let text = s.to_string();
+        if let Some(m) = pi_words().find(&text) {
+            panic!("show_role {}: pi wording `{}`", s["name"], m.as_str());
+        }
+    }
+    let uris: Vec<&str> = r["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["uri"].as_str().unwrap())
+        .filter(|u| !u.starts_with("pwk://roles/pwk-"))
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "pwk://roles/scout",
+            "pwk://roles/code-reviewer",
+            "pwk://roles/scout?host=gemini",
+            "pwk://roles/docs",
+            "pwk://roles/planner",
+        ]
+    );
+    assert_eq!(
+        r["texts"]["pwk://roles/scout"],
+        env.read(".pi/agents/scout.md")
+    );
+    assert_eq!(
+        r["texts"]["pwk://roles/scout?host=gemini"],
+        env.read(".gemini/agents/scout.md")
+    );
+    assert_eq!(
+        r["texts"]["pwk://roles/code-reviewer"],
+        env.read(".claude/agents/code-reviewer.md")
+    );
+}
