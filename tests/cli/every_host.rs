@@ -341,3 +341,71 @@ fn mcp_role_tools_and_resources_cover_every_host() {
         env.read(".claude/agents/code-reviewer.md")
     );
 }
+
+/// The language server describes a buffer as the host whose directory holds it
+/// reads it (as `pwk lint` picks it), whatever the workspace's host: hover on
+/// `model` (key and value) and completion of its value speak of that host, never
+/// of pi. Generated over the hosts with their own CLI.
+#[test]
+fn lsp_hover_and_completion_speak_the_buffers_host() {
+    use crate::support::lsp_client::{LspClient, file_uri};
+    let re = pi_words();
+    for host in cli_hosts() {
+        let h = host.as_str();
+        let env = project();
+        let dir = host.project_dirs().last().expect("a project directory");
+        let text = "---\nname: probe\ndescription: Probes.\nmodel: \n---\nBody\n";
+        let uri = file_uri(&env.write(&format!("{dir}/probe.md"), text));
+        let mut cmd = env.pwk();
+        cmd.arg("lsp");
+        let mut c = LspClient::start(cmd);
+        c.initialize(&file_uri(env.root()));
+        c.notify(
+            "textDocument/didOpen",
+            serde_json::json!({"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": text}}),
+        );
+        let at = |line: u64, ch: u64| serde_json::json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": ch}});
+        let key = c.request("textDocument/hover", at(3, 2));
+        let key = key["contents"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            key.contains(&format!("{h}@")),
+            "{h}: hover on `model`:\n{key}"
+        );
+        let items = c.request("textDocument/completion", at(3, 7));
+        let items = items["items"].as_array().cloned().unwrap_or_default();
+        let completion = serde_json::to_string(&items).unwrap();
+        // A value to hover: the first the host offers, else one of its own form.
+        let value = items
+            .first()
+            .and_then(|i| i["label"].as_str())
+            .unwrap_or("some-model")
+            .to_string();
+        let with_value = text.replace("model: \n", &format!("model: {value}\n"));
+        c.notify(
+            "textDocument/didChange",
+            serde_json::json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": with_value}]}),
+        );
+        let hv = c.request("textDocument/hover", at(3, 8));
+        let hv = hv["contents"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            hv.contains(&format!("Model under {h}@")),
+            "{h}: hover on the value:\n{hv}"
+        );
+        for (what, t) in [
+            ("key hover", &key),
+            ("value hover", &hv),
+            ("completion", &completion),
+        ] {
+            if let Some(m) = re.find(t) {
+                panic!("{h}: {what} says `{}`:\n{t}", m.as_str());
+            }
+        }
+        c.shutdown();
+    }
+}
