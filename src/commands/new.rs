@@ -48,7 +48,7 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     if kind == Kind::Adapter && !host.profile.host.is_pi() {
         anyhow::bail!(
             "an adapter role runs an external CLI under a pi host (`cli`), and {} has no such role; write a leaf or a coordinator (`--kind leaf`), or the adapter for pi (`--host tintinweb`)",
-            host.explain()
+            host.explain(&ctx.cwd)
         );
     }
     let (content, dropped) = render_for(&args.name, kind, host.profile, &target, &project)

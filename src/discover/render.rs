@@ -711,6 +711,16 @@ pub(crate) fn runtime_human(d: &Discovery, rt: &Runtime, style: Style) -> String
     if let Some(deny) = &rt.tools.deny_tools {
         field(&mut out, "deny-tools", &deny.join(", "));
     }
+    if let Some(open) = &rt.tools.open {
+        field(&mut out, "also", open);
+    }
+    for l in &rt.tools.limits {
+        field(
+            &mut out,
+            "limit",
+            &format!("{}: {} ({})", l.tool, l.calls, l.why),
+        );
+    }
     let thinking = rt.thinking.value.clone().unwrap_or_else(|| "-".to_string());
     field(
         &mut out,

@@ -334,7 +334,11 @@ pub(crate) fn for_host(
         out.push('\n');
     }
     let mut shown: Vec<&str> = set.clone();
-    if !set.contains(&"tools") && host.reads("permission") {
+    if !set
+        .iter()
+        .any(|k| ["tools", "permission", "permissions"].contains(k))
+        && host.reads("permission")
+    {
         for line in wrap_comment(&format!(
             "Read-only: {label}'s permission map lets it neither edit files nor run commands."
         )) {
