@@ -409,3 +409,42 @@ fn lsp_hover_and_completion_speak_the_buffers_host() {
         c.shutdown();
     }
 }
+
+/// `new --host H` writes through the one writer anchored at the project root: when
+/// the top directory of H's agents directory (`.claude`, `.github`, …) is a
+/// symbolic link out of the project, nothing is written through it.
+#[test]
+fn new_for_a_cli_host_never_writes_through_a_symlinked_host_directory() {
+    for host in cli_hosts() {
+        let h = host.as_str();
+        let env = project();
+        let dir = host.project_dirs().last().expect("a project directory");
+        let top = dir.split('/').next().unwrap();
+        let outside = env.path("outside");
+        std::fs::create_dir_all(outside.join(dir.trim_start_matches(top).trim_start_matches('/')))
+            .unwrap();
+        std::os::unix::fs::symlink(&outside, env.path(top)).unwrap();
+        let out = run(env.pwk().args(["new", "probe", "--host", h]));
+        assert_eq!(out.code, 2, "{h}: {}{}", out.stdout, out.stderr);
+        assert!(out.stderr.contains(top), "{h}: {}", out.stderr);
+        let written: Vec<_> = walk(&outside);
+        assert!(
+            written.is_empty(),
+            "{h}: written through the link: {written:?}"
+        );
+    }
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
