@@ -373,13 +373,22 @@ impl HostCliSmoke<'_> {
         out.push_str(&crate::discover::render::runtime_human(
             self.d, self.rt, style,
         ));
+        // Bullets wrapped to the output's width, continuation lines under the text.
+        let bullet = |t: &mut String, c: &str| {
+            let lines = crate::text::wrap_words(c, style.width.saturating_sub(4).max(40));
+            for (i, l) in lines.iter().enumerate() {
+                t.push_str(if i == 0 { "  - " } else { "    " });
+                t.push_str(l);
+                t.push('\n');
+            }
+        };
         let mut t = String::from("\nChecked:\n");
         for c in self.checked() {
-            t.push_str(&format!("  - {c}\n"));
+            bullet(&mut t, &c);
         }
         t.push_str("Not checked:\n");
         for c in self.not_checked() {
-            t.push_str(&format!("  - {c}\n"));
+            bullet(&mut t, &c);
         }
         out.push_str(&crate::text::escape_block(&t));
         out

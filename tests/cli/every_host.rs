@@ -253,6 +253,14 @@ fn list_and_show_describe_each_role_under_its_own_host() {
     if let Some(m) = pi_words().find(&show.stdout) {
         panic!("pi wording `{}` in:\n{}", m.as_str(), show.stdout);
     }
+    // smoke: what Claude Code would run, not a pi launch.
+    let smoke = run(env.pwk().args(["smoke", "code-reviewer"]));
+    assert_eq!(smoke.code, 0, "{}", smoke.stderr);
+    env.insta_settings()
+        .bind(|| insta::assert_snapshot!("every_host_smoke_claude_human", smoke.stdout));
+    let refused = run(env.pwk().args(["smoke", "code-reviewer", "--run"]));
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(refused.stderr.contains("--run"), "{}", refused.stderr);
     // The same name under pi and Gemini: the project's host first, the other named.
     let scout: Value =
         serde_json::from_str(&run(env.pwk().args(["show", "scout", "--format", "json"])).stdout)
