@@ -572,23 +572,9 @@ pub struct ConfigArgs {
     pub format: Format,
 }
 
-/// A rule id, or an error with the did-you-mean of `crate::suggest`.
-fn parse_rule_id(s: &str) -> Result<String, String> {
-    crate::lint::rules::lookup(s)
-        .map(|r| r.id.to_string())
-        .map_err(|e| {
-            format!(
-                "no rule `{}`; {}",
-                crate::text::escape_line(s),
-                e.help("`pwk rules` lists them")
-            )
-        })
-}
-
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// A rule id to explain, e.g. `unknown-key`.
-    #[arg(value_parser = parse_rule_id)]
     pub rule: Option<String>,
 
     /// Output format.
@@ -598,8 +584,7 @@ pub struct RulesArgs {
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The rule id, e.g. `unknown-key`.
-    #[arg(value_parser = parse_rule_id)]
+    /// The rule id, e.g. `unknown-key` (a misspelt one gets a did-you-mean).
     pub rule: String,
 
     /// Output format.

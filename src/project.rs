@@ -639,8 +639,8 @@ pub(crate) fn default_paths_help() -> String {
     format!(
         "With no PATH, `pwk lint` lints the `*.md` files directly inside every agents \
 directory that exists under the project root (`--dir`; else the nearest directory upwards \
-holding `.git`, `.agents` or `.pi`, else the current directory): {}; or the files `paths` in \
-pwk.toml names. Under `--host auto` (the default), a host's own directory is linted for that \
+holding `.git`, `.agents` or `.pi`, stopping below `$HOME`, else the current directory): {}; \
+or the files `paths` in pwk.toml names. Under `--host auto` (the default), a host's own directory is linted for that \
 host. A directory given as PATH means every `*.md` directly inside it (`--recursive` walks it).",
         dirs.join(", ")
     )

@@ -135,12 +135,9 @@ fn explain_is_rules_with_a_did_you_mean_at_the_command_line() {
     for cmd in ["explain", "rules"] {
         let out = run(env.pwk().args([cmd, "unknwn-key"]));
         assert_eq!(out.code, 2, "{cmd}");
-        assert!(
-            out.stderr
-                .starts_with("pwk: error: invalid value 'unknwn-key'")
-                && out.stderr.contains("did you mean `unknown-key`?"),
-            "{cmd}: {}",
-            out.stderr
+        assert_eq!(
+            out.stderr, "pwk: error: no rule `unknwn-key`; did you mean `unknown-key`?\n",
+            "{cmd}"
         );
     }
     let out = run(env.pwk().args(["explain"]));
@@ -597,4 +594,63 @@ fn invalid_model_says_what_hosts_do_and_guesses_no_id() {
     let help = d["help"].as_str().unwrap();
     assert!(!help.contains("anthropic/opus"), "{help}");
     assert!(help.contains("pi --list-models"), "{help}");
+}
+
+/// Words separated by single spaces (Markdown wraps where `--help` does not).
+fn words(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// What a bare `pwk lint` lints is said by `pwk lint --help` from the code (the
+/// host registry's project directories), and the README and the book say the
+/// same words; the exit codes of `pwk --help` are the rows of their tables.
+#[test]
+fn the_docs_say_what_the_help_says_about_defaults_and_exit_codes() {
+    let env = TestEnv::new();
+    let help = run(env.pwk().args(["lint", "--help"])).stdout;
+    let start = help.find("With no PATH,").expect("the paragraph");
+    let para = words(&help[start..start + help[start..].find("\n\n").unwrap()]);
+    // Built from the registry: pi's two directories, then every other host's
+    // project directories.
+    let mut dirs: Vec<String> = vec![".agents/agents".into(), ".pi/agents".into()];
+    for h in pwk::host::ALL.into_iter().filter(|h| !h.is_pi()) {
+        for d in h.project_dirs() {
+            if !dirs.iter().any(|x| x == d) {
+                dirs.push(d.to_string());
+            }
+        }
+    }
+    for d in &dirs {
+        assert!(para.contains(&format!("`{d}/`")), "{d}: {para}");
+    }
+    let read = |p: &str| words(&std::fs::read_to_string(repo_root().join(p)).unwrap());
+    for doc in ["README.md", "docs/src/lint.md"] {
+        assert!(
+            read(doc).contains(&para),
+            "{doc} does not say what `pwk lint --help` says:\n{para}"
+        );
+    }
+    // Exit codes: each one `pwk --help` names is a row of the tables.
+    let top = run(env.pwk().arg("--help")).stdout;
+    let from = &top[top.find("Exit codes:").unwrap()..];
+    let line = words(&from[..from.find("\n\n").unwrap_or(from.len())]);
+    // `Exit codes: 0 success, 1 …, 101 …`: a number after the colon or a comma.
+    let tokens: Vec<&str> = line.split(' ').collect();
+    let codes: Vec<&str> = tokens
+        .windows(2)
+        .filter(|w| {
+            (w[0].ends_with(':') || w[0].ends_with(',')) && w[1].chars().all(|c| c.is_ascii_digit())
+        })
+        .map(|w| w[1])
+        .collect();
+    assert_eq!(codes, ["0", "1", "2", "101"], "{line}");
+    for doc in ["README.md", "docs/src/cli.md"] {
+        let text = std::fs::read_to_string(repo_root().join(doc)).unwrap();
+        for code in &codes {
+            assert!(
+                text.contains(&format!("\n| {code} | ")),
+                "{doc}: exit {code}"
+            );
+        }
+    }
 }
