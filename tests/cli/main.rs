@@ -18,6 +18,7 @@ mod docs_commands;
 mod docs_pages;
 mod docs_snippets;
 mod documents;
+mod every_host;
 mod fix;
 mod host_extract;
 mod host_facts;
