@@ -639,11 +639,15 @@ pub(crate) fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
     let text = crate::lint::render::json::render(&report, &render_opts);
     let mut doc: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     if !report.failures.is_empty() {
-        doc["readFailures"] = report
+        let failures: Value = report
             .failures
             .iter()
             .map(|f| json!({"path": show(&f.path), "message": f.message}))
             .collect();
+        // The lint document's keys are snake_case; `readFailures` (the old name)
+        // stays one release for clients that read it (docs/src/changelog.md).
+        doc["read_failures"] = failures.clone();
+        doc["readFailures"] = failures;
     }
     Ok(doc)
 }

@@ -911,6 +911,13 @@ fn mcp_tools_carry_annotations_and_the_registrys_hosts() {
         assert!(pattern.is_match("nicobailon@0.67") && !pattern.is_match("nobody@1"));
     }
     assert!(seen >= 3, "{seen} tools take `host`");
+    // The lint document is snake_case, also for files pwk could not read
+    // (`readFailures` stays one release, the same list).
+    m.send(br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lint","arguments":{"paths":["nope.md"]}}}"#);
+    let r = m.answer(&serde_json::json!(2));
+    let doc = &r["result"]["structuredContent"];
+    assert_eq!(doc["read_failures"][0]["path"], "nope.md", "{r}");
+    assert_eq!(doc["read_failures"], doc["readFailures"], "{r}");
     let mut id = 10;
     for h in &registry {
         id += 1;
