@@ -152,16 +152,21 @@ pwk setup --fast-model anthropic/claude-haiku-4-5"
 keys move to the target's spelling of the same setting (`maxTurns` → `max_turns`, \
 `disallowedTools` → `disallowed_tools` / `excludeTools` / `deny-tools`, `effort` → \
 `thinking`), tool names are mapped (Read → read, Glob → find, MultiEdit → edit, …), model \
-aliases go through `--model-map`, and the body is copied unchanged. The frontmatter is written \
-from the parsed values, quoted wherever YAML would read them otherwise; comments go with the \
-keys they stand next to. Tool words whose meaning differs between hosts (`*`, `all`, `none`, \
-no `tools` at all) become what the SOURCE host grants. Every file gets a report: what was \
-converted, what was dropped and why (comments included), and what needs a decision. Nothing \
-is dropped silently. Each output is linted for the target host where it will be written, and \
-every remaining finding is named; the command exits 1 when one still has errors there, or \
-when the target cannot express a role's tool restriction (it would grant more). Files are \
-written without following symlinks and never over a different file unless `--force` (the old \
-file is kept as `<name>.bak`); `--in-place` keeps each file's name.",
+aliases go through `--model-map`, and the body is copied unchanged. Each file is read as its \
+source host reads it (Claude Code's own repair of what strict YAML rejects included; the report \
+says what it changed); a file the host cannot load either is not converted (exit 1). The \
+frontmatter is written from the parsed values, quoted wherever YAML would read them otherwise; \
+comments go with the keys they stand next to. A converted role may never do more than the \
+source role, as the hosts themselves work it out (`pwk show`): tool words whose meaning differs \
+(`*`, `all`, `none`, no `tools`), deny-lists, OpenCode's `tools`/`permission` ruleset (written \
+as OpenCode's `permission` when converting to it) and Claude Code's `permissionMode` become \
+what the SOURCE host grants. What the target cannot say is a decision (exit 1); a file that \
+would still grant more is not written. Every file gets a report: what was converted, what was \
+dropped and why (comments included), and what needs a decision. Nothing is dropped silently. \
+Each output is linted for the target host where it will be written, and every remaining \
+finding is named; the command exits 1 when one still has errors there. Files are written \
+without following symlinks and never over a different file unless `--force` (the old file is \
+kept as `<name>.bak`); `--in-place` keeps each file's name.",
         after_long_help = "Examples:\n  pwk convert --to tintinweb .claude/agents/ --out .pi/agents\n  \
 pwk convert --to nicobailon .claude/agents/reviewer.md --out .pi/agents --model-map sonnet=anthropic/claude-sonnet-4-5\n  \
 pwk convert --to claude-code --from tintinweb .pi/agents/ --out .claude/agents --dry-run\n  \
@@ -280,6 +285,14 @@ fn host_help(default: &str) -> String {
 /// `--host` of the commands that read the project's `pwk.toml`.
 fn project_host_help() -> String {
     host_help("`host` in pwk.toml, else `auto`")
+}
+
+/// `--host` of `setup`: the host decides the directory the roles go to.
+fn setup_host_help() -> String {
+    format!(
+        "The host the roles are written for, and so the project directory they go to: the one that host reads (`--host herdr`: `.pi/agents/`, the only one herdr reads). `auto` (detect the host from the project), a host ({}), or a version such as `tintinweb@0.14`. Default: `host` in pwk.toml, else `auto`",
+        crate::host::name_list()
+    )
 }
 
 /// `--config FILE`: the same flag, with the same meaning, on every command that
@@ -415,10 +428,10 @@ pub struct ConvertArgs {
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
 
-    #[arg(long, value_parser = parse_host_spec, help = format!("The host to convert to: a host ({}), or a version such as `nicobailon@0.67`", crate::host::name_list()))]
+    #[arg(long, value_parser = parse_target_host, help = format!("The host that will read the converted files: {}, or a version such as `nicobailon@0.67`", file_host_list()))]
     pub to: HostSpec,
 
-    #[arg(long, default_value = "auto", value_parser = parse_host, help = host_help("detected from the directory, `.claude/agents/` → claude-code, else `host` in pwk.toml, else from pi's settings"))]
+    #[arg(long, default_value = "auto", value_parser = parse_source_host, help = format!("The host the files are written for (default: `auto`: the host whose directory holds the file, `.claude/agents/` → claude-code, else `host` in pwk.toml, else pi's settings): {}, or a version such as `tintinweb@0.14`", file_host_list()))]
     pub from: HostChoice,
 
     /// Write the converted files into this directory (created when absent). In
@@ -455,8 +468,60 @@ pub struct ConvertArgs {
     pub format: Format,
 }
 
-fn parse_host_spec(s: &str) -> Result<HostSpec, String> {
-    s.parse::<HostSpec>().map_err(|e| e.to_string())
+/// The hosts that read role files (every host but the portable `pwk` profile),
+/// quoted: what `convert` offers.
+fn file_host_list() -> String {
+    crate::host::ALL
+        .iter()
+        .filter(|h| **h != crate::host::HostId::Pwk)
+        .map(|h| format!("`{h}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A host files are converted for or from: never `auto` or the portable profile,
+/// which read no files.
+fn parse_file_host(s: &str, flag: &str) -> Result<HostSpec, String> {
+    let name = s.split_once('@').map_or(s, |(n, _)| n);
+    match name {
+        "auto" => Err(format!(
+            "`{flag} auto`: `auto` detects a host for linting, and convert needs the host that reads the files; convert knows {}",
+            file_host_list()
+        )),
+        "pwk" => Err(format!(
+            "`{flag} pwk`: the portable profile is a lint profile, not a host that reads files; convert knows {}",
+            file_host_list()
+        )),
+        _ => s.parse::<HostSpec>().map_err(|e| match e {
+            crate::host::HostError::UnknownHost(h) => {
+                let hint = crate::suggest::did_you_mean(
+                    &h,
+                    crate::host::ALL
+                        .iter()
+                        .filter(|x| **x != crate::host::HostId::Pwk)
+                        .map(|x| x.as_str()),
+                )
+                .map(|x| format!(" (did you mean `{x}`?)"))
+                .unwrap_or_default();
+                format!(
+                    "unknown host `{h}`{hint}; convert knows {}",
+                    file_host_list()
+                )
+            }
+            other => other.to_string(),
+        }),
+    }
+}
+
+fn parse_target_host(s: &str) -> Result<HostSpec, String> {
+    parse_file_host(s, "--to")
+}
+
+fn parse_source_host(s: &str) -> Result<HostChoice, String> {
+    if s == "auto" {
+        return Ok(HostChoice::Auto);
+    }
+    parse_file_host(s, "--from").map(HostChoice::Spec)
 }
 
 fn parse_model_map(s: &str) -> Result<(String, String), String> {
@@ -538,10 +603,7 @@ pub struct SetupArgs {
     #[arg(long)]
     pub global: bool,
 
-    /// The host the roles are written for, and so the project directory they go to:
-    /// the one that host reads (`--host herdr`: `.pi/agents/`, the only one herdr
-    /// reads).
-    #[arg(long, value_parser = parse_host, help = project_host_help())]
+    #[arg(long, value_parser = parse_host, help = setup_host_help())]
     pub host: Option<HostChoice>,
 
     /// Change nothing; say what would happen.

@@ -457,11 +457,18 @@ const CLI_HOSTS: [&str; 4] = ["claude-code", "copilot", "opencode", "gemini"];
 /// A Claude Code model as the API sees it, from what pwk says the role asks for:
 /// an alias resolves (case-insensitively) to that family; none or `inherit` is the
 /// main thread's model.
+/// `[1m]` (the long-context variant) is the same family; `best` resolves to opus in
+/// 2.1.332 (measured: `model: best` runs on claude-opus-5-5).
 fn claude_model_agrees(pwk: Option<&str>, host: &str, main: &str) -> bool {
-    match pwk.map(str::to_ascii_lowercase).as_deref() {
+    let lower = pwk.map(str::to_ascii_lowercase);
+    let family = lower.as_deref().map(|m| m.trim_end_matches("[1m]"));
+    match family {
         None | Some("inherit") => host == main,
-        Some(alias @ ("sonnet" | "opus" | "haiku")) => host.contains(&format!("-{alias}-")),
-        Some(m) => host.eq_ignore_ascii_case(m),
+        Some("best") => host.contains("-opus-"),
+        Some(alias @ ("sonnet" | "opus" | "haiku" | "fable")) => {
+            host.contains(&format!("-{alias}-"))
+        }
+        Some(_) => host.eq_ignore_ascii_case(lower.as_deref().unwrap_or_default()),
     }
 }
 
@@ -568,7 +575,19 @@ fn real_cli_hosts_agree_with_lint() {
                         "{file}: {host}'s description is {theirs:?}, pwk says {ours:?}"
                     )));
                 }
-                if let Some(theirs) = agent["tools"].as_array() {
+                if let Some(given) = agent["tools"].as_array() {
+                    // What the child can load through ToolSearch is the child's too
+                    // (`*`, the whole set, includes them).
+                    let mut theirs = given.clone();
+                    if given.iter().all(|t| t != "*") {
+                        theirs.extend(
+                            agent["tools_deferred"]
+                                .as_array()
+                                .into_iter()
+                                .flatten()
+                                .cloned(),
+                        );
+                    }
                     let set = |v: &Value| -> BTreeSet<String> {
                         v.as_array()
                             .map(|a| {
@@ -578,7 +597,7 @@ fn real_cli_hosts_agree_with_lint() {
                             })
                             .unwrap_or_default()
                     };
-                    let theirs = set(&Value::Array(theirs.clone()));
+                    let theirs = set(&Value::Array(theirs));
                     let ours = set(&show["runtime"]["tools"]["effective"]);
                     // `*` (the oracle: what the built-in general-purpose agent gets):
                     // pwk must give the host's default set.

@@ -19,6 +19,7 @@ mod docs_pages;
 mod docs_snippets;
 mod documents;
 mod fix;
+mod host_extract;
 mod host_facts;
 mod layers;
 mod lint;

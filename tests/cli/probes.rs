@@ -464,3 +464,51 @@ fn a_long_model_listing_is_read_whole_or_reported() {
         "{c:#}"
     );
 }
+
+/// Every front end that asks `pi --help` shares one answer per pi binary (#35 item 3):
+/// for each front end, in a fresh world, that front end's cold run asks once; then it
+/// again and the next front end in the list, each a new pwk process, ask nothing, and
+/// every pi they start gets `--no-mcp` (the fake lists it; the world configures MCP).
+#[test]
+fn every_front_end_asks_pi_help_once_per_binary_not_once_per_run() {
+    let help = fronts(Probe::Help);
+    for (i, (first, run_first)) in help.iter().enumerate() {
+        let w = World::new();
+        let log = w.env.path("help.log");
+        let probes = || std::fs::read_to_string(&log).map_or(0, |s| s.lines().count());
+        let f = [("FAKE_PI_HELP_LOG", log.to_str().unwrap())];
+        let (next, run_next) = &help[(i + 1) % help.len()];
+        let rounds: [(&str, &str, &Front); 3] = [
+            ("cold", first, run_first),
+            ("warm", first, run_first),
+            ("warm", next, run_next),
+        ];
+        for (round, front, run) in rounds {
+            let before = w.runs();
+            let out = run(&w, &f);
+            assert_eq!(
+                probes(),
+                1,
+                "{front}, {round} (cache filled by {first}): `pi --help` runs\n{}\n{}",
+                out.stdout,
+                out.stderr
+            );
+            let starts: Vec<Value> = std::fs::read_to_string(&w.log)
+                .unwrap_or_default()
+                .lines()
+                .skip(before)
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            for s in &starts {
+                assert!(
+                    s["argv"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|a| a == "--no-mcp"),
+                    "{front}, {round}: pi started without --no-mcp: {s}"
+                );
+            }
+        }
+    }
+}
