@@ -80,7 +80,9 @@ pub(crate) fn run(cx: &mut Checker<'_>) {
     let fences = match &cx.doc.fences {
         Ok(f) => f.clone(),
         Err(SplitError::MissingOpeningFence { first_line }) => {
-            rules::missing_frontmatter::check(cx, first_line.clone());
+            if !rules::readme_in_agents_dir::check(cx) {
+                rules::missing_frontmatter::check(cx, first_line.clone());
+            }
             return;
         }
         Err(SplitError::Unterminated { open }) => {
