@@ -86,7 +86,7 @@ pub(crate) fn run(cx: &mut Checker<'_>) {
             return;
         }
         Err(SplitError::Unterminated { open }) => {
-            if !rules::dashes_end_frontmatter::check_unterminated(cx) {
+            if !rules::dashes_end_frontmatter::check_unterminated(cx, run) {
                 rules::unterminated_frontmatter::check(cx, open.clone());
             }
             return;
