@@ -106,7 +106,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Lsp(args) => lsp::run(args, &ctx),
         Command::Completions(args) => completions(args),
     };
-    match result {
+    let status = match result {
         Ok(status) => status,
         Err(err) => {
             // A command asked for JSON answers in JSON, errors too, unless it
@@ -116,7 +116,9 @@ pub fn run(cli: Cli) -> ExitStatus {
             }
             report_fatal(&err)
         }
-    }
+    };
+    crate::meter::report(ctx.env.meter.as_deref());
+    status
 }
 
 /// `{"version": 1, "error": {"message", "details", "causes"}}`: a fatal error as the

@@ -189,6 +189,8 @@ fn show_unloaded(
                         f.layer.as_str()
                     ));
                 }
+                // The name and the paths are the user's and the files' text.
+                let text = crate::text::escape_block(&text);
                 write_stdout(tilde(&text, ctx).as_bytes())?;
             }
         }

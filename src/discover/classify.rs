@@ -141,6 +141,17 @@ fn loadable_by(host: Host, doc: &RoleDoc, role: &Role) -> bool {
     {
         return false;
     }
+    // A host that reads frontmatter line by line (nicobailon) does not see a key
+    // whose line holds a lone `\r`, U+2028 or U+2029 ([`crate::role::line_reader`]).
+    let line_keys = match (&host.parser.lone_cr, &doc.fences) {
+        (Some(_), Ok(f)) => Some(crate::role::line_reader::keys(&doc.text[f.yaml.clone()])),
+        _ => None,
+    };
+    if let Some(seen) = &line_keys
+        && host.required.iter().any(|r| !seen.contains(&r.key))
+    {
+        return false;
+    }
     // The keys without which the host skips the role (pwk: both `name` and
     // `description`, as its schema; nicobailon the same; tintinweb and herdr none).
     host.required.iter().all(|r| match r.key.as_str() {

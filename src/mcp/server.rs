@@ -46,7 +46,16 @@ impl Server {
                     Value::Object(m) => Arc::new(m),
                     _ => Arc::new(Map::new()),
                 };
-                Tool::new(s.name, s.description, obj(s.input)).with_raw_output_schema(obj(s.output))
+                let h = s.hints;
+                Tool::new(s.name, s.description, obj(s.input))
+                    .with_raw_output_schema(obj(s.output))
+                    .with_annotations(
+                        rmcp::model::ToolAnnotations::new()
+                            .read_only(h.read_only)
+                            .destructive(h.destructive)
+                            .idempotent(h.idempotent)
+                            .open_world(h.open_world),
+                    )
             })
             .collect();
         Server {
