@@ -240,14 +240,14 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
         }
     };
     let tools = tools(host, role);
-    let thinking = match setting_key(host, "thinking") {
+    let thinking = match setting_key(host, "thinking", Some(&role.doc)) {
         Some((key, fact)) if key != "thinking" => {
             own_setting(host, role, key, fact, |n| n.as_str().map(str::to_string))
         }
         Some(_) => thinking(host, role, &settings),
         None => unread_setting(host, role, "thinking", |n| n.as_str().map(str::to_string)),
     };
-    let max_turns = match setting_key(host, "max-turns") {
+    let max_turns = match setting_key(host, "max-turns", Some(&role.doc)) {
         Some((key, fact)) if key != "max_turns" => {
             own_setting(host, role, key, fact, |n| n.to_json().as_u64())
         }
@@ -364,7 +364,11 @@ fn tools(host: Host, role: &ResolvedRole) -> Tools {
 
 /// The key that carries `setting` under `host` (its profile's `setting` tags; the
 /// portable profile's keys are the role schema's own names), with its fact.
-fn setting_key(host: Host, setting: &str) -> Option<(&'static str, &'static crate::host::KeyFact)> {
+fn setting_key(
+    host: Host,
+    setting: &str,
+    doc: Option<&crate::role::RoleDoc>,
+) -> Option<(&'static str, &'static crate::host::KeyFact)> {
     if host.is_portable() {
         let key = match setting {
             "thinking" => "thinking",
@@ -374,10 +378,27 @@ fn setting_key(host: Host, setting: &str) -> Option<(&'static str, &'static crat
         };
         return host.keys.get_key_value(key).map(|(k, f)| (k.as_str(), f));
     }
-    host.keys
+    // Several keys may carry one setting (OpenCode `steps`, and `maxSteps`, its
+    // deprecated spelling read only when `steps` is absent): the current spelling
+    // first, then the deprecated ones; the first the role sets decides, else the
+    // current spelling is the one named.
+    let deprecated = |f: &crate::host::KeyFact| {
+        f.note
+            .as_deref()
+            .is_some_and(|n| n.to_ascii_lowercase().contains("deprecated spelling"))
+    };
+    let mut keys: Vec<(&'static str, &'static crate::host::KeyFact)> = host
+        .keys
         .iter()
-        .find(|(_, f)| f.setting.as_deref() == Some(setting))
+        .filter(|(_, f)| f.setting.as_deref() == Some(setting))
         .map(|(k, f)| (k.as_str(), f))
+        .collect();
+    keys.sort_by_key(|(_, f)| deprecated(f));
+    let set = |k: &str| {
+        doc.and_then(|d| d.mapping())
+            .is_some_and(|m| m.get(k).is_some())
+    };
+    keys.iter().find(|(k, _)| set(k)).or(keys.first()).copied()
 }
 
 /// A setting the host reads under a key of its own (Claude Code `effort`,
@@ -558,7 +579,7 @@ fn model_chain(
             status: LinkStatus::Unset,
             note: None,
         },
-        match setting_key(host, "model") {
+        match setting_key(host, "model", Some(&role.doc)) {
             Some((key, _)) => ChainLink {
                 link: "frontmatter",
                 from: format!("`{key}` in {path}"),
@@ -630,7 +651,7 @@ fn model_chain(
             None => format!(
                 "{}'s default: {}",
                 host.label(),
-                setting_key(host, "model")
+                setting_key(host, "model", None)
                     .and_then(|(_, f)| f.default.clone())
                     .unwrap_or_else(|| "the parent's model".to_string())
             ),
