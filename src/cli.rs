@@ -709,12 +709,17 @@ pub struct NewArgs {
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 
-    /// The directory to write the file into, instead of the one the project's host
-    /// reads (`<project>/.pi/agents/` for herdr and pi-example, else
-    /// `<project>/.agents/agents/`; in the project, no symbolic link is followed
-    /// below the project root).
+    /// The directory to write the file into, instead of the one the host reads
+    /// (`<project>/.pi/agents/` for herdr and pi-example, `<project>/.claude/agents/`
+    /// for Claude Code, `.opencode/agents/`, `.gemini/agents/`, `.github/agents/`,
+    /// else `<project>/.agents/agents/`; in the project, no symbolic link is
+    /// followed below the project root).
     #[arg(long, value_name = "DIR", conflicts_with = "dir")]
     pub agents_dir: Option<PathBuf>,
+
+    /// The host the role is written for, in its own directory and keys.
+    #[arg(long, value_parser = parse_host, help = project_host_help())]
+    pub host: Option<HostChoice>,
 
     #[command(flatten)]
     pub config: ConfigFileArg,

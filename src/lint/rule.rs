@@ -69,7 +69,7 @@ pub(crate) struct Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
-    pub(super) fn new(doc: &'a RoleDoc, profile: &'static HostProfile) -> Checker<'a> {
+    pub(crate) fn new(doc: &'a RoleDoc, profile: &'static HostProfile) -> Checker<'a> {
         Checker {
             doc,
             profile,

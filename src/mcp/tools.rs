@@ -297,7 +297,7 @@ pub(crate) fn specs() -> Vec<Spec> {
         },
         Spec {
             name: "list_roles",
-            description: "The roles a host sees from the server's directory, with where each comes from and what it shadows (`pwk list --format json`).",
+            description: "The roles each host sees from the server's directory (the project's host, and every host whose own agents directory exists: Claude Code's, OpenCode's, Gemini CLI's, Copilot's), each row tagged with its host, with where it comes from and what it shadows (`pwk list --format json`).",
             input: object(
                 json!({"host": host.clone(), "all": {"type": "boolean", "description": "Include hidden and shadowed definitions"}}),
                 &[],
@@ -310,7 +310,7 @@ pub(crate) fn specs() -> Vec<Spec> {
         },
         Spec {
             name: "show_role",
-            description: "One role as the host resolves it: source, shadowing, frontmatter, body and what it runs with (model, tools, thinking) (`pwk show --format json`).",
+            description: "One role as its host resolves it (the project's host first, else the host whose directory holds it; `also_read_by` names other hosts with a role of that name): source, shadowing, frontmatter, body and what it runs with (model, tools, thinking, turns) (`pwk show --format json`).",
             input: object(
                 json!({"name": {"type": "string"}, "host": host, "model": {"type": "string", "description": "An explicit model, as the caller would pass it"}}),
                 &["name"],
@@ -527,16 +527,16 @@ pub(crate) fn open_project(
     .map_err(|e| e.relative_to(cwd).to_string())
 }
 
-/// Every role the project's host sees, as `pwk list` and `pwk show` find them
-/// (the role resources too).
+/// Every role the project's hosts see, one discovery per host, as `pwk list` and
+/// `pwk show` find them (the role resources too).
 pub(crate) fn project_roles(
     cwd: &Path,
     config: Option<&Path>,
     env: &crate::env::Env,
     host: Option<HostChoice>,
-) -> Result<crate::discover::Discovery, String> {
+) -> Result<Vec<crate::discover::Discovery>, String> {
     open_project(cwd, config, env, host)?
-        .discover()
+        .discover_hosts()
         .map_err(|e| e.relative_to(cwd).to_string())
 }
 
@@ -563,7 +563,7 @@ fn project(
 fn discover(
     place: &Place<'_>,
     args: &Map<String, Value>,
-) -> Result<crate::discover::Discovery, String> {
+) -> Result<Vec<crate::discover::Discovery>, String> {
     project_roles(
         place.cwd,
         place.config,
@@ -670,33 +670,42 @@ pub(crate) fn explain_rule(args: &Map<String, Value>) -> Answer {
 }
 
 pub(crate) fn list_roles(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
-    let d = discover(place, args)?;
-    let rows = crate::discover::render::list_rows(&d, bool_arg(args, "all")?);
-    Ok(crate::discover::render::list_doc(&d, &rows))
+    let views = discover(place, args)?;
+    let rows = crate::discover::render::list_views(&views, bool_arg(args, "all")?);
+    Ok(crate::discover::render::list_doc(&views, &rows))
 }
 
 pub(crate) fn show_role(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
     let name = required_str(args, "name")?;
     let env = place.registry.env();
-    let d = discover(place, args)?;
-    let Some(role) = d.find(name) else {
-        let known: Vec<&str> = d.roles.iter().map(|r| r.name.as_str()).collect();
+    let views = discover(place, args)?;
+    let found = crate::discover::find_in(&views, name);
+    let Some(&(d, role)) = found.first() else {
+        let mut known: Vec<&str> = views
+            .iter()
+            .flat_map(|d| d.roles.iter().map(|r| r.name.as_str()))
+            .collect();
+        known.sort_unstable();
+        known.dedup();
         let hint = crate::suggest::close_matches(name, known.iter().copied())
             .first()
             .copied()
             .map(|s| format!("; did you mean `{s}`?"))
             .unwrap_or_else(|| "; the `list_roles` tool lists them".into());
+        let hosts: Vec<String> = views.iter().map(|d| d.host.label()).collect();
         return Err(format!(
-            "no role named `{}` as {} sees roles{hint}",
+            "no role named `{}` as {} {} roles{hint}",
             crate::text::escape_line(name),
-            d.host.label()
+            hosts.join(", "),
+            if hosts.len() == 1 { "sees" } else { "see" }
         ));
     };
-    let rt = crate::discover::render::runtime_of(&d, role, str_arg(args, "model")?, env, place.cwd);
+    let also = crate::discover::render::AlsoRead::others(&found, place.cwd);
+    let rt = crate::discover::render::runtime_of(d, role, str_arg(args, "model")?, env, place.cwd);
     let run = crate::provider::mapping::provider_run(&role.name, role.role.max_turns)
         .map(|r| serde_json::to_value(r).expect("plain data serializes"));
     Ok(crate::discover::render::show_doc(
-        &d, role, &rt, place.cwd, run,
+        d, role, &rt, &also, place.cwd, run,
     ))
 }
 

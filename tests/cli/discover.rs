@@ -825,7 +825,10 @@ fn show_unknown_name_exits_2_with_did_you_mean() {
 fn check_template(path: &Path, name: &str) -> pwk::role::Role {
     let bytes = std::fs::read(path).unwrap();
     let doc = pwk::role::RoleDoc::parse(path, &bytes);
-    assert_eq!(pwk::discover::first_problem(&doc), None);
+    assert_eq!(
+        pwk::discover::first_problem(&doc, pwk::host::HostId::Pwk.newest()),
+        None
+    );
     let json = doc.mapping().expect("frontmatter parses").to_json();
     let errors: Vec<String> = pwk::role::schema::validator()
         .iter_errors(&json)

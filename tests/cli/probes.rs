@@ -18,11 +18,8 @@ use serde_json::{Value, json};
 
 use crate::mcp::RawMcp;
 use crate::support::lsp_client::{LspClient, file_uri};
-use crate::support::{Output, TestEnv, repo_root, run_with_stdin};
-
-fn fake_pi_py() -> PathBuf {
-    repo_root().join("tests/cli/support/fake_pi.py")
-}
+use crate::support::process::fake_pi;
+use crate::support::{Output, TestEnv, run_with_stdin};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Probe {
@@ -72,7 +69,7 @@ impl World {
     /// `pwk` with the fake pi, its probe fault and its logs.
     fn pwk(&self, fault: &[(&str, &str)]) -> Command {
         let mut c = self.env.pwk();
-        c.env("PWK_PI_BIN", fake_pi_py())
+        c.env("PWK_PI_BIN", fake_pi())
             .env("PI_CODING_AGENT_DIR", self.env.path("agent"))
             .env("FAKE_PI_PROBE_PIDS", &self.pids)
             .env("FAKE_PI_LOG", &self.log)
