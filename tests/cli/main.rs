@@ -19,6 +19,7 @@ mod docs_pages;
 mod docs_snippets;
 mod documents;
 mod fix;
+mod growth;
 mod host_facts;
 mod inert_output;
 mod layers;
