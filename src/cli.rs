@@ -287,6 +287,14 @@ fn project_host_help() -> String {
     host_help("`host` in pwk.toml, else `auto`")
 }
 
+/// `--host` of `setup`: the host decides the directory the roles go to.
+fn setup_host_help() -> String {
+    format!(
+        "The host the roles are written for, and so the project directory they go to: the one that host reads (`--host herdr`: `.pi/agents/`, the only one herdr reads). `auto` (detect the host from the project), a host ({}), or a version such as `tintinweb@0.14`. Default: `host` in pwk.toml, else `auto`",
+        crate::host::name_list()
+    )
+}
+
 /// `--config FILE`: the same flag, with the same meaning, on every command that
 /// reads `pwk.toml`.
 #[derive(Debug, Clone, Default, Args)]
@@ -564,23 +572,9 @@ pub struct ConfigArgs {
     pub format: Format,
 }
 
-/// A rule id, or an error with the did-you-mean of `crate::suggest`.
-fn parse_rule_id(s: &str) -> Result<String, String> {
-    crate::lint::rules::lookup(s)
-        .map(|r| r.id.to_string())
-        .map_err(|e| {
-            format!(
-                "no rule `{}`; {}",
-                crate::text::escape_line(s),
-                e.help("`pwk rules` lists them")
-            )
-        })
-}
-
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// A rule id to explain, e.g. `unknown-key`.
-    #[arg(value_parser = parse_rule_id)]
     pub rule: Option<String>,
 
     /// Output format.
@@ -590,8 +584,7 @@ pub struct RulesArgs {
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The rule id, e.g. `unknown-key`.
-    #[arg(value_parser = parse_rule_id)]
+    /// The rule id, e.g. `unknown-key` (a misspelt one gets a did-you-mean).
     pub rule: String,
 
     /// Output format.
@@ -610,10 +603,7 @@ pub struct SetupArgs {
     #[arg(long)]
     pub global: bool,
 
-    /// The host the roles are written for, and so the project directory they go
-    /// to: the one that host reads (`--host herdr`: `.pi/agents/`, the only one
-    /// herdr reads). Default: `host` in pwk.toml, else `auto`.
-    #[arg(long, value_parser = parse_host)]
+    #[arg(long, value_parser = parse_host, help = setup_host_help())]
     pub host: Option<HostChoice>,
 
     /// Change nothing; say what would happen.
@@ -719,12 +709,17 @@ pub struct NewArgs {
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 
-    /// The directory to write the file into, instead of the one the project's host
-    /// reads (`<project>/.pi/agents/` for herdr and pi-example, else
-    /// `<project>/.agents/agents/`; in the project, no symbolic link is followed
-    /// below the project root).
+    /// The directory to write the file into, instead of the one the host reads
+    /// (`<project>/.pi/agents/` for herdr and pi-example, `<project>/.claude/agents/`
+    /// for Claude Code, `.opencode/agents/`, `.gemini/agents/`, `.github/agents/`,
+    /// else `<project>/.agents/agents/`; in the project, no symbolic link is
+    /// followed below the project root).
     #[arg(long, value_name = "DIR", conflicts_with = "dir")]
     pub agents_dir: Option<PathBuf>,
+
+    /// The host the role is written for, in its own directory and keys.
+    #[arg(long, value_parser = parse_host, help = project_host_help())]
+    pub host: Option<HostChoice>,
 
     #[command(flatten)]
     pub config: ConfigFileArg,

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{Output, TestEnv, repo_root, run};
+use crate::support::{Output, TestEnv, json, repo_root, rules_of, run};
 
 /// Run a command with a hard timeout, so a hang fails the test instead of stalling it.
 /// Both pipes are drained while it runs (a child blocked on a full pipe is not a hang).
@@ -39,20 +39,6 @@ fn run_bounded(cmd: &mut Command, limit: Duration) -> Output {
         stdout: stdout.join().expect("stdout reader"),
         stderr: stderr.join().expect("stderr reader"),
     }
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
-}
-
-fn rules_of(doc: &serde_json::Value) -> Vec<String> {
-    doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["rule"].as_str().unwrap().to_string())
-        .collect()
 }
 
 fn fixtures() -> PathBuf {
@@ -934,8 +920,9 @@ fn pre_commit_hook_definition() {
         "entry: pwk lint",
         "language: rust",
         "pass_filenames: true",
-        "\\.agents/agents",
+        // `files:`/`exclude:`: surface::pre_commit_hooks_match_every_directory_…
         "\\.pi/agents",
+        "\\.claude/agents",
     ] {
         assert!(text.contains(needle), "missing `{needle}`");
     }
