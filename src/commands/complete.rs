@@ -16,11 +16,13 @@ pub fn command() -> clap::Command {
     };
     Cli::command()
         .mut_subcommand("rules", with(rule_ids, "rule"))
+        .mut_subcommand("explain", with(rule_ids, "rule"))
         .mut_subcommand("show", with(role_names, "name"))
         .mut_subcommand("smoke", with(role_names, "name"))
 }
 
-/// Every role the detected host sees from the current directory, with its description.
+/// Every role the project's hosts see from the current directory (each name once),
+/// with its description.
 pub fn role_names() -> Vec<CompletionCandidate> {
     let Ok(ctx) = crate::Context::from_process(ColorChoice::Never) else {
         return Vec::new();
@@ -30,11 +32,14 @@ pub fn role_names() -> Vec<CompletionCandidate> {
     let Ok(project) = crate::project::Project::open(opts) else {
         return Vec::new();
     };
-    let Ok(d) = project.discover() else {
+    let Ok(views) = project.discover_hosts() else {
         return Vec::new();
     };
-    d.roles
+    let mut seen = std::collections::HashSet::new();
+    views
         .iter()
+        .flat_map(|d| d.roles.iter())
+        .filter(|r| seen.insert(r.name.as_str()))
         .map(|r| {
             let help = r
                 .role
@@ -61,7 +66,12 @@ mod tests {
     fn the_completed_arguments_exist() {
         let cmd = super::command();
         cmd.clone().debug_assert();
-        for (sub, arg) in [("rules", "rule"), ("show", "name"), ("smoke", "name")] {
+        for (sub, arg) in [
+            ("rules", "rule"),
+            ("explain", "rule"),
+            ("show", "name"),
+            ("smoke", "name"),
+        ] {
             let s = cmd.find_subcommand(sub).expect(sub);
             assert!(s.get_arguments().any(|a| a.get_id() == arg), "{sub} {arg}");
         }

@@ -19,7 +19,7 @@
 mod classify;
 mod precedence;
 pub(crate) mod render;
-pub(crate) mod runtime;
+pub mod runtime;
 mod scan;
 mod sources;
 pub mod template;
@@ -189,21 +189,6 @@ impl Discovery {
             .collect()
     }
 
-    /// Every name pwk knows (identities, stems and `name` values), for did-you-mean.
-    pub fn known_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = Vec::new();
-        for f in &self.files {
-            names.push(f.identity.clone());
-            names.push(f.stem.clone());
-            if let Some(n) = f.role.as_ref().and_then(|r| r.name.clone()) {
-                names.push(n);
-            }
-        }
-        names.sort();
-        names.dedup();
-        names
-    }
-
     /// The source a file or role came from.
     pub fn source(&self, index: usize) -> &SourceDir {
         &self.sources[index]
@@ -214,6 +199,16 @@ impl Discovery {
     pub fn has_broken(&self) -> bool {
         self.files.iter().any(|f| !f.loadable)
     }
+}
+
+/// Every host's definition of `name` across `views` (one discovery per host, the
+/// project's host first), in that order: `show` describes the first and names the
+/// others.
+pub fn find_in<'a>(views: &'a [Discovery], name: &str) -> Vec<(&'a Discovery, &'a ResolvedRole)> {
+    views
+        .iter()
+        .filter_map(|d| d.find(name).map(|r| (d, r)))
+        .collect()
 }
 
 /// The directories discovery starts from (the command layer fills them in).
@@ -365,7 +360,12 @@ mod tests {
     fn first_problem_names_the_reader_errors() {
         // Broken-ness is the reader's verdict; the text is the first lint error, with
         // its position and rule id.
-        let p = |text: &str| first_problem(&RoleDoc::parse("x.md", text.as_bytes()));
+        let p = |text: &str| {
+            first_problem(
+                &RoleDoc::parse("x.md", text.as_bytes()),
+                HostId::Pwk.newest(),
+            )
+        };
         assert_eq!(p(&role("x", "d")), None);
         let has = |text: &str, want: &str| {
             let got = p(text).unwrap_or_default();
@@ -383,7 +383,10 @@ mod tests {
             "---\nname: x\nname: y\ndescription: d\n---\n",
             "line 3, column 1",
         );
-        let bad = first_problem(&RoleDoc::parse("x.md", b"---\nname: \xff\n---\n"));
+        let bad = first_problem(
+            &RoleDoc::parse("x.md", b"---\nname: \xff\n---\n"),
+            HostId::Pwk.newest(),
+        );
         assert!(bad.unwrap().contains("[invalid-utf8]"));
     }
 }

@@ -22,6 +22,25 @@ pub struct Detection {
     pub reason: String,
     /// Every host package found, with its version when known and where it was listed.
     pub found: Vec<Found>,
+    /// The paths `reason` names, as written there (absolute): [`Detection::reason_from`]
+    /// shows them from the current directory.
+    pub paths: Vec<PathBuf>,
+}
+
+impl Detection {
+    /// `reason` with the paths it names shown as every other path of the output is:
+    /// relative to `cwd` when under it.
+    pub fn reason_from(&self, cwd: &Path) -> String {
+        let mut paths: Vec<&PathBuf> = self.paths.iter().collect();
+        // The longest first: a path that begins another is replaced after it.
+        paths.sort_by_key(|p| std::cmp::Reverse(p.as_os_str().len()));
+        let mut out = self.reason.clone();
+        for p in paths {
+            let shown = crate::display::display_path(cwd, p);
+            out = out.replace(&p.display().to_string(), &shown);
+        }
+        out
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,10 +58,15 @@ pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
     let mut unreadable = Vec::new();
     let mut d = detect_in(project_root, agent_dir, &mut unreadable);
     if !unreadable.is_empty() {
+        let named: Vec<String> = unreadable
+            .iter()
+            .map(|(path, why)| format!("`{}` ({why})", path.display()))
+            .collect();
         d.reason.push_str(&format!(
             "; pwk could not read {}, so a host listed there is not known",
-            unreadable.join(", nor ")
+            named.join(", nor ")
         ));
+        d.paths.extend(unreadable.into_iter().map(|(path, _)| path));
     }
     d
 }
@@ -50,7 +74,7 @@ pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
 fn detect_in(
     project_root: &Path,
     agent_dir: Option<&Path>,
-    unreadable: &mut Vec<String>,
+    unreadable: &mut Vec<(PathBuf, String)>,
 ) -> Detection {
     let mut found: Vec<Found> = Vec::new();
     let project = project_root.join(".pi");
@@ -61,7 +85,7 @@ fn detect_in(
     // Settings files pwk could not read: a host they name is unknown, and said so.
     for (settings, base) in &places {
         let sources = crate::pi::settings::read_packages(settings).unwrap_or_else(|why| {
-            unreadable.push(format!("`{}` ({why})", settings.display()));
+            unreadable.push((settings.clone(), why.to_string()));
             Vec::new()
         });
         for source in sources {
@@ -112,6 +136,7 @@ fn detect_in(
                     version: None,
                     settings,
                 }],
+                paths: vec![dir],
             };
         }
     }
@@ -127,6 +152,7 @@ fn detect_in(
                     .unwrap_or_default()
             ),
             found,
+            paths: places.iter().map(|p| p.0.clone()).collect(),
         },
         [one] => {
             let spec = spec_of(one);
@@ -151,6 +177,7 @@ fn detect_in(
                     one.settings.display()
                 ),
                 spec,
+                paths: vec![one.settings.clone()],
                 found,
             }
         }
@@ -164,6 +191,7 @@ fn detect_in(
                     .join(", ")
             ),
             found,
+            paths: Vec::new(),
         },
     }
 }
@@ -193,6 +221,7 @@ pub fn detect_from_paths(files: &[PathBuf]) -> Option<Detection> {
             "{shown} under `{dir}/`, where {host} reads its agents (`--host H` to choose)"
         ),
         found: Vec::new(),
+        paths: vec![first.clone()],
     })
 }
 

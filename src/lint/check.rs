@@ -68,13 +68,14 @@ pub(crate) fn check_skills(
     cx.out
 }
 
-fn run(cx: &mut Checker<'_>) {
+pub(crate) fn run(cx: &mut Checker<'_>) {
     if rules::invalid_utf8::check(cx) {
         return;
     }
     rules::bom::check(cx);
     rules::crlf::check(cx);
     rules::bidi_override::check(cx);
+    rules::invisible_character::check(cx);
     rules::host_unread_directory::check(cx);
     let fences = match &cx.doc.fences {
         Ok(f) => f.clone(),
@@ -85,7 +86,9 @@ fn run(cx: &mut Checker<'_>) {
             return;
         }
         Err(SplitError::Unterminated { open }) => {
-            rules::unterminated_frontmatter::check(cx, open.clone());
+            if !rules::dashes_end_frontmatter::check_unterminated(cx) {
+                rules::unterminated_frontmatter::check(cx, open.clone());
+            }
             return;
         }
     };

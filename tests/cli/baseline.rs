@@ -1,11 +1,6 @@
 //! `pwk lint --baseline` / `--write-baseline`.
 
-use crate::support::{Output, TestEnv, run};
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
-}
+use crate::support::{Output, TestEnv, json, lint_json, run};
 
 const ROLE: &str =
     "---\nname: r\ndescription: d\ntools: read\nowner: me\nmax_turns: \"20\"\n---\nBody\n";
@@ -19,10 +14,7 @@ fn project() -> TestEnv {
 }
 
 fn lint(env: &TestEnv, extra: &[&str]) -> Output {
-    run(env
-        .pwk()
-        .args(["lint", "--host", "pwk", "--format", "json"])
-        .args(extra))
+    lint_json(env, &[&["--host", "pwk"], extra].concat())
 }
 
 fn rules(out: &Output) -> Vec<(String, String)> {

@@ -1,10 +1,9 @@
 //! The host oracle: what the REAL subagent hosts make of role files, from their own
 //! loader code (tests/oracle/driver.mjs, provisioned by scripts/provision-hosts.sh).
 //!
-//! [`run_oracle`] runs the launcher from `PWK_TEST_ORACLE` (set by scripts/test.sh),
-//! else `.host-test/bin/oracle` when provisioned, and returns its JSON document. When
-//! neither exists the tests say so on stderr and return, unless `PWK_TEST_REQUIRE_PI=1`
-//! (CI), where they fail. The tests below pin the host behaviour the lint profiles
+//! [`run_oracle`] runs the launcher ([`crate::support::tools`]: `PWK_TEST_ORACLE`,
+//! else `.host-test/bin/oracle`; a missing one is skipped visibly, a failure under CI)
+//! and returns its JSON document. The tests below pin the host behaviour the lint profiles
 //! rely on, so a host upgrade that changes it shows up here first.
 
 use std::path::{Path, PathBuf};
@@ -12,7 +11,8 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::support::{TestEnv, repo_root, run};
+use crate::support::tools::{Tool, tool};
+use crate::support::{TestEnv, run};
 
 /// A host (and version) the oracle can load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,20 +34,9 @@ impl Host {
     }
 }
 
-/// The oracle launcher, or `None` (after saying why) when it is not provisioned.
+/// The oracle launcher, or `None` (after recording the skip; a failure under CI).
 pub fn oracle_bin() -> Option<PathBuf> {
-    let p = std::env::var_os("PWK_TEST_ORACLE")
-        .map(PathBuf::from)
-        .or_else(|| Some(repo_root().join(".host-test/bin/oracle")))
-        .filter(|p| p.is_file());
-    if p.is_none() {
-        let msg = "PWK_TEST_ORACLE is not set and .host-test/bin/oracle does not exist: run ./scripts/provision-hosts.sh";
-        if std::env::var("PWK_TEST_REQUIRE_PI").is_ok_and(|v| v == "1") {
-            panic!("PWK_TEST_REQUIRE_PI=1 but the host oracle is missing: {msg}");
-        }
-        eprintln!("SKIPPING host-oracle test: {msg}");
-    }
-    p
+    tool(Tool::Oracle)
 }
 
 /// Run the oracle for `host` on `project` (agent dir: `agent_dir`, else an empty temp
@@ -76,6 +65,33 @@ pub fn oracle_command(
 
 /// Run an [`oracle_command`] and return its JSON document.
 pub fn run_oracle_command(cmd: &mut Command, host: Host) -> Value {
+    let doc = run_oracle_json(cmd, host);
+    check_host(&doc, host);
+    doc
+}
+
+/// Run the oracle for `host` on every project in one process (each project isolated
+/// as in a run of its own: temp HOME and agent dir, a fresh import of the host) and
+/// return one document per project, in order. The fixture sweeps use it: node and
+/// pi's bundle start once per host, not once per project.
+pub fn run_oracle_batch(oracle: &Path, host: Host, projects: &[&Path]) -> Vec<Value> {
+    let mut cmd = Command::new(oracle);
+    cmd.arg("--host").arg(host.spec()).args(projects);
+    let docs: Vec<Value> = serde_json::from_value(run_oracle_json(&mut cmd, host))
+        .expect("the batch form prints a JSON array");
+    assert_eq!(docs.len(), projects.len(), "one document per project");
+    for (doc, project) in docs.iter().zip(projects) {
+        check_host(doc, host);
+        assert_eq!(
+            Path::new(doc["project"].as_str().unwrap()),
+            project.canonicalize().unwrap(),
+            "documents in the order of the projects"
+        );
+    }
+    docs
+}
+
+fn run_oracle_json(cmd: &mut Command, host: Host) -> Value {
     let out = run(cmd);
     assert_eq!(
         out.code,
@@ -84,12 +100,14 @@ pub fn run_oracle_command(cmd: &mut Command, host: Host) -> Value {
         host.spec(),
         out.stderr
     );
-    let doc: Value = serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("oracle printed no JSON ({e}):\n{}", out.stdout));
+    serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("oracle printed no JSON ({e}):\n{}", out.stdout))
+}
+
+fn check_host(doc: &Value, host: Host) {
     let (name, version) = host.spec().split_once('@').unwrap();
     assert_eq!(doc["host"], name);
     assert_eq!(doc["version"], version);
-    doc
 }
 
 /// The entry for `file` (relative to the project, `/`-separated).
@@ -333,22 +351,10 @@ fn oracle_reads_the_given_agent_dir_and_never_the_real_home() {
 }
 
 /// The CLI oracle launcher (tests/oracle/cli-hosts.mjs: the real Claude Code, Copilot
-/// CLI, OpenCode and Gemini CLI, run offline), from `PWK_TEST_CLI_ORACLE`, else
-/// `.host-test/bin/cli-oracle`; `None` (after saying why) when not provisioned, a
-/// failure under `PWK_TEST_REQUIRE_PI=1` (CI).
+/// CLI, OpenCode and Gemini CLI, run offline), or `None` (after recording the skip; a
+/// failure under CI).
 pub fn cli_oracle_bin() -> Option<PathBuf> {
-    let p = std::env::var_os("PWK_TEST_CLI_ORACLE")
-        .map(PathBuf::from)
-        .or_else(|| Some(repo_root().join(".host-test/bin/cli-oracle")))
-        .filter(|p| p.is_file());
-    if p.is_none() {
-        let msg = "PWK_TEST_CLI_ORACLE is not set and .host-test/bin/cli-oracle does not exist: run ./scripts/provision-hosts.sh";
-        if std::env::var("PWK_TEST_REQUIRE_PI").is_ok_and(|v| v == "1") {
-            panic!("PWK_TEST_REQUIRE_PI=1 but the CLI host oracle is missing: {msg}");
-        }
-        eprintln!("SKIPPING CLI host-oracle test: {msg}");
-    }
-    p
+    tool(Tool::CliOracle)
 }
 
 /// Run the CLI oracle for `host` (claude-code, copilot, opencode, gemini) on every
@@ -367,4 +373,47 @@ pub fn run_cli_oracle(oracle: &Path, host: &str, projects: &[&Path]) -> Vec<Valu
         assert_eq!(d["host"], host);
     }
     docs
+}
+
+/// The batch form (many projects, one process) is the single runs one after another:
+/// the same document per project, nothing carried from one project to the next (an
+/// empty project after a full one sees nothing; a project that stops the host's start
+/// does not stop the next).
+#[test]
+fn oracle_batch_is_the_single_runs_one_after_another() {
+    let Some(oracle) = oracle_bin() else { return };
+    let env = TestEnv::new();
+    env.write(
+        "full/.pi/agents/reviewer.md",
+        "---\nname: reviewer\ndescription: Reads.\ntools: read, grep\n---\nReview.\n",
+    );
+    std::fs::create_dir_all(env.path("empty/.pi")).unwrap();
+    env.write(
+        "broken/.pi/agents/reviewer.md",
+        "---\nname: reviewer\ndescription: Writes.\ntools: write\n---\nWrite.\n",
+    );
+    env.write(
+        "broken/.pi/agents/bad.md",
+        "---\nname: [unclosed\ndescription: x\n---\nBody.\n",
+    );
+    let distinct = [env.path("full"), env.path("empty"), env.path("broken")];
+    let order = [0, 1, 2, 1, 0];
+    let projects: Vec<&Path> = order.iter().map(|&i| distinct[i].as_path()).collect();
+    for host in [Host::Tintinweb, Host::Nicobailon, Host::Pi073, Host::Pi16] {
+        let singles: Vec<Value> = distinct
+            .iter()
+            .map(|p| run_oracle(&oracle, host, p, None))
+            .collect();
+        let batch = run_oracle_batch(&oracle, host, &projects);
+        for (&i, doc) in order.iter().zip(&batch) {
+            assert_eq!(
+                doc,
+                &singles[i],
+                "{host:?}: {} in a batch differs from its own run",
+                distinct[i].display()
+            );
+        }
+        assert_eq!(batch[1]["files"], json!([]), "{host:?}: {:#}", batch[1]);
+        assert_eq!(batch[3]["files"], json!([]), "{host:?}: {:#}", batch[3]);
+    }
 }
