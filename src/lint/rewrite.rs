@@ -9,9 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use super::fix::{Applicability, fix_text};
-use super::{FileSettings, lint_text};
+use super::{FileSettings, ProfileFor, lint_text};
 use crate::fs::{Anchors, Hooks, Kind, NoHooks, SafeWriteError};
-use crate::host::HostProfile;
 
 /// Write the fixed files, or only show what would change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +50,7 @@ pub struct FileFix {
 pub fn fix_file(
     path: &Path,
     anchors: &Anchors,
-    profile: &'static HostProfile,
+    profile: ProfileFor,
     settings: &FileSettings,
     applicability: Applicability,
     mode: Mode,
@@ -74,7 +73,7 @@ pub fn fix_file(
 pub fn fix_file_with(
     path: &Path,
     anchors: &Anchors,
-    profile: &'static HostProfile,
+    profile: ProfileFor,
     settings: &FileSettings,
     applicability: Applicability,
     mode: Mode,
@@ -103,6 +102,16 @@ pub fn fix_file_with(
     };
     let Ok(original) = std::str::from_utf8(&existing.content) else {
         return done(Outcome::NotText);
+    };
+    // The host the file is for is decided once, on the text as read: fixing never
+    // changes which host's rules apply.
+    let profile = match profile.infer {
+        false => profile.profile,
+        true => {
+            profile
+                .resolve(&crate::role::RoleDoc::parse(path, original.as_bytes()))
+                .0
+        }
     };
     let fixed = fix_text(original, applicability, |text| {
         lint_text(path, text, profile, settings)
@@ -150,7 +159,7 @@ mod tests {
         fix_file_with(
             path,
             &Anchors::new(dir, dir, &[]),
-            HostId::Pwk.newest(),
+            ProfileFor::fixed(HostId::Pwk.newest()),
             &FileSettings::default(),
             Applicability::Safe,
             Mode::Write,

@@ -244,14 +244,17 @@ impl Workspace {
             let why = crate::project::linked_dir_message(&self.setup.root, &link);
             return lint::not_linted_linked(path, self.host, why);
         }
-        let (profile, settings) = match self.project.file_profile(path, self.host) {
+        let (profile, settings) = match self.project.file_profile(path) {
             Ok(x) => x,
             Err(e) => {
                 self.config_error = Some(e.relative_to(&self.setup.root).to_string());
-                (self.host, lint::FileSettings::default())
+                (
+                    lint::ProfileFor::fixed(self.host),
+                    lint::FileSettings::default(),
+                )
             }
         };
-        lint::check_bytes(path, text.as_bytes().to_vec(), profile, &settings)
+        lint::check_bytes_for(path, text.as_bytes().to_vec(), profile, &settings)
     }
 
     /// The skill names found in the skill directories the host reads (its

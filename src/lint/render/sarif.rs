@@ -126,7 +126,7 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
             result
         })
         .collect();
-    let doc = json!({
+    let mut doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
@@ -141,6 +141,11 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
             "results": results,
         }]
     });
+    // How `--host auto` decided (SARIF 2.1.0 §3.8 property bag: pwk's own data).
+    let decisions = super::decision_docs(report, opts);
+    if !decisions.is_empty() {
+        doc["runs"][0]["properties"] = json!({ "hostDecisions": decisions });
+    }
     let mut out = crate::text::json_escape_controls(
         serde_json::to_string_pretty(&doc).expect("plain data serializes"),
     );
