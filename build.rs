@@ -18,7 +18,10 @@ use serde_json::Value;
 mod merge;
 use merge::merge_patch;
 
-const HOSTS: [&str; 9] = [
+/// The host registry: one line per host, in the order `host::ALL` lists them (help
+/// texts, `--host auto`'s search, the docs). Everything else about a host is in its
+/// file, `schemas/hosts/<id>.json`.
+const HOSTS: &[&str] = &[
     "pwk",
     "tintinweb",
     "nicobailon",
@@ -28,13 +31,11 @@ const HOSTS: [&str; 9] = [
     "copilot",
     "opencode",
     "pi-example",
+    "subagents-lite",
 ];
 
 /// Blank every source string (`cite`) below `v`: the light view keeps the facts, not
 /// where they come from (messages that cite a source use the full profile).
-/// The real pi subagent hosts (`host::PI_HOSTS`).
-const PI_HOSTS: [&str; 3] = ["tintinweb", "nicobailon", "herdr"];
-
 fn drop_cites(v: &mut Value) {
     match v {
         Value::Object(m) => {
@@ -110,13 +111,32 @@ fn main() {
          /// discovery dirs one a line), oldest first.\n\
          pub static PROFILES: &[(&str, &str, &str, &str, &str, &str, &str)] = &[\n",
     );
-    for host in HOSTS {
-        let path = format!("schemas/hosts/{host}.json");
-        println!("cargo:rerun-if-changed={path}");
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        inputs.write(text.as_bytes());
-        let file: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
-        assert_eq!(file["id"], host, "{path}: id");
+    let files: Vec<(&str, Value)> = HOSTS
+        .iter()
+        .map(|&host| {
+            let path = format!("schemas/hosts/{host}.json");
+            println!("cargo:rerun-if-changed={path}");
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            inputs.write(text.as_bytes());
+            let file: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+            assert_eq!(file["id"], host, "{path}: id");
+            (host, file)
+        })
+        .collect();
+    // The real pi hosts the portable profile is checked against (`host::PI_HOSTS`).
+    let pi_hosts: Vec<&str> = files
+        .iter()
+        .filter(|(_, f)| f["in_portable"] == Value::Bool(true))
+        .map(|(h, _)| *h)
+        .collect();
+    let out = std::env::var("OUT_DIR").expect("OUT_DIR");
+    std::fs::write(
+        Path::new(&out).join("host_ids.rs"),
+        registry(&files, &pi_hosts),
+    )
+    .expect("write");
+    for (host, file) in &files {
+        let host = *host;
         let package = file["package"].as_str().unwrap_or_default();
         let mut current = Value::Null;
         for patch in file["versions"]
@@ -141,7 +161,7 @@ fn main() {
                 .filter_map(|d| d["path"].as_str())
                 .collect();
             let dirs = dirs.join("\n");
-            if PI_HOSTS.contains(&host) {
+            if pi_hosts.contains(&host) {
                 let names = |v: &Value| -> Vec<String> {
                     v.as_object()
                         .map(|m| m.keys().cloned().collect())
@@ -178,7 +198,7 @@ fn main() {
                 "    ({host:?}, {package:?}, {version:?}, {applies:?}, {full_text:?}, {light_text:?}, {dirs:?}),"
             )
             .expect("write");
-            if PI_HOSTS.contains(&host) {
+            if pi_hosts.contains(&host) {
                 every_pi.push((host.to_string(), current.clone()));
             }
             if host != "pwk" {
@@ -232,14 +252,170 @@ fn main() {
         writeln!(code, "    ({h:?}, &{keys:?}),").expect("write");
     }
     code.push_str("];\n");
-    writeln!(
-        code,
-        "/// FNV-1a of `schemas/role.schema.json` and every host file, in order.\npub const INPUTS_HASH: u64 = {:#018x};",
-        inputs.0
+    std::fs::write(Path::new(&out).join("host_profiles.rs"), code).expect("write");
+    // The fingerprint of the schema inputs, for `role::validate`, which checks its
+    // compiled-in validators against it (role sits below host: its own file).
+    std::fs::write(
+        Path::new(&out).join("schema_inputs.rs"),
+        format!(
+            "/// FNV-1a of `schemas/role.schema.json` and every host file, in order.\npub const INPUTS_HASH: u64 = {:#018x};\n",
+            inputs.0
+        ),
     )
     .expect("write");
-    let out = std::env::var("OUT_DIR").expect("OUT_DIR");
-    std::fs::write(Path::new(&out).join("host_profiles.rs"), code).expect("write");
+    pi_facts(Path::new(&out));
+}
+
+/// pi's own facts (`schemas/pi.json`): its built-in and default tools for `host`, its
+/// thinking levels per generation for `role::thinking`.
+fn pi_facts(out: &Path) {
+    let path = "schemas/pi.json";
+    println!("cargo:rerun-if-changed={path}");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let pi: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let names = |v: &Value, what: &str| -> Vec<String> {
+        v.as_array()
+            .unwrap_or_else(|| panic!("{path}: {what} is a list"))
+            .iter()
+            .map(|t| t.as_str().expect("a name").to_string())
+            .collect()
+    };
+    let builtins = names(&pi["builtins"]["tools"], "builtins.tools");
+    let defaults = names(&pi["default_tools"]["tools"], "default_tools.tools");
+    let mutating = names(&pi["mutating"]["tools"], "mutating.tools");
+    for t in defaults.iter().chain(&mutating) {
+        assert!(builtins.contains(t), "{path}: `{t}` is no built-in");
+    }
+    let tools = format!(
+        "/// pi's built-in tools (`schemas/pi.json`).\npub(crate) static PI_BUILTINS: [&str; {}] = {builtins:?};\n\
+         /// The tools a pi session starts with when no allow-list is given.\npub(crate) static PI_DEFAULT_TOOLS: [&str; {}] = {defaults:?};\n\
+         /// The built-ins that change files or run commands.\npub(crate) static PI_MUTATING: [&str; {}] = {mutating:?};\n",
+        builtins.len(),
+        defaults.len(),
+        mutating.len(),
+    );
+    std::fs::write(out.join("pi_tools.rs"), tools).expect("write");
+    let mut thinking = String::from(
+        "/// (pi package, generation, thinking levels), oldest first (`schemas/pi.json`).\n\
+         pub(crate) static GENERATIONS: &[(&str, &str, &[&str])] = &[\n",
+    );
+    let mut before: Vec<String> = Vec::new();
+    for g in pi["generations"].as_array().expect("generations") {
+        let levels = names(&g["thinking"], "generations[].thinking");
+        assert!(
+            before.iter().all(|l| levels.contains(l)),
+            "{path}: a generation's thinking levels contain the one before"
+        );
+        writeln!(
+            thinking,
+            "    ({:?}, {:?}, &{levels:?}),",
+            g["package"].as_str().expect("package"),
+            g["version"].as_str().expect("version"),
+        )
+        .expect("write");
+        before = levels;
+    }
+    thinking.push_str("];\n");
+    std::fs::write(out.join("pi_thinking.rs"), thinking).expect("write");
+}
+
+/// The host registry as Rust (`host::HostId`, `ALL`, `PI_HOSTS`, each host's name,
+/// kind and repository, and, for the tests, its file as shipped).
+fn registry(files: &[(&str, Value)], pi_hosts: &[&str]) -> String {
+    let variant = |id: &str| -> String {
+        id.split('-')
+            .map(|w| {
+                let mut c = w.chars();
+                c.next()
+                    .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                    .unwrap_or_default()
+            })
+            .collect()
+    };
+    let mut code = String::from(
+        "/// The hosts pwk has profiles for (the registry in build.rs; each host's facts are\n\
+         /// in `schemas/hosts/<id>.json`).\n\
+         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]\n\
+         pub enum HostId {\n",
+    );
+    for (id, file) in files {
+        assert!(
+            id.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+            "host id `{id}`: lowercase letters, digits and `-` only"
+        );
+        let package = file["package"].as_str().filter(|p| !p.is_empty());
+        let what = match package {
+            Some(p) => format!("`{id}` (`{p}`)"),
+            None => format!("`{id}`"),
+        };
+        writeln!(
+            code,
+            "    /// {what}: `schemas/hosts/{id}.json`.\n    #[serde(rename = {id:?})]\n    {},",
+            variant(id)
+        )
+        .expect("write");
+    }
+    code.push_str("}\n\n");
+    let list = |ids: &[&str]| {
+        ids.iter()
+            .map(|id| format!("HostId::{}", variant(id)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let ids: Vec<&str> = files.iter().map(|(id, _)| *id).collect();
+    writeln!(
+        code,
+        "/// Every host, in the registry's order.\npub const ALL: [HostId; {}] = [{}];\n",
+        ids.len(),
+        list(&ids)
+    )
+    .expect("write");
+    writeln!(
+        code,
+        "/// The real pi subagent hosts the portable profile must be safe on (`\"in_portable\": true`).\npub const PI_HOSTS: [HostId; {}] = [{}];\n",
+        pi_hosts.len(),
+        list(pi_hosts)
+    )
+    .expect("write");
+    let arms = |f: &dyn Fn(&str, &Value) -> String| -> String {
+        files
+            .iter()
+            .map(|(id, file)| format!("            HostId::{} => {},\n", variant(id), f(id, file)))
+            .collect()
+    };
+    code.push_str("impl HostId {\n");
+    code.push_str("    /// The host's name (`claude-code`): its file's `id`.\n    pub fn as_str(self) -> &'static str {\n        match self {\n");
+    code.push_str(&arms(&|id, _| format!("{id:?}")));
+    code.push_str("        }\n    }\n\n");
+    code.push_str("    /// What kind of host it is (its file's `kind`).\n    pub fn kind(self) -> HostKind {\n        match self {\n");
+    code.push_str(&arms(&|id, file| {
+        match file["kind"].as_str() {
+            Some("portable") => "HostKind::Portable",
+            Some("pi") => "HostKind::Pi",
+            Some("cli") => "HostKind::Cli",
+            other => panic!("schemas/hosts/{id}.json: kind {other:?} is not portable, pi or cli"),
+        }
+        .to_string()
+    }));
+    code.push_str("        }\n    }\n\n");
+    code.push_str("    /// The host's public repository (`owner/name`), as a pi git source names it.\n    pub fn repository(self) -> Option<&'static str> {\n        match self {\n");
+    code.push_str(&arms(&|_, file| match file["repository"].as_str() {
+        Some(r) => format!("Some({r:?})"),
+        None => "None".to_string(),
+    }));
+    code.push_str("        }\n    }\n}\n\n");
+    code.push_str("/// The host's file, as shipped (what build.rs resolved).\n#[cfg(test)]\npub(crate) fn source(host: HostId) -> &'static str {\n    match host {\n");
+    for (id, _) in files {
+        writeln!(
+            code,
+            "        HostId::{} => include_str!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/schemas/hosts/{id}.json\")),",
+            variant(id)
+        )
+        .expect("write");
+    }
+    code.push_str("    }\n}\n");
+    code
 }
 
 /// FNV-1a, 64 bits: a stable fingerprint of the schema inputs (not a security hash).

@@ -458,7 +458,6 @@ pub struct ConfigArgs {
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// A rule id to explain, e.g. `unknown-key`.
-    #[arg(add = clap_complete::ArgValueCandidates::new(crate::commands::complete::rule_ids))]
     pub rule: Option<String>,
 
     /// Output format.
@@ -501,6 +500,9 @@ pub struct SetupArgs {
     #[arg(long, requires = "fast_model")]
     pub all_roles: bool,
 
+    #[command(flatten)]
+    pub config: ConfigFileArg,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -531,7 +533,6 @@ pub struct ListArgs {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The role name.
-    #[arg(add = clap_complete::ArgValueCandidates::new(crate::commands::complete::role_names))]
     pub name: String,
 
     /// The project root (default: the nearest directory upwards that holds `.git`,
@@ -585,6 +586,9 @@ pub struct NewArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "dir")]
     pub agents_dir: Option<PathBuf>,
 
+    #[command(flatten)]
+    pub config: ConfigFileArg,
+
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -593,7 +597,6 @@ pub struct NewArgs {
 #[derive(Debug, Args)]
 pub struct SmokeArgs {
     /// The role name.
-    #[arg(add = clap_complete::ArgValueCandidates::new(crate::commands::complete::role_names))]
     pub name: String,
 
     /// Launch it once with a harmless read-only prompt and report the outcome.
@@ -625,6 +628,9 @@ pub struct DelegateArgs {
     /// Validate the request and print the launch plan without starting pi.
     #[arg(long)]
     pub dry_run: bool,
+
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 
     /// Output format (default json: this command answers a machine protocol).
     #[arg(long, value_enum, default_value_t = Format::Json)]
@@ -669,6 +675,9 @@ pub struct ProviderRunArgs {
     /// in pwk.toml.
     #[arg(long, value_name = "[ROLE:]LIMIT=N,...")]
     pub budget: Vec<String>,
+
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -735,6 +744,9 @@ pub struct ReviewArgs {
 pub struct RunRequestArgs {
     #[command(flatten)]
     pub roles: RoleRunArgs,
+
+    #[command(flatten)]
+    pub config: ConfigFileArg,
 
     /// Output format (default json: this command answers a machine protocol).
     #[arg(long, value_enum, default_value_t = Format::Json)]

@@ -1,7 +1,8 @@
 //! What every command receives: the working directory, the environment snapshot
-//! and the colour decision; plus the only writers to stdout and stderr.
+//! and the colour decision (the writers to stdout and stderr are in
+//! [`crate::display`], which the servers use too).
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use crate::cli::ColorChoice;
@@ -38,41 +39,8 @@ impl Context {
         })
     }
 
-    /// A context for tests and embedding: no colour, the given directory and environment.
-    pub fn for_dir(cwd: PathBuf, env: Env) -> Context {
-        Context {
-            cwd,
-            env,
-            color_stderr: false,
-            color_stdout: false,
-        }
-    }
-
     /// A path as shown in messages: relative to the current directory when under it.
     pub fn display_path(&self, path: &Path) -> String {
-        display_path(&self.cwd, path)
+        crate::display::display_path(&self.cwd, path)
     }
-}
-
-/// `path` relative to `cwd` when it lies under it, else as given.
-pub fn display_path(cwd: &Path, path: &Path) -> String {
-    match path.strip_prefix(cwd) {
-        Ok(rel) if !rel.as_os_str().is_empty() => rel.display().to_string(),
-        _ => path.display().to_string(),
-    }
-}
-
-/// Write bytes to stdout. A closed pipe (e.g. `pwk lint | head`) is not an error.
-pub fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        other => other,
-    }
-}
-
-/// Write a string plus newline to stderr, ignoring a closed pipe.
-pub fn eprintln_safe(text: &str) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "{text}");
 }

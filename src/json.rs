@@ -12,7 +12,7 @@ use serde_json::Value;
 
 /// A 1-based line and column (characters).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pos {
+pub(crate) struct Pos {
     pub line: usize,
     pub column: usize,
 }
@@ -26,7 +26,7 @@ impl std::fmt::Display for Pos {
 /// Why input is not acceptable JSON. The message never repeats the position: show
 /// it as `<source>:<pos>: <message>`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum JsonError {
+pub(crate) enum JsonError {
     #[error("not valid JSON: {message}")]
     Syntax { pos: Pos, message: String },
     #[error("duplicate key {key:?} (first at {first}); pwk does not pick one of the values")]
@@ -42,7 +42,7 @@ pub enum JsonError {
 
 impl JsonError {
     /// Where the error is (for a duplicate key: its second occurrence).
-    pub fn pos(&self) -> Pos {
+    pub(crate) fn pos(&self) -> Pos {
         match self {
             JsonError::Syntax { pos, .. } => *pos,
             JsonError::DuplicateKey { second, .. } => *second,
@@ -51,9 +51,23 @@ impl JsonError {
     }
 }
 
+/// `null`, `a boolean`, `a number`, `a string`, `an array` or `an object`.
+pub(crate) fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// Parse `bytes` strictly ([`parse_strict`]) into `T`. A document of the wrong
 /// shape is a `Shape` error with serde's message.
-pub fn from_slice_strict<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, JsonError> {
+pub(crate) fn from_slice_strict<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+) -> Result<T, JsonError> {
     let value = parse_strict(bytes)?;
     serde_json::from_value(value).map_err(|e| JsonError::Shape {
         message: e.to_string(),
@@ -61,7 +75,7 @@ pub fn from_slice_strict<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result
 }
 
 /// Parse `bytes` as JSON, refusing duplicate keys.
-pub fn parse_strict(bytes: &[u8]) -> Result<Value, JsonError> {
+pub(crate) fn parse_strict(bytes: &[u8]) -> Result<Value, JsonError> {
     let value: Value = serde_json::from_slice(bytes).map_err(|e| syntax(bytes, &e))?;
     check_duplicates(bytes)?;
     Ok(value)
@@ -204,7 +218,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(crate::delegate::fuzz_config())]
+        #![proptest_config(crate::testing::fuzz_config())]
         #[test]
         fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200)) {
             let _ = parse_strict(&bytes);

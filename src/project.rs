@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::config::{ConfigError, Configs, Origin, ResolvedConfig, Val};
+use crate::fs::trust::{Untrusted, trust_entry, trusted_dir, untrusted_on_the_way};
 use crate::host::{Chosen, Detection, HostChoice};
 use crate::lint::{FileSettings, LintOptions, LintReport, SettingsSource, WalkError};
 
@@ -81,6 +82,9 @@ pub struct Project {
     pub config_file: Option<PathBuf>,
     /// The directory owned by another user where the root walk stopped, if it did.
     pub stopped_at: Option<PathBuf>,
+    /// What pwk does not use because another user controls it: the project the
+    /// root walk stopped at, a configuration on the way, a directory of roles.
+    pub ignored: Vec<Untrusted>,
     configs: Mutex<Configs>,
     /// `--host auto`'s decisions, by directory (each asked once per run).
     detections: Mutex<std::collections::HashMap<PathBuf, Detection>>,
@@ -89,10 +93,15 @@ pub struct Project {
 impl Project {
     /// Find the project for `opts`; `--dir` and `--config` must exist.
     pub fn open(opts: ProjectOptions) -> Result<Project, ProjectError> {
-        let (root, cwd, stopped_at) = match &opts.dir {
+        let (root, cwd, stopped_at, ignored) = match &opts.dir {
             None => {
-                let found = find_root(&opts.cwd, opts.home.as_deref());
-                (found.root, opts.cwd.clone(), found.stopped_at)
+                let found = crate::fs::root::find_root(&opts.cwd, opts.home.as_deref());
+                (
+                    found.root,
+                    opts.cwd.clone(),
+                    found.stopped_at,
+                    found.ignored,
+                )
             }
             Some(dir) => {
                 let root = opts.cwd.join(dir);
@@ -109,7 +118,7 @@ impl Project {
                         });
                     }
                 }
-                (root.clone(), root, None)
+                (root.clone(), root, None, None)
             }
         };
         let config_file = match &opts.config {
@@ -128,7 +137,9 @@ impl Project {
             // Read it now: a bad file named on the command line stops every command.
             configs.for_path(&cwd)?;
         }
+        let ignored = ignored_files(&cwd, &root, ignored);
         Ok(Project {
+            ignored,
             root,
             cwd,
             home: opts.home,
@@ -158,6 +169,7 @@ impl Project {
             host_flag: host,
             config_file: None,
             stopped_at: None,
+            ignored: Vec::new(),
             detections: Default::default(),
         }
     }
@@ -226,7 +238,7 @@ impl Project {
         if let Some(d) = self.detections().get(&dir) {
             return d.clone();
         }
-        let found = find_root(&dir, self.home.as_deref());
+        let found = crate::fs::root::find_root(&dir, self.home.as_deref());
         let project = match found.marker {
             Some(_) => found.root,
             None => self.root.clone(),
@@ -261,8 +273,8 @@ impl Project {
     }
 
     /// Where the skill directories of this project, this user and pi are.
-    pub fn skill_places(&self) -> crate::discover::skills::SkillPlaces {
-        crate::discover::skills::SkillPlaces {
+    pub fn skill_places(&self) -> crate::host::skills::SkillPlaces {
+        crate::host::skills::SkillPlaces {
             root: self.root.clone(),
             home: self.home.clone(),
             agent_dir: self.agent_dir.clone(),
@@ -275,7 +287,7 @@ impl Project {
             cwd: self.cwd.clone(),
             home: self.home.clone(),
             global_agents_dir: self.agent_dir.as_ref().map(|d| d.join("agents")),
-            project_root: Some(self.root.clone()),
+            project_root: self.root.clone(),
         }
     }
 
@@ -341,9 +353,9 @@ impl Project {
 
     /// The first symbolic link on the way from the project root to `dir` (`dir`
     /// included): a directory of the project reached through it is not read
-    /// ([`linked_dir`]).
+    /// ([`crate::fs::linked_dir`]).
     pub fn linked_dir(&self, dir: &Path) -> Option<PathBuf> {
-        linked_dir(&self.cwd, &self.root, dir)
+        crate::fs::linked_dir(&self.cwd, &self.root, dir)
     }
 
     /// The agents directories present in the project, each with the host whose
@@ -357,19 +369,31 @@ impl Project {
     /// `exclude` leaves out what a walk found, never a file named.
     pub fn file_set(&self, req: &FileRequest) -> Result<FileSet, ProjectError> {
         let mut dirs = Vec::new();
+        // Who named the files, for `--fix` (the one confinement rule, `crate::fs`).
+        let mut named_by = crate::fs::NamedBy::User("the paths given".into());
         let paths = if req.paths.is_empty() {
             let from_config = {
                 let mut configs = self.configs();
-                configs
-                    .for_path(&self.cwd)?
-                    .and_then(|c| c.path_files().map(|f| (f, c.path().to_path_buf())))
+                configs.for_path(&self.cwd)?.and_then(|c| {
+                    let at = c.paths().map(|p| describe_origin(&p.origin, &self.cwd));
+                    c.path_files()
+                        .map(|f| (f, c.path().to_path_buf(), at.unwrap_or_default()))
+                })
+            };
+            named_by = match &from_config {
+                Some((_, _, at)) => crate::fs::NamedBy::Config {
+                    key: "paths",
+                    at: at.clone(),
+                    help: None,
+                },
+                None => crate::fs::NamedBy::Pwk,
             };
             match from_config {
-                Some((files, _)) if !files.is_empty() => files,
-                Some((_, config)) if !req.allow_empty => {
+                Some((files, _, _)) if !files.is_empty() => files,
+                Some((_, config, _)) if !req.allow_empty => {
                     return Err(ProjectError::NothingToLint(format!(
                         "`paths` in `{}` matches no `*.md` file",
-                        crate::context::display_path(&self.cwd, &config)
+                        crate::display::display_path(&self.cwd, &config)
                     )));
                 }
                 Some(_) => Vec::new(),
@@ -378,7 +402,7 @@ impl Project {
                     if dirs.is_empty() && !req.allow_empty {
                         return Err(ProjectError::NothingToLint(format!(
                             "no agents directory (`.agents/agents/`, `.pi/agents/`, `.claude/agents/`, `.opencode/agents/`, `.gemini/agents/`, `.github/agents/`) exists in the project `{}`; pass files or directories, or --allow-empty",
-                            crate::context::display_path(&self.cwd, &self.root)
+                            crate::display::display_path(&self.cwd, &self.root)
                         )));
                     }
                     dirs.iter().map(|d| d.path.clone()).collect()
@@ -387,20 +411,33 @@ impl Project {
         } else {
             req.paths.clone()
         };
-        // Where `--fix` and `--write-baseline` open files from (see `crate::fs`).
-        let anchors = crate::fs::Anchors::new(&self.cwd, &self.root, &paths);
+        // Where `--fix` opens files from (see `crate::fs`): the project root, and the
+        // paths the user named (never what a configuration named).
+        let anchors = crate::fs::Anchors::new(&self.cwd, &self.root, &req.paths);
         // A directory in the project reached through a symbolic link (a cloned
-        // repository's `.agents -> /elsewhere`) is not entered: reported, not linted.
-        let (paths, linked): (Vec<_>, Vec<_>) = paths
+        // repository's `.agents -> /elsewhere`) or that another user controls is not
+        // entered: reported, not linted. (What the user names is read.)
+        let skipped = |p: &PathBuf| -> Option<String> {
+            if req.paths.contains(p) {
+                return None;
+            }
+            if let Some(link) = anchors.symlink_on_the_way(p) {
+                return Some(crate::fs::linked_dir_message(&self.cwd, &link));
+            }
+            untrusted_on_the_way(&self.root, p).map(|u| u.dir_warning(&self.cwd))
+        };
+        let (paths, not_read): (Vec<_>, Vec<_>) = paths
             .into_iter()
-            .partition(|p| req.paths.contains(p) || anchors.symlink_on_the_way(p).is_none());
+            .map(|p| {
+                let why = skipped(&p);
+                (p, why)
+            })
+            .partition(|(_, why)| why.is_none());
+        let paths: Vec<PathBuf> = paths.into_iter().map(|(p, _)| p).collect();
         let mut collected = crate::lint::collect_files(&paths, req.recursive);
-        for dir in linked {
-            let link = anchors
-                .symlink_on_the_way(&dir)
-                .unwrap_or_else(|| dir.clone());
+        for (dir, why) in not_read {
             collected.errors.push(WalkError::Io {
-                source: std::io::Error::other(linked_dir_message(&self.cwd, &link)),
+                source: std::io::Error::other(why.unwrap_or_default()),
                 path: dir,
             });
         }
@@ -421,7 +458,7 @@ impl Project {
         if files.is_empty() && collected.errors.is_empty() && !req.allow_empty {
             let shown: Vec<String> = paths
                 .iter()
-                .map(|p| format!("`{}`", crate::context::display_path(&self.cwd, p)))
+                .map(|p| format!("`{}`", crate::display::display_path(&self.cwd, p)))
                 .collect();
             return Err(ProjectError::NothingToLint(format!(
                 "no `*.md` file in {}{}",
@@ -436,6 +473,7 @@ impl Project {
         Ok(FileSet {
             files,
             anchors,
+            named_by,
             walk_errors: collected.errors,
             other_case: collected.other_case,
             dirs,
@@ -576,8 +614,11 @@ pub struct FileRequest {
 #[derive(Debug, Default)]
 pub struct FileSet {
     pub files: Vec<PathBuf>,
-    /// The trust anchors `--fix` and `--write-baseline` open these files from.
+    /// The trust anchors `--fix` opens these files from.
     pub anchors: crate::fs::Anchors,
+    /// Who named these files: the paths given, `paths` of the configuration, or
+    /// pwk's own walk of the agents directories.
+    pub named_by: crate::fs::NamedBy,
     pub walk_errors: Vec<WalkError>,
     /// Files found whose extension is `md` in another case (reported as skipped).
     pub other_case: Vec<PathBuf>,
@@ -596,7 +637,7 @@ pub struct AgentsDir {
 
 /// Every agents directory present under `root`, pi's first: `.agents/agents/`,
 /// `.pi/agents/`, then each other host's own directories (`.claude/agents/`, …).
-pub fn agents_dirs(root: &Path) -> Vec<AgentsDir> {
+pub(crate) fn agents_dirs(root: &Path) -> Vec<AgentsDir> {
     let mut out: Vec<AgentsDir> = crate::lint::default_dirs(root)
         .into_iter()
         .map(|path| AgentsDir { path, host: None })
@@ -613,25 +654,6 @@ pub fn agents_dirs(root: &Path) -> Vec<AgentsDir> {
         }
     }
     out
-}
-
-/// The first symbolic link on the way from the project `root` to `dir` (`dir`
-/// included; `None` for a directory outside the project). Every front end that
-/// reads the project's roles — lint and its `--fix`/`--diff`/baseline, list, show,
-/// the language server, the MCP server — skips such a directory and reports it
-/// ([`linked_dir_message`]): a cloned repository's `.agents -> /elsewhere` must not
-/// make pwk read (or write) another tree as the project's roles.
-pub fn linked_dir(cwd: &Path, root: &Path, dir: &Path) -> Option<PathBuf> {
-    crate::fs::Anchors::new(cwd, root, &[]).symlink_on_the_way(dir)
-}
-
-/// What a front end says about a directory reached through the symbolic link
-/// `link` (shown relative to `cwd`).
-pub fn linked_dir_message(cwd: &Path, link: &Path) -> String {
-    format!(
-        "`{}` is a symbolic link; pwk does not read or write the project's roles through one (make it a real directory, or name the target directory on the command line)",
-        crate::context::display_path(cwd, link)
-    )
 }
 
 /// One group of a lint run: files linted for one host profile.
@@ -697,70 +719,46 @@ impl LintPlan {
 }
 
 /// An origin as a short phrase for `Chosen::explain`.
-pub fn describe_origin(origin: &Origin, cwd: &Path) -> String {
+pub(crate) fn describe_origin(origin: &Origin, cwd: &Path) -> String {
     match origin {
         Origin::Default => "default".into(),
         Origin::Flag(f) => (*f).into(),
         Origin::File { path, line, column } => format!(
             "{}:{line}:{column}",
-            crate::context::display_path(cwd, path)
+            crate::display::display_path(cwd, path)
         ),
     }
 }
 
-/// Where the root walk ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RootFound {
-    pub root: PathBuf,
-    /// The marker that made it the root (`.git`, `.agents`, `.pi`).
-    pub marker: Option<&'static str>,
-    /// The directory owned by another user where the walk stopped.
-    pub stopped_at: Option<PathBuf>,
-}
-
-/// The one project-root rule: the nearest directory, from `cwd` upwards, that
-/// contains `.git`, `.agents` or `.pi`. The walk stops below `home` (whose `.pi/`
-/// is pi's own configuration, not a project) unless `cwd` is `home` itself, and
-/// before a directory owned by another user (as git's `safe.directory`) unless
-/// `PWK_SAFE_DIRECTORIES` lists it. Without a marker the root is `cwd`.
-pub fn find_root(cwd: &Path, home: Option<&Path>) -> RootFound {
+/// Everything of the project another user controls, so that pwk says what it does
+/// not use: `walk` (what the root walk stopped at), the configuration files from
+/// `cwd` up to `root`, the role directories of `root`. Each path once.
+fn ignored_files(cwd: &Path, root: &Path, walk: Option<Untrusted>) -> Vec<Untrusted> {
+    let mut out: Vec<Untrusted> = walk.into_iter().collect();
+    let mut add = |u: Untrusted| {
+        if !out.iter().any(|o| o.path == u.path) {
+            out.push(u);
+        }
+    };
     for dir in cwd.ancestors() {
-        if home.is_some_and(|h| h == dir) && dir != cwd {
+        if !trusted_dir(dir) {
             break;
         }
-        if !trusted_dir(dir) {
-            return RootFound {
-                root: cwd.to_path_buf(),
-                marker: None,
-                stopped_at: Some(dir.to_path_buf()),
-            };
+        for n in crate::config::FILE_NAMES {
+            if let Err(u) = trust_entry(&dir.join(n)) {
+                add(u);
+            }
         }
-        if let Some(marker) = crate::discover::root_marker_of(dir) {
-            return RootFound {
-                root: dir.to_path_buf(),
-                marker: Some(marker),
-                stopped_at: None,
-            };
+        if dir == root {
+            break;
         }
     }
-    RootFound {
-        root: cwd.to_path_buf(),
-        marker: None,
-        stopped_at: None,
+    for d in agents_dirs(root) {
+        if let Some(u) = untrusted_on_the_way(root, &d.path) {
+            add(u);
+        }
     }
-}
-
-/// Whether pwk may take `dir` as a project root and read its `pwk.toml`: it is
-/// owned by the user pwk runs as (the effective uid), or `PWK_SAFE_DIRECTORIES`
-/// lists it (`*`: every directory). A directory that cannot be looked at is not
-/// refused here (nothing is read from it either).
-pub fn trusted_dir(dir: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt as _;
-    let Ok(meta) = std::fs::metadata(dir) else {
-        return true;
-    };
-    let me = rustix::process::geteuid().as_raw();
-    meta.uid() == me || crate::env::safe_directories().allows(dir)
+    out
 }
 
 #[cfg(test)]

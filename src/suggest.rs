@@ -98,7 +98,7 @@ fn typo_distance(word: &Word<'_>, candidate: &str) -> Option<usize> {
 
 /// The candidate closest to `word`, when it is close enough to be a likely typo (the
 /// first of equally close ones).
-pub fn did_you_mean<'a>(
+pub(crate) fn did_you_mean<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
@@ -116,7 +116,7 @@ pub fn did_you_mean<'a>(
 
 /// Up to three candidates `word` may mean, best first: typos of it by distance,
 /// then (for words of three or more characters) candidates that contain it.
-pub fn close_matches<'a>(
+pub(crate) fn close_matches<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Vec<&'a str> {

@@ -1,7 +1,7 @@
 //! Command glue for `pwk capabilities`.
 
 use crate::cli::{CapabilitiesArgs, Format};
-use crate::context::write_stdout;
+use crate::display::write_stdout;
 use crate::{Context, ExitStatus};
 
 pub fn run(args: &CapabilitiesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {

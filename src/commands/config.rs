@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use crate::cli::{ConfigArgs, Format};
 use crate::config::{Origin, Val};
-use crate::context::write_stdout;
+use crate::display::write_stdout;
 use crate::host::HostChoice;
 use crate::{Context, ExitStatus};
 
@@ -140,10 +140,13 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             for (id, v) in &resolved.rules {
                 rule_lines.push((format!("{id} = {}", q(v.value.as_str())), origin(&v.origin)));
             }
+            // The `# origin` comments line up, up to a column: a longer value (a
+            // 65,536-character glob) is not padded to, and pads nothing.
             let width = lines
                 .iter()
                 .chain(&rule_lines)
-                .map(|(l, _)| l.len())
+                .map(|(l, _)| l.chars().count())
+                .filter(|&n| n <= ALIGN_MAX)
                 .max()
                 .unwrap_or(0);
             let mut out = format!(
@@ -164,14 +167,14 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 }
             );
             for (l, from) in &lines {
-                out.push_str(&format!("{l:width$}  # {from}\n"));
+                out.push_str(&format!("{}  # {from}\n", padded(l, width)));
             }
             out.push_str("\n[rules]\n");
             if rule_lines.is_empty() {
                 out.push_str("# none set: every rule has its default severity (`pwk rules`)\n");
             }
             for (l, from) in &rule_lines {
-                out.push_str(&format!("{l:width$}  # {from}\n"));
+                out.push_str(&format!("{}  # {from}\n", padded(l, width)));
             }
             if let Some(b) = budget {
                 let mut parts = Vec::new();
@@ -195,4 +198,14 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     };
     write_stdout(text.as_bytes())?;
     Ok(ExitStatus::Success)
+}
+
+/// The column the `# origin` comments of `pwk config` line up at, at most.
+const ALIGN_MAX: usize = 60;
+
+/// `line` padded with spaces to `width` characters (a longer one as it is). Not
+/// `{:width$}`: a format width is at most 65,535.
+fn padded(line: &str, width: usize) -> String {
+    let n = line.chars().count();
+    format!("{line}{}", " ".repeat(width.saturating_sub(n)))
 }

@@ -7,11 +7,11 @@ use anyhow::Context as _;
 use serde_json::json;
 
 use crate::cli::{ConvertArgs, Format};
-use crate::context::write_stdout;
 use crate::convert::{
     Conversion, ConvertOptions, ConvertOrSettingsError, Destination, Outcome, WriteResult, Written,
     convert_to, write,
 };
+use crate::display::write_stdout;
 use crate::host::{HostChoice, HostProfile, detect_from_paths};
 use crate::lint::{Severity, collect_files};
 use crate::project::Project;

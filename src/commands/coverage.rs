@@ -2,7 +2,7 @@
 
 use super::provider::*;
 use crate::cli::{CoverageArgs, Format};
-use crate::context::write_stdout;
+use crate::display::write_stdout;
 use crate::text::escape_line;
 use crate::{Context, ExitStatus};
 

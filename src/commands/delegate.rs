@@ -8,10 +8,10 @@ use anyhow::Context as _;
 use serde_json::Value;
 
 use crate::cli::{DelegateArgs, Format};
-use crate::context::{eprintln_safe, write_stdout};
 use crate::delegate::request;
 use crate::delegate::task::{DelegateResult, How, delegate_with};
 use crate::delegate::types::{ErrorCode, Progress, RunError};
+use crate::display::{eprintln_safe, write_stdout};
 use crate::{Context, ExitStatus};
 
 /// The largest request accepted.
@@ -44,7 +44,11 @@ pub fn run(args: &DelegateArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             return Err(anyhow::anyhow!(located));
         }
     };
-    let budget = super::project(ctx, None)?
+    let flags = super::ProjectFlags {
+        config: args.config.file.as_deref(),
+        ..Default::default()
+    };
+    let budget = super::open_project(ctx, flags)?
         .delegate_budget()
         .map_err(|e| super::config_error(ctx, e))?
         .map(|v| v.value)

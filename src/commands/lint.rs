@@ -4,7 +4,7 @@
 use anyhow::Context as _;
 
 use crate::cli::{LintArgs, LintFormat};
-use crate::context::{eprintln_safe, write_stdout};
+use crate::display::{eprintln_safe, write_stdout};
 use crate::lint::LintOptions;
 use crate::lint::render::{RenderOptions, render};
 use crate::project::FileRequest;
@@ -59,12 +59,19 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         })
         .map_err(rel)?;
     let set_anchors = set.anchors.clone();
+    let set_named_by = set.named_by.clone();
     let plan = project
         .plan(set, &base)
         .map_err(|e| super::config_error(ctx, e))?;
     // The baseline matches findings by their text.
-    let baseline = baseline_file(args, ctx, &project, &project.cwd)?;
-    let keep_text = args.format == LintFormat::Human || baseline.is_some() || args.write_baseline;
+    let files: Vec<std::path::PathBuf> = plan
+        .groups
+        .iter()
+        .flat_map(|g| g.files.iter().cloned())
+        .collect();
+    let baselines = baselines(args, ctx, &project, &files)?;
+    let any_baseline = baselines.iter().any(|(b, _)| b.is_some());
+    let keep_text = args.format == LintFormat::Human || any_baseline || args.write_baseline;
     // Files `--fix` could not write: named once each by the fatal path.
     let mut fix_errors: Vec<String> = Vec::new();
     if args.fix || args.diff || args.unsafe_fixes {
@@ -72,7 +79,8 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         let mut tally = FixTally::default();
         for group in &plan.groups {
             let opts = plan.options(group, keep_text);
-            fix_step(args, ctx, &set_anchors, &group.files, &opts, &mut tally);
+            let place = (&set_anchors, &set_named_by);
+            fix_step(args, ctx, place, &group.files, &opts, &mut tally);
         }
         fix_errors.append(&mut tally.failed);
         if let Some(status) = tally.finish(args.diff) {
@@ -97,16 +105,33 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     if args.quiet {
         quiet(&mut report);
     }
-    if baseline.is_some() || args.write_baseline {
-        baseline_step(
+    for (baseline, files) in &baselines {
+        if baseline.is_none() && !args.write_baseline {
+            continue;
+        }
+        // Each baseline over the files it covers.
+        let covered: std::collections::HashSet<&std::path::Path> =
+            files.iter().map(|f| f.as_path()).collect();
+        let (mine, rest) = std::mem::take(&mut report.files)
+            .into_iter()
+            .partition(|f| covered.contains(f.path.as_path()));
+        report.files = rest;
+        let mut part = crate::lint::LintReport {
+            files: mine,
+            ..crate::lint::LintReport::default()
+        };
+        let stepped = baseline_step(
             args,
             ctx,
             baseline.as_ref(),
             &project.root,
-            &mut report,
+            &mut part,
             false,
-        )?;
+        );
+        report.files.append(&mut part.files);
+        stepped?;
     }
+    report.files.sort_by(|a, b| a.path.cmp(&b.path));
     let mut text = render_report(args, ctx, &report, ctx.color_stdout);
     if let (Some(note), LintFormat::Human | LintFormat::Concise) = (&dirs_note, args.format) {
         text.push_str(note);
@@ -419,6 +444,55 @@ fn baseline_file(
     }))
 }
 
+/// The baselines of a run, each with the files it covers: `--baseline FILE`
+/// covers every file; else each file is reported against `baseline` of the
+/// configuration that governs it (N20), as `pwk lint - --stdin-filename FILE` and
+/// `pwk config FILE` take it, wherever the run starts. Files without one form the
+/// `None` group (`--write-baseline` writes them to `pwk-baseline.json`). No file:
+/// the configuration of the current directory.
+type Baselines = Vec<(Option<BaselineFile>, Vec<std::path::PathBuf>)>;
+
+fn baselines(
+    args: &LintArgs,
+    ctx: &Context,
+    project: &crate::project::Project,
+    files: &[std::path::PathBuf],
+) -> anyhow::Result<Baselines> {
+    if files.is_empty() {
+        return Ok(vec![(
+            baseline_file(args, ctx, project, &project.cwd)?,
+            Vec::new(),
+        )]);
+    }
+    let mut by_dir: std::collections::HashMap<&std::path::Path, Option<std::path::PathBuf>> =
+        std::collections::HashMap::new();
+    let mut out: Baselines = Vec::new();
+    for f in files {
+        let dir = f.parent().unwrap_or(std::path::Path::new("."));
+        let key = match by_dir.get(dir) {
+            Some(k) => k.clone(),
+            None => {
+                let b = baseline_file(args, ctx, project, dir)?;
+                let key = b.as_ref().map(|b| b.path.clone());
+                if !out
+                    .iter()
+                    .any(|(o, _)| o.as_ref().map(|o| &o.path) == key.as_ref())
+                {
+                    out.push((b, Vec::new()));
+                }
+                by_dir.insert(dir, key.clone());
+                key
+            }
+        };
+        let group = out
+            .iter_mut()
+            .find(|(o, _)| o.as_ref().map(|o| &o.path) == key.as_ref())
+            .expect("added above");
+        group.1.push(f.clone());
+    }
+    Ok(out)
+}
+
 /// What `--fix` / `--diff` did over every host group.
 #[derive(Default)]
 struct FixTally {
@@ -463,7 +537,7 @@ impl FixTally {
 fn fix_step(
     args: &LintArgs,
     ctx: &Context,
-    anchors: &crate::fs::Anchors,
+    (anchors, by): (&crate::fs::Anchors, &crate::fs::NamedBy),
     files: &[std::path::PathBuf],
     opts: &LintOptions,
     tally: &mut FixTally,
@@ -481,6 +555,7 @@ fn fix_step(
         let out = fix_file(
             path,
             anchors,
+            by,
             opts.profile_for(),
             &opts.settings_for(path),
             applicability,
@@ -525,7 +600,7 @@ fn baseline_step(
     report: &mut crate::lint::LintReport,
     one_file: bool,
 ) -> anyhow::Result<()> {
-    use crate::fs::{Kind, NoHooks, Replace, WriteOptions};
+    use crate::fs::{Kind, NamedBy, NoHooks, Replace, WriteOptions};
     use crate::lint::baseline::Baseline;
     let path = baseline
         .map(|b| b.path.clone())
@@ -560,10 +635,31 @@ fn baseline_step(
         // Every current finding, those the old baseline hid included.
         let new = Baseline::of(report, &dir);
         let text = new.to_json();
-        let anchors = crate::fs::Anchors::new(&ctx.cwd, root, &[]);
+        // The one confinement rule (`crate::fs`): a `--baseline FILE` is the user's
+        // choice; the configuration's `baseline` stays in the project.
+        let (named, by) = match baseline {
+            Some(BaselineFile { set_at: None, .. }) => (
+                vec![ctx.cwd.join(&path)],
+                NamedBy::User("--baseline".into()),
+            ),
+            Some(BaselineFile {
+                set_at: Some(at), ..
+            }) => (
+                Vec::new(),
+                NamedBy::Config {
+                    key: "baseline",
+                    at: at.clone(),
+                    help: Some(
+                        "name a file in the project, or choose one with `--baseline FILE`".into(),
+                    ),
+                },
+            ),
+            None => (Vec::new(), NamedBy::Pwk),
+        };
+        let anchors = crate::fs::Anchors::new(&ctx.cwd, root, &named);
         let hooks = &mut NoHooks;
         let (handle, name) = anchors
-            .open_parent(&ctx.cwd.join(&path), true, hooks)?
+            .open_parent(&ctx.cwd.join(&path), &by, true, hooks)?
             .ok_or_else(|| anyhow::anyhow!("the directory of `{shown}` does not exist"))?;
         let opts = WriteOptions {
             kind: Kind::Baseline,
@@ -634,17 +730,15 @@ fn flag_levels(
     ignore: &[String],
 ) -> anyhow::Result<std::collections::BTreeMap<String, crate::lint::RuleLevel>> {
     use crate::lint::RuleLevel;
-    use crate::lint::rules::{RULES, did_you_mean, find};
+    use crate::lint::rules::{RULES, lookup};
     for (flag, ids) in [
         ("--select", select),
         ("--extend-select", extend_select),
         ("--ignore", ignore),
     ] {
         for id in ids {
-            if find(id).is_none() {
-                let hint = did_you_mean(id, RULES.iter().map(|r| r.id))
-                    .map(|s| format!("did you mean `{s}`?"))
-                    .unwrap_or_else(|| "`pwk rules` lists them".into());
+            if let Err(e) = lookup(id) {
+                let hint = e.help("`pwk rules` lists them");
                 anyhow::bail!("{flag}: no rule `{}`; {hint}", crate::text::escape_line(id));
             }
         }

@@ -2,8 +2,8 @@
 
 use super::roles::*;
 use crate::cli::{Format, ListArgs};
-use crate::context::write_stdout;
 use crate::discover::render::{self};
+use crate::display::write_stdout;
 use crate::{Context, ExitStatus};
 
 /// `pwk list`: exit 0, or 1 when a role file is broken.

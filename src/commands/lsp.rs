@@ -3,7 +3,7 @@
 //! `exit`, 1 otherwise).
 
 use crate::cli::LspArgs;
-use crate::context::eprintln_safe;
+use crate::display::eprintln_safe;
 use crate::lsp::{Options, ServeError, serve};
 use crate::{Context, ExitStatus};
 

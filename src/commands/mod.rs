@@ -33,7 +33,7 @@ pub mod smoke;
 use std::path::{Path, PathBuf};
 
 use crate::cli::{Cli, Command};
-use crate::context;
+use crate::display;
 use crate::host::HostChoice;
 use crate::{Context, ExitStatus};
 
@@ -98,15 +98,25 @@ pub fn project(ctx: &Context, dir: Option<&Path>) -> anyhow::Result<Project> {
 
 /// [`project`] with the command's `--host` and `--config`.
 pub fn open_project(ctx: &Context, flags: ProjectFlags<'_>) -> anyhow::Result<Project> {
-    let opts = crate::project::ProjectOptions {
+    let project = crate::project::Project::open(project_options(ctx, flags))
+        .map_err(|e| anyhow::anyhow!(e.relative_to(&ctx.cwd)))?;
+    // What another user controls is not used, and never silently.
+    for u in &project.ignored {
+        crate::display::eprintln_safe(&format!("pwk: warning: {}", u.root_warning(&ctx.cwd)));
+    }
+    Ok(project)
+}
+
+/// What the command line and the environment say about the project.
+pub fn project_options(ctx: &Context, flags: ProjectFlags<'_>) -> crate::project::ProjectOptions {
+    crate::project::ProjectOptions {
         cwd: ctx.cwd.clone(),
         dir: flags.dir.map(PathBuf::from),
         host: flags.host.cloned(),
         config: flags.config.map(PathBuf::from),
         home: ctx.env.home.clone(),
         agent_dir: ctx.env.agent_dir(),
-    };
-    crate::project::Project::open(opts).map_err(|e| anyhow::anyhow!(e.relative_to(&ctx.cwd)))
+    }
 }
 
 /// The project of `--dir` (and `--config`) and every role its host sees (`--host`,
@@ -138,15 +148,14 @@ fn report_fatal(err: &anyhow::Error) -> ExitStatus {
             crate::text::escape_block(&cause.to_string())
         ));
     }
-    context::eprintln_safe(&text);
+    display::eprintln_safe(&text);
     ExitStatus::Error
 }
 
 /// Answer `COMPLETE=<shell> pwk …` (what the registration script runs on Tab) and
 /// exit; a no-op otherwise.
 pub fn complete_if_asked() {
-    use clap::CommandFactory;
-    clap_complete::CompleteEnv::with_factory(Cli::command).complete();
+    clap_complete::CompleteEnv::with_factory(complete::command).complete();
 }
 
 /// `pwk completions SHELL`: the registration script. On Tab it asks pwk itself, so
@@ -161,6 +170,53 @@ fn completions(args: &crate::cli::CompletionsArgs) -> anyhow::Result<ExitStatus>
     };
     let mut out = Vec::new();
     shell.write_registration("COMPLETE", "pwk", "pwk", "pwk", &mut out)?;
-    context::write_stdout(&out)?;
+    display::write_stdout(&out)?;
     Ok(ExitStatus::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    /// N26, as a class: every command whose glue opens the project (and so reads
+    /// `pwk.toml`: its host, rules, baseline or `[delegate] budget`) takes
+    /// `--config FILE`. Found from the sources, so the next command is covered.
+    /// `schema` is the one exception: its `--config` prints the `pwk.toml` schema
+    /// (it reads a project only for `--host auto`).
+    #[test]
+    fn every_command_that_reads_pwk_toml_takes_config() {
+        use clap::CommandFactory;
+        let cli = crate::cli::Cli::command();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/commands");
+        let mut checked = Vec::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let src = std::fs::read_to_string(&path).unwrap();
+            let stem = path
+                .file_stem()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .replace('_', "-");
+            let reads = [
+                "open_project(",
+                "super::project(",
+                "super::discover(",
+                "default_budget(",
+            ]
+            .iter()
+            .any(|c| src.contains(c));
+            let Some(sub) = cli.find_subcommand(&stem) else {
+                continue; // shared glue (mod, provider, complete)
+            };
+            if !reads || stem == "schema" {
+                continue;
+            }
+            assert!(
+                sub.get_arguments().any(|a| a.get_id() == "config_file"),
+                "`pwk {stem}` reads pwk.toml but has no --config FILE"
+            );
+            checked.push(stem);
+        }
+        checked.sort();
+        assert!(checked.len() >= 14, "{checked:?}");
+    }
 }

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use super::roles::*;
 use crate::cli::{Format, NewArgs};
-use crate::context::write_stdout;
 use crate::discover::HostId;
 use crate::discover::template::{self, Kind};
+use crate::display::write_stdout;
 use crate::{Context, ExitStatus};
 
 /// `pwk new NAME`: exit 0 when written; 2 for a bad name, an existing file or an I/O error.
@@ -17,7 +17,14 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         crate::cli::RoleKind::Coordinator => Kind::Coordinator,
         crate::cli::RoleKind::Adapter => Kind::Adapter,
     };
-    let project = super::project(ctx, args.dir.as_deref())?;
+    let project = super::open_project(
+        ctx,
+        super::ProjectFlags {
+            dir: args.dir.as_deref(),
+            config: args.config.file.as_deref(),
+            ..Default::default()
+        },
+    )?;
     // The project's host (pwk.toml's `host`, else the one pi's settings name):
     // the role is written into the directory that host reads.
     let host = project.host().map_err(|e| super::config_error(ctx, e))?;
@@ -61,8 +68,12 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let named: Vec<PathBuf> = args.agents_dir.iter().map(|d| ctx.cwd.join(d)).collect();
     let anchors = crate::fs::Anchors::new(&ctx.cwd, &project.root, &named);
     let hooks = &mut crate::fs::NoHooks;
+    let by = match &args.agents_dir {
+        Some(_) => crate::fs::NamedBy::User("--agents-dir".into()),
+        None => crate::fs::NamedBy::Pwk,
+    };
     let (handle, name) = anchors
-        .open_parent(&target, true, hooks)
+        .open_parent(&target, &by, true, hooks)
         .map_err(|e| anyhow::anyhow!("{e}"))?
         .ok_or_else(|| anyhow::anyhow!("cannot create {}", ctx.display_path(&dir)))?;
     handle

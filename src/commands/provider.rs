@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::cli::{Format, ProviderRunArgs, ResultSchema, RoleRunArgs, Transport};
-use crate::context::write_stdout;
+use crate::display::write_stdout;
 use crate::provider::contract::SCOUT_FALLBACK;
 use crate::provider::mapping::DiscoverCatalog;
 use crate::provider::pi::{LazyModels, PiExecutor};
@@ -109,8 +109,16 @@ pub(super) fn settings(a: &RoleRunArgs) -> anyhow::Result<RunSettings> {
 pub(super) fn default_budget(
     ctx: &Context,
     dir: Option<&Path>,
+    config: Option<&Path>,
 ) -> anyhow::Result<crate::delegate::Budget> {
-    let project = super::project(ctx, dir)?;
+    let project = super::open_project(
+        ctx,
+        super::ProjectFlags {
+            dir,
+            config,
+            ..Default::default()
+        },
+    )?;
     let found = project
         .delegate_budget()
         .map_err(|e| super::config_error(ctx, e))?;
@@ -203,7 +211,14 @@ pub(super) fn budget_flags(
 }
 
 pub(super) fn repo_root(given: Option<&Path>, ctx: &Context) -> anyhow::Result<PathBuf> {
-    let root = super::project(ctx, given)?.root;
+    // (Opened again by `default_budget`, which says what it does not use: not twice.)
+    let flags = super::ProjectFlags {
+        dir: given,
+        ..Default::default()
+    };
+    let root = crate::project::Project::open(super::project_options(ctx, flags))
+        .map_err(|e| anyhow::anyhow!(e.relative_to(&ctx.cwd)))?
+        .root;
     Ok(std::fs::canonicalize(&root).unwrap_or(root))
 }
 

@@ -14,7 +14,7 @@ pub fn run(args: &ReconArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         }
     }
     let mut settings = settings;
-    settings.budget = default_budget(ctx, args.dir.as_deref())?;
+    settings.budget = default_budget(ctx, args.dir.as_deref(), args.run.config.file.as_deref())?;
     let roles = vec![LogicalRole::ReconScout];
     let (budget, role_budgets) = budget_flags(&args.run.budget, &roles)?;
     let req = DelegationRequest {

@@ -27,7 +27,7 @@ full pwk-…-reviewer names; the scout runs with `pwk recon`)"
         Err(e) => anyhow::bail!("the review packet {} {e}", ctx.display_path(&args.packet)),
     };
     let mut settings = settings;
-    settings.budget = default_budget(ctx, args.dir.as_deref())?;
+    settings.budget = default_budget(ctx, args.dir.as_deref(), args.run.config.file.as_deref())?;
     let (budget, role_budgets) = budget_flags(&args.run.budget, &roles)?;
     let req = DelegationRequest {
         operation: Operation::FeatureReview,

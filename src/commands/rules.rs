@@ -1,7 +1,7 @@
 //! Command glue for `pwk rules`: every rule, or one explained with examples.
 
 use crate::cli::{Format, RulesArgs};
-use crate::context::write_stdout;
+use crate::display::write_stdout;
 use crate::host::{self};
 use crate::lint::rules;
 use crate::{Context, ExitStatus};
@@ -37,11 +37,9 @@ pub fn run(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
         write_stdout(text.as_bytes())?;
         return Ok(ExitStatus::Success);
     };
-    let Some(rule) = rules::find(id) else {
-        let hint = rules::did_you_mean(id, rules::RULES.iter().map(|r| r.id))
-            .map(|s| format!("; did you mean `{s}`?"))
-            .unwrap_or_else(|| "; `pwk rules` lists them".into());
-        anyhow::bail!("no rule `{id}`{hint}");
+    let rule = match rules::lookup(id) {
+        Ok(rule) => rule,
+        Err(e) => anyhow::bail!("no rule `{id}`; {}", e.help("`pwk rules` lists them")),
     };
     let text = match args.format {
         Format::Json => {

@@ -2,14 +2,14 @@
 
 use super::provider::*;
 use crate::cli::{Format, RunRequestArgs};
-use crate::context::{eprintln_safe, write_stdout};
+use crate::display::{eprintln_safe, write_stdout};
 use crate::provider::RunOutput;
 use crate::provider::request::{self};
 use crate::{Context, ExitStatus};
 
 pub fn run(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let mut settings = settings(&args.roles)?;
-    settings.budget = default_budget(ctx, None)?;
+    settings.budget = default_budget(ctx, None, args.config.file.as_deref())?;
     let parsed = read_stdin()
         .and_then(|bytes| request::parse_json_object(&bytes).map_err(|e| (e.pos(), e.to_string())));
     let map = match parsed {

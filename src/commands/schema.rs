@@ -2,7 +2,7 @@
 //! `pwk.toml` schema.
 
 use crate::cli::{Format, SchemaArgs};
-use crate::context::write_stdout;
+use crate::display::write_stdout;
 use crate::host::{self, HostChoice};
 use crate::{Context, ExitStatus};
 

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 use crate::cli::{Format, SetupArgs};
-use crate::context::{eprintln_safe, write_stdout};
+use crate::display::{eprintln_safe, write_stdout};
 use crate::fs::write::{self as safe, Inspect, NoHooks, Replace, SafeDir, WriteOptions};
 use crate::install::hint::ModelHint;
 use crate::install::manifest::{MANIFEST_NAME, Manifest};
@@ -39,7 +39,14 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     // The roles as the project's host receives them (pwk.toml's `host`, else the
     // host pi's settings name, else the portable profile), and where it reads them.
-    let project = super::project(ctx, args.dir.as_deref())?;
+    let project = super::open_project(
+        ctx,
+        super::ProjectFlags {
+            dir: args.dir.as_deref(),
+            config: args.config.file.as_deref(),
+            ..Default::default()
+        },
+    )?;
     let chosen = project.host().map_err(|e| super::config_error(ctx, e))?;
     let (roles, project_dir) = crate::install::bundled::rendered_for(chosen.profile);
     let target = if args.global {
@@ -124,7 +131,7 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             let mut names: Vec<String> = roles.iter().map(|r| r.file_name()).collect();
             names.push(MANIFEST_NAME.to_string());
             // Backups are written through temps too: `.bak`, then `.bak.1` … `.bak.99`
-            // (plan::write_backup), and an interrupted --force leaves those behind.
+            // (fs::write::SafeDir::write_backup), and an interrupted --force leaves those behind.
             for r in roles.iter() {
                 let file = r.file_name();
                 names.push(format!("{file}.bak"));
@@ -221,20 +228,18 @@ fn open_agents_dir(
     create: bool,
     ctx: &Context,
 ) -> Result<Option<SafeDir>, safe::SafeWriteError> {
+    // Through the one confinement check (`crate::fs`): the anchor is the project
+    // root, or pi's agent directory for --global (the output directory the
+    // environment names); the agents directory below it is pwk's choice.
+    let anchors = crate::fs::Anchors::new(&ctx.cwd, &target.root, &[]);
+    let dir = anchors.open_dir(
+        &target.agents_dir(),
+        &crate::fs::NamedBy::Pwk,
+        create,
+        &mut NoHooks,
+    )?;
     // Messages name paths relative to the current directory, as everywhere.
-    let shown = if target.root == ctx.cwd {
-        PathBuf::new()
-    } else {
-        PathBuf::from(ctx.display_path(&target.root))
-    };
-    let mut dir = SafeDir::open_root(&target.root)?.with_display_path(shown);
-    for name in &target.below {
-        match dir.open_child(name, create, &mut NoHooks)? {
-            Some(child) => dir = child,
-            None => return Ok(None),
-        }
-    }
-    Ok(Some(dir))
+    Ok(dir.map(|d| d.with_display_path(PathBuf::from(ctx.display_path(&target.agents_dir())))))
 }
 
 /// What was at the manifest's name when it was read.
@@ -293,10 +298,14 @@ fn write_manifest(d: &SafeDir, next: &Manifest, state: &ManifestState) -> Result
     let written = match state {
         ManifestState::Untouchable => return Ok(()),
         ManifestState::File { bytes: old, .. } if *old == bytes => return Ok(()),
-        ManifestState::File { ident, mode, .. } => d.write_file(
+        ManifestState::File {
+            bytes: old,
+            ident,
+            mode,
+        } => d.write_file(
             MANIFEST_NAME,
             &bytes,
-            Replace::Existing(*ident),
+            Replace::Existing(crate::fs::Expected::of(*ident, old)),
             WriteOptions {
                 mode: *mode,
                 ..WriteOptions::default()

@@ -2,9 +2,9 @@
 
 use super::roles::*;
 use crate::cli::{Format, ShowArgs};
-use crate::context::write_stdout;
 use crate::discover::render::{self};
 use crate::discover::{Discovery, HostId};
+use crate::display::write_stdout;
 use crate::{Context, ExitStatus};
 
 /// `pwk show NAME`: exit 0; 1 when the name exists but the host cannot load it;
@@ -23,14 +23,22 @@ pub fn run(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     };
     let rt = render::runtime_of(&d, role, args.model.as_deref(), &ctx.env, &project.cwd);
     let provider_run = crate::provider::mapping::provider_run(&role.name, role.role.max_turns);
-    // The model the chain settles on, against what pi lists on this machine.
-    let model_check = super::model_check::check(
-        ctx,
-        &project.cwd,
-        rt.model.effective.as_deref(),
-        rt.thinking.value.as_deref(),
-        d.host,
-    );
+    // The model the chain settles on, against what pi lists on this machine (only
+    // where the child runs on pi: another host's models are not pi's).
+    let model_check = d
+        .host
+        .host
+        .is_pi()
+        .then(|| {
+            super::model_check::check(
+                ctx,
+                &project.cwd,
+                rt.model.effective.as_deref(),
+                rt.thinking.value.as_deref(),
+                d.host,
+            )
+        })
+        .flatten();
     match args.format {
         Format::Json => {
             let run = provider_run

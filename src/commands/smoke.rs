@@ -3,7 +3,7 @@
 use super::roles::*;
 use super::show::{provider_run_human, show_unavailable};
 use crate::cli::{Format, SmokeArgs};
-use crate::context::write_stdout;
+use crate::display::write_stdout;
 use crate::{Context, ExitStatus};
 
 /// The prompt `pwk smoke --run` sends: asks for nothing but a one-line answer.
@@ -63,7 +63,7 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
 
     let outcome = if args.run {
         let progress = |p: &crate::delegate::Progress| {
-            crate::context::eprintln_safe(&format!("{} {p}", spec.label));
+            crate::display::eprintln_safe(&format!("{} {p}", spec.label));
         };
         Some(run_pi(&spec, &ctx.env, &progress))
     } else {

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::lint::rules;
 
 /// The schema, with every rule id as a property of `rules`.
-pub fn config_schema() -> Value {
+pub(crate) fn config_schema() -> Value {
     let level = json!({
         "type": "string",
         "enum": ["error", "warn", "off"],

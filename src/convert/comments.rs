@@ -10,7 +10,7 @@ use crate::role::{Key, Node, RoleDoc};
 
 /// One comment: the text after `#`, its line (1-based), and where it sat.
 #[derive(Debug, Clone)]
-pub struct Note {
+pub(super) struct Note {
     pub text: String,
     pub line: usize,
     own_line: bool,
@@ -18,7 +18,7 @@ pub struct Note {
 
 impl Note {
     /// pwk's placeholder for a model line (`# model: <provider/id> — …`).
-    pub fn is_model_hint(&self) -> bool {
+    pub(super) fn is_model_hint(&self) -> bool {
         self.text.trim_start().starts_with("model:")
     }
 }
@@ -32,12 +32,12 @@ enum Place {
 
 /// Every comment of a frontmatter with its place.
 #[derive(Debug, Default)]
-pub struct Placed {
+pub(super) struct Placed {
     notes: Vec<(Note, Place)>,
 }
 
 impl Placed {
-    pub fn of(doc: &RoleDoc, entries: &[(Key, Node)]) -> Placed {
+    pub(super) fn of(doc: &RoleDoc, entries: &[(Key, Node)]) -> Placed {
         let mut notes = Vec::new();
         for c in crate::lint::suppress::comments(doc) {
             let text = c.text.trim_end_matches('\r').to_string();
@@ -75,7 +75,7 @@ impl Placed {
     }
 
     /// The comments that go with source entry `index`, in file order.
-    pub fn of_entry(&self, index: usize) -> Vec<Note> {
+    pub(super) fn of_entry(&self, index: usize) -> Vec<Note> {
         self.notes
             .iter()
             .filter(|(_, p)| *p == Place::Entry(index))
@@ -84,7 +84,7 @@ impl Placed {
     }
 
     /// The file's own comments, each with whether it goes before the entries.
-    pub fn file_wide(&self) -> impl Iterator<Item = (&Note, bool)> {
+    pub(super) fn file_wide(&self) -> impl Iterator<Item = (&Note, bool)> {
         self.notes.iter().filter_map(|(n, p)| match p {
             Place::Head => Some((n, true)),
             Place::Tail => Some((n, false)),
@@ -96,7 +96,7 @@ impl Placed {
 /// An emitted entry with its comments: those that stood on their own lines
 /// before it; the first that trailed its line stays at the end of a one-line
 /// entry (else it goes before it, too).
-pub fn around(entry: &str, notes: &[Note]) -> String {
+pub(super) fn around(entry: &str, notes: &[Note]) -> String {
     let one_line = entry.matches('\n').count() == 1;
     let trailing = notes.iter().position(|n| !n.own_line && one_line);
     let mut out = String::new();

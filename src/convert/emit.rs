@@ -16,7 +16,7 @@ use crate::role::{Node, Value};
 /// Where a scalar sits: block context (a mapping value, a block list item) or
 /// inside a flow collection (`[a, b]`), where `,[]{}` end a plain scalar.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Context {
+pub(crate) enum Context {
     Block,
     Flow,
 }
@@ -37,7 +37,7 @@ fn printable(c: char) -> bool {
 }
 
 /// Whether `s` can be written as a plain scalar and read back as this string.
-pub fn plain_ok(s: &str, cx: Context) -> bool {
+pub(crate) fn plain_ok(s: &str, cx: Context) -> bool {
     let Some(first) = s.chars().next() else {
         return false;
     };
@@ -67,7 +67,7 @@ pub fn plain_ok(s: &str, cx: Context) -> bool {
 }
 
 /// `s` as a double-quoted scalar.
-pub fn quoted(s: &str) -> String {
+pub(crate) fn quoted(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -87,7 +87,7 @@ pub fn quoted(s: &str) -> String {
 }
 
 /// A string as a scalar in context `cx`: plain when safe, else double-quoted.
-pub fn scalar(s: &str, cx: Context) -> String {
+pub(crate) fn scalar(s: &str, cx: Context) -> String {
     if plain_ok(s, cx) {
         s.to_string()
     } else {
@@ -96,12 +96,12 @@ pub fn scalar(s: &str, cx: Context) -> String {
 }
 
 /// A mapping key.
-pub fn key(s: &str) -> String {
+pub(crate) fn key(s: &str) -> String {
     scalar(s, Context::Flow)
 }
 
 /// A list of strings as a flow sequence: `[a, "b, c"]`.
-pub fn flow_list(items: &[String]) -> String {
+pub(crate) fn flow_list(items: &[String]) -> String {
     let inner: Vec<String> = items.iter().map(|i| scalar(i, Context::Flow)).collect();
     format!("[{}]", inner.join(", "))
 }
@@ -133,14 +133,14 @@ fn literal_header(s: &str) -> Option<&'static str> {
 
 /// A mapping entry `key: value` at `indent` spaces, ending with a line break;
 /// nested values in block style, two spaces deeper.
-pub fn entry(k: &str, node: &Node, indent: usize) -> String {
+pub(crate) fn entry(k: &str, node: &Node, indent: usize) -> String {
     let mut out = String::new();
     write_entry(&mut out, k, node, indent);
     out
 }
 
 /// A mapping entry whose value is a string.
-pub fn string_entry(k: &str, value: &str) -> String {
+pub(crate) fn string_entry(k: &str, value: &str) -> String {
     let mut out = String::new();
     out.push_str(&key(k));
     out.push(':');

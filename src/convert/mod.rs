@@ -19,8 +19,8 @@
 //! decision that fails the run ([`Item::widens`]), never a silent widening.
 //!
 //! [`convert_to`] is pure (text in, text and report out, linted where the file
-//! will be written); [`write`] puts the result on disk through the
-//! symlink-proof writer of `install::safe`.
+//! will be written); [`write()`] puts the result on disk through the
+//! symlink-proof writer of [`crate::fs::write`].
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,12 +31,20 @@ use crate::host::{HostProfile, IdentityBy};
 use crate::lint::Diagnostic;
 use crate::role::{Node, RoleDoc};
 
+use map::Convert;
+
 mod comments;
-pub mod emit;
+pub(crate) mod emit;
+mod map;
+mod model;
+mod tools;
+mod write;
+
+pub(crate) use write::{Destination, WriteResult, Written, target_path, write};
 
 /// What to convert and how.
 #[derive(Debug, Clone)]
-pub struct ConvertOptions {
+pub(crate) struct ConvertOptions {
     pub to: &'static HostProfile,
     /// `alias=provider/id` (or any source model value to any target value).
     pub model_map: BTreeMap<String, String>,
@@ -45,7 +53,7 @@ pub struct ConvertOptions {
 /// What happened to one key or tool.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Carried over (perhaps renamed or mapped).
     Converted,
     /// Left out: the target has no counterpart, or does not accept the value.
@@ -57,7 +65,7 @@ pub enum Outcome {
 
 /// One line of a file's report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Item {
+pub(crate) struct Item {
     pub outcome: Outcome,
     /// The source key (`tools`), or `tools: Glob` for one entry.
     pub key: String,
@@ -73,7 +81,7 @@ pub struct Item {
 
 /// One converted file.
 #[derive(Debug, Clone, Serialize)]
-pub struct Conversion {
+pub(crate) struct Conversion {
     pub source: PathBuf,
     /// The source host profile (`claude-code@2.1`).
     pub from: String,
@@ -95,18 +103,18 @@ pub struct Conversion {
 
 impl Conversion {
     /// Findings of the target-host lint that are errors.
-    pub fn lint_errors(&self) -> impl Iterator<Item = &Diagnostic> {
+    pub(crate) fn lint_errors(&self) -> impl Iterator<Item = &Diagnostic> {
         self.lint
             .iter()
             .filter(|d| d.severity == crate::lint::Severity::Error)
     }
 
-    pub fn count(&self, o: Outcome) -> usize {
+    pub(crate) fn count(&self, o: Outcome) -> usize {
         self.items.iter().filter(|i| i.outcome == o).count()
     }
 
     /// Items whose decision would otherwise widen what the role may do.
-    pub fn widening(&self) -> impl Iterator<Item = &Item> {
+    pub(crate) fn widening(&self) -> impl Iterator<Item = &Item> {
         self.items.iter().filter(|i| i.widens)
     }
 
@@ -156,9 +164,7 @@ impl Conversion {
 
 /// Why a file could not be converted.
 #[derive(Debug, thiserror::Error)]
-pub enum ConvertError {
-    #[error("`{}`: cannot read it: {message}", path.display())]
-    Read { path: PathBuf, message: String },
+pub(crate) enum ConvertError {
     #[error("`{}` has no frontmatter to convert (it must start with a `---` line)", path.display())]
     NoFrontmatter { path: PathBuf },
     #[error("`{}`: its frontmatter is not valid YAML ({message}); `pwk lint --host {from}` shows where", path.display())]
@@ -173,14 +179,11 @@ pub enum ConvertError {
     SameHost { path: PathBuf, host: String },
 }
 
-/// pi's built-in tools: the vocabulary host tool names map through.
-const PI_TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
-
 /// Convert one parsed role file from `from` to `opts.to`, for writing to `dest`:
 /// the output is linted where it will sit (the target host's view of that path),
 /// with the settings `settings_at` gives for that path (the project's rule levels
 /// and overrides, as `pwk lint` would apply them there).
-pub fn convert_to<E>(
+pub(crate) fn convert_to<E>(
     doc: &RoleDoc,
     from: &'static HostProfile,
     opts: &ConvertOptions,
@@ -199,14 +202,14 @@ pub fn convert_to<E>(
 
 /// Why [`convert_to`] failed: the conversion, or the settings for the destination.
 #[derive(Debug)]
-pub enum ConvertOrSettingsError<E> {
+pub(crate) enum ConvertOrSettingsError<E> {
     Convert(ConvertError),
     Settings(E),
 }
 
 /// Convert one parsed role file from `from` to `opts.to` (not yet linted: see
 /// [`convert_to`]).
-pub fn convert_doc(
+pub(crate) fn convert_doc(
     doc: &RoleDoc,
     from: &'static HostProfile,
     opts: &ConvertOptions,
@@ -364,555 +367,6 @@ pub fn convert_doc(
     })
 }
 
-/// One entry of the output: its key and its text (whole lines, comments included).
-struct Line {
-    key: String,
-    text: String,
-}
-
-struct Convert {
-    from: &'static HostProfile,
-    to: &'static HostProfile,
-    items: Vec<Item>,
-    lines: Vec<Line>,
-}
-
-impl Convert {
-    fn item(&mut self, outcome: Outcome, key: &str, to: Option<&str>, note: String) {
-        self.items.push(Item {
-            outcome,
-            key: key.to_string(),
-            to: to.map(str::to_string),
-            note,
-            widens: false,
-        });
-    }
-
-    /// A decision without which the role could do more on the target than on
-    /// the source: the run fails until the user decides.
-    fn widening(&mut self, key: &str, note: String) {
-        self.item(Outcome::Decision, key, None, note);
-        if let Some(i) = self.items.last_mut() {
-            i.widens = true;
-        }
-    }
-
-    fn push(&mut self, key: &str, text: String) {
-        self.lines.push(Line {
-            key: key.to_string(),
-            text,
-        });
-    }
-
-    /// The setting a source key carries.
-    fn setting_of(&self, key: &str) -> Option<String> {
-        self.from.key(key).and_then(|f| f.setting.clone())
-    }
-
-    /// The source's key for a setting.
-    fn source_key(&self, setting: &str) -> Option<String> {
-        key_for(self.from, setting)
-    }
-
-    /// The target's key for a setting.
-    fn target_key(&self, setting: &str) -> Option<String> {
-        key_for(self.to, setting)
-    }
-
-    /// The comments of source entry `index`: put around the output line
-    /// `carried` when the entry carried over, else reported as dropped.
-    fn comments(
-        &mut self,
-        notes: &comments::Placed,
-        index: usize,
-        carried: Option<usize>,
-        key: &str,
-    ) {
-        let of = notes.of_entry(index);
-        if of.is_empty() {
-            return;
-        }
-        match carried.and_then(|i| self.lines.get_mut(i)) {
-            Some(line) => line.text = comments::around(&line.text, &of),
-            None => {
-                for n in of {
-                    self.item(
-                        Outcome::Dropped,
-                        "comment",
-                        None,
-                        format!(
-                            "`#{}` (line {}) went with `{key}`, which is not carried over",
-                            n.text.trim_end(),
-                            n.line
-                        ),
-                    );
-                }
-            }
-        }
-    }
-
-    /// The file-wide comments, before and after the entries. A `# model:` hint
-    /// (pwk's placeholder for a model line) is kept where the target has a model
-    /// key.
-    fn file_comments(&mut self, notes: &comments::Placed) -> (String, String) {
-        let mut parts = (String::new(), String::new());
-        let has_model = self.target_key("model").is_some();
-        for (n, head) in notes.file_wide() {
-            if n.is_model_hint() && !has_model {
-                let to = self.to.label();
-                self.item(
-                    Outcome::Dropped,
-                    "comment",
-                    None,
-                    format!(
-                        "`#{}` (line {}): {to} has no model key",
-                        n.text.trim_end(),
-                        n.line
-                    ),
-                );
-                continue;
-            }
-            let out = if head { &mut parts.0 } else { &mut parts.1 };
-            out.push_str(&format!("#{}\n", n.text.trim_end()));
-        }
-        parts
-    }
-
-    fn entry(&mut self, k: &str, node: &Node, model_map: &BTreeMap<String, String>) {
-        let (from, to) = (self.from, self.to);
-        let Some(fact) = from.key(k) else {
-            // A key the source host ignores: carried only when the target reads it
-            // by the same name.
-            if to.reads(k) {
-                self.push(k, emit::entry(k, node, 0));
-                self.item(
-                    Outcome::Converted,
-                    k,
-                    Some(k),
-                    format!("{} ignores it, {} reads it", from.label(), to.label()),
-                );
-            } else {
-                self.item(
-                    Outcome::Dropped,
-                    k,
-                    None,
-                    format!("neither {} nor {} reads it", from.label(), to.label()),
-                );
-            }
-            return;
-        };
-        let setting = fact.setting.clone();
-        let target = match &setting {
-            Some(s) => self.target_key(s),
-            // A host-specific key without a setting: only the same key carries it.
-            None => to.reads(k).then(|| k.to_string()),
-        };
-        let Some(tk) = target else {
-            let note = format!(
-                "{} has no counterpart{}",
-                to.label(),
-                setting
-                    .as_ref()
-                    .map(|s| format!(" of the `{s}` setting"))
-                    .unwrap_or_default()
-            );
-            // Leaving out a tool list widens what the role may do: the user decides.
-            match setting.as_deref() {
-                Some("tools") => self.widening(
-                    k,
-                    format!("{note}: without it the child gets {}", to.tools.missing),
-                ),
-                Some("deny-tools") => {
-                    self.widening(k, format!("{note}: what it denies would be allowed"))
-                }
-                _ => self.item(Outcome::Dropped, k, None, note),
-            }
-            return;
-        };
-        match setting.as_deref() {
-            Some("tools") => self.tools(k, &tk, node, false),
-            Some("deny-tools") => self.tools(k, &tk, node, true),
-            Some("model") => self.model(k, &tk, node, model_map),
-            _ => self.plain(k, &tk, node),
-        }
-    }
-
-    /// A value that carries over as it is, when the target accepts it.
-    fn plain(&mut self, k: &str, tk: &str, node: &Node) {
-        let to = self.to;
-        let fact = to.key(tk).expect("target key");
-        let schema = if fact.schema.as_str() == Some("role") {
-            crate::role::schema::schema()["properties"][tk].clone()
-        } else {
-            fact.schema.clone()
-        };
-        let ok = crate::role::validate::Validator::compile(&schema)
-            .map(|v| v.is_valid(&node.to_json()))
-            .unwrap_or(true);
-        if !ok {
-            let shown = short(&node.to_json().to_string());
-            self.item(
-                Outcome::Dropped,
-                k,
-                None,
-                format!(
-                    "{} reads `{tk}` as {}, not {shown}",
-                    to.label(),
-                    fact.note.as_deref().unwrap_or("another kind of value")
-                ),
-            );
-            return;
-        }
-        // Written from the parsed value, under the target's key.
-        self.push(tk, emit::entry(tk, node, 0));
-        let mut note = if tk == k {
-            "as written".to_string()
-        } else {
-            format!("{} reads it as `{tk}`", to.label())
-        };
-        if to.key(tk).and_then(|f| f.setting.as_deref()) == Some("skills") {
-            // nicobailon refuses to launch a role whose skill it cannot find.
-            note.push_str(&format!(
-                "; the skills must exist where {} looks for them",
-                to.label()
-            ));
-        }
-        self.item(Outcome::Converted, k, Some(tk), note);
-    }
-
-    /// No tools key in the source: the child gets the source host's default. If
-    /// the target's default grants more of pi's built-ins, those the source grants
-    /// are listed, so nothing widens; if the target cannot list tools, the user
-    /// decides.
-    fn absent_tools(&mut self) {
-        let (from, to) = (self.from, self.to);
-        let pi = |p: &HostProfile| -> Vec<String> {
-            let mut v: Vec<String> = Vec::new();
-            for t in &p.tools.default {
-                for n in p.tools.pi_names(t) {
-                    if !v.contains(&n) {
-                        v.push(n);
-                    }
-                }
-            }
-            v
-        };
-        let (granted, target) = (pi(from), pi(to));
-        let wider: Vec<&String> = target.iter().filter(|t| !granted.contains(t)).collect();
-        if wider.is_empty() {
-            return;
-        }
-        let shown = wider
-            .iter()
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
-        let Some(tk) = self.target_key("tools") else {
-            self.widening(
-                "tools",
-                format!(
-                    "no `tools`: on {} the child gets {}; {} has no tools key, and its default also grants pi's {shown}",
-                    from.label(),
-                    from.tools.missing,
-                    to.label()
-                ),
-            );
-            return;
-        };
-        let own: Vec<String> = PI_TOOLS
-            .iter()
-            .filter(|t| granted.iter().any(|g| g == *t))
-            .filter_map(|t| to.tools.own_name(t))
-            .collect();
-        let value = list_value(to, &tk, &own);
-        self.push(&tk, value);
-        self.item(
-            Outcome::Converted,
-            "tools",
-            Some(&tk),
-            format!(
-                "no `tools`: on {} the child gets {}; {} would also grant {shown} without it, so the tools are listed",
-                from.label(),
-                from.tools.missing,
-                to.label()
-            ),
-        );
-    }
-
-    fn tools(&mut self, k: &str, tk: &str, node: &Node, deny: bool) {
-        let (from, to) = (self.from, self.to);
-        let Some(entries) = crate::role::string_list(node) else {
-            self.item(
-                Outcome::Dropped,
-                k,
-                None,
-                "not a list of tool names".to_string(),
-            );
-            return;
-        };
-        let mut out: Vec<String> = Vec::new();
-        let mut push = |s: String| {
-            if !out.contains(&s) {
-                out.push(s);
-            }
-        };
-        let mut lost = 0;
-        let mut none = false;
-        let same = |a: &str, b: &str| {
-            if from.tools.case_insensitive {
-                a.eq_ignore_ascii_case(b)
-            } else {
-                a == b
-            }
-        };
-        for e in &entries {
-            let label = format!("{k}: {e}");
-            if from.tools.all_tokens.iter().any(|t| same(t, e)) {
-                // Every built-in, in the target's names.
-                for pi in PI_TOOLS {
-                    if let Some(own) = to.tools.own_name(pi) {
-                        push(own);
-                    }
-                }
-                self.item(
-                    Outcome::Converted,
-                    &label,
-                    Some(tk),
-                    format!(
-                        "`{e}` is every built-in on {}: listed by name",
-                        from.label()
-                    ),
-                );
-                continue;
-            }
-            if from.tools.none_tokens.iter().any(|t| same(t, e)) {
-                none = true;
-                continue;
-            }
-            let base = from.tools.base(e);
-            if base != e.as_str() {
-                // `Bash(git *)`: a restriction pi hosts cannot express; carrying the
-                // bare tool would widen it.
-                lost += 1;
-                self.item(
-                    Outcome::Decision,
-                    &label,
-                    None,
-                    format!(
-                        "{} cannot restrict a tool to `{}`; left out rather than granting all of `{base}`",
-                        to.label(),
-                        &e[base.len()..]
-                    ),
-                );
-                continue;
-            }
-            let pis = from.tools.pi_names(e);
-            let owns: Vec<String> = pis.iter().filter_map(|pi| to.tools.own_name(pi)).collect();
-            if !owns.is_empty() {
-                for own in &owns {
-                    push(own.clone());
-                }
-                let shown = owns.join(", ");
-                // What the target's tool grants beyond the source's (Copilot's
-                // `search` is pi's grep and find).
-                let wider: Vec<String> = owns
-                    .iter()
-                    .flat_map(|o| to.tools.pi_names(o))
-                    .filter(|p| !pis.contains(p))
-                    .collect();
-                let mut note = if shown == *e {
-                    "as written".to_string()
-                } else {
-                    format!("{} calls it `{shown}`", to.label())
-                };
-                if !wider.is_empty() {
-                    note.push_str(&format!(" (which also grants pi's {})", wider.join(", ")));
-                }
-                let missing: Vec<&String> = pis
-                    .iter()
-                    .filter(|p| to.tools.own_name(p).is_none())
-                    .collect();
-                if !missing.is_empty() {
-                    note.push_str(&format!(
-                        "; {} has no counterpart of its {}",
-                        to.label(),
-                        missing
-                            .iter()
-                            .map(|m| m.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ));
-                }
-                self.item(Outcome::Converted, &label, Some(&shown), note);
-                continue;
-            }
-            // A word that is a token of the target's (`*`, `all`, `none`) but not
-            // of the source's means something else there: never carried as it is.
-            let token_there = to.tools.all_tokens.iter().any(|t| t == e)
-                || to.tools.none_tokens.iter().any(|t| t == e);
-            if token_there {
-                lost += 1;
-                self.item(
-                    Outcome::Dropped,
-                    &label,
-                    None,
-                    format!(
-                        "`{e}` is no tool on {} ({}); on {} it would mean {}",
-                        from.label(),
-                        from.tools.unknown,
-                        to.label(),
-                        if to.tools.none_tokens.iter().any(|t| t == e) {
-                            "no tools"
-                        } else {
-                            "every built-in"
-                        }
-                    ),
-                );
-                continue;
-            }
-            if to.knows_tool(e) {
-                push(e.clone());
-                self.item(Outcome::Converted, &label, Some(e), "as written".into());
-                continue;
-            }
-            lost += 1;
-            self.item(
-                Outcome::Dropped,
-                &label,
-                None,
-                format!("{} has no such tool: {}", to.label(), to.tools.unknown),
-            );
-        }
-        if out.is_empty() {
-            if (entries.is_empty() || lost == 0) && !none {
-                return;
-            }
-            let why = if none {
-                format!(
-                    "`{k}: {}` means no tools on {}",
-                    entries.join(", "),
-                    from.label()
-                )
-            } else {
-                format!("no listed tool exists on {}", to.label())
-            };
-            match (deny, to.tools.none_tokens.first()) {
-                (false, Some(token)) => {
-                    self.push(tk, emit::string_entry(tk, token));
-                    self.item(
-                        Outcome::Converted,
-                        k,
-                        Some(tk),
-                        format!("{why}: `{token}` on {}", to.label()),
-                    );
-                }
-                (false, None) => self.widening(
-                    k,
-                    format!(
-                        "{why}, {} has no word for no tools, and without `{tk}` the child gets {}",
-                        to.label(),
-                        to.tools.missing
-                    ),
-                ),
-                (true, _) => {}
-            }
-            return;
-        }
-        let value = list_value(to, tk, &out);
-        self.push(tk, value);
-    }
-
-    fn model(&mut self, k: &str, tk: &str, node: &Node, map: &BTreeMap<String, String>) {
-        let (from, to) = (self.from, self.to);
-        let Some(v) = node.as_str() else {
-            self.item(Outcome::Dropped, k, None, "not a string".into());
-            return;
-        };
-        let default = to
-            .key(tk)
-            .and_then(|f| f.default.clone())
-            .unwrap_or_else(|| "its default".into());
-        if let Some(m) = map.get(v) {
-            self.push(tk, emit::string_entry(tk, m));
-            self.item(
-                Outcome::Converted,
-                k,
-                Some(tk),
-                format!("`{v}` → `{m}` (--model-map)"),
-            );
-            return;
-        }
-        if from.models.inherit.iter().any(|i| i == v) {
-            if to.models.inherit.iter().any(|i| i == v) {
-                self.push(tk, emit::string_entry(tk, v));
-                self.item(Outcome::Converted, k, Some(tk), "as written".into());
-            } else {
-                self.item(
-                    Outcome::Converted,
-                    k,
-                    None,
-                    format!("`{v}`: no `{tk}` line, so {} uses {default}", to.label()),
-                );
-            }
-            return;
-        }
-        let to_own = !to.models.provider_form();
-        let from_own = !from.models.provider_form();
-        if from_own && from.models.aliases.iter().any(|a| a == v) {
-            if to_own && to.models.aliases.iter().any(|a| a == v) {
-                self.push(tk, emit::string_entry(tk, v));
-                self.item(Outcome::Converted, k, Some(tk), "as written".into());
-                return;
-            }
-            self.item(
-                Outcome::Decision,
-                k,
-                None,
-                format!(
-                    "`{v}` is {}'s own alias, which {} does not resolve: the `{tk}` line is left out, so it uses {default}; `--model-map {v}=provider/id` to choose",
-                    from.label(),
-                    to.label()
-                ),
-            );
-            return;
-        }
-        // A full id: `claude-sonnet-4-5` ↔ `anthropic/claude-sonnet-4-5`.
-        let converted = match (from_own, to_own) {
-            (true, false) => from.models.provider.as_ref().map(|p| format!("{p}/{v}")),
-            (false, true) => v.split_once('/').and_then(|(p, id)| {
-                (to.models.provider.as_deref() == Some(p)
-                    && to
-                        .models
-                        .id_prefixes
-                        .iter()
-                        .any(|x| id.starts_with(x.as_str())))
-                .then(|| id.to_string())
-            }),
-            _ => Some(v.to_string()),
-        };
-        match converted {
-            Some(m) => {
-                self.push(tk, emit::string_entry(tk, &m));
-                let note = if m == v {
-                    "as written".to_string()
-                } else {
-                    format!("`{v}` → `{m}`")
-                };
-                self.item(Outcome::Converted, k, Some(tk), note);
-            }
-            None => self.item(
-                Outcome::Decision,
-                k,
-                None,
-                format!(
-                    "{} cannot name `{v}`: the `{tk}` line is left out, so it uses {default}; `--model-map {v}=<model>` to choose",
-                    to.label()
-                ),
-            ),
-        }
-    }
-}
-
 fn yaml_message(e: &crate::role::YamlError) -> String {
     use crate::role::YamlError as E;
     match e {
@@ -927,38 +381,6 @@ fn yaml_message(e: &crate::role::YamlError) -> String {
     }
 }
 
-/// A list of names as the target reads it, as a whole entry: `key: a, b` (the
-/// form every pi host and Claude Code read), or `key: [a, b]` where the key takes
-/// no string (Gemini CLI).
-fn list_value(to: &HostProfile, key: &str, items: &[String]) -> String {
-    let takes_string = to.key(key).is_none_or(|f| match &f.schema["type"] {
-        serde_json::Value::String(t) => t == "string",
-        serde_json::Value::Array(ts) => ts.iter().any(|t| t == "string"),
-        _ => true,
-    });
-    if takes_string {
-        emit::string_entry(key, &items.join(", "))
-    } else {
-        format!("{}: {}\n", emit::key(key), emit::flow_list(items))
-    }
-}
-
-/// A host's key for a setting.
-fn key_for(p: &HostProfile, setting: &str) -> Option<String> {
-    p.keys
-        .iter()
-        .find(|(_, f)| f.setting.as_deref() == Some(setting))
-        .map(|(k, _)| k.clone())
-}
-
-fn short(s: &str) -> String {
-    if s.chars().count() > 60 {
-        format!("{}…", s.chars().take(60).collect::<String>())
-    } else {
-        s.to_string()
-    }
-}
-
 /// The target file name: the identity when it is a safe slug, else the stem.
 fn file_name(identity: &str, stem: &str, suffix: &str) -> String {
     let ok = |s: &str| {
@@ -969,135 +391,6 @@ fn file_name(identity: &str, stem: &str, suffix: &str) -> String {
     };
     let base = if ok(identity) { identity } else { stem };
     format!("{base}{suffix}")
-}
-
-/// Where converted files go.
-#[derive(Debug, Clone)]
-pub enum Destination {
-    /// Into this directory (created when absent).
-    Dir(PathBuf),
-    /// Over the source file (same directory, same name).
-    InPlace,
-}
-
-/// What writing one file did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Written {
-    Created,
-    Replaced,
-    Unchanged,
-    /// A different file is there and `--force` was not given.
-    Kept,
-    /// Not written (`--dry-run`).
-    DryRun,
-}
-
-/// One file's write, with its backup when `--force` replaced a file.
-#[derive(Debug, Clone, Serialize)]
-pub struct WriteResult {
-    pub path: PathBuf,
-    pub written: Written,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub backup: Option<PathBuf>,
-}
-
-/// Why a converted file could not be written.
-#[derive(Debug, thiserror::Error)]
-pub enum WriteError {
-    #[error("cannot create `{}`: {source}", path.display())]
-    CreateDir {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error(transparent)]
-    Safe(#[from] crate::fs::write::SafeWriteError),
-    #[error("`{}`: {reason}; pwk does not replace it", path.display())]
-    Refused { path: PathBuf, reason: String },
-}
-
-/// Where `c` goes for `dest`.
-pub fn target_path(c: &Conversion, dest: &Destination) -> PathBuf {
-    match dest {
-        Destination::Dir(d) => d.join(&c.file_name),
-        Destination::InPlace => c.source.clone(),
-    }
-}
-
-/// Write `c` through the one writer ([`crate::fs`]): the target's directory is
-/// opened from its trust anchor with no link followed below it (a symlinked
-/// `.pi` or `--out` directory is refused; a missing `--out` is created), never
-/// through a link, never over a different file unless `force` (then the old file
-/// is kept as `<name>.bak`, as `pwk setup --force` does).
-pub fn write(
-    c: &Conversion,
-    dest: &Destination,
-    anchors: &crate::fs::Anchors,
-    force: bool,
-    dry_run: bool,
-) -> Result<WriteResult, WriteError> {
-    use crate::fs::{Inspect, Kind, Replace, WriteOptions};
-    let path = target_path(c, dest);
-    if dry_run {
-        return Ok(WriteResult {
-            path,
-            written: Written::DryRun,
-            backup: None,
-        });
-    }
-    let hooks = &mut crate::fs::NoHooks;
-    let create = matches!(dest, Destination::Dir(_));
-    let Some((dir, name)) = anchors.open_parent(&path, create, hooks)? else {
-        return Err(WriteError::CreateDir {
-            path: path.parent().map(Path::to_path_buf).unwrap_or_default(),
-            source: std::io::ErrorKind::NotFound.into(),
-        });
-    };
-    let (replace, backup) = match dir.inspect(&name, Kind::Role, hooks)? {
-        Inspect::Absent => (Replace::Fresh, None),
-        Inspect::Refused(r) => {
-            return Err(WriteError::Refused {
-                path,
-                reason: r.reason(),
-            });
-        }
-        Inspect::File(ex) if ex.content == c.text.as_bytes() => {
-            return Ok(WriteResult {
-                path,
-                written: Written::Unchanged,
-                backup: None,
-            });
-        }
-        Inspect::File(_) if !force && !matches!(dest, Destination::InPlace) => {
-            return Ok(WriteResult {
-                path,
-                written: Written::Kept,
-                backup: None,
-            });
-        }
-        // `--force`, or `--in-place` (the user asked to replace the source): the
-        // old file is kept next to it first.
-        Inspect::File(ex) => {
-            let backup = crate::install::plan::write_backup(&dir, &name, &ex, hooks)?;
-            (Replace::Existing(ex.ident), Some(backup))
-        }
-    };
-    let written = match replace {
-        Replace::Fresh => Written::Created,
-        Replace::Existing(_) => Written::Replaced,
-    };
-    dir.write_file(
-        &name,
-        c.text.as_bytes(),
-        replace,
-        WriteOptions::default(),
-        hooks,
-    )?;
-    Ok(WriteResult {
-        path,
-        written,
-        backup,
-    })
 }
 
 #[cfg(test)]

@@ -73,7 +73,7 @@ impl std::fmt::Display for Budget {
 }
 
 /// The tokens a usage counts: pi's `totalTokens`, else the sum of its parts.
-pub fn tokens(u: &Usage) -> u64 {
+pub(crate) fn tokens(u: &Usage) -> u64 {
     if u.total_tokens > 0 {
         u.total_tokens
     } else {
@@ -122,7 +122,7 @@ impl Budget {
                 field.to_string(),
                 format!(
                     "`{field}` must be an object {{maxTokens, maxCostUsd, maxWallSeconds}}, not {}",
-                    super::request::json_kind(v)
+                    crate::json::json_kind(v)
                 ),
             )]);
         };

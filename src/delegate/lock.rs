@@ -22,7 +22,7 @@ use crate::env::Env;
 
 /// Where write locks live: `<agent dir>/pwk`, else a private per-user directory
 /// (`$XDG_RUNTIME_DIR/pwk`, else `<temp dir>/pwk-<uid>`), created and checked.
-pub fn state_dir(env: &Env) -> Result<PathBuf, LockError> {
+pub(crate) fn state_dir(env: &Env) -> Result<PathBuf, LockError> {
     if let Some(dir) = env.agent_dir() {
         return Ok(dir.join("pwk"));
     }
@@ -79,13 +79,12 @@ fn private_dir(path: &Path, uid: u32) -> Result<(), LockError> {
 
 /// A held lock; released on drop.
 #[derive(Debug)]
-pub struct WriteLock {
+pub(crate) struct WriteLock {
     _file: File,
-    pub path: PathBuf,
 }
 
 /// The lock file for a cwd.
-pub fn lock_path(state_dir: &Path, cwd: &Path) -> PathBuf {
+pub(crate) fn lock_path(state_dir: &Path, cwd: &Path) -> PathBuf {
     let canon = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
     let digest = Sha256::digest(canon.as_os_str().as_encoded_bytes());
     let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
@@ -94,7 +93,7 @@ pub fn lock_path(state_dir: &Path, cwd: &Path) -> PathBuf {
 
 /// Why the lock was not taken.
 #[derive(Debug, thiserror::Error)]
-pub enum LockError {
+pub(crate) enum LockError {
     #[error("cannot open the write lock {path}: {source}")]
     Io {
         path: PathBuf,
@@ -110,7 +109,7 @@ pub enum LockError {
 
 /// Take the cwd's write lock, waiting (polling every 100 ms) until `deadline`.
 /// `on_wait` is called once if the lock is busy; `stop` aborts the wait.
-pub fn acquire(
+pub(crate) fn acquire(
     state_dir: &Path,
     cwd: &Path,
     deadline: Option<Instant>,
@@ -138,7 +137,7 @@ pub fn acquire(
     let mut waited = false;
     loop {
         match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
-            Ok(()) => return Ok(WriteLock { _file: file, path }),
+            Ok(()) => return Ok(WriteLock { _file: file }),
             Err(e) if e == rustix::io::Errno::WOULDBLOCK || e == rustix::io::Errno::INTR => {}
             Err(e) => {
                 return Err(LockError::Io {

@@ -1,9 +1,9 @@
 //! `pwk delegate`: one atomic task on the real `pi` CLI.
 //!
 //! Data flows one way: stdin JSON → [`request`] (validation; blocked before launch)
-//! → [`command`] (prompt, session choice, [`session`] metadata for continuations,
+//! → [`task`] (prompt, session choice, [`session`] metadata for continuations,
 //! [`lock`] for writing tasks) → [`runner`] (one pi process) → [`stream`] (events) and
-//! [`classify`] (error codes) → [`report`] (the worker's report block) → one JSON result.
+//! [`runner::classify`] (error codes) → [`report`] (the worker's report block) → one JSON result.
 //!
 //! * [`runner`]: `PiRunSpec` → [`run_pi`] (JSON) / [`run_pi_rpc`] (RPC) →
 //!   [`PiRunOutcome`]; also what the provider operations and `pwk smoke`
@@ -12,20 +12,20 @@
 //!   timeout / stall / signal / turn-budget checks, SIGTERM → grace → SIGKILL), with
 //!   the two [`transport`]s (`json`, `rpc`).
 //! * [`stream`]: LF framing and the event parser (bounded memory, no snapshots).
-//! * [`classify`]: pi's failure signatures (both generations) → [`ErrorCode`].
+//! * [`runner::classify`]: what a run ended as — the outcome of a supervised attempt, and pi's
+//!   failure signatures (both generations) → [`ErrorCode`].
 
-pub mod budget;
-pub mod classify;
-pub mod lock;
-pub mod process;
-pub mod report;
-pub mod request;
+pub(crate) mod budget;
+pub(crate) mod lock;
+pub(crate) mod process;
+pub(crate) mod report;
+pub(crate) mod request;
 pub mod runner;
-pub mod session;
+pub(crate) mod session;
 pub mod stream;
-pub mod supervise;
-pub mod task;
-pub mod transport;
+pub(crate) mod supervise;
+pub(crate) mod task;
+pub(crate) mod transport;
 pub mod types;
 
 pub use budget::Budget;
@@ -35,18 +35,3 @@ pub use runner::{
     plan_launch, run_pi, run_pi_rpc,
 };
 pub use types::{ErrorCode, Progress, RunError, RunStatus, Usage};
-
-/// The proptest settings of the delegate fuzz tests: 64 cases by default,
-/// `PWK_FUZZ_CASES=N` for long runs.
-#[cfg(test)]
-pub(crate) fn fuzz_config() -> proptest::prelude::ProptestConfig {
-    let cases = std::env::var("PWK_FUZZ_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(64);
-    proptest::prelude::ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..proptest::prelude::ProptestConfig::default()
-    }
-}

@@ -2,20 +2,17 @@
 //! re-exported here): pwk's own signal flag, the stall watchdog's bookkeeping, the
 //! event reader, and the 0600 system-prompt temp file.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-pub use crate::pi::process::{
-    BoundedCapture, GroupStopper, KILL_GRACE, Signal, human_duration, kill_group_and_wait,
-    read_chunks, signal_group,
+pub(crate) use crate::pi::process::{
+    BoundedCapture, GroupStopper, KILL_GRACE, human_duration, kill_group_and_wait, read_chunks,
 };
 
-use super::stream::{Line, LineFramer, StreamState};
-
-pub use crate::pi::children::{HANDLED_SIGNALS, received};
+pub(crate) use crate::pi::children::received;
 
 /// The signal pwk received (its number, 0 for none), shared by every run; the caller
 /// turns a signal into "stop pi's group, report" (see `crate::pi::children`).
@@ -33,27 +30,9 @@ pub fn pending_signal() -> Option<i32> {
     }
 }
 
-/// Read pi's JSON event stream to EOF: frame it into lines and hand each to `on_line`
-/// (which feeds `state`), keeping `activity` current for the stall watchdog.
-pub fn read_events(
-    r: impl Read,
-    start: Instant,
-    activity: &Activity,
-    state: &mut StreamState,
-    mut on_line: impl FnMut(Line<'_>, &mut StreamState),
-) {
-    let mut framer = LineFramer::default();
-    read_chunks(r, |chunk| {
-        activity.output(start);
-        framer.push(chunk, &mut |line| on_line(line, state));
-        activity.set_tools_in_flight(state.tools_in_flight);
-    });
-    framer.finish(&mut |line| on_line(line, state));
-}
-
 /// What the stall watchdog looks at: when pi last printed, and how many tools run.
 #[derive(Debug, Default)]
-pub struct Activity {
+pub(crate) struct Activity {
     last_output_ms: AtomicU64,
     tools_in_flight: AtomicU32,
     /// Usage summed so far (for the budget): tokens, and the cost's f64 bits.
@@ -63,34 +42,34 @@ pub struct Activity {
 
 impl Activity {
     /// pi printed something (`start`: when the run began).
-    pub fn output(&self, start: Instant) {
+    pub(crate) fn output(&self, start: Instant) {
         self.last_output_ms.store(
             (start.elapsed().as_millis() as u64).max(1),
             Ordering::Relaxed,
         );
     }
 
-    pub fn set_tools_in_flight(&self, n: u32) {
+    pub(crate) fn set_tools_in_flight(&self, n: u32) {
         self.tools_in_flight.store(n, Ordering::Relaxed);
     }
 
     /// The usage pi reported so far (summed over its assistant messages).
-    pub fn set_usage(&self, tokens: u64, cost: f64) {
+    pub(crate) fn set_usage(&self, tokens: u64, cost: f64) {
         self.tokens.store(tokens, Ordering::Relaxed);
         self.cost_bits.store(cost.to_bits(), Ordering::Relaxed);
     }
 
-    pub fn tokens(&self) -> u64 {
+    pub(crate) fn tokens(&self) -> u64 {
         self.tokens.load(Ordering::Relaxed)
     }
 
-    pub fn cost(&self) -> f64 {
+    pub(crate) fn cost(&self) -> f64 {
         f64::from_bits(self.cost_bits.load(Ordering::Relaxed))
     }
 
     /// No output for `stall` while no tool runs. Counted from pi's first output: Node
     /// start-up is not a stall (the overall timeout covers a pi that never prints).
-    pub fn stalled(&self, start: Instant, stall: Duration) -> bool {
+    pub(crate) fn stalled(&self, start: Instant, stall: Duration) -> bool {
         let last = self.last_output_ms.load(Ordering::Relaxed);
         self.tools_in_flight.load(Ordering::Relaxed) == 0
             && last > 0
@@ -99,7 +78,7 @@ impl Activity {
 }
 
 /// The stall message both transports report.
-pub fn stall_message(stall: Duration) -> String {
+pub(crate) fn stall_message(stall: Duration) -> String {
     format!(
         "no event from pi for {} while no tool was running (stalled stream); its process group was terminated",
         human_duration(stall)
@@ -108,11 +87,11 @@ pub fn stall_message(stall: Duration) -> String {
 
 /// A 0600 temp file (e.g. the role body for `--system-prompt`), removed on drop.
 #[derive(Debug)]
-pub struct TempFile(PathBuf);
+pub(crate) struct TempFile(PathBuf);
 
 impl TempFile {
     /// Create `$TMPDIR/<prefix>-<pid>-<n>-<nanos>.md` holding `body`.
-    pub fn create(prefix: &str, body: &str) -> std::io::Result<TempFile> {
+    pub(crate) fn create(prefix: &str, body: &str) -> std::io::Result<TempFile> {
         use std::os::unix::fs::OpenOptionsExt;
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let dir = std::env::temp_dir();
@@ -143,7 +122,7 @@ impl TempFile {
         Err(std::io::Error::other("could not create a unique temp file"))
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.0
     }
 }

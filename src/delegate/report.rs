@@ -6,13 +6,13 @@
 use serde::Serialize;
 use serde_json::Value;
 
-pub const START: &str = "---PI_TASK_REPORT---";
-pub const END: &str = "---END_PI_TASK_REPORT---";
+pub(crate) const START: &str = "---PI_TASK_REPORT---";
+pub(crate) const END: &str = "---END_PI_TASK_REPORT---";
 
 /// The report fields, as the worker gave them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TaskReport {
+pub(crate) struct TaskReport {
     pub summary: Option<String>,
     pub changed_files: Vec<String>,
     pub validation: Vec<Value>,
@@ -24,7 +24,7 @@ pub struct TaskReport {
 }
 
 /// Parse the last report block of `text`; `Err` says why there is none.
-pub fn parse_report(text: &str) -> Result<TaskReport, String> {
+pub(crate) fn parse_report(text: &str) -> Result<TaskReport, String> {
     let Some(start) = text.rfind(START) else {
         return Err("the answer has no report block".into());
     };

@@ -9,9 +9,11 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::json::json_kind;
+
 /// Why the input is not a request at all (exit 2).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum RequestError {
+pub(crate) enum RequestError {
     /// Not JSON, or JSON with a duplicate key (located; the message has no position).
     #[error("{0}")]
     Json(#[from] JsonError),
@@ -21,7 +23,7 @@ pub enum RequestError {
 
 impl RequestError {
     /// Where in the input the problem is, when it has a place.
-    pub fn pos(&self) -> Option<Pos> {
+    pub(crate) fn pos(&self) -> Option<Pos> {
         match self {
             RequestError::Json(e) => Some(e.pos()),
             RequestError::NotObject(_) => None,
@@ -29,10 +31,10 @@ impl RequestError {
     }
 }
 
-pub use crate::json::{JsonError, Pos};
+pub(crate) use crate::json::{JsonError, Pos};
 
 /// Parse the request into a JSON object (strictly: no duplicate keys).
-pub fn parse(bytes: &[u8]) -> Result<Map<String, Value>, RequestError> {
+pub(crate) fn parse(bytes: &[u8]) -> Result<Map<String, Value>, RequestError> {
     match crate::json::parse_strict(bytes)? {
         Value::Object(m) => Ok(m),
         other => Err(RequestError::NotObject(json_kind(&other))),
@@ -79,7 +81,7 @@ pub enum WriteMode {
 
 /// A validated task.
 #[derive(Debug, Clone)]
-pub struct TaskRequest {
+pub(crate) struct TaskRequest {
     pub action: Action,
     pub task_id: String,
     pub cwd: PathBuf,
@@ -104,7 +106,7 @@ pub struct TaskRequest {
 
 impl TaskRequest {
     /// Whether pi may change files in the cwd (takes the cwd's write lock).
-    pub fn writes(&self) -> bool {
+    pub(crate) fn writes(&self) -> bool {
         self.profile == Profile::Implementation
     }
 }
@@ -118,12 +120,12 @@ pub struct Problem {
 
 /// A refused request: every problem, and what the supervisor must decide.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
+pub(crate) struct Refusal {
     pub problems: Vec<Problem>,
     pub decision_needed: String,
 }
 
-pub use crate::role::thinking::LEVELS as THINKING_LEVELS;
+pub(crate) use crate::role::thinking::LEVELS as THINKING_LEVELS;
 const MIN_OBJECTIVE_CHARS: usize = 12;
 const VAGUE: [&str; 22] = [
     "fix it",
@@ -167,7 +169,7 @@ const TOO_BROAD: [&str; 14] = [
 ];
 
 /// Why an objective is not one concrete, bounded outcome; `None` when it is.
-pub fn objective_problem(objective: &str) -> Option<String> {
+pub(crate) fn objective_problem(objective: &str) -> Option<String> {
     let t = objective.trim();
     if t.chars().count() < MIN_OBJECTIVE_CHARS {
         return Some(format!(
@@ -345,20 +347,8 @@ impl<'a> Checker<'a> {
     }
 }
 
-/// `null`, `a boolean`, `a number`, `a string`, `an array` or `an object`.
-pub fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// Check a request against the atomic-task contract.
-pub fn validate(map: &Map<String, Value>) -> Result<TaskRequest, Refusal> {
+pub(crate) fn validate(map: &Map<String, Value>) -> Result<TaskRequest, Refusal> {
     let mut c = Checker {
         map,
         problems: Vec::new(),
@@ -749,7 +739,7 @@ mod fuzz {
     use super::*;
     use proptest::prelude::*;
 
-    use crate::delegate::fuzz_config as config;
+    use crate::testing::fuzz_config as config;
 
     fn json_value() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use super::stream::{Line, LineFramer};
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SessionMeta {
+pub(crate) struct SessionMeta {
     pub id: Option<String>,
     pub cwd: Option<String>,
     pub provider: Option<String>,
@@ -42,7 +42,7 @@ struct Msg {
 }
 
 /// Read the metadata; `Err` says why it is unavailable.
-pub fn read_meta(path: &Path) -> Result<SessionMeta, String> {
+pub(crate) fn read_meta(path: &Path) -> Result<SessionMeta, String> {
     // Non-blocking and type-checked before reading: a FIFO or device never hangs pwk.
     let why = |e: crate::fs::ReadError| format!("{} {e}", path.display());
     let mut f = crate::fs::read::open(path, Kind::Session).map_err(why)?;

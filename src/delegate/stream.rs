@@ -776,7 +776,7 @@ mod fuzz {
     use super::*;
     use proptest::prelude::*;
 
-    use crate::delegate::fuzz_config as config;
+    use crate::testing::fuzz_config as config;
 
     fn event_like() -> impl Strategy<Value = Vec<u8>> {
         let pieces = prop::collection::vec(

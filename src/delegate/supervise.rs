@@ -33,7 +33,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use super::budget::{Budget, BudgetHit};
-pub use super::process::KILL_GRACE;
+pub(crate) use super::process::KILL_GRACE;
 use super::process::{self, Activity, BoundedCapture, GroupStopper, interrupted, read_chunks};
 use super::stream::{Line, LineFramer, StreamState};
 use super::types::Progress;
@@ -42,7 +42,7 @@ use crate::pi::children::{self, Sweep};
 /// After pi exited, how long its stdout may stay open before pwk stops reading it
 /// (pi's group is SIGKILLed after [`GROUP_SWEEP_AFTER`]; what is left then is a
 /// process outside the group).
-pub const READER_GRACE: Duration = Duration::from_secs(5);
+pub(crate) const READER_GRACE: Duration = Duration::from_secs(5);
 /// After pi exited with stdout still open: SIGKILL what is left of its group.
 const GROUP_SWEEP_AFTER: Duration = Duration::from_secs(2);
 /// How long to wait for pi's group to be gone after the run.
@@ -54,7 +54,7 @@ const TEXT_MODE_CAP: usize = 16 << 20;
 
 /// How stdout is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reading {
+pub(crate) enum Reading {
     /// LF-framed JSON events, parsed into a [`StreamState`].
     Events,
     /// Raw text (pi's `--print` mode), kept up to 16 MiB.
@@ -63,7 +63,7 @@ pub enum Reading {
 
 /// Something the supervisor hands the transport.
 #[derive(Debug)]
-pub enum Event<N> {
+pub(crate) enum Event<N> {
     Progress(Progress),
     /// `agent_end`; `failed`: the last model call failed (pi may retry it).
     AgentEnd {
@@ -154,32 +154,32 @@ impl Remote {
 
 /// What a transport may do from its callbacks.
 #[derive(Debug, Default)]
-pub struct Control {
+pub(crate) struct Control {
     stdin: Option<mpsc::Sender<Vec<u8>>>,
     stop: Option<StopReason>,
 }
 
 impl Control {
     /// Write a line (or any bytes) to pi's stdin; ignored once stdin is closed.
-    pub fn send(&mut self, bytes: impl Into<Vec<u8>>) {
+    pub(crate) fn send(&mut self, bytes: impl Into<Vec<u8>>) {
         if let Some(tx) = &self.stdin {
             let _ = tx.send(bytes.into());
         }
     }
 
     /// Close pi's stdin (RPC pi shuts down at EOF).
-    pub fn close_stdin(&mut self) {
+    pub(crate) fn close_stdin(&mut self) {
         self.stdin = None;
     }
 
     /// Stop pi's process group for `why` (the first reason wins).
-    pub fn stop(&mut self, why: StopReason) {
+    pub(crate) fn stop(&mut self, why: StopReason) {
         self.stop.get_or_insert(why);
     }
 }
 
 /// The part of a run that depends on how pwk talks to pi.
-pub trait Transport {
+pub(crate) trait Transport {
     /// A transport-specific fact found in a stdout line (sniffed on the reader thread).
     type Note: Send + 'static;
 
@@ -212,14 +212,14 @@ pub trait Transport {
 /// The turn budget the supervisor enforces: pi is stopped once turn `stop_after + 1`
 /// starts; `budget` is the number reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TurnLimit {
+pub(crate) struct TurnLimit {
     pub budget: u32,
     pub stop_after: u32,
 }
 
 /// The limits of one run.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Wall clock, counted from `start`.
     pub timeout: Option<Duration>,
     pub stall: Option<Duration>,
@@ -230,7 +230,7 @@ pub struct Limits {
 
 /// What to launch.
 #[derive(Debug, Clone, Copy)]
-pub struct Spawn<'a> {
+pub(crate) struct Spawn<'a> {
     pub program: &'a Path,
     pub args: &'a [String],
     pub cwd: &'a Path,
@@ -241,7 +241,7 @@ pub struct Spawn<'a> {
 
 /// Why stdout was not read to EOF.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Abandoned {
+pub(crate) enum Abandoned {
     /// pi exited and something outside its group kept stdout open past [`READER_GRACE`].
     AfterExit,
     /// pwk received this signal while pi had exited and stdout was still open.
@@ -250,7 +250,7 @@ pub enum Abandoned {
 
 /// Everything one supervised run produced.
 #[derive(Debug, Default)]
-pub struct Supervised {
+pub(crate) struct Supervised {
     /// The events parsed (when stdout was abandoned: what was parsed until then).
     pub state: StreamState,
     /// [`Reading::Text`]: what pi printed.
@@ -275,7 +275,7 @@ struct ReaderOut {
 }
 
 /// Run pi once under supervision. Never panics on pi's behaviour.
-pub fn supervise<T: Transport>(
+pub(crate) fn supervise<T: Transport>(
     spawn: Spawn<'_>,
     transport: &mut T,
     limits: Limits,

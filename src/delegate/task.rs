@@ -18,9 +18,9 @@ use super::session;
 use super::types::{ErrorCode, Progress, RunError, RunStatus, Usage};
 
 /// The default overall limit when the request has no `timeoutMs`.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// The default stall watchdog: no event from pi for this long while no tool runs.
-pub const DEFAULT_STALL: Duration = Duration::from_secs(5 * 60);
+pub(crate) const DEFAULT_STALL: Duration = Duration::from_secs(5 * 60);
 
 /// The one JSON document `pwk delegate` prints.
 #[derive(Debug, Serialize)]
@@ -161,7 +161,7 @@ impl DelegateResult {
 }
 
 /// How [`delegate_with`] runs a request.
-pub struct How<'a> {
+pub(crate) struct How<'a> {
     /// Plan only (`--dry-run`).
     pub dry_run: bool,
     /// Over RPC with no turn budget, so a caller can steer the running pi through
@@ -178,10 +178,10 @@ pub struct How<'a> {
     pub default_budget: super::budget::Budget,
 }
 
-/// [`delegate`] with the transport, remote control and progress sinks chosen by the
-/// caller (`pwk mcp` runs every task this way). The same validation, write lock and
-/// result document.
-pub fn delegate_with(
+/// Run one delegate request with the transport, remote control and progress sinks
+/// chosen by the caller (`pwk delegate` and `pwk mcp` run every task this way): the
+/// same validation, write lock and result document.
+pub(crate) fn delegate_with(
     map: &serde_json::Map<String, Value>,
     how: How<'_>,
     env: &crate::env::Env,
@@ -509,7 +509,7 @@ fn bullets(items: &[String], empty: &str) -> String {
 const REPORT_INSTRUCTIONS: &str = "## Report\nEnd your final answer with exactly one JSON object between these two marker lines, with nothing after the closing marker. Use null or [] for anything you did not do or observe; do not guess.\n---PI_TASK_REPORT---\n{\"summary\": \"<one paragraph: what you did and found>\", \"changedFiles\": [\"<path you changed>\"], \"validation\": [\"<check you ran> -> <result>\"], \"remainingIssue\": null, \"decisionNeeded\": null, \"writeScope\": [\"<paths you wrote>\"], \"scopeExceeded\": false, \"outOfScopeFindings\": [\"<issue outside the scope, not changed>\"]}\n---END_PI_TASK_REPORT---\n";
 
 /// The user prompt. The task's own text is inserted verbatim.
-pub fn build_prompt(t: &TaskRequest) -> String {
+pub(crate) fn build_prompt(t: &TaskRequest) -> String {
     let mut p = String::new();
     match t.action {
         Action::Delegate => {
@@ -578,7 +578,7 @@ pub fn build_prompt(t: &TaskRequest) -> String {
 /// The result for people (`pwk delegate --format human`): what happened, what
 /// changed, what is left, and how to continue. Text from pi and the request is
 /// escaped.
-pub fn human(r: &DelegateResult) -> String {
+pub(crate) fn human(r: &DelegateResult) -> String {
     use crate::text::{escape_block, escape_line};
     let mut out = String::new();
     let id = r.task_id.as_deref().map(escape_line).unwrap_or_default();

@@ -9,11 +9,11 @@ use super::{Discovery, Host, HostId, Layer, ResolvedRole, RoleFile, Shadowed};
 use crate::text::{escape_block, escape_line};
 
 /// Human output is laid out for this many columns when stdout is not a terminal.
-pub const WIDTH: usize = 100;
+pub(crate) const WIDTH: usize = 100;
 
 /// ANSI styling, off unless colour is allowed.
 #[derive(Debug, Clone, Copy)]
-pub struct Style {
+pub(crate) struct Style {
     pub color: bool,
     /// Columns to lay human output out in.
     pub width: usize,
@@ -27,23 +27,23 @@ impl Style {
             s.to_string()
         }
     }
-    pub fn bold(self, s: &str) -> String {
+    pub(crate) fn bold(self, s: &str) -> String {
         self.paint("1", s)
     }
-    pub fn red(self, s: &str) -> String {
+    pub(crate) fn red(self, s: &str) -> String {
         self.paint("31", s)
     }
-    pub fn yellow(self, s: &str) -> String {
+    pub(crate) fn yellow(self, s: &str) -> String {
         self.paint("33", s)
     }
-    pub fn dim(self, s: &str) -> String {
+    pub(crate) fn dim(self, s: &str) -> String {
         self.paint("2", s)
     }
 }
 
 /// One row of `pwk list`.
 #[derive(Debug, Clone, Serialize)]
-pub struct ListRow {
+pub(crate) struct ListRow {
     pub name: String,
     pub description: Option<String>,
     pub source: Layer,
@@ -61,7 +61,7 @@ pub struct ListRow {
 }
 
 /// The rows of `pwk list`, sorted by name (the effective definition first).
-pub fn list_rows(d: &Discovery, all: bool) -> Vec<ListRow> {
+pub(crate) fn list_rows(d: &Discovery, all: bool) -> Vec<ListRow> {
     let mut rows: Vec<(usize, ListRow)> = Vec::new();
     let by_path: std::collections::HashMap<&super::RolePath, &RoleFile> =
         d.files.iter().map(|f| (&f.path, f)).collect();
@@ -140,7 +140,7 @@ fn broken_note(host: Host, f: &RoleFile) -> String {
 
 /// The JSON document of `pwk list`.
 #[derive(Serialize)]
-pub struct ListJson<'a> {
+pub(crate) struct ListJson<'a> {
     pub version: u32,
     pub host: Host,
     /// The profile, with its version (`tintinweb@0.18`), and why it was chosen.
@@ -153,7 +153,7 @@ pub struct ListJson<'a> {
 }
 
 #[derive(Serialize)]
-pub struct SearchedJson {
+pub(crate) struct SearchedJson {
     pub source: Layer,
     pub path: String,
     pub recursive: bool,
@@ -163,7 +163,7 @@ pub struct SearchedJson {
     pub error: Option<String>,
 }
 
-pub fn searched(d: &Discovery) -> Vec<SearchedJson> {
+pub(crate) fn searched(d: &Discovery) -> Vec<SearchedJson> {
     d.sources
         .iter()
         .map(|s| SearchedJson {
@@ -177,7 +177,7 @@ pub fn searched(d: &Discovery) -> Vec<SearchedJson> {
         .collect()
 }
 
-pub fn root_display(d: &Discovery) -> String {
+pub(crate) fn root_display(d: &Discovery) -> String {
     if d.project_root == d.cwd {
         ".".to_string()
     } else {
@@ -224,7 +224,7 @@ fn wrap(first: &str, text: &str, indent: usize, width: usize) -> String {
 }
 
 /// `pwk list` for people.
-pub fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Style) -> String {
+pub(crate) fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Style) -> String {
     let width = style.width;
     let mut out = String::new();
     // Built-in roles a host cannot see are summed up in one note, not listed one by one.
@@ -409,7 +409,7 @@ fn searched_human(d: &Discovery) -> String {
 
 /// The JSON document of `pwk show`.
 #[derive(Serialize)]
-pub struct ShowJson<'a> {
+pub(crate) struct ShowJson<'a> {
     pub version: u32,
     pub host: Host,
     /// The profile, with its version (`tintinweb@0.18`), and why it was chosen.
@@ -435,7 +435,7 @@ pub struct ShowJson<'a> {
     pub provider_run: Option<serde_json::Value>,
 }
 
-pub fn frontmatter_text(role: &ResolvedRole) -> &str {
+pub(crate) fn frontmatter_text(role: &ResolvedRole) -> &str {
     match &role.doc.fences {
         Ok(f) => &role.doc.text[f.yaml.clone()],
         Err(_) => "",
@@ -443,7 +443,7 @@ pub fn frontmatter_text(role: &ResolvedRole) -> &str {
 }
 
 /// `pwk show` for people.
-pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -> String {
+pub(crate) fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -> String {
     let width = style.width;
     let cwd: &Path = &d.cwd;
     let mut out = String::new();
@@ -504,10 +504,10 @@ pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -
     field(
         &mut out,
         "runs on",
-        if rt.kind == "pi" {
-            "pi"
-        } else {
-            "an external CLI"
+        &match rt.kind {
+            "pi" => "pi".to_string(),
+            "host-cli" => format!("{} itself", d.host.label()),
+            _ => "an external CLI".to_string(),
         },
     );
     if let Some(cli) = &rt.cli {
@@ -560,11 +560,10 @@ pub fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -
         "max_turns",
         &format!("{turns} ({})", rt.max_turns.note),
     );
-    let model = rt
-        .model
-        .effective
-        .clone()
-        .unwrap_or_else(|| "pi's default".to_string());
+    let model = rt.model.effective.clone().unwrap_or_else(|| match rt.kind {
+        "host-cli" => format!("{}'s default", d.host.as_str()),
+        _ => "pi's default".to_string(),
+    });
     field(
         &mut out,
         "model",
@@ -643,7 +642,7 @@ fn link_label(link: &str) -> &str {
 }
 
 /// The JSON document of `pwk list` (also `pwk mcp`'s `list_roles`).
-pub fn list_doc(d: &Discovery, rows: &[ListRow]) -> serde_json::Value {
+pub(crate) fn list_doc(d: &Discovery, rows: &[ListRow]) -> serde_json::Value {
     serde_json::to_value(ListJson {
         version: 1,
         host: d.host,
@@ -658,7 +657,7 @@ pub fn list_doc(d: &Discovery, rows: &[ListRow]) -> serde_json::Value {
 }
 
 /// What `role` runs with (model, tools, thinking), as `pwk show` resolves it.
-pub fn runtime_of(
+pub(crate) fn runtime_of(
     d: &Discovery,
     role: &crate::discover::ResolvedRole,
     explicit_model: Option<&str>,
@@ -677,7 +676,7 @@ pub fn runtime_of(
 
 /// The JSON document of `pwk show` (also `pwk mcp`'s `show_role`); `provider_run`
 /// is how `pwk review`/`recon` run the role, when it is one of the contract's.
-pub fn show_doc(
+pub(crate) fn show_doc(
     d: &Discovery,
     role: &crate::discover::ResolvedRole,
     rt: &crate::discover::runtime::Runtime,

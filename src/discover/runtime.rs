@@ -23,17 +23,11 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{Host, HostId, ResolvedRole};
-use crate::pi::settings::{HerdrModels, PiDefaults, read_json};
-
-/// pi's default tool set when no allow-list is given.
-pub const PI_DEFAULT_TOOLS: [&str; 4] = ["read", "bash", "edit", "write"];
-/// pi's seven built-in tools (tintinweb's default).
-pub const ALL_BUILTIN_TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
-const MUTATING: [&str; 3] = ["bash", "edit", "write"];
+use crate::pi::settings::{PiDefaults, read_json};
 
 /// What `show` needs besides the role.
 #[derive(Debug, Clone)]
-pub struct RuntimeInputs<'a> {
+pub(crate) struct RuntimeInputs<'a> {
     pub host: Host,
     /// `--model` for this invocation.
     pub explicit_model: Option<&'a str>,
@@ -44,8 +38,9 @@ pub struct RuntimeInputs<'a> {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Runtime {
-    /// `pi`, or `external-cli` for an adapter that sets `cli`.
+pub(crate) struct Runtime {
+    /// `pi` (a pi host runs the child on pi), `host-cli` (a host with its own CLI
+    /// runs it itself), or `external-cli` for an adapter that sets `cli`.
     pub kind: &'static str,
     pub tools: Tools,
     pub thinking: Setting<String>,
@@ -59,7 +54,7 @@ pub struct Runtime {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Tools {
+pub(crate) struct Tools {
     /// The `tools` value as written; `None` when absent.
     pub declared: Option<Vec<String>>,
     /// The tools the child gets.
@@ -80,7 +75,7 @@ pub struct Tools {
 
 /// The MCP tools (pi's `mcp.json`) a role reaches on the pi generation that has them.
 #[derive(Debug, Clone, Serialize)]
-pub struct McpReach {
+pub(crate) struct McpReach {
     /// The pi versions this holds on (`>=1.0.4`).
     pub pi: String,
     /// What opens them: the gateway entries (`codemode`, `tool_search`), the
@@ -134,7 +129,7 @@ fn mcp_reach(fact: &crate::host::McpReach, list: Option<&[String]>) -> Option<Mc
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct Setting<T> {
+pub(crate) struct Setting<T> {
     pub value: Option<T>,
     /// Whether the host acts on the key.
     pub honoured: bool,
@@ -142,13 +137,13 @@ pub struct Setting<T> {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct CliRuntime {
+pub(crate) struct CliRuntime {
     pub cli: String,
     pub cli_model: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ModelResolution {
+pub(crate) struct ModelResolution {
     /// The model the chain settles on; `None` when pi picks (first model with credentials).
     pub effective: Option<String>,
     /// The link that decided.
@@ -159,7 +154,7 @@ pub struct ModelResolution {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ChainLink {
+pub(crate) struct ChainLink {
     /// `invocation`, `frontmatter`, `per-agent-config`, `global-config`, `parent-default`.
     pub link: &'static str,
     /// Where the value comes from, in words.
@@ -172,7 +167,7 @@ pub struct ChainLink {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum LinkStatus {
+pub(crate) enum LinkStatus {
     /// Nothing set here.
     Unset,
     /// This link decided.
@@ -186,7 +181,7 @@ pub enum LinkStatus {
 }
 
 impl LinkStatus {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             LinkStatus::Unset => "unset",
             LinkStatus::Decides => "decides",
@@ -198,7 +193,7 @@ impl LinkStatus {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ConfigFile {
+pub(crate) struct ConfigFile {
     /// As shown (relative to the current directory when under it).
     pub path: String,
     /// What pwk reads it for.
@@ -208,11 +203,20 @@ pub struct ConfigFile {
 }
 
 /// Resolve the runtime settings of `role` under `inputs.host`.
-pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runtime {
+pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runtime {
     let host = inputs.host;
     let r = &role.role;
     let mut config_files = Vec::new();
-    let settings = PiSettings::load(inputs, &mut config_files);
+    // pi's settings matter only where the child runs on pi.
+    let on_pi = host.host.is_pi();
+    let settings = if on_pi {
+        PiSettings::load(inputs, &mut config_files)
+    } else {
+        PiSettings {
+            default_model: None,
+            default_thinking: None,
+        }
+    };
     let raw_tools = role.doc.mapping().and_then(|m| m.get("tools"));
     // The host's own split of a `tools` string (Claude Code: white space too).
     let declared = match raw_tools.and_then(|n| n.as_str()) {
@@ -232,8 +236,19 @@ pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runti
         &role.doc.text,
         r.deny_tools.clone(),
     );
-    let thinking = thinking(host, role, &settings);
-    let max_turns = max_turns(host, role);
+    let thinking = match setting_key(host, "thinking") {
+        Some((key, fact)) if key != "thinking" => {
+            own_setting(host, role, key, fact, |n| n.as_str().map(str::to_string))
+        }
+        Some(_) => thinking(host, role, &settings),
+        None => unread_setting(host, role, "thinking", |n| n.as_str().map(str::to_string)),
+    };
+    let max_turns = match setting_key(host, "max-turns") {
+        Some((key, fact)) if key != "max_turns" => {
+            own_setting(host, role, key, fact, |n| n.to_json().as_u64())
+        }
+        _ => max_turns(host, role),
+    };
     let (kind, model, cli) = match &r.cli {
         Some(cli) => {
             let mut notes = vec![format!(
@@ -261,20 +276,12 @@ pub fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -> Runti
             )
         }
         None => {
-            let herdr = match host.host {
-                HostId::Pwk | HostId::Herdr => {
-                    Some(HerdrConfig::load(inputs, &role.name, &mut config_files))
-                }
-                HostId::Tintinweb
-                | HostId::Nicobailon
-                | HostId::ClaudeCode
-                | HostId::Gemini
-                | HostId::Copilot
-                | HostId::Opencode
-                | HostId::PiExample => None,
-            };
+            let herdr = host
+                .model_config
+                .as_ref()
+                .map(|c| HerdrConfig::load(c, inputs, &role.name, &mut config_files));
             (
-                "pi",
+                if on_pi { "pi" } else { "host-cli" },
                 model_chain(role, inputs, herdr.as_ref(), &settings),
                 None,
             )
@@ -407,7 +414,16 @@ fn tools(
             }
         }
     };
-    let mutating = effective.iter().any(|t| MUTATING.contains(&t.as_str()));
+    // In pi's vocabulary: Claude Code's `Bash` is pi's `bash`.
+    let mutating = effective.iter().any(|t| {
+        let pi = crate::host::pi_mutating_tools();
+        pi.contains(&t.as_str())
+            || host
+                .tools
+                .pi_names(t)
+                .iter()
+                .any(|n| pi.contains(&n.as_str()))
+    });
     if mutating {
         note.push_str("; can change files (bash, edit or write)");
     }
@@ -434,6 +450,86 @@ fn tools(
         deny_tools: deny,
         note,
         mcp,
+    }
+}
+
+/// The key that carries `setting` under `host` (its profile's `setting` tags; the
+/// portable profile's keys are the role schema's own names), with its fact.
+fn setting_key(host: Host, setting: &str) -> Option<(&'static str, &'static crate::host::KeyFact)> {
+    if host.is_portable() {
+        let key = match setting {
+            "thinking" => "thinking",
+            "max-turns" => "max_turns",
+            "model" => "model",
+            _ => return None,
+        };
+        return host.keys.get_key_value(key).map(|(k, f)| (k.as_str(), f));
+    }
+    host.keys
+        .iter()
+        .find(|(_, f)| f.setting.as_deref() == Some(setting))
+        .map(|(k, f)| (k.as_str(), f))
+}
+
+/// A setting the host reads under a key of its own (Claude Code `effort`,
+/// `maxTurns`; OpenCode `steps`), as its profile describes it.
+fn own_setting<T>(
+    host: Host,
+    role: &ResolvedRole,
+    key: &str,
+    fact: &crate::host::KeyFact,
+    value: impl Fn(&crate::role::Node) -> Option<T>,
+) -> Setting<T> {
+    let label = host.label();
+    let default = fact.default.as_deref().unwrap_or("the host's default");
+    match role.doc.mapping().and_then(|m| m.get(key)) {
+        Some(node) => match value(node) {
+            Some(v) => Setting {
+                value: Some(v),
+                honoured: true,
+                note: format!("`{key}`, honoured by {label}"),
+            },
+            None => Setting {
+                value: None,
+                honoured: false,
+                note: format!(
+                    "`{key}` is {}: {label} does not take it (`pwk lint` says why)",
+                    node.to_json()
+                ),
+            },
+        },
+        None => Setting {
+            value: None,
+            honoured: true,
+            note: format!("not set (`{key}`): {default}"),
+        },
+    }
+}
+
+/// A setting the host does not read from a role file at all (pi's example
+/// extension and thinking, Copilot and turns): what the role says is ignored.
+fn unread_setting<T>(
+    host: Host,
+    role: &ResolvedRole,
+    key: &str,
+    value: impl Fn(&crate::role::Node) -> Option<T>,
+) -> Setting<T> {
+    let label = host.label();
+    let why = match host.instead.get(key) {
+        Some(i) => format!("{label} reads no {key} from a role file ({i})"),
+        None => format!("{label} reads no {key} from a role file"),
+    };
+    match role.doc.mapping().and_then(|m| m.get(key)) {
+        Some(node) => Setting {
+            value: value(node),
+            honoured: false,
+            note: format!("ignored: {why}"),
+        },
+        None => Setting {
+            value: None,
+            honoured: true,
+            note: format!("not set: {why}"),
+        },
     }
 }
 
@@ -552,12 +648,25 @@ fn model_chain(
             status: LinkStatus::Unset,
             note: None,
         },
-        ChainLink {
-            link: "frontmatter",
-            from: format!("`model` in {path}"),
-            value: role.role.model.clone(),
-            status: LinkStatus::Unset,
-            note: None,
+        match setting_key(host, "model") {
+            Some((key, _)) => ChainLink {
+                link: "frontmatter",
+                from: format!("`{key}` in {path}"),
+                value: role.role.model.clone(),
+                status: LinkStatus::Unset,
+                note: None,
+            },
+            // A host that takes the model per call only (subagents-lite).
+            None => ChainLink {
+                link: "frontmatter",
+                from: format!("`model` in {path}"),
+                value: None,
+                status: LinkStatus::NotRead,
+                note: Some(match host.instead.get("model") {
+                    Some(i) => i.clone(),
+                    None => format!("{} reads no model from a role file", host.label()),
+                }),
+            },
         },
     ];
     let not_read = |link: &'static str, what: &str| {
@@ -579,14 +688,14 @@ fn model_chain(
         Some(cfg) => {
             links.push(ChainLink {
                 link: "per-agent-config",
-                from: format!("`models.agents.{}` in {}", role.name, cfg.display),
+                from: format!("`{}` in {}", cfg.per_agent_key, cfg.display),
                 value: cfg.per_agent.clone(),
                 status: LinkStatus::Unset,
                 note: cfg.problem.clone(),
             });
             links.push(ChainLink {
                 link: "global-config",
-                from: format!("`models.default` in {}", cfg.display),
+                from: format!("`{}` in {}", cfg.default_key, cfg.display),
                 value: cfg.default.clone(),
                 status: LinkStatus::Unset,
                 note: cfg.problem.clone(),
@@ -601,7 +710,17 @@ fn model_chain(
         link: "parent-default",
         from: match &settings.default_model {
             Some((_, from)) => format!("`defaultProvider`/`defaultModel` in {from}"),
-            None => "pi's default: the first model with credentials".to_string(),
+            None if host.host.is_pi() => {
+                "pi's default: the first model with credentials".to_string()
+            }
+            // A host with its own CLI: its profile's default for `model`.
+            None => format!(
+                "{}'s default: {}",
+                host.label(),
+                setting_key(host, "model")
+                    .and_then(|(_, f)| f.default.clone())
+                    .unwrap_or_else(|| "the parent's model".to_string())
+            ),
         },
         value: settings.default_model.as_ref().map(|(m, _)| m.clone()),
         status: LinkStatus::Unset,
@@ -640,10 +759,16 @@ fn model_chain(
         .value
         .clone()
         .filter(|v| unusable_reason(v).is_none());
-    let mut notes = vec![
+    let mut notes = vec![if host.host.is_pi() {
         "model ids are not checked against pi's model registry; an unknown id falls back to the parent's model under tintinweb and makes nicobailon refuse the role"
-            .to_string(),
-    ];
+            .to_string()
+    } else {
+        format!(
+            "model ids are not checked against {}'s models; one it cannot resolve: it {}",
+            host.label(),
+            host.unresolvable_model.note
+        )
+    }];
     if links[decided].link == "frontmatter" {
         match host.host {
             HostId::Tintinweb => notes.push(
@@ -664,34 +789,43 @@ fn model_chain(
     }
 }
 
-/// pi-herdr-agents' `config.json`.
+/// The host's model-defaults file (its profile's `model_config`: pi-herdr-agents'
+/// `herdr-agents/config.json`), as read for one role.
 struct HerdrConfig {
     display: String,
+    /// Where the role's own model and the default sit in it, as written there.
+    per_agent_key: String,
+    default_key: String,
     per_agent: Option<String>,
     default: Option<String>,
     problem: Option<String>,
 }
 
 impl HerdrConfig {
-    fn load(inputs: &RuntimeInputs<'_>, name: &str, files: &mut Vec<ConfigFile>) -> HerdrConfig {
-        let Some(dir) = inputs.agent_dir else {
-            return HerdrConfig {
-                display: "herdr-agents/config.json (no agent directory: HOME is not set)"
-                    .to_string(),
-                per_agent: None,
-                default: None,
-                problem: None,
-            };
-        };
-        let path = crate::pi::settings::herdr_config_path(dir);
-        let display = crate::context::display_path(inputs.cwd, &path);
+    fn load(
+        config: &'static crate::host::ModelConfig,
+        inputs: &RuntimeInputs<'_>,
+        name: &str,
+        files: &mut Vec<ConfigFile>,
+    ) -> HerdrConfig {
         let mut cfg = HerdrConfig {
-            display: display.clone(),
+            display: config
+                .file
+                .replace("{agent_dir}/", "")
+                .replace("{home}/", "~/"),
+            per_agent_key: config.per_agent.replace("<role>", name),
+            default_key: config.default.clone(),
             per_agent: None,
             default: None,
             problem: None,
         };
-        let purpose = "per-agent and global model defaults";
+        let Some(path) = config.locate(None, inputs.agent_dir, inputs.cwd) else {
+            cfg.display = format!("{} (no agent directory: HOME is not set)", cfg.display);
+            return cfg;
+        };
+        let display = crate::display::display_path(inputs.cwd, &path);
+        cfg.display = display.clone();
+        let purpose = config.note.as_str();
         match read_json(&path) {
             Ok(None) => files.push(ConfigFile {
                 path: display,
@@ -707,9 +841,8 @@ impl HerdrConfig {
                 });
             }
             Ok(Some(json)) => {
-                let models = HerdrModels::from_json(&json, name);
-                cfg.per_agent = models.per_agent;
-                cfg.default = models.default;
+                cfg.per_agent = crate::host::ModelConfig::lookup(&config.per_agent, name, &json);
+                cfg.default = crate::host::ModelConfig::lookup(&config.default, name, &json);
                 files.push(ConfigFile {
                     path: display,
                     purpose,
@@ -735,7 +868,7 @@ impl PiSettings {
         let mut model: Option<(String, String)> = None;
         let mut thinking: Option<(String, String)> = None;
         for path in paths {
-            let display = crate::context::display_path(inputs.cwd, &path);
+            let display = crate::display::display_path(inputs.cwd, &path);
             let purpose = "pi's default model and thinking level";
             match read_json(&path) {
                 Ok(None) => files.push(ConfigFile {

@@ -1,13 +1,12 @@
 //! Listing the `*.md` files of an agents directory, in sorted order.
 //!
 //! Only names are collected here; every file is later opened through
-//! `role::source::read_role_file`, which refuses symlinks and non-regular files
+//! `fs::read::read_role_file`, which refuses symlinks and non-regular files
 //! without blocking. Recursion never follows a symlinked directory, is bounded in
-//! depth, and skips `skills/` at the top of a `.agents/` tree (nicobailon does too).
+//! depth, and skips the sub-directories the host's profile says its scan leaves out
+//! (`skip_dirs`: nicobailon's `skills/` at the top of a `.agents/` tree).
 
 use std::path::{Path, PathBuf};
-
-use super::DirKind;
 
 /// How deep a recursive scan goes below its directory.
 const MAX_DEPTH: usize = 12;
@@ -16,7 +15,7 @@ const MAX_FILES: usize = 10_000;
 
 /// What one directory holds.
 #[derive(Debug, Default)]
-pub struct Listing {
+pub(super) struct Listing {
     pub exists: bool,
     /// Why (part of) it could not be listed.
     pub error: Option<String>,
@@ -24,7 +23,7 @@ pub struct Listing {
     pub files: Vec<PathBuf>,
 }
 
-pub fn list_md_files(dir: &Path, recursive: bool, kind: DirKind) -> Listing {
+pub(super) fn list_md_files(dir: &Path, recursive: bool, skip_dirs: &[String]) -> Listing {
     let mut listing = Listing::default();
     match std::fs::metadata(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return listing,
@@ -40,8 +39,7 @@ pub fn list_md_files(dir: &Path, recursive: bool, kind: DirKind) -> Listing {
         }
         Ok(_) => listing.exists = true,
     }
-    let skip_skills = matches!(kind, DirKind::ProjectDotAgents | DirKind::HomeAgents);
-    walk(dir, dir, recursive, skip_skills, 0, &mut listing);
+    walk(dir, dir, recursive, skip_dirs, 0, &mut listing);
     listing.files.sort();
     listing
 }
@@ -50,7 +48,7 @@ fn walk(
     top: &Path,
     dir: &Path,
     recursive: bool,
-    skip_skills: bool,
+    skip_dirs: &[String],
     depth: usize,
     out: &mut Listing,
 ) {
@@ -84,7 +82,7 @@ fn walk(
         // `file_type` comes from the directory entry and does not follow symlinks.
         let is_dir = file_type.is_some_and(|t| t.is_dir());
         if is_dir && recursive {
-            if skip_skills && dir == top && name == "skills" {
+            if dir == top && skip_dirs.iter().any(|s| name.to_str() == Some(s.as_str())) {
                 continue;
             }
             if depth + 1 > MAX_DEPTH {
@@ -96,7 +94,7 @@ fn walk(
                 });
                 continue;
             }
-            walk(top, &path, recursive, skip_skills, depth + 1, out);
+            walk(top, &path, recursive, skip_dirs, depth + 1, out);
             continue;
         }
         if Path::new(&name).extension().is_some_and(|e| e == "md") {

@@ -9,7 +9,7 @@ use crate::role::schema;
 
 /// What kind of role to scaffold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// One bounded responsibility; never spawns; read-only tools.
     Leaf,
     /// Owns a multi-stage child session; may delegate.
@@ -19,7 +19,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Kind::Leaf => "leaf",
             Kind::Coordinator => "coordinator",
@@ -31,17 +31,17 @@ impl Kind {
 /// Why a role name is not a slug.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{name}` is not a valid role name: {reason}{}", .suggestion.as_ref().map(|s| format!(" (try `{s}`)")).unwrap_or_default())]
-pub struct NameError {
+pub(crate) struct NameError {
     pub name: String,
     pub reason: &'static str,
     pub suggestion: Option<String>,
 }
 
 /// The longest role name accepted.
-pub const MAX_NAME_LEN: usize = 64;
+pub(crate) const MAX_NAME_LEN: usize = 64;
 
 /// Check that `name` is a slug: lowercase letters and digits in hyphen-separated words.
-pub fn validate_name(name: &str) -> Result<(), NameError> {
+pub(crate) fn validate_name(name: &str) -> Result<(), NameError> {
     let fail = |reason| {
         Err(NameError {
             name: name.to_string(),
@@ -241,7 +241,7 @@ fn first_sentence(s: &str) -> &str {
 }
 
 /// The complete template for a new role.
-pub fn render(name: &str, kind: Kind) -> String {
+pub(crate) fn render(name: &str, kind: Kind) -> String {
     let schema = schema::schema();
     let props = schema["properties"].as_object();
     let mut keys: Vec<&str> = ORDER

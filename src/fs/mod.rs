@@ -1,5 +1,5 @@
-//! The one filesystem layer (Unix only): one bounded reader ([`read`]) and one
-//! descriptor-based writer ([`write`]) for every file pwk reads as input or
+//! The one filesystem layer (Unix only): one bounded reader ([`mod@read`]) and one
+//! descriptor-based writer ([`mod@write`]) for every file pwk reads as input or
 //! writes — `pwk setup`, `pwk new`, `lint --fix`, `--write-baseline`, `convert`.
 //!
 //! ## Trust anchors
@@ -12,11 +12,20 @@
 //! - a path inside the project root is anchored at the project root, so a
 //!   symlinked `.agents`, `.agents/agents`, `.pi`, `.pi/agents` or `--out`
 //!   directory is refused, whoever named it;
-//! - a path outside the project is anchored at the directory the user named
-//!   (`pwk lint --fix ../other`, `convert --out /tmp/x`), or at the directory of
-//!   the file the user named; below it, no link is followed;
+//! - a path outside the project is written only when the user chose it
+//!   ([`NamedBy::User`]: a path argument, `--baseline`, `--out`, `--agents-dir`),
+//!   anchored at the directory the user named (`pwk lint --fix ../other`,
+//!   `convert --out /tmp/x`) or at the directory of the file the user named; below
+//!   it, no link is followed;
+//! - a path a configuration key (`baseline`, the files `paths` selects) or a
+//!   request field names must lie beneath the project root: anything else is
+//!   refused, naming the key and where it is set ([`SafeWriteError::Outside`]);
 //! - `a/../b` in a path the user gave is refused (its meaning depends on whether
 //!   `a` is a link); leading `..` are resolved against the current directory.
+//!
+//! This is the one confinement check: [`Anchors::open_parent`] (and
+//! [`Anchors::open_dir`]) are the only way to a [`SafeDir`], so every write —
+//! `setup`, `new`, `lint --fix`, `--write-baseline`, `convert` — passes it.
 //!
 //! A file read in order to be rewritten is read through the same directory
 //! descriptor the write uses ([`SafeDir::inspect`]), so a file reached through a
@@ -32,16 +41,73 @@ compile_error!(
     "pwk's filesystem layer is Unix-only: it relies on openat/O_NOFOLLOW/renameat/flock to write files safely"
 );
 
-pub mod read;
-pub mod write;
+pub(crate) mod read;
+#[cfg(test)]
+mod replace_tests;
+pub(crate) mod root;
+pub(crate) mod trust;
+pub(crate) mod write;
 
 use std::path::{Component, Path, PathBuf};
 
-pub use read::{Kind, ReadError, file_type_name, read_at, read_role_file, read_stream};
-pub use write::{
-    Existing, Hooks, Ident, Inspect, NoHooks, Refusal, Replace, SafeDir, SafeWriteError, Step,
-    WriteOptions, check_name,
+pub(crate) use trust::trusted_dir;
+
+pub(crate) use read::{Kind, ReadError, read_stream};
+pub(crate) use write::{
+    Expected, Hooks, Inspect, NoHooks, Replace, SafeDir, SafeWriteError, WriteOptions,
 };
+
+/// Who named a path pwk is about to write, for the confinement rule and for a
+/// refusal's message ([`Anchors::open_parent`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum NamedBy {
+    /// pwk chose it below the project root (an agents directory, the default
+    /// `pwk-baseline.json`).
+    #[default]
+    Pwk,
+    /// The user, on the command line or in the environment (`--baseline`, `--out`,
+    /// a path argument, `--agents-dir`, `PI_CODING_AGENT_DIR`): it may lie outside
+    /// the project, anchored at the path the user named ([`Anchors::new`]'s `named`).
+    User(String),
+    /// A key of a configuration file (`baseline`, the files `paths` selects): only
+    /// beneath the project root.
+    Config {
+        /// The key (`baseline`, `paths`).
+        key: &'static str,
+        /// Where it is set, `file:line:col` as shown to the user.
+        at: String,
+        /// What to do instead.
+        help: Option<String>,
+    },
+    /// A field of a request (MCP, LSP, `delegate --request`): only beneath the
+    /// project root.
+    Request(String),
+}
+
+impl NamedBy {
+    /// Whether the user chose the path (it may be anchored at what they named).
+    fn is_user(&self) -> bool {
+        matches!(self, NamedBy::User(_))
+    }
+
+    /// Why a path outside the project is refused, after "`path` is outside the
+    /// project `root`".
+    fn refusal(&self) -> String {
+        match self {
+            NamedBy::Pwk => "and was not named on the command line".into(),
+            NamedBy::User(what) => {
+                format!("and no path named on the command line holds it (it came from {what})")
+            }
+            NamedBy::Config { key, at, help } => format!(
+                "and was named by `{key}` at {at}: a configuration only names files in its project{}",
+                help.as_ref().map(|h| format!(" ({h})")).unwrap_or_default()
+            ),
+            NamedBy::Request(field) => format!(
+                "and was named by the request's `{field}`: a request only names files in the project"
+            ),
+        }
+    }
+}
 
 /// The trust anchors of one command: the project root, and the paths the user
 /// named (files or directories, used for paths outside the project).
@@ -63,7 +129,8 @@ pub struct Split {
 
 impl Anchors {
     /// `root` is the project root; `named` the paths the user gave (relative to
-    /// `cwd` or absolute).
+    /// `cwd` or absolute): the files and directories a [`NamedBy::User`] path
+    /// outside the project may be written beneath.
     pub fn new(cwd: &Path, root: &Path, named: &[PathBuf]) -> Anchors {
         let norm = |p: &Path| normalize(cwd, p).unwrap_or_else(|_| cwd.join(p));
         Anchors {
@@ -78,8 +145,36 @@ impl Anchors {
         &self.root
     }
 
-    /// Where `path` is anchored (see the module documentation).
-    pub fn split(&self, path: &Path) -> Result<Split, SafeWriteError> {
+    /// The anchor of the absolute path `abs` whose directory is `parent`: the
+    /// project root when it lies beneath it; else, for a path the user chose, the
+    /// deepest named directory holding it (or the directory of the named file it
+    /// is); else none.
+    fn anchor_of(&self, abs: &Path, parent: &Path, user: bool) -> Option<PathBuf> {
+        if parent.starts_with(&self.root) {
+            return Some(self.root.clone());
+        }
+        if !user {
+            return None;
+        }
+        self.named
+            .iter()
+            .filter_map(|n| {
+                if parent.starts_with(n) {
+                    Some(n.clone())
+                } else if abs == n {
+                    Some(parent.to_path_buf())
+                } else {
+                    None
+                }
+            })
+            .max_by_key(|n| n.components().count())
+    }
+
+    /// Where `path` is anchored (see the module documentation). The one
+    /// confinement check of every write: a path beneath the project root, or one
+    /// the user chose beneath a path they named; anything else is refused with
+    /// what named it ([`SafeWriteError::Outside`]).
+    pub fn split(&self, path: &Path, by: &NamedBy) -> Result<Split, SafeWriteError> {
         let abs = normalize(&self.cwd, path)?;
         let name = abs
             .file_name()
@@ -90,16 +185,12 @@ impl Anchors {
             })?
             .to_string();
         let parent = abs.parent().unwrap_or(Path::new("/"));
-        let anchor = if parent.starts_with(&self.root) {
-            self.root.clone()
-        } else {
-            // The deepest named directory holding it, else its own directory.
-            self.named
-                .iter()
-                .filter(|n| parent.starts_with(n))
-                .max_by_key(|n| n.components().count())
-                .cloned()
-                .unwrap_or_else(|| parent.to_path_buf())
+        let Some(anchor) = self.anchor_of(&abs, parent, by.is_user()) else {
+            return Err(SafeWriteError::Outside {
+                path: abs.clone(),
+                root: self.root.clone(),
+                why: by.refusal(),
+            });
         };
         let dirs = parent
             .strip_prefix(&anchor)
@@ -117,10 +208,11 @@ impl Anchors {
     pub fn open_parent(
         &self,
         path: &Path,
+        by: &NamedBy,
         create: bool,
         hooks: &mut dyn Hooks,
     ) -> Result<Option<(SafeDir, String)>, SafeWriteError> {
-        let split = self.split(path)?;
+        let split = self.split(path, by)?;
         let shown = path
             .parent()
             .map(Path::to_path_buf)
@@ -154,15 +246,35 @@ impl Anchors {
         }
         Ok(Some((dir.with_display_path(shown), split.name)))
     }
+
+    /// Open the directory `dir` itself as [`Anchors::open_parent`] opens a file's
+    /// (the same check; `dir` named by `by`).
+    pub fn open_dir(
+        &self,
+        dir: &Path,
+        by: &NamedBy,
+        create: bool,
+        hooks: &mut dyn Hooks,
+    ) -> Result<Option<SafeDir>, SafeWriteError> {
+        let Some((parent, name)) = self.open_parent(dir, by, create, hooks)? else {
+            return Ok(None);
+        };
+        Ok(parent
+            .open_child(&name, create, hooks)?
+            .map(|d| d.with_display_path(dir.to_path_buf())))
+    }
 }
 
 impl Anchors {
     /// The first symbolic link on the way from `dir`'s anchor to `dir` itself
-    /// (`dir` included), as a path: a directory a walk must not enter.
+    /// (`dir` included), as a path: a directory a walk must not enter. `None`
+    /// for a directory outside the project and every named path.
     pub fn symlink_on_the_way(&self, dir: &Path) -> Option<PathBuf> {
-        let split = self.split(&dir.join("x")).ok()?;
-        let mut at = split.anchor;
-        for d in split.dirs {
+        let abs = normalize(&self.cwd, &dir.join("x")).ok()?;
+        let parent = abs.parent()?;
+        let anchor = self.anchor_of(&abs, parent, true)?;
+        let mut at = anchor.clone();
+        for d in parent.strip_prefix(&anchor).ok()?.components() {
             at.push(d);
             if std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
                 return Some(at);
@@ -177,7 +289,7 @@ impl Anchors {
 /// paths: `Path::parent` parses components, ~10x the cost. The directory's bytes are
 /// `path.parent()`'s only when written plainly (no `//`, `/./`, trailing `/`, and not
 /// empty for a rooted path): callers compare them only where that holds.
-pub fn plain_parent(path: &Path) -> Option<(&[u8], &[u8])> {
+pub(crate) fn plain_parent(path: &Path) -> Option<(&[u8], &[u8])> {
     let all = path.as_os_str().as_encoded_bytes();
     let i = all.iter().rposition(|&b| b == b'/')?;
     let name = &all[i + 1..];
@@ -187,7 +299,7 @@ pub fn plain_parent(path: &Path) -> Option<(&[u8], &[u8])> {
 /// `path` made absolute against `cwd`, `.` dropped, leading `..` resolved
 /// lexically against `cwd` (the current directory is a real path); a `..` after a
 /// component the user gave (`a/../b`) is refused.
-pub fn normalize(cwd: &Path, path: &Path) -> Result<PathBuf, SafeWriteError> {
+pub(crate) fn normalize(cwd: &Path, path: &Path) -> Result<PathBuf, SafeWriteError> {
     // `cwd.join(p)` (how commands make paths absolute) is `p` again.
     let path = path.strip_prefix(cwd).unwrap_or(path);
     let mut out = if path.is_absolute() {
@@ -232,22 +344,11 @@ fn lexical(p: &Path) -> PathBuf {
     out
 }
 
-/// The identity of a file (device and inode), without following a link at the
-/// last component (a symlink is a file of its own, reported as such): one file
-/// named two ways (`a.md`, `./a.md`, `../p/a.md`) is one file. `None` when it
-/// cannot be looked at.
-pub fn identity_nofollow(path: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::symlink_metadata(path)
-        .ok()
-        .map(|m| (m.dev(), m.ino()))
-}
-
 /// `path` (absolute or relative to `cwd`) as a comparable absolute path: the
 /// directory holding it resolved (`..` and links in it, as the kernel resolves
 /// them), the final name kept. Falls back to a lexical form when the directory
 /// cannot be resolved.
-pub fn canonical_dir_path(cwd: &Path, path: &Path) -> PathBuf {
+pub(crate) fn canonical_dir_path(cwd: &Path, path: &Path) -> PathBuf {
     let abs = if path.is_absolute() {
         path.to_path_buf()
     } else {
@@ -262,6 +363,25 @@ pub fn canonical_dir_path(cwd: &Path, path: &Path) -> PathBuf {
     }
 }
 
+/// The first symbolic link on the way from the project `root` to `dir` (`dir`
+/// included; `None` for a directory outside the project). Every front end that
+/// reads the project's roles — lint and its `--fix`/`--diff`/baseline, list, show,
+/// the language server, the MCP server — skips such a directory and reports it
+/// ([`linked_dir_message`]): a cloned repository's `.agents -> /elsewhere` must not
+/// make pwk read (or write) another tree as the project's roles.
+pub(crate) fn linked_dir(cwd: &Path, root: &Path, dir: &Path) -> Option<PathBuf> {
+    crate::fs::Anchors::new(cwd, root, &[]).symlink_on_the_way(dir)
+}
+
+/// What a front end says about a directory reached through the symbolic link
+/// `link` (shown relative to `cwd`).
+pub(crate) fn linked_dir_message(cwd: &Path, link: &Path) -> String {
+    format!(
+        "`{}` is a symbolic link; pwk does not read or write the project's roles through one (make it a real directory, or name the target directory on the command line)",
+        crate::display::display_path(cwd, link)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,24 +391,52 @@ mod tests {
         let a = Anchors::new(
             Path::new("/p/sub"),
             Path::new("/p"),
-            &[PathBuf::from("../../q")],
+            &[PathBuf::from("../../q"), PathBuf::from("/n/file.json")],
         );
-        let s = a.split(Path::new("../.agents/agents/r.md")).unwrap();
-        assert_eq!(s.anchor, Path::new("/p"));
-        assert_eq!(s.dirs, [".agents", "agents"]);
-        assert_eq!(s.name, "r.md");
-        // Outside the project: the named directory is the anchor.
-        let s = a.split(Path::new("/q/x/r.md")).unwrap();
+        let user = NamedBy::User("--out".into());
+        let config = NamedBy::Config {
+            key: "baseline",
+            at: "pwk.toml:1:12".into(),
+            help: None,
+        };
+        // Inside the project: the root, whoever named it.
+        for by in [
+            &user,
+            &config,
+            &NamedBy::Pwk,
+            &NamedBy::Request("paths".into()),
+        ] {
+            let s = a.split(Path::new("../.agents/agents/r.md"), by).unwrap();
+            assert_eq!(s.anchor, Path::new("/p"));
+            assert_eq!(s.dirs, [".agents", "agents"]);
+            assert_eq!(s.name, "r.md");
+        }
+        // Outside, chosen by the user: the named directory, or the named file's own.
+        let s = a.split(Path::new("/q/x/r.md"), &user).unwrap();
         assert_eq!(s.anchor, Path::new("/q"));
         assert_eq!(s.dirs, ["x"]);
-        // Outside and not named: its own directory.
-        let s = a.split(Path::new("/z/r.md")).unwrap();
-        assert_eq!(s.anchor, Path::new("/z"));
-        assert!(s.dirs.is_empty());
-        assert!(a.split(Path::new("a/../b.md")).is_err());
-        assert!(a.split(Path::new("/p/sub/a/../b.md")).is_err());
+        let s = a.split(Path::new("/n/file.json"), &user).unwrap();
+        assert_eq!((s.anchor.as_path(), s.dirs.len()), (Path::new("/n"), 0));
+        // Outside and named by no one, or by a configuration or a request: refused,
+        // with what named it.
+        assert!(matches!(
+            a.split(Path::new("/z/r.md"), &user),
+            Err(SafeWriteError::Outside { .. })
+        ));
+        for by in [&config, &NamedBy::Pwk, &NamedBy::Request("paths".into())] {
+            let e = a.split(Path::new("/q/x/r.md"), by).unwrap_err();
+            assert!(matches!(e, SafeWriteError::Outside { .. }), "{e}");
+        }
+        let e = a.split(Path::new("../../q/r.md"), &config).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("named by `baseline` at pwk.toml:1:12"),
+            "{e}"
+        );
+        assert!(a.split(Path::new("a/../b.md"), &user).is_err());
+        assert!(a.split(Path::new("/p/sub/a/../b.md"), &user).is_err());
         // What a command made absolute with `cwd.join`: leading `..` still resolve.
-        let s = a.split(Path::new("/p/sub/../../q/r.md")).unwrap();
+        let s = a.split(Path::new("/p/sub/../../q/r.md"), &user).unwrap();
         assert_eq!(
             (s.anchor.as_path(), s.name.as_str()),
             (Path::new("/q"), "r.md")
@@ -337,12 +485,12 @@ mod tests {
         std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
         let anchors = Anchors::new(&root, &root, &[]);
         let err = anchors
-            .open_parent(&root.join("link/a.md"), false, &mut NoHooks)
+            .open_parent(&root.join("link/a.md"), &NamedBy::Pwk, false, &mut NoHooks)
             .unwrap_err();
         assert!(matches!(err, SafeWriteError::Symlink { .. }), "{err}");
         std::fs::hard_link(root.join("real/a.md"), root.join("real/b.md")).unwrap();
         let (d, name) = anchors
-            .open_parent(&root.join("real/a.md"), false, &mut NoHooks)
+            .open_parent(&root.join("real/a.md"), &NamedBy::Pwk, false, &mut NoHooks)
             .unwrap()
             .unwrap();
         let err = d

@@ -6,11 +6,9 @@
 //! a symlink: [`Kind::follows_final_link`]), checked with `fstat` to be a regular
 //! file, and read through that one descriptor with a hard size cap, so a FIFO,
 //! a device, a socket, a symlink or an endless file can't stall or exhaust pwk.
-//! [`read_at`] reads a name in a directory that was opened without following
-//! links ([`super::SafeDir`]): the read a later write goes through.
 
 use std::io::Read;
-use std::os::fd::{BorrowedFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::path::Path;
 
 use rustix::fs::{FileType, Mode, OFlags};
@@ -38,7 +36,7 @@ pub enum Kind {
 }
 
 /// Role files larger than this are refused (hosts would choke on them too).
-pub const MAX_ROLE_FILE_BYTES: u64 = 1024 * 1024;
+pub(crate) const MAX_ROLE_FILE_BYTES: u64 = 1024 * 1024;
 
 impl Kind {
     /// The most bytes a file of this kind may hold.
@@ -77,7 +75,7 @@ impl Kind {
 
 /// Why a path could not be read.
 #[derive(Debug, thiserror::Error)]
-pub enum ReadError {
+pub(crate) enum ReadError {
     #[error("is a symbolic link; pwk reads {} only directly", .0.noun_plural())]
     Symlink(Kind),
     #[error("is not a regular file ({0})")]
@@ -105,7 +103,7 @@ impl Kind {
 }
 
 /// A human name for a file type, for messages.
-pub fn file_type_name(ft: FileType) -> &'static str {
+pub(crate) fn file_type_name(ft: FileType) -> &'static str {
     match ft {
         FileType::RegularFile => "regular file",
         FileType::Directory => "directory",
@@ -137,7 +135,7 @@ fn opened(r: Result<OwnedFd, rustix::io::Errno>, kind: Kind) -> Result<OwnedFd, 
 }
 
 /// Read `path` as a `kind` file: a regular file, at most `kind.cap()` bytes.
-pub fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, ReadError> {
     let fd = opened(rustix::fs::open(path, flags(kind), Mode::empty()), kind)?;
     read_fd(fd, kind)
 }
@@ -145,7 +143,7 @@ pub fn read(path: &Path, kind: Kind) -> Result<Vec<u8>, ReadError> {
 /// Open `path` as a `kind` file for streaming: the same open and `fstat` checks as
 /// [`read`], and a reader that fails with [`ReadError::TooLarge`] once more than
 /// `kind.cap()` bytes came (a file that grows while it is read is still caught).
-pub fn open(path: &Path, kind: Kind) -> Result<Bounded, ReadError> {
+pub(crate) fn open(path: &Path, kind: Kind) -> Result<Bounded, ReadError> {
     let fd = opened(rustix::fs::open(path, flags(kind), Mode::empty()), kind)?;
     check_fd(&fd, kind)?;
     Ok(Bounded {
@@ -156,14 +154,14 @@ pub fn open(path: &Path, kind: Kind) -> Result<Bounded, ReadError> {
 
 /// A file opened by [`open`]: reads past its kind's cap are an error.
 #[derive(Debug)]
-pub struct Bounded {
+pub(crate) struct Bounded {
     file: std::io::Take<std::fs::File>,
     kind: Kind,
 }
 
 impl Bounded {
     /// Read into `buf` (0 at the end of the file).
-    pub fn read(&mut self, buf: &mut [u8]) -> Result<usize, ReadError> {
+    pub(crate) fn read(&mut self, buf: &mut [u8]) -> Result<usize, ReadError> {
         let n = self.file.read(buf).map_err(ReadError::Io)?;
         if self.file.limit() == 0 {
             return Err(ReadError::TooLarge {
@@ -175,18 +173,8 @@ impl Bounded {
     }
 }
 
-/// Read the entry `name` of the directory `dir` (one plain name, never followed
-/// when it is a link) as a `kind` file.
-pub fn read_at(dir: BorrowedFd<'_>, name: &str, kind: Kind) -> Result<Vec<u8>, ReadError> {
-    let flags = flags(kind) | OFlags::NOFOLLOW;
-    read_fd(
-        opened(rustix::fs::openat(dir, name, flags, Mode::empty()), kind)?,
-        kind,
-    )
-}
-
 /// Read a role file ([`Kind::Role`]).
-pub fn read_role_file(path: &Path) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_role_file(path: &Path) -> Result<Vec<u8>, ReadError> {
     read(path, Kind::Role)
 }
 
@@ -211,7 +199,7 @@ fn read_fd(fd: OwnedFd, kind: Kind) -> Result<Vec<u8>, ReadError> {
 
 /// Read a stream pwk was handed instead of a file (`pwk lint -`: a role on stdin)
 /// as a `kind` input, with the same size cap as a file of that kind.
-pub fn read_stream(stream: impl Read, kind: Kind) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read_stream(stream: impl Read, kind: Kind) -> Result<Vec<u8>, ReadError> {
     capped(stream, 0, kind)
 }
 

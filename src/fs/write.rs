@@ -12,10 +12,21 @@
 //! pointing at the directory that was checked.
 //!
 //! Files are never written in place. New content goes into a temporary file made
-//! in the same directory with `O_CREAT|O_EXCL|O_NOFOLLOW`, is fsynced, and is
-//! renamed over the target (`RENAME_NOREPLACE` for new files); then the directory
-//! is fsynced and the target is re-opened without following links, checked to be
-//! the very inode that was written, and read back byte for byte.
+//! in the same directory with `O_CREAT|O_EXCL|O_NOFOLLOW` and is fsynced. A new
+//! file is renamed into place with `RENAME_NOREPLACE`. An existing one is
+//! *exchanged* with it (`RENAME_EXCHANGE`), and what comes out is compared with
+//! the file pwk read (inode, size, mtime, content digest): a save that landed
+//! meanwhile is put back, never lost ([`SafeDir::replace`]; without
+//! `RENAME_EXCHANGE`, the target is moved aside and the new file linked in with
+//! `RENAME_NOREPLACE`). Then the directory is fsynced and the target is re-opened
+//! without following links, checked to be the very inode that was written, and
+//! read back byte for byte.
+//!
+//! What no renaming writer can see: an editor that holds the old file open and
+//! writes into it *after* pwk's exchange writes into a file no longer named (the
+//! same holds for any tool that saves by rename). A save by rename, an edit in
+//! place before the exchange (even one that keeps the size and mtime), and a
+//! delete are all seen.
 
 use std::io::{Read, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -29,13 +40,22 @@ use super::read::{Kind, file_type_name};
 
 /// Mode of files pwk creates, whatever the umask: role files are read by other
 /// programs (pi and its subagent hosts) and hold nothing secret.
-pub const FILE_MODE: u32 = 0o644;
+pub(crate) const FILE_MODE: u32 = 0o644;
 
 /// Mode of directories pwk creates, whatever the umask.
-pub const DIR_MODE: u32 = 0o755;
+pub(crate) const DIR_MODE: u32 = 0o755;
 
 /// The marker in the names of pwk's temporary files: `.<name>.pwk-tmp-<16 hex>`.
 const TEMP_MARKER: &str = ".pwk-tmp-";
+
+/// The marker in the names a replace moves a target aside to, where the
+/// filesystem has no `RENAME_EXCHANGE`: `.<name>.pwk-old-<16 hex>`. Never removed
+/// as a stray (it may hold a user's file after a crash).
+const ASIDE_MARKER: &str = ".pwk-old-";
+
+/// How many times a replace puts back saves that keep landing on its target
+/// before it leaves the last one at its temp name and says so.
+const MAX_PUT_BACK: usize = 64;
 
 /// How long to wait for another pwk run that holds the directory lock.
 const LOCK_WAIT: Duration = Duration::from_secs(10);
@@ -43,6 +63,12 @@ const LOCK_WAIT: Duration = Duration::from_secs(10);
 /// Why a safe filesystem operation did not happen.
 #[derive(Debug, thiserror::Error)]
 pub enum SafeWriteError {
+    #[error("`{}` is outside the project `{}` {why}; nothing was written", path.display(), root.display())]
+    Outside {
+        path: PathBuf,
+        root: PathBuf,
+        why: String,
+    },
     #[error("`{}` is a symbolic link; pwk never reads or writes through symbolic links", path.display())]
     Symlink { path: PathBuf },
     #[error("`{}` is not a directory (it is a {kind})", path.display())]
@@ -51,7 +77,7 @@ pub enum SafeWriteError {
     AlreadyExists { path: PathBuf },
     #[error("`{name}` is not a safe file name: {why}")]
     BadName { name: String, why: &'static str },
-    #[error("`{}` changed while pwk was replacing it; nothing was replaced", path.display())]
+    #[error("`{}` changed while pwk was replacing it; the version saved meanwhile is kept, and pwk changed nothing", path.display())]
     Changed { path: PathBuf },
     #[error("`{}` is a {}; pwk does not replace it", path.display(), reason.what())]
     Refused { path: PathBuf, reason: Refusal },
@@ -70,6 +96,12 @@ pub enum SafeWriteError {
         #[source]
         source: std::io::Error,
     },
+    #[error("`{}` kept changing while pwk was replacing it ({why}); the last version saved is kept as `{}`, move it back", path.display(), aside.display())]
+    KeptAside {
+        path: PathBuf,
+        aside: PathBuf,
+        why: String,
+    },
     #[error("verification of `{}` after writing failed: {why}", path.display())]
     Verify { path: PathBuf, why: String },
 }
@@ -86,7 +118,7 @@ impl SafeWriteError {
 
 /// Check that `name` is one plain directory entry name: not empty, not `.` or
 /// `..`, no `/`, no NUL. Everything pwk opens by name goes through this.
-pub fn check_name(name: &str) -> Result<(), SafeWriteError> {
+pub(crate) fn check_name(name: &str) -> Result<(), SafeWriteError> {
     let bad = |why| {
         Err(SafeWriteError::BadName {
             name: name.to_string(),
@@ -206,6 +238,53 @@ pub struct Existing {
     pub mode: u32,
 }
 
+impl Existing {
+    /// What a replace of this file expects to take out of its name.
+    pub fn expected(&self) -> Expected {
+        Expected::of(self.ident, &self.content)
+    }
+}
+
+/// The file a replace expects to find at its target: its identity and the digest
+/// of the content pwk read. What the replace takes out of the name is compared
+/// with it (an edit in place within one timestamp tick keeps the inode, size and
+/// mtime, not the content).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expected {
+    pub ident: Ident,
+    pub sha256: [u8; 32],
+}
+
+impl Expected {
+    pub fn of(ident: Ident, content: &[u8]) -> Expected {
+        Expected {
+            ident,
+            sha256: sha256(content),
+        }
+    }
+
+    /// Whether the file at `fd` (just taken out of the target's name) is this one:
+    /// the same inode, size and mtime (a rename changes the ctime, not these), and
+    /// the same content.
+    fn matches(&self, fd: OwnedFd) -> bool {
+        let Ok(st) = rustix::fs::fstat(&fd) else {
+            return false;
+        };
+        let now = Ident::of(&st);
+        if (now.dev, now.ino, now.size, now.mtime)
+            != (
+                self.ident.dev,
+                self.ident.ino,
+                self.ident.size,
+                self.ident.mtime,
+            )
+        {
+            return false;
+        }
+        matches!(read_capped(fd, self.ident.size), Ok(Some(c)) if sha256(&c) == self.sha256)
+    }
+}
+
 /// What is at a target name.
 #[derive(Debug, Clone)]
 pub enum Inspect {
@@ -219,8 +298,9 @@ pub enum Inspect {
 pub enum Replace {
     /// The name must not exist (`RENAME_NOREPLACE`).
     Fresh,
-    /// The name must still hold exactly this file, which is then replaced.
-    Existing(Ident),
+    /// The name must still hold exactly this file (the one pwk read), which is
+    /// then replaced; a save that lands meanwhile is never overwritten.
+    Existing(Expected),
 }
 
 /// Options of one write.
@@ -269,6 +349,20 @@ pub enum Step<'a> {
     },
     /// The temp file holds the content and was fsynced; not yet renamed.
     TempWritten { target: &'a str, temp: &'a str },
+    /// About to replace an existing target; set `*use_exchange = false` to force
+    /// the fallback for filesystems without `RENAME_EXCHANGE`.
+    Replacing {
+        target: &'a str,
+        use_exchange: &'a mut bool,
+    },
+    /// The temp file and the target were exchanged (`RENAME_EXCHANGE`): the temp
+    /// name holds what was at the target; not yet checked.
+    Exchanged { target: &'a str, temp: &'a str },
+    /// A save that landed during a replace was put back at the target (one more
+    /// exchange); the temp name holds what was there.
+    PutBack { target: &'a str, temp: &'a str },
+    /// Without `RENAME_EXCHANGE`: the target was moved aside to `aside`.
+    MovedAside { target: &'a str, aside: &'a str },
     /// The temp file was renamed over the target; not yet verified.
     Renamed { target: &'a str },
 }
@@ -280,7 +374,7 @@ pub trait Hooks {
 }
 
 /// The hooks of the shipped binary: none.
-pub struct NoHooks;
+pub(crate) struct NoHooks;
 
 impl Hooks for NoHooks {
     fn at(&mut self, _step: Step<'_>) -> std::io::Result<()> {
@@ -312,8 +406,10 @@ pub struct SafeDir {
 
 impl SafeDir {
     /// Open the trust anchor: a directory the user named. Symlinks at and above
-    /// it are followed (they are the user's own layout).
-    pub fn open_root(path: &Path) -> Result<SafeDir, SafeWriteError> {
+    /// it are followed (they are the user's own layout). Only the confinement
+    /// check ([`super::Anchors`]) opens one: every other directory pwk writes in
+    /// is reached from it.
+    pub(in crate::fs) fn open_root(path: &Path) -> Result<SafeDir, SafeWriteError> {
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
         let fd = match rustix::fs::open(path, flags, Mode::empty()) {
             Ok(fd) => fd,
@@ -332,6 +428,12 @@ impl SafeDir {
             fd,
             path: path.to_path_buf(),
         })
+    }
+
+    /// [`SafeDir::open_root`] for tests that drive the writer on a directory.
+    #[cfg(test)]
+    pub(crate) fn open_for_tests(path: &Path) -> Result<SafeDir, SafeWriteError> {
+        SafeDir::open_root(path)
     }
 
     /// Name this directory by `path` in messages from now on (e.g. a path
@@ -538,8 +640,9 @@ impl SafeDir {
     }
 
     /// Replace `name`, which was read as `existing`, with `content`, only if it
-    /// still is that very file (same inode, size and times: an edit or a symlink
-    /// swapped in meanwhile is refused). The permission bits are kept.
+    /// still is that very file (same inode, size, mtime and content: an edit, a
+    /// save by rename or a symlink swapped in meanwhile is put back and reported as
+    /// [`SafeWriteError::Changed`]). The permission bits are kept.
     pub fn replace(
         &self,
         name: &str,
@@ -551,7 +654,7 @@ impl SafeDir {
         self.write_file(
             name,
             content,
-            Replace::Existing(existing.ident),
+            Replace::Existing(existing.expected()),
             WriteOptions {
                 mode: existing.mode,
                 kind,
@@ -620,17 +723,16 @@ impl SafeDir {
         match replace {
             Replace::Fresh => self.rename_noreplace(&temp_name, name, &path)?,
             Replace::Existing(expected) => {
-                // Last look before the rename: the file must be the one that was read
-                // and compared. An edit made meanwhile is never overwritten silently.
-                let now = match open_file_nofollow(self.fd.as_fd(), name) {
-                    Ok(fd) => rustix::fs::fstat(&fd).ok().map(|st| Ident::of(&st)),
-                    Err(_) => None,
-                };
-                if now != Some(expected) {
-                    return Err(SafeWriteError::Changed { path });
-                }
-                rustix::fs::renameat(self.fd.as_fd(), temp_name.as_str(), self.fd.as_fd(), name)
-                    .map_err(|e| SafeWriteError::io("replace", &path, e))?;
+                // From here the temp name may hold someone's file: never unlink it blindly.
+                guard.name = None;
+                self.replace_existing(
+                    &temp_name,
+                    name,
+                    &path,
+                    &expected,
+                    (&written, content),
+                    hooks,
+                )?;
             }
         }
         guard.name = None; // the temp name is gone: it is the target now
@@ -640,6 +742,250 @@ impl SafeDir {
         hook(hooks, Step::Renamed { target: name }, &path)?;
         self.verify(name, &path, content, &written)?;
         Ok(written)
+    }
+
+    /// Put the temp file `temp` (written, `written`) at `name`, which must still
+    /// hold `expected`, so that no save made meanwhile is ever lost.
+    ///
+    /// `renameat2(RENAME_EXCHANGE)` swaps the two names atomically: `name` never
+    /// disappears, and `temp` then holds exactly what was at `name`. When that is
+    /// the file pwk read (inode, size, mtime, content), it is removed: done. When
+    /// it is not, someone saved in between (an editor's write-and-rename) and the
+    /// save is put back with another exchange. A save that lands on `name` after
+    /// an exchange comes back into `temp` on the next one, so pwk swaps again
+    /// until `temp` gets back what pwk itself last put at `name` — pwk's own file,
+    /// or a save that a later save replaced (as the later save alone would have).
+    /// A user's file is therefore removed only once a newer one holds `name`.
+    ///
+    /// Without `RENAME_EXCHANGE` (old kernels, some network and FUSE filesystems,
+    /// non-Linux): [`SafeDir::replace_by_moving_aside`].
+    fn replace_existing(
+        &self,
+        temp: &str,
+        name: &str,
+        path: &Path,
+        expected: &Expected,
+        (written, content): (&Ident, &[u8]),
+        hooks: &mut dyn Hooks,
+    ) -> Result<(), SafeWriteError> {
+        let dir = self.fd.as_fd();
+        let changed = || SafeWriteError::Changed {
+            path: path.to_path_buf(),
+        };
+        let mut use_exchange = true;
+        if let Err(e) = hook(
+            hooks,
+            Step::Replacing {
+                target: name,
+                use_exchange: &mut use_exchange,
+            },
+            path,
+        ) {
+            let _ = rustix::fs::unlinkat(dir, temp, AtFlags::empty());
+            return Err(e);
+        }
+        let exchanged = if use_exchange {
+            rustix::fs::renameat_with(dir, temp, dir, name, RenameFlags::EXCHANGE)
+        } else {
+            Err(Errno::INVAL)
+        };
+        match exchanged {
+            Ok(()) => {}
+            Err(Errno::INVAL) | Err(Errno::NOSYS) | Err(Errno::OPNOTSUPP) => {
+                return self.replace_by_moving_aside(temp, name, path, expected, hooks);
+            }
+            Err(e) => {
+                // Nothing moved: the temp is still pwk's own.
+                let _ = rustix::fs::unlinkat(dir, temp, AtFlags::empty());
+                return Err(match e {
+                    // The file was removed (or is mid-save): nothing to replace.
+                    Errno::NOENT => changed(),
+                    e => SafeWriteError::io("replace", path, e),
+                });
+            }
+        }
+        // (A hook's error here is a test's fault injection: what `temp` holds stays.)
+        hook(hooks, Step::Exchanged { target: name, temp }, path)
+            .map_err(|e| self.kept_aside(temp, path, e))?;
+        let took_out = open_file_nofollow(dir, temp);
+        if took_out.is_ok_and(|fd| expected.matches(fd)) {
+            let _ = rustix::fs::unlinkat(dir, temp, AtFlags::empty());
+            return Ok(());
+        }
+        // A save landed between the read and the exchange: it is at `temp`.
+        let mut placed = Some(Fingerprint {
+            ident: (written.dev, written.ino, written.size, written.mtime),
+            sha256: Some(sha256(content)),
+        });
+        for _ in 0..MAX_PUT_BACK {
+            let holding = Fingerprint::at(dir, temp);
+            match rustix::fs::renameat_with(dir, temp, dir, name, RenameFlags::EXCHANGE) {
+                Ok(()) => {}
+                // `name` was removed after the exchange (it held pwk's file, or a save
+                // put back): the save goes back under it, never over a newer one.
+                Err(Errno::NOENT) => {
+                    return match self.rename_noreplace(temp, name, path) {
+                        Ok(()) => Err(changed()),
+                        Err(SafeWriteError::AlreadyExists { .. }) => {
+                            let _ = rustix::fs::unlinkat(dir, temp, AtFlags::empty());
+                            Err(changed())
+                        }
+                        Err(e) => Err(self.kept_aside(temp, path, e)),
+                    };
+                }
+                Err(e) => {
+                    return Err(self.kept_aside(
+                        temp,
+                        path,
+                        SafeWriteError::io("restore", path, e),
+                    ));
+                }
+            }
+            hook(hooks, Step::PutBack { target: name, temp }, path)
+                .map_err(|e| self.kept_aside(temp, path, e))?;
+            if placed.is_some() && Fingerprint::at(dir, temp) == placed {
+                // What pwk last put at `name` came back untouched: pwk's own file, or
+                // a save that the newer one now at `name` superseded.
+                let _ = rustix::fs::unlinkat(dir, temp, AtFlags::empty());
+                return Err(changed());
+            }
+            // Another save landed on `name` (or into the file there) meanwhile: it is
+            // in `temp` now, newer than the one just put back.
+            placed = holding;
+        }
+        Err(self.kept_aside(
+            temp,
+            path,
+            SafeWriteError::Changed {
+                path: path.to_path_buf(),
+            },
+        ))
+    }
+
+    /// A replace that gave up with a user's file at the temp name `temp`: the error
+    /// says where it is (the file is left there, never removed).
+    fn kept_aside(&self, temp: &str, path: &Path, why: SafeWriteError) -> SafeWriteError {
+        SafeWriteError::KeptAside {
+            path: path.to_path_buf(),
+            aside: self.path.join(temp),
+            why: why.to_string(),
+        }
+    }
+
+    /// [`SafeDir::replace_existing`] for a filesystem without `RENAME_EXCHANGE`:
+    /// move the target aside to a fresh name (`.<name>.pwk-old-<hex>`, which no
+    /// cleanup removes), check that it is the file pwk read, then put the new file
+    /// in place with `RENAME_NOREPLACE` (or `link(2)`), which never replaces a save
+    /// that landed meanwhile; a save that was moved aside is put back the same way.
+    /// The cost: `name` is absent for the few system calls in between (a reader may
+    /// find no file; nothing is lost, and a crash leaves the file at the aside name).
+    fn replace_by_moving_aside(
+        &self,
+        temp: &str,
+        name: &str,
+        path: &Path,
+        expected: &Expected,
+        hooks: &mut dyn Hooks,
+    ) -> Result<(), SafeWriteError> {
+        let dir = self.fd.as_fd();
+        let drop_temp = || {
+            let _ = rustix::fs::unlinkat(dir, temp, AtFlags::empty());
+        };
+        let changed = || SafeWriteError::Changed {
+            path: path.to_path_buf(),
+        };
+        let aside = format!(".{name}{ASIDE_MARKER}{:016x}", random_u64());
+        if let Err(e) = check_name(&aside) {
+            drop_temp();
+            return Err(e);
+        }
+        if let Err(e) = self.rename_noreplace_or_plain(name, &aside) {
+            drop_temp();
+            return Err(match e {
+                Errno::NOENT => changed(),
+                e => SafeWriteError::io("replace", path, e),
+            });
+        }
+        if let Err(e) = hook(
+            hooks,
+            Step::MovedAside {
+                target: name,
+                aside: &aside,
+            },
+            path,
+        ) {
+            drop_temp();
+            return Err(self.kept_aside(&aside, path, e));
+        }
+        let ours = open_file_nofollow(dir, &aside).is_ok_and(|fd| expected.matches(fd));
+        // Put back what was moved aside when it is a save pwk did not read; else
+        // put the new file in. Either way, never over a save that landed meanwhile.
+        let (from, result) = if ours {
+            (temp, Ok(()))
+        } else {
+            (aside.as_str(), Err(changed()))
+        };
+        match self.rename_noreplace(from, name, path) {
+            Ok(()) => {}
+            // A newer save holds `name`: it wins, and what pwk holds is superseded.
+            Err(SafeWriteError::AlreadyExists { .. }) => {
+                drop_temp();
+                let _ = rustix::fs::unlinkat(dir, aside.as_str(), AtFlags::empty());
+                return Err(changed());
+            }
+            Err(e) => {
+                drop_temp();
+                return Err(self.kept_aside(&aside, path, e));
+            }
+        }
+        drop_temp();
+        let _ = rustix::fs::unlinkat(dir, aside.as_str(), AtFlags::empty());
+        result
+    }
+
+    /// Rename `from` to the fresh name `to` in this directory, without replacing
+    /// anything where the filesystem can say so (`to` is a random name).
+    fn rename_noreplace_or_plain(&self, from: &str, to: &str) -> Result<(), Errno> {
+        let dir = self.fd.as_fd();
+        match rustix::fs::renameat_with(dir, from, dir, to, RenameFlags::NOREPLACE) {
+            Err(Errno::INVAL) | Err(Errno::NOSYS) | Err(Errno::OPNOTSUPP) => {
+                rustix::fs::renameat(dir, from, dir, to)
+            }
+            other => other,
+        }
+    }
+
+    /// Keep the user's copy of `file_name` next to it, as `<file>.bak`,
+    /// `<file>.bak.1`, … — never replacing an existing backup. Same content,
+    /// permissions and mtime. (`pwk setup --force` and `pwk convert --force` keep
+    /// their backups this way.)
+    pub fn write_backup(
+        &self,
+        file_name: &str,
+        ex: &Existing,
+        hooks: &mut dyn Hooks,
+    ) -> Result<PathBuf, SafeWriteError> {
+        let opts = WriteOptions {
+            mode: ex.mode & 0o777,
+            mtime: Some(ex.ident.mtime),
+            sync_dir: true,
+            kind: Kind::Role,
+        };
+        for n in 0..100 {
+            let name = if n == 0 {
+                format!("{file_name}.bak")
+            } else {
+                format!("{file_name}.bak.{n}")
+            };
+            match self.write_file(&name, &ex.content, Replace::Fresh, opts, hooks) {
+                Ok(_) => return Ok(self.path().join(name)),
+                Err(SafeWriteError::AlreadyExists { .. }) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(SafeWriteError::AlreadyExists {
+            path: self.path().join(format!("{file_name}.bak.99")),
+        })
     }
 
     fn create_temp(
@@ -739,7 +1085,11 @@ impl SafeDir {
         }
         let now = Ident::of(&st);
         if (now.dev, now.ino) != (written.dev, written.ino) {
-            return fail("the name now holds a different file than the one written".into());
+            // A save landed after the replace: it holds the name, and pwk's change
+            // is not there.
+            return Err(SafeWriteError::Changed {
+                path: path.to_path_buf(),
+            });
         }
         #[allow(clippy::unnecessary_cast)]
         let nlink = st.st_nlink as u64;
@@ -806,6 +1156,40 @@ impl Drop for TempGuard<'_> {
     }
 }
 
+fn sha256(content: &[u8]) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(content).into()
+}
+
+/// What is at a name at one moment, to tell later whether it is still that, untouched:
+/// the inode, size and mtime (without following a link), and a regular file's
+/// content digest (an edit in place may keep the size and the mtime).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fingerprint {
+    ident: (u64, u64, u64, (i64, i64)),
+    sha256: Option<[u8; 32]>,
+}
+
+impl Fingerprint {
+    fn at(dir: BorrowedFd<'_>, name: &str) -> Option<Fingerprint> {
+        let st = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+        let i = Ident::of(&st);
+        let sha256 = if FileType::from_raw_mode(st.st_mode) == FileType::RegularFile {
+            let fd = open_file_nofollow(dir, name).ok()?;
+            let Ok(Some(content)) = read_capped(fd, i.size) else {
+                return None;
+            };
+            Some(sha256(&content))
+        } else {
+            None
+        };
+        Some(Fingerprint {
+            ident: (i.dev, i.ino, i.size, i.mtime),
+            sha256,
+        })
+    }
+}
+
 fn open_file_nofollow(dir: BorrowedFd<'_>, name: &str) -> Result<OwnedFd, Errno> {
     let flags =
         OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY;
@@ -868,136 +1252,4 @@ fn random_u64() -> u64 {
     h.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
     h.write_u32(std::process::id());
     h.finish()
-}
-
-/// Create `dir/file_name` holding `content`, atomically, and fail if it exists.
-///
-/// Missing directories on the way to `dir` are created (mode 0755). The anchor
-/// is the deepest existing ancestor of `dir` that is a real directory (not a
-/// symlink); every component below it — those this call creates, a symlink on
-/// the way, and `dir` itself — is opened without following symbolic links, so a
-/// symlinked `dir` or a symlinked `.agents` above it is refused. (Symlinks
-/// *above* the anchor, e.g. in the user's home path, are followed.) A relative
-/// `dir` is resolved below the current directory with every component no-follow. The file is written to a temporary
-/// name, fsynced, renamed into place with `RENAME_NOREPLACE` (so an existing file
-/// is never replaced, even one created a moment earlier), the directory is
-/// fsynced, and the file is read back through a fresh no-follow descriptor and
-/// compared. The file's mode is 0644 whatever the umask.
-///
-/// Returns `dir/file_name`.
-pub fn create_file_exclusive(
-    dir: &Path,
-    file_name: &str,
-    content: &[u8],
-) -> Result<PathBuf, SafeWriteError> {
-    create_file_exclusive_with(dir, file_name, content, &mut NoHooks)
-}
-
-/// Like [`create_file_exclusive`], with the trust boundary explicit: `base` is
-/// opened following symlinks (it is the caller's anchor, e.g. the project root),
-/// and *every* component of `rel_dir` below it is created or opened without
-/// following one, so a symlinked `.agents` is refused even when it points at an
-/// existing directory. `rel_dir` must be relative and free of `..`.
-///
-/// Returns `base/rel_dir/file_name`.
-pub fn create_file_beneath(
-    base: &Path,
-    rel_dir: &Path,
-    file_name: &str,
-    content: &[u8],
-) -> Result<PathBuf, SafeWriteError> {
-    check_name(file_name)?;
-    let dir = open_beneath(base, rel_dir, &mut NoHooks)?;
-    dir.write_file(
-        file_name,
-        content,
-        Replace::Fresh,
-        WriteOptions::default(),
-        &mut NoHooks,
-    )?;
-    Ok(base.join(rel_dir).join(file_name))
-}
-
-pub(crate) fn create_file_exclusive_with(
-    dir: &Path,
-    file_name: &str,
-    content: &[u8],
-    hooks: &mut dyn Hooks,
-) -> Result<PathBuf, SafeWriteError> {
-    check_name(file_name)?;
-    let handle = open_dir_creating(dir, hooks)?;
-    handle.write_file(
-        file_name,
-        content,
-        Replace::Fresh,
-        WriteOptions::default(),
-        hooks,
-    )?;
-    Ok(dir.join(file_name))
-}
-
-/// Open `dir`, creating missing directories, with `dir` itself and every created
-/// component opened without following symlinks. A relative `dir` is resolved
-/// below the current directory with *every* component no-follow; an absolute one
-/// below its deepest existing ancestor that is not a symlink.
-fn open_dir_creating(dir: &Path, hooks: &mut dyn Hooks) -> Result<SafeDir, SafeWriteError> {
-    let mut opened = if dir.is_relative() {
-        open_beneath(Path::new("."), dir, hooks)?
-    } else {
-        let mut anchor = dir.to_path_buf();
-        // Walk up to the deepest existing proper ancestor; `dir` itself is always
-        // opened below it, no-follow.
-        while let Some(parent) = anchor.parent() {
-            anchor = parent.to_path_buf();
-            // A symlink is never the anchor: it is a component below it, and so
-            // refused (a symlinked `.agents` pointing at a real directory included).
-            if std::fs::symlink_metadata(&anchor).is_ok_and(|m| !m.file_type().is_symlink()) {
-                break;
-            }
-        }
-        let rest = dir.strip_prefix(&anchor).unwrap_or(dir);
-        open_beneath(&anchor, rest, hooks)?
-    };
-    // Messages name the path the caller gave.
-    opened.path = dir.to_path_buf();
-    Ok(opened)
-}
-
-/// Open (creating as needed) `rel` below the directory `base`, one no-follow
-/// component at a time. `..` is refused.
-pub(crate) fn open_beneath(
-    base: &Path,
-    rel: &Path,
-    hooks: &mut dyn Hooks,
-) -> Result<SafeDir, SafeWriteError> {
-    use std::path::Component;
-    let mut current = SafeDir::open_root(base)?;
-    for comp in rel.components() {
-        let name = match comp {
-            Component::CurDir => continue,
-            Component::Normal(n) => n.to_str().ok_or_else(|| SafeWriteError::BadName {
-                name: rel.display().to_string(),
-                why: "it is not valid UTF-8",
-            })?,
-            Component::ParentDir => {
-                return Err(SafeWriteError::BadName {
-                    name: rel.display().to_string(),
-                    why: "it goes up with `..`",
-                });
-            }
-            Component::RootDir | Component::Prefix(_) => {
-                return Err(SafeWriteError::BadName {
-                    name: rel.display().to_string(),
-                    why: "it is not relative",
-                });
-            }
-        };
-        let next = current.open_child(name, true, hooks)?;
-        current = next.ok_or_else(|| SafeWriteError::Io {
-            action: "create directory",
-            path: current.path.join(name),
-            source: std::io::Error::from(std::io::ErrorKind::NotFound),
-        })?;
-    }
-    Ok(current)
 }

@@ -106,6 +106,9 @@ pub struct Detection {
     pub found: Vec<Found>,
     /// The settings files read when none named a host (for the reason).
     pub looked: Vec<PathBuf>,
+    /// Settings files that could not be read, each with why (a host they name is not
+    /// known).
+    pub unreadable: Vec<String>,
 }
 
 /// The hint every reason ends with.
@@ -120,6 +123,17 @@ impl Detection {
     /// The reason, with each path shown by `show` (relative to the current directory,
     /// escaped), without the closing hint.
     pub fn describe(&self, show: &dyn Fn(&Path) -> String) -> String {
+        let mut out = self.describe_found(show);
+        if !self.unreadable.is_empty() {
+            out.push_str(&format!(
+                "; pwk could not read {}, so a host listed there is not known",
+                self.unreadable.join(", nor ")
+            ));
+        }
+        out
+    }
+
+    fn describe_found(&self, show: &dyn Fn(&Path) -> String) -> String {
         let label = |f: &Found| {
             let spec = HostSpec {
                 host: f.host,
@@ -271,6 +285,7 @@ impl Detection {
             scope,
             found,
             looked,
+            unreadable: Vec::new(),
         };
         d.reason = format!(
             "{} ({CHOOSE_HINT})",
@@ -281,7 +296,26 @@ impl Detection {
 }
 
 /// Detect the host from the project's settings (`project_root`) and the agent dir's.
+/// A settings file that cannot be read is named in the reason: the host it would
+/// name is not known.
 pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
+    let mut unreadable = Vec::new();
+    let mut d = detect_in(project_root, agent_dir, &mut unreadable);
+    if !unreadable.is_empty() {
+        d.unreadable = unreadable;
+        d.reason = format!(
+            "{} ({CHOOSE_HINT})",
+            d.describe(&|p: &Path| p.display().to_string())
+        );
+    }
+    d
+}
+
+fn detect_in(
+    project_root: &Path,
+    agent_dir: Option<&Path>,
+    unreadable: &mut Vec<String>,
+) -> Detection {
     let mut found: Vec<Found> = Vec::new();
     let project = project_root.join(".pi");
     let mut places: Vec<PathBuf> = vec![project];
@@ -291,13 +325,14 @@ pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
     let looked = places.clone();
     for base in &places {
         let settings = base.join("settings.json");
-        let doc = match crate::pi::settings::read_json(&settings) {
-            Ok(Some(doc)) => Some(doc),
-            // Absent or unreadable: pi's own error is the user's guide there.
-            _ => None,
-        };
-        if let Some(doc) = &doc {
-            for source in crate::pi::settings::package_sources(doc) {
+        // A settings file pwk cannot read: a host it names is unknown, and said so
+        // (never a silent portable profile).
+        let facts = crate::pi::settings::read_host_facts(&settings).unwrap_or_else(|why| {
+            unreadable.push(format!("`{}` ({why})", settings.display()));
+            Default::default()
+        });
+        {
+            for source in facts.packages {
                 let Some((host, pinned)) = match_source(&source) else {
                     continue;
                 };
@@ -313,7 +348,7 @@ pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
                 });
             }
             // nicobailon keeps its overrides under `subagents` in pi's settings.
-            if doc["subagents"].is_object() {
+            if facts.subagents_object {
                 found.push(Found {
                     host: HostId::Nicobailon,
                     version: None,
@@ -689,23 +724,15 @@ fn match_source(source: &str) -> Option<(HostId, Option<String>)> {
     // nicobailon's repositories are called `pi-subagents`, so the owner decides.
     let path = source.trim_end_matches('/');
     let path = path.split('@').next()?.trim_end_matches(".git");
-    let host = REPOSITORIES
-        .iter()
-        .find(|(repo, _)| path.ends_with(repo))
-        .map(|(_, h)| *h)?;
+    let host = ALL
+        .into_iter()
+        .find(|h| h.repository().is_some_and(|repo| path.ends_with(repo)))?;
     let version = source
         .rsplit_once('@')
         .map(|(_, v)| v.trim_start_matches('v').to_string())
         .filter(|v| super::version::parse(v).is_some());
     Some((host, version))
 }
-
-/// The hosts' public repositories, as git sources name them.
-const REPOSITORIES: [(&str, HostId); 3] = [
-    ("tintinweb/pi-subagents", HostId::Tintinweb),
-    ("nicobailon/pi-subagents", HostId::Nicobailon),
-    ("giuseppecrj/pi-herdr-agents", HostId::Herdr),
-];
 
 /// The version in the installed package's `package.json`, where pi put it.
 fn installed_version(base: &Path, host: HostId, source: &str) -> Option<String> {

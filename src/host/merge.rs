@@ -3,7 +3,7 @@
 //! Shared by build.rs (which resolves `schemas/hosts/*.json` into the compiled table)
 //! and the host tests (which resolve the source files again to check that table).
 
-pub fn merge_patch(target: &mut serde_json::Value, patch: serde_json::Value) {
+pub(super) fn merge_patch(target: &mut serde_json::Value, patch: serde_json::Value) {
     use serde_json::Value;
     let Value::Object(p) = patch else {
         *target = patch;

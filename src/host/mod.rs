@@ -7,6 +7,9 @@
 //! does with a bad file — each fact with its source. lint, list, show, smoke and
 //! schema ask this module; nothing else knows a host's behaviour.
 //!
+//! The registry of hosts is one list in build.rs; `HostId`, [`ALL`], [`PI_HOSTS`]
+//! and each host's name, kind and repository are generated from it and the files.
+//!
 //! `pwk` is the portable profile: "safe on every supported host". Its own file
 //! documents pwk's runner and discovery; rules that need the cross-host view ask
 //! [`pi_profiles`] (every version of every real host) or [`pi_hosts`] (the newest),
@@ -18,6 +21,7 @@ mod detect;
 mod merge;
 mod profile;
 pub mod schema;
+pub(crate) mod skills;
 mod version;
 
 use std::sync::OnceLock;
@@ -28,48 +32,38 @@ pub use detect::{
 };
 pub use profile::*;
 
-/// The hosts pwk has profiles for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum HostId {
-    /// pwk's portable profile (and its own runner's discovery).
-    Pwk,
-    /// `@tintinweb/pi-subagents`.
-    Tintinweb,
-    /// nicobailon `pi-subagents`.
-    Nicobailon,
-    /// `pi-herdr-agents`.
-    Herdr,
-    /// Claude Code's subagents (`.claude/agents/`): not a pi host, a host pwk
-    /// lints for and converts from and to.
-    ClaudeCode,
-    /// Gemini CLI's subagents (`.gemini/agents/`).
-    Gemini,
-    /// GitHub Copilot's custom agents (`.github/agents/*.agent.md`).
-    Copilot,
-    /// OpenCode's agents (`.opencode/agents/`).
-    Opencode,
-    /// pi's own example subagent extension (`examples/extensions/subagent` of the
-    /// pi-coding-agent package, copied into the agent dir): `name`, `description`,
-    /// `tools`, `model`.
-    PiExample,
+include!(concat!(env!("OUT_DIR"), "/host_ids.rs"));
+
+mod pi {
+    include!(concat!(env!("OUT_DIR"), "/pi_tools.rs"));
 }
 
-/// Every host, in a stable order.
-pub const ALL: [HostId; 9] = [
-    HostId::Pwk,
-    HostId::Tintinweb,
-    HostId::Nicobailon,
-    HostId::Herdr,
-    HostId::ClaudeCode,
-    HostId::Gemini,
-    HostId::Copilot,
-    HostId::Opencode,
-    HostId::PiExample,
-];
+/// pi's built-in tools (`schemas/pi.json`): the vocabulary every pi host's `tools`
+/// names, and what `pwk convert` maps other hosts' tools through.
+pub fn pi_builtins() -> &'static [&'static str] {
+    &pi::PI_BUILTINS
+}
 
-/// The real pi subagent hosts (what the portable profile must be safe on).
-pub const PI_HOSTS: [HostId; 3] = [HostId::Tintinweb, HostId::Nicobailon, HostId::Herdr];
+/// The tools a pi session starts with when no `--tools` allow-list is given.
+pub fn pi_default_tools() -> &'static [&'static str] {
+    &pi::PI_DEFAULT_TOOLS
+}
+
+/// pi's built-ins that change files or run commands (`bash`, `edit`, `write`).
+pub fn pi_mutating_tools() -> &'static [&'static str] {
+    &pi::PI_MUTATING
+}
+
+/// What kind of host a profile describes (its file's `kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostKind {
+    /// pwk's portable profile: safe on every pi host, and pwk's own runner.
+    Portable,
+    /// A pi extension: it reads pi's agent directories and runs each child on pi.
+    Pi,
+    /// A host with its own CLI and directories (Claude Code, OpenCode, …).
+    Cli,
+}
 
 /// Every host's name, quoted and comma-separated (`` `pwk`, `tintinweb`, … ``):
 /// what every `--host` help and configuration message lists.
@@ -81,20 +75,6 @@ pub fn name_list() -> String {
 }
 
 impl HostId {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            HostId::Pwk => "pwk",
-            HostId::Tintinweb => "tintinweb",
-            HostId::Nicobailon => "nicobailon",
-            HostId::Herdr => "herdr",
-            HostId::ClaudeCode => "claude-code",
-            HostId::Gemini => "gemini",
-            HostId::Copilot => "copilot",
-            HostId::Opencode => "opencode",
-            HostId::PiExample => "pi-example",
-        }
-    }
-
     pub fn from_name(name: &str) -> Option<HostId> {
         ALL.into_iter().find(|h| h.as_str() == name)
     }
@@ -139,7 +119,7 @@ impl HostId {
     /// Whether this is one of the pi subagent hosts (or the portable profile): a
     /// host that reads pi's directories.
     pub fn is_pi(self) -> bool {
-        self == HostId::Pwk || self == HostId::PiExample || PI_HOSTS.contains(&self)
+        self.kind() != HostKind::Cli
     }
 
     /// The newest profile.
@@ -149,6 +129,7 @@ impl HostId {
 }
 
 /// The resolved profiles, from `schemas/hosts/*.json` by build.rs.
+#[allow(unreachable_pub)] // build.rs writes `pub` items
 mod generated {
     include!(concat!(env!("OUT_DIR"), "/host_profiles.rs"));
 }
@@ -290,7 +271,7 @@ impl HostProfile {
     }
 }
 
-use crate::lint::Severity;
+use crate::severity::Severity;
 
 /// A host as asked for on the command line: `tintinweb`, `tintinweb@0.14`,
 /// `nicobailon@0.67.0`.
@@ -320,7 +301,7 @@ fn known_hosts() -> String {
 }
 
 fn did_you_mean_host(word: &str) -> String {
-    match crate::lint::rules::did_you_mean(word, ALL.iter().map(|h| h.as_str())) {
+    match crate::suggest::did_you_mean(word, ALL.iter().map(|h| h.as_str())) {
         Some(h) => format!(" (did you mean `{h}`?)"),
         None => String::new(),
     }
@@ -379,7 +360,7 @@ impl HostSpec {
 /// What `--host` asked for.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum HostChoice {
-    /// Detect from pi's settings ([`detect`]).
+    /// Detect from pi's settings ([`detect()`]).
     Auto,
     Spec(HostSpec),
 }
@@ -688,12 +669,6 @@ pub fn pi_table() -> &'static PiTable {
     })
 }
 
-/// build.rs's fingerprint of the schema files (`role.schema.json`, every host file):
-/// what `role::validate::compiled` checks its compiled-in validators against.
-pub fn schema_inputs() -> u64 {
-    generated::INPUTS_HASH
-}
-
 /// The keys some real pi host (newest profile) reads that the role schema does not
 /// document, each with the labels of the hosts that read it.
 pub fn portable_extra_keys() -> &'static [(&'static str, &'static [&'static str])] {
@@ -791,27 +766,18 @@ mod tests {
         }
     }
 
-    /// The host's file, as shipped (the source build.rs resolves).
-    fn data(host: HostId) -> &'static str {
-        match host {
-            HostId::Pwk => include_str!("../../schemas/hosts/pwk.json"),
-            HostId::Tintinweb => include_str!("../../schemas/hosts/tintinweb.json"),
-            HostId::Nicobailon => include_str!("../../schemas/hosts/nicobailon.json"),
-            HostId::Herdr => include_str!("../../schemas/hosts/herdr.json"),
-            HostId::ClaudeCode => include_str!("../../schemas/hosts/claude-code.json"),
-            HostId::Gemini => include_str!("../../schemas/hosts/gemini.json"),
-            HostId::Copilot => include_str!("../../schemas/hosts/copilot.json"),
-            HostId::Opencode => include_str!("../../schemas/hosts/opencode.json"),
-            HostId::PiExample => include_str!("../../schemas/hosts/pi-example.json"),
-        }
-    }
-
     #[derive(serde::Deserialize)]
     #[serde(deny_unknown_fields)]
     struct HostFile {
         id: String,
         #[serde(rename = "package", default)]
         _package: Option<String>,
+        #[serde(rename = "kind")]
+        _kind: String,
+        #[serde(rename = "in_portable", default)]
+        _in_portable: bool,
+        #[serde(rename = "repository", default)]
+        _repository: Option<String>,
         #[serde(rename = "$comment", default)]
         _comment: Option<String>,
         versions: Vec<serde_json::Value>,
@@ -820,7 +786,7 @@ mod tests {
     /// Parse one host's file and resolve its versions (merge patches applied in order).
     fn load(host: HostId) -> Result<Vec<HostProfile>, String> {
         let file: HostFile =
-            serde_json::from_str(data(host)).map_err(|e| format!("{host}: {e}"))?;
+            serde_json::from_str(source(host)).map_err(|e| format!("{host}: {e}"))?;
         if file.id != host.as_str() {
             return Err(format!("{host}: file says id {}", file.id));
         }
@@ -874,19 +840,69 @@ mod tests {
                         );
                     }
                 }
-                for rule in p.severity.keys() {
-                    assert!(
-                        crate::lint::rules::find(rule).is_some(),
-                        "{}: unknown rule {rule}",
-                        p.label()
-                    );
-                }
                 for key in p.instead.keys().chain(p.rejected.keys()) {
                     assert!(!p.reads(key), "{}: `{key}` both read and not", p.label());
                 }
                 let _ = schema::validator(p);
             }
         }
+    }
+
+    /// Every file in `schemas/hosts/` is a registered host (a file the registry in
+    /// build.rs does not name would be silently ignored), and every kind of host has
+    /// the facts its kind needs.
+    #[test]
+    fn the_registry_names_every_host_file() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/hosts");
+        let mut files: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.unwrap().file_name().into_string().ok())
+            .filter_map(|n| n.strip_suffix(".json").map(str::to_string))
+            .collect();
+        files.sort();
+        let mut registered: Vec<String> = ALL.iter().map(|h| h.to_string()).collect();
+        registered.sort();
+        assert_eq!(
+            files, registered,
+            "schemas/hosts/ vs the registry in build.rs"
+        );
+        for h in ALL {
+            assert_eq!(HostId::from_name(h.as_str()), Some(h));
+            let json: serde_json::Value = serde_json::from_str(source(h)).unwrap();
+            assert_eq!(
+                PI_HOSTS.contains(&h),
+                json["in_portable"] == true,
+                "{h}: in_portable"
+            );
+            if PI_HOSTS.contains(&h) {
+                assert_eq!(
+                    h.kind(),
+                    HostKind::Pi,
+                    "{h}: the portable profile checks pi hosts only"
+                );
+            }
+        }
+        assert_eq!(
+            ALL.iter()
+                .filter(|h| h.kind() == HostKind::Portable)
+                .collect::<Vec<_>>(),
+            [&HostId::Pwk],
+            "one portable profile"
+        );
+    }
+
+    /// herdr's model defaults, as its profile locates them: a role's own entry (a
+    /// string, or the first of a fallback list) and the default.
+    #[test]
+    fn model_config_paths_read_herdr_config() {
+        let json =
+            serde_json::json!({"models": {"agents": {"a": ["x/1", "y/2"]}, "default": "z/3"}});
+        let cfg = HostId::Herdr.newest().model_config.as_ref().unwrap();
+        let at = |path: &str, role: &str| ModelConfig::lookup(path, role, &json);
+        assert_eq!(at(&cfg.per_agent, "a").as_deref(), Some("x/1"));
+        assert_eq!(at(&cfg.per_agent, "b"), None);
+        assert_eq!(at(&cfg.default, "a").as_deref(), Some("z/3"));
+        assert!(HostId::Tintinweb.newest().model_config.is_none());
     }
 
     #[test]

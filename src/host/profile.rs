@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use crate::lint::Severity;
+use crate::severity::Severity;
 
 /// A fact's provenance.
 pub type Cite = String;
@@ -74,6 +74,11 @@ pub struct Profile {
     pub skill_dirs: Option<SkillDirs>,
     /// What the host does with a `model` it cannot resolve.
     pub unresolvable_model: Fact,
+    /// A configuration file the host reads model defaults from, per role and for
+    /// every role (pi-herdr-agents' `herdr-agents/config.json`): the model chain's
+    /// per-agent and global links.
+    #[serde(default)]
+    pub model_config: Option<ModelConfig>,
     /// How the host names models.
     #[serde(default)]
     pub models: Models,
@@ -102,7 +107,7 @@ pub struct Equivalent {
 #[serde(deny_unknown_fields)]
 pub struct NoFrontmatter {
     pub action: NoFrontmatterAction,
-    /// Completes "<host> …".
+    /// Completes "\<host> …".
     pub note: String,
     pub cite: Cite,
 }
@@ -163,6 +168,10 @@ impl Confidence {
 pub struct Discovery {
     /// Lowest precedence first; a later directory wins a name clash.
     pub dirs: Vec<DiscoveryDir>,
+    /// Directories where other pi hosts look that this one never reads: pwk lists
+    /// the roles there as not visible to this host, with `note` as the reason.
+    #[serde(default)]
+    pub unread: Vec<UnreadDir>,
     /// File names the host never reads as roles.
     #[serde(default)]
     pub exclude: Vec<Exclude>,
@@ -182,6 +191,22 @@ pub enum Base {
     Cwd,
     /// The project root (pwk's rule: nearest `.git`, `.agents` or `.pi`).
     ProjectRoot,
+    /// The current directory and those above it (OpenCode's `.opencode`
+    /// directories; pi's example extension takes the nearest `.pi/agents`): pwk
+    /// reads the project root's.
+    Upward,
+}
+
+/// A directory a host does not read, where other hosts do ([`Discovery::unread`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnreadDir {
+    /// Relative to the base, as [`DiscoveryDir::path`].
+    pub path: String,
+    pub layer: DirLayer,
+    /// Why the host does not see a role there, and what to do.
+    pub note: String,
+    pub cite: Cite,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -236,7 +261,7 @@ pub struct Identity {
     #[serde(default)]
     pub name_is_label: bool,
     /// What the host does when called by a name it does not know, completing
-    /// "<host> …" (tintinweb: runs a general-purpose child with all seven tools).
+    /// "\<host> …" (tintinweb: runs a general-purpose child with all seven tools).
     #[serde(default)]
     pub on_unknown: Option<String>,
     pub cite: Cite,
@@ -573,6 +598,57 @@ impl SkillDir {
     }
 }
 
+/// Where a host reads per-role and default models ([`Profile::model_config`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// `{agent_dir}/…`, `{home}/…`, or relative to the project root.
+    pub file: String,
+    /// The dotted path of a role's model in it; `<role>` is the role's name.
+    pub per_agent: String,
+    /// The dotted path of the model every role defaults to.
+    pub default: String,
+    /// What the file is for, in words.
+    pub note: String,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+impl ModelConfig {
+    /// The model at `path` (`models.agents.<role>`) in `json`: a string, or the
+    /// first of a list of candidates.
+    pub fn lookup(path: &str, role: &str, json: &serde_json::Value) -> Option<String> {
+        let mut v = json;
+        for part in path.split('.') {
+            let part = if part == "<role>" { role } else { part };
+            v = v.get(part)?;
+        }
+        match v {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Array(items) => items.first()?.as_str().map(str::to_string),
+            _ => None,
+        }
+    }
+
+    /// The file on this machine (`None`: it needs a home or agent directory that
+    /// is not known).
+    pub fn locate(
+        &self,
+        home: Option<&std::path::Path>,
+        agent_dir: Option<&std::path::Path>,
+        root: &std::path::Path,
+    ) -> Option<std::path::PathBuf> {
+        if let Some(rest) = self.file.strip_prefix("{agent_dir}/") {
+            return agent_dir.map(|d| d.join(rest));
+        }
+        if let Some(rest) = self.file.strip_prefix("{home}/") {
+            return home.map(|h| h.join(rest));
+        }
+        Some(root.join(&self.file))
+    }
+}
+
 /// How a host names models in `model`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -624,9 +700,8 @@ impl Tools {
         if let Some((_, t)) = self.maps_to.iter().find(|(own, _)| same(own, base)) {
             return t.clone();
         }
-        const PI: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
         match self.builtins.iter().find(|b| same(b, base)) {
-            Some(b) if PI.contains(&b.as_str()) => vec![b.clone()],
+            Some(b) if super::pi_builtins().contains(&b.as_str()) => vec![b.clone()],
             _ => Vec::new(),
         }
     }

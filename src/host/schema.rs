@@ -25,7 +25,7 @@ pub fn host_schema(p: &'static HostProfile) -> &'static Value {
 /// files this binary was built from, compiled now.
 pub fn validator(p: &'static HostProfile) -> &'static Validator {
     p.caches.validator.get_or_init(|| {
-        crate::role::validate::compiled(&p.label(), super::schema_inputs()).unwrap_or_else(|| {
+        crate::role::validate::compiled(&p.label()).unwrap_or_else(|| {
             Box::leak(Box::new(
                 Validator::compile(host_schema(p)).expect("host schemas compile (tested)"),
             ))
@@ -189,7 +189,7 @@ mod tests {
             }
         }
         let rows: Vec<(String, &Validator)> = owned.iter().map(|(i, v)| (i.clone(), v)).collect();
-        let inputs = crate::host::schema_inputs();
+        let inputs = crate::role::validate::schema_inputs();
         let text = crate::role::validate::emit(&rows, inputs);
         let path =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/role/validate/compiled.rs");
@@ -204,7 +204,7 @@ mod tests {
              `PWK_WRITE_COMPILED=1 cargo test --lib compiled_validators_are_current`"
         );
         for (id, v) in &rows {
-            let built = crate::role::validate::compiled(id, inputs)
+            let built = crate::role::validate::compiled(id)
                 .unwrap_or_else(|| panic!("{id} is compiled in"));
             assert_eq!(
                 crate::role::validate::emit(&[(id.clone(), built)], inputs),

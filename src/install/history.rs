@@ -79,10 +79,7 @@ mod tests {
     #[test]
     fn every_row_names_a_bundled_role_and_a_digest() {
         for (name, digest) in EARLIER_VERSIONS {
-            assert!(
-                crate::install::bundled::bundled_role(name).is_some(),
-                "{name}"
-            );
+            assert!(crate::roles::bundled_role(name).is_some(), "{name}");
             assert_eq!(digest.len(), 64);
             assert!(
                 digest
@@ -94,7 +91,7 @@ mod tests {
 
     #[test]
     fn the_current_version_is_not_listed_as_earlier() {
-        for role in crate::install::bundled::BUNDLED_ROLES {
+        for role in crate::roles::BUNDLED_ROLES {
             assert!(
                 !is_earlier_version(role.name, &without_model_lines(role.content)),
                 "{}",

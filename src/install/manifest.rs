@@ -7,23 +7,23 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// The manifest's file name inside the agents directory. It must not end in `.md`.
-pub const MANIFEST_NAME: &str = ".pwk-manifest.json";
+pub(crate) const MANIFEST_NAME: &str = ".pwk-manifest.json";
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Manifest {
+pub(crate) struct Manifest {
     pub version: u32,
     /// role name → entry
     pub roles: BTreeMap<String, Entry>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// SHA-256 (lower-case hex) of the exact bytes pwk wrote.
     pub sha256: String,
 }
 
 impl Manifest {
-    pub fn new() -> Manifest {
+    pub(crate) fn new() -> Manifest {
         Manifest {
             version: 1,
             roles: BTreeMap::new(),
@@ -31,7 +31,7 @@ impl Manifest {
     }
 
     /// Parse a manifest; `Err` with a reason when it is not one pwk can use.
-    pub fn parse(bytes: &[u8]) -> Result<Manifest, String> {
+    pub(crate) fn parse(bytes: &[u8]) -> Result<Manifest, String> {
         let m: Manifest = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
         if m.version != 1 {
             return Err(format!("unknown manifest version {}", m.version));
@@ -40,17 +40,17 @@ impl Manifest {
     }
 
     /// The manifest as written: pretty JSON with a final newline, keys sorted.
-    pub fn to_bytes(&self) -> Vec<u8> {
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
         let mut out = serde_json::to_vec_pretty(self).unwrap_or_default();
         out.push(b'\n');
         out
     }
 
-    pub fn digest(&self, name: &str) -> Option<&str> {
+    pub(crate) fn digest(&self, name: &str) -> Option<&str> {
         self.roles.get(name).map(|e| e.sha256.as_str())
     }
 
-    pub fn record(&mut self, name: &str, sha256: String) {
+    pub(crate) fn record(&mut self, name: &str, sha256: String) {
         self.roles.insert(name.to_string(), Entry { sha256 });
     }
 }

@@ -10,11 +10,11 @@
 pub mod bundled;
 pub mod hint;
 pub mod history;
-pub mod manifest;
-pub mod pi_check;
-pub mod plan;
-pub mod readers;
-pub mod render;
+pub(crate) mod manifest;
+pub(crate) mod pi_check;
+pub(crate) mod plan;
+pub(crate) mod readers;
+pub(crate) mod render;
 
 #[cfg(test)]
 mod tests;

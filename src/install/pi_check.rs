@@ -13,11 +13,11 @@ use super::hint::ModelHint;
 use crate::env::Env;
 
 /// How long `pi --list-models` may take before it is killed.
-pub const LIST_MODELS_TIMEOUT: Duration = Duration::from_secs(15);
+pub(crate) const LIST_MODELS_TIMEOUT: Duration = Duration::from_secs(15);
 
 /// What pi said about a model.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ModelCheck {
+pub(crate) enum ModelCheck {
     /// pi lists the model.
     Resolvable,
     /// pi ran and does not list it; `listed` holds the ids it lists for the provider.
@@ -27,7 +27,7 @@ pub enum ModelCheck {
 }
 
 /// Ask pi whether it lists `model`.
-pub fn check_model(env: &Env, model: &ModelHint, timeout: Duration) -> ModelCheck {
+pub(crate) fn check_model(env: &Env, model: &ModelHint, timeout: Duration) -> ModelCheck {
     let pi = match crate::pi::locate(env) {
         Ok(pi) => pi,
         Err(e) => {

@@ -10,17 +10,18 @@
 
 use std::path::{Path, PathBuf};
 
-use super::bundled::{BundledRole, FAST_REVIEWERS, REVIEWERS, valid_role_name};
 use super::hint::{self, ModelHint};
 use super::history::{is_earlier_version, sha256_hex};
 use super::manifest::Manifest;
 use crate::fs::write::{
-    self as safe, Existing, Hooks, Ident, Inspect, Replace, SafeDir, SafeWriteError, WriteOptions,
+    self as safe, Existing, Expected, Hooks, Inspect, Replace, SafeDir, SafeWriteError,
+    WriteOptions,
 };
+use crate::roles::{BundledRole, FAST_REVIEWERS, REVIEWERS, valid_role_name};
 
 /// The flags that shape a plan.
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub(crate) struct Options {
     pub force: bool,
     pub fast_model: Option<ModelHint>,
     pub all_roles: bool,
@@ -30,7 +31,7 @@ pub struct Options {
 /// What happened (or, in a dry run, would happen) to one role.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     Created,
     Updated,
     Unchanged,
@@ -43,7 +44,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Outcome::Created => "created",
             Outcome::Updated => "updated",
@@ -55,14 +56,14 @@ impl Outcome {
     }
 
     /// Whether the role file was (or would be) written.
-    pub fn changes(self) -> bool {
+    pub(crate) fn changes(self) -> bool {
         matches!(self, Outcome::Created | Outcome::Updated)
     }
 }
 
 /// The result for one role.
 #[derive(Debug, Clone)]
-pub struct RoleResult {
+pub(crate) struct RoleResult {
     pub name: String,
     pub path: PathBuf,
     pub outcome: Outcome,
@@ -83,7 +84,7 @@ enum Action {
     },
     Replace {
         content: String,
-        expect: Ident,
+        expect: Expected,
         mode: u32,
         backup: Option<Existing>,
     },
@@ -91,7 +92,7 @@ enum Action {
 
 /// One role's decision.
 #[derive(Debug)]
-pub struct PlannedRole {
+pub(crate) struct PlannedRole {
     file_name: String,
     action: Action,
     pub result: RoleResult,
@@ -99,7 +100,7 @@ pub struct PlannedRole {
 
 /// Decide the outcome of every role. Reads only; `dir` is `None` when the agents
 /// directory does not exist yet (every role is then `created`).
-pub fn plan(
+pub(crate) fn plan(
     roles: &[BundledRole],
     dir: Option<&SafeDir>,
     dir_path: &Path,
@@ -241,7 +242,7 @@ fn plan_one(
         result.diff = Some(unified_diff(&ex.content, &desired, &file_name));
     }
     let mode = ex.mode & 0o777;
-    let expect = ex.ident;
+    let expect = ex.expected();
     let (reason, backup) = match ours {
         Some(why) => (why, None),
         None if opts.force => (
@@ -291,7 +292,11 @@ fn unified_diff(old: &[u8], new: &str, file_name: &str) -> String {
 
 /// Carry out the plan. Every role gets its own outcome; one failure never stops
 /// the others.
-pub fn apply(planned: Vec<PlannedRole>, dir: &SafeDir, hooks: &mut dyn Hooks) -> Vec<RoleResult> {
+pub(crate) fn apply(
+    planned: Vec<PlannedRole>,
+    dir: &SafeDir,
+    hooks: &mut dyn Hooks,
+) -> Vec<RoleResult> {
     let mut results: Vec<RoleResult> = planned
         .into_iter()
         .map(|p| apply_one(p, dir, hooks))
@@ -335,7 +340,7 @@ fn apply_one(p: PlannedRole, dir: &SafeDir, hooks: &mut dyn Hooks) -> RoleResult
             backup,
         } => {
             if let Some(ex) = backup {
-                match write_backup(dir, &file_name, &ex, hooks) {
+                match dir.write_backup(&file_name, &ex, hooks) {
                     Ok(path) => {
                         result.reason = Some(format!(
                             "--force replaced your edited copy; it is kept as {}",
@@ -391,42 +396,10 @@ fn apply_one(p: PlannedRole, dir: &SafeDir, hooks: &mut dyn Hooks) -> RoleResult
     result
 }
 
-/// Keep the user's copy next to the role, as `<file>.bak`, `<file>.bak.1`, … —
-/// never replacing an existing backup. Same content, permissions and mtime.
-/// (`pwk convert --force` keeps its backups the same way.)
-pub(crate) fn write_backup(
-    dir: &SafeDir,
-    file_name: &str,
-    ex: &Existing,
-    hooks: &mut dyn Hooks,
-) -> Result<PathBuf, SafeWriteError> {
-    let opts = WriteOptions {
-        mode: ex.mode & 0o777,
-        mtime: Some(ex.ident.mtime),
-        sync_dir: true,
-        kind: crate::fs::Kind::Role,
-    };
-    for n in 0..100 {
-        let name = if n == 0 {
-            format!("{file_name}.bak")
-        } else {
-            format!("{file_name}.bak.{n}")
-        };
-        match dir.write_file(&name, &ex.content, Replace::Fresh, opts, hooks) {
-            Ok(_) => return Ok(dir.path().join(name)),
-            Err(SafeWriteError::AlreadyExists { .. }) => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(SafeWriteError::AlreadyExists {
-        path: dir.path().join(format!("{file_name}.bak.99")),
-    })
-}
-
 /// The manifest after a run: every role that is now pwk's own (created, updated,
 /// unchanged) is recorded with the digest of what is on disk; others keep their
 /// old entry, so an edit stays the user's.
-pub fn next_manifest(old: &Manifest, results: &[RoleResult]) -> Manifest {
+pub(crate) fn next_manifest(old: &Manifest, results: &[RoleResult]) -> Manifest {
     let mut m = old.clone();
     m.version = 1;
     for r in results {

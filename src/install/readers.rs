@@ -12,25 +12,25 @@
 use crate::host::{ALL, HostId, HostProfile};
 use crate::lint::Severity;
 
-use super::bundled::BundledRole;
+use crate::roles::BundledRole;
 
 /// What one reader does with the rendered roles.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Reader {
+pub(crate) struct Reader {
     /// The reader's profile (`tintinweb@0.25`).
-    pub profile: String,
+    pub(crate) profile: String,
     /// Roles it loads.
-    pub loads: Vec<String>,
+    pub(crate) loads: Vec<String>,
     /// Roles it skips or refuses, each with the reason (`pwk lint`'s error).
-    pub skips: Vec<(String, String)>,
+    pub(crate) skips: Vec<(String, String)>,
     /// Rules `pwk lint --host <reader>` warns about on the loaded roles, with how
     /// many roles each.
-    pub warns: Vec<(String, usize)>,
+    pub(crate) warns: Vec<(String, usize)>,
 }
 
 impl Reader {
     /// `loads all 5 as written`, `loads 3 of 5; skips pwk-x (…)`, ….
-    pub fn summary(&self) -> String {
+    pub(crate) fn summary(&self) -> String {
         let total = self.loads.len() + self.skips.len();
         let mut out = if self.skips.is_empty() {
             format!("loads all {total}")
@@ -60,7 +60,7 @@ impl Reader {
 
 /// Every host (but the portable profile) whose newest profile reads project roles
 /// in `dir` (`.agents/agents`), with what it does with `roles` written there.
-pub fn readers(roles: &[BundledRole], dir: [&str; 2]) -> Vec<Reader> {
+pub(crate) fn readers(roles: &[BundledRole], dir: [&str; 2]) -> Vec<Reader> {
     let rel = dir.join("/");
     ALL.into_iter()
         .filter(|h| *h != HostId::Pwk && crate::host::host_reads_dir(*h, &rel))
@@ -70,7 +70,7 @@ pub fn readers(roles: &[BundledRole], dir: [&str; 2]) -> Vec<Reader> {
 
 /// The pi hosts pwk knows that do not read `dir`, each with the project
 /// directories it reads instead (`herdr@1.3: reads .pi/agents/`).
-pub fn not_readers(dir: [&str; 2]) -> Vec<String> {
+pub(crate) fn not_readers(dir: [&str; 2]) -> Vec<String> {
     let rel = dir.join("/");
     ALL.into_iter()
         .filter(|h| *h != HostId::Pwk && h.is_pi() && !crate::host::host_reads_dir(*h, &rel))

@@ -4,7 +4,7 @@ use super::plan::{Outcome, RoleResult};
 
 /// `{"version":1,"target","dry_run","roles":[…],"reload_needed","partial","warnings"}`.
 #[derive(Debug, serde::Serialize)]
-pub struct JsonReport<'a> {
+pub(crate) struct JsonReport<'a> {
     pub version: u32,
     pub target: &'a str,
     pub dry_run: bool,
@@ -20,7 +20,7 @@ pub struct JsonReport<'a> {
 
 /// One role in the JSON report.
 #[derive(Debug, serde::Serialize)]
-pub struct JsonRole<'a> {
+pub(crate) struct JsonRole<'a> {
     pub name: &'a str,
     pub path: &'a str,
     pub outcome: &'static str,
@@ -34,7 +34,7 @@ pub struct JsonRole<'a> {
 
 /// Everything the report says.
 #[derive(Debug)]
-pub struct Report {
+pub(crate) struct Report {
     /// The agents directory, as shown to the user.
     pub target: String,
     pub results: Vec<RoleResult>,
@@ -53,7 +53,7 @@ pub struct Report {
 
 impl Report {
     /// Role files were written, so running hosts must re-read them.
-    pub fn reload_needed(&self) -> bool {
+    pub(crate) fn reload_needed(&self) -> bool {
         !self.dry_run && self.results.iter().any(|r| r.outcome.changes())
     }
 
@@ -62,7 +62,7 @@ impl Report {
     }
 
     /// Some roles are not (or would not be) installed as shipped.
-    pub fn partial(&self) -> bool {
+    pub(crate) fn partial(&self) -> bool {
         self.left_alone() > 0 && self.left_alone() < self.results.len()
     }
 
@@ -70,12 +70,12 @@ impl Report {
         self.count(Outcome::Conflict) + self.count(Outcome::Refused) + self.count(Outcome::Failed)
     }
 
-    pub fn would_change(&self) -> bool {
+    pub(crate) fn would_change(&self) -> bool {
         self.results.iter().any(|r| r.outcome != Outcome::Unchanged)
     }
 
     /// The JSON document (`--format json`), fields in contract order.
-    pub fn to_json(&self) -> JsonReport<'_> {
+    pub(crate) fn to_json(&self) -> JsonReport<'_> {
         JsonReport {
             version: 1,
             target: &self.target,
@@ -100,7 +100,7 @@ impl Report {
         }
     }
 
-    pub fn to_human(&self, color: bool) -> String {
+    pub(crate) fn to_human(&self, color: bool) -> String {
         let mut out = String::new();
         let looking = self.dry_run || self.check;
         if looking {

@@ -8,12 +8,12 @@
 
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, symlink};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use super::bundled::{BUNDLED_ROLES, BundledRole};
 use super::manifest::Manifest;
 use super::plan::{self, Options, Outcome, RoleResult};
 use crate::fs::write::{self as safe, Hooks, NoHooks, SafeDir, SafeWriteError, Step};
+use crate::roles::{BUNDLED_ROLES, BundledRole};
 
 struct Fixture {
     _tmp: tempfile::TempDir,
@@ -86,7 +86,7 @@ impl Fixture {
         opts: &Options,
         hooks: &mut dyn Hooks,
     ) -> Result<Vec<RoleResult>, SafeWriteError> {
-        let root = SafeDir::open_root(&self.project)?;
+        let root = SafeDir::open_for_tests(&self.project)?;
         let dot = root.open_child(".agents", true, hooks)?.unwrap();
         let dir = dot.open_child("agents", true, hooks)?.unwrap();
         dir.lock(true)?;
@@ -113,7 +113,7 @@ fn outcome_of<'a>(results: &'a [RoleResult], name: &str) -> &'a RoleResult {
 }
 
 fn canonical(name: &str) -> &'static str {
-    super::bundled::bundled_role(name).unwrap().content
+    crate::roles::bundled_role(name).unwrap().content
 }
 
 fn no_temp_files(f: &Fixture) {
@@ -263,7 +263,9 @@ fn a08_target_swapped_between_rename_and_verify() {
     f.assert_victim_untouched();
 }
 
-/// A8 variant: the file is replaced by another regular file with other content.
+/// A8 variant: the file is replaced by another regular file with other content
+/// (a save landing just after pwk's write): the save is kept, and the role is a
+/// conflict, not "created".
 #[test]
 fn a08_target_replaced_by_other_file_before_verify() {
     let f = Fixture::new();
@@ -281,11 +283,15 @@ fn a08_target_replaced_by_other_file_before_verify() {
     };
     let results = f.install(&mut hooks).unwrap();
     let r = outcome_of(&results, "pwk-hazard-reviewer");
-    assert_eq!(r.outcome, Outcome::Failed);
+    assert_eq!(r.outcome, Outcome::Conflict, "{r:?}");
     assert!(
-        r.reason.as_deref().unwrap().contains("different file"),
+        r.reason
+            .as_deref()
+            .unwrap()
+            .contains("changed while pwk was replacing it"),
         "{r:?}"
     );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "impostor\n");
     f.assert_victim_untouched();
 }
 
@@ -328,7 +334,7 @@ fn a09_precreated_temp_name_is_never_used() {
             .count(),
         2
     );
-    let dir = SafeDir::open_root(&f.agents()).unwrap();
+    let dir = SafeDir::open_for_tests(&f.agents()).unwrap();
     let names: Vec<String> = BUNDLED_ROLES.iter().map(|r| r.file_name()).collect();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     assert_eq!(dir.remove_stray_temps(&refs), 2);
@@ -412,7 +418,7 @@ fn a19_stray_temp_from_a_crash_is_swept() {
     for p in [&stray, &lookalike, &short] {
         std::fs::write(p, "half a file").unwrap();
     }
-    let dir = SafeDir::open_root(&f.agents()).unwrap();
+    let dir = SafeDir::open_for_tests(&f.agents()).unwrap();
     dir.lock(true).unwrap();
     assert_eq!(dir.remove_stray_temps(&["pwk-spec-reviewer.md"]), 1);
     assert!(!stray.exists());
@@ -490,9 +496,9 @@ fn a20_bad_bundle_names_are_refused() {
 fn a23_second_run_waits_for_the_lock() {
     let f = Fixture::new();
     f.install(&mut NoHooks).unwrap();
-    let first = SafeDir::open_root(&f.agents()).unwrap();
+    let first = SafeDir::open_for_tests(&f.agents()).unwrap();
     first.lock(true).unwrap();
-    let second = SafeDir::open_root(&f.agents()).unwrap();
+    let second = SafeDir::open_for_tests(&f.agents()).unwrap();
     let err = second
         .lock_within(true, std::time::Duration::ZERO)
         .unwrap_err();
@@ -539,18 +545,38 @@ fn force_picks_the_next_free_backup_name() {
     );
 }
 
-/// `create_file_exclusive`: creates missing parents, refuses an existing file,
-/// a symlinked directory and a symlink at the file name.
+/// Creating a file through the one confinement check (`Anchors::open_parent`):
+/// missing parents are created (0755, file 0644); an existing file, a symlink at
+/// the name, a symlinked directory anywhere below the project root (even one that
+/// points at a real directory), `..` after a name and a path outside the project
+/// are refused; nothing is left behind and nothing outside is touched.
 #[test]
-fn create_file_exclusive_contract() {
+fn creating_through_the_anchors_contract() {
+    use crate::fs::{Anchors, NamedBy, Replace, WriteOptions};
+    use std::path::Path;
+    fn create(project: &Path, path: &Path, content: &[u8]) -> Result<(), SafeWriteError> {
+        let anchors = Anchors::new(project, project, &[]);
+        let (dir, name) = anchors
+            .open_parent(path, &NamedBy::Pwk, true, &mut NoHooks)?
+            .expect("created on the way");
+        dir.write_file(
+            &name,
+            content,
+            Replace::Fresh,
+            WriteOptions::default(),
+            &mut NoHooks,
+        )
+        .map(|_| ())
+    }
     let f = Fixture::new();
     let dir = f.project.join("a/b/.agents/agents");
-    let path = safe::create_file_exclusive(&dir, "new-role.md", b"hello\n").unwrap();
-    assert_eq!(path, dir.join("new-role.md"));
+    let path = dir.join("new-role.md");
+    create(&f.project, &path, b"hello\n").unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), b"hello\n");
     assert_eq!(std::fs::metadata(&path).unwrap().mode() & 0o777, 0o644);
+    assert_eq!(std::fs::metadata(&dir).unwrap().mode() & 0o777, 0o755);
 
-    let err = safe::create_file_exclusive(&dir, "new-role.md", b"again\n").unwrap_err();
+    let err = create(&f.project, &path, b"again\n").unwrap_err();
     assert!(
         matches!(err, SafeWriteError::AlreadyExists { .. }),
         "{err:?}"
@@ -558,7 +584,7 @@ fn create_file_exclusive_contract() {
     assert_eq!(std::fs::read(&path).unwrap(), b"hello\n");
 
     symlink(&f.victim, dir.join("link.md")).unwrap();
-    let err = safe::create_file_exclusive(&dir, "link.md", b"x\n").unwrap_err();
+    let err = create(&f.project, &dir.join("link.md"), b"x\n").unwrap_err();
     assert!(
         matches!(err, SafeWriteError::AlreadyExists { .. }),
         "{err:?}"
@@ -566,58 +592,38 @@ fn create_file_exclusive_contract() {
 
     let linked = f.project.join("linked");
     symlink(&f.outside, &linked).unwrap();
-    let err = safe::create_file_exclusive(&linked, "x.md", b"x\n").unwrap_err();
-    assert!(matches!(err, SafeWriteError::Symlink { .. }), "{err:?}");
+    for p in ["linked/x.md", "linked/sub/x.md"] {
+        let err = create(&f.project, &f.project.join(p), b"x\n").unwrap_err();
+        assert!(
+            matches!(err, SafeWriteError::Symlink { .. }),
+            "{p}: {err:?}"
+        );
+    }
     // An existing symlinked `.agents` that points at a real directory, with
     // `agents` still to be created below it: refused, nothing written outside.
     let g = Fixture::new();
     symlink(&g.outside, g.project.join(".agents")).unwrap();
-    let err =
-        safe::create_file_exclusive(&g.project.join(".agents/agents"), "r.md", b"x\n").unwrap_err();
+    let err = create(&g.project, &g.project.join(".agents/agents/r.md"), b"x\n").unwrap_err();
     assert!(matches!(err, SafeWriteError::Symlink { .. }), "{err:?}");
     g.assert_victim_untouched();
 
-    // Relative to a base, every component is no-follow: a symlinked middle
-    // directory is refused too.
-    let err = safe::open_beneath(&f.project, Path::new("linked/sub"), &mut NoHooks).unwrap_err();
-    assert!(matches!(err, SafeWriteError::Symlink { .. }), "{err:?}");
-    let err = safe::open_beneath(&f.project, Path::new("a/../b"), &mut NoHooks).unwrap_err();
-    assert!(matches!(err, SafeWriteError::BadName { .. }), "{err:?}");
+    for p in ["a/../b/x.md", "a/b/.agents/agents/../x.md"] {
+        let err = create(&f.project, Path::new(p), b"x\n").unwrap_err();
+        assert!(
+            matches!(err, SafeWriteError::BadName { .. }),
+            "{p}: {err:?}"
+        );
+    }
+    // Outside the project, and not named by the user: refused whatever it is.
+    let err = create(&f.project, &f.outside.join("new.md"), b"x\n").unwrap_err();
+    assert!(matches!(err, SafeWriteError::Outside { .. }), "{err:?}");
+    assert!(!f.outside.join("new.md").exists());
 
-    let err = safe::create_file_exclusive(&dir, "../x.md", b"x\n").unwrap_err();
-    assert!(matches!(err, SafeWriteError::BadName { .. }), "{err:?}");
     let leftovers: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.contains(".pwk-tmp-"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
-    f.assert_victim_untouched();
-}
-
-/// `create_file_beneath`: every component below the base is no-follow, even an
-/// existing symlinked `.agents` that points at a real directory.
-#[test]
-fn create_file_beneath_refuses_any_symlink_below_the_base() {
-    let f = Fixture::new();
-    let path =
-        safe::create_file_beneath(&f.project, Path::new(".agents/agents"), "r.md", b"x\n").unwrap();
-    assert_eq!(path, f.project.join(".agents/agents/r.md"));
-    assert_eq!(std::fs::read(&path).unwrap(), b"x\n");
-    let err = safe::create_file_beneath(&f.project, Path::new(".agents/agents"), "r.md", b"y\n")
-        .unwrap_err();
-    assert!(
-        matches!(err, SafeWriteError::AlreadyExists { .. }),
-        "{err:?}"
-    );
-
-    let g = Fixture::new();
-    symlink(&g.outside, g.project.join(".agents")).unwrap();
-    let err = safe::create_file_beneath(&g.project, Path::new(".agents/agents"), "r.md", b"x\n")
-        .unwrap_err();
-    assert!(matches!(err, SafeWriteError::Symlink { .. }), "{err:?}");
-    let err = safe::create_file_beneath(&g.project, Path::new("/abs"), "r.md", b"x\n").unwrap_err();
-    assert!(matches!(err, SafeWriteError::BadName { .. }), "{err:?}");
-    g.assert_victim_untouched();
     f.assert_victim_untouched();
 }

@@ -13,12 +13,12 @@ use super::suppress::{Suppressed, SuppressionKind};
 use super::{Diagnostic, LintReport};
 
 /// The file's format version.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 /// One known finding.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// Relative to the baseline file's directory, `/`-separated.
     pub path: String,
     pub rule: String,
@@ -29,7 +29,7 @@ pub struct Entry {
 /// A baseline file's content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Baseline {
+pub(crate) struct Baseline {
     pub version: u32,
     /// Sorted; a finding that occurs twice is listed twice.
     pub findings: Vec<Entry>,
@@ -37,7 +37,7 @@ pub struct Baseline {
 
 /// Why a baseline could not be used (exit 2).
 #[derive(Debug, thiserror::Error)]
-pub enum BaselineError {
+pub(crate) enum BaselineError {
     #[error("cannot read the baseline `{}`: {why}", path.display())]
     Read { path: PathBuf, why: String },
     #[error("`{}` is not a pwk baseline: {why}; recreate it with `pwk lint --write-baseline --baseline {}`", path.display(), path.display())]
@@ -47,7 +47,7 @@ pub enum BaselineError {
 impl Baseline {
     /// Read a baseline file (at most [`crate::fs::Kind::Baseline`]'s cap, the
     /// cap `--write-baseline` writes under).
-    pub fn read(path: &Path) -> Result<Baseline, BaselineError> {
+    pub(crate) fn read(path: &Path) -> Result<Baseline, BaselineError> {
         let bytes = crate::fs::read::read(path, crate::fs::Kind::Baseline).map_err(|e| {
             BaselineError::Read {
                 path: path.to_path_buf(),
@@ -58,7 +58,7 @@ impl Baseline {
     }
 
     /// A baseline file's bytes, read from `path`.
-    pub fn parse(bytes: &[u8], path: &Path) -> Result<Baseline, BaselineError> {
+    pub(crate) fn parse(bytes: &[u8], path: &Path) -> Result<Baseline, BaselineError> {
         // The one strict JSON reader: a key twice is refused with both positions.
         let b: Baseline =
             crate::json::from_slice_strict(bytes).map_err(|e| BaselineError::Invalid {
@@ -79,7 +79,7 @@ impl Baseline {
 
     /// The baseline of every finding in `report` (paths relative to `dir`, the
     /// baseline file's directory, as [`crate::fs::canonical_dir_path`] gives it).
-    pub fn of(report: &LintReport, dir: &Path) -> Baseline {
+    pub(crate) fn of(report: &LintReport, dir: &Path) -> Baseline {
         let mut rels = Relative::new(dir);
         let mut findings: Vec<Entry> = report
             .files
@@ -105,7 +105,7 @@ impl Baseline {
     }
 
     /// The file's text: pretty JSON, sorted, with a final newline.
-    pub fn to_json(&self) -> String {
+    pub(crate) fn to_json(&self) -> String {
         let mut s = serde_json::to_string_pretty(self).expect("plain data serializes");
         s.push('\n');
         s
@@ -114,7 +114,7 @@ impl Baseline {
     /// Move the findings of `report` that the baseline lists into each file's
     /// `suppressed` (kind [`SuppressionKind::Baseline`]). Each entry covers one
     /// finding. Returns how many entries matched nothing (fixed since).
-    pub fn apply(&self, report: &mut LintReport, dir: &Path, shown: &str) -> usize {
+    pub(crate) fn apply(&self, report: &mut LintReport, dir: &Path, shown: &str) -> usize {
         let mut left: BTreeMap<&Entry, usize> = BTreeMap::new();
         for e in &self.findings {
             *left.entry(e).or_default() += 1;

@@ -2,100 +2,14 @@
 //! rule ids), then the rules the schema cannot express.
 
 use std::collections::HashSet;
-use std::ops::Range;
 
 use crate::role::validate::ValidationErrorKind as Kind;
 
+use super::Diagnostic;
+use super::rule::Checker;
 use super::rules::{self, Rule};
-use super::{Diagnostic, Related};
 use crate::host::{HostProfile, ListReading};
-use crate::role::{Fences, Node, RoleDoc, SplitError, Value};
-
-/// What a rule sees: the document, the host profile, and where findings go.
-pub(crate) struct Checker<'a> {
-    pub doc: &'a RoleDoc,
-    pub profile: &'static HostProfile,
-    pub out: Vec<Diagnostic>,
-    /// Under the portable profile: keys read by only some hosts (said once in the
-    /// run's summary, not per file).
-    pub host_specific: crate::host::KeySet,
-}
-
-impl<'a> Checker<'a> {
-    fn new(doc: &'a RoleDoc, profile: &'static HostProfile) -> Checker<'a> {
-        Checker {
-            doc,
-            profile,
-            out: Vec::new(),
-            host_specific: Default::default(),
-        }
-    }
-
-    /// Record a finding of `rule` at `span` (bytes in the file).
-    pub fn emit(
-        &mut self,
-        rule: &'static Rule,
-        span: Range<usize>,
-        label: impl Into<String>,
-        message: impl Into<String>,
-        help: Option<String>,
-    ) -> &mut Diagnostic {
-        let span = self.clamp(span);
-        let d = Diagnostic {
-            rule: rule.id,
-            severity: self.profile.severity_of(rule.id, rule.severity),
-            message: message.into(),
-            help,
-            path: self.doc.path.clone(),
-            start: self.doc.position(span.start),
-            end: self.doc.position(span.end),
-            span,
-            label: label.into(),
-            related: Vec::new(),
-            fixes: Vec::new(),
-        };
-        self.out.push(d);
-        self.out.last_mut().expect("just pushed")
-    }
-
-    /// A secondary label in the same file.
-    pub fn related(&self, span: Range<usize>, label: impl Into<String>) -> Related {
-        let span = self.clamp(span);
-        Related {
-            start: self.doc.position(span.start),
-            end: self.doc.position(span.end),
-            span,
-            label: label.into(),
-        }
-    }
-
-    fn clamp(&self, span: Range<usize>) -> Range<usize> {
-        let text = &self.doc.text;
-        let fix = |mut o: usize| {
-            o = o.min(text.len());
-            while !text.is_char_boundary(o) {
-                o -= 1;
-            }
-            o
-        };
-        let start = fix(span.start);
-        start..fix(span.end).max(start)
-    }
-
-    /// The span of a top-level key, when the frontmatter parsed.
-    pub fn mapping_key_span(&self, key: &str) -> Option<Range<usize>> {
-        self.doc.mapping()?.entry(key).map(|(k, _)| k.span.clone())
-    }
-
-    /// The opening `---` line, where file-level frontmatter findings point.
-    pub fn open_fence(&self) -> Range<usize> {
-        match &self.doc.fences {
-            Ok(f) => f.open.clone(),
-            Err(SplitError::Unterminated { open }) => open.clone(),
-            Err(SplitError::MissingOpeningFence { first_line }) => first_line.clone(),
-        }
-    }
-}
+use crate::role::{Fences, Node, RoleDoc, SplitError};
 
 /// `unresolved-model` for `doc` against the models pi lists (`--check-models`).
 pub(crate) fn check_models(
@@ -144,7 +58,7 @@ pub fn check_doc_full(
 pub(crate) fn check_skills(
     doc: &RoleDoc,
     profile: &'static HostProfile,
-    places: &crate::discover::skills::SkillPlaces,
+    places: &crate::host::skills::SkillPlaces,
 ) -> Vec<Diagnostic> {
     let Some(Ok(tree)) = &doc.tree else {
         return Vec::new();
@@ -576,55 +490,6 @@ fn report_value(
         rules::invalid_type::report(cx, top, pointer, node);
     } else {
         rules::invalid_value::report(cx, top, kind, node);
-    }
-}
-
-/// How a YAML value reads to a person: `the quoted string "20"`, `a list`, …
-pub(crate) fn describe(node: &Node) -> String {
-    match &node.value {
-        Value::Sequence(_) => "a list".into(),
-        Value::Mapping(_) => "a mapping".into(),
-        Value::Scalar { text, plain } => {
-            if !plain {
-                return format!(
-                    "the quoted string {}",
-                    serde_json::Value::from(text.as_str())
-                );
-            }
-            match node.to_json() {
-                serde_json::Value::Null => "no value".into(),
-                serde_json::Value::Bool(b) => format!("the boolean {b}"),
-                serde_json::Value::Number(n) => format!("the number {n}"),
-                _ => format!("the string `{text}`"),
-            }
-        }
-    }
-}
-
-/// The schema's words for what a key takes (`a string`, `true or false`, …).
-pub(crate) fn expected(cx: &Checker<'_>, top: &str) -> String {
-    let prop = &crate::host::schema::host_schema(cx.profile)["properties"][top];
-    if prop.get("oneOf").is_some() {
-        return "a comma-separated string or a list of strings".into();
-    }
-    let one = |t: &str| match t {
-        "string" => "a string",
-        "boolean" => "true or false",
-        "integer" => "a whole number",
-        "number" => "a number",
-        "array" => "a list",
-        "object" => "a mapping",
-        _ => "a value of another type",
-    };
-    match &prop["type"] {
-        serde_json::Value::String(t) => one(t).into(),
-        serde_json::Value::Array(ts) => ts
-            .iter()
-            .filter_map(|t| t.as_str())
-            .map(one)
-            .collect::<Vec<_>>()
-            .join(" or "),
-        _ => "another type".into(),
     }
 }
 

@@ -3,33 +3,9 @@
 use std::ops::Range;
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-
 use crate::lint::fix::Fix;
 use crate::role::Position;
-
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
-
-impl std::fmt::Display for Severity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use crate::severity::Severity;
 
 /// A second place in the same file that explains the finding (e.g. a duplicate
 /// key's first occurrence).

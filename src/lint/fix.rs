@@ -78,7 +78,7 @@ impl Fix {
 
 /// Which fixes to apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Applicability {
+pub(crate) enum Applicability {
     /// Only [`Safety::Safe`] fixes (`--fix`).
     Safe,
     /// Unsafe fixes too (`--unsafe-fixes`).
@@ -86,7 +86,7 @@ pub enum Applicability {
 }
 
 impl Applicability {
-    pub fn allows(self, safety: Safety) -> bool {
+    pub(crate) fn allows(self, safety: Safety) -> bool {
         self == Applicability::All || safety == Safety::Safe
     }
 }
@@ -103,7 +103,7 @@ fn overlaps(a: &Edit, b: &Edit) -> bool {
 /// another taken fix makes (the next round of `--fix` sees it again on the new
 /// text). Returns the new text and the indices of the fixes applied. Bytes
 /// outside the taken edits are copied unchanged.
-pub fn apply(text: &str, fixes: &[&Fix]) -> (String, Vec<usize>) {
+pub(crate) fn apply(text: &str, fixes: &[&Fix]) -> (String, Vec<usize>) {
     let mut taken: Vec<&Edit> = Vec::new();
     let mut made: Vec<&str> = Vec::new();
     let mut applied = Vec::new();
@@ -141,7 +141,7 @@ pub fn apply(text: &str, fixes: &[&Fix]) -> (String, Vec<usize>) {
 
 /// The outcome of fixing one file's text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fixed {
+pub(crate) struct Fixed {
     pub text: String,
     /// The titles of the fixes applied, in the order applied.
     pub applied: Vec<String>,
@@ -155,7 +155,7 @@ const MAX_ROUNDS: usize = 8;
 /// each round until nothing more applies. `lint` is the file's full check (its
 /// host profile, configuration and suppressions), so a suppressed or disabled
 /// finding is never fixed.
-pub fn fix_text(
+pub(crate) fn fix_text(
     text: &str,
     applicability: Applicability,
     mut lint: impl FnMut(&str) -> Vec<super::Diagnostic>,

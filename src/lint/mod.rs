@@ -1,19 +1,21 @@
 //! `pwk lint`: rules, diagnostics and renderers.
 //!
-//! [`check_doc`] checks one parsed file (no I/O); [`lint_paths`] finds the files,
-//! reads and checks them on every core, adds the cross-file `duplicate-name`
-//! findings from one index, and returns everything sorted by path and position.
+//! [`check_doc`] checks one parsed file (no I/O); [`lint_files`] reads and checks
+//! the files of a plan (the Project's, `crate::project`) on every core, adds the
+//! cross-file `duplicate-name` findings from one index, and returns everything
+//! sorted by path and position.
 //! Renderers under [`render`] turn the result into each output format.
 
-pub mod baseline;
+pub(crate) mod baseline;
 pub(crate) mod check;
-pub mod diagnostic;
-pub mod fix;
+pub(crate) mod diagnostic;
+pub(crate) mod fix;
 pub mod render;
-pub mod rewrite;
-pub mod rules;
-pub mod suppress;
-pub mod walk;
+pub(crate) mod rewrite;
+pub(crate) mod rule;
+pub(crate) mod rules;
+pub(crate) mod suppress;
+pub(crate) mod walk;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -309,7 +311,7 @@ pub struct FileSettings {
     pub enable: std::collections::BTreeSet<String>,
     /// Where the skill directories are (`unknown-skill`); `None`: not known (text
     /// linted outside a project), and skill names are not checked.
-    pub skills: Option<crate::discover::skills::SkillPlaces>,
+    pub skills: Option<crate::host::skills::SkillPlaces>,
     /// `--check-models`: what pi lists on this machine (`unresolved-model`).
     pub models: Option<Models>,
 }
@@ -413,16 +415,6 @@ pub fn lint_text(
     settings: &FileSettings,
 ) -> Vec<Diagnostic> {
     lint_doc(&RoleDoc::parse(path, text.as_bytes()), profile, settings)
-}
-
-/// Find the role files under `paths` and lint them; a path that cannot be looked
-/// at is a failure in the report (exit 2), never a silent gap.
-pub fn lint_paths(paths: &[PathBuf], opts: &LintOptions) -> LintReport {
-    let collected = collect_files(paths, opts.recursive);
-    let mut report = lint_files(&collected.files, opts);
-    report.add_walk_errors(collected.errors);
-    report.skip_other_case(collected.other_case);
-    report
 }
 
 /// Lint one file's text held in memory (an MCP client's text) as if it were the
@@ -565,7 +557,7 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
     let paths: Vec<&Path> = files_out.iter().map(|f| f.path.as_path()).collect();
     let sites: Vec<Option<&NameSite>> = names.iter().map(Option::as_ref).collect();
     let dups = cross_file(&paths, &sites, opts.host, |p| match &opts.cwd {
-        Some(cwd) => crate::context::display_path(cwd, p),
+        Some(cwd) => crate::display::display_path(cwd, p),
         None => p.display().to_string(),
     });
     let mut touched = Vec::new();
@@ -851,7 +843,7 @@ pub fn check_bytes_for(
 }
 
 /// The check of a buffer in a directory reached through a symbolic link (see
-/// [`crate::project::linked_dir`]): not linted, one `not-a-regular-file` finding
+/// [`crate::fs::linked_dir`]): not linted, one `not-a-regular-file` finding
 /// saying `why`, as `pwk lint` reports the directory.
 pub fn not_linted_linked(path: &Path, host: &'static HostProfile, why: String) -> Checked {
     let rule = &rules::not_a_regular_file::RULE;
@@ -909,12 +901,4 @@ pub fn name_site(doc: &RoleDoc) -> Option<NameSite> {
         end: doc.position(node.span.end),
         span: node.span.clone(),
     })
-}
-
-/// The first error in a parsed file, for listings that show broken roles.
-pub fn first_error(doc: &RoleDoc, host: &'static HostProfile) -> Option<Diagnostic> {
-    // Suppressions count: a deliberate, explained exception is not a broken role.
-    lint_doc(doc, host, &FileSettings::default())
-        .into_iter()
-        .find(|d| d.severity == Severity::Error)
 }

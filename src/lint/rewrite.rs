@@ -6,22 +6,22 @@
 //! symlinked file, a FIFO or a file with several hard links is reported, never
 //! fixed.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::fix::{Applicability, fix_text};
 use super::{FileSettings, ProfileFor, lint_text};
-use crate::fs::{Anchors, Hooks, Kind, NoHooks, SafeWriteError};
+use crate::fs::{Anchors, Hooks, Kind, NamedBy, NoHooks, SafeWriteError};
 
 /// Write the fixed files, or only show what would change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     Write,
     Diff,
 }
 
 /// What happened to one file.
 #[derive(Debug)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// No fix applied (none offered, or none allowed).
     Unchanged,
     /// Rewritten (`Write`) or would be (`Diff`, with the unified diff).
@@ -41,15 +41,17 @@ pub enum Outcome {
 
 /// One file's result.
 #[derive(Debug)]
-pub struct FileFix {
-    pub path: PathBuf,
+pub(crate) struct FileFix {
     pub outcome: Outcome,
 }
 
-/// Fix one file for `profile` with `settings`, opened from its trust anchor.
-pub fn fix_file(
+/// Fix one file for `profile` with `settings`, opened from its trust anchor
+/// (`by` named it: the path argument, the configuration's `paths`, pwk's walk).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fix_file(
     path: &Path,
     anchors: &Anchors,
+    by: &NamedBy,
     profile: ProfileFor,
     settings: &FileSettings,
     applicability: Applicability,
@@ -59,6 +61,7 @@ pub fn fix_file(
     fix_file_with(
         path,
         anchors,
+        by,
         profile,
         settings,
         applicability,
@@ -70,9 +73,10 @@ pub fn fix_file(
 
 /// [`fix_file`] with hooks into the writer (tests race it).
 #[allow(clippy::too_many_arguments)]
-pub fn fix_file_with(
+pub(crate) fn fix_file_with(
     path: &Path,
     anchors: &Anchors,
+    by: &NamedBy,
     profile: ProfileFor,
     settings: &FileSettings,
     applicability: Applicability,
@@ -80,11 +84,8 @@ pub fn fix_file_with(
     shown: &str,
     hooks: &mut dyn Hooks,
 ) -> FileFix {
-    let done = |outcome| FileFix {
-        path: path.to_path_buf(),
-        outcome,
-    };
-    let opened = match anchors.open_parent(path, false, hooks) {
+    let done = |outcome| FileFix { outcome };
+    let opened = match anchors.open_parent(path, by, false, hooks) {
         Ok(Some(x)) => x,
         Ok(None) => {
             return done(Outcome::NotRead(SafeWriteError::Io {
@@ -137,7 +138,7 @@ pub fn fix_file_with(
 }
 
 /// `--- a/path` / `+++ b/path` unified diff, three lines of context.
-pub fn unified_diff(old: &str, new: &str, shown: &str) -> String {
+pub(crate) fn unified_diff(old: &str, new: &str, shown: &str) -> String {
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(3)
@@ -159,6 +160,7 @@ mod tests {
         fix_file_with(
             path,
             &Anchors::new(dir, dir, &[]),
+            &NamedBy::Pwk,
             ProfileFor::fixed(HostId::Pwk.newest()),
             &FileSettings::default(),
             Applicability::Safe,

@@ -281,10 +281,8 @@ fn directives(
                 continue;
             }
             let id_span = start..start + id.len();
-            if rules::find(id).is_none() {
-                let hint = rules::did_you_mean(id, rules::RULES.iter().map(|r| r.id))
-                    .map(|s| format!("did you mean `{s}`?"))
-                    .unwrap_or_else(|| "`pwk rules` lists the rule ids".into());
+            if let Err(e) = rules::lookup(id) {
+                let hint = e.help("`pwk rules` lists the rule ids");
                 problems.push(invalid(
                     doc,
                     profile,
@@ -373,7 +371,7 @@ fn directives(
 
 /// Split `diagnostics` into the reported and the suppressed ones, and add the
 /// findings about the suppressions themselves.
-pub fn apply(
+pub(crate) fn apply(
     doc: &RoleDoc,
     profile: &'static HostProfile,
     diagnostics: Vec<Diagnostic>,
@@ -485,7 +483,7 @@ pub fn apply(
 
 /// The suppression in `doc` that hides `d`, a finding made outside the file's
 /// own check (the cross-file `duplicate-name`): its kind and reason.
-pub fn suppression_for(
+pub(crate) fn suppression_for(
     doc: &RoleDoc,
     profile: &'static HostProfile,
     d: &Diagnostic,

@@ -52,34 +52,6 @@ impl WalkError {
     }
 }
 
-/// With no paths: the pi directories ([`default_dirs`]); when `--host` names a host
-/// with its own directories (claude-code: `.claude/agents/`), those; under `--host
-/// auto` with no pi directory, the first other host's directories that exist.
-pub fn default_dirs_for(root: &Path, host: &crate::host::HostChoice) -> Vec<PathBuf> {
-    use crate::host::{ALL, HostChoice};
-    let own = |h: crate::host::HostId| -> Vec<PathBuf> {
-        h.project_dirs()
-            .map(|rel| root.join(rel))
-            .filter(|dir| dir.is_dir())
-            .collect()
-    };
-    match host {
-        HostChoice::Spec(s) if !s.host.is_pi() => own(s.host),
-        HostChoice::Spec(_) => default_dirs(root),
-        HostChoice::Auto => {
-            let pi = default_dirs(root);
-            if !pi.is_empty() {
-                return pi;
-            }
-            ALL.into_iter()
-                .filter(|h| !h.is_pi())
-                .map(own)
-                .find(|d| !d.is_empty())
-                .unwrap_or_default()
-        }
-    }
-}
-
 /// The role files named by `paths`: files as given (whatever their type, so the
 /// linter can report a FIFO or a symlink), directories as the `*.md` entries
 /// directly inside (every level with `recursive`; symlinked directories are
@@ -116,11 +88,12 @@ pub fn collect_files(paths: &[PathBuf], recursive: bool) -> Collected {
     out.sort();
     out.dedup();
     if paths.len() > 1 {
-        // One file named two ways (`a.md` and `./a.md`, a directory and a file
-        // in it, `sub/../a.md`) is one file: the first name in order is kept.
-        // (One walk never finds a file twice, so a single path needs no check.)
+        // One directory entry named two ways (`a.md` and `./a.md`, a directory and a
+        // file in it, `sub/../a.md`) is one file: the first name in order is kept.
+        // Two entries of one inode (hard links) are two roles to every host: kept
+        // (N24). (One walk never finds an entry twice: a single path needs no check.)
         let mut seen = std::collections::HashSet::new();
-        out.retain(|p| crate::fs::identity_nofollow(p).is_none_or(|id| seen.insert(id)));
+        out.retain(|p| entry_identity(p).is_none_or(|id| seen.insert(id)));
     }
     other_case.sort();
     Collected {
@@ -128,6 +101,20 @@ pub fn collect_files(paths: &[PathBuf], recursive: bool) -> Collected {
         errors,
         other_case,
     }
+}
+
+/// The directory entry `path` names: its directory's identity (device, inode; the
+/// directory as the kernel resolves it) and its file name. `None` when it cannot be
+/// looked at.
+fn entry_identity(path: &Path) -> Option<((u64, u64), std::ffi::OsString)> {
+    use std::os::unix::fs::MetadataExt;
+    let name = path.file_name()?.to_os_string();
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let m = std::fs::metadata(dir).ok()?;
+    Some(((m.dev(), m.ino()), name))
 }
 
 /// Whether a file name has the extension `md` as `Path::extension` reads it: `.md`

@@ -6,14 +6,14 @@ use std::collections::HashMap;
 
 use lsp_types as lt;
 
+use super::document::{Open, to_lsp};
 use super::position::Encoding;
-use super::server::{Open, to_lsp};
 use crate::lint::fix::{Fix, Safety};
 
 /// The kind of the fix-all action.
-pub const FIX_ALL: &str = "source.fixAll.pwk";
+pub(super) const FIX_ALL: &str = "source.fixAll.pwk";
 
-pub fn code_actions(
+pub(super) fn code_actions(
     o: &Open,
     range: lt::Range,
     only: Option<&[lt::CodeActionKind]>,

@@ -10,10 +10,10 @@ use std::path::Path;
 
 use lsp_types as lt;
 
+use super::document::Open;
 use super::info::{accepted, key_schema};
 use super::models::ModelCache;
 use super::position::Encoding;
-use super::server::Open;
 use super::workspace::Workspace;
 use crate::host::HostProfile;
 use crate::role::SplitError;
@@ -32,14 +32,14 @@ enum Context<'t> {
     },
 }
 
-pub struct Request<'a> {
+pub(super) struct Request<'a> {
     pub ws: &'a Workspace,
     pub models: &'a ModelCache,
     pub pi: Option<&'a Path>,
     pub snippets: bool,
 }
 
-pub fn complete(
+pub(super) fn complete(
     r: &Request<'_>,
     o: &Open,
     pos: lt::Position,

@@ -3,13 +3,15 @@
 
 use std::path::PathBuf;
 
+use lsp_types as lt;
 use lsp_types::{TextDocumentContentChangeEvent, Uri};
 
 use super::position::{Encoding, Lines};
+use crate::lint::{Diagnostic, NameSite};
 
 /// One open buffer.
 #[derive(Debug, Clone)]
-pub struct Document {
+pub(crate) struct Document {
     pub uri: Uri,
     /// The file's path (`file:` URIs only).
     pub path: PathBuf,
@@ -19,7 +21,7 @@ pub struct Document {
 }
 
 impl Document {
-    pub fn new(uri: Uri, path: PathBuf, version: i32, text: String) -> Document {
+    pub(crate) fn new(uri: Uri, path: PathBuf, version: i32, text: String) -> Document {
         let lines = Lines::new(&text);
         Document {
             uri,
@@ -33,7 +35,7 @@ impl Document {
     /// Apply the changes of one `didChange`, in order. A change without a range
     /// replaces the whole text; a range is clamped into the text (a stale or
     /// out-of-range edit never panics).
-    pub fn apply(
+    pub(crate) fn apply(
         &mut self,
         version: i32,
         changes: Vec<TextDocumentContentChangeEvent>,
@@ -54,16 +56,71 @@ impl Document {
     }
 
     /// Byte offset ↔ LSP position in this buffer.
-    pub fn offset(&self, pos: lsp_types::Position, enc: Encoding) -> usize {
+    pub(crate) fn offset(&self, pos: lsp_types::Position, enc: Encoding) -> usize {
         self.lines.offset(&self.text, pos, enc)
     }
 
-    pub fn position(&self, offset: usize, enc: Encoding) -> lsp_types::Position {
+    pub(crate) fn position(&self, offset: usize, enc: Encoding) -> lsp_types::Position {
         self.lines.position(&self.text, offset, enc)
     }
 
-    pub fn range(&self, span: std::ops::Range<usize>, enc: Encoding) -> lsp_types::Range {
+    pub(crate) fn range(&self, span: std::ops::Range<usize>, enc: Encoding) -> lsp_types::Range {
         lsp_types::Range::new(self.position(span.start, enc), self.position(span.end, enc))
+    }
+}
+
+/// One open buffer with what pwk made of it.
+pub(crate) struct Open {
+    pub doc: Document,
+    /// Whether pwk serves it (see [`super::workspace::Workspace::owns`]).
+    pub owned: bool,
+    /// Single-file findings, when up to date.
+    pub single: Option<Vec<Diagnostic>>,
+    pub name: Option<NameSite>,
+    /// Cross-file findings.
+    pub cross: Vec<Diagnostic>,
+    /// What was last published (to publish only changes).
+    pub(super) published: Option<(i32, Vec<lt::Diagnostic>)>,
+}
+
+impl Open {
+    /// Every finding, sorted by position.
+    pub(crate) fn diagnostics(&self) -> Vec<&Diagnostic> {
+        let mut all: Vec<&Diagnostic> = self.single.iter().flatten().chain(&self.cross).collect();
+        all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
+        all
+    }
+}
+
+/// A finding as LSP shows it: the rule id as `code`, `pwk` as source, the help
+/// after the message, related spans as related information.
+pub(crate) fn to_lsp(doc: &Document, d: &Diagnostic, enc: Encoding) -> lt::Diagnostic {
+    let mut message = d.message.clone();
+    if let Some(help) = &d.help {
+        message.push_str("\nhelp: ");
+        message.push_str(help);
+    }
+    let related: Vec<lt::DiagnosticRelatedInformation> = d
+        .related
+        .iter()
+        .map(|r| lt::DiagnosticRelatedInformation {
+            location: lt::Location::new(doc.uri.clone(), doc.range(r.span.clone(), enc)),
+            message: r.label.clone(),
+        })
+        .collect();
+    lt::Diagnostic {
+        range: doc.range(d.span.clone(), enc),
+        severity: Some(match d.severity {
+            crate::lint::Severity::Error => lt::DiagnosticSeverity::ERROR,
+            crate::lint::Severity::Warning => lt::DiagnosticSeverity::WARNING,
+        }),
+        code: Some(lt::NumberOrString::String(d.rule.to_string())),
+        code_description: None,
+        source: Some("pwk".into()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        tags: None,
+        data: None,
     }
 }
 

@@ -25,20 +25,20 @@ use lsp_server::{Connection, ErrorCode, Message};
 use serde_json::{Value, json};
 
 /// The largest body accepted: 64 MiB. Role buffers are capped far lower (1 MiB,
-/// [`crate::role::source::MAX_ROLE_FILE_BYTES`]: a larger buffer gets the
+/// [`crate::fs::read::MAX_ROLE_FILE_BYTES`]: a larger buffer gets the
 /// `file-too-large` finding and empty answers); this bound is for the message
 /// itself, so that a hostile `Content-Length` allocates nothing.
-pub const MAX_CONTENT_LENGTH: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_CONTENT_LENGTH: u64 = 64 * 1024 * 1024;
 
 /// The longest header line accepted, in bytes (line break included).
-pub const MAX_HEADER_LINE: usize = 8 * 1024;
+pub(crate) const MAX_HEADER_LINE: usize = 8 * 1024;
 
 /// The most header lines one message may have.
-pub const MAX_HEADERS: usize = 32;
+pub(crate) const MAX_HEADERS: usize = 32;
 
 /// A message that could not be taken, with what to answer.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Invalid {
+pub(crate) struct Invalid {
     /// The request's id, when the body let it be read (else the answer has `null`).
     pub id: Option<Value>,
     /// The JSON-RPC error code (`ErrorCode`).
@@ -56,7 +56,7 @@ impl Invalid {
     }
 
     /// The JSON-RPC error response.
-    pub fn response(&self) -> Value {
+    pub(crate) fn response(&self) -> Value {
         json!({
             "jsonrpc": "2.0",
             "id": self.id.clone().unwrap_or(Value::Null),
@@ -70,7 +70,7 @@ impl Invalid {
 
 /// What one read gave.
 #[derive(Debug)]
-pub enum Frame {
+pub(crate) enum Frame {
     Message(Message),
     Invalid(Invalid),
     /// End of input (also in the middle of a message).
@@ -78,19 +78,19 @@ pub enum Frame {
 }
 
 /// A bounded reader of framed messages.
-pub struct Reader<R> {
+pub(crate) struct Reader<R> {
     inner: R,
     /// Bytes of a refused body still to be skipped before the next header.
     skip: u64,
 }
 
 impl<R: BufRead> Reader<R> {
-    pub fn new(inner: R) -> Reader<R> {
+    pub(crate) fn new(inner: R) -> Reader<R> {
         Reader { inner, skip: 0 }
     }
 
     /// The next message.
-    pub fn read(&mut self) -> io::Result<Frame> {
+    pub(crate) fn read(&mut self) -> io::Result<Frame> {
         if self.skip > 0 {
             let skipped = io::copy(&mut (&mut self.inner).take(self.skip), &mut io::sink())?;
             let short = skipped < self.skip;
@@ -201,7 +201,7 @@ impl<R: BufRead> Reader<R> {
 }
 
 /// A body as a message, or why not.
-pub fn decode(body: &[u8]) -> Frame {
+pub(crate) fn decode(body: &[u8]) -> Frame {
     let invalid = |code: ErrorCode, message: String| {
         Frame::Invalid(Invalid {
             id: probe_id(body),
@@ -295,14 +295,14 @@ fn split_header(line: &[u8]) -> Option<(&[u8], &[u8])> {
 }
 
 /// Write one framed message.
-pub fn write_frame(w: &mut impl Write, body: &[u8]) -> io::Result<()> {
+pub(crate) fn write_frame(w: &mut impl Write, body: &[u8]) -> io::Result<()> {
     write!(w, "Content-Length: {}\r\n\r\n", body.len())?;
     w.write_all(body)?;
     w.flush()
 }
 
 /// The reader and writer threads of a stdio connection.
-pub struct IoThreads {
+pub(crate) struct IoThreads {
     reader: JoinHandle<io::Result<()>>,
     writer: JoinHandle<io::Result<()>>,
 }
@@ -310,7 +310,7 @@ pub struct IoThreads {
 impl IoThreads {
     /// Wait for the reader (it ends at `exit` or end of input) and the writer (it
     /// ends once the server's connection is dropped).
-    pub fn join(self) -> io::Result<()> {
+    pub(crate) fn join(self) -> io::Result<()> {
         for handle in [self.reader, self.writer] {
             match handle.join() {
                 Ok(r) => r?,
@@ -330,12 +330,12 @@ struct JsonRpc<'a> {
 }
 
 /// A connection over stdin and stdout with pwk's bounded framing.
-pub fn stdio() -> (Connection, IoThreads) {
+pub(crate) fn stdio() -> (Connection, IoThreads) {
     connect(io::stdin(), io::stdout())
 }
 
 /// A connection over `input` and `output` with pwk's bounded framing.
-pub fn connect<I, O>(input: I, output: O) -> (Connection, IoThreads)
+pub(crate) fn connect<I, O>(input: I, output: O) -> (Connection, IoThreads)
 where
     I: Read + Send + 'static,
     O: Write + Send + 'static,
@@ -376,7 +376,7 @@ where
                 match r.read()? {
                     Frame::Eof => return Ok(()),
                     Frame::Invalid(bad) => {
-                        crate::context::eprintln_safe(&format!(
+                        crate::display::eprintln_safe(&format!(
                             "pwk lsp: refused a message: {}",
                             crate::text::escape_line(&bad.message)
                         ));
@@ -529,7 +529,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(crate::delegate::fuzz_config())]
+        #![proptest_config(crate::testing::fuzz_config())]
         /// `lsp::framing::fuzz`: arbitrary bytes, and arbitrary bytes spliced into a
         /// valid stream, never panic, never read past the input, and a valid message
         /// after a complete bad one is still read.

@@ -3,8 +3,8 @@
 use lsp_types as lt;
 use serde_json::Value as Json;
 
+use super::document::Open;
 use super::position::Encoding;
-use super::server::Open;
 use super::uri;
 use super::workspace::Workspace;
 use crate::discover::runtime::{RuntimeInputs, resolve_runtime};
@@ -69,7 +69,12 @@ fn entry_at(doc: &RoleDoc, offset: usize) -> Option<(&Key, &Node, bool)> {
     })
 }
 
-pub fn hover(ws: &Workspace, o: &Open, pos: lt::Position, enc: Encoding) -> Option<lt::Hover> {
+pub(super) fn hover(
+    ws: &Workspace,
+    o: &Open,
+    pos: lt::Position,
+    enc: Encoding,
+) -> Option<lt::Hover> {
     let offset = o.doc.offset(pos, enc);
     let doc = RoleDoc::parse(&o.doc.path, o.doc.text.as_bytes());
     let (key, value, on_key) = entry_at(&doc, offset)?;
@@ -192,7 +197,7 @@ fn host_says(host: &'static HostProfile, key: &str) -> String {
 fn value_hover(ws: &Workspace, doc: &RoleDoc, key: &str, node: &Node) -> String {
     let reads = format!(
         "YAML reads this as {}.",
-        md(&crate::lint::check::describe(node))
+        md(&crate::lint::rule::describe(node))
     );
     let Some(role) = Role::from_doc(doc) else {
         return reads;
@@ -311,7 +316,7 @@ fn setting(label: &str, value: &Option<String>, honoured: bool, note: &str) -> S
 
 /// The frontmatter keys (under one `frontmatter` symbol) and the body's headings,
 /// nested by level.
-pub fn symbols(o: &Open, enc: Encoding) -> lt::DocumentSymbolResponse {
+pub(super) fn symbols(o: &Open, enc: Encoding) -> lt::DocumentSymbolResponse {
     let doc = RoleDoc::parse(&o.doc.path, o.doc.text.as_bytes());
     let range = |s: std::ops::Range<usize>| o.doc.range(s, enc);
     let mut out = Vec::new();
@@ -416,7 +421,7 @@ fn headings(
 
 /// From a role to the definitions of the same name in the other discovery layers:
 /// the file it shadows, or the file that shadows it.
-pub fn definition(ws: &Workspace, o: &Open, _enc: Encoding) -> lt::GotoDefinitionResponse {
+pub(super) fn definition(ws: &Workspace, o: &Open, _enc: Encoding) -> lt::GotoDefinitionResponse {
     let d = ws.discovery();
     let me = d
         .files

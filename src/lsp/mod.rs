@@ -12,21 +12,21 @@
 
 mod actions;
 mod complete;
-pub mod document;
-pub mod framing;
+pub(crate) mod document;
+pub(crate) mod framing;
 mod info;
 mod models;
-pub mod position;
+pub(crate) mod position;
 mod server;
-pub mod uri;
+pub(crate) mod uri;
 mod worker;
-pub mod workspace;
+pub(crate) mod workspace;
 
-pub use server::{Options, serve};
+pub(crate) use server::{Options, serve};
 
 /// Why the server stopped other than by `shutdown` and `exit`.
 #[derive(Debug, thiserror::Error)]
-pub enum ServeError {
+pub(crate) enum ServeError {
     #[error("the client closed the connection without `shutdown` and `exit`")]
     Disconnected,
     #[error("the client sent `exit` without `shutdown` first")]

@@ -19,14 +19,14 @@ enum State {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct ModelCache {
+pub(super) struct ModelCache {
     state: Arc<Mutex<State>>,
 }
 
 impl ModelCache {
     /// The `provider/id` list when it is in; otherwise starts asking pi (once) and
     /// returns `None`. `Some(empty)` when pi is not there or failed.
-    pub fn get(&self, pi: Option<&Path>, cwd: &Path) -> Option<Vec<String>> {
+    pub(super) fn get(&self, pi: Option<&Path>, cwd: &Path) -> Option<Vec<String>> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         match &*state {
             State::Ready(ids) => return Some(ids.clone()),

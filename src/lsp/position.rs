@@ -9,7 +9,7 @@ use lsp_types::{Position, PositionEncodingKind};
 
 /// The unit of a position's `character`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Encoding {
+pub(crate) enum Encoding {
     Utf8,
     Utf16,
     Utf32,
@@ -18,7 +18,7 @@ pub enum Encoding {
 impl Encoding {
     /// The encoding to use given what the client offers (`None`: it offered none,
     /// so UTF-16, as the protocol requires).
-    pub fn negotiate(offered: Option<&[PositionEncodingKind]>) -> Encoding {
+    pub(crate) fn negotiate(offered: Option<&[PositionEncodingKind]>) -> Encoding {
         let offered = offered.unwrap_or_default();
         let has = |k: &PositionEncodingKind| offered.iter().any(|o| o == k);
         if has(&PositionEncodingKind::UTF8) {
@@ -30,7 +30,7 @@ impl Encoding {
         }
     }
 
-    pub fn kind(self) -> PositionEncodingKind {
+    pub(crate) fn kind(self) -> PositionEncodingKind {
         match self {
             Encoding::Utf8 => PositionEncodingKind::UTF8,
             Encoding::Utf16 => PositionEncodingKind::UTF16,
@@ -49,12 +49,12 @@ impl Encoding {
 
 /// Where each line of a text starts (bytes).
 #[derive(Debug, Clone, Default)]
-pub struct Lines {
+pub(crate) struct Lines {
     starts: Vec<usize>,
 }
 
 impl Lines {
-    pub fn new(text: &str) -> Lines {
+    pub(crate) fn new(text: &str) -> Lines {
         let mut starts = Vec::with_capacity(text.len() / 32 + 2);
         starts.push(0);
         starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
@@ -71,7 +71,7 @@ impl Lines {
 
     /// The LSP position of byte `offset` (clamped into the text and back to a
     /// character boundary).
-    pub fn position(&self, text: &str, offset: usize, enc: Encoding) -> Position {
+    pub(crate) fn position(&self, text: &str, offset: usize, enc: Encoding) -> Position {
         let mut offset = offset.min(text.len());
         while !text.is_char_boundary(offset) {
             offset -= 1;
@@ -92,7 +92,7 @@ impl Lines {
     /// text; a column past the end of its line is the end of the line (as LSP
     /// says); a column inside a character (half a surrogate pair, the middle of a
     /// UTF-8 sequence) is that character's start.
-    pub fn offset(&self, text: &str, pos: Position, enc: Encoding) -> usize {
+    pub(crate) fn offset(&self, text: &str, pos: Position, enc: Encoding) -> usize {
         let Some((start, line)) = self.line(text, pos.line as usize) else {
             return text.len();
         };

@@ -15,37 +15,14 @@ use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestI
 use lsp_types as lt;
 use serde_json::Value;
 
-use super::document::Document;
+use super::document::{Document, Open, to_lsp};
 use super::position::Encoding;
 use super::uri;
 use super::worker::{Inbox, Outbox};
 use super::workspace::{Setup, Workspace};
 use super::{ServeError, actions, complete, info, models::ModelCache};
 use crate::fs::read::MAX_ROLE_FILE_BYTES;
-use crate::lint::{Diagnostic, NameSite};
-
-/// One open buffer with what pwk made of it.
-pub(crate) struct Open {
-    pub doc: Document,
-    /// Whether pwk serves it (see [`Workspace::owns`]).
-    pub owned: bool,
-    /// Single-file findings, when up to date.
-    pub single: Option<Vec<Diagnostic>>,
-    pub name: Option<NameSite>,
-    /// Cross-file findings.
-    pub cross: Vec<Diagnostic>,
-    /// What was last published (to publish only changes).
-    published: Option<(i32, Vec<lt::Diagnostic>)>,
-}
-
-impl Open {
-    /// Every finding, sorted by position.
-    pub fn diagnostics(&self) -> Vec<&Diagnostic> {
-        let mut all: Vec<&Diagnostic> = self.single.iter().flatten().chain(&self.cross).collect();
-        all.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
-        all
-    }
-}
+use crate::lint::NameSite;
 
 pub(crate) struct Server {
     pub enc: Encoding,
@@ -71,7 +48,7 @@ pub(crate) struct Server {
 
 /// Start-up options from the command line (the client can override the host).
 #[derive(Debug, Clone)]
-pub struct Options {
+pub(crate) struct Options {
     pub cwd: PathBuf,
     /// `cwd` is the project root whatever the client says (`--dir`).
     pub root_fixed: bool,
@@ -91,7 +68,7 @@ pub struct Options {
 /// `ServerNotInitialized` and notifications dropped; an `initialize` whose params
 /// pwk cannot use (a bad `initializationOptions.host`, …) is answered with an
 /// `InvalidParams` error and the server waits for another one.
-pub fn serve(conn: &Connection, opts: Options) -> Result<(), ServeError> {
+pub(crate) fn serve(conn: &Connection, opts: Options) -> Result<(), ServeError> {
     let outbox = Arc::new(Outbox::new(conn));
     let conn_out = &*outbox;
     let mut server = loop {
@@ -409,7 +386,7 @@ impl Server {
         match outcome {
             Ok(r) => r,
             Err(_) => {
-                crate::context::eprintln_safe(&format!(
+                crate::display::eprintln_safe(&format!(
                     "pwk lsp: internal error while handling {method}; the server goes on"
                 ));
                 Ok(())
@@ -719,36 +696,4 @@ fn publish(
         conn,
         Notification::new("textDocument/publishDiagnostics".into(), params).into(),
     )
-}
-
-/// A finding as LSP shows it: the rule id as `code`, `pwk` as source, the help
-/// after the message, related spans as related information.
-pub(crate) fn to_lsp(doc: &Document, d: &Diagnostic, enc: Encoding) -> lt::Diagnostic {
-    let mut message = d.message.clone();
-    if let Some(help) = &d.help {
-        message.push_str("\nhelp: ");
-        message.push_str(help);
-    }
-    let related: Vec<lt::DiagnosticRelatedInformation> = d
-        .related
-        .iter()
-        .map(|r| lt::DiagnosticRelatedInformation {
-            location: lt::Location::new(doc.uri.clone(), doc.range(r.span.clone(), enc)),
-            message: r.label.clone(),
-        })
-        .collect();
-    lt::Diagnostic {
-        range: doc.range(d.span.clone(), enc),
-        severity: Some(match d.severity {
-            crate::lint::Severity::Error => lt::DiagnosticSeverity::ERROR,
-            crate::lint::Severity::Warning => lt::DiagnosticSeverity::WARNING,
-        }),
-        code: Some(lt::NumberOrString::String(d.rule.to_string())),
-        code_description: None,
-        source: Some("pwk".into()),
-        message,
-        related_information: (!related.is_empty()).then_some(related),
-        tags: None,
-        data: None,
-    }
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use lsp_types::Uri;
 
 /// The local path of a `file:` URI; `None` for any other scheme or a remote host.
-pub fn to_path(uri: &Uri) -> Option<PathBuf> {
+pub(crate) fn to_path(uri: &Uri) -> Option<PathBuf> {
     let s = uri.as_str();
     let rest = s.strip_prefix("file://")?;
     // `file:///p` or `file://localhost/p`.
@@ -20,7 +20,7 @@ pub fn to_path(uri: &Uri) -> Option<PathBuf> {
 }
 
 /// The `file:` URI of an absolute path.
-pub fn from_path(path: &Path) -> Option<Uri> {
+pub(crate) fn from_path(path: &Path) -> Option<Uri> {
     use std::os::unix::ffi::OsStrExt;
     let mut s = String::from("file://");
     for &b in path.as_os_str().as_bytes() {

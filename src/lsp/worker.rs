@@ -31,7 +31,7 @@ pub(crate) struct Outbox {
 }
 
 impl Outbox {
-    pub fn new(conn: &Connection) -> Outbox {
+    pub(super) fn new(conn: &Connection) -> Outbox {
         Outbox {
             sender: Mutex::new(Some({
                 let s = conn.sender.clone();
@@ -43,7 +43,7 @@ impl Outbox {
     }
 
     /// Send a notification or a request to the client (after `exit`: nothing).
-    pub fn send(&self, msg: Message) -> Result<(), ServeError> {
+    pub(super) fn send(&self, msg: Message) -> Result<(), ServeError> {
         match &*self.sender.lock().unwrap_or_else(|e| e.into_inner()) {
             Some(s) if s(msg) => Ok(()),
             Some(_) => Err(ServeError::Disconnected),
@@ -53,7 +53,7 @@ impl Outbox {
 
     /// Answer a request the worker was given, unless it was answered already
     /// (cancelled).
-    pub fn reply(&self, resp: Response) -> Result<(), ServeError> {
+    pub(super) fn reply(&self, resp: Response) -> Result<(), ServeError> {
         if self.take(&resp.id) {
             self.send(resp.into())
         } else {
@@ -62,12 +62,12 @@ impl Outbox {
     }
 
     /// Whether `id` still waits for its answer (not cancelled meanwhile).
-    pub fn is_pending(&self, id: &RequestId) -> bool {
+    pub(super) fn is_pending(&self, id: &RequestId) -> bool {
         self.pending().contains(id)
     }
 
     /// Whether `shutdown` was answered: the worker takes no more work.
-    pub fn is_shut_down(&self) -> bool {
+    pub(super) fn is_shut_down(&self) -> bool {
         self.shutdown.load(Ordering::SeqCst)
     }
 

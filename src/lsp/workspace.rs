@@ -17,7 +17,7 @@ use crate::role::RoleDoc;
 
 /// What the server needs to know about where it runs.
 #[derive(Debug, Clone)]
-pub struct Setup {
+pub(crate) struct Setup {
     /// The project root (the client's workspace folder, else the process's cwd).
     pub root: PathBuf,
     pub home: Option<PathBuf>,
@@ -32,11 +32,9 @@ pub struct Setup {
 }
 
 #[derive(Debug)]
-pub struct Workspace {
+pub(crate) struct Workspace {
     pub setup: Setup,
     pub host: &'static HostProfile,
-    /// Why this profile, when it was detected.
-    pub host_reason: Option<String>,
     /// The directories the host discovers roles in: (directory, recursive).
     sources: Vec<(PathBuf, bool)>,
     /// The directories `pwk lint` covers at the root.
@@ -54,7 +52,7 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    pub fn new(setup: Setup) -> Workspace {
+    pub(crate) fn new(setup: Setup) -> Workspace {
         let project = Project::at(
             setup.root.clone(),
             setup.home.clone(),
@@ -73,7 +71,6 @@ impl Workspace {
         };
         let mut ws = Workspace {
             host: chosen.profile,
-            host_reason: chosen.detection.map(|d| d.reason),
             sources: Vec::new(),
             lint_dirs: Vec::new(),
             linked: Vec::new(),
@@ -87,20 +84,20 @@ impl Workspace {
     }
 
     /// Everything discovery finds under this host (for go to definition).
-    pub fn discovery(&self) -> Discovery {
+    pub(crate) fn discovery(&self) -> Discovery {
         crate::discover::resolve_in(
             &Roots {
                 cwd: self.setup.root.clone(),
                 home: self.setup.home.clone(),
                 global_agents_dir: self.setup.agent_dir.as_ref().map(|d| d.join("agents")),
-                project_root: Some(self.setup.root.clone()),
+                project_root: self.setup.root.clone(),
             },
             self.host,
         )
     }
 
     /// Read the role directories again (start-up, and when files changed on disk).
-    pub fn rescan(&mut self) {
+    pub(crate) fn rescan(&mut self) {
         // The host's discovery directories, without keeping the parsed files.
         self.sources = self
             .discovery()
@@ -133,7 +130,7 @@ impl Workspace {
     }
 
     /// One file of the cross-file set changed on disk (created, changed, deleted).
-    pub fn file_changed(&mut self, path: &Path) {
+    pub(crate) fn file_changed(&mut self, path: &Path) {
         if !self.in_cross_set(path) {
             return;
         }
@@ -149,7 +146,7 @@ impl Workspace {
     /// (in one of its discovery directories), or any `.md` whose first line is
     /// `---` (the client chose to send it to pwk). Names the host never reads as
     /// roles (nicobailon's `*.chain.md`) are not served.
-    pub fn owns(&mut self, path: &Path, text: &str) -> bool {
+    pub(crate) fn owns(&mut self, path: &Path, text: &str) -> bool {
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             return false;
         };
@@ -177,25 +174,25 @@ impl Workspace {
     }
 
     /// The first symbolic link between the project root and `dir` (`dir`
-    /// included), as `pwk lint` sees it ([`crate::project::linked_dir`]).
-    pub fn linked_for(&self, dir: &Path) -> Option<PathBuf> {
-        crate::project::linked_dir(&self.setup.root, &self.setup.root, dir)
+    /// included), as `pwk lint` sees it ([`crate::fs::linked_dir`]).
+    pub(crate) fn linked_for(&self, dir: &Path) -> Option<PathBuf> {
+        crate::fs::linked_dir(&self.setup.root, &self.setup.root, dir)
     }
 
     /// What to tell the user about the role directories not read because a link
     /// is on the way to them.
-    pub fn linked_note(&self) -> Option<String> {
+    pub(crate) fn linked_note(&self) -> Option<String> {
         let root = &self.setup.root;
         let shown: Vec<String> = self
             .linked
             .iter()
-            .map(|l| crate::project::linked_dir_message(root, l))
+            .map(|l| crate::fs::linked_dir_message(root, l))
             .collect();
         (!shown.is_empty()).then(|| format!("pwk: not linted: {}", shown.join("; ")))
     }
 
     /// Whether `path` is in the set `pwk lint` covers at the root.
-    pub fn in_cross_set(&self, path: &Path) -> bool {
+    pub(crate) fn in_cross_set(&self, path: &Path) -> bool {
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             return false;
         };
@@ -208,7 +205,7 @@ impl Workspace {
 
     /// The cross-file findings for the set, with `open` (path → name) standing in
     /// for the files on disk. Returns the findings per path.
-    pub fn cross_file(
+    pub(crate) fn cross_file(
         &self,
         open: &BTreeMap<&Path, Option<&NameSite>>,
     ) -> BTreeMap<PathBuf, Vec<Diagnostic>> {
@@ -227,7 +224,7 @@ impl Workspace {
         let root = &self.setup.root;
         let mut out: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
         for (i, d) in lint::cross_file(&paths, &sites, self.host, |p| {
-            crate::context::display_path(root, p)
+            crate::display::display_path(root, p)
         }) {
             out.entry(paths[i].to_path_buf()).or_default().push(d);
         }
@@ -239,9 +236,9 @@ impl Workspace {
 
     /// The single-file check of a buffer, as `pwk lint` checks the file: with
     /// the rule levels its `pwk.toml` sets and its inline suppressions.
-    pub fn check(&mut self, path: &Path, text: &str) -> lint::Checked {
+    pub(crate) fn check(&mut self, path: &Path, text: &str) -> lint::Checked {
         if let Some(link) = path.parent().and_then(|p| self.linked_for(p)) {
-            let why = crate::project::linked_dir_message(&self.setup.root, &link);
+            let why = crate::fs::linked_dir_message(&self.setup.root, &link);
             return lint::not_linted_linked(path, self.host, why);
         }
         let (profile, settings) = match self.project.file_profile(path) {
@@ -259,19 +256,19 @@ impl Workspace {
 
     /// The skill names found in the skill directories the host reads (its
     /// profile's `skill_dirs`, as `unknown-skill` checks them).
-    pub fn skills(&self) -> Vec<String> {
-        let places = crate::discover::skills::SkillPlaces {
+    pub(crate) fn skills(&self) -> Vec<String> {
+        let places = crate::host::skills::SkillPlaces {
             root: self.setup.root.clone(),
             home: self.setup.home.clone(),
             agent_dir: self.setup.agent_dir.clone(),
         };
-        crate::discover::skills::skill_names(self.host, &places)
+        crate::host::skills::skill_names(self.host, &places)
     }
 }
 
 /// Whether the text's first line is the `---` fence (a BOM before it too: the
 /// linter then says what the BOM does).
-pub fn first_line_is_fence(text: &str) -> bool {
+pub(crate) fn first_line_is_fence(text: &str) -> bool {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let first = text.split('\n').next().unwrap_or("");
     first.trim_end() == "---"

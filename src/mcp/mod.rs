@@ -15,10 +15,10 @@
 //!
 //! [`Remote`]: crate::delegate::supervise::Remote
 
-pub mod server;
-pub mod tasks;
-pub mod tools;
-pub mod transport;
+pub(crate) mod server;
+pub(crate) mod tasks;
+pub(crate) mod tools;
+pub(crate) mod transport;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -28,14 +28,12 @@ use rmcp::ServiceExt;
 
 use crate::env::Env;
 
-/// The default concurrency cap of delegated tasks.
-pub const DEFAULT_MAX_TASKS: usize = 4;
 /// How long the server waits at exit for aborted tasks to be gone.
 const EXIT_WAIT: Duration = Duration::from_secs(15);
 
 /// How to serve.
 #[derive(Debug, Clone)]
-pub struct Config {
+pub(crate) struct Config {
     /// The directory tools resolve relative paths and roles from.
     pub cwd: PathBuf,
     pub env: Env,
@@ -48,7 +46,7 @@ pub struct Config {
 
 /// Why the server stopped with an error.
 #[derive(Debug, thiserror::Error)]
-pub enum ServeError {
+pub(crate) enum ServeError {
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
     #[error("the MCP session could not be initialised: {0}")]
@@ -59,7 +57,7 @@ pub enum ServeError {
 
 /// Serve MCP on stdin/stdout until the client disconnects; then stop every pi
 /// process the server started.
-pub fn serve(config: Config) -> Result<(), ServeError> {
+pub(crate) fn serve(config: Config) -> Result<(), ServeError> {
     let registry = Arc::new(
         tasks::Registry::new(config.env, config.max_tasks)
             .with_default_budget(config.default_budget),

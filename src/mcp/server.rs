@@ -29,7 +29,7 @@ const STEER_WAIT: Duration = Duration::from_secs(2);
 
 /// One server: its directory and its tasks.
 #[derive(Clone)]
-pub struct Server {
+pub(crate) struct Server {
     pub cwd: PathBuf,
     /// `--config FILE`.
     pub config: Option<PathBuf>,
@@ -38,7 +38,7 @@ pub struct Server {
 }
 
 impl Server {
-    pub fn new(cwd: PathBuf, config: Option<PathBuf>, registry: Arc<Registry>) -> Server {
+    pub(crate) fn new(cwd: PathBuf, config: Option<PathBuf>, registry: Arc<Registry>) -> Server {
         let tools = tools::specs()
             .into_iter()
             .map(|s| {
@@ -283,9 +283,9 @@ impl Server {
 }
 
 /// The URI of the role schema resource.
-pub const SCHEMA_URI: &str = "pwk://schema/role";
+pub(crate) const SCHEMA_URI: &str = "pwk://schema/role";
 /// The URI prefix of role resources.
-pub const ROLE_PREFIX: &str = "pwk://roles/";
+pub(crate) const ROLE_PREFIX: &str = "pwk://roles/";
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {

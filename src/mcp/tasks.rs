@@ -21,7 +21,7 @@ use crate::env::Env;
 /// Where a task is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum State {
+pub(crate) enum State {
     /// Accepted, waiting for a slot (the concurrency cap) or the write lock.
     Starting,
     Running,
@@ -35,10 +35,6 @@ pub enum State {
 }
 
 impl State {
-    pub fn is_final(self) -> bool {
-        !matches!(self, State::Starting | State::Running)
-    }
-
     /// The state a finished task's result document puts it in.
     fn of_result(r: &DelegateResult) -> State {
         match (r.status, r.stopped) {
@@ -63,7 +59,7 @@ struct Inner {
 
 /// One task.
 #[derive(Debug)]
-pub struct Task {
+pub(crate) struct Task {
     pub id: String,
     /// The request's own `taskId`.
     pub request_task_id: Option<String>,
@@ -76,7 +72,7 @@ pub struct Task {
 /// What `task_status` reports.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Status {
+pub(crate) struct Status {
     pub task: String,
     pub request_task_id: Option<String>,
     pub state: State,
@@ -94,11 +90,11 @@ impl Task {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn state(&self) -> State {
+    pub(crate) fn state(&self) -> State {
         self.lock().state
     }
 
-    pub fn status(&self) -> Status {
+    pub(crate) fn status(&self) -> Status {
         let g = self.lock();
         Status {
             task: self.id.clone(),
@@ -117,12 +113,12 @@ impl Task {
     }
 
     /// The result document (`pwk delegate`'s), once the task has ended.
-    pub fn result(&self) -> Option<Value> {
+    pub(crate) fn result(&self) -> Option<Value> {
         self.lock().result.clone()
     }
 
     /// Resolves once the task has ended.
-    pub async fn finished(&self) {
+    pub(crate) async fn finished(&self) {
         let mut rx = self.done.subscribe();
         let _ = rx.wait_for(|d| *d).await;
     }
@@ -219,7 +215,7 @@ impl Drop for SlotGuard<'_> {
 
 /// Every task of one server.
 #[derive(Debug)]
-pub struct Registry {
+pub(crate) struct Registry {
     env: Env,
     tasks: Mutex<HashMap<String, Arc<Task>>>,
     /// Remotes of runs that are not tasks (review, recon), for [`Registry::abort_all`].
@@ -231,7 +227,7 @@ pub struct Registry {
 }
 
 impl Registry {
-    pub fn new(env: Env, max_tasks: usize) -> Registry {
+    pub(crate) fn new(env: Env, max_tasks: usize) -> Registry {
         Registry {
             env,
             tasks: Mutex::new(HashMap::new()),
@@ -252,20 +248,20 @@ impl Registry {
 
     /// Every task's (and every `review` / `recon` role's) limits where its request
     /// sets none: `[delegate] budget` of the server's project.
-    pub fn with_default_budget(mut self, budget: crate::delegate::Budget) -> Registry {
+    pub(crate) fn with_default_budget(mut self, budget: crate::delegate::Budget) -> Registry {
         self.default_budget = budget;
         self
     }
 
-    pub fn default_budget(&self) -> crate::delegate::Budget {
+    pub(crate) fn default_budget(&self) -> crate::delegate::Budget {
         self.default_budget
     }
 
-    pub fn env(&self) -> &Env {
+    pub(crate) fn env(&self) -> &Env {
         &self.env
     }
 
-    pub fn get(&self, id: &str) -> Option<Arc<Task>> {
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<Task>> {
         self.tasks
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -273,7 +269,7 @@ impl Registry {
             .cloned()
     }
 
-    pub fn ids(&self) -> Vec<String> {
+    pub(crate) fn ids(&self) -> Vec<String> {
         let mut ids: Vec<String> = self
             .tasks
             .lock()
@@ -286,7 +282,7 @@ impl Registry {
     }
 
     /// Start a validated request as a task (over RPC, so it can be steered).
-    pub fn start(self: &Arc<Self>, map: Map<String, Value>) -> Arc<Task> {
+    pub(crate) fn start(self: &Arc<Self>, map: Map<String, Value>) -> Arc<Task> {
         let id = format!("t{}", self.next.fetch_add(1, Ordering::Relaxed));
         let (done, _) = tokio::sync::watch::channel(false);
         let task = Arc::new(Task {
@@ -363,7 +359,7 @@ impl Registry {
     }
 
     /// Keep `remote` so that [`Registry::abort_all`] stops its runs too.
-    pub fn track(&self, remote: &Arc<Remote>) {
+    pub(crate) fn track(&self, remote: &Arc<Remote>) {
         let mut others = self.others.lock().unwrap_or_else(|e| e.into_inner());
         others.retain(|r| Arc::strong_count(r) > 1);
         others.push(Arc::clone(remote));
@@ -371,7 +367,7 @@ impl Registry {
 
     /// Abort every task and run, and wait (bounded) for their threads: every pi
     /// process group the server started is gone when this returns.
-    pub fn abort_all(&self, wait: Duration) {
+    pub(crate) fn abort_all(&self, wait: Duration) {
         let tasks: Vec<Arc<Task>> = self
             .tasks
             .lock()

@@ -10,18 +10,17 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::tasks::Registry;
-use crate::delegate::request;
 use crate::delegate::task::DelegateResult;
 use crate::host::HostChoice;
 
 /// A tool's outcome: structured content, or an error message the caller reads.
-pub type Answer = Result<Value, String>;
+pub(crate) type Answer = Result<Value, String>;
 
 /// The largest in-memory text `lint` accepts (the lint size limit of role files).
 const MAX_TEXT: usize = 1 << 20;
 
 /// One tool: name, description, input and output schemas.
-pub struct Spec {
+pub(crate) struct Spec {
     pub name: &'static str,
     pub description: &'static str,
     pub input: Value,
@@ -168,7 +167,7 @@ fn merge(mut a: Value, b: Value) -> Value {
 }
 
 /// Every tool, in the order `tools/list` shows them.
-pub fn specs() -> Vec<Spec> {
+pub(crate) fn specs() -> Vec<Spec> {
     let host = json!({"type": "string", "description": "Host profile: auto (default), pwk, tintinweb, nicobailon, herdr, or host@version"});
     vec![
         Spec {
@@ -351,7 +350,7 @@ pub fn specs() -> Vec<Spec> {
 }
 
 /// The server's directory and environment, for the tools.
-pub struct Place<'a> {
+pub(crate) struct Place<'a> {
     pub cwd: &'a Path,
     /// `pwk mcp --config FILE`: the configuration the `lint` tool uses.
     pub config: Option<&'a Path>,
@@ -364,7 +363,7 @@ fn str_arg<'a>(args: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str
         Some(Value::String(s)) => Ok(Some(s)),
         Some(v) => Err(format!(
             "`{key}` must be a string, found {}",
-            request::json_kind(v)
+            crate::json::json_kind(v)
         )),
     }
 }
@@ -379,18 +378,18 @@ fn bool_arg(args: &Map<String, Value>, key: &str) -> Result<bool, String> {
         Some(Value::Bool(b)) => Ok(*b),
         Some(v) => Err(format!(
             "`{key}` must be a boolean, found {}",
-            request::json_kind(v)
+            crate::json::json_kind(v)
         )),
     }
 }
 
-pub fn u64_arg(args: &Map<String, Value>, key: &str) -> Result<Option<u64>, String> {
+pub(crate) fn u64_arg(args: &Map<String, Value>, key: &str) -> Result<Option<u64>, String> {
     match args.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(v) => v.as_u64().map(Some).ok_or_else(|| {
             format!(
                 "`{key}` must be a non-negative integer, found {}",
-                request::json_kind(v)
+                crate::json::json_kind(v)
             )
         }),
     }
@@ -406,7 +405,7 @@ fn host_arg(args: &Map<String, Value>) -> Result<HostChoice, String> {
 }
 
 /// A path argument, relative to the server's directory.
-pub fn path_arg(cwd: &Path, p: &str) -> PathBuf {
+pub(crate) fn path_arg(cwd: &Path, p: &str) -> PathBuf {
     let p = Path::new(p);
     if p.is_absolute() {
         p.to_path_buf()
@@ -418,7 +417,7 @@ pub fn path_arg(cwd: &Path, p: &str) -> PathBuf {
 /// The project exactly as a command run in the server's directory `cwd` finds it:
 /// its root, `pwk.toml` (host, rule levels, overrides, `paths`, `exclude`); `host`
 /// is the command's `--host` (a tool's `host` argument).
-pub fn open_project(
+pub(crate) fn open_project(
     cwd: &Path,
     config: Option<&Path>,
     env: &crate::env::Env,
@@ -437,7 +436,7 @@ pub fn open_project(
 
 /// Every role the project's host sees, as `pwk list` and `pwk show` find them
 /// (the role resources too).
-pub fn project_roles(
+pub(crate) fn project_roles(
     cwd: &Path,
     config: Option<&Path>,
     env: &crate::env::Env,
@@ -480,7 +479,7 @@ fn discover(
     )
 }
 
-pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
+pub(crate) fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
     // `pwk lint --format json` on the same project and file set.
     let project = project(place, args)?;
     let recursive = bool_arg(args, "recursive")?;
@@ -537,7 +536,7 @@ pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
                 .lint(false)
         }
     };
-    let show = |p: &Path| crate::context::display_path(place.cwd, p);
+    let show = |p: &Path| crate::display::display_path(place.cwd, p);
     let render_opts = crate::lint::render::RenderOptions {
         show_path: &show,
         color: false,
@@ -555,35 +554,30 @@ pub fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
     Ok(doc)
 }
 
-pub fn rules() -> Answer {
+pub(crate) fn rules() -> Answer {
     Ok(
         json!({"rules": crate::lint::rules::RULES.iter().map(|r| crate::lint::rules::rule_doc(r)).collect::<Vec<_>>()}),
     )
 }
 
-pub fn explain_rule(args: &Map<String, Value>) -> Answer {
+pub(crate) fn explain_rule(args: &Map<String, Value>) -> Answer {
     let id = required_str(args, "id")?;
-    match crate::lint::rules::find(id) {
-        Some(r) => Ok(crate::lint::rules::rule_doc(r)),
-        None => {
-            let hint = crate::lint::rules::did_you_mean(
-                id,
-                crate::lint::rules::RULES.iter().map(|r| r.id),
-            )
-            .map(|s| format!("; did you mean `{s}`?"))
-            .unwrap_or_else(|| "; the `rules` tool lists them".into());
-            Err(format!("no rule `{id}`{hint}"))
-        }
+    match crate::lint::rules::lookup(id) {
+        Ok(r) => Ok(crate::lint::rules::rule_doc(r)),
+        Err(e) => Err(format!(
+            "no rule `{id}`; {}",
+            e.help("the `rules` tool lists them")
+        )),
     }
 }
 
-pub fn list_roles(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
+pub(crate) fn list_roles(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
     let d = discover(place, args)?;
     let rows = crate::discover::render::list_rows(&d, bool_arg(args, "all")?);
     Ok(crate::discover::render::list_doc(&d, &rows))
 }
 
-pub fn show_role(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
+pub(crate) fn show_role(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
     let name = required_str(args, "name")?;
     let env = place.registry.env();
     let d = discover(place, args)?;
@@ -610,7 +604,7 @@ pub fn show_role(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
 
 /// `delegate_start` / `task_continue`: validate first (a refusal launches nothing),
 /// then start the task.
-pub fn start(place: &Place<'_>, args: &Map<String, Value>, action: &str) -> Answer {
+pub(crate) fn start(place: &Place<'_>, args: &Map<String, Value>, action: &str) -> Answer {
     let mut map = args.clone();
     match map.get("action").and_then(Value::as_str) {
         None => {
@@ -658,17 +652,17 @@ pub fn start(place: &Place<'_>, args: &Map<String, Value>, action: &str) -> Answ
     Ok(json!({"launched": true, "task": task.id, "status": task.status(), "result": null}))
 }
 
-pub fn task_status(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
+pub(crate) fn task_status(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
     let task = find(place, args)?;
     serde_json::to_value(task.status()).map_err(|e| e.to_string())
 }
 
-pub fn task_result(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
+pub(crate) fn task_result(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
     let task = find(place, args)?;
     Ok(json!({"status": task.status(), "result": task.result()}))
 }
 
-pub fn find(
+pub(crate) fn find(
     place: &Place<'_>,
     args: &Map<String, Value>,
 ) -> Result<Arc<super::tasks::Task>, String> {
@@ -687,7 +681,7 @@ pub fn find(
     })
 }
 
-pub fn steer_message(args: &Map<String, Value>) -> Result<&str, String> {
+pub(crate) fn steer_message(args: &Map<String, Value>) -> Result<&str, String> {
     let m = required_str(args, "message")?;
     if m.trim().is_empty() {
         return Err("`message` is empty".into());
@@ -695,7 +689,7 @@ pub fn steer_message(args: &Map<String, Value>) -> Result<&str, String> {
     Ok(m)
 }
 
-pub fn coverage(args: &Map<String, Value>) -> Answer {
+pub(crate) fn coverage(args: &Map<String, Value>) -> Answer {
     let bytes = serde_json::to_vec(args).map_err(|e| e.to_string())?;
     let (required, outcomes) =
         crate::provider::coverage::parse_input(&bytes).map_err(|e| e.to_string())?;
@@ -703,12 +697,12 @@ pub fn coverage(args: &Map<String, Value>) -> Answer {
         .map_err(|e| e.to_string())
 }
 
-pub fn capabilities() -> Answer {
+pub(crate) fn capabilities() -> Answer {
     serde_json::from_str(&crate::provider::capabilities::to_json()).map_err(|e| e.to_string())
 }
 
 /// The provider run a `review` / `recon` call asks for.
-pub struct ProviderCall {
+pub(crate) struct ProviderCall {
     pub request: crate::provider::DelegationRequest,
     pub settings: crate::provider::RunSettings,
 }
@@ -753,7 +747,10 @@ fn repo_root(place: &Place<'_>, args: &Map<String, Value>) -> Result<PathBuf, St
     }
 }
 
-pub fn review_call(place: &Place<'_>, args: &Map<String, Value>) -> Result<ProviderCall, String> {
+pub(crate) fn review_call(
+    place: &Place<'_>,
+    args: &Map<String, Value>,
+) -> Result<ProviderCall, String> {
     use crate::provider::{LogicalRole, Operation};
     let settings = settings(place, args)?;
     let cwd = repo_root(place, args)?;
@@ -808,7 +805,10 @@ pub fn review_call(place: &Place<'_>, args: &Map<String, Value>) -> Result<Provi
     })
 }
 
-pub fn recon_call(place: &Place<'_>, args: &Map<String, Value>) -> Result<ProviderCall, String> {
+pub(crate) fn recon_call(
+    place: &Place<'_>,
+    args: &Map<String, Value>,
+) -> Result<ProviderCall, String> {
     use crate::provider::{LogicalRole, Operation};
     let settings = settings(place, args)?;
     let cwd = repo_root(place, args)?;

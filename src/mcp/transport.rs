@@ -22,14 +22,14 @@ use tokio::sync::Mutex;
 
 /// The longest message (line) `pwk mcp` takes: 16 MiB, line break included (rmcp's
 /// own limit; role text in a `lint` call is capped at 1 MiB long before this).
-pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+pub(crate) const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// JSON-RPC error codes.
 const PARSE_ERROR: i32 = -32700;
 const INVALID_REQUEST: i32 = -32600;
 
 /// The transport over a reader and a writer (stdin and stdout for `pwk mcp`).
-pub struct Strict<R, W> {
+pub(crate) struct Strict<R, W> {
     reader: BufReader<R>,
     writer: Arc<Mutex<W>>,
     /// The line read so far (kept across cancelled reads: `receive` is polled in
@@ -44,7 +44,7 @@ where
     R: AsyncRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    pub fn new(reader: R, writer: W) -> Strict<R, W> {
+    pub(crate) fn new(reader: R, writer: W) -> Strict<R, W> {
         Strict {
             reader: BufReader::new(reader),
             writer: Arc::new(Mutex::new(writer)),
@@ -85,7 +85,7 @@ where
 
 /// What one line is.
 #[derive(Debug)]
-pub enum Decoded {
+pub(crate) enum Decoded {
     Message(Box<RxJsonRpcMessage<RoleServer>>),
     /// Not taken: answer with this error (`id` when it could be read).
     Refused {
@@ -98,7 +98,7 @@ pub enum Decoded {
 }
 
 /// Decode one line (without its line break).
-pub fn decode(line: &[u8]) -> Decoded {
+pub(crate) fn decode(line: &[u8]) -> Decoded {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(line);
     let value = match crate::json::parse_strict(line) {
@@ -200,14 +200,14 @@ where
                 Ok(Some(line)) => line,
                 Ok(None) => return None,
                 Err(e) => {
-                    crate::context::eprintln_safe(&format!("pwk mcp: cannot read stdin: {e}"));
+                    crate::display::eprintln_safe(&format!("pwk mcp: cannot read stdin: {e}"));
                     return None;
                 }
             };
             let Some(line) = line else {
                 let message =
                     format!("a message longer than pwk mcp's limit of {MAX_MESSAGE_BYTES} bytes");
-                crate::context::eprintln_safe(&format!("pwk mcp: refused {message}"));
+                crate::display::eprintln_safe(&format!("pwk mcp: refused {message}"));
                 let writer = Arc::clone(&self.writer);
                 answer(&writer, None, INVALID_REQUEST, &message)
                     .await
@@ -221,14 +221,14 @@ where
             match decode(body) {
                 Decoded::Message(m) => return Some(*m),
                 Decoded::Refused { id, code, message } => {
-                    crate::context::eprintln_safe(&format!(
+                    crate::display::eprintln_safe(&format!(
                         "pwk mcp: refused a message: {}",
                         crate::text::escape_line(&message)
                     ));
                     let writer = Arc::clone(&self.writer);
                     answer(&writer, id, code, &message).await.ok()?;
                 }
-                Decoded::Ignored(why) => crate::context::eprintln_safe(&format!(
+                Decoded::Ignored(why) => crate::display::eprintln_safe(&format!(
                     "pwk mcp: ignored a message: {}",
                     crate::text::escape_line(&why)
                 )),
@@ -300,7 +300,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(crate::delegate::fuzz_config())]
+        #![proptest_config(crate::testing::fuzz_config())]
         /// `mcp::transport::fuzz`: arbitrary bytes, and arbitrary bytes spliced into
         /// a tool call, never panic; an answer never holds a control character; a
         /// call with a key twice in its arguments is never taken.

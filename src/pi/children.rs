@@ -27,12 +27,12 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use super::process::{Signal, group_alive, signal_group};
+use super::group::{Signal, group_alive, signal_group};
 
 /// The signals that would end pwk and that it turns into "stop the children, clean
 /// up": besides INT and TERM, a closed terminal (HUP), QUIT, the user signals and an
 /// alarm. (SIGKILL cannot be caught.)
-pub const HANDLED_SIGNALS: [i32; 7] = [
+pub(crate) const HANDLED_SIGNALS: [i32; 7] = [
     signal_hook::consts::SIGINT,
     signal_hook::consts::SIGTERM,
     signal_hook::consts::SIGHUP,
@@ -43,7 +43,7 @@ pub const HANDLED_SIGNALS: [i32; 7] = [
 ];
 
 /// Between SIGTERM and SIGKILL for a process that escaped pi's group.
-pub const ESCAPED_GRACE: Duration = Duration::from_secs(2);
+pub(crate) const ESCAPED_GRACE: Duration = Duration::from_secs(2);
 /// The longest the sweep of escaped processes runs.
 const ESCAPED_LIMIT: Duration = Duration::from_secs(5);
 /// On pwk's exit path: between SIGTERM and SIGKILL for the registered groups.
@@ -94,14 +94,14 @@ fn flag() -> &'static Arc<AtomicUsize> {
 
 /// Install pwk's signal flag and say that the caller turns a signal into "stop pi,
 /// report" (so pwk's exit path does not end the process under it).
-pub fn watch_signals() -> &'static Arc<AtomicUsize> {
+pub(crate) fn watch_signals() -> &'static Arc<AtomicUsize> {
     WATCHED.store(true, Ordering::SeqCst);
     flag()
 }
 
 /// The signal pwk received, when a caller watches signals (a capture then gives
 /// up, so the run can report); `None` otherwise (the exit path ends pwk).
-pub fn signal_received() -> Option<i32> {
+pub(crate) fn signal_received() -> Option<i32> {
     match flag().load(Ordering::Relaxed) {
         0 => None,
         _ if !WATCHED.load(Ordering::SeqCst) => None,
@@ -111,7 +111,7 @@ pub fn signal_received() -> Option<i32> {
 
 /// pwk's exit path is under way: nothing more should happen on this thread but
 /// waiting to be ended (so no half-done result is printed with a success status).
-pub fn park_if_exiting() {
+pub(crate) fn park_if_exiting() {
     if EXITING.load(Ordering::SeqCst) {
         loop {
             std::thread::sleep(Duration::from_secs(1));
@@ -120,7 +120,7 @@ pub fn park_if_exiting() {
 }
 
 /// `pwk received SIGINT` for a signal number.
-pub fn received(sig: i32) -> String {
+pub(crate) fn received(sig: i32) -> String {
     use signal_hook::consts as c;
     let name = match sig {
         c::SIGINT => "SIGINT",
@@ -137,14 +137,14 @@ pub fn received(sig: i32) -> String {
 
 /// Claimed by the pwk binary: see the module documentation. Dropping the guard stops
 /// every child still registered.
-pub fn own_process() -> ExitGuard {
+pub(crate) fn own_process() -> ExitGuard {
     OWNER.store(true, Ordering::SeqCst);
     ExitGuard(())
 }
 
 /// Stops every registered child when dropped (the end of a command).
 #[derive(Debug)]
-pub struct ExitGuard(());
+pub(crate) struct ExitGuard(());
 
 impl Drop for ExitGuard {
     fn drop(&mut self) {
@@ -186,15 +186,9 @@ fn ensure_exit_path() {
 /// A registered child: dropping it SIGKILLs its process group, reaps the child and
 /// unregisters the group.
 #[derive(Debug)]
-pub struct Tracked {
+pub(crate) struct Tracked {
     pub child: Child,
     pgid: u32,
-}
-
-impl Tracked {
-    pub fn pgid(&self) -> u32 {
-        self.pgid
-    }
 }
 
 impl Drop for Tracked {
@@ -207,7 +201,7 @@ impl Drop for Tracked {
 
 /// Spawn `cmd` as the leader of a new process group (its pid is the group id) and
 /// register the group. Refused once pwk is exiting.
-pub fn spawn(cmd: &mut Command) -> std::io::Result<Tracked> {
+pub(crate) fn spawn(cmd: &mut Command) -> std::io::Result<Tracked> {
     use std::os::unix::process::CommandExt;
     ensure_exit_path();
     let mut st = state();
@@ -222,7 +216,7 @@ pub fn spawn(cmd: &mut Command) -> std::io::Result<Tracked> {
 
 /// A supervised run is going on: the pwk binary is a child subreaper until the last
 /// run ends ([`RunToken::end`]).
-pub fn begin_run() -> RunToken {
+pub(crate) fn begin_run() -> RunToken {
     let mut st = state();
     st.runs += 1;
     if owner() && !st.subreaper {
@@ -233,21 +227,21 @@ pub fn begin_run() -> RunToken {
 
 /// One supervised run; [`RunToken::end`] (or drop) ends it.
 #[derive(Debug)]
-pub struct RunToken {
+pub(crate) struct RunToken {
     ended: bool,
 }
 
 impl RunToken {
     /// Whether this is the only run going on (so a process re-parented to pwk now
     /// came from it).
-    pub fn sole(&self) -> bool {
+    pub(crate) fn sole(&self) -> bool {
         state().runs == 1
     }
 
     /// End the run. When it was the last one, stop and reap every process that
     /// escaped a run's process group (continuing `sweep`, which the run may have
     /// started while waiting for pi's stdout), and return what was stopped.
-    pub fn end(mut self, sweep: Sweep) -> Escaped {
+    pub(crate) fn end(mut self, sweep: Sweep) -> Escaped {
         self.finish(sweep)
     }
 
@@ -282,31 +276,25 @@ impl Drop for RunToken {
 
 /// What the sweep of escaped processes did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Escaped {
+pub(crate) struct Escaped {
     /// Processes stopped: pid and command name.
     pub stopped: Vec<(u32, String)>,
     /// Processes still there when the sweep gave up.
     pub left: Vec<(u32, String)>,
 }
 
-impl Escaped {
-    pub fn is_empty(&self) -> bool {
-        self.stopped.is_empty() && self.left.is_empty()
-    }
-}
-
 /// Stops pwk's children that are not registered group leaders (processes
 /// re-parented to pwk as a subreaper): SIGTERM once, SIGKILL [`ESCAPED_GRACE`] later,
 /// reaped when gone. Call [`Sweep::tick`] from a wait loop, or [`Sweep::run`].
 #[derive(Debug, Default)]
-pub struct Sweep {
+pub(crate) struct Sweep {
     seen: Vec<(u32, String, Instant)>,
     gone: Vec<(u32, String)>,
 }
 
 impl Sweep {
     /// One round; `true` when none is left. Does nothing unless pwk owns the process.
-    pub fn tick(&mut self) -> bool {
+    pub(crate) fn tick(&mut self) -> bool {
         if !owner() {
             return true;
         }
@@ -340,7 +328,7 @@ impl Sweep {
     }
 
     /// Tick until none is left or `limit` passed.
-    pub fn run(&mut self, limit: Duration) -> Escaped {
+    pub(crate) fn run(&mut self, limit: Duration) -> Escaped {
         let until = Instant::now() + limit;
         while !self.tick() && Instant::now() < until {
             std::thread::sleep(Duration::from_millis(20));
@@ -349,7 +337,7 @@ impl Sweep {
     }
 
     /// What was stopped so far, and what is still there.
-    pub fn take(&mut self) -> Escaped {
+    pub(crate) fn take(&mut self) -> Escaped {
         Escaped {
             stopped: std::mem::take(&mut self.gone),
             left: self.seen.drain(..).map(|(p, comm, _)| (p, comm)).collect(),
@@ -359,7 +347,7 @@ impl Sweep {
 
 /// pwk is ending: SIGTERM every registered group, SIGKILL what is left after a
 /// short grace, then stop what escaped. No child starts after this.
-pub fn stop_all() {
+pub(crate) fn stop_all() {
     let groups = {
         let mut st = state();
         st.closing = true;
@@ -501,7 +489,7 @@ mod tests {
     #[test]
     fn a_tracked_child_is_killed_and_reaped_on_drop() {
         let t = spawn(Command::new("/bin/sh").args(["-c", "sleep 30 & sleep 30"])).unwrap();
-        let pgid = t.pgid();
+        let pgid = t.pgid;
         assert!(state().groups.contains(&pgid));
         drop(t);
         assert!(!state().groups.contains(&pgid));

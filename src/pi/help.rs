@@ -10,17 +10,17 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// How long `pi --help` may take.
-pub const HELP_LIMIT: Duration = Duration::from_secs(30);
+pub(crate) const HELP_LIMIT: Duration = Duration::from_secs(30);
 
 /// The long options a `pi --help` lists.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct HelpOptions {
+pub(crate) struct HelpOptions {
     pub options: Vec<String>,
 }
 
 impl HelpOptions {
     /// Every `--word` of a help text, in order, once each.
-    pub fn parse(text: &str) -> HelpOptions {
+    pub(crate) fn parse(text: &str) -> HelpOptions {
         let mut options: Vec<String> = Vec::new();
         for word in
             text.split(|c: char| c.is_whitespace() || c == ',' || c == '=' || c == '[' || c == ']')
@@ -39,7 +39,7 @@ impl HelpOptions {
     }
 
     /// Whether `option` (e.g. `--no-mcp`) is listed.
-    pub fn lists(&self, option: &str) -> bool {
+    pub(crate) fn lists(&self, option: &str) -> bool {
         self.options.iter().any(|o| o == option)
     }
 }
@@ -69,7 +69,7 @@ fn cache() -> &'static Mutex<HashMap<Key, Arc<HelpOptions>>> {
 /// that ask at the same time wait for the one probe). The output is used whatever
 /// the exit status; an error only when it could not be captured at all. `stop`:
 /// give up (the run was aborted).
-pub fn options(
+pub(crate) fn options(
     program: &Path,
     cwd: &Path,
     env: &[(String, String)],
@@ -106,7 +106,7 @@ pub fn options(
 }
 
 /// Forget what was learnt about `program` (it rejected an option its help listed).
-pub fn forget(program: &Path) {
+pub(crate) fn forget(program: &Path) {
     cache()
         .lock()
         .unwrap_or_else(|e| e.into_inner())

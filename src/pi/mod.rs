@@ -11,23 +11,24 @@
 //! The supervision of a real run (stdin prompt, event stream, watchdogs, signals) is
 //! `delegate::supervise`, built on [`process`].
 
-pub mod children;
-pub mod help;
-pub mod models;
-pub mod process;
-pub mod settings;
+pub(crate) mod children;
+pub(crate) mod group;
+pub(crate) mod help;
+pub(crate) mod models;
+pub(crate) mod process;
+pub(crate) mod settings;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use models::ModelList;
-pub use process::{CaptureError, Captured, capture};
+pub(crate) use models::ModelList;
+pub(crate) use process::{CaptureError, capture};
 
 use crate::env::Env;
 
 /// Why pi could not be located.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LocateError {
+pub(crate) enum LocateError {
     #[error(
         "PWK_PI_BIN is set to {}, which is not a file (pwk does not fall back to PATH when PWK_PI_BIN is set)",
         .0.display()
@@ -40,7 +41,7 @@ pub enum LocateError {
 }
 
 /// Find the pi program: `$PWK_PI_BIN` when set (no fallback), else `pi` on PATH.
-pub fn locate(env: &Env) -> Result<PathBuf, LocateError> {
+pub(crate) fn locate(env: &Env) -> Result<PathBuf, LocateError> {
     if let Some(bin) = &env.pi_bin {
         return if bin.is_file() {
             Ok(bin.clone())
@@ -65,7 +66,7 @@ fn is_executable_file(p: &Path) -> bool {
 
 /// `pi --list-models [provider]`, parsed. pi prints the table on stdout or stderr
 /// depending on its version and whether stdin is a terminal; both are read.
-pub fn list_models(
+pub(crate) fn list_models(
     program: &Path,
     provider: Option<&str>,
     cwd: &Path,

@@ -204,7 +204,7 @@ impl ModelScope {
 /// `pi --list-models` (bounded, through the child registry) and pi's settings, read
 /// once per pi binary and models/settings files (by path and modification time) in
 /// this process.
-pub fn scope_for(
+pub(crate) fn scope_for(
     program: &std::path::Path,
     agent_dir: Option<&std::path::Path>,
     cwd: &std::path::Path,
@@ -268,7 +268,7 @@ pub fn scope_for(
 
 /// What `pwk show` / `pwk smoke` say about a role's `model` on this machine.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ModelCheck {
+pub(crate) struct ModelCheck {
     /// The `model` as the role (or `--model`) gives it.
     pub hint: String,
     /// `false` when pi could not be asked (`note` says why).
@@ -302,7 +302,7 @@ pub struct ModelCheck {
 
 impl ModelCheck {
     /// pi could not be asked.
-    pub fn unchecked(hint: &str, why: &str) -> ModelCheck {
+    pub(crate) fn unchecked(hint: &str, why: &str) -> ModelCheck {
         ModelCheck {
             hint: hint.to_string(),
             checked: false,
@@ -320,7 +320,7 @@ impl ModelCheck {
     /// Check `hint` against `scope`. `host` names the host; `on_unresolved` is what
     /// it does with a model that does not resolve (its profile's cited fact), and
     /// `refuses` whether that is a refusal (nothing runs).
-    pub fn of(
+    pub(crate) fn of(
         scope: &ModelScope,
         hint: &str,
         thinking: Option<&str>,

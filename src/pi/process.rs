@@ -10,59 +10,26 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-pub use rustix::process::Signal;
+/// The process-group primitives, used here and by [`super::children`].
+pub(crate) use super::group::{Signal, kill_group_and_wait, signal_group};
 
 /// Time between SIGTERM and SIGKILL for pi's process group.
-pub const KILL_GRACE: Duration = Duration::from_secs(3);
+pub(crate) const KILL_GRACE: Duration = Duration::from_secs(3);
 /// How much of a captured stream is kept: the first and the last bytes.
 const HEAD: usize = 16 << 10;
 const TAIL: usize = 48 << 10;
 
-fn pid(pgid: u32) -> Option<rustix::process::Pid> {
-    i32::try_from(pgid)
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-}
-
-/// Send `sig` to process group `pgid`; ESRCH (nothing left) is ignored.
-pub fn signal_group(pgid: u32, sig: Signal) {
-    if let Some(pid) = pid(pgid) {
-        let _ = rustix::process::kill_process_group(pid, sig);
-    }
-}
-
-/// Whether any process of group `pgid` is left (zombies count until reaped).
-pub fn group_alive(pgid: u32) -> bool {
-    pid(pgid).is_some_and(|p| rustix::process::test_kill_process_group(p).is_ok())
-}
-
-/// SIGKILL group `pgid` and wait (at most `limit`) until none of it is left.
-/// Returns whether the group is gone.
-pub fn kill_group_and_wait(pgid: u32, limit: Duration) -> bool {
-    let until = Instant::now() + limit;
-    loop {
-        signal_group(pgid, Signal::KILL);
-        if !group_alive(pgid) {
-            return true;
-        }
-        if Instant::now() >= until {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
 /// Stops one process group: SIGTERM once, SIGKILL [`KILL_GRACE`] later. Call
 /// [`GroupStopper::tick`] from the wait loop.
 #[derive(Debug)]
-pub struct GroupStopper {
+pub(crate) struct GroupStopper {
     pgid: u32,
     term_at: Option<Instant>,
     kill_sent: bool,
 }
 
 impl GroupStopper {
-    pub fn new(pgid: u32) -> GroupStopper {
+    pub(crate) fn new(pgid: u32) -> GroupStopper {
         GroupStopper {
             pgid,
             term_at: None,
@@ -70,12 +37,8 @@ impl GroupStopper {
         }
     }
 
-    pub fn pgid(&self) -> u32 {
-        self.pgid
-    }
-
     /// SIGTERM to the group (only the first call signals).
-    pub fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         if self.term_at.is_none() {
             signal_group(self.pgid, Signal::TERM);
             self.term_at = Some(Instant::now());
@@ -83,7 +46,7 @@ impl GroupStopper {
     }
 
     /// SIGKILL once the grace after [`GroupStopper::stop`] is over.
-    pub fn tick(&mut self) {
+    pub(crate) fn tick(&mut self) {
         if let Some(t) = self.term_at
             && !self.kill_sent
             && t.elapsed() >= KILL_GRACE
@@ -93,33 +56,29 @@ impl GroupStopper {
     }
 
     /// SIGKILL now (once).
-    pub fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         if !self.kill_sent {
             signal_group(self.pgid, Signal::KILL);
             self.kill_sent = true;
         }
     }
 
-    pub fn kill_sent(&self) -> bool {
-        self.kill_sent
-    }
-
     /// SIGKILL whatever is left of the group (tool children), e.g. after pi exited.
-    pub fn sweep(&self) {
+    pub(crate) fn sweep(&self) {
         signal_group(self.pgid, Signal::KILL);
     }
 }
 
 /// The first and last bytes of a stream.
 #[derive(Debug, Default)]
-pub struct BoundedCapture {
+pub(crate) struct BoundedCapture {
     head: Vec<u8>,
     tail: std::collections::VecDeque<u8>,
     dropped: u64,
 }
 
 impl BoundedCapture {
-    pub fn push(&mut self, mut bytes: &[u8]) {
+    pub(crate) fn push(&mut self, mut bytes: &[u8]) {
         if self.head.len() < HEAD {
             let take = (HEAD - self.head.len()).min(bytes.len());
             self.head.extend_from_slice(&bytes[..take]);
@@ -133,7 +92,7 @@ impl BoundedCapture {
         }
     }
 
-    pub fn into_string(self) -> String {
+    pub(crate) fn into_string(self) -> String {
         let mut s = String::from_utf8_lossy(&self.head).into_owned();
         if self.dropped > 0 {
             s.push_str(&format!(
@@ -147,7 +106,7 @@ impl BoundedCapture {
     }
 
     /// Drain `r` on its own thread; the kept text arrives on the channel at EOF.
-    pub fn spawn(r: impl Read + Send + 'static, name: &str) -> mpsc::Receiver<String> {
+    pub(crate) fn spawn(r: impl Read + Send + 'static, name: &str) -> mpsc::Receiver<String> {
         let (tx, rx) = mpsc::channel();
         let _ = std::thread::Builder::new()
             .name(name.to_string())
@@ -161,7 +120,7 @@ impl BoundedCapture {
 }
 
 /// Read `r` to EOF (or an error), handing each chunk to `on_chunk`.
-pub fn read_chunks(mut r: impl Read, mut on_chunk: impl FnMut(&[u8])) {
+pub(crate) fn read_chunks(mut r: impl Read, mut on_chunk: impl FnMut(&[u8])) {
     let mut buf = vec![0u8; 64 << 10];
     loop {
         match r.read(&mut buf) {
@@ -174,7 +133,7 @@ pub fn read_chunks(mut r: impl Read, mut on_chunk: impl FnMut(&[u8])) {
 }
 
 /// `3 s` or `1500 ms`.
-pub fn human_duration(d: Duration) -> String {
+pub(crate) fn human_duration(d: Duration) -> String {
     let ms = d.as_millis();
     if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
@@ -185,14 +144,14 @@ pub fn human_duration(d: Duration) -> String {
 
 /// What a short command printed (stdout and stderr joined by a newline) and how it ended.
 #[derive(Debug)]
-pub struct Captured {
+pub(crate) struct Captured {
     pub status: ExitStatus,
     pub text: String,
 }
 
 impl Captured {
     /// The text, when the command succeeded.
-    pub fn success(self) -> Result<String, CaptureError> {
+    pub(crate) fn success(self) -> Result<String, CaptureError> {
         if self.status.success() {
             Ok(self.text)
         } else {
@@ -213,7 +172,7 @@ impl Captured {
 
 /// Why a short command gave no usable output.
 #[derive(Debug, thiserror::Error)]
-pub enum CaptureError {
+pub(crate) enum CaptureError {
     #[error("could not be started ({}): {source}", .program.display())]
     Spawn {
         program: PathBuf,
@@ -241,7 +200,7 @@ const STREAM_GRACE: Duration = Duration::from_secs(2);
 /// and stderr (each bounded to its head and tail). The group is killed after `limit`,
 /// when pwk receives a signal, and on every way out of this function (the
 /// registration's drop); every wait is bounded.
-pub fn capture(
+pub(crate) fn capture(
     program: &Path,
     args: &[&str],
     cwd: &Path,
@@ -252,7 +211,7 @@ pub fn capture(
 }
 
 /// [`capture`], also stopped (as [`CaptureError::Stopped`]) once `stop` says so.
-pub fn capture_until(
+pub(crate) fn capture_until(
     program: &Path,
     args: &[&str],
     cwd: &Path,

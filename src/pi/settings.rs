@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::fs::{Kind, ReadError};
 
 /// pi's settings files, lowest priority first.
-pub fn pi_settings_paths(agent_dir: Option<&Path>, cwd: &Path) -> Vec<PathBuf> {
+pub(crate) fn pi_settings_paths(agent_dir: Option<&Path>, cwd: &Path) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = agent_dir
         .map(|d| d.join("settings.json"))
         .into_iter()
@@ -26,7 +26,7 @@ pub fn pi_settings_paths(agent_dir: Option<&Path>, cwd: &Path) -> Vec<PathBuf> {
 /// The package sources a settings document lists: `packages` entries are a source
 /// string or `{ "source": … }` (`@earendil-works/pi-coding-agent@1.6.0
 /// dist/core/package-manager.js:808`).
-pub fn package_sources(json: &serde_json::Value) -> Vec<String> {
+pub(crate) fn package_sources(json: &serde_json::Value) -> Vec<String> {
     json["packages"]
         .as_array()
         .map(|pkgs| {
@@ -41,30 +41,25 @@ pub fn package_sources(json: &serde_json::Value) -> Vec<String> {
 /// Where pi installs an npm package for the scope whose settings live in `base`
 /// (`<project>/.pi` or the agent dir): `<base>/npm/node_modules/<name>`
 /// (package-manager.js:1937).
-pub fn npm_install_dir(base: &Path, name: &str) -> PathBuf {
+pub(crate) fn npm_install_dir(base: &Path, name: &str) -> PathBuf {
     base.join("npm").join("node_modules").join(name)
 }
 
 /// Where pi clones a git package: `<base>/git/<host>/<path>` (package-manager.js:1963).
-pub fn git_install_dir(base: &Path, host_and_path: &str) -> PathBuf {
+pub(crate) fn git_install_dir(base: &Path, host_and_path: &str) -> PathBuf {
     base.join("git").join(host_and_path)
-}
-
-/// pi-herdr-agents' config file.
-pub fn herdr_config_path(agent_dir: &Path) -> PathBuf {
-    agent_dir.join("herdr-agents").join("config.json")
 }
 
 /// What one pi settings file sets.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PiDefaults {
+pub(crate) struct PiDefaults {
     pub provider: Option<String>,
     pub model: Option<String>,
     pub thinking: Option<String>,
 }
 
 impl PiDefaults {
-    pub fn from_json(json: &serde_json::Value) -> PiDefaults {
+    pub(crate) fn from_json(json: &serde_json::Value) -> PiDefaults {
         let get = |k: &str| json[k].as_str().map(str::to_string);
         PiDefaults {
             provider: get("defaultProvider"),
@@ -74,37 +69,100 @@ impl PiDefaults {
     }
 }
 
-/// The model defaults pi-herdr-agents' config gives one agent.
+/// What `--host auto` reads from one pi settings file: the `packages` sources
+/// ([`package_sources`]) and whether it holds a `subagents` object (nicobailon's agent
+/// overrides, `pi-subagents@0.67.0 src/agents/agents.ts:1567-1584`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct HerdrModels {
-    pub per_agent: Option<String>,
-    pub default: Option<String>,
+pub(crate) struct HostFacts {
+    pub packages: Vec<String>,
+    pub subagents_object: bool,
 }
 
-impl HerdrModels {
-    pub fn from_json(json: &serde_json::Value, agent: &str) -> HerdrModels {
-        let models = &json["models"];
-        HerdrModels {
-            per_agent: model_value(&models["agents"][agent]),
-            default: model_value(&models["default"]),
+/// [`HostFacts`] of the settings file at `path` (none when it does not exist); `Err`
+/// says why it cannot be used (not a regular file, too large, not JSON). Only
+/// `packages` is parsed: the rest is skipped without a depth limit (N25: pi's
+/// `JSON.parse` reads a file nested deeper than serde_json's 128 levels, so pwk must
+/// too).
+pub(crate) fn read_host_facts(path: &Path) -> Result<HostFacts, String> {
+    /// Whether a value is a JSON object, read without keeping it.
+    struct IsObject(bool);
+    impl<'de> serde::Deserialize<'de> for IsObject {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<IsObject, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = IsObject;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut m: A,
+                ) -> Result<IsObject, A::Error> {
+                    while m
+                        .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                        .is_some()
+                    {}
+                    Ok(IsObject(true))
+                }
+                fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                    self,
+                    mut s: A,
+                ) -> Result<IsObject, A::Error> {
+                    while s.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                    Ok(IsObject(false))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<IsObject, E> {
+                    Ok(IsObject(false))
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<IsObject, E> {
+                    Ok(IsObject(false))
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<IsObject, E> {
+                    Ok(IsObject(false))
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<IsObject, E> {
+                    Ok(IsObject(false))
+                }
+                fn visit_str<E>(self, _: &str) -> Result<IsObject, E> {
+                    Ok(IsObject(false))
+                }
+                fn visit_unit<E>(self) -> Result<IsObject, E> {
+                    Ok(IsObject(false))
+                }
+            }
+            d.deserialize_any(V)
         }
     }
-}
-
-/// A model value: a string, or the first of a list of candidates.
-fn model_value(v: &serde_json::Value) -> Option<String> {
-    match v {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Array(items) => {
-            items.first().and_then(|s| s.as_str()).map(str::to_string)
-        }
-        _ => None,
+    #[derive(serde::Deserialize)]
+    struct Facts {
+        #[serde(default)]
+        packages: serde_json::Value,
+        #[serde(default)]
+        subagents: Option<IsObject>,
     }
+    let bytes = match crate::fs::read::read(path, Kind::Settings) {
+        Ok(b) => b,
+        Err(ReadError::NotFound) => return Ok(HostFacts::default()),
+        Err(e) => return Err(format!("it {e}")),
+    };
+    // Not an object (pi reads `settings.packages` of whatever it parsed): no
+    // packages. (serde would read a struct from an array too.)
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return serde_json::from_slice::<serde::de::IgnoredAny>(&bytes)
+            .map(|_| HostFacts::default())
+            .map_err(|e| format!("it is not valid JSON: {e}"));
+    }
+    let doc: Facts =
+        serde_json::from_slice(&bytes).map_err(|e| format!("it is not valid JSON: {e}"))?;
+    Ok(HostFacts {
+        packages: package_sources(&serde_json::json!({ "packages": doc.packages })),
+        subagents_object: doc.subagents.is_some_and(|o| o.0),
+    })
 }
 
 /// Read an optional settings file. `Ok(None)` when it does not exist; `Err` says why
 /// it cannot be used (not a regular file, too large, not JSON).
-pub fn read_json(path: &Path) -> Result<Option<serde_json::Value>, String> {
+pub(crate) fn read_json(path: &Path) -> Result<Option<serde_json::Value>, String> {
     match crate::fs::read::read(path, Kind::Settings) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
@@ -125,12 +183,6 @@ mod tests {
         ));
         assert_eq!(pi.provider.as_deref(), Some("mock"));
         assert_eq!(pi.thinking, None);
-        let h = HerdrModels::from_json(
-            &serde_json::json!({"models": {"agents": {"a": ["x/1", "y/2"]}, "default": "z/3"}}),
-            "a",
-        );
-        assert_eq!(h.per_agent.as_deref(), Some("x/1"));
-        assert_eq!(h.default.as_deref(), Some("z/3"));
         assert_eq!(
             pi_settings_paths(None, Path::new("/w")),
             [PathBuf::from("/w/.pi/settings.json")]

@@ -10,13 +10,13 @@ use super::mapping::{DEFAULT_TURN_BUDGET, READ_ONLY_TOOLS};
 
 /// One capability and how pwk enforces it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Capability {
+pub(crate) struct Capability {
     pub name: &'static str,
     pub how: String,
 }
 
 /// The capabilities pwk claims, in seed order.
-pub fn capabilities() -> Vec<Capability> {
+pub(crate) fn capabilities() -> Vec<Capability> {
     let ro = READ_ONLY_TOOLS.join(",");
     vec![
         Capability {
@@ -80,7 +80,7 @@ struct CapabilitiesJson {
 }
 
 /// `{"version":1,"provider":"pwk","capabilities":[…],"notes":{cap: how}}`.
-pub fn to_json() -> String {
+pub(crate) fn to_json() -> String {
     let caps = capabilities();
     let doc = CapabilitiesJson {
         version: 1,
@@ -97,7 +97,7 @@ pub fn to_json() -> String {
 }
 
 /// The same, for people.
-pub fn to_human() -> String {
+pub(crate) fn to_human() -> String {
     let mut s = String::from("pwk as a delegation provider (PWK provider contract) claims:\n\n");
     for c in capabilities() {
         s.push_str(&format!("  {}\n", c.name));

@@ -20,7 +20,7 @@
 use super::request::LogicalRole;
 
 /// The five scout sections, in order.
-pub const SCOUT_SECTIONS: [&str; 5] = [
+pub(crate) const SCOUT_SECTIONS: [&str; 5] = [
     "Relevant files",
     "Existing patterns",
     "Call sites",
@@ -29,7 +29,7 @@ pub const SCOUT_SECTIONS: [&str; 5] = [
 ];
 
 /// The seed-003 result fields, in order.
-pub const SIX_FIELDS: [&str; 6] = [
+pub(crate) const SIX_FIELDS: [&str; 6] = [
     "conclusion",
     "evidence",
     "files_and_lines",
@@ -39,11 +39,11 @@ pub const SIX_FIELDS: [&str; 6] = [
 ];
 
 /// The recon fallback line of seed 000.
-pub const SCOUT_FALLBACK: &str = "Scout: unavailable — inline recon used.";
+pub(crate) const SCOUT_FALLBACK: &str = "Scout: unavailable — inline recon used.";
 
 /// Why a report is not a completed outcome.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ContractBreach {
+pub(crate) enum ContractBreach {
     /// Nothing but whitespace.
     Empty,
     /// The scout said it could not produce the map.
@@ -75,7 +75,7 @@ impl std::fmt::Display for ContractBreach {
 
 /// Which contract a report is checked against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReportContract {
+pub(crate) enum ReportContract {
     /// The role body's own contract.
     Role(LogicalRole),
     /// Seed 003's six-field result schema.
@@ -83,7 +83,7 @@ pub enum ReportContract {
 }
 
 /// Check a final report against its contract.
-pub fn check(contract: ReportContract, report: &str) -> Result<(), ContractBreach> {
+pub(crate) fn check(contract: ReportContract, report: &str) -> Result<(), ContractBreach> {
     if report.trim().is_empty() {
         return Err(ContractBreach::Empty);
     }
@@ -165,7 +165,7 @@ fn last_line(report: &str) -> Option<String> {
 }
 
 /// `Some(reason)` when the scout's terminal line says it is unavailable.
-pub fn scout_unavailable(report: &str) -> Option<String> {
+pub(crate) fn scout_unavailable(report: &str) -> Option<String> {
     let last = last_line(report)?;
     let rest = last.strip_prefix("Scout: unavailable")?;
     let reason = rest.trim_start_matches([' ', '—', '-', '–', ':']).trim();
@@ -205,7 +205,7 @@ fn scout_problems(report: &str) -> Vec<String> {
 }
 
 /// Whether the text cites at least one `path:line` (e.g. `src/a.rs:12`, `(lib/x.py:3-9)`).
-pub fn cites_file_line(text: &str) -> bool {
+pub(crate) fn cites_file_line(text: &str) -> bool {
     let bytes = text.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {
         if b != b':' || !bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
@@ -325,7 +325,7 @@ fn hazard_problems(report: &str) -> Vec<String> {
 }
 
 /// Problems with a seed-003 six-field report: names, order, extras.
-pub fn six_field_problems(report: &str) -> Vec<String> {
+pub(crate) fn six_field_problems(report: &str) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
     for line in prose_lines(report) {
         // A top-level field starts at column 0: `name:` then a space or the line end.
@@ -391,7 +391,7 @@ pub fn six_field_problems(report: &str) -> Vec<String> {
 }
 
 /// The return-format instruction added to a prompt under `--result-schema six-field`.
-pub fn six_field_instruction() -> String {
+pub(crate) fn six_field_instruction() -> String {
     let mut s = String::from(
         "Expected return format: exactly these six top-level fields, in this order, with these exact \
 lower-case names and no other top-level field:\n\n",

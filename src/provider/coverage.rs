@@ -7,12 +7,12 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::request::json_kind;
+use crate::json::json_kind;
 
 /// One outcome as the coverage check sees it (role names are free strings, so
 /// results from other providers can be checked too).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     pub role: String,
     pub status: String,
     pub report: Option<String>,
@@ -36,12 +36,12 @@ pub struct Coverage {
 }
 
 /// Whether an outcome counts as coverage.
-pub fn counts(status: &str, report: Option<&str>) -> bool {
+pub(crate) fn counts(status: &str, report: Option<&str>) -> bool {
     status == "completed" && report.is_some_and(|r| !r.trim().is_empty())
 }
 
 /// Assess coverage of `required` roles by `outcomes`.
-pub fn assess(required: &[String], outcomes: &[Outcome]) -> Coverage {
+pub(crate) fn assess(required: &[String], outcomes: &[Outcome]) -> Coverage {
     let mut missing = Vec::new();
     let mut retained = Vec::new();
     // By hash: linear in the input whatever its size (a request of many roles
@@ -75,7 +75,7 @@ pub fn assess(required: &[String], outcomes: &[Outcome]) -> Coverage {
 
 /// Why a coverage input could not be read (exit 2).
 #[derive(Debug, thiserror::Error)]
-pub enum CoverageInputError {
+pub(crate) enum CoverageInputError {
     /// Not JSON, or a duplicate key (the message has no position).
     #[error("{0}")]
     NotJson(crate::json::JsonError),
@@ -86,7 +86,7 @@ pub enum CoverageInputError {
 const STATUSES: [&str; 4] = ["completed", "failed", "timed-out", "skipped"];
 
 /// Parse `{"required":[roles],"outcomes":[DelegationResult…]}`.
-pub fn parse_input(bytes: &[u8]) -> Result<(Vec<String>, Vec<Outcome>), CoverageInputError> {
+pub(crate) fn parse_input(bytes: &[u8]) -> Result<(Vec<String>, Vec<Outcome>), CoverageInputError> {
     let value: Value = crate::json::parse_strict(bytes).map_err(CoverageInputError::NotJson)?;
     let shape = |m: String| Err(CoverageInputError::Shape(m));
     let Value::Object(map) = value else {

@@ -16,7 +16,7 @@ use super::request::{DelegationResult, LogicalRole, Status};
 
 /// How a run ended, as the executor saw it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunEnd {
+pub(crate) enum RunEnd {
     /// pi ran to its end (the report may still be empty or break its contract).
     Completed,
     /// pi could not run or the model failed (provider error, pi missing, …).
@@ -29,7 +29,7 @@ pub enum RunEnd {
 
 /// The raw result of one job.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RoleRun {
+pub(crate) struct RoleRun {
     pub end: RunEnd,
     /// The final assistant text, when there was one.
     pub final_text: Option<String>,
@@ -53,7 +53,7 @@ pub struct RoleRun {
 }
 
 impl RoleRun {
-    pub fn new(end: RunEnd) -> RoleRun {
+    pub(crate) fn new(end: RunEnd) -> RoleRun {
         RoleRun {
             end,
             final_text: None,
@@ -73,7 +73,7 @@ impl RoleRun {
 
 /// A live state change of one role, for the progress display.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RoleState {
+pub(crate) enum RoleState {
     Queued,
     Running,
     Done(Status),
@@ -81,7 +81,7 @@ pub enum RoleState {
 
 /// One progress update.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RoleProgress {
+pub(crate) struct RoleProgress {
     pub index: usize,
     pub role: LogicalRole,
     pub state: RoleState,
@@ -90,7 +90,7 @@ pub struct RoleProgress {
 }
 
 /// Runs one job to its end. Implementations must be callable from several threads.
-pub trait RoleExecutor: Sync {
+pub(crate) trait RoleExecutor: Sync {
     /// Run `job`; call `progress(turns, tool_calls)` whenever they change.
     fn execute(&self, job: &RoleJob, progress: &(dyn Fn(u32, u32) + Sync)) -> RoleRun;
 
@@ -102,12 +102,12 @@ pub trait RoleExecutor: Sync {
 }
 
 /// The default concurrency cap: `min(4, roles)`, at least 1.
-pub fn default_cap(roles: usize) -> usize {
+pub(crate) fn default_cap(roles: usize) -> usize {
     roles.clamp(1, 4)
 }
 
 /// Run every job, at most `cap` at once, and return the outcomes in job order.
-pub fn run_all(
+pub(crate) fn run_all(
     jobs: &[RoleJob],
     cap: usize,
     executor: &dyn RoleExecutor,
@@ -188,10 +188,10 @@ pub fn run_all(
 }
 
 /// The message of a capped role that ended without a report.
-pub const BUDGET_WITHOUT_REPORT: &str = "turn budget reached before a report";
+pub(crate) const BUDGET_WITHOUT_REPORT: &str = "turn budget reached before a report";
 
 /// Turn a raw run into the seed-000 outcome (pure).
-pub fn normalize(job: &RoleJob, run: &RoleRun) -> DelegationResult {
+pub(crate) fn normalize(job: &RoleJob, run: &RoleRun) -> DelegationResult {
     let mut r = DelegationResult::new(job.role, Status::Failed);
     r.run_id = run.run_id.clone();
     r.model = run.model.clone();
@@ -287,7 +287,6 @@ mod tests {
             stall_timeout: None,
             contract: ReportContract::Role(role),
             notes: vec![],
-            source: String::new(),
             definition: crate::role::Role::default(),
         }
     }

@@ -13,18 +13,20 @@ use std::time::Duration;
 
 use super::contract::ReportContract;
 use super::request::LogicalRole;
-use crate::role::{Role, RoleDoc};
+use crate::role::Role;
+#[cfg(test)]
+use crate::role::RoleDoc;
 
 /// The tools a read-only role may have: pi built-ins that cannot write or run commands.
-pub const READ_ONLY_TOOLS: [&str; 4] = ["read", "grep", "find", "ls"];
+pub(crate) const READ_ONLY_TOOLS: [&str; 4] = ["read", "grep", "find", "ls"];
 
 /// The turn budget of a role whose definition declares no `max_turns`.
-pub const DEFAULT_TURN_BUDGET: u32 = 50;
+pub(crate) const DEFAULT_TURN_BUDGET: u32 = 50;
 
 /// How `pwk review` / `pwk recon` run a role of the provider contract (what `show`
 /// and `smoke` describe, so that they say what those commands really do).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ProviderRun {
+pub(crate) struct ProviderRun {
     /// `pwk review --roles spec` or `pwk recon`.
     pub command: String,
     /// The default transport (`rpc`); `--transport json` stops hard at the budget.
@@ -37,7 +39,7 @@ pub struct ProviderRun {
 }
 
 /// The turn budget of a role with `max_turns`, and whether it is pwk's default.
-pub fn turn_budget(max_turns: Option<u64>) -> (u32, bool) {
+pub(crate) fn turn_budget(max_turns: Option<u64>) -> (u32, bool) {
     match max_turns {
         Some(n) if n > 0 => (u32::try_from(n).unwrap_or(u32::MAX), false),
         _ => (DEFAULT_TURN_BUDGET, true),
@@ -46,11 +48,11 @@ pub fn turn_budget(max_turns: Option<u64>) -> (u32, bool) {
 
 /// How the provider commands run the role `name` with `max_turns` (None when `name`
 /// is not one of the contract's five roles).
-pub fn provider_run(name: &str, max_turns: Option<u64>) -> Option<ProviderRun> {
+pub(crate) fn provider_run(name: &str, max_turns: Option<u64>) -> Option<ProviderRun> {
     let role = LogicalRole::ALL.into_iter().find(|r| r.name() == name)?;
     // A copy installed for a host without a turn bound has no `max_turns`: pwk's own
     // runner keeps the canonical role's budget.
-    let max_turns = max_turns.or_else(|| crate::install::bundled::canonical_max_turns(name));
+    let max_turns = max_turns.or_else(|| crate::roles::canonical_max_turns(name));
     let (turn_budget, defaulted) = turn_budget(max_turns);
     let budget_from = if defaulted {
         "pwk's default, as the role sets no max_turns"
@@ -70,38 +72,34 @@ pub fn provider_run(name: &str, max_turns: Option<u64>) -> Option<ProviderRun> {
     })
 }
 
-/// A role's effective definition and where it came from.
+/// A role's effective definition.
 #[derive(Debug, Clone)]
-pub struct EffectiveRole {
+pub(crate) struct EffectiveRole {
     pub role: Role,
-    /// The winning file (`None` for the copy compiled into pwk).
-    pub path: Option<PathBuf>,
-    /// `project`, `global` or `package`.
-    pub layer: String,
     /// What discovery noticed (e.g. a broken higher-layer file that was skipped).
     pub notes: Vec<String>,
 }
 
 /// Where effective role definitions come from.
-pub trait RoleCatalog {
+pub(crate) trait RoleCatalog {
     /// The effective definition of `role`, or why it cannot be used.
     fn effective(&self, role: LogicalRole) -> Result<EffectiveRole, String>;
 }
 
-/// The canonical roles compiled into pwk (the `package` layer).
-pub struct BundledCatalog;
+/// The canonical roles compiled into pwk (the `package` layer), for the tests.
+#[cfg(test)]
+pub(crate) struct BundledCatalog;
 
+#[cfg(test)]
 impl RoleCatalog for BundledCatalog {
     fn effective(&self, role: LogicalRole) -> Result<EffectiveRole, String> {
-        let bundled = crate::install::bundled::bundled_role(role.name())
+        let bundled = crate::roles::bundled_role(role.name())
             .ok_or_else(|| format!("{role} is not bundled with pwk"))?;
         let doc = RoleDoc::parse(bundled.file_name(), bundled.content.as_bytes());
         let parsed = Role::from_doc(&doc)
             .ok_or_else(|| format!("the bundled {role} definition does not parse"))?;
         Ok(EffectiveRole {
             role: parsed,
-            path: None,
-            layer: "package".to_string(),
             notes: Vec::new(),
         })
     }
@@ -110,14 +108,14 @@ impl RoleCatalog for BundledCatalog {
 /// Effective definitions through `discover/` under pwk's own layer rules
 /// (project `.pi/agents` > project `.agents/agents` > global > package), resolved
 /// from the request's repository root.
-pub struct DiscoverCatalog {
+pub(crate) struct DiscoverCatalog {
     discovery: crate::discover::Discovery,
 }
 
 impl DiscoverCatalog {
     /// The project of the request's `cwd` ([`crate::project::Project`]: its root
     /// found by the one rule, `$HOME` and pi's agent directory from `env`).
-    pub fn new(cwd: &std::path::Path, env: &crate::env::Env) -> DiscoverCatalog {
+    pub(crate) fn new(cwd: &std::path::Path, env: &crate::env::Env) -> DiscoverCatalog {
         let opts = crate::project::ProjectOptions {
             cwd: cwd.to_path_buf(),
             home: env.home.clone(),
@@ -133,7 +131,7 @@ impl DiscoverCatalog {
 
     /// The roles of `project` under pwk's own layer rules (pwk's runner is the host
     /// here, whatever host the project names).
-    pub fn in_project(project: &crate::project::Project) -> DiscoverCatalog {
+    pub(crate) fn in_project(project: &crate::project::Project) -> DiscoverCatalog {
         DiscoverCatalog {
             discovery: crate::discover::resolve_in(
                 &project.roots(),
@@ -167,21 +165,19 @@ impl RoleCatalog for DiscoverCatalog {
         }
         Ok(EffectiveRole {
             role: found.role.clone(),
-            path: found.path.as_file().map(std::path::Path::to_path_buf),
-            layer: found.layer.as_str().to_string(),
             notes,
         })
     }
 }
 
 /// What pi can run: `(provider, model id)` pairs from `pi --list-models`.
-pub trait ModelCatalog {
+pub(crate) trait ModelCatalog {
     /// The `(provider, model)` a hint resolves to, or `Err(why not)`.
     fn resolve(&self, hint: &str) -> Result<(String, String), String>;
 }
 
 /// pi's model table, parsed by the pi adapter (the one `--list-models` parser).
-pub use crate::pi::ModelList;
+pub(crate) use crate::pi::ModelList;
 
 impl ModelCatalog for ModelList {
     fn resolve(&self, hint: &str) -> Result<(String, String), String> {
@@ -213,18 +209,9 @@ impl ModelCatalog for ModelList {
     }
 }
 
-/// A catalog that could not be read: every hint is unresolvable, with the reason.
-pub struct UnavailableModels(pub String);
-
-impl ModelCatalog for UnavailableModels {
-    fn resolve(&self, hint: &str) -> Result<(String, String), String> {
-        Err(format!("model hint {hint:?} cannot be checked: {}", self.0))
-    }
-}
-
 /// One role, ready to run: everything the executor needs, nothing it must decide.
 #[derive(Debug, Clone)]
-pub struct RoleJob {
+pub(crate) struct RoleJob {
     /// Position in the request (results come back in this order).
     pub index: usize,
     pub role: LogicalRole,
@@ -248,22 +235,20 @@ pub struct RoleJob {
     pub contract: ReportContract,
     /// Facts about the mapping that end up in the result's `notes`.
     pub notes: Vec<String>,
-    /// Where the definition came from, for the human summary.
-    pub source: String,
     /// The effective definition itself (system-prompt mode, skills, …).
     pub definition: Role,
 }
 
 /// Per-run settings that apply to every job.
 #[derive(Debug, Clone)]
-pub struct JobSettings {
+pub(crate) struct JobSettings {
     pub timeout: Duration,
     pub stall_timeout: Option<Duration>,
     pub six_field: bool,
 }
 
 /// Map one logical role to its job.
-pub fn build_job(
+pub(crate) fn build_job(
     index: usize,
     role: LogicalRole,
     def: &EffectiveRole,
@@ -301,7 +286,7 @@ pub fn build_job(
     // canonical role's budget applies.
     let (turn_budget, defaulted) = turn_budget(
         r.max_turns
-            .or_else(|| crate::install::bundled::canonical_max_turns(role.name())),
+            .or_else(|| crate::roles::canonical_max_turns(role.name())),
     );
     if defaulted {
         notes.push(format!(
@@ -316,11 +301,6 @@ pub fn build_job(
         ReportContract::SixField
     } else {
         ReportContract::Role(role)
-    };
-
-    let source = match &def.path {
-        Some(p) => format!("{} ({})", def.layer, p.display()),
-        None => format!("{} (bundled with pwk)", def.layer),
     };
 
     RoleJob {
@@ -338,7 +318,6 @@ pub fn build_job(
         stall_timeout: settings.stall_timeout,
         contract,
         notes,
-        source,
         definition: r.clone(),
     }
 }
@@ -347,7 +326,7 @@ pub fn build_job(
 ///
 /// No `tools` key means pi's defaults (which include `bash`, `edit`, `write`): the role
 /// gets all four read-only tools instead. Order follows the definition.
-pub fn read_only_tools(
+pub(crate) fn read_only_tools(
     tools: Option<&[String]>,
     deny: Option<&[String]>,
 ) -> (Vec<String>, Vec<String>) {
@@ -440,8 +419,6 @@ mod tests {
         let doc = RoleDoc::parse("r.md", text.as_bytes());
         EffectiveRole {
             role: Role::from_doc(&doc).unwrap(),
-            path: Some("/p/r.md".into()),
-            layer: "project".into(),
             notes: vec![],
         }
     }
@@ -490,7 +467,6 @@ mod tests {
             "{:?}",
             job.notes
         );
-        assert!(job.source.contains("project"));
     }
 
     #[test]
@@ -540,10 +516,8 @@ mod tests {
         let d = DiscoverCatalog::new(&cwd, &env)
             .effective(LogicalRole::SmellReviewer)
             .unwrap();
-        assert_eq!(
-            (d.layer.as_str(), d.role.model.as_deref()),
-            ("global", Some("g/m"))
-        );
+        // The global copy wins over the bundled one.
+        assert_eq!(d.role.model.as_deref(), Some("g/m"));
         std::fs::write(
             cwd.join(".agents/agents/pwk-smell-reviewer.md"),
             role("p/m"),
@@ -552,16 +526,16 @@ mod tests {
         let d = DiscoverCatalog::new(&cwd, &env)
             .effective(LogicalRole::SmellReviewer)
             .unwrap();
-        assert_eq!(
-            (d.layer.as_str(), d.role.model.as_deref()),
-            ("project", Some("p/m"))
-        );
+        // The project copy wins over the global one.
+        assert_eq!(d.role.model.as_deref(), Some("p/m"));
+        // No copy anywhere: the bundled one.
+        let bundled = |r| BundledCatalog.effective(r).unwrap().role;
         assert_eq!(
             DiscoverCatalog::new(&cwd, &env)
                 .effective(LogicalRole::HazardReviewer)
                 .unwrap()
-                .layer,
-            "package"
+                .role,
+            bundled(LogicalRole::HazardReviewer)
         );
         std::fs::write(
             cwd.join(".agents/agents/pwk-hazard-reviewer.md"),
@@ -571,7 +545,7 @@ mod tests {
         let d = DiscoverCatalog::new(&cwd, &env)
             .effective(LogicalRole::HazardReviewer)
             .unwrap();
-        assert_eq!(d.layer, "package");
+        assert_eq!(d.role, bundled(LogicalRole::HazardReviewer));
         assert!(
             d.notes.iter().any(|n| n.contains("was skipped")),
             "{:?}",
@@ -584,7 +558,6 @@ mod tests {
         for r in LogicalRole::ALL {
             let d = BundledCatalog.effective(r).unwrap();
             assert_eq!(d.role.name.as_deref(), Some(r.name()));
-            assert_eq!(d.layer, "package");
         }
     }
 }

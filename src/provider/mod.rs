@@ -11,28 +11,30 @@
 //! The executor is a seam: [`pi::PiExecutor`] runs the real pi; unit tests use an
 //! in-process fake.
 
-pub mod capabilities;
-pub mod contract;
-pub mod coverage;
-pub mod execute;
-pub mod mapping;
-pub mod packet;
-pub mod pi;
-pub mod progress;
-pub mod request;
+pub(crate) mod capabilities;
+pub(crate) mod contract;
+pub(crate) mod coverage;
+pub(crate) mod execute;
+pub(crate) mod mapping;
+pub(crate) mod packet;
+pub(crate) mod pi;
+pub(crate) mod progress;
+pub(crate) mod request;
 
 use std::time::Duration;
 
 use serde::Serialize;
 
-pub use coverage::Coverage;
-pub use execute::{RoleExecutor, RoleProgress, RoleRun, RunEnd};
-pub use mapping::{ModelCatalog, RoleCatalog, RoleJob};
-pub use request::{DelegationRequest, DelegationResult, LogicalRole, Operation, Refusal, Status};
+pub(crate) use coverage::Coverage;
+pub(crate) use execute::{RoleExecutor, RoleProgress};
+pub(crate) use mapping::{ModelCatalog, RoleCatalog, RoleJob};
+pub(crate) use request::{
+    DelegationRequest, DelegationResult, LogicalRole, Operation, Refusal, Status,
+};
 
 /// Settings of one provider run.
 #[derive(Debug, Clone)]
-pub struct RunSettings {
+pub(crate) struct RunSettings {
     /// Per-role wall-clock timeout.
     pub timeout: Duration,
     /// Per-role stall watchdog (`--stall-timeout`; `None` = off).
@@ -95,7 +97,7 @@ impl RunOutput {
 
 /// Map every role of `req` to its job. A role whose definition cannot be used is
 /// returned as a ready-made `failed` result instead.
-pub fn plan_jobs(
+pub(crate) fn plan_jobs(
     req: &DelegationRequest,
     settings: &RunSettings,
     catalog: &dyn RoleCatalog,
@@ -134,7 +136,7 @@ pub fn plan_jobs(
 }
 
 /// Run a validated request end to end.
-pub fn run(
+pub(crate) fn run(
     req: &DelegationRequest,
     settings: &RunSettings,
     catalog: &dyn RoleCatalog,
@@ -179,7 +181,7 @@ pub fn run(
 }
 
 /// Coverage of a request by its results.
-pub fn coverage_of(req: &DelegationRequest, results: &[DelegationResult]) -> Coverage {
+pub(crate) fn coverage_of(req: &DelegationRequest, results: &[DelegationResult]) -> Coverage {
     let required: Vec<String> = req.roles.iter().map(|r| r.name().to_string()).collect();
     let outcomes: Vec<coverage::Outcome> = results
         .iter()
@@ -195,6 +197,7 @@ pub fn coverage_of(req: &DelegationRequest, results: &[DelegationResult]) -> Cov
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::execute::{RoleRun, RunEnd};
     use crate::provider::mapping::{BundledCatalog, EffectiveRole, ModelList};
 
     struct Echo;

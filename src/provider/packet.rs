@@ -5,11 +5,11 @@ use std::path::Path;
 
 /// Packets larger than this are refused: reviewers read the listed files
 /// themselves, the packet only points at them.
-pub const MAX_PACKET_BYTES: u64 = crate::fs::Kind::Packet.cap();
+pub(crate) const MAX_PACKET_BYTES: u64 = crate::fs::Kind::Packet.cap();
 
 /// Why a packet could not be used.
 #[derive(Debug, thiserror::Error)]
-pub enum PacketError {
+pub(crate) enum PacketError {
     #[error("does not exist")]
     NotFound,
     #[error("is a symbolic link; pass the packet file itself")]
@@ -32,7 +32,7 @@ pub enum PacketError {
 
 /// Read a packet without following a symlink, blocking on a FIFO, or reading
 /// past the size cap.
-pub fn read_packet(path: &Path) -> Result<String, PacketError> {
+pub(crate) fn read_packet(path: &Path) -> Result<String, PacketError> {
     use crate::fs::ReadError;
     let buf = crate::fs::read::read(path, crate::fs::Kind::Packet).map_err(|e| match e {
         ReadError::Symlink(_) => PacketError::Symlink,
@@ -50,7 +50,7 @@ pub fn read_packet(path: &Path) -> Result<String, PacketError> {
 }
 
 /// The scout's task: the three inputs its body asks for.
-pub fn recon_prompt(topic: &str, intent: &str, repo_root: &Path) -> String {
+pub(crate) fn recon_prompt(topic: &str, intent: &str, repo_root: &Path) -> String {
     format!(
         "Map how this repository handles the topic below, as your role describes.\n\n\
 <topic>\n{}\n</topic>\n\n<intent>\n{}\n</intent>\n\nRepository root: {}\n",
@@ -61,7 +61,7 @@ pub fn recon_prompt(topic: &str, intent: &str, repo_root: &Path) -> String {
 }
 
 /// The reviewers' task: the packet, verbatim.
-pub fn review_prompt(packet: &str, repo_root: &Path) -> String {
+pub(crate) fn review_prompt(packet: &str, repo_root: &Path) -> String {
     format!(
         "Review this feature as your role describes. The review packet follows (diff, acceptance criteria, \
 changed files). Repository root: {}\n\n<review-packet>\n{}\n</review-packet>\n",

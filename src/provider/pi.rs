@@ -23,7 +23,7 @@ use crate::env::Env;
 use crate::role::Role;
 
 /// Runs jobs on the real pi (`$PWK_PI_BIN`, else `pi` on PATH).
-pub struct PiExecutor<'a> {
+pub(crate) struct PiExecutor<'a> {
     pub env: &'a Env,
     /// `--transport rpc`: steer at the turn budget (else JSON: stop there).
     pub rpc: bool,
@@ -35,7 +35,7 @@ pub struct PiExecutor<'a> {
 impl PiExecutor<'_> {
     /// The runner spec for a job. Public so `--dry-run`-style callers and tests can
     /// inspect exactly what pi is given.
-    pub fn spec(job: &RoleJob, role: &Role) -> PiRunSpec {
+    pub(crate) fn spec(job: &RoleJob, role: &Role) -> PiRunSpec {
         let mut spec = PiRunSpec::for_role(role, &job.cwd, job.prompt.clone());
         spec.system_prompt = Some(job.system_prompt.clone()).filter(|s| !s.trim().is_empty());
         // Read-only: exactly the cut allow-list; an empty list becomes --no-tools.
@@ -63,7 +63,7 @@ impl PiExecutor<'_> {
 /// The signal pwk received, as words (`pwk received SIGINT`), if any. Installs the
 /// runner's signal flag on first use, so a signal stops pi's process groups
 /// and the run reports instead of dying.
-pub fn interruption() -> Option<String> {
+pub(crate) fn interruption() -> Option<String> {
     crate::delegate::pending_signal().map(crate::delegate::process::received)
 }
 
@@ -168,14 +168,14 @@ fn role_run(job: &RoleJob, o: &PiRunOutcome) -> RoleRun {
 
 /// The model list, read from `pi --list-models` at most once per run, and only when
 /// a role has a model hint.
-pub struct LazyModels<'a> {
+pub(crate) struct LazyModels<'a> {
     env: &'a Env,
     cwd: PathBuf,
     cell: OnceLock<Result<ModelList, String>>,
 }
 
 impl<'a> LazyModels<'a> {
-    pub fn new(env: &'a Env, cwd: &Path) -> LazyModels<'a> {
+    pub(crate) fn new(env: &'a Env, cwd: &Path) -> LazyModels<'a> {
         LazyModels {
             env,
             cwd: cwd.to_path_buf(),
@@ -226,7 +226,6 @@ mod tests {
             stall_timeout: None,
             contract: ReportContract::Role(LogicalRole::HazardReviewer),
             notes: vec![],
-            source: String::new(),
             definition: Role::default(),
         };
         let role = Role {

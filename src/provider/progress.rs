@@ -21,7 +21,7 @@ struct Row {
 }
 
 /// A progress sink that renders to stderr.
-pub struct ProgressDisplay {
+pub(crate) struct ProgressDisplay {
     tty: bool,
     color: bool,
     rows: Mutex<(Vec<Row>, bool)>,
@@ -29,7 +29,7 @@ pub struct ProgressDisplay {
 
 impl ProgressDisplay {
     /// `tty`: redraw in place; `color`: colour the states.
-    pub fn new(roles: &[LogicalRole], tty: bool, color: bool) -> ProgressDisplay {
+    pub(crate) fn new(roles: &[LogicalRole], tty: bool, color: bool) -> ProgressDisplay {
         let rows = roles
             .iter()
             .map(|&role| Row {
@@ -49,7 +49,7 @@ impl ProgressDisplay {
     }
 
     /// Take one update (called from worker threads).
-    pub fn update(&self, p: &RoleProgress) {
+    pub(crate) fn update(&self, p: &RoleProgress) {
         let mut guard = self.rows.lock().unwrap_or_else(|e| e.into_inner());
         let (rows, drawn) = &mut *guard;
         let Some(row) = rows.get_mut(p.index) else {
@@ -76,7 +76,7 @@ impl ProgressDisplay {
 
     /// Redraw the rows in place (terminal only), so elapsed times keep moving
     /// while a role is quiet. Called periodically by the command.
-    pub fn tick(&self) {
+    pub(crate) fn tick(&self) {
         if !self.tty {
             return;
         }

@@ -105,7 +105,7 @@ impl Operation {
 
 /// A validated `DelegationRequest`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DelegationRequest {
+pub(crate) struct DelegationRequest {
     pub operation: Operation,
     /// The requested roles, in request order, without duplicates.
     pub roles: Vec<LogicalRole>,
@@ -122,7 +122,7 @@ pub struct DelegationRequest {
 
 impl DelegationRequest {
     /// The limits of `role`'s run: its own, then the request's.
-    pub fn budget_of(&self, role: LogicalRole) -> crate::delegate::Budget {
+    pub(crate) fn budget_of(&self, role: LogicalRole) -> crate::delegate::Budget {
         self.role_budgets
             .iter()
             .find(|(r, _)| *r == role)
@@ -141,7 +141,7 @@ pub struct Refusal {
 
 /// Input that is not a JSON object at all (exit 2).
 #[derive(Debug, thiserror::Error)]
-pub enum RequestSyntaxError {
+pub(crate) enum RequestSyntaxError {
     /// Not JSON, or a duplicate key (the message has no position; see [`Self::pos`]).
     #[error("{0}")]
     NotJson(JsonError),
@@ -150,7 +150,7 @@ pub enum RequestSyntaxError {
 }
 
 /// Parse stdin bytes: a syntax error is `Err`, anything else is a `Value` object.
-pub fn parse_json_object(
+pub(crate) fn parse_json_object(
     bytes: &[u8],
 ) -> Result<serde_json::Map<String, Value>, RequestSyntaxError> {
     let value = crate::json::parse_strict(bytes).map_err(RequestSyntaxError::NotJson)?;
@@ -162,7 +162,7 @@ pub fn parse_json_object(
 
 impl RequestSyntaxError {
     /// Where in stdin the problem is, when it has a place.
-    pub fn pos(&self) -> Option<crate::json::Pos> {
+    pub(crate) fn pos(&self) -> Option<crate::json::Pos> {
         match self {
             RequestSyntaxError::NotJson(e) => Some(e.pos()),
             RequestSyntaxError::NotObject(_) => None,
@@ -170,11 +170,11 @@ impl RequestSyntaxError {
     }
 }
 
-pub use crate::delegate::request::json_kind;
 use crate::json::JsonError;
+use crate::json::json_kind;
 
 /// Validate a request object. Every problem is collected; the refusal reason lists them all.
-pub fn validate(map: &serde_json::Map<String, Value>) -> Result<DelegationRequest, Refusal> {
+pub(crate) fn validate(map: &serde_json::Map<String, Value>) -> Result<DelegationRequest, Refusal> {
     let mut problems: Vec<String> = Vec::new();
     let requested: Vec<String> = match map.get("roles") {
         Some(Value::Array(items)) => {
@@ -327,12 +327,12 @@ pub fn validate(map: &serde_json::Map<String, Value>) -> Result<DelegationReques
 /// one role's own limits): every problem, each naming its field
 /// (`roleBudgets.pwk-spec-reviewer.maxTokens`).
 /// `pwk mcp`'s `review` and `recon` take the same two fields.
-pub type Budgets = (
+pub(crate) type Budgets = (
     crate::delegate::Budget,
     Vec<(LogicalRole, crate::delegate::Budget)>,
 );
 
-pub fn check_budgets(
+pub(crate) fn check_budgets(
     map: &serde_json::Map<String, Value>,
     roles: &[LogicalRole],
 ) -> Result<Budgets, Vec<String>> {
@@ -384,7 +384,11 @@ pub fn check_budgets(
 
 /// Which roles an operation takes. `roles_present` avoids a second message when
 /// `roles` itself was missing or malformed.
-pub fn check_roles_fit(op: Operation, roles: &[LogicalRole], roles_present: bool) -> Vec<String> {
+pub(crate) fn check_roles_fit(
+    op: Operation,
+    roles: &[LogicalRole],
+    roles_present: bool,
+) -> Vec<String> {
     let mut problems = Vec::new();
     if !roles_present {
         return problems;

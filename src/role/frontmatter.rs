@@ -53,7 +53,7 @@ pub enum Closing {
 
 /// Under [`Closing::FirstDashes`]: the offset of a `---` that ends the frontmatter
 /// before pwk's closing line, if there is one.
-pub fn early_dashes(text: &str, f: &Fences) -> Option<usize> {
+pub(crate) fn early_dashes(text: &str, f: &Fences) -> Option<usize> {
     if f.close_kind != CloseKind::Dashes {
         return None;
     }
@@ -65,7 +65,10 @@ pub fn early_dashes(text: &str, f: &Fences) -> Option<usize> {
 const BOM: &str = "\u{feff}";
 
 /// The lines of `text[range]` as (start offset in `text`, line without `\n`).
-pub fn lines_in(text: &str, range: Range<usize>) -> impl Iterator<Item = (usize, &str)> + '_ {
+pub(crate) fn lines_in(
+    text: &str,
+    range: Range<usize>,
+) -> impl Iterator<Item = (usize, &str)> + '_ {
     lines_from(text, range.start)
         .take_while(move |(line, _)| line.start < range.end)
         .map(move |(line, _)| (line.start, &text[line.start..line.end.min(range.end)]))
@@ -94,7 +97,7 @@ fn fence_text(line: &str) -> &str {
 }
 
 /// Split `text` into frontmatter and body.
-pub fn split(text: &str) -> Result<Fences, SplitError> {
+pub(crate) fn split(text: &str) -> Result<Fences, SplitError> {
     let bom = text.starts_with(BOM);
     let start = if bom { BOM.len() } else { 0 };
     let mut lines = lines_from(text, start);

@@ -12,7 +12,7 @@
 
 /// The top-level keys the line reader reads from `yaml` (the text between the
 /// fences), in order.
-pub fn keys(yaml: &str) -> Vec<String> {
+pub(crate) fn keys(yaml: &str) -> Vec<String> {
     let normalized = yaml.replace("\r\n", "\n");
     let mut out = Vec::new();
     // (indent of the key that opened a block, folded or literal)

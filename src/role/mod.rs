@@ -3,12 +3,12 @@
 //! [`RoleDoc`] is the parsed file with every span intact (what the linter needs);
 //! [`Role`] is the typed view the installer, discovery and the runner use.
 
-pub mod frontmatter;
-pub mod line_reader;
-pub mod lines;
-pub mod repair;
+pub(crate) mod frontmatter;
+pub(crate) mod line_reader;
+pub(crate) mod lines;
+pub(crate) mod repair;
 pub mod schema;
-pub mod thinking;
+pub(crate) mod thinking;
 pub mod validate;
 pub mod yaml;
 

@@ -61,7 +61,7 @@ pub enum Change {
 /// The line of an earlier entry of a repeated key `key` at `first` (its key's span),
 /// commented out: the host reads the later one. `None` when the entry is not one
 /// line (its value continues on the next line).
-pub fn overridden(file: &str, first: Range<usize>, key: &str) -> Option<RepairedLine> {
+pub(crate) fn overridden(file: &str, first: Range<usize>, key: &str) -> Option<RepairedLine> {
     let start = file[..first.start].rfind('\n').map_or(0, |i| i + 1);
     let end = file[start..].find('\n').map_or(file.len(), |i| start + i);
     let next = file.get(end + 1..).unwrap_or("");
@@ -77,7 +77,7 @@ pub fn overridden(file: &str, first: Range<usize>, key: &str) -> Option<Repaired
 
 /// Claude Code's repair of the frontmatter `file[yaml]`: the lines it changes
 /// (empty when it changes nothing).
-pub fn claude_code(file: &str, yaml: Range<usize>) -> Vec<RepairedLine> {
+pub(crate) fn claude_code(file: &str, yaml: Range<usize>) -> Vec<RepairedLine> {
     let mut out = Vec::new();
     let mut start = yaml.start;
     for line in file[yaml.clone()].split('\n') {
@@ -120,7 +120,7 @@ pub fn claude_code(file: &str, yaml: Range<usize>) -> Vec<RepairedLine> {
 /// A one-line `|-` block holds the value as written, backslashes and all: pwk writes
 /// it as the double-quoted string with the same text, so every line stays one line.
 /// No tab handling: a tab-indented line stays as it is.
-pub fn opencode(file: &str, yaml: Range<usize>) -> Vec<RepairedLine> {
+pub(crate) fn opencode(file: &str, yaml: Range<usize>) -> Vec<RepairedLine> {
     let mut out = Vec::new();
     let mut start = yaml.start;
     for raw in file[yaml.clone()].split('\n') {
@@ -213,7 +213,7 @@ fn is_flow_list(value: &str) -> bool {
 }
 
 /// `text` with `lines` replaced.
-pub fn apply(text: &str, lines: &[RepairedLine]) -> String {
+pub(crate) fn apply(text: &str, lines: &[RepairedLine]) -> String {
     let mut out = String::with_capacity(text.len() + lines.len() * 2);
     let mut at = 0;
     for l in lines {

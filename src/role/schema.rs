@@ -19,7 +19,7 @@ pub fn schema() -> &'static serde_json::Value {
 /// A compiled validator for the schema (compiled into the binary, see
 /// `host::schema::validator`).
 pub fn validator() -> &'static super::validate::Validator {
-    if let Some(v) = super::validate::compiled("role", crate::host::schema_inputs()) {
+    if let Some(v) = super::validate::compiled("role") {
         return v;
     }
     static VALIDATOR: OnceLock<super::validate::Validator> = OnceLock::new();

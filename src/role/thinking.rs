@@ -1,25 +1,18 @@
-//! pi's thinking levels, one list per pi generation: the only place they are
-//! written down. The linter, the schema (checked by a test), request validation and
+//! pi's thinking levels, one list per pi generation, from `schemas/pi.json` (compiled
+//! in by build.rs). The linter, the schema (checked by a test), request validation and
 //! model hints all read them from here.
 
-/// `--thinking` levels of pi 0.73 (`@mariozechner/pi-coding-agent`).
-pub const PI_0_73: &[&str] = &["off", "minimal", "low", "medium", "high", "xhigh"];
-
-/// `--thinking` levels of pi 1.6 (`@earendil-works/pi-coding-agent`): adds `max`.
-pub const PI_1_6: &[&str] = &["off", "minimal", "low", "medium", "high", "xhigh", "max"];
-
-/// Every level a supported pi accepts: the newest generation's list (each
-/// generation's list contains the one before).
-pub const LEVELS: &[&str] = PI_1_6;
-
-/// Whether `level` is a thinking level of some supported pi.
-pub fn is_level(level: &str) -> bool {
-    LEVELS.contains(&level)
+mod generated {
+    include!(concat!(env!("OUT_DIR"), "/pi_thinking.rs"));
 }
 
-/// The first pi generation that accepts `level`, when the oldest does not.
-pub fn needs_generation(level: &str) -> Option<&'static str> {
-    (!PI_0_73.contains(&level) && PI_1_6.contains(&level)).then_some("pi 1.6")
+/// Every level a supported pi accepts: the newest generation's list (each
+/// generation's list contains the one before; build.rs checks it).
+pub(crate) const LEVELS: &[&str] = generated::GENERATIONS[generated::GENERATIONS.len() - 1].2;
+
+/// Whether `level` is a thinking level of some supported pi.
+pub(crate) fn is_level(level: &str) -> bool {
+    LEVELS.contains(&level)
 }
 
 #[cfg(test)]
@@ -28,9 +21,8 @@ mod tests {
 
     #[test]
     fn generations_only_add_levels_and_the_schema_agrees() {
-        assert!(PI_0_73.iter().all(|l| PI_1_6.contains(l)));
-        assert_eq!(needs_generation("max"), Some("pi 1.6"));
-        assert_eq!(needs_generation("low"), None);
+        let oldest = generated::GENERATIONS[0].2;
+        assert!(oldest.contains(&"xhigh") && !oldest.contains(&"max"));
         let schema: serde_json::Value =
             serde_json::from_str(crate::role::schema::ROLE_SCHEMA).unwrap();
         let enumerated: Vec<&str> = schema["properties"]["thinking"]["enum"]

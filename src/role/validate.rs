@@ -1,7 +1,7 @@
 //! A validator for the subset of JSON Schema 2020-12 that pwk's schemas use.
 //!
 //! `schemas/role.schema.json` and the host variants derived from it
-//! (`lint::hosts::host_schema`) are compiled here at run time, so validation is
+//! (`host::schema::host_schema`) are compiled here at run time, so validation is
 //! still driven by the shipped files, but without compiling the 2020-12
 //! meta-schema the way a general validator does on every start.
 //!
@@ -32,11 +32,22 @@ mod emit;
 #[cfg(test)]
 pub(crate) use emit::emit;
 
+/// build.rs's fingerprint of the schema files (`role.schema.json`, every host file).
+#[allow(unreachable_pub)] // build.rs writes a `pub` const
+mod inputs {
+    include!(concat!(env!("OUT_DIR"), "/schema_inputs.rs"));
+}
+
+/// build.rs's fingerprint of the schema files this binary was built from.
+pub fn schema_inputs() -> u64 {
+    inputs::INPUTS_HASH
+}
+
 /// The validator compiled into the binary under `id` (`role`, or a profile's
 /// `host@version`), if `compiled.rs` was generated from the schema inputs this binary
-/// was built from (`inputs`, build.rs's fingerprint); else the caller compiles one.
-pub(crate) fn compiled(id: &str, inputs: u64) -> Option<&'static Validator> {
-    if compiled::INPUTS != inputs {
+/// was built from ([`schema_inputs`]); else the caller compiles one.
+pub(crate) fn compiled(id: &str) -> Option<&'static Validator> {
+    if compiled::INPUTS != schema_inputs() {
         return None;
     }
     compiled::VALIDATORS

@@ -668,3 +668,591 @@ fn every_attack_against_every_front_end() {
         failures.join("\n")
     );
 }
+
+// ---------------------------------------------------------------------------
+// Confinement, as a class: every path pwk writes, whoever names it.
+//
+// A generated matrix: the position of what goes wrong in a named path
+// ([`PATH_KINDS`]: absolute, `..` at the start, in the middle, at the end, a
+// symbolic link at each directory position, a link as the final name, a dangling
+// one, a hard link, a FIFO) × the slot that names it ([`SLOTS`]: a command-line
+// flag or argument, a `pwk.toml` key, a request field, each on its front end).
+// Every cell stages the path next to an outside directory and asserts:
+// - outside the project nothing changes, except beneath the directory the user
+//   named on the command line when the path plainly names it (a flag is the
+//   user's choice; a key or a request field never reaches outside);
+// - no crash, no hang, no raw control character;
+// - a refusal says why: the key, "outside the project" and the configuration
+//   file for a key naming a path outside; "symbolic link", "hard link", "fifo",
+//   `..` for what the path is;
+// - a plain path inside the project is written (the class is not vacuous).
+
+/// Who names the path in a slot.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    /// A command-line flag or argument (or the environment): the user's choice.
+    Flag,
+    /// A key of a configuration file.
+    Key(&'static str),
+    /// A field of a request (MCP, LSP); these front ends only read.
+    Request,
+}
+
+/// What the named path is: a file of this name, or a directory pwk writes in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Leaf {
+    File(&'static str),
+    Dir,
+}
+
+impl Leaf {
+    fn name(self) -> &'static str {
+        match self {
+            Leaf::File(n) => n,
+            Leaf::Dir => "outdir",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PathKind {
+    /// `ci/L`, a real path in the project.
+    Inside,
+    /// The same, absolute.
+    InsideAbsolute,
+    /// `<outside>/ci/L`.
+    OutsideAbsolute,
+    /// `../../<outside>/ci/L`: `..` at the start.
+    DotDotStart,
+    /// `ci/../../<outside>/ci/L`: `..` in the middle, leaving the project.
+    DotDotMiddleOut,
+    /// `ci/../ci/L`: `..` in the middle, staying in it.
+    DotDotMiddleIn,
+    /// `ci/L/..`: `..` at the end.
+    DotDotEnd,
+    /// `a/b/c/L` with the directory at position 1, 2 or 3 a link to the outside.
+    LinkAt(usize),
+    /// `ci/L` a link to `<outside>/ci/L`.
+    LinkFinal,
+    /// `ci/L` a link to a missing `<outside>/ci/new-L`.
+    Dangling,
+    /// `ci/L` a hard link to `<outside>/ci/hl-L`.
+    HardLink,
+    /// `ci/L` a FIFO.
+    Fifo,
+}
+
+const PATH_KINDS: [PathKind; 14] = [
+    PathKind::Inside,
+    PathKind::InsideAbsolute,
+    PathKind::OutsideAbsolute,
+    PathKind::DotDotStart,
+    PathKind::DotDotMiddleOut,
+    PathKind::DotDotMiddleIn,
+    PathKind::DotDotEnd,
+    PathKind::LinkAt(1),
+    PathKind::LinkAt(2),
+    PathKind::LinkAt(3),
+    PathKind::LinkFinal,
+    PathKind::Dangling,
+    PathKind::HardLink,
+    PathKind::Fifo,
+];
+
+impl PathKind {
+    fn outside(self) -> bool {
+        matches!(
+            self,
+            PathKind::OutsideAbsolute | PathKind::DotDotStart | PathKind::DotDotMiddleOut
+        )
+    }
+}
+
+/// One way a front end takes a path.
+struct PathSlot {
+    name: &'static str,
+    source: Source,
+    leaf: Leaf,
+    /// The named directory is itself the trust anchor (`setup --dir`, pi's agent
+    /// directory): links at and above it are the user's layout, followed.
+    named_is_anchor: bool,
+    /// The front end writes: a plain path inside must be written.
+    writes: bool,
+    /// Staging the slot needs besides the path (a configuration naming it).
+    stage: fn(&World, &str),
+    run: fn(&World, &str) -> Ran,
+}
+
+const EMPTY_BASELINE: &str = "{\"version\":1,\"findings\":[]}\n";
+const CLAUDE_ROLE: &str = "---\nname: src\ndescription: Reviews.\ntools: Read\n---\nBody.\n";
+
+/// A role both `lint --fix` (`max_turns`) and a conversion from Claude Code
+/// (`Read`) change.
+const CLAUDE_FIXABLE: &str =
+    "---\nname: x\ndescription: Reviews.\ntools: Read\nmax_turns: \"20\"\n---\nBody.\n";
+
+fn leaf_content(name: &str) -> &'static str {
+    if name.ends_with(".json") {
+        EMPTY_BASELINE
+    } else {
+        CLAUDE_FIXABLE
+    }
+}
+
+/// `pwk.toml` text setting `key` to the string `value` (in a list when `list`).
+fn toml_key(key: &str, value: &str, list: bool) -> String {
+    let v = serde_json::to_string(value).unwrap();
+    if list {
+        format!("{key} = [{v}]\n")
+    } else {
+        format!("{key} = {v}\n")
+    }
+}
+
+/// `--config FILE` of the `--config` slot: next to what P names.
+fn config_beside(w: &World, p: &str) -> PathBuf {
+    let dir = Path::new(p).parent().unwrap_or(Path::new("."));
+    w.env.root().join(dir).join("cfg.toml")
+}
+
+fn no_stage(_: &World, _: &str) {}
+
+const SLOTS: &[PathSlot] = &[
+    PathSlot {
+        name: "lint --write-baseline --baseline P",
+        source: Source::Flag,
+        leaf: Leaf::File("x.json"),
+        named_is_anchor: false,
+        writes: true,
+        stage: no_stage,
+        run: |w, p| cli(w, &["lint", "--write-baseline", "--baseline", p]),
+    },
+    PathSlot {
+        name: "lint --write-baseline, pwk.toml baseline = P",
+        source: Source::Key("baseline"),
+        leaf: Leaf::File("x.json"),
+        named_is_anchor: false,
+        writes: true,
+        stage: |w, p| {
+            w.env.write("pwk.toml", toml_key("baseline", p, false));
+        },
+        run: |w, _| cli(w, &["lint", "--write-baseline"]),
+    },
+    PathSlot {
+        name: "lint --fix P",
+        source: Source::Flag,
+        leaf: Leaf::File("x.md"),
+        named_is_anchor: false,
+        writes: true,
+        stage: no_stage,
+        run: |w, p| cli(w, &["lint", "--fix", p]),
+    },
+    PathSlot {
+        // A glob: it never selects outside its own directory, nor enters a link.
+        name: "lint --fix, pwk.toml paths = [P]",
+        source: Source::Key("paths"),
+        leaf: Leaf::File("x.md"),
+        named_is_anchor: false,
+        writes: true,
+        stage: |w, p| {
+            w.env.write("pwk.toml", toml_key("paths", p, true));
+        },
+        run: |w, _| cli(w, &["lint", "--fix"]),
+    },
+    PathSlot {
+        // The configuration sits where P is (`--config` is the user's choice; the
+        // files its `paths` selects are the configuration's).
+        name: "lint --fix --config <dir of P>/cfg.toml, paths = [L]",
+        source: Source::Key("paths"),
+        leaf: Leaf::File("x.md"),
+        named_is_anchor: false,
+        writes: true,
+        stage: |w, p| {
+            let _ = std::fs::write(config_beside(w, p), toml_key("paths", "x.md", true));
+        },
+        run: |w, p| {
+            let config = config_beside(w, p).display().to_string();
+            cli(w, &["lint", "--fix", "--config", &config])
+        },
+    },
+    PathSlot {
+        name: "convert --out P",
+        source: Source::Flag,
+        leaf: Leaf::Dir,
+        named_is_anchor: false,
+        writes: true,
+        stage: |w, _| {
+            w.env.write(".claude/agents/src.md", CLAUDE_ROLE);
+        },
+        run: |w, p| {
+            cli(
+                w,
+                &[
+                    "convert",
+                    "--from",
+                    "claude-code",
+                    "--to",
+                    "tintinweb",
+                    "--out",
+                    p,
+                    ".claude/agents/src.md",
+                ],
+            )
+        },
+    },
+    PathSlot {
+        name: "convert --in-place P",
+        source: Source::Flag,
+        leaf: Leaf::File("x.md"),
+        named_is_anchor: false,
+        writes: true,
+        stage: no_stage,
+        run: |w, p| {
+            cli(
+                w,
+                &[
+                    "convert",
+                    "--from",
+                    "claude-code",
+                    "--to",
+                    "tintinweb",
+                    "--in-place",
+                    p,
+                ],
+            )
+        },
+    },
+    PathSlot {
+        name: "new --agents-dir P",
+        source: Source::Flag,
+        leaf: Leaf::Dir,
+        named_is_anchor: false,
+        writes: true,
+        stage: no_stage,
+        run: |w, p| cli(w, &["new", "probe-role", "--agents-dir", p]),
+    },
+    PathSlot {
+        name: "setup --dir P",
+        source: Source::Flag,
+        leaf: Leaf::Dir,
+        named_is_anchor: true,
+        writes: true,
+        stage: no_stage,
+        run: |w, p| cli(w, &["setup", "--dir", p]),
+    },
+    PathSlot {
+        name: "setup --global, PI_CODING_AGENT_DIR=P",
+        source: Source::Flag,
+        leaf: Leaf::Dir,
+        named_is_anchor: true,
+        writes: true,
+        stage: no_stage,
+        run: |w, p| {
+            let mut cmd = w.env.pwk();
+            cmd.args(["setup", "--global"])
+                .env("PI_CODING_AGENT_DIR", w.env.root().join(p));
+            bounded(cmd, b"", |_| false)
+        },
+    },
+    PathSlot {
+        name: "mcp lint {paths: [P]}",
+        source: Source::Request,
+        leaf: Leaf::File("x.md"),
+        named_is_anchor: false,
+        writes: false,
+        stage: no_stage,
+        run: |w, p| {
+            let mut cmd = w.env.pwk();
+            cmd.arg("mcp");
+            let lines = [
+                json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "attack-matrix", "version": "0"}}}),
+                json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                       "params": {"name": "lint", "arguments": {"paths": [p]}}}),
+            ];
+            let mut input = Vec::new();
+            for l in lines {
+                input.extend(serde_json::to_vec(&l).unwrap());
+                input.push(b'\n');
+            }
+            bounded(cmd, &input, |out| {
+                BufReader::new(out)
+                    .lines()
+                    .map_while(Result::ok)
+                    .any(|l| serde_json::from_str::<Value>(&l).is_ok_and(|v| v["id"] == 2))
+            })
+        },
+    },
+    PathSlot {
+        name: "lsp didOpen uri = P",
+        source: Source::Request,
+        leaf: Leaf::File("x.md"),
+        named_is_anchor: false,
+        writes: false,
+        stage: no_stage,
+        run: |w, p| {
+            let start = Instant::now();
+            let mut cmd = w.env.pwk();
+            cmd.arg("lsp");
+            let mut client = LspClient::start(cmd);
+            client.initialize(&file_uri(w.env.root()));
+            let uri = file_uri(&w.env.root().join(p));
+            client.notify(
+                "textDocument/didOpen",
+                json!({"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": FIXABLE}}),
+            );
+            // Answered after the didOpen is handled (a URI the server does not take,
+            // `…/x.md/..`, gets no diagnostics).
+            let hover = client.request(
+                "textDocument/hover",
+                json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 2}}),
+            );
+            let messages = client.received();
+            let (status, stderr) = client.shutdown();
+            use std::os::unix::process::ExitStatusExt;
+            let mut out =
+                serde_json::to_vec(&json!({"hover": hover, "messages": messages})).unwrap();
+            out.extend(stderr.into_bytes());
+            Ran {
+                code: (start.elapsed() < LIMIT).then(|| status.code()).flatten(),
+                signal: status.signal(),
+                out,
+            }
+        },
+    },
+];
+
+/// Stage `kind` for a path ending in `leaf`; returns the path as named
+/// (relative to the project root, or absolute).
+fn stage_path(w: &World, kind: PathKind, leaf: Leaf) -> String {
+    let root = w.env.root();
+    let out = &w.outside;
+    let ln = leaf.name();
+    // The real thing at a place: the leaf's file (with content a write would
+    // change), or its directory.
+    let plant = |at: &Path| {
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        match leaf {
+            Leaf::File(n) => std::fs::write(at, leaf_content(n)).unwrap(),
+            Leaf::Dir => std::fs::create_dir_all(at).unwrap(),
+        }
+    };
+    // Every outside place a link or a path may reach holds the leaf too.
+    plant(&out.join("ci").join(ln));
+    for t in ["la/b/c", "lb/c", "lc"] {
+        plant(&out.join(t).join(ln));
+    }
+    let up = "../".repeat(root.components().count() - 1);
+    let out_rel = out.strip_prefix("/").unwrap().display().to_string();
+    let ci = root.join("ci").join(ln);
+    match kind {
+        PathKind::Inside => {
+            plant(&ci);
+            format!("ci/{ln}")
+        }
+        PathKind::InsideAbsolute => {
+            plant(&ci);
+            ci.display().to_string()
+        }
+        PathKind::DotDotMiddleIn => {
+            plant(&ci);
+            format!("ci/../ci/{ln}")
+        }
+        PathKind::DotDotEnd => {
+            plant(&ci);
+            format!("ci/{ln}/..")
+        }
+        PathKind::OutsideAbsolute => out.join("ci").join(ln).display().to_string(),
+        PathKind::DotDotStart => format!("{up}{out_rel}/ci/{ln}"),
+        PathKind::DotDotMiddleOut => format!("ci/../{up}{out_rel}/ci/{ln}"),
+        PathKind::LinkAt(k) => {
+            let (inside, target) = match k {
+                1 => ("a", "la"),
+                2 => ("a/b", "lb"),
+                _ => ("a/b/c", "lc"),
+            };
+            std::fs::create_dir_all(root.join(inside).parent().unwrap()).unwrap();
+            symlink(out.join(target), root.join(inside)).unwrap();
+            format!("a/b/c/{ln}")
+        }
+        PathKind::LinkFinal => {
+            symlink(out.join("ci").join(ln), &ci).unwrap();
+            format!("ci/{ln}")
+        }
+        PathKind::Dangling => {
+            symlink(out.join(format!("ci/new-{ln}")), &ci).unwrap();
+            format!("ci/{ln}")
+        }
+        PathKind::HardLink => {
+            match leaf {
+                Leaf::File(n) => {
+                    let target = out.join(format!("ci/hl-{ln}"));
+                    std::fs::write(&target, leaf_content(n)).unwrap();
+                    std::fs::hard_link(&target, &ci).unwrap();
+                }
+                // Directories have no hard links: a plain directory.
+                Leaf::Dir => plant(&ci),
+            }
+            format!("ci/{ln}")
+        }
+        PathKind::Fifo => {
+            w.mkfifo(&format!("ci/{ln}"));
+            format!("ci/{ln}")
+        }
+    }
+}
+
+/// What the output must say when the cell is refused: all of `.0` (`true`) or
+/// one of them (`false`).
+fn path_refusal(kind: PathKind, slot: &PathSlot) -> Option<(Vec<&'static str>, bool)> {
+    if slot.source == Source::Request || slot.named_is_anchor {
+        return None;
+    }
+    let config_outside = slot.name.contains("--config");
+    match slot.source {
+        // A key naming a path outside: the key, what it is, and where it is set.
+        Source::Key(k) if kind.outside() && (k == "baseline" || config_outside) => {
+            return Some((vec![k, "outside the project", ".toml:"], true));
+        }
+        _ => {}
+    }
+    let file = matches!(slot.leaf, Leaf::File(_));
+    let walked_glob = slot.source == Source::Key("paths") && !config_outside;
+    match kind {
+        PathKind::DotDotMiddleOut | PathKind::DotDotMiddleIn if slot.source == Source::Flag => {
+            Some((vec!["`..`"], false))
+        }
+        // A glob's walk does not enter a linked directory: nothing is selected.
+        PathKind::LinkAt(_) if walked_glob => None,
+        PathKind::LinkAt(_) | PathKind::LinkFinal | PathKind::Dangling => {
+            Some((vec!["symbolic link"], false))
+        }
+        PathKind::HardLink if file => Some((vec!["hard link"], false)),
+        PathKind::Fifo => Some((vec!["fifo"], false)),
+        _ => None,
+    }
+}
+
+/// Where outside the project the cell may write: beneath what the user named,
+/// when it plainly names a place there (or, for a named anchor, wherever it
+/// resolves, links included).
+fn allowed_outside(w: &World, kind: PathKind, slot: &PathSlot, p: &str) -> Option<PathBuf> {
+    if slot.source != Source::Flag {
+        return None;
+    }
+    let named = w.env.root().join(p);
+    if slot.named_is_anchor {
+        return std::fs::canonicalize(named).ok();
+    }
+    if !matches!(kind, PathKind::OutsideAbsolute | PathKind::DotDotStart) {
+        return None;
+    }
+    let at = w.outside.join("ci");
+    Some(match slot.leaf {
+        Leaf::File(_) => at,
+        Leaf::Dir => at.join(slot.leaf.name()),
+    })
+}
+
+fn path_cell(kind: PathKind, slot: &PathSlot) -> Vec<String> {
+    let w = World::new();
+    let p = stage_path(&w, kind, slot.leaf);
+    (slot.stage)(&w, &p);
+    let before = snapshot(&w.outside);
+    let ci_before = snapshot(&w.env.path("ci"));
+    let ran = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (slot.run)(&w, &p))) {
+        Ok(ran) => ran,
+        Err(_) => return vec![format!("[{kind:?} × {}] the driver gave up", slot.name)],
+    };
+    let text = String::from_utf8_lossy(&ran.out).into_owned();
+    let mut failed = Vec::new();
+    let mut fail = |why: String| failed.push(format!("[{kind:?} × {}] P = {p}: {why}", slot.name));
+    let after = snapshot(&w.outside);
+    let allowed = allowed_outside(&w, kind, slot, &p);
+    let changed: Vec<String> = after
+        .iter()
+        .filter(|(k, v)| before.get(*k) != Some(v))
+        .map(|(k, _)| k.clone())
+        .chain(before.keys().filter(|k| !after.contains_key(*k)).cloned())
+        .filter(|k| !allowed.as_ref().is_some_and(|a| k.starts_with(a)))
+        .map(|k| k.display().to_string())
+        .collect();
+    if !changed.is_empty() {
+        fail(format!(
+            "WROTE OUTSIDE the project: {changed:?}; output: {text}"
+        ));
+    }
+    match (ran.code, ran.signal) {
+        (None, None) => fail(format!("no end within {LIMIT:?} (a hang)")),
+        (_, Some(sig)) => fail(format!("killed by signal {sig}")),
+        (Some(101), _) => fail("exit 101 (a panic)".into()),
+        _ => {}
+    }
+    if text.contains("panicked") {
+        fail(format!("a panic: {text}"));
+    }
+    let raw = raw_controls(&ran.out);
+    if !raw.is_empty() {
+        fail(format!("raw control characters in the output: {raw:?}"));
+    }
+    if let Some((words, all)) = path_refusal(kind, slot) {
+        let lower = text.to_lowercase();
+        let said = |m: &&str| lower.contains(&m.to_lowercase());
+        let ok = if all {
+            words.iter().all(said)
+        } else {
+            words.iter().any(said)
+        };
+        if !ok {
+            fail(format!(
+                "the output does not say why ({} of {words:?}): {text}",
+                if all { "all" } else { "one" }
+            ));
+        }
+    }
+    // (`paths` is a glob relative to its file: an absolute one names nothing.)
+    let plain_inside = kind == PathKind::Inside
+        || (kind == PathKind::InsideAbsolute && slot.source != Source::Key("paths"));
+    if slot.writes
+        && plain_inside
+        && (!matches!(ran.code, Some(0) | Some(1)) || snapshot(&w.env.path("ci")) == ci_before)
+    {
+        fail(format!(
+            "a plain path in the project was not written (exit {:?}): {text}",
+            ran.code
+        ));
+    }
+    failed
+}
+
+#[test]
+fn every_named_write_path_is_confined() {
+    let cells: Vec<(PathKind, &PathSlot)> = PATH_KINDS
+        .iter()
+        .flat_map(|&k| SLOTS.iter().map(move |s| (k, s)))
+        .collect();
+    assert_eq!(cells.len(), PATH_KINDS.len() * SLOTS.len());
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let chunks: Vec<_> = cells
+            .chunks(cells.len().div_ceil(3))
+            .map(|chunk| {
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .flat_map(|(k, slot)| path_cell(*k, slot))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        chunks.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert!(
+        failures.is_empty(),
+        "{} of {} cells failed:\n{}",
+        failures.len(),
+        cells.len(),
+        failures.join("\n")
+    );
+}

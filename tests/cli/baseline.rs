@@ -271,3 +271,91 @@ fn write_baseline_never_writes_through_a_symlinked_directory() {
     assert!(out.stderr.contains("symbolic link"), "{}", out.stderr);
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
 }
+
+/// The `baseline` key is taken from the configuration that governs each linted
+/// file, wherever the run starts (N20): generated over the directory the run
+/// starts in × how the file is named (its directory, the file, stdin) × two teams
+/// with their own configuration and baseline, written from each start. Every way
+/// agrees: the baselined findings are hidden (exit 0), each team's in its own file.
+#[test]
+fn the_baseline_of_each_files_configuration_applies_from_any_start() {
+    let setup = || {
+        let env = TestEnv::new();
+        std::fs::create_dir_all(env.path(".git")).unwrap();
+        for team in ["team", "other"] {
+            env.write(
+                &format!("{team}/pwk.toml"),
+                "baseline = \"ci/pwk-baseline.json\"\n",
+            );
+            env.write(&format!("{team}/roles/a.md"), ROLE);
+        }
+        env
+    };
+    let starts = ["", "team", "team/roles"];
+    for write_from in starts {
+        let env = setup();
+        let at = |start: &str| env.path(start);
+        let pwk = |start: &str, args: &[&str]| {
+            let mut cmd = env.pwk();
+            cmd.current_dir(at(start))
+                .args(["lint", "--host", "pwk"])
+                .args(args);
+            cmd
+        };
+        // Named from the start: `team/roles` is `roles` from `team`, `.` from `team/roles`.
+        let rel = |start: &str, path: &str| -> String {
+            let p = std::path::Path::new(path);
+            match start {
+                "" => path.to_string(),
+                s => {
+                    let up = "../".repeat(s.split('/').count());
+                    format!("{up}{}", p.display())
+                }
+            }
+        };
+        let w = run(&mut pwk(
+            write_from,
+            &[
+                "--write-baseline",
+                &rel(write_from, "team/roles"),
+                &rel(write_from, "other/roles"),
+            ],
+        ));
+        assert_eq!(
+            w.code, 0,
+            "write from {write_from:?}: {}{}",
+            w.stdout, w.stderr
+        );
+        for team in ["team", "other"] {
+            assert!(
+                env.path(&format!("{team}/ci/pwk-baseline.json")).is_file(),
+                "written from {write_from:?}: no {team}/ci/pwk-baseline.json: {}",
+                w.stderr
+            );
+        }
+        assert!(!env.path("pwk-baseline.json").exists());
+        for start in starts {
+            for team in ["team", "other"] {
+                let dir = rel(start, &format!("{team}/roles"));
+                let file = rel(start, &format!("{team}/roles/a.md"));
+                for (how, out) in [
+                    ("directory", run(&mut pwk(start, &[&dir]))),
+                    ("file", run(&mut pwk(start, &[&file]))),
+                    (
+                        "stdin",
+                        crate::support::run_with_stdin(
+                            &mut pwk(start, &["-", "--stdin-filename", &file]),
+                            ROLE.as_bytes(),
+                        ),
+                    ),
+                ] {
+                    assert_eq!(
+                        out.code, 0,
+                        "written from {write_from:?}, {team} linted from {start:?} by {how}: {}{}",
+                        out.stdout, out.stderr
+                    );
+                }
+            }
+        }
+    }
+}

@@ -404,3 +404,190 @@ fn an_extended_files_globs_are_relative_to_that_file() {
     );
     assert!(has(&f, "sub/roles/b.md", "invalid-type", "error"), "{f:?}");
 }
+
+/// `pwk config` prints any value whatever its length (N10: a format width is at
+/// most 65,535, and one long value once padded every line to it): generated over
+/// the keys that hold free text × lengths around the limit. The comments line up
+/// for short values; a long one is printed whole and pads nothing.
+#[test]
+fn pwk_config_prints_values_of_any_length() {
+    for n in [65_535usize, 65_536] {
+        let long = "a".repeat(n);
+        for (key, text) in [
+            ("exclude", format!("exclude = [\"{long}\"]\n")),
+            ("paths", format!("paths = [\"{long}\"]\n")),
+            ("baseline", format!("baseline = \"{long}\"\n")),
+            (
+                "paths (many entries)",
+                format!(
+                    "paths = [{}]\n",
+                    vec![format!("\"{}\"", "x".repeat(998)); n / 1000 + 1].join(", ")
+                ),
+            ),
+        ] {
+            let env = project();
+            env.write("pwk.toml", &text);
+            let out = run(env.pwk().arg("config"));
+            assert_eq!(out.code, 0, "{key} at {n}: {}", out.stderr);
+            assert!(!out.stderr.contains("panicked"), "{key} at {n}");
+            // No line is padded towards the long one.
+            for line in out.stdout.lines() {
+                if let Some((value, _)) = line.split_once("  #") {
+                    assert!(
+                        !value.ends_with(' ') || value.chars().count() <= 60,
+                        "{key} at {n}: padded {:?}",
+                        &value[value.len().saturating_sub(40)..]
+                    );
+                }
+            }
+            assert!(out.stdout.len() < 2 * text.len() + 4096, "{key} at {n}");
+            let out = run(env.pwk().args(["config", "--format", "json"]));
+            assert_eq!(out.code, 0, "{key} at {n} (json)");
+        }
+    }
+}
+
+/// `extend` through a symbolic link means what the same `extend` through the real
+/// path means (N23: the extended file's globs were relative to the link's path, so
+/// they matched nothing while `pwk config` showed them in force). Generated: where
+/// the link is (the parent, a sibling directory, two levels up, `./`, the middle of
+/// a chain) × the key whose globs apply (`exclude`, `paths`, `[[overrides]]`): the
+/// findings through the link equal those through the real path, and in the
+/// parent's case the globs do apply.
+#[test]
+fn extend_through_a_symlinked_directory_means_the_real_path() {
+    struct Shape {
+        name: &'static str,
+        /// (link in team/, its target)
+        link: (&'static str, &'static str),
+        /// `extend` through the link, and through the real path (from team/).
+        via_link: &'static str,
+        via_real: &'static str,
+        /// Where base.toml really is, from the repository.
+        base_at: &'static str,
+        /// An intermediate file in team/ extends the base (a chain).
+        chain: bool,
+    }
+    let shapes = [
+        Shape {
+            name: "up -> ..",
+            link: ("up", ".."),
+            via_link: "up/base.toml",
+            via_real: "../base.toml",
+            base_at: "base.toml",
+            chain: false,
+        },
+        Shape {
+            name: "./up -> ..",
+            link: ("up", ".."),
+            via_link: "./up/base.toml",
+            via_real: "./../base.toml",
+            base_at: "base.toml",
+            chain: false,
+        },
+        Shape {
+            name: "shared -> ../conf",
+            link: ("shared", "../conf"),
+            via_link: "shared/base.toml",
+            via_real: "../conf/base.toml",
+            base_at: "conf/base.toml",
+            chain: false,
+        },
+        Shape {
+            name: "a/b -> ../..",
+            link: ("a/b", "../.."),
+            via_link: "a/b/base.toml",
+            via_real: "../base.toml",
+            base_at: "base.toml",
+            chain: false,
+        },
+        Shape {
+            name: "chain: mid.toml extends up/base.toml",
+            link: ("up", ".."),
+            via_link: "up/base.toml",
+            via_real: "../base.toml",
+            base_at: "base.toml",
+            chain: true,
+        },
+    ];
+    let keys = [
+        ("exclude", "exclude = [\"legacy/\"]\n"),
+        ("paths", "paths = [\"**/new.md\"]\n"),
+        (
+            "overrides",
+            "[[overrides]]\nfiles = [\"legacy/\"]\nrules = { unknown-key = \"off\" }\n",
+        ),
+    ];
+    let role = |name: &str| {
+        format!("---\nname: {name}\ndescription: d\ntools: read\nowner: me\n---\nBody\n")
+    };
+    let mut cases = 0;
+    for shape in &shapes {
+        for (key, base) in keys {
+            cases += 1;
+            let findings = |extend: &str| {
+                let env = TestEnv::new();
+                std::fs::create_dir_all(env.path(".git")).unwrap();
+                env.write(shape.base_at, base);
+                env.write("team/new.md", role("new"));
+                env.write("team/legacy/old.md", role("old"));
+                let (link, target) = shape.link;
+                if let Some(parent) = std::path::Path::new(link).parent() {
+                    std::fs::create_dir_all(env.path("team").join(parent)).unwrap();
+                }
+                std::os::unix::fs::symlink(target, env.path("team").join(link)).unwrap();
+                if shape.chain {
+                    env.write("team/pwk.toml", "extend = \"mid.toml\"\n");
+                    env.write("team/mid.toml", format!("extend = \"{extend}\"\n"));
+                } else {
+                    env.write("team/pwk.toml", format!("extend = \"{extend}\"\n"));
+                }
+                let mut cmd = env.pwk();
+                cmd.current_dir(env.path("team")).args([
+                    "lint",
+                    "--host",
+                    "pwk",
+                    "--format",
+                    "json",
+                    "--allow-empty",
+                ]);
+                if key != "paths" {
+                    cmd.args(["-r", "."]);
+                }
+                let out = run(&mut cmd);
+                let mut got: Vec<(String, String)> = json(&out)["diagnostics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|d| {
+                        (
+                            d["path"].as_str().unwrap().into(),
+                            d["rule"].as_str().unwrap().into(),
+                        )
+                    })
+                    .collect();
+                got.sort();
+                got
+            };
+            let through_link = findings(shape.via_link);
+            let through_real = findings(shape.via_real);
+            assert_eq!(
+                through_link, through_real,
+                "{} × {key}: through the link vs the real path",
+                shape.name
+            );
+            // Non-vacuous: with the base in the parent, its globs apply.
+            if shape.base_at == "base.toml" {
+                let old = through_link
+                    .iter()
+                    .any(|(p, _)| p.contains("legacy/old.md"));
+                assert!(
+                    !old,
+                    "{} × {key}: legacy/old.md reported: {through_link:?}",
+                    shape.name
+                );
+            }
+        }
+    }
+    assert_eq!(cases, 15);
+}

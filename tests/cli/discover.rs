@@ -982,3 +982,117 @@ fn new_rejects_names_that_are_not_slugs() {
         "nothing written for a bad name"
     );
 }
+
+/// A role of each non-pi host, each in its own directory: what `show --host H`
+/// prints for it (human and JSON) is that host's runtime — its own turn and
+/// reasoning keys, its default model, its own process — and never pi's wording
+/// (pi's model registry, pi's settings files, pi's default level). One table of
+/// (host, file, role, facts the JSON must state), so a host added there is
+/// covered the same way.
+#[test]
+fn non_pi_hosts_are_shown_as_they_run_roles_without_pi_wording() {
+    let env = TestEnv::new();
+    env.write(".git/HEAD", "ref: refs/heads/main\n");
+    env.write(
+        ".claude/agents/cc.md",
+        "---\nname: cc\ndescription: d\ntools: Read, Grep, Bash\nmodel: sonnet\neffort: high\nmaxTurns: 7\n---\nB\n",
+    );
+    env.write(
+        ".opencode/agents/oc.md",
+        "---\ndescription: d\nmodel: anthropic/claude-x\nsteps: 9\n---\nB\n",
+    );
+    env.write(
+        ".gemini/agents/gm.md",
+        "---\nname: gm\ndescription: d\ntools: [read_file]\nmax_turns: 4\nthinking: low\n---\nB\n",
+    );
+    env.write(
+        ".github/agents/cp.agent.md",
+        "---\nname: cp\ndescription: d\ntools: [read]\nmax_turns: 3\n---\nB\n",
+    );
+    // (host, role, runtime kind, max_turns value and honoured, thinking value and
+    // honoured, the model the chain settles on, whether the child can change files)
+    type Row = (
+        &'static str,
+        &'static str,
+        Value,
+        bool,
+        Value,
+        bool,
+        Value,
+        bool,
+    );
+    let table: [Row; 4] = [
+        (
+            "claude-code",
+            "cc",
+            7.into(),
+            true,
+            "high".into(),
+            true,
+            "sonnet".into(),
+            true,
+        ),
+        (
+            "opencode",
+            "oc",
+            9.into(),
+            true,
+            Value::Null,
+            true,
+            "anthropic/claude-x".into(),
+            true,
+        ),
+        (
+            "gemini",
+            "gm",
+            4.into(),
+            true,
+            "low".into(),
+            false,
+            Value::Null,
+            false,
+        ),
+        (
+            "copilot",
+            "cp",
+            Value::Null,
+            false,
+            Value::Null,
+            true,
+            Value::Null,
+            false,
+        ),
+    ];
+    let pi_words = regex::Regex::new(
+        r"(?i)\bpi's\b|\bon pi\b|runs on\s+pi\b|\.pi/|PI_CODING_AGENT_DIR|pi clamps|pi model",
+    )
+    .unwrap();
+    for (host, name, turns, turns_ok, thinking, thinking_ok, model, mutating) in table {
+        let human = run(pwk(&env).args(["show", "--host", host, name]));
+        assert_eq!(human.code, 0, "{host}: {}", human.stderr);
+        let out = run(pwk(&env).args(["show", "--host", host, name, "--format", "json"]));
+        let doc = json(&out);
+        let rt = &doc["runtime"];
+        assert_eq!(rt["kind"], "host-cli", "{host}");
+        let copilot_turns = host == "copilot";
+        // Copilot reads no turn bound: the value is still shown, as ignored.
+        if !copilot_turns {
+            assert_eq!(rt["max_turns"]["value"], turns, "{host} max_turns");
+        }
+        assert_eq!(rt["max_turns"]["honoured"], turns_ok, "{host} max_turns");
+        assert_eq!(rt["thinking"]["value"], thinking, "{host} thinking");
+        assert_eq!(rt["thinking"]["honoured"], thinking_ok, "{host} thinking");
+        assert_eq!(rt["model"]["effective"], model, "{host} model");
+        assert_eq!(rt["tools"]["mutating"], mutating, "{host} tools");
+        assert!(
+            rt["config_files"].as_array().unwrap().is_empty(),
+            "{host}: no pi settings files: {}",
+            rt["config_files"]
+        );
+        for text in [&human.stdout, &out.stdout, &human.stderr, &out.stderr] {
+            if let Some(m) = pi_words.find(text) {
+                panic!("{host}: pi wording `{}` in:\n{text}", m.as_str());
+            }
+        }
+    }
+}

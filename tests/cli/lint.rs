@@ -1783,3 +1783,46 @@ fn one_file_named_two_ways_is_one_file() {
         );
     }
 }
+
+/// Hard links are two roles to every host (N24: the inode de-dup hid the second
+/// name when both were named, as pre-commit names them). Generated: every pair of
+/// (entry, spelling) over two hard-linked entries `a.md`, `b.md` and three
+/// spellings of each (`roles/x`, `./roles/x`, `roles/../roles/x`), and the
+/// directory with each: one entry named twice is one file; two entries are two
+/// files and a `duplicate-name`.
+#[test]
+fn hard_links_are_two_roles_however_they_are_named() {
+    let env = TestEnv::new();
+    env.write(
+        "roles/a.md",
+        "---\nname: a\ndescription: d\ntools: read\n---\nBody\n",
+    );
+    std::fs::hard_link(env.path("roles/a.md"), env.path("roles/b.md")).unwrap();
+    let mut named: Vec<(char, String)> = Vec::new();
+    for entry in ['a', 'b'] {
+        for spelling in ["roles/X.md", "./roles/X.md", "roles/../roles/X.md"] {
+            named.push((entry, spelling.replace('X', &entry.to_string())));
+        }
+    }
+    let mut cases: Vec<(Vec<String>, usize)> = Vec::new();
+    for (i, (e1, p1)) in named.iter().enumerate() {
+        for (e2, p2) in &named[i + 1..] {
+            cases.push((vec![p1.clone(), p2.clone()], if e1 == e2 { 1 } else { 2 }));
+        }
+        cases.push((vec!["roles".into(), p1.clone()], 2));
+    }
+    cases.push((vec!["roles".into()], 2));
+    for (args, files) in cases {
+        let out = run(env
+            .pwk()
+            .args(["lint", "--host", "pwk", "--format", "json"])
+            .args(&args));
+        let doc = json(&out);
+        assert_eq!(doc["files"], files, "{args:?}: {doc:#}");
+        assert_eq!(
+            rules_of(&doc).contains(&"duplicate-name".to_string()),
+            files == 2,
+            "{args:?}: {doc:#}"
+        );
+    }
+}

@@ -3,8 +3,8 @@
 //! section order, one shared reviewer conduct block, the hazard items, read-only
 //! tools, no model line, file name = `name`, and the bundle = the directory.
 
-use pwk::install::bundled::{BUNDLED_ROLES, bundled_role};
 use pwk::role::{Role, RoleDoc};
+use pwk::roles::{BUNDLED_ROLES, bundled_role};
 
 use crate::support::repo_root;
 

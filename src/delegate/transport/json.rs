@@ -5,7 +5,7 @@ use crate::delegate::supervise::{Reading, Transport};
 
 /// The JSON (or text-mode) transport.
 #[derive(Debug)]
-pub struct Json {
+pub(crate) struct Json {
     /// The prompt for stdin; `None` when it goes on argv (stdin is then `/dev/null`).
     pub stdin_prompt: Option<String>,
     /// `--print` mode: stdout is the answer, not events.

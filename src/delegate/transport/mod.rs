@@ -3,5 +3,5 @@
 //! stdin, then EOF) and [`rpc`] (`--mode rpc`: a `prompt` command, a `steer` at the
 //! turn budget, stdin closed when the agent settles).
 
-pub mod json;
-pub mod rpc;
+pub(crate) mod json;
+pub(crate) mod rpc;

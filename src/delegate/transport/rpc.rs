@@ -17,17 +17,17 @@ use crate::delegate::Progress;
 use crate::delegate::supervise::{Control, Event, Transport, TurnLimit};
 
 /// The wrap-up message (tintinweb's host sends the same instruction at its `max_turns`).
-pub const STEER_MESSAGE: &str = "You have reached your turn limit. Wrap up immediately — provide your final report now, in the format your role requires.";
+pub(crate) const STEER_MESSAGE: &str = "You have reached your turn limit. Wrap up immediately — provide your final report now, in the format your role requires.";
 
 /// Extra turns a steered role may take beyond its wrap-up turn before it is stopped.
-pub const GRACE_TURNS: u32 = 2;
+pub(crate) const GRACE_TURNS: u32 = 2;
 
 /// After `agent_end` of a failed model call, how long to wait for pi's auto-retry.
 const RETRY_WAIT: Duration = Duration::from_millis(1500);
 
 /// The RPC-only lines the stream parser does not track.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RpcNote {
+pub(crate) enum RpcNote {
     Settled,
     Response {
         command: String,
@@ -38,7 +38,7 @@ pub enum RpcNote {
 
 /// The RPC transport for one run.
 #[derive(Debug)]
-pub struct Rpc {
+pub(crate) struct Rpc {
     prompt: Option<String>,
     /// `None`: no turn budget (a delegated task: only the caller steers).
     budget: Option<u32>,
@@ -52,7 +52,7 @@ pub struct Rpc {
 }
 
 impl Rpc {
-    pub fn new(prompt: String, budget: u32) -> Rpc {
+    pub(crate) fn new(prompt: String, budget: u32) -> Rpc {
         Rpc {
             prompt: Some(prompt),
             budget: Some(budget.max(1)),
@@ -65,7 +65,7 @@ impl Rpc {
 
     /// An RPC run with no turn budget: pwk steers only when a caller asks
     /// ([`Transport::steer`]).
-    pub fn unbudgeted(prompt: String) -> Rpc {
+    pub(crate) fn unbudgeted(prompt: String) -> Rpc {
         Rpc {
             budget: None,
             ..Rpc::new(prompt, 1)
@@ -73,7 +73,7 @@ impl Rpc {
     }
 
     /// The supervisor's hard stop: two turns past the wrap-up turn.
-    pub fn turn_limit(&self) -> Option<TurnLimit> {
+    pub(crate) fn turn_limit(&self) -> Option<TurnLimit> {
         self.budget.map(|budget| TurnLimit {
             budget,
             stop_after: budget.saturating_add(1 + GRACE_TURNS),
@@ -171,7 +171,7 @@ impl Transport for Rpc {
 }
 
 /// Recognise the RPC-only events (`agent_settled`, command responses).
-pub fn rpc_note(line: &[u8]) -> Option<RpcNote> {
+pub(crate) fn rpc_note(line: &[u8]) -> Option<RpcNote> {
     let head = &line[..line.len().min(64)];
     let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
     if has(b"\"type\":\"agent_settled\"") {

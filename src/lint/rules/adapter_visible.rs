@@ -1,7 +1,7 @@
 //! `adapter-visible`: a `cli` adapter that the parent model can see.
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::Node;
 

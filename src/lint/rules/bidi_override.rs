@@ -1,7 +1,7 @@
 //! `bidi-override`: bidirectional override and isolate characters ("Trojan Source").
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::yaml::is_bidi_control;
 use crate::text::escape_char;

@@ -1,8 +1,8 @@
 //! `bom`: the file starts with a UTF-8 byte order mark.
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
 use crate::lint::fix::{Fix, Safety};
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 
 pub(crate) const RULE: Rule = Rule {

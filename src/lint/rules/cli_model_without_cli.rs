@@ -1,7 +1,7 @@
 //! `cli-model-without-cli`: `cli-model` on a role that has no `cli`.
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::Node;
 

@@ -3,8 +3,8 @@
 
 use crate::host::ParserKind;
 use crate::lint::Severity;
-use crate::lint::check::Checker;
 use crate::lint::fix::{Fix, Safety};
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::{Node, Value};
 
@@ -95,7 +95,7 @@ mod tests {
     fn found(yaml: &str) -> Vec<(usize, String)> {
         let text = format!("---\nname: r\n{yaml}---\nBody\n");
         let doc = RoleDoc::parse("a.md", text.as_bytes());
-        crate::lint::check::check_doc(&doc, HostId::ClaudeCode.newest())
+        crate::lint::check_doc(&doc, HostId::ClaudeCode.newest())
             .into_iter()
             .filter(|d| d.rule == super::RULE.id)
             .map(|d| (d.start.column, d.message))

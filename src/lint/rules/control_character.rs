@@ -1,7 +1,7 @@
 //! `control-character`: NUL, ESC and other control characters in frontmatter.
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::Fences;
 use crate::role::yaml::is_forbidden_control;

@@ -1,8 +1,8 @@
 //! `crlf`: Windows line endings.
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
 use crate::lint::fix::{Edit, Fix, Safety};
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 
 pub(crate) const RULE: Rule = Rule {

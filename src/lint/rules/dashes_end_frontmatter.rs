@@ -4,7 +4,7 @@
 
 use crate::host::ParserKind;
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::{Closing, Fences, Role};
 
@@ -93,7 +93,7 @@ mod tests {
 
     fn found(text: &str) -> Vec<String> {
         let doc = RoleDoc::parse("a.md", text.as_bytes());
-        crate::lint::check::check_doc(&doc, HostId::ClaudeCode.newest())
+        crate::lint::check_doc(&doc, HostId::ClaudeCode.newest())
             .into_iter()
             .filter(|d| d.rule == super::RULE.id)
             .map(|d| d.message)
@@ -122,7 +122,7 @@ mod tests {
         assert!(found("---\nname: r\ndescription: d\n# ---\n---\nBody\n").is_empty());
         let doc = RoleDoc::parse("a.md", b"---\nname: r\ndescription: A---B\n---\nB\n");
         assert!(
-            crate::lint::check::check_doc(&doc, HostId::Pwk.newest())
+            crate::lint::check_doc(&doc, HostId::Pwk.newest())
                 .iter()
                 .all(|d| d.rule != super::RULE.id)
         );

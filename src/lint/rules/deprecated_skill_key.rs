@@ -2,8 +2,8 @@
 
 use crate::host;
 use crate::lint::Severity;
-use crate::lint::check::Checker;
 use crate::lint::fix::{Fix, Safety};
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::Node;
 

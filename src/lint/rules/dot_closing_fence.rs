@@ -1,8 +1,8 @@
 //! `dot-closing-fence`: frontmatter closed with `...`.
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
 use crate::lint::fix::{Fix, Safety};
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::{CloseKind, Fences};
 

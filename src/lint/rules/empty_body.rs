@@ -1,7 +1,7 @@
 //! `empty-body`: no system prompt after the frontmatter.
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::Fences;
 

@@ -1,7 +1,7 @@
 //! `frontmatter-not-mapping`: the frontmatter is a list or a plain value.
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::Fences;
 

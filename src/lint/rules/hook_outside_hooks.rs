@@ -13,7 +13,7 @@
 use serde_json::Value as Json;
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::Node;
 

@@ -1,8 +1,8 @@
 //! `host-tools-list`: a YAML list where the host takes one comma-separated line.
 
 use crate::lint::Severity;
-use crate::lint::check::{Checker, describe};
 use crate::lint::fix::{Fix, Safety};
+use crate::lint::rule::{Checker, describe};
 use crate::lint::rules::Rule;
 use crate::role::Node;
 

@@ -4,7 +4,7 @@ use std::path::Component;
 
 use crate::host::DirLayer;
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 
 pub(crate) const RULE: Rule = Rule {

@@ -1,7 +1,7 @@
 //! `invalid-max-turns`: `max_turns` is not a positive whole number.
 
 use crate::lint::Severity;
-use crate::lint::check::{Checker, describe};
+use crate::lint::rule::{Checker, describe};
 use crate::lint::rules::Rule;
 use crate::role::Node;
 

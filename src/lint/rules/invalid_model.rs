@@ -1,7 +1,7 @@
 //! `invalid-model`: a model hint hosts cannot use as written.
 
 use crate::lint::Severity;
-use crate::lint::check::{Checker, describe};
+use crate::lint::rule::{Checker, describe};
 use crate::lint::rules::Rule;
 use crate::role::Node;
 

@@ -1,10 +1,11 @@
 //! `invalid-thinking`: an unknown reasoning level.
 
 use crate::lint::Severity;
-use crate::lint::check::{Checker, describe};
 use crate::lint::fix::{Fix, Safety};
-use crate::lint::rules::{Rule, did_you_mean};
+use crate::lint::rule::{Checker, describe};
+use crate::lint::rules::Rule;
 use crate::role::Node;
+use crate::suggest::did_you_mean;
 
 pub(crate) const RULE: Rule = Rule {
     id: "invalid-thinking",

@@ -1,8 +1,8 @@
 //! `invalid-type`: a value of the wrong YAML type.
 
 use crate::lint::Severity;
-use crate::lint::check::{Checker, describe, expected};
 use crate::lint::fix::{Fix, Safety};
+use crate::lint::rule::{Checker, describe, expected};
 use crate::lint::rules::Rule;
 use crate::role::{Node, Value};
 

@@ -1,7 +1,7 @@
 //! `invalid-utf8`: the file is not UTF-8.
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 
 pub(crate) const RULE: Rule = Rule {

@@ -2,8 +2,8 @@
 
 use crate::host::{self, HostProfile};
 use crate::lint::Severity;
-use crate::lint::check::Checker;
 use crate::lint::fix::{Edit, Fix, Safety};
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::Fences;
 

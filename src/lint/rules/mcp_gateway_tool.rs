@@ -2,7 +2,7 @@
 //! `tool_search`, which on pi ≥ 1.0.4 open every configured MCP tool.
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::lint::rules::unknown_tool::entries;
 use crate::role::{Node, Value};

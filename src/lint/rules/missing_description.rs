@@ -2,7 +2,7 @@
 
 use crate::host;
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 
 pub(crate) const RULE: Rule = Rule {

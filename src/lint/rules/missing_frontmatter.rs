@@ -3,7 +3,7 @@
 use std::ops::Range;
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 
 pub(crate) const RULE: Rule = Rule {

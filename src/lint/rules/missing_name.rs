@@ -1,7 +1,7 @@
 //! `missing-name`: no `name` key.
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 
 pub(crate) const RULE: Rule = Rule {

@@ -1,7 +1,7 @@
 //! `missing-tools`: no `tools` allow-list.
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::Node;
 

@@ -1,8 +1,6 @@
 //! The rule registry: one file per rule, each with its id, default severity, docs
 //! and (for rules that are not schema checks) its check.
 
-use super::Severity;
-
 pub(crate) mod adapter_visible;
 pub(crate) mod bidi_override;
 pub(crate) mod bom;
@@ -55,38 +53,10 @@ pub(crate) mod yaml_anchor;
 pub(crate) mod yaml_syntax;
 pub(crate) mod yaml_too_deep;
 
-/// A lint rule's identity and documentation.
-#[derive(Debug)]
-pub struct Rule {
-    /// kebab-case, names the problem (`unknown-key`).
-    pub id: &'static str,
-    pub severity: Severity,
-    /// The other severity the rule raises, and when (`None`: always `severity`,
-    /// unless a configuration changes it). `pwk rules`, its JSON and the rule pages
-    /// state both.
-    pub also: Option<(Severity, &'static str)>,
-    /// One line for `pwk rules`.
-    pub summary: &'static str,
-    /// Why it matters and what to do, for `pwk rules ID`.
-    pub explanation: &'static str,
-    /// A role file (or fragment) that triggers the rule.
-    pub bad: &'static str,
-    /// The same file, fixed.
-    pub good: &'static str,
-}
-
-impl Rule {
-    /// The severities it raises, the default first (`warning`, `warning/error`).
-    pub fn severities(&self) -> String {
-        match self.also {
-            None => self.severity.as_str().to_string(),
-            Some((other, _)) => format!("{}/{}", self.severity.as_str(), other.as_str()),
-        }
-    }
-}
+pub(crate) use super::rule::Rule;
 
 /// Every rule, sorted by id.
-pub static RULES: &[&Rule] = &[
+pub(crate) static RULES: &[&Rule] = &[
     &adapter_visible::RULE,
     &bidi_override::RULE,
     &bom::RULE,
@@ -143,7 +113,7 @@ pub static RULES: &[&Rule] = &[
 /// What a host profile says about the problem a rule reports, in one line (for
 /// `pwk rules ID`: how the hosts and their versions differ). `None` when the rule
 /// does not depend on the host.
-pub fn host_fact(rule: &str, p: &crate::host::HostProfile) -> Option<String> {
+pub(crate) fn host_fact(rule: &str, p: &crate::host::HostProfile) -> Option<String> {
     use crate::host::ListReading;
     let list = |v: &[String]| {
         if v.is_empty() {
@@ -266,16 +236,38 @@ pub(crate) fn capped_note(n: usize, total: usize) -> String {
 }
 
 /// A rule by id.
-pub fn find(id: &str) -> Option<&'static Rule> {
+pub(crate) fn find(id: &str) -> Option<&'static Rule> {
     RULES.iter().copied().find(|r| r.id == id)
 }
 
-/// The one did-you-mean ([`crate::suggest`]), where the rules look for it.
-pub use crate::suggest::did_you_mean;
+/// A rule by id, or why there is none: what every place that takes a rule id from a
+/// user (`[rules]`, `--select`, suppressions, `pwk rules ID`, the MCP tool) asks.
+pub(crate) fn lookup(id: &str) -> Result<&'static Rule, UnknownRule> {
+    find(id).ok_or_else(|| UnknownRule {
+        suggestion: crate::suggest::did_you_mean(id, RULES.iter().map(|r| r.id)),
+    })
+}
+
+/// A rule id that names no rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct UnknownRule {
+    /// The closest rule id, if one is close.
+    pub suggestion: Option<&'static str>,
+}
+
+impl UnknownRule {
+    /// "did you mean `x`?", else `otherwise` (where the user finds the ids).
+    pub(crate) fn help(&self, otherwise: &str) -> String {
+        match self.suggestion {
+            Some(s) => format!("did you mean `{s}`?"),
+            None => otherwise.to_string(),
+        }
+    }
+}
 
 /// A rule as a JSON document (`pwk rules --format json`, `pwk mcp`'s `rules`):
 /// what it reports, per host profile what the host does about it, and examples.
-pub fn rule_doc(r: &Rule) -> serde_json::Value {
+pub(crate) fn rule_doc(r: &Rule) -> serde_json::Value {
     let hosts: Vec<serde_json::Value> = crate::host::ALL
         .iter()
         .flat_map(|h| h.profiles())
@@ -332,11 +324,11 @@ mod tests {
     }
 
     #[test]
-    fn suggestions() {
-        let keys = ["name", "description", "tools", "max_turns", "thinking"];
-        assert_eq!(did_you_mean("tols", keys), Some("tools"));
-        assert_eq!(did_you_mean("descripton", keys), Some("description"));
-        assert_eq!(did_you_mean("Name", keys), Some("name"));
-        assert_eq!(did_you_mean("owner", keys), None);
+    fn every_rule_a_host_profile_names_exists() {
+        for p in crate::host::ALL.iter().flat_map(|h| h.profiles()) {
+            for rule in p.severity.keys() {
+                assert!(find(rule).is_some(), "{}: unknown rule {rule}", p.label());
+            }
+        }
     }
 }

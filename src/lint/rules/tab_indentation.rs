@@ -1,8 +1,8 @@
 //! `tab-indentation`: a tab used to indent frontmatter.
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
 use crate::lint::fix::{Edit, Fix, Safety};
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::Fences;
 

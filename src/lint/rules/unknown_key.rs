@@ -2,9 +2,9 @@
 
 use crate::host::{self, HostProfile};
 use crate::lint::Severity;
-use crate::lint::check::Checker;
 use crate::lint::fix::{Fix, Safety};
-use crate::lint::rules::{self, Rule};
+use crate::lint::rule::Checker;
+use crate::lint::rules::Rule;
 use crate::role::Node;
 
 pub(crate) const RULE: Rule = Rule {
@@ -67,7 +67,7 @@ pub(crate) fn suggestion(p: &'static HostProfile, key: &str) -> Option<&'static 
     {
         return Some(target);
     }
-    rules::did_you_mean(key, known.iter().copied())
+    crate::suggest::did_you_mean(key, known.iter().copied())
 }
 
 pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {

@@ -1,12 +1,13 @@
 //! `unknown-skill`: a name in `skills:` that no skill directory the host reads
 //! contains.
 
-use crate::discover::skills::{SkillPlaces, skill_names};
+use crate::host::skills::{SkillPlaces, skill_names};
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
+use crate::lint::rules::Rule;
 use crate::lint::rules::unknown_tool::entries;
-use crate::lint::rules::{Rule, did_you_mean};
 use crate::role::Node;
+use crate::suggest::did_you_mean;
 
 pub(crate) const RULE: Rule = Rule {
     id: "unknown-skill",

@@ -2,9 +2,10 @@
 
 use crate::host::{self, HostProfile};
 use crate::lint::Severity;
-use crate::lint::check::Checker;
-use crate::lint::rules::{Rule, did_you_mean};
+use crate::lint::rule::Checker;
+use crate::lint::rules::Rule;
 use crate::role::{Node, Value};
+use crate::suggest::did_you_mean;
 
 pub(crate) const RULE: Rule = Rule {
     id: "unknown-tool",

@@ -2,7 +2,7 @@
 //! `pwk lint --check-models`, which asks the real pi: `pi --list-models`, no network).
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::pi::models::{ModelScope, Resolution};
 use crate::role::Node;

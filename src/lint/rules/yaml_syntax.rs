@@ -1,7 +1,7 @@
 //! `yaml-syntax`: the frontmatter is not valid YAML.
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 
 pub(crate) const RULE: Rule = Rule {

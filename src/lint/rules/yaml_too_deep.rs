@@ -1,7 +1,7 @@
 //! `yaml-too-deep`: lists and mappings nested deeper than pwk reads.
 
 use crate::lint::Severity;
-use crate::lint::check::Checker;
+use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
 use crate::role::yaml::MAX_DEPTH;
 

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::host::{HostProfile, SkillDir};
+use super::{HostProfile, SkillDir};
 
 /// Where the skill directories are: the project root their relative paths start
 /// from, the home directory and pi's agent directory.
@@ -43,7 +43,7 @@ impl SkillPlaces {
 
 /// The skill names `profile`'s host finds, sorted, without duplicates (empty when
 /// the profile lists no skill directories).
-pub fn skill_names(profile: &HostProfile, places: &SkillPlaces) -> Vec<String> {
+pub(crate) fn skill_names(profile: &HostProfile, places: &SkillPlaces) -> Vec<String> {
     let mut names = Vec::new();
     for dir in profile.skill_dirs.iter().flat_map(|s| &s.dirs) {
         if let Some(path) = places.locate(dir) {

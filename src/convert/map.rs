@@ -1,0 +1,258 @@
+//! The mapping of one role file's entries onto the target host: the state of one
+//! conversion ([`Convert`]), key by key, and the helpers the tool and model mappings
+//! share.
+
+use std::collections::BTreeMap;
+
+use super::{Item, Outcome, comments, emit};
+use crate::host::HostProfile;
+use crate::role::Node;
+
+/// One entry of the output: its key and its text (whole lines, comments included).
+pub(super) struct Line {
+    pub(super) key: String,
+    pub(super) text: String,
+}
+
+pub(super) struct Convert {
+    pub(super) from: &'static HostProfile,
+    pub(super) to: &'static HostProfile,
+    pub(super) items: Vec<Item>,
+    pub(super) lines: Vec<Line>,
+}
+
+impl Convert {
+    pub(super) fn item(&mut self, outcome: Outcome, key: &str, to: Option<&str>, note: String) {
+        self.items.push(Item {
+            outcome,
+            key: key.to_string(),
+            to: to.map(str::to_string),
+            note,
+            widens: false,
+        });
+    }
+
+    /// A decision without which the role could do more on the target than on
+    /// the source: the run fails until the user decides.
+    pub(super) fn widening(&mut self, key: &str, note: String) {
+        self.item(Outcome::Decision, key, None, note);
+        if let Some(i) = self.items.last_mut() {
+            i.widens = true;
+        }
+    }
+
+    pub(super) fn push(&mut self, key: &str, text: String) {
+        self.lines.push(Line {
+            key: key.to_string(),
+            text,
+        });
+    }
+
+    /// The setting a source key carries.
+    pub(super) fn setting_of(&self, key: &str) -> Option<String> {
+        self.from.key(key).and_then(|f| f.setting.clone())
+    }
+
+    /// The source's key for a setting.
+    pub(super) fn source_key(&self, setting: &str) -> Option<String> {
+        key_for(self.from, setting)
+    }
+
+    /// The target's key for a setting.
+    pub(super) fn target_key(&self, setting: &str) -> Option<String> {
+        key_for(self.to, setting)
+    }
+
+    /// The comments of source entry `index`: put around the output line
+    /// `carried` when the entry carried over, else reported as dropped.
+    pub(super) fn comments(
+        &mut self,
+        notes: &comments::Placed,
+        index: usize,
+        carried: Option<usize>,
+        key: &str,
+    ) {
+        let of = notes.of_entry(index);
+        if of.is_empty() {
+            return;
+        }
+        match carried.and_then(|i| self.lines.get_mut(i)) {
+            Some(line) => line.text = comments::around(&line.text, &of),
+            None => {
+                for n in of {
+                    self.item(
+                        Outcome::Dropped,
+                        "comment",
+                        None,
+                        format!(
+                            "`#{}` (line {}) went with `{key}`, which is not carried over",
+                            n.text.trim_end(),
+                            n.line
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// The file-wide comments, before and after the entries. A `# model:` hint
+    /// (pwk's placeholder for a model line) is kept where the target has a model
+    /// key.
+    pub(super) fn file_comments(&mut self, notes: &comments::Placed) -> (String, String) {
+        let mut parts = (String::new(), String::new());
+        let has_model = self.target_key("model").is_some();
+        for (n, head) in notes.file_wide() {
+            if n.is_model_hint() && !has_model {
+                let to = self.to.label();
+                self.item(
+                    Outcome::Dropped,
+                    "comment",
+                    None,
+                    format!(
+                        "`#{}` (line {}): {to} has no model key",
+                        n.text.trim_end(),
+                        n.line
+                    ),
+                );
+                continue;
+            }
+            let out = if head { &mut parts.0 } else { &mut parts.1 };
+            out.push_str(&format!("#{}\n", n.text.trim_end()));
+        }
+        parts
+    }
+
+    pub(super) fn entry(&mut self, k: &str, node: &Node, model_map: &BTreeMap<String, String>) {
+        let (from, to) = (self.from, self.to);
+        let Some(fact) = from.key(k) else {
+            // A key the source host ignores: carried only when the target reads it
+            // by the same name.
+            if to.reads(k) {
+                self.push(k, emit::entry(k, node, 0));
+                self.item(
+                    Outcome::Converted,
+                    k,
+                    Some(k),
+                    format!("{} ignores it, {} reads it", from.label(), to.label()),
+                );
+            } else {
+                self.item(
+                    Outcome::Dropped,
+                    k,
+                    None,
+                    format!("neither {} nor {} reads it", from.label(), to.label()),
+                );
+            }
+            return;
+        };
+        let setting = fact.setting.clone();
+        let target = match &setting {
+            Some(s) => self.target_key(s),
+            // A host-specific key without a setting: only the same key carries it.
+            None => to.reads(k).then(|| k.to_string()),
+        };
+        let Some(tk) = target else {
+            let note = format!(
+                "{} has no counterpart{}",
+                to.label(),
+                setting
+                    .as_ref()
+                    .map(|s| format!(" of the `{s}` setting"))
+                    .unwrap_or_default()
+            );
+            // Leaving out a tool list widens what the role may do: the user decides.
+            match setting.as_deref() {
+                Some("tools") => self.widening(
+                    k,
+                    format!("{note}: without it the child gets {}", to.tools.missing),
+                ),
+                Some("deny-tools") => {
+                    self.widening(k, format!("{note}: what it denies would be allowed"))
+                }
+                _ => self.item(Outcome::Dropped, k, None, note),
+            }
+            return;
+        };
+        match setting.as_deref() {
+            Some("tools") => self.tools(k, &tk, node, false),
+            Some("deny-tools") => self.tools(k, &tk, node, true),
+            Some("model") => self.model(k, &tk, node, model_map),
+            _ => self.plain(k, &tk, node),
+        }
+    }
+
+    /// A value that carries over as it is, when the target accepts it.
+    pub(super) fn plain(&mut self, k: &str, tk: &str, node: &Node) {
+        let to = self.to;
+        let fact = to.key(tk).expect("target key");
+        let schema = if fact.schema.as_str() == Some("role") {
+            crate::role::schema::schema()["properties"][tk].clone()
+        } else {
+            fact.schema.clone()
+        };
+        let ok = crate::role::validate::Validator::compile(&schema)
+            .map(|v| v.is_valid(&node.to_json()))
+            .unwrap_or(true);
+        if !ok {
+            let shown = short(&node.to_json().to_string());
+            self.item(
+                Outcome::Dropped,
+                k,
+                None,
+                format!(
+                    "{} reads `{tk}` as {}, not {shown}",
+                    to.label(),
+                    fact.note.as_deref().unwrap_or("another kind of value")
+                ),
+            );
+            return;
+        }
+        // Written from the parsed value, under the target's key.
+        self.push(tk, emit::entry(tk, node, 0));
+        let mut note = if tk == k {
+            "as written".to_string()
+        } else {
+            format!("{} reads it as `{tk}`", to.label())
+        };
+        if to.key(tk).and_then(|f| f.setting.as_deref()) == Some("skills") {
+            // nicobailon refuses to launch a role whose skill it cannot find.
+            note.push_str(&format!(
+                "; the skills must exist where {} looks for them",
+                to.label()
+            ));
+        }
+        self.item(Outcome::Converted, k, Some(tk), note);
+    }
+}
+
+/// A list of names as the target reads it, as a whole entry: `key: a, b` (the
+/// form every pi host and Claude Code read), or `key: [a, b]` where the key takes
+/// no string (Gemini CLI).
+pub(super) fn list_value(to: &HostProfile, key: &str, items: &[String]) -> String {
+    let takes_string = to.key(key).is_none_or(|f| match &f.schema["type"] {
+        serde_json::Value::String(t) => t == "string",
+        serde_json::Value::Array(ts) => ts.iter().any(|t| t == "string"),
+        _ => true,
+    });
+    if takes_string {
+        emit::string_entry(key, &items.join(", "))
+    } else {
+        format!("{}: {}\n", emit::key(key), emit::flow_list(items))
+    }
+}
+
+/// A host's key for a setting.
+pub(super) fn key_for(p: &HostProfile, setting: &str) -> Option<String> {
+    p.keys
+        .iter()
+        .find(|(_, f)| f.setting.as_deref() == Some(setting))
+        .map(|(k, _)| k.clone())
+}
+
+pub(super) fn short(s: &str) -> String {
+    if s.chars().count() > 60 {
+        format!("{}…", s.chars().take(60).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}

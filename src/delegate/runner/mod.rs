@@ -1,0 +1,325 @@
+//! One pi run: plan the argument array (`plan`), hand it to the one supervisor
+//! ([`super::supervise`]) with a transport (JSON: [`run_pi`]; RPC: [`run_pi_rpc`]),
+//! and classify what happened ([`classify`]) — the same classification for
+//! both transports.
+//!
+//! Guarantees:
+//! * never a shell: the program and an argument array; the prompt goes to stdin
+//!   (never stdin and argv together: pi glues them);
+//! * supervision (process group, timeouts, stalls, the turn budget, pwk's signals,
+//!   SIGTERM → [`KILL_GRACE`](crate::pi::process::KILL_GRACE) → SIGKILL, bounded waits) is `supervise`'s;
+//! * a task is run again only when pi confirmed, before any event, that it rejects
+//!   stdin (one retry with the prompt on argv) or JSON mode (one retry in text mode).
+//!   Discovery (`pi --help`, `pi --list-models`, through `crate::pi`) runs only after
+//!   a recognised startup failure.
+
+pub mod classify;
+mod plan;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use super::process::TempFile;
+pub(crate) use super::process::pending_signal;
+use super::supervise::{self, Limits, Spawn, StopReason, TurnLimit};
+use super::transport::{json::Json, rpc::Rpc};
+use super::types::{ErrorCode, Progress, RunError, RunStatus, Usage};
+use crate::env::Env;
+use classify::{StartupFailure, finish};
+use plan::probe_flags;
+pub(crate) use plan::{OutputMode, build_args};
+pub use plan::{
+    PI_DEFAULT_TOOLS, PiLaunch, PiRunSpec, PromptTransport, SYSTEM_PROMPT_PLACEHOLDER,
+    SessionChoice, SystemPromptMode, locate_pi, plan_launch,
+};
+
+/// The result of one `run_pi`.
+#[derive(Debug, Clone)]
+pub struct PiRunOutcome {
+    pub status: RunStatus,
+    pub error: Option<RunError>,
+    /// The text of the last assistant message (also after a stop or a failure).
+    pub final_text: Option<String>,
+    pub stop_reason: Option<String>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub usage: Option<Usage>,
+    pub turns: u32,
+    pub tool_calls: u32,
+    /// Of `tool_calls`, those pi reported as failed (`isError`).
+    pub tool_calls_failed: u32,
+    pub turn_budget_reached: bool,
+    pub exit_code: Option<i32>,
+    pub duration: Duration,
+    /// The session file, when it exists after the run.
+    pub session_file: Option<PathBuf>,
+    pub session_id: Option<String>,
+    pub malformed_lines: u64,
+    /// Whether any event showed the task started (never re-run it then).
+    pub started: bool,
+    /// Lines over the line limit (dropped, see `stream::MAX_LINE`).
+    pub oversized_lines: u64,
+    pub prompt_transport: PromptTransport,
+    /// `"argv"` or `"text-mode"` when the single confirmed-rejection retry was used.
+    pub fallback_used: Option<String>,
+    /// The signal that ended pi, when one did.
+    pub signal: Option<i32>,
+    /// The kept part of pi's stderr (head and tail).
+    pub stderr: String,
+    pub warnings: Vec<String>,
+    /// The launch actually used (last attempt).
+    pub launch: Option<PiLaunch>,
+    /// RPC transport: pi was steered to wrap up when the turn budget was reached.
+    pub steered: bool,
+    /// Why the supervisor stopped pi's group, when it did.
+    pub stopped: Option<StopReason>,
+}
+
+impl PiRunOutcome {
+    pub(crate) fn failed(error: RunError, started: Instant) -> PiRunOutcome {
+        PiRunOutcome {
+            status: RunStatus::Failed,
+            error: Some(error),
+            final_text: None,
+            stop_reason: None,
+            provider: None,
+            model: None,
+            usage: None,
+            turns: 0,
+            tool_calls: 0,
+            tool_calls_failed: 0,
+            turn_budget_reached: false,
+            exit_code: None,
+            duration: started.elapsed(),
+            session_file: None,
+            session_id: None,
+            malformed_lines: 0,
+            started: false,
+            oversized_lines: 0,
+            prompt_transport: PromptTransport::Stdin,
+            fallback_used: None,
+            signal: None,
+            stderr: String::new(),
+            warnings: Vec::new(),
+            launch: None,
+            steered: false,
+            stopped: None,
+        }
+    }
+}
+
+/// Everything before the launch that both transports need: the program, a usable
+/// cwd, the system-prompt temp file (removed when dropped), the session's directory.
+fn prepare(spec: &PiRunSpec, env: &Env, start: Instant) -> Result<Prepared, Box<PiRunOutcome>> {
+    let fail = |e: RunError| Box::new(PiRunOutcome::failed(e, start));
+    let program = locate_pi(env).map_err(fail)?;
+    if !spec.cwd.is_dir() {
+        return Err(fail(RunError::new(
+            ErrorCode::PiFailed,
+            format!(
+                "the working directory {} does not exist",
+                spec.cwd.display()
+            ),
+        )));
+    }
+    let sys_file = spec
+        .system_prompt
+        .as_deref()
+        .map(|body| TempFile::create("pwk-system-prompt", body))
+        .transpose()
+        .map_err(|e| {
+            fail(RunError::new(
+                ErrorCode::PiFailed,
+                format!("cannot write the system prompt to a temp file: {e}"),
+            ))
+        })?;
+    if let SessionChoice::NewFile(p) = &spec.session
+        && let Some(parent) = p.parent()
+    {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    let mut warnings = Vec::new();
+    let probed = probe_flags(spec, &program, env, &mut warnings);
+    Ok(Prepared {
+        program,
+        sys_file,
+        probed,
+        warnings,
+    })
+}
+
+struct Prepared {
+    program: PathBuf,
+    sys_file: Option<TempFile>,
+    /// The spec with the flags `pi --help` showed this pi has (`--no-mcp`), when
+    /// that changed it.
+    probed: Option<PiRunSpec>,
+    warnings: Vec<String>,
+}
+
+fn limits(spec: &PiRunSpec, turns: Option<TurnLimit>) -> Limits {
+    Limits {
+        timeout: spec.timeout,
+        stall: spec.stall_timeout,
+        turns,
+        budget: spec.budget,
+    }
+}
+
+fn spawn_of<'a>(spec: &'a PiRunSpec, launch: &'a PiLaunch) -> Spawn<'a> {
+    Spawn {
+        program: &launch.program,
+        args: &launch.args,
+        cwd: &spec.cwd,
+        env: &spec.env,
+        remote: spec.remote.as_deref(),
+    }
+}
+
+/// Run pi once in JSON mode (plus at most one confirmed-rejection retry). Never
+/// panics on pi's behaviour; every failure is classified into the outcome.
+pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)) -> PiRunOutcome {
+    let start = Instant::now();
+    let Prepared {
+        program,
+        sys_file,
+        probed,
+        warnings: mut probe_warnings,
+    } = match prepare(spec, env, start) {
+        Ok(p) => p,
+        Err(o) => return *o,
+    };
+    let spec = probed.as_ref().unwrap_or(spec);
+    // The run's clock starts now: the `pi --help` probe has its own limit.
+    let start = Instant::now();
+    let turns = spec.max_turns.map(|max| TurnLimit {
+        budget: max,
+        stop_after: max,
+    });
+    let mut transport = PromptTransport::Stdin;
+    let mut mode = OutputMode::Json;
+    let mut fallback_used = None;
+    let mut warnings = std::mem::take(&mut probe_warnings);
+    let (attempt, launch) = loop {
+        let args = build_args(spec, sys_file.as_ref().map(TempFile::path), mode, transport);
+        let launch = PiLaunch {
+            program: program.clone(),
+            args,
+            prompt_transport: transport,
+        };
+        let mut json = Json {
+            stdin_prompt: (transport == PromptTransport::Stdin).then(|| spec.prompt.clone()),
+            text_mode: mode == OutputMode::Text,
+        };
+        let attempt = supervise::supervise(
+            spawn_of(spec, &launch),
+            &mut json,
+            limits(spec, turns),
+            start,
+            progress,
+        );
+        let confirmed_before_start = !attempt.state.started
+            && attempt.state.events == 0
+            && attempt.stopped.is_none()
+            && attempt.spawn_error.is_none()
+            && attempt.status.is_some_and(|s| !s.success());
+        if confirmed_before_start && fallback_used.is_none() {
+            match classify::classify_startup(&attempt.stderr) {
+                Some(StartupFailure::StdinRejected(line))
+                    if transport == PromptTransport::Stdin
+                        && !spec.prompt.starts_with(['-', '@']) =>
+                {
+                    let w = format!(
+                        "pi rejected the prompt on stdin before starting ({line}); retrying once with the prompt on argv"
+                    );
+                    progress(&Progress::Warning(w.clone()));
+                    warnings.push(w);
+                    transport = PromptTransport::Argv;
+                    fallback_used = Some("argv".to_string());
+                    continue;
+                }
+                Some(StartupFailure::JsonModeRejected(line)) if mode == OutputMode::Json => {
+                    let w = format!(
+                        "pi rejected JSON mode before starting ({line}); retrying once in text mode"
+                    );
+                    progress(&Progress::Warning(w.clone()));
+                    warnings.push(w);
+                    mode = OutputMode::Text;
+                    fallback_used = Some("text-mode".to_string());
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        break (attempt, launch);
+    };
+    let mut outcome = finish(spec, &program, attempt, start, mode, None);
+    outcome.prompt_transport = transport;
+    outcome.fallback_used = fallback_used;
+    warnings.append(&mut outcome.warnings);
+    outcome.warnings = warnings;
+    outcome.launch = Some(launch);
+    outcome.session_file = session_file_after(spec);
+    drop(sys_file);
+    outcome
+}
+
+/// Run pi once over RPC (`--mode rpc`): the same launch as [`run_pi`], the prompt as
+/// an RPC command, and the turn budget (`max_turns`, default 1) steering the model
+/// to report before the supervisor stops it. No fallbacks: RPC is never retried.
+pub fn run_pi_rpc(
+    spec: &PiRunSpec,
+    env: &Env,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> PiRunOutcome {
+    let start = Instant::now();
+    let Prepared {
+        program,
+        sys_file,
+        probed,
+        mut warnings,
+    } = match prepare(spec, env, start) {
+        Ok(p) => p,
+        Err(o) => return *o,
+    };
+    let spec = probed.as_ref().unwrap_or(spec);
+    let start = Instant::now();
+    let launch = PiLaunch {
+        program: program.clone(),
+        args: build_args(
+            spec,
+            sys_file.as_ref().map(TempFile::path),
+            OutputMode::Rpc,
+            PromptTransport::Stdin,
+        ),
+        prompt_transport: PromptTransport::Stdin,
+    };
+    let mut rpc = match (spec.max_turns, spec.rpc_unbudgeted) {
+        (None, true) => Rpc::unbudgeted(spec.prompt.clone()),
+        (max, _) => Rpc::new(spec.prompt.clone(), max.unwrap_or(1)),
+    };
+    let turns = rpc.turn_limit();
+    let attempt = supervise::supervise(
+        spawn_of(spec, &launch),
+        &mut rpc,
+        limits(spec, turns),
+        start,
+        progress,
+    );
+    let mut outcome = finish(spec, &program, attempt, start, OutputMode::Rpc, Some(&rpc));
+    warnings.append(&mut outcome.warnings);
+    outcome.warnings = warnings;
+    outcome.steered = rpc.steered;
+    outcome.turn_budget_reached |= rpc.steered;
+    outcome.launch = Some(launch);
+    outcome.session_file = session_file_after(spec);
+    drop(sys_file);
+    outcome
+}
+
+fn session_file_after(spec: &PiRunSpec) -> Option<PathBuf> {
+    match &spec.session {
+        SessionChoice::NewFile(p) | SessionChoice::Continue(p) if p.is_file() => Some(p.clone()),
+        _ => None,
+    }
+}

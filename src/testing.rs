@@ -1,0 +1,15 @@
+//! What the unit tests of several modules share (compiled for tests only).
+
+/// The proptest settings of the fuzz tests (the delegate stream and request, JSON,
+/// the LSP and MCP framings): 64 cases by default, `PWK_FUZZ_CASES=N` for long runs.
+pub(crate) fn fuzz_config() -> proptest::prelude::ProptestConfig {
+    let cases = std::env::var("PWK_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
+    proptest::prelude::ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    }
+}
