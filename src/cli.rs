@@ -136,7 +136,9 @@ pwk convert --to herdr .claude/agents/ --out .pi/agents --format json"
         long_about = "Run one atomic task on `pi`. Reads one JSON request on stdin, writes \
 exactly one JSON result on stdout and progress on stderr. Vague, non-atomic or \
 under-authorised requests are refused (`status: blocked`, `NEEDS_DECISION`) before anything \
-is launched. The pi binary is `$PWK_PI_BIN`, else `pi` on PATH."
+is launched. The pi binary is `$PWK_PI_BIN`, else `pi` on PATH. What pwk learns from a pi \
+binary (the options its `pi --help` lists) is cached per binary in `$PWK_CACHE_DIR`, else \
+`$XDG_CACHE_HOME/pwk`, else `~/.cache/pwk`; a replaced pi is asked again."
     )]
     Delegate(DelegateArgs),
 
@@ -671,8 +673,10 @@ pub struct ProviderRunArgs {
     /// Spend limits of each role's run: `max-tokens=N`, `max-cost-usd=X`,
     /// `max-wall-seconds=S` (comma-separated). Prefix a role to limit that role
     /// only: `--budget hazard:max-tokens=20000`. Crossing a limit stops that role's pi
-    /// (BUDGET_EXCEEDED); the others run on. Repeatable; default: `[delegate] budget`
-    /// in pwk.toml.
+    /// (BUDGET_EXCEEDED); the others run on. When pi reports usage a limit cannot
+    /// count, the result says so; `on-unknown-usage=stop` stops the role instead
+    /// (BUDGET_UNENFORCEABLE). Repeatable, each limit once per role; default:
+    /// `[delegate] budget` in pwk.toml.
     #[arg(long, value_name = "[ROLE:]LIMIT=N,...")]
     pub budget: Vec<String>,
 

@@ -24,6 +24,31 @@ pub struct Env {
     pub no_color: bool,
     /// `GITHUB_ACTIONS=true`.
     pub github_actions: bool,
+    /// `PWK_CACHE_DIR`: where pwk keeps what it learnt about pi binaries (overrides
+    /// the platform cache directory).
+    pub pwk_cache_dir: Option<PathBuf>,
+    /// `XDG_CACHE_HOME` (an absolute path; a relative one is ignored, as the XDG
+    /// base directory specification says).
+    pub xdg_cache_home: Option<PathBuf>,
+}
+
+/// pwk's cache directory: `base` is the user's own layout (opened following
+/// symbolic links, created when missing); `sub`, when set, is pwk's directory in it
+/// (never a symbolic link).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheDir {
+    pub base: PathBuf,
+    pub sub: Option<&'static str>,
+}
+
+impl CacheDir {
+    /// The directory itself.
+    pub fn path(&self) -> PathBuf {
+        match self.sub {
+            Some(s) => self.base.join(s),
+            None => self.base.clone(),
+        }
+    }
 }
 
 impl Env {
@@ -38,7 +63,30 @@ impl Env {
             xdg_runtime_dir: non_empty("XDG_RUNTIME_DIR").map(PathBuf::from),
             no_color: non_empty("NO_COLOR").is_some(),
             github_actions: std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
+            pwk_cache_dir: non_empty("PWK_CACHE_DIR").map(PathBuf::from),
+            xdg_cache_home: non_empty("XDG_CACHE_HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute()),
         }
+    }
+
+    /// pwk's cache directory: `$PWK_CACHE_DIR`, else `$XDG_CACHE_HOME/pwk`, else
+    /// `~/.cache/pwk`; `None` with none of them (then nothing is cached on disk).
+    pub fn cache_dir(&self) -> Option<CacheDir> {
+        if let Some(dir) = &self.pwk_cache_dir {
+            return Some(CacheDir {
+                base: self.expand_tilde(dir),
+                sub: None,
+            });
+        }
+        let base = match &self.xdg_cache_home {
+            Some(x) => x.clone(),
+            None => self.home.as_ref()?.join(".cache"),
+        };
+        Some(CacheDir {
+            base,
+            sub: Some("pwk"),
+        })
     }
 
     /// pi's agent directory: `$PI_CODING_AGENT_DIR` (with `~` expanded), else `~/.pi/agent`.

@@ -187,6 +187,10 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 if let Some(w) = b.value.max_wall_seconds {
                     parts.push(format!("max_wall_seconds = {w}"));
                 }
+                if let Some(p) = b.value.on_unknown_usage {
+                    let p = serde_json::to_value(p).unwrap_or_default();
+                    parts.push(format!("on_unknown_usage = {p}"));
+                }
                 out.push_str(&format!(
                     "\n[delegate]\nbudget = {{ {} }}  # {}\n",
                     parts.join(", "),

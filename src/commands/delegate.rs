@@ -127,6 +127,7 @@ pub fn delegate(
     };
     let how = How {
         dry_run,
+        check_only: false,
         rpc: false,
         remote: None,
         progress: &print,

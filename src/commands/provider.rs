@@ -160,7 +160,7 @@ pub(super) fn budget_flags(
         for part in limits.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let Some((k, v)) = part.split_once('=') else {
                 anyhow::bail!(
-                    "--budget {}: `{}` is not LIMIT=N (max-tokens, max-cost-usd, max-wall-seconds)",
+                    "--budget {}: `{}` is not LIMIT=N (max-tokens, max-cost-usd, max-wall-seconds, on-unknown-usage)",
                     escape_line(flag),
                     escape_line(part)
                 );
@@ -169,8 +169,14 @@ pub(super) fn budget_flags(
                 "max-tokens" | "max_tokens" | "maxTokens" => "maxTokens",
                 "max-cost-usd" | "max_cost_usd" | "maxCostUsd" => "maxCostUsd",
                 "max-wall-seconds" | "max_wall_seconds" | "maxWallSeconds" => "maxWallSeconds",
+                "on-unknown-usage" | "on_unknown_usage" | "onUnknownUsage" => "onUnknownUsage",
                 other => {
-                    let known = ["max-tokens", "max-cost-usd", "max-wall-seconds"];
+                    let known = [
+                        "max-tokens",
+                        "max-cost-usd",
+                        "max-wall-seconds",
+                        "on-unknown-usage",
+                    ];
                     let hint = crate::suggest::did_you_mean(other, known.iter().copied())
                         .map(|s| format!(" (did you mean `{s}`?)"))
                         .unwrap_or_default();
@@ -184,7 +190,13 @@ pub(super) fn budget_flags(
             };
             let value = serde_json::from_str(v.trim())
                 .unwrap_or_else(|_| serde_json::Value::String(v.trim().to_string()));
-            obj.insert(key.to_string(), value);
+            if obj.insert(key.to_string(), value).is_some() {
+                anyhow::bail!(
+                    "--budget {}: `{}` is given twice; give each limit once",
+                    escape_line(flag),
+                    escape_line(k.trim())
+                );
+            }
         }
         if obj.is_empty() {
             anyhow::bail!(
@@ -199,13 +211,27 @@ pub(super) fn budget_flags(
                 p.into_iter().map(|(_, m)| m).collect::<Vec<_>>().join("; ")
             )
         })?;
-        match role {
-            None => all = b.or(all),
-            Some(r) => match per_role.iter_mut().find(|(x, _)| *x == r) {
-                Some((_, old)) => *old = b.or(*old),
-                None => per_role.push((r, b)),
-            },
+        // A limit given twice for the same roles (in two flags) is an error: the
+        // last one never wins silently.
+        let (scope, old) = match role {
+            None => ("every role".to_string(), &mut all),
+            Some(r) => {
+                if !per_role.iter().any(|(x, _)| *x == r) {
+                    per_role.push((r, Budget::default()));
+                }
+                let slot = per_role.iter_mut().find(|(x, _)| *x == r).map(|(_, b)| b);
+                (r.short().to_string(), slot.expect("just pushed"))
+            }
+        };
+        let twice = old.overlap(&b);
+        if !twice.is_empty() {
+            anyhow::bail!(
+                "--budget {}: {} for {scope} is already given by an earlier --budget; give each limit once",
+                escape_line(flag),
+                twice.join(", ")
+            );
         }
+        *old = b.or(*old);
     }
     Ok((all, per_role))
 }

@@ -318,6 +318,10 @@ impl Reader<'_> {
             let n = match v.as_value() {
                 Some(Value::Integer(i)) => serde_json::Value::from(*i.value()),
                 Some(Value::Float(f)) => serde_json::Value::from(*f.value()),
+                // `on_unknown_usage = "stop"`: the one key whose value is a word.
+                Some(Value::String(s)) if k == "on_unknown_usage" => {
+                    serde_json::Value::from(s.value().as_str())
+                }
                 _ => {
                     return Err(self.error(
                         v.span(),
@@ -446,10 +450,11 @@ pub(super) const TOP_KEYS: [&str; 8] = [
 ];
 
 /// The keys of `[delegate] budget`, and the request key each stands for.
-pub(super) const BUDGET_KEYS: [(&str, &str); 3] = [
+pub(super) const BUDGET_KEYS: [(&str, &str); 4] = [
     ("max_tokens", "maxTokens"),
     ("max_cost_usd", "maxCostUsd"),
     ("max_wall_seconds", "maxWallSeconds"),
+    ("on_unknown_usage", "onUnknownUsage"),
 ];
 
 /// The file a layer extends, and where it says so.
@@ -600,6 +605,14 @@ mod tests {
             b.origin
         );
         assert!(load("").unwrap().delegate_budget().is_none());
+        let c =
+            load("[delegate]\nbudget = { max_tokens = 9, on_unknown_usage = \"stop\" }\n").unwrap();
+        assert_eq!(
+            c.delegate_budget().unwrap().value.on_unknown_usage,
+            Some(crate::delegate::budget::OnUnknownUsage::Stop)
+        );
+        let e = err("[delegate]\nbudget = { on_unknown_usage = \"halt\" }\n");
+        assert!(e.contains("must be \"warn\" or \"stop\""), "{e}");
         let e = err("[delegate]\nbudget = { max_tokens = 0 }\n");
         assert!(
             e.starts_with(

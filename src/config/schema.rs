@@ -74,7 +74,8 @@ pub(crate) fn config_schema() -> Value {
                         "properties": {
                             "max_tokens": {"type": "integer", "minimum": 1, "description": "Tokens (input, output and cache) pi reports for the run."},
                             "max_cost_usd": {"type": "number", "exclusiveMinimum": 0, "description": "US dollars, as pi computes them from the model definition's cost."},
-                            "max_wall_seconds": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "Wall-clock seconds of the run."}
+                            "max_wall_seconds": {"type": "integer", "minimum": 1, "maximum": 86400, "description": "Wall-clock seconds of the run."},
+                            "on_unknown_usage": {"enum": ["warn", "stop"], "description": "When pi reports usage a token or cost limit cannot count (missing, null, negative, not a number): `warn` (default) runs on and the result says which limit could not be enforced; `stop` stops pi (BUDGET_UNENFORCEABLE)."}
                         }
                     }
                 }

@@ -2,6 +2,11 @@
 //! optional). The supervisor sums the usage pi reports on every assistant
 //! `message_end` (tokens, and the cost in USD pi computes from the model definition)
 //! and stops pi's process group when a limit is crossed (`BUDGET_EXCEEDED`).
+//!
+//! A child never switches a limit off: sums saturate; a message whose usage cannot be
+//! counted (missing, `null`, negative, not a number, unreadable) leaves the limits that
+//! count it unenforced for the rest of the run, and the result says so — or, with
+//! `onUnknownUsage: "stop"`, pi is stopped there (`BUDGET_UNENFORCEABLE`).
 
 use std::time::Duration;
 
@@ -20,6 +25,45 @@ pub struct Budget {
     pub max_cost_usd: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_wall_seconds: Option<u64>,
+    /// What to do when pi reports usage a token or cost limit cannot count (missing,
+    /// `null`, negative, not a number): `None` is [`OnUnknownUsage::Warn`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on_unknown_usage: Option<OnUnknownUsage>,
+}
+
+/// `onUnknownUsage`: a limit pi's reported usage cannot be counted against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnUnknownUsage {
+    /// Run on; the result says which limits could not be enforced (`warnings`,
+    /// `budgetUnenforced`).
+    Warn,
+    /// Stop pi's group at the first such message (`BUDGET_UNENFORCEABLE`).
+    Stop,
+}
+
+/// A limit that counts what pi reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counted {
+    Tokens,
+    Cost,
+}
+
+impl Counted {
+    /// The request's name of the limit.
+    pub fn key(self) -> &'static str {
+        match self {
+            Counted::Tokens => "maxTokens",
+            Counted::Cost => "maxCostUsd",
+        }
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            Counted::Tokens => "token",
+            Counted::Cost => "cost",
+        }
+    }
 }
 
 /// The longest wall-clock budget: 24 h, like `timeoutMs`.
@@ -28,9 +72,19 @@ const MAX_WALL_SECONDS: u64 = 86_400;
 /// Which limit was crossed, and by how much.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum BudgetHit {
-    Tokens { max: u64, used: u64 },
-    Cost { max: f64, used: f64 },
-    Wall { max: u64 },
+    Tokens {
+        max: u64,
+        used: u64,
+    },
+    Cost {
+        max: f64,
+        used: f64,
+    },
+    Wall {
+        max: u64,
+    },
+    /// pi reported usage this limit cannot count, and the budget says stop.
+    Unenforceable(Counted),
 }
 
 impl std::fmt::Display for BudgetHit {
@@ -47,6 +101,12 @@ impl std::fmt::Display for BudgetHit {
                 "the cost budget of ${max} was crossed (${used:.6} spent, as pi computed it from the model definition)"
             ),
             BudgetHit::Wall { max } => write!(f, "the wall-clock budget of {max} s was used up"),
+            BudgetHit::Unenforceable(c) => write!(
+                f,
+                "the {} budget could not be enforced: pi reported no usable {} usage for an assistant message (onUnknownUsage: stop)",
+                c.noun(),
+                c.noun()
+            ),
         }
     }
 }
@@ -64,6 +124,9 @@ impl std::fmt::Display for Budget {
         if let Some(w) = self.max_wall_seconds {
             parts.push(format!("maxWallSeconds {w} s"));
         }
+        if self.on_unknown_usage == Some(OnUnknownUsage::Stop) {
+            parts.push("onUnknownUsage stop".into());
+        }
         if parts.is_empty() {
             f.write_str("none")
         } else {
@@ -77,7 +140,10 @@ pub(crate) fn tokens(u: &Usage) -> u64 {
     if u.total_tokens > 0 {
         u.total_tokens
     } else {
-        u.input + u.output + u.cache_read + u.cache_write
+        u.input
+            .saturating_add(u.output)
+            .saturating_add(u.cache_read)
+            .saturating_add(u.cache_write)
     }
 }
 
@@ -92,7 +158,50 @@ impl Budget {
             max_tokens: self.max_tokens.or(default.max_tokens),
             max_cost_usd: self.max_cost_usd.or(default.max_cost_usd),
             max_wall_seconds: self.max_wall_seconds.or(default.max_wall_seconds),
+            on_unknown_usage: self.on_unknown_usage.or(default.on_unknown_usage),
         }
+    }
+
+    /// The limits (and the policy) both `self` and `other` set, by their request
+    /// names: a limit given twice is an error, never "the last one wins".
+    pub fn overlap(&self, other: &Budget) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if self.max_tokens.is_some() && other.max_tokens.is_some() {
+            out.push("maxTokens");
+        }
+        if self.max_cost_usd.is_some() && other.max_cost_usd.is_some() {
+            out.push("maxCostUsd");
+        }
+        if self.max_wall_seconds.is_some() && other.max_wall_seconds.is_some() {
+            out.push("maxWallSeconds");
+        }
+        if self.on_unknown_usage.is_some() && other.on_unknown_usage.is_some() {
+            out.push("onUnknownUsage");
+        }
+        out
+    }
+
+    /// The limit set here that counts `c`.
+    pub fn counts(&self, c: Counted) -> bool {
+        match c {
+            Counted::Tokens => self.max_tokens.is_some(),
+            Counted::Cost => self.max_cost_usd.is_some(),
+        }
+    }
+
+    /// With `onUnknownUsage: stop`, the first limit set here whose usage pi left
+    /// unknown (`tokens_unknown`, `cost_unknown`).
+    pub fn unenforceable(&self, tokens_unknown: bool, cost_unknown: bool) -> Option<BudgetHit> {
+        if self.on_unknown_usage != Some(OnUnknownUsage::Stop) {
+            return None;
+        }
+        [
+            (Counted::Tokens, tokens_unknown),
+            (Counted::Cost, cost_unknown),
+        ]
+        .into_iter()
+        .find(|(c, unknown)| *unknown && self.counts(*c))
+        .map(|(c, _)| BudgetHit::Unenforceable(c))
     }
 
     pub fn wall(&self) -> Option<Duration> {
@@ -121,7 +230,7 @@ impl Budget {
             return Err(vec![(
                 field.to_string(),
                 format!(
-                    "`{field}` must be an object {{maxTokens, maxCostUsd, maxWallSeconds}}, not {}",
+                    "`{field}` must be an object {{maxTokens, maxCostUsd, maxWallSeconds, onUnknownUsage}}, not {}",
                     crate::json::json_kind(v)
                 ),
             )]);
@@ -154,8 +263,21 @@ impl Budget {
                         ),
                     )),
                 },
+                "onUnknownUsage" => match v.as_str() {
+                    Some("warn") => b.on_unknown_usage = Some(OnUnknownUsage::Warn),
+                    Some("stop") => b.on_unknown_usage = Some(OnUnknownUsage::Stop),
+                    _ => problems.push((
+                        at.clone(),
+                        format!("`{at}` must be \"warn\" or \"stop\", not {v}"),
+                    )),
+                },
                 other => {
-                    let known = ["maxTokens", "maxCostUsd", "maxWallSeconds"];
+                    let known = [
+                        "maxTokens",
+                        "maxCostUsd",
+                        "maxWallSeconds",
+                        "onUnknownUsage",
+                    ];
                     let hint = crate::suggest::did_you_mean(other, known.iter().copied())
                         .map(|s| format!(" (did you mean `{s}`?)"))
                         .unwrap_or_default();
@@ -232,5 +354,26 @@ mod tests {
         };
         assert_eq!(b.or(d).max_wall_seconds, Some(5));
         assert_eq!(b.or(d).max_tokens, Some(100));
+    }
+
+    #[test]
+    fn unknown_usage_policy_parses_and_stops_only_limits_it_feeds() {
+        let b =
+            Budget::parse(&json!({"maxTokens": 5, "onUnknownUsage": "stop"}), "budget").unwrap();
+        assert_eq!(b.on_unknown_usage, Some(OnUnknownUsage::Stop));
+        assert_eq!(
+            b.unenforceable(true, false),
+            Some(BudgetHit::Unenforceable(Counted::Tokens))
+        );
+        assert_eq!(b.unenforceable(false, true), None, "no cost limit");
+        let warn = Budget {
+            on_unknown_usage: Some(OnUnknownUsage::Warn),
+            ..b
+        };
+        assert_eq!(warn.unenforceable(true, true), None);
+        let e = Budget::parse(&json!({"onUnknownUsage": "halt"}), "budget").unwrap_err();
+        assert!(e[0].1.contains("\"warn\" or \"stop\""), "{e:?}");
+        assert_eq!(b.overlap(&warn), ["maxTokens", "onUnknownUsage"]);
+        assert!(b.overlap(&Budget::default()).is_empty());
     }
 }

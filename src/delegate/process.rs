@@ -38,6 +38,9 @@ pub(crate) struct Activity {
     /// Usage summed so far (for the budget): tokens, and the cost's f64 bits.
     tokens: AtomicU64,
     cost_bits: AtomicU64,
+    /// Whether some assistant message left the tokens (bit 0) or the cost (bit 1)
+    /// unknown.
+    unknown: AtomicU32,
 }
 
 impl Activity {
@@ -57,6 +60,20 @@ impl Activity {
     pub(crate) fn set_usage(&self, tokens: u64, cost: f64) {
         self.tokens.store(tokens, Ordering::Relaxed);
         self.cost_bits.store(cost.to_bits(), Ordering::Relaxed);
+    }
+
+    /// Whether pi left the token count / the cost of some message unknown.
+    pub(crate) fn set_unknown(&self, tokens: bool, cost: bool) {
+        self.unknown.store(
+            u32::from(tokens) | (u32::from(cost) << 1),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// `(tokens unknown, cost unknown)`.
+    pub(crate) fn unknown(&self) -> (bool, bool) {
+        let u = self.unknown.load(Ordering::Relaxed);
+        (u & 1 != 0, u & 2 != 0)
     }
 
     pub(crate) fn tokens(&self) -> u64 {

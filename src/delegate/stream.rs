@@ -162,6 +162,13 @@ pub struct StreamState {
     /// The error of the last retry round, when pi gave up (`auto_retry_end`).
     pub retry_final_error: Option<String>,
     pub usage: Option<Usage>,
+    /// Tokens counted for the budget: per message `totalTokens`, else its parts,
+    /// summed (saturating).
+    pub budget_tokens: u64,
+    /// Assistant messages whose usage could not be counted ([`read_usage`]).
+    pub unknown_usage: UnknownUsage,
+    /// Assistant messages seen.
+    pub assistant_messages: u32,
     /// Leave `usage` uncounted: only the baseline of scripts/bench-delegate.sh sets
     /// it, to measure what the usage accounting costs (the runner never does).
     pub skip_usage: bool,
@@ -207,31 +214,134 @@ struct MessageView<'a> {
     content: ContentText,
     provider: Option<String>,
     model: Option<String>,
-    usage: Option<UsageView>,
+    /// Kept raw and read on its own ([`read_usage`]): usage pwk cannot count never
+    /// costs the message (its answer).
+    #[serde(borrow)]
+    usage: Option<&'a serde_json::value::RawValue>,
     stop_reason: Option<String>,
     error_message: Option<String>,
 }
 
-#[derive(Deserialize, Default)]
-#[serde(rename_all = "camelCase")]
-struct UsageView {
-    #[serde(default)]
-    input: f64,
-    #[serde(default)]
-    output: f64,
-    #[serde(default)]
-    cache_read: f64,
-    #[serde(default)]
-    cache_write: f64,
-    #[serde(default)]
-    total_tokens: f64,
-    cost: Option<CostView>,
+/// What one assistant message said about one kind of usage.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reported<T> {
+    /// Reported, and countable.
+    Known(T),
+    /// Not reported.
+    Missing,
+    /// Reported as something a limit cannot count; why.
+    Invalid(String),
 }
 
-#[derive(Deserialize, Default)]
-struct CostView {
-    #[serde(default)]
-    total: f64,
+/// The usage of one assistant message, read from its raw `usage` value: the token
+/// counts (`totalTokens`, else the sum of the parts) and the cost, each known only
+/// when every field of it pi reported is a finite number, zero or more.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MessageUsage {
+    /// The parts as reported (the valid ones; zero otherwise).
+    pub usage: Usage,
+    pub tokens: Reported<u64>,
+    pub cost: Reported<f64>,
+}
+
+/// A count pi reported: a finite number, zero or more (`None` with why otherwise).
+fn count(field: &str, v: &serde_json::Value) -> Result<f64, String> {
+    match v {
+        serde_json::Value::Number(n) => match n.as_f64() {
+            Some(x) if x.is_finite() && x >= 0.0 => Ok(x),
+            _ => Err(format!("`{field}` is {n}")),
+        },
+        serde_json::Value::Null => Err(format!("`{field}` is null")),
+        serde_json::Value::String(_) => Err(format!("`{field}` is a string")),
+        serde_json::Value::Bool(b) => Err(format!("`{field}` is {b}")),
+        serde_json::Value::Array(_) => Err(format!("`{field}` is an array")),
+        serde_json::Value::Object(_) => Err(format!("`{field}` is an object")),
+    }
+}
+
+/// A count as a whole number of tokens: saturating, fractions cut (an integer pi
+/// wrote is taken exactly, also above 2^53).
+fn whole(v: &serde_json::Value, x: f64) -> u64 {
+    v.as_u64().unwrap_or(x as u64)
+}
+
+/// Read one assistant message's usage (see [`MessageUsage`]).
+pub fn read_usage(raw: Option<&serde_json::value::RawValue>) -> MessageUsage {
+    let unknown = |why: Option<String>| MessageUsage {
+        usage: Usage::default(),
+        tokens: why.clone().map_or(Reported::Missing, Reported::Invalid),
+        cost: why.map_or(Reported::Missing, Reported::Invalid),
+    };
+    let Some(raw) = raw else {
+        return unknown(None);
+    };
+    let v: serde_json::Value = match serde_json::from_str(raw.get()) {
+        Ok(v) => v,
+        Err(e) => return unknown(Some(format!("`usage` is not readable ({e})"))),
+    };
+    let m = match v {
+        serde_json::Value::Null => return unknown(None),
+        serde_json::Value::Object(m) => m,
+        other => return unknown(Some(count("usage", &other).err().unwrap_or_default())),
+    };
+    let mut usage = Usage::default();
+    let mut bad = None;
+    let mut any = false;
+    for (key, slot) in [
+        ("input", &mut usage.input),
+        ("output", &mut usage.output),
+        ("cacheRead", &mut usage.cache_read),
+        ("cacheWrite", &mut usage.cache_write),
+        ("totalTokens", &mut usage.total_tokens),
+    ] {
+        let Some(v) = m.get(key) else { continue };
+        any = true;
+        match count(&format!("usage.{key}"), v) {
+            Ok(x) => *slot = whole(v, x),
+            Err(why) => {
+                bad.get_or_insert(why);
+            }
+        }
+    }
+    let tokens = match bad {
+        Some(why) => {
+            usage = Usage::default();
+            Reported::Invalid(why)
+        }
+        None if any => Reported::Known(super::budget::tokens(&usage)),
+        None => Reported::Missing,
+    };
+    let cost = match m.get("cost") {
+        None | Some(serde_json::Value::Null) => Reported::Missing,
+        Some(serde_json::Value::Object(c)) => match c.get("total") {
+            None => Reported::Missing,
+            Some(t) => match count("usage.cost.total", t) {
+                Ok(x) => Reported::Known(x),
+                Err(why) => Reported::Invalid(why),
+            },
+        },
+        Some(other) => Reported::Invalid(count("usage.cost", other).err().unwrap_or_default()),
+    };
+    if let Reported::Known(c) = cost {
+        usage.cost = c;
+    }
+    MessageUsage {
+        usage,
+        tokens,
+        cost,
+    }
+}
+
+/// Assistant messages whose usage a limit could not count, so far.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UnknownUsage {
+    /// Messages with no usable token count, and with no usable cost.
+    pub tokens: u32,
+    pub cost: u32,
+    /// Messages whose usage was reported but could not be counted (not just missing).
+    pub invalid: u32,
+    /// The first reason given (`usage.input is -5`, `usage is null`, …).
+    pub first: Option<String>,
 }
 
 /// The text of a message's `content`: a string, or the `text` blocks of an array.
@@ -591,16 +701,9 @@ impl StreamState {
             return; // user, toolResult, and pi 1.6's system messages
         }
         self.pending_retry = false;
-        if let Some(u) = m.usage.as_ref().filter(|_| !self.skip_usage) {
-            let usage = Usage {
-                input: u.input as u64,
-                output: u.output as u64,
-                cache_read: u.cache_read as u64,
-                cache_write: u.cache_write as u64,
-                total_tokens: u.total_tokens as u64,
-                cost: u.cost.as_ref().map_or(0.0, |c| c.total),
-            };
-            self.usage.get_or_insert_with(Usage::default).add(&usage);
+        self.assistant_messages = self.assistant_messages.saturating_add(1);
+        if !self.skip_usage {
+            self.count_usage(m.usage);
         }
         if m.stop_reason.as_deref() == Some("error")
             && let Some(e) = &m.error_message
@@ -618,6 +721,41 @@ impl StreamState {
             provider: m.provider,
             model: m.model,
         });
+    }
+}
+
+impl StreamState {
+    fn count_usage(&mut self, raw: Option<&serde_json::value::RawValue>) {
+        let u = read_usage(raw);
+        let gaps = &mut self.unknown_usage;
+        let mut note = |why: &String| {
+            gaps.first.get_or_insert_with(|| why.clone());
+        };
+        let mut invalid = false;
+        match &u.tokens {
+            Reported::Known(t) => self.budget_tokens = self.budget_tokens.saturating_add(*t),
+            Reported::Missing => gaps.tokens = gaps.tokens.saturating_add(1),
+            Reported::Invalid(why) => {
+                gaps.tokens = gaps.tokens.saturating_add(1);
+                note(why);
+                invalid = true;
+            }
+        }
+        match &u.cost {
+            Reported::Known(_) => {}
+            Reported::Missing => gaps.cost = gaps.cost.saturating_add(1),
+            Reported::Invalid(why) => {
+                gaps.cost = gaps.cost.saturating_add(1);
+                note(why);
+                invalid = true;
+            }
+        }
+        if invalid {
+            gaps.invalid = gaps.invalid.saturating_add(1);
+        }
+        if raw.is_some() || u.tokens != Reported::Missing {
+            self.usage.get_or_insert_with(Usage::default).add(&u.usage);
+        }
     }
 }
 
@@ -844,5 +982,138 @@ mod fast_path {
         assert_eq!(s.malformed_lines, 1);
         let s = parse_all(b"{\"type\":\"message_update\",\"assistantMessageEvent\":{\"type\":\"text_end\",\"content\":\"done\"}}\n", 3);
         assert_eq!((s.malformed_lines, s.events), (0, 1));
+    }
+}
+
+#[cfg(test)]
+mod usage_class {
+    //! Usage a child reports, by class: every value kind × every field a limit counts.
+    //! A countable value is summed (saturating); anything else leaves that kind of
+    //! usage unknown for the message and never costs the message itself.
+    use super::*;
+
+    /// `(raw JSON value, countable)`.
+    const VALUES: [(&str, bool); 15] = [
+        ("0", true),
+        ("7", true),
+        ("7.0", true),
+        ("1e30", true),
+        ("18446744073709547520", true),
+        ("99999999999999999999999", true),
+        ("-1", false),
+        ("-1e-9", false),
+        ("null", false),
+        ("\"7\"", false),
+        ("true", false),
+        ("[]", false),
+        ("{}", false),
+        ("1e400", false),
+        ("-0.0", true),
+    ];
+    const TOKEN_FIELDS: [&str; 5] = ["input", "output", "cacheRead", "cacheWrite", "totalTokens"];
+
+    fn message(usage: Option<&str>) -> String {
+        let usage = usage
+            .map(|u| format!(r#","usage":{u}"#))
+            .unwrap_or_default();
+        format!(
+            r#"{{"type":"message_end","message":{{"role":"assistant","content":[{{"type":"text","text":"the answer"}}],"stopReason":"stop"{usage}}}}}"#
+        )
+    }
+
+    fn parse(line: &str) -> StreamState {
+        parse_all(format!("{line}\n").as_bytes(), 64)
+    }
+
+    #[test]
+    fn every_value_in_every_counted_field() {
+        let mut cases = 0;
+        for (value, countable) in VALUES {
+            for field in TOKEN_FIELDS {
+                let s = parse(&message(Some(&format!(
+                    r#"{{"input":3,"output":2,"{field}":{value},"cost":{{"total":0.5}}}}"#
+                ))));
+                let what = format!("{field} = {value}");
+                assert_eq!(s.malformed_lines, 0, "{what}");
+                assert_eq!(
+                    s.final_message.as_ref().map(|f| f.text.as_str()),
+                    Some("the answer"),
+                    "{what}: the message is kept"
+                );
+                assert_eq!(s.unknown_usage.tokens == 0, countable, "{what}");
+                // 1e400 is out of any float's range: the whole `usage` is unreadable.
+                let unreadable = value == "1e400";
+                assert_eq!(
+                    s.unknown_usage.cost > 0,
+                    unreadable,
+                    "{what}: the cost is another count"
+                );
+                if !countable {
+                    assert_eq!(s.budget_tokens, 0, "{what}: nothing of it is counted");
+                    assert!(s.unknown_usage.first.is_some(), "{what}");
+                }
+                cases += 1;
+            }
+            let s = parse(&message(Some(&format!(
+                r#"{{"totalTokens":5,"cost":{{"total":{value}}}}}"#
+            ))));
+            assert_eq!(s.unknown_usage.cost == 0, countable, "cost.total = {value}");
+            let tokens = if value == "1e400" { 0 } else { 5 };
+            assert_eq!(s.budget_tokens, tokens, "cost.total = {value}");
+            let cost = s.usage.as_ref().unwrap().cost;
+            assert!(
+                cost.is_finite() && cost >= 0.0,
+                "cost.total = {value}: {cost}"
+            );
+            cases += 1;
+        }
+        // The whole `usage` (and `cost`) missing, null or not an object.
+        for (usage, tokens_unknown, cost_unknown) in [
+            (None, true, true),
+            (Some("null"), true, true),
+            (Some("\"lots\""), true, true),
+            (Some("-3"), true, true),
+            (Some("{}"), true, true),
+            (Some(r#"{"totalTokens":4}"#), false, true),
+            (Some(r#"{"totalTokens":4,"cost":null}"#), false, true),
+            (Some(r#"{"totalTokens":4,"cost":"$1"}"#), false, true),
+            (Some(r#"{"totalTokens":4,"cost":{}}"#), false, true),
+            (
+                Some(r#"{"totalTokens":1e400,"cost":{"total":1}}"#),
+                true,
+                true,
+            ),
+        ] {
+            let s = parse(&message(usage));
+            let what = format!("{usage:?}");
+            assert_eq!(s.final_message.unwrap().text, "the answer", "{what}");
+            assert_eq!(s.unknown_usage.tokens > 0, tokens_unknown, "{what}");
+            assert_eq!(s.unknown_usage.cost > 0, cost_unknown, "{what}");
+            cases += 1;
+        }
+        assert!(cases >= 100, "{cases}");
+    }
+
+    /// Sums saturate: 4096, then 2^64 - 4096, then 4096 never wraps to a small count.
+    #[test]
+    fn sums_never_wrap() {
+        let mut text = String::new();
+        for t in ["4096", "18446744073709547520", "4096", "1e30", "4096"] {
+            text.push_str(&message(Some(&format!(
+                r#"{{"input":{t},"output":{t},"totalTokens":{t},"cost":{{"total":1e308}}}}"#
+            ))));
+            text.push('\n');
+        }
+        let s = parse_all(text.as_bytes(), 7);
+        assert_eq!(s.budget_tokens, u64::MAX);
+        let u = s.usage.unwrap();
+        assert_eq!((u.input, u.total_tokens), (u64::MAX, u64::MAX));
+        assert_eq!(u.cost, f64::MAX, "finite, and over every limit");
+        let b = crate::delegate::Budget {
+            max_tokens: Some(5000),
+            max_cost_usd: Some(1.0),
+            ..Default::default()
+        };
+        assert!(b.crossed(s.budget_tokens, u.cost).is_some());
     }
 }

@@ -408,7 +408,14 @@ pub(crate) fn supervise<T: Transport>(
             let sig = flag.load(Ordering::Relaxed);
             if sig != 0 {
                 ctl.stop(StopReason::Signal(sig as i32));
-            } else if let Some(hit) = limits.budget.crossed(activity.tokens(), activity.cost()) {
+            } else if let Some(hit) = limits
+                .budget
+                .crossed(activity.tokens(), activity.cost())
+                .or_else(|| {
+                    let (tokens, cost) = activity.unknown();
+                    limits.budget.unenforceable(tokens, cost)
+                })
+            {
                 ctl.stop(StopReason::Budget(hit));
             } else if let Some(w) = limits.budget.wall()
                 && start.elapsed() >= w
@@ -550,8 +557,10 @@ fn read_stdout<T: Transport>(
                 framer.push(chunk, &mut |line| on_line(line, state));
                 activity.set_tools_in_flight(state.tools_in_flight);
                 if let Some(u) = &state.usage {
-                    activity.set_usage(super::budget::tokens(u), u.cost);
+                    activity.set_usage(state.budget_tokens, u.cost);
                 }
+                let gaps = &state.unknown_usage;
+                activity.set_unknown(gaps.tokens > 0, gaps.cost > 0);
             });
             let mut g = out.lock().unwrap_or_else(|e| e.into_inner());
             let state = &mut g.state;

@@ -66,6 +66,10 @@ pub struct DelegateResult {
     pub prompt_transport: Option<runner::PromptTransport>,
     pub fallback_used: Option<String>,
     pub warnings: Vec<String>,
+    /// The budget limits pi's reported usage could not be counted against
+    /// (`maxTokens`, `maxCostUsd`): missing, `null`, negative or not a number.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub budget_unenforced: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub validation_errors: Vec<Problem>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -129,6 +133,7 @@ impl DelegateResult {
             prompt_transport: None,
             fallback_used: None,
             warnings: vec![],
+            budget_unenforced: vec![],
             validation_errors: vec![],
             launch: None,
             prompt: None,
@@ -164,6 +169,10 @@ impl DelegateResult {
 pub(crate) struct How<'a> {
     /// Plan only (`--dry-run`).
     pub dry_run: bool,
+    /// With `dry_run`: check the request only, without asking pi `pi --help` for the
+    /// flags only some generations have (`pwk mcp`'s `delegate_start`, which answers
+    /// at once; the task's run asks, within its own time budget).
+    pub check_only: bool,
     /// Over RPC with no turn budget, so a caller can steer the running pi through
     /// `remote` (else `--mode json`, as `pwk delegate`).
     pub rpc: bool,
@@ -188,6 +197,7 @@ pub(crate) fn delegate_with(
 ) -> DelegateResult {
     let How {
         dry_run,
+        check_only,
         rpc,
         remote,
         progress,
@@ -284,6 +294,9 @@ pub(crate) fn delegate_with(
     spec.label = format!("[{}]", task.task_id);
 
     if dry_run {
+        let mut spec = spec;
+        // A check only: the plan is not shown, so pi is not asked what it has.
+        spec.no_mcp &= !check_only;
         match runner::plan_launch(&spec, env) {
             Ok(launch) => {
                 result.status = "planned";
@@ -380,6 +393,7 @@ fn fill_from_outcome(r: &mut DelegateResult, o: PiRunOutcome, task: &TaskRequest
     r.prompt_transport = Some(o.prompt_transport);
     r.fallback_used = o.fallback_used;
     r.warnings.extend(o.warnings);
+    r.budget_unenforced = o.unenforced;
     r.usage = o.usage;
     r.stop_reason = o.stop_reason;
     if o.model.is_some() {

@@ -25,6 +25,9 @@ pub enum ErrorCode {
     Aborted,
     /// The request's `budget` (tokens, cost or wall clock) was crossed and pi stopped.
     BudgetExceeded,
+    /// pi reported usage a token or cost limit cannot count (missing, `null`,
+    /// negative, not a number) and the budget says `onUnknownUsage: stop`.
+    BudgetUnenforceable,
 }
 
 impl ErrorCode {
@@ -46,6 +49,7 @@ impl ErrorCode {
             ErrorCode::TurnBudget => "TURN_BUDGET",
             ErrorCode::Aborted => "ABORTED",
             ErrorCode::BudgetExceeded => "BUDGET_EXCEEDED",
+            ErrorCode::BudgetUnenforceable => "BUDGET_UNENFORCEABLE",
         }
     }
 }
@@ -133,13 +137,16 @@ pub struct Usage {
 }
 
 impl Usage {
+    /// Add another message's usage. Sums saturate (a count pi makes huge can never
+    /// wrap back under a limit) and the cost stays finite (`f64::MAX` at most: it
+    /// still crosses every limit and serializes as a number).
     pub fn add(&mut self, other: &Usage) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cache_read += other.cache_read;
-        self.cache_write += other.cache_write;
-        self.total_tokens += other.total_tokens;
-        self.cost += other.cost;
+        self.input = self.input.saturating_add(other.input);
+        self.output = self.output.saturating_add(other.output);
+        self.cache_read = self.cache_read.saturating_add(other.cache_read);
+        self.cache_write = self.cache_write.saturating_add(other.cache_write);
+        self.total_tokens = self.total_tokens.saturating_add(other.total_tokens);
+        self.cost = (self.cost + other.cost).min(f64::MAX);
     }
 }
 

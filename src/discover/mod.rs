@@ -160,14 +160,15 @@ pub struct Discovery {
 
 impl Discovery {
     /// The effective definition of `name` (hidden roles too: they stay invokable by
-    /// exact name). Under tintinweb, which matches case-insensitively, a unique
+    /// exact name). Under a host that matches names without regard to case
+    /// (its profile's `identity.case_insensitive`: tintinweb), a unique
     /// case-insensitive match is accepted.
     pub fn find(&self, name: &str) -> Option<&ResolvedRole> {
         // `roles` is sorted by name.
         if let Ok(i) = self.roles.binary_search_by(|r| r.name.as_str().cmp(name)) {
             return Some(&self.roles[i]);
         }
-        if self.host.host == HostId::Tintinweb {
+        if self.host.identity.case_insensitive.is_some() {
             let mut it = self
                 .roles
                 .iter()

@@ -33,6 +33,8 @@ pub enum Kind {
     /// A pi session file a continuation names (`sessionFile`): streamed line by
     /// line through [`open`], never held whole.
     Session,
+    /// An entry of pwk's own cache (what `pi --help` listed, per pi binary).
+    Cache,
 }
 
 /// Role files larger than this are refused (hosts would choke on them too).
@@ -50,6 +52,7 @@ impl Kind {
             Kind::Request => 16 * 1024 * 1024,
             // Streamed (one line in memory at a time): the cap bounds the time spent.
             Kind::Session => 512 * 1024 * 1024,
+            Kind::Cache => 64 * 1024,
         }
     }
 
@@ -63,6 +66,7 @@ impl Kind {
             Kind::Packet => "packet",
             Kind::Request => "request file",
             Kind::Session => "session file",
+            Kind::Cache => "cache entry",
         }
     }
 
@@ -98,6 +102,7 @@ impl Kind {
             Kind::Packet => "packets",
             Kind::Request => "request files",
             Kind::Session => "session files",
+            Kind::Cache => "cache entries",
         }
     }
 }
@@ -171,6 +176,20 @@ impl Bounded {
         }
         Ok(n)
     }
+}
+
+/// Read the entry `name` of the directory `dir` (one plain name, never followed
+/// when it is a link) as a `kind` file.
+pub(crate) fn read_at(
+    dir: std::os::fd::BorrowedFd<'_>,
+    name: &str,
+    kind: Kind,
+) -> Result<Vec<u8>, ReadError> {
+    let flags = flags(kind) | OFlags::NOFOLLOW;
+    read_fd(
+        opened(rustix::fs::openat(dir, name, flags, Mode::empty()), kind)?,
+        kind,
+    )
 }
 
 /// Read a role file ([`Kind::Role`]).

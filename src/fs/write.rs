@@ -406,10 +406,11 @@ pub struct SafeDir {
 
 impl SafeDir {
     /// Open the trust anchor: a directory the user named. Symlinks at and above
-    /// it are followed (they are the user's own layout). Only the confinement
-    /// check ([`super::Anchors`]) opens one: every other directory pwk writes in
-    /// is reached from it.
-    pub(in crate::fs) fn open_root(path: &Path) -> Result<SafeDir, SafeWriteError> {
+    /// it are followed (they are the user's own layout). Two callers open one: the
+    /// confinement check ([`super::Anchors`]), from which every directory pwk writes
+    /// in a project is reached, and pwk's own cache directory outside any project
+    /// (`crate::pi::cache`).
+    pub(crate) fn open_root(path: &Path) -> Result<SafeDir, SafeWriteError> {
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
         let fd = match rustix::fs::open(path, flags, Mode::empty()) {
             Ok(fd) => fd,
@@ -759,6 +760,10 @@ impl SafeDir {
     ///
     /// Without `RENAME_EXCHANGE` (old kernels, some network and FUSE filesystems,
     /// non-Linux): [`SafeDir::replace_by_moving_aside`].
+    ///
+    /// The one window left: pwk killed (SIGKILL, power loss) within the few system
+    /// calls between an exchange and the put-back leaves the save under the temp
+    /// name (`.<name>.pwk-tmp-<hex>`), which a later `pwk setup` removes as a stray.
     fn replace_existing(
         &self,
         temp: &str,

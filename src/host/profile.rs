@@ -264,6 +264,10 @@ pub struct Identity {
     /// "\<host> …" (tintinweb: runs a general-purpose child with all seven tools).
     #[serde(default)]
     pub on_unknown: Option<String>,
+    /// Set when the host matches a called name without regard to case, when no
+    /// role has it exactly (tintinweb).
+    #[serde(default)]
+    pub case_insensitive: Option<Fact>,
     pub cite: Cite,
 }
 

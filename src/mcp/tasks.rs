@@ -348,6 +348,7 @@ impl Registry {
         let mut on_wait = |_: &str, _: &std::path::Path| {};
         let how = How {
             dry_run: false,
+            check_only: false,
             rpc: true,
             remote: Some(Arc::clone(&task.remote)),
             progress: &progress,

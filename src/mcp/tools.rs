@@ -97,7 +97,8 @@ fn request_schema(action: &str) -> Value {
             "budget": {"type": "object", "description": "Spend limits; crossing one stops pi (BUDGET_EXCEEDED)",
                 "properties": {"maxTokens": {"type": "integer", "minimum": 1},
                     "maxCostUsd": {"type": "number", "exclusiveMinimum": 0},
-                    "maxWallSeconds": {"type": "integer", "minimum": 1, "maximum": 86400}},
+                    "maxWallSeconds": {"type": "integer", "minimum": 1, "maximum": 86400},
+                    "onUnknownUsage": {"type": "string", "enum": ["warn", "stop"], "description": "pi reported usage a limit cannot count: warn (default) or stop (BUDGET_UNENFORCEABLE)"}},
                 "additionalProperties": false}
         }),
         &["taskId", "cwd", "objective"],
@@ -152,7 +153,8 @@ fn run_settings_props() -> Value {
         "budget": {"type": "object", "description": "Spend limits of each role's run; crossing one stops that role's pi (BUDGET_EXCEEDED)",
             "properties": {"maxTokens": {"type": "integer", "minimum": 1},
                 "maxCostUsd": {"type": "number", "exclusiveMinimum": 0},
-                "maxWallSeconds": {"type": "integer", "minimum": 1, "maximum": 86400}},
+                "maxWallSeconds": {"type": "integer", "minimum": 1, "maximum": 86400},
+                "onUnknownUsage": {"type": "string", "enum": ["warn", "stop"], "description": "pi reported usage a limit cannot count: warn (default) or stop (BUDGET_UNENFORCEABLE)"}},
             "additionalProperties": false},
         "roleBudgets": {"type": "object", "description": "One role's own limits, by full role name (beat `budget` limit by limit)",
             "additionalProperties": {"type": "object"}}
@@ -629,6 +631,7 @@ pub(crate) fn start(place: &Place<'_>, args: &Map<String, Value>, action: &str) 
     let mut on_wait = |_: &str, _: &Path| {};
     let how = crate::delegate::task::How {
         dry_run: true,
+        check_only: true,
         rpc: true,
         remote: None,
         progress: &progress,

@@ -11,6 +11,7 @@
 //! The supervision of a real run (stdin prompt, event stream, watchdogs, signals) is
 //! `delegate::supervise`, built on [`process`].
 
+pub(crate) mod cache;
 pub(crate) mod children;
 pub(crate) mod group;
 pub(crate) mod help;
@@ -64,8 +65,13 @@ fn is_executable_file(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
+/// The longest `pi --list-models` output read (per stream): ~80,000 models. A longer
+/// listing is an error, never a listing cut in the middle.
+pub(crate) const MAX_LISTING: usize = 8 << 20;
+
 /// `pi --list-models [provider]`, parsed. pi prints the table on stdout or stderr
-/// depending on its version and whether stdin is a terminal; both are read.
+/// depending on its version and whether stdin is a terminal; both are read, whole
+/// (over [`MAX_LISTING`] is [`CaptureError::TooLong`]).
 pub(crate) fn list_models(
     program: &Path,
     provider: Option<&str>,
@@ -74,7 +80,7 @@ pub(crate) fn list_models(
 ) -> Result<ModelList, CaptureError> {
     let mut args = vec!["--list-models"];
     args.extend(provider);
-    let text = capture(program, &args, cwd, &[], limit)?.success()?;
+    let text = process::capture_whole(program, &args, cwd, &[], limit, MAX_LISTING)?.success()?;
     Ok(ModelList::parse(&text))
 }
 

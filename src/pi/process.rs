@@ -70,29 +70,70 @@ impl GroupStopper {
 }
 
 /// The first and last bytes of a stream.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct BoundedCapture {
     head: Vec<u8>,
     tail: std::collections::VecDeque<u8>,
     dropped: u64,
+    keep: Keep,
+}
+
+/// How much of a stream a [`BoundedCapture`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Keep {
+    pub head: usize,
+    pub tail: usize,
+}
+
+impl Keep {
+    /// The first 16 KiB and the last 48 KiB (stderr, `pi --help`).
+    pub(crate) const HEAD_AND_TAIL: Keep = Keep {
+        head: HEAD,
+        tail: TAIL,
+    };
+
+    /// Everything up to `max` bytes; what comes after is only counted.
+    pub(crate) const fn whole(max: usize) -> Keep {
+        Keep { head: max, tail: 0 }
+    }
+}
+
+impl Default for BoundedCapture {
+    fn default() -> Self {
+        BoundedCapture::new(Keep::HEAD_AND_TAIL)
+    }
 }
 
 impl BoundedCapture {
+    pub(crate) fn new(keep: Keep) -> BoundedCapture {
+        BoundedCapture {
+            head: Vec::new(),
+            tail: std::collections::VecDeque::new(),
+            dropped: 0,
+            keep,
+        }
+    }
+
     pub(crate) fn push(&mut self, mut bytes: &[u8]) {
-        if self.head.len() < HEAD {
-            let take = (HEAD - self.head.len()).min(bytes.len());
+        if self.head.len() < self.keep.head {
+            let take = (self.keep.head - self.head.len()).min(bytes.len());
             self.head.extend_from_slice(&bytes[..take]);
             bytes = &bytes[take..];
         }
         self.tail.extend(bytes);
-        while self.tail.len() > TAIL {
-            let excess = self.tail.len() - TAIL;
+        while self.tail.len() > self.keep.tail {
+            let excess = self.tail.len() - self.keep.tail;
             self.tail.drain(..excess);
             self.dropped += excess as u64;
         }
     }
 
     pub(crate) fn into_string(self) -> String {
+        self.into_parts().0
+    }
+
+    /// The kept text, and how many bytes between head and tail were not kept.
+    pub(crate) fn into_parts(self) -> (String, u64) {
         let mut s = String::from_utf8_lossy(&self.head).into_owned();
         if self.dropped > 0 {
             s.push_str(&format!(
@@ -102,7 +143,7 @@ impl BoundedCapture {
         }
         let tail: Vec<u8> = self.tail.into_iter().collect();
         s.push_str(&String::from_utf8_lossy(&tail));
-        s
+        (s, self.dropped)
     }
 
     /// Drain `r` on its own thread; the kept text arrives on the channel at EOF.
@@ -114,6 +155,23 @@ impl BoundedCapture {
                 let mut cap = BoundedCapture::default();
                 read_chunks(r, |b| cap.push(b));
                 let _ = tx.send(cap.into_string());
+            });
+        rx
+    }
+
+    /// [`BoundedCapture::spawn`] keeping `keep`; the text and the bytes not kept.
+    fn spawn_keeping(
+        r: impl Read + Send + 'static,
+        name: &str,
+        keep: Keep,
+    ) -> mpsc::Receiver<(String, u64)> {
+        let (tx, rx) = mpsc::channel();
+        let _ = std::thread::Builder::new()
+            .name(name.to_string())
+            .spawn(move || {
+                let mut cap = BoundedCapture::new(keep);
+                read_chunks(r, |b| cap.push(b));
+                let _ = tx.send(cap.into_parts());
             });
         rx
     }
@@ -147,6 +205,11 @@ pub(crate) fn human_duration(d: Duration) -> String {
 pub(crate) struct Captured {
     pub status: ExitStatus,
     pub text: String,
+    /// Bytes the capture did not keep (between a stream's head and tail, or past
+    /// [`capture_whole`]'s limit).
+    pub dropped: u64,
+    /// A stream was still open when pwk stopped waiting for it.
+    pub held_open: bool,
 }
 
 impl Captured {
@@ -184,6 +247,12 @@ pub(crate) enum CaptureError {
     Interrupted(i32),
     #[error("was stopped: the run was aborted")]
     Stopped,
+    #[error("printed more than {} bytes; pwk does not use output it could not read whole", .limit)]
+    TooLong { limit: usize },
+    #[error(
+        "exited, but a process it started kept its output open; pwk does not use output it could not read whole"
+    )]
+    HeldOpen,
     #[error("failed ({status}): {last_line}")]
     Failed {
         status: ExitStatus,
@@ -199,7 +268,8 @@ const STREAM_GRACE: Duration = Duration::from_secs(2);
 /// registered with [`super::children`], stdin from `/dev/null`, and capture stdout
 /// and stderr (each bounded to its head and tail). The group is killed after `limit`,
 /// when pwk receives a signal, and on every way out of this function (the
-/// registration's drop); every wait is bounded.
+/// registration's drop), and what escaped the group (a `setsid` daemon) is stopped
+/// as after a run; every wait is bounded.
 pub(crate) fn capture(
     program: &Path,
     args: &[&str],
@@ -208,6 +278,28 @@ pub(crate) fn capture(
     limit: Duration,
 ) -> Result<Captured, CaptureError> {
     capture_until(program, args, cwd, env, limit, &|| false)
+}
+
+/// [`capture`] of a listing that is only good whole (`pi --list-models`): each
+/// stream is kept up to `max` bytes, and more than that is [`CaptureError::TooLong`]
+/// (a stream still held open after the command exited, [`CaptureError::HeldOpen`])
+/// rather than a listing cut in the middle.
+pub(crate) fn capture_whole(
+    program: &Path,
+    args: &[&str],
+    cwd: &Path,
+    env: &[(String, String)],
+    limit: Duration,
+    max: usize,
+) -> Result<Captured, CaptureError> {
+    let c = capture_keeping(program, args, cwd, env, limit, &|| false, Keep::whole(max))?;
+    if c.held_open {
+        Err(CaptureError::HeldOpen)
+    } else if c.dropped > 0 {
+        Err(CaptureError::TooLong { limit: max })
+    } else {
+        Ok(c)
+    }
 }
 
 /// [`capture`], also stopped (as [`CaptureError::Stopped`]) once `stop` says so.
@@ -219,30 +311,77 @@ pub(crate) fn capture_until(
     limit: Duration,
     stop: &dyn Fn() -> bool,
 ) -> Result<Captured, CaptureError> {
-    let mut tracked = super::children::spawn(
+    capture_keeping(program, args, cwd, env, limit, stop, Keep::HEAD_AND_TAIL)
+}
+
+fn capture_keeping(
+    program: &Path,
+    args: &[&str],
+    cwd: &Path,
+    env: &[(String, String)],
+    limit: Duration,
+    stop: &dyn Fn() -> bool,
+    keep: Keep,
+) -> Result<Captured, CaptureError> {
+    // The same descendant reaping as a run: while the capture lasts pwk is a child
+    // subreaper, so a daemon that double-forked out of the command's group comes back
+    // to pwk and is stopped (SIGTERM, grace, SIGKILL) before the capture returns,
+    // whichever way it ends.
+    let run = super::children::begin_run();
+    let mut sweep = super::children::Sweep::default();
+    let out = capture_in_run(
         Command::new(program)
             .args(args)
             .current_dir(cwd)
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::null())
+            .envs(env.iter().map(|(k, v)| (k, v))),
+        limit,
+        stop,
+        keep,
+        &mut || {
+            // What holds a stream open now left the group: when no run is going on
+            // besides this capture, it came from it.
+            if run.sole() {
+                sweep.tick();
+            }
+        },
+    );
+    run.end(sweep);
+    out.map_err(|e| match e {
+        CaptureError::Spawn { source, .. } => CaptureError::Spawn {
+            program: program.to_path_buf(),
+            source,
+        },
+        e => e,
+    })
+}
+
+fn capture_in_run(
+    cmd: &mut Command,
+    limit: Duration,
+    stop: &dyn Fn() -> bool,
+    keep: Keep,
+    sweep: &mut dyn FnMut(),
+) -> Result<Captured, CaptureError> {
+    let mut tracked = super::children::spawn(
+        cmd.stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped()),
     )
     .map_err(|source| CaptureError::Spawn {
-        program: program.to_path_buf(),
+        program: PathBuf::new(),
         source,
     })?;
     let child = &mut tracked.child;
     let stopper = GroupStopper::new(child.id());
-    let streams: Vec<mpsc::Receiver<String>> = [
+    let streams: Vec<mpsc::Receiver<(String, u64)>> = [
         child
             .stdout
             .take()
-            .map(|s| BoundedCapture::spawn(s, "pi-capture-out")),
+            .map(|s| BoundedCapture::spawn_keeping(s, "pi-capture-out", keep)),
         child
             .stderr
             .take()
-            .map(|s| BoundedCapture::spawn(s, "pi-capture-err")),
+            .map(|s| BoundedCapture::spawn_keeping(s, "pi-capture-err", keep)),
     ]
     .into_iter()
     .flatten()
@@ -259,7 +398,7 @@ pub(crate) fn capture_until(
         }
         match child.try_wait() {
             Ok(Some(st)) => break Some(st),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
             _ => break None,
         }
     };
@@ -271,16 +410,32 @@ pub(crate) fn capture_until(
         None => return Err(CaptureError::TimedOut { limit }),
     };
     let until = Instant::now() + STREAM_GRACE;
-    let text: Vec<String> = streams
-        .into_iter()
-        .filter_map(|rx| {
-            rx.recv_timeout(until.saturating_duration_since(Instant::now()))
-                .ok()
-        })
-        .collect();
+    let (mut dropped, mut held_open) = (0, false);
+    let mut text: Vec<String> = Vec::new();
+    for rx in streams {
+        loop {
+            let left = until.saturating_duration_since(Instant::now());
+            match rx.recv_timeout(left.min(Duration::from_millis(20))) {
+                Ok((t, d)) => {
+                    text.push(t);
+                    dropped += d;
+                    break;
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) if !left.is_zero() => sweep(),
+                // Still open (held by a process outside the group that outlived the
+                // sweep): what it printed is not known whole.
+                Err(_) => {
+                    held_open = true;
+                    break;
+                }
+            }
+        }
+    }
     Ok(Captured {
         status,
         text: text.join("\n"),
+        dropped,
+        held_open,
     })
 }
 

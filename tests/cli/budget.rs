@@ -485,3 +485,210 @@ fn failed_tool_calls_per_role(generation: Gen, pi: PathBuf) {
     );
     assert!(!r[0]["notes"].to_string().contains("failed"), "{:#}", r[0]);
 }
+
+/// Usage a child reports, by class × budget kind × `onUnknownUsage`, end to end
+/// through `pwk delegate` (the scripted fake pi prints the raw usage values): a
+/// countable value is summed and a crossing stops pi (`BUDGET_EXCEEDED`, also when
+/// the sum saturates); usage a limit cannot count (negative, `null`, a string, out of
+/// range, missing) never drops the assistant message, and never switches a limit off
+/// silently — the result lists it in `budgetUnenforced` and warns, or pi is stopped
+/// (`BUDGET_UNENFORCEABLE`) when the budget says `"stop"`. A limit the bad field does
+/// not feed (the wall clock, the other count) is untouched.
+#[test]
+fn usage_values_by_class_against_every_budget_kind() {
+    const OK: &str = r#"{"input":10,"output":5,"totalTokens":15,"cost":{"total":0.001}}"#;
+    // (class, the first messages' raw usage, which counts it leaves unknown
+    // (tokens, cost), which limits it crosses (tokens, cost)).
+    type Class = (&'static str, &'static str, (bool, bool), (bool, bool));
+    let classes: Vec<Class> = vec![
+        ("valid", OK, (false, false), (false, false)),
+        (
+            "negative tokens",
+            r#"{"input":-1000,"totalTokens":-1000,"cost":{"total":0.001}}"#,
+            (true, false),
+            (false, false),
+        ),
+        (
+            "negative cost",
+            r#"{"totalTokens":15,"cost":{"total":-1000}}"#,
+            (false, true),
+            (false, false),
+        ),
+        (
+            "null cost (NaN)",
+            r#"{"totalTokens":15,"cost":{"total":null}}"#,
+            (false, true),
+            (false, false),
+        ),
+        (
+            "null tokens",
+            r#"{"input":null,"totalTokens":null,"cost":{"total":0.001}}"#,
+            (true, false),
+            (false, false),
+        ),
+        (
+            "string tokens",
+            r#"{"totalTokens":"15","cost":{"total":0.001}}"#,
+            (true, false),
+            (false, false),
+        ),
+        (
+            "out of range (inf)",
+            r#"{"totalTokens":1e400,"cost":{"total":0.001}}"#,
+            (true, true),
+            (false, false),
+        ),
+        ("usage missing", "OMIT", (true, true), (false, false)),
+        ("usage null", "null", (true, true), (false, false)),
+        ("usage a string", r#""lots""#, (true, true), (false, false)),
+        (
+            "cost missing",
+            r#"{"totalTokens":15}"#,
+            (false, true),
+            (false, false),
+        ),
+        (
+            "huge",
+            r#"{"totalTokens":1e30,"cost":{"total":1e308}}"#,
+            (false, false),
+            (true, true),
+        ),
+        (
+            "wrapping sum",
+            r#"{"totalTokens":4096,"cost":{"total":0.001}}|{"totalTokens":18446744073709547520,"cost":{"total":0.001}}|{"totalTokens":4096,"cost":{"total":0.001}}"#,
+            (false, false),
+            (true, false),
+        ),
+    ];
+    let kinds: [(&str, Value); 3] = [
+        ("maxTokens", json!({"maxTokens": 1_000_000})),
+        ("maxCostUsd", json!({"maxCostUsd": 100.0})),
+        ("maxWallSeconds", json!({"maxWallSeconds": 600})),
+    ];
+    let env = crate::support::TestEnv::new();
+    let work = env.path("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let fake = crate::support::repo_root().join("tests/cli/support/fake_pi.py");
+    let mut cases = 0;
+    for (class, raw, (tok_unknown, cost_unknown), (tok_cross, cost_cross)) in &classes {
+        for (kind, limits) in &kinds {
+            for policy in ["warn", "stop"] {
+                let mut budget = limits.clone();
+                if policy == "stop" {
+                    budget["onUnknownUsage"] = json!("stop");
+                }
+                let req = json!({"action": "delegate", "taskId": "u-1", "cwd": work,
+                    "objective": "Summarise the README", "scope": ["README.md"],
+                    "constraints": [], "acceptance": ["a summary"], "profile": "readonly",
+                    "budget": budget});
+                let out = crate::support::run_with_stdin(
+                    env.pwk()
+                        .arg("delegate")
+                        .env("PWK_PI_BIN", &fake)
+                        .env("PI_CODING_AGENT_DIR", env.path("agent"))
+                        .env("FAKE_PI_MODE", "usage")
+                        .env("FAKE_PI_USAGE_RAW", raw)
+                        .env("FAKE_PI_USAGE_REST", OK)
+                        .env("FAKE_PI_TURNS", "40"),
+                    req.to_string().as_bytes(),
+                );
+                let v: Value = serde_json::from_str(&out.stdout)
+                    .unwrap_or_else(|e| panic!("{e}: {}\n{}", out.stdout, out.stderr));
+                let what = format!("{class} × {kind} × {policy}");
+                let (unknown, crosses) = match *kind {
+                    "maxTokens" => (*tok_unknown, *tok_cross),
+                    "maxCostUsd" => (*cost_unknown, *cost_cross),
+                    _ => (false, false),
+                };
+                let code = v["error"]["code"].as_str().unwrap_or("");
+                let unenforced = v["budgetUnenforced"].to_string();
+                if crosses {
+                    assert_eq!(code, "BUDGET_EXCEEDED", "{what}: {v:#}");
+                } else if unknown && policy == "stop" {
+                    assert_eq!(code, "BUDGET_UNENFORCEABLE", "{what}: {v:#}");
+                    assert_eq!(v["status"], "failed", "{what}");
+                } else if unknown {
+                    assert_eq!(v["status"], "completed", "{what}: {v:#}");
+                    assert!(unenforced.contains(kind), "{what}: {v:#}");
+                    assert!(
+                        v["warnings"].to_string().contains("could not be enforced"),
+                        "{what}: {v:#}"
+                    );
+                } else {
+                    assert_eq!(v["status"], "completed", "{what}: {v:#}");
+                    assert!(!unenforced.contains("max"), "{what}: {v:#}");
+                }
+                if v["status"] == "completed" {
+                    assert_eq!(v["summary"], "usage 39", "{what}: the answer is kept");
+                }
+                let cost = v["usage"]["cost"].as_f64().unwrap_or(0.0);
+                assert!(cost >= 0.0, "{what}: a negative cost was summed: {v:#}");
+                cases += 1;
+            }
+        }
+    }
+    assert_eq!(cases, 13 * 3 * 2);
+}
+
+/// A limit given twice is an error wherever it is given: in one `--budget`, in two
+/// `--budget` flags for the same roles, with or without a role prefix; a role's own
+/// limit beside the general one is not a repeat.
+#[test]
+fn a_repeated_budget_limit_is_an_error() {
+    let env = crate::support::TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    env.write("packet.md", "## Requirement 1\nThe answer is 42.\n");
+    let base = [
+        "review",
+        "--roles",
+        "smell,hazard",
+        "--packet",
+        "packet.md",
+        "--format",
+        "json",
+        "--transport",
+        "json",
+    ];
+    for flags in [
+        vec!["max-tokens=1500,max-tokens=1000000"],
+        vec!["max-tokens=1500", "max-tokens=1000000"],
+        vec!["max_tokens=1500", "maxTokens=1000000"],
+        vec!["hazard:max-tokens=1500,max-tokens=1000000"],
+        vec!["hazard:max-tokens=1500", "hazard:max-tokens=1000000"],
+        vec![
+            "smell:max-wall-seconds=5",
+            "pwk-smell-reviewer:max-wall-seconds=9",
+        ],
+        vec!["on-unknown-usage=stop", "on-unknown-usage=warn"],
+        vec!["max-cost-usd=1,max-tokens=5", "max-cost-usd=2"],
+    ] {
+        let mut cmd = env.pwk();
+        cmd.args(base).env("PWK_PI_BIN", "/nonexistent/pi");
+        for f in &flags {
+            cmd.args(["--budget", f]);
+        }
+        let out = crate::support::run(&mut cmd);
+        assert_eq!(out.code, 2, "{flags:?}: {}\n{}", out.stdout, out.stderr);
+        assert!(
+            out.stderr.contains("twice") || out.stderr.contains("already given"),
+            "{flags:?}: {}",
+            out.stderr
+        );
+    }
+    // Not a repeat: a role's own limit beside the general one.
+    let mut cmd = env.pwk();
+    cmd.args(base)
+        .args([
+            "--budget",
+            "max-tokens=5000",
+            "--budget",
+            "hazard:max-tokens=900",
+        ])
+        .env("PWK_PI_BIN", "/nonexistent/pi");
+    let out = crate::support::run(&mut cmd);
+    assert!(
+        !out.stderr.contains("twice") && !out.stderr.contains("already given"),
+        "{}",
+        out.stderr
+    );
+}

@@ -31,6 +31,8 @@ mod mcp;
 mod mcp_gateway;
 mod models;
 mod oracle;
+mod pi_cache;
+mod probes;
 mod project;
 mod provider;
 mod runtime_bounds;

@@ -841,7 +841,7 @@ fn gone_mid_task(generation: Gen, pi: PathBuf, client: PathBuf, sigterm: bool) {
 
 /// `pwk mcp` spoken to line by line over stdio (no SDK: hostile bytes an SDK
 /// client would never send).
-struct RawMcp {
+pub(crate) struct RawMcp {
     child: std::process::Child,
     stdin: Option<std::process::ChildStdin>,
     lines: std::sync::mpsc::Receiver<Value>,
@@ -849,8 +849,12 @@ struct RawMcp {
 
 impl RawMcp {
     fn start(env: &TestEnv) -> RawMcp {
-        let mut child = env
-            .pwk()
+        RawMcp::start_cmd(env.pwk())
+    }
+
+    /// `cmd` (a pinned `pwk`) with `mcp` appended, initialized.
+    pub(crate) fn start_cmd(mut cmd: Command) -> RawMcp {
+        let mut child = cmd
             .arg("mcp")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -879,7 +883,7 @@ impl RawMcp {
         me
     }
 
-    fn send(&mut self, line: &[u8]) {
+    pub(crate) fn send(&mut self, line: &[u8]) {
         use std::io::Write;
         let stdin = self.stdin.as_mut().unwrap();
         stdin.write_all(line).unwrap();
@@ -888,7 +892,7 @@ impl RawMcp {
     }
 
     /// The answer with `id`.
-    fn answer(&mut self, id: &Value) -> Value {
+    pub(crate) fn answer(&mut self, id: &Value) -> Value {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -900,6 +904,14 @@ impl RawMcp {
                 return v;
             }
         }
+    }
+}
+
+impl RawMcp {
+    /// Close stdin (the end of the session) and wait for the server to exit.
+    pub(crate) fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().unwrap()
     }
 }
 

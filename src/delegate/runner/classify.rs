@@ -15,6 +15,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::{OutputMode, PiRunOutcome, PiRunSpec};
+use crate::delegate::budget::{BudgetHit, Counted};
 use crate::delegate::process::{self, human_duration};
 use crate::delegate::supervise::{self, StopReason, Supervised};
 use crate::delegate::transport::rpc::Rpc;
@@ -214,6 +215,7 @@ pub(crate) fn finish(
     o.oversized_lines = st.oversized_lines;
     o.session_id = st.session_id.clone();
     o.usage = st.usage.clone();
+    usage_warnings(spec, st, &mut o);
     if let Some(f) = &st.final_message {
         o.final_text = Some(f.text.clone());
         o.stop_reason = f.stop_reason.clone();
@@ -325,15 +327,26 @@ pub(crate) fn finish(
             o.warnings.push(format!(
                 "{hit} after pi's answer was complete; pi's process group was stopped"
             ));
-            classify_outcome(spec, program, &a, &mut o, mode, true);
+            classify_outcome(spec, program, start, &a, &mut o, mode, true);
         }
         Some(StopReason::Budget(hit)) => {
             // What the budget counted, also when no model call had finished (zero).
             o.usage.get_or_insert_with(Usage::default);
+            let (code, why) = match hit {
+                BudgetHit::Unenforceable(_) => (
+                    ErrorCode::BudgetUnenforceable,
+                    st.unknown_usage
+                        .first
+                        .as_deref()
+                        .map(|w| format!(" ({w})"))
+                        .unwrap_or_default(),
+                ),
+                _ => (ErrorCode::BudgetExceeded, String::new()),
+            };
             fail(
                 &mut o,
-                ErrorCode::BudgetExceeded,
-                format!("{hit}; pi's process group was terminated (nothing is run again)"),
+                code,
+                format!("{hit}{why}; pi's process group was terminated (nothing is run again)"),
             );
         }
         // The answer was complete (pi was only shutting down): keep it.
@@ -342,7 +355,7 @@ pub(crate) fn finish(
                 "{} after pi's answer was complete; pi's process group was stopped",
                 process::received(sig)
             ));
-            classify_outcome(spec, program, &a, &mut o, mode, true);
+            classify_outcome(spec, program, start, &a, &mut o, mode, true);
         }
         Some(StopReason::Signal(sig)) => {
             fail(
@@ -360,7 +373,7 @@ pub(crate) fn finish(
             Some(why) => {
                 o.status = RunStatus::Failed;
                 o.error = Some(match classify_startup(why) {
-                    Some(f) => startup_error(spec, program, Some(f), why, a.status),
+                    Some(f) => startup_error(spec, program, start, Some(f), why, a.status),
                     None => RunError::new(
                         ErrorCode::PiFailed,
                         format!("pi rejected the prompt: {}", last_lines(why, 2)),
@@ -370,6 +383,7 @@ pub(crate) fn finish(
             None => classify_outcome(
                 spec,
                 program,
+                start,
                 &a,
                 &mut o,
                 mode,
@@ -384,6 +398,7 @@ pub(crate) fn finish(
 fn classify_outcome(
     spec: &PiRunSpec,
     program: &Path,
+    start: Instant,
     a: &Supervised,
     o: &mut PiRunOutcome,
     mode: OutputMode,
@@ -398,6 +413,7 @@ fn classify_outcome(
         let err = startup_error(
             spec,
             program,
+            start,
             classify_startup(&a.stderr),
             &a.stderr,
             a.status,
@@ -481,7 +497,12 @@ fn classify_outcome(
             let code = classify_error_message(&msg);
             let mut e = RunError::new(code, human_message(&msg));
             if code == ErrorCode::UnknownModel {
-                e.discovery = Some(discover_models(program, spec, spec.provider.as_deref()));
+                e.discovery = Some(discover_models(
+                    program,
+                    spec,
+                    start,
+                    spec.provider.as_deref(),
+                ));
             }
             if let Some(reason) = &st.saw_compaction {
                 e.message.push_str(&format!(
@@ -525,6 +546,7 @@ fn classify_outcome(
 fn startup_error(
     spec: &PiRunSpec,
     program: &Path,
+    start: Instant,
     failure: Option<StartupFailure>,
     stderr: &str,
     status: Option<std::process::ExitStatus>,
@@ -532,13 +554,14 @@ fn startup_error(
     let a_stderr = stderr;
     match failure {
         Some(StartupFailure::UnknownOption(opts)) => {
-            // What `pi --help` said may be out of date (pi was replaced): ask again.
-            crate::pi::help::forget(program);
+            // What `pi --help` said may be out of date (pi was replaced): ask again
+            // (on disk too: `run_pi` forgets and re-asks when the flag was the probe's).
+            crate::pi::help::forget(program, None);
             let mut e = RunError::new(
                 ErrorCode::UnsupportedOption,
                 format!("this pi does not accept {}", opts.join(", ")),
             );
-            e.discovery = Some(discover_help(program, spec, &opts));
+            e.discovery = Some(discover_help(program, spec, start, &opts));
             e
         }
         Some(StartupFailure::UnknownModel(m)) => {
@@ -546,7 +569,12 @@ fn startup_error(
                 ErrorCode::UnknownModel,
                 format!("pi does not know the model \"{m}\""),
             );
-            e.discovery = Some(discover_models(program, spec, spec.provider.as_deref()));
+            e.discovery = Some(discover_models(
+                program,
+                spec,
+                start,
+                spec.provider.as_deref(),
+            ));
             e
         }
         Some(StartupFailure::UnknownProvider(p)) => {
@@ -554,7 +582,7 @@ fn startup_error(
                 ErrorCode::UnknownModel,
                 format!("pi does not know the provider \"{p}\""),
             );
-            e.discovery = Some(discover_models(program, spec, None));
+            e.discovery = Some(discover_models(program, spec, start, None));
             e
         }
         Some(StartupFailure::MissingApiKey(line)) => RunError::new(
@@ -600,6 +628,43 @@ fn startup_error(
                 },
             )
         }
+    }
+}
+
+/// What the result says about usage pi reported and pwk could not count: every limit
+/// of the run's budget left unenforced (`unenforced`, and a warning), and usage that
+/// was reported but unusable even without a budget (the sums leave it out).
+fn usage_warnings(
+    spec: &PiRunSpec,
+    st: &crate::delegate::stream::StreamState,
+    o: &mut PiRunOutcome,
+) {
+    let gaps = &st.unknown_usage;
+    let first = gaps
+        .first
+        .as_deref()
+        .map(|w| format!(" (first: {w})"))
+        .unwrap_or_default();
+    for (c, n) in [(Counted::Tokens, gaps.tokens), (Counted::Cost, gaps.cost)] {
+        if n == 0 || !spec.budget.counts(c) {
+            continue;
+        }
+        o.unenforced.push(c.key().to_string());
+        o.warnings.push(format!(
+            "{} could not be enforced: pi reported no usable {} for {n} of {} assistant message(s){first}; the usage counted is a lower bound (set onUnknownUsage to \"stop\" to stop such a run)",
+            c.key(),
+            match c {
+                Counted::Tokens => "token count",
+                Counted::Cost => "cost",
+            },
+            st.assistant_messages
+        ));
+    }
+    if gaps.invalid > 0 && o.unenforced.is_empty() {
+        o.warnings.push(format!(
+            "pi reported usage pwk could not count for {} assistant message(s){first}; `usage` leaves it out",
+            gaps.invalid
+        ));
     }
 }
 
@@ -678,20 +743,43 @@ fn exit_text(a: &Supervised) -> String {
 }
 
 /// Run a short discovery command (`pi --help`, `pi --list-models …`) through the pi
-/// adapter; its output is used whatever pi's exit status.
-fn capture(program: &Path, args: &[&str], spec: &PiRunSpec) -> Result<String, String> {
-    crate::pi::capture(program, args, &spec.cwd, &spec.env, Duration::from_secs(30))
+/// adapter, within what is left of the run's time budget (at most 30 s); its output
+/// is used whatever pi's exit status.
+fn capture(
+    program: &Path,
+    args: &[&str],
+    spec: &PiRunSpec,
+    start: Instant,
+) -> Result<String, String> {
+    let left = [spec.timeout, spec.budget.wall()]
+        .into_iter()
+        .flatten()
+        .min()
+        .map(|t| t.saturating_sub(start.elapsed()));
+    let limit = left.map_or(DISCOVERY_LIMIT, |l| l.min(DISCOVERY_LIMIT));
+    if limit.is_zero() {
+        return Err("was not run: the run's time budget was used up".into());
+    }
+    crate::pi::capture(program, args, &spec.cwd, &spec.env, limit)
         .map(|c| c.text)
         .map_err(|e| e.to_string())
 }
 
-fn discover_models(program: &Path, spec: &PiRunSpec, provider: Option<&str>) -> String {
+/// The longest a discovery command may take.
+const DISCOVERY_LIMIT: Duration = Duration::from_secs(30);
+
+fn discover_models(
+    program: &Path,
+    spec: &PiRunSpec,
+    start: Instant,
+    provider: Option<&str>,
+) -> String {
     let mut args = vec!["--list-models"];
     if let Some(p) = provider {
         args.push(p);
     }
     let cmd = format!("pi {}", args.join(" "));
-    match capture(program, &args, spec) {
+    match capture(program, &args, spec, start) {
         Ok(out) => {
             let table: Vec<&str> = out
                 .lines()
@@ -708,8 +796,8 @@ fn discover_models(program: &Path, spec: &PiRunSpec, provider: Option<&str>) -> 
     }
 }
 
-fn discover_help(program: &Path, spec: &PiRunSpec, rejected: &[String]) -> String {
-    match capture(program, &["--help"], spec) {
+fn discover_help(program: &Path, spec: &PiRunSpec, start: Instant, rejected: &[String]) -> String {
+    match capture(program, &["--help"], spec, start) {
         Ok(out) => {
             let listed = crate::pi::help::HelpOptions::parse(&out);
             let verdicts: Vec<String> = rejected

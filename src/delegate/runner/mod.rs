@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use super::process::TempFile;
 pub(crate) use super::process::pending_signal;
-use super::supervise::{self, Limits, Spawn, StopReason, TurnLimit};
+use super::supervise::{self, Limits, Spawn, StopReason, Supervised, TurnLimit};
 use super::transport::{json::Json, rpc::Rpc};
 use super::types::{ErrorCode, Progress, RunError, RunStatus, Usage};
 use crate::env::Env;
@@ -73,6 +73,9 @@ pub struct PiRunOutcome {
     pub steered: bool,
     /// Why the supervisor stopped pi's group, when it did.
     pub stopped: Option<StopReason>,
+    /// The budget's limits pi's reported usage could not be counted against
+    /// (`maxTokens`, `maxCostUsd`).
+    pub unenforced: Vec<String>,
 }
 
 impl PiRunOutcome {
@@ -104,12 +107,15 @@ impl PiRunOutcome {
             launch: None,
             steered: false,
             stopped: None,
+            unenforced: Vec::new(),
         }
     }
 }
 
 /// Everything before the launch that both transports need: the program, a usable
-/// cwd, the system-prompt temp file (removed when dropped), the session's directory.
+/// cwd, the system-prompt temp file (removed when dropped), the session's directory,
+/// and the flags `pi --help` says this pi has — asked within the run's time budget,
+/// which the run itself then gets what is left of.
 fn prepare(spec: &PiRunSpec, env: &Env, start: Instant) -> Result<Prepared, Box<PiRunOutcome>> {
     let fail = |e: RunError| Box::new(PiRunOutcome::failed(e, start));
     let program = locate_pi(env).map_err(fail)?;
@@ -139,7 +145,10 @@ fn prepare(spec: &PiRunSpec, env: &Env, start: Instant) -> Result<Prepared, Box<
         let _ = std::fs::create_dir_all(parent);
     }
     let mut warnings = Vec::new();
-    let probed = probe_flags(spec, &program, env, &mut warnings);
+    let probed = probe_flags(spec, &program, env, remaining(spec, start), &mut warnings);
+    if let Some(o) = out_of_time(spec, start) {
+        return Err(o);
+    }
     Ok(Prepared {
         program,
         sys_file,
@@ -155,6 +164,106 @@ struct Prepared {
     /// that changed it.
     probed: Option<PiRunSpec>,
     warnings: Vec<String>,
+}
+
+/// What is left of the run's time budget (`timeout`, the wall-clock budget), counted
+/// from `start`; `None`: no limit.
+fn remaining(spec: &PiRunSpec, start: Instant) -> Option<Duration> {
+    [spec.timeout, spec.budget.wall()]
+        .into_iter()
+        .flatten()
+        .min()
+        .map(|t| t.saturating_sub(start.elapsed()))
+}
+
+/// The outcome of a run whose time budget was used up (or that was aborted) before
+/// pi could be started (by the `pi --help` probe): pi is not started.
+fn out_of_time(spec: &PiRunSpec, start: Instant) -> Option<Box<PiRunOutcome>> {
+    let why = "before pi was started (`pi --help`, asked to learn whether this pi has --no-mcp, took the time); pi was not started";
+    let used = |t: Duration| start.elapsed() >= t;
+    let (status, stop, error) = if spec.remote.as_ref().is_some_and(|r| r.aborted()) {
+        (
+            RunStatus::Aborted,
+            StopReason::Aborted,
+            RunError::new(
+                ErrorCode::Aborted,
+                "the task was aborted on request before pi was started; pi was never started",
+            ),
+        )
+    } else if let Some(w) = spec.budget.wall().filter(|w| used(*w)) {
+        let hit = super::budget::BudgetHit::Wall { max: w.as_secs() };
+        (
+            RunStatus::Failed,
+            StopReason::Budget(hit),
+            RunError::new(ErrorCode::BudgetExceeded, format!("{hit} {why}")),
+        )
+    } else if let Some(t) = spec.timeout.filter(|t| used(*t)) {
+        (
+            RunStatus::TimedOut,
+            StopReason::Timeout(t),
+            RunError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "the time limit of {} was used up {why}",
+                    super::process::human_duration(t)
+                ),
+            ),
+        )
+    } else {
+        return None;
+    };
+    let mut o = PiRunOutcome::failed(error, start);
+    o.status = status;
+    o.stopped = Some(stop);
+    if matches!(stop, StopReason::Budget(_)) {
+        o.usage = Some(Usage::default());
+    }
+    o.provider = spec.provider.clone();
+    o.model = spec.model.clone();
+    Some(Box::new(o))
+}
+
+/// The options pi rejected before starting that only the `pi --help` probe had put
+/// on the command line (`base` is the spec before the probe, `run` after): what was
+/// learnt about this pi is out of date (it was replaced behind a wrapper script).
+fn rejected_probed(attempt: &Supervised, base: &PiRunSpec, run: &PiRunSpec) -> Vec<String> {
+    match classify::classify_startup(&attempt.stderr) {
+        Some(StartupFailure::UnknownOption(opts)) if confirmed_before_start(attempt) => opts
+            .into_iter()
+            .filter(|o| run.extra_args.contains(o) && !base.extra_args.contains(o))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// pi exited non-zero before printing any event, on its own.
+fn confirmed_before_start(attempt: &Supervised) -> bool {
+    !attempt.state.started
+        && attempt.state.events == 0
+        && attempt.stopped.is_none()
+        && attempt.spawn_error.is_none()
+        && attempt.status.is_some_and(|s| !s.success())
+}
+
+/// Forget what was learnt about `program`, ask `pi --help` again, and say so.
+fn reprobe(
+    base: &PiRunSpec,
+    program: &std::path::Path,
+    env: &Env,
+    start: Instant,
+    rejected: &[String],
+    warnings: &mut Vec<String>,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> PiRunSpec {
+    crate::pi::help::forget(program, env.cache_dir().as_ref());
+    let w = format!(
+        "pi rejected {} before starting, although what pwk had learnt from its `pi --help` listed it (pi was replaced); asked `pi --help` again and retried once",
+        rejected.join(", ")
+    );
+    progress(&Progress::Warning(w.clone()));
+    warnings.push(w);
+    probe_flags(base, program, env, remaining(base, start), warnings)
+        .unwrap_or_else(|| base.clone())
 }
 
 fn limits(spec: &PiRunSpec, turns: Option<TurnLimit>) -> Limits {
@@ -176,22 +285,22 @@ fn spawn_of<'a>(spec: &'a PiRunSpec, launch: &'a PiLaunch) -> Spawn<'a> {
     }
 }
 
-/// Run pi once in JSON mode (plus at most one confirmed-rejection retry). Never
-/// panics on pi's behaviour; every failure is classified into the outcome.
+/// Run pi once in JSON mode (plus at most one confirmed-rejection retry, and one
+/// after a flag the `pi --help` probe added was rejected). Never panics on pi's
+/// behaviour; every failure is classified into the outcome.
 pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)) -> PiRunOutcome {
     let start = Instant::now();
     let Prepared {
         program,
         sys_file,
         probed,
-        warnings: mut probe_warnings,
+        mut warnings,
     } = match prepare(spec, env, start) {
         Ok(p) => p,
         Err(o) => return *o,
     };
-    let spec = probed.as_ref().unwrap_or(spec);
-    // The run's clock starts now: the `pi --help` probe has its own limit.
-    let start = Instant::now();
+    let base = spec;
+    let mut spec = probed.unwrap_or_else(|| base.clone());
     let turns = spec.max_turns.map(|max| TurnLimit {
         budget: max,
         stop_after: max,
@@ -199,9 +308,14 @@ pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)
     let mut transport = PromptTransport::Stdin;
     let mut mode = OutputMode::Json;
     let mut fallback_used = None;
-    let mut warnings = std::mem::take(&mut probe_warnings);
+    let mut reprobed = false;
     let (attempt, launch) = loop {
-        let args = build_args(spec, sys_file.as_ref().map(TempFile::path), mode, transport);
+        let args = build_args(
+            &spec,
+            sys_file.as_ref().map(TempFile::path),
+            mode,
+            transport,
+        );
         let launch = PiLaunch {
             program: program.clone(),
             args,
@@ -212,18 +326,27 @@ pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)
             text_mode: mode == OutputMode::Text,
         };
         let attempt = supervise::supervise(
-            spawn_of(spec, &launch),
+            spawn_of(&spec, &launch),
             &mut json,
-            limits(spec, turns),
+            limits(&spec, turns),
             start,
             progress,
         );
-        let confirmed_before_start = !attempt.state.started
-            && attempt.state.events == 0
-            && attempt.stopped.is_none()
-            && attempt.spawn_error.is_none()
-            && attempt.status.is_some_and(|s| !s.success());
-        if confirmed_before_start && fallback_used.is_none() {
+        let rejected = rejected_probed(&attempt, base, &spec);
+        if !rejected.is_empty() && !reprobed {
+            reprobed = true;
+            spec = reprobe(
+                base,
+                &program,
+                env,
+                start,
+                &rejected,
+                &mut warnings,
+                progress,
+            );
+            continue;
+        }
+        if confirmed_before_start(&attempt) && fallback_used.is_none() {
             match classify::classify_startup(&attempt.stderr) {
                 Some(StartupFailure::StdinRejected(line))
                     if transport == PromptTransport::Stdin
@@ -253,20 +376,21 @@ pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)
         }
         break (attempt, launch);
     };
-    let mut outcome = finish(spec, &program, attempt, start, mode, None);
+    let mut outcome = finish(&spec, &program, attempt, start, mode, None);
     outcome.prompt_transport = transport;
     outcome.fallback_used = fallback_used;
     warnings.append(&mut outcome.warnings);
     outcome.warnings = warnings;
     outcome.launch = Some(launch);
-    outcome.session_file = session_file_after(spec);
+    outcome.session_file = session_file_after(&spec);
     drop(sys_file);
     outcome
 }
 
 /// Run pi once over RPC (`--mode rpc`): the same launch as [`run_pi`], the prompt as
 /// an RPC command, and the turn budget (`max_turns`, default 1) steering the model
-/// to report before the supervisor stops it. No fallbacks: RPC is never retried.
+/// to report before the supervisor stops it. No fallbacks: RPC is run again only when
+/// pi rejected, before starting, a flag the `pi --help` probe added.
 pub fn run_pi_rpc(
     spec: &PiRunSpec,
     env: &Env,
@@ -282,37 +406,55 @@ pub fn run_pi_rpc(
         Ok(p) => p,
         Err(o) => return *o,
     };
-    let spec = probed.as_ref().unwrap_or(spec);
-    let start = Instant::now();
-    let launch = PiLaunch {
-        program: program.clone(),
-        args: build_args(
-            spec,
-            sys_file.as_ref().map(TempFile::path),
-            OutputMode::Rpc,
-            PromptTransport::Stdin,
-        ),
-        prompt_transport: PromptTransport::Stdin,
+    let base = spec;
+    let mut spec = probed.unwrap_or_else(|| base.clone());
+    let mut reprobed = false;
+    let (attempt, rpc, launch) = loop {
+        let launch = PiLaunch {
+            program: program.clone(),
+            args: build_args(
+                &spec,
+                sys_file.as_ref().map(TempFile::path),
+                OutputMode::Rpc,
+                PromptTransport::Stdin,
+            ),
+            prompt_transport: PromptTransport::Stdin,
+        };
+        let mut rpc = match (spec.max_turns, spec.rpc_unbudgeted) {
+            (None, true) => Rpc::unbudgeted(spec.prompt.clone()),
+            (max, _) => Rpc::new(spec.prompt.clone(), max.unwrap_or(1)),
+        };
+        let turns = rpc.turn_limit();
+        let attempt = supervise::supervise(
+            spawn_of(&spec, &launch),
+            &mut rpc,
+            limits(&spec, turns),
+            start,
+            progress,
+        );
+        let rejected = rejected_probed(&attempt, base, &spec);
+        if !rejected.is_empty() && !reprobed {
+            reprobed = true;
+            spec = reprobe(
+                base,
+                &program,
+                env,
+                start,
+                &rejected,
+                &mut warnings,
+                progress,
+            );
+            continue;
+        }
+        break (attempt, rpc, launch);
     };
-    let mut rpc = match (spec.max_turns, spec.rpc_unbudgeted) {
-        (None, true) => Rpc::unbudgeted(spec.prompt.clone()),
-        (max, _) => Rpc::new(spec.prompt.clone(), max.unwrap_or(1)),
-    };
-    let turns = rpc.turn_limit();
-    let attempt = supervise::supervise(
-        spawn_of(spec, &launch),
-        &mut rpc,
-        limits(spec, turns),
-        start,
-        progress,
-    );
-    let mut outcome = finish(spec, &program, attempt, start, OutputMode::Rpc, Some(&rpc));
+    let mut outcome = finish(&spec, &program, attempt, start, OutputMode::Rpc, Some(&rpc));
     warnings.append(&mut outcome.warnings);
     outcome.warnings = warnings;
     outcome.steered = rpc.steered;
     outcome.turn_budget_reached |= rpc.steered;
     outcome.launch = Some(launch);
-    outcome.session_file = session_file_after(spec);
+    outcome.session_file = session_file_after(&spec);
     drop(sys_file);
     outcome
 }

@@ -177,10 +177,15 @@ pub const SYSTEM_PROMPT_PLACEHOLDER: &str = "<system-prompt temp file>";
 
 /// Plan the launch: locate the program and build the argument array. Pure apart from
 /// locating the program (`$PWK_PI_BIN` when set, with no fallback; else `pi` on PATH)
-/// and, for a `no_mcp` spec, asking it `pi --help` (once per process).
+/// and, for a `no_mcp` spec, asking it `pi --help` (once per binary, within the spec's
+/// time limits).
 pub fn plan_launch(spec: &PiRunSpec, env: &Env) -> Result<PiLaunch, RunError> {
     let program = locate_pi(env)?;
-    let probed = probe_flags(spec, &program, env, &mut Vec::new());
+    let budget = [spec.timeout, spec.budget.wall()]
+        .into_iter()
+        .flatten()
+        .min();
+    let probed = probe_flags(spec, &program, env, budget, &mut Vec::new());
     let spec = probed.as_ref().unwrap_or(spec);
     let sys = spec
         .system_prompt
@@ -275,12 +280,14 @@ fn mcp_may_be_configured(spec: &PiRunSpec, env: &Env) -> bool {
 }
 
 /// The spec with the flags only some pi generations have, when this one lists them
-/// in `pi --help` (probed once per process, never a version check); `None` when
-/// nothing changes.
+/// in `pi --help` (learnt once per pi binary, [`crate::pi::help`]; never a version
+/// check); `None` when nothing changes. `budget`: what is left of the caller's time
+/// (the probe never runs past it).
 pub(super) fn probe_flags(
     spec: &PiRunSpec,
     program: &Path,
     env: &Env,
+    budget: Option<Duration>,
     warnings: &mut Vec<String>,
 ) -> Option<PiRunSpec> {
     if !spec.no_mcp
@@ -290,7 +297,17 @@ pub(super) fn probe_flags(
         return None;
     }
     let aborted = || spec.remote.as_ref().is_some_and(|r| r.aborted());
-    match crate::pi::help::options(program, &spec.cwd, &spec.env, &aborted) {
+    let cache = env.cache_dir();
+    let ask = crate::pi::help::Ask {
+        cwd: &spec.cwd,
+        env: &spec.env,
+        cache: cache.as_ref(),
+        limit: budget.map_or(crate::pi::help::HELP_LIMIT, |b| {
+            b.min(crate::pi::help::HELP_LIMIT)
+        }),
+        stop: &aborted,
+    };
+    match crate::pi::help::options(program, &ask) {
         Ok(h) if h.lists("--no-mcp") => {
             let mut s = spec.clone();
             s.extra_args.push("--no-mcp".into());

@@ -3,7 +3,7 @@
 // Each validator is `Validator::compile` of `host::schema::host_schema` for its profile.
 use super::*;
 
-pub(crate) const INPUTS: u64 = 0x2e28252f9e788620;
+pub(crate) const INPUTS: u64 = 0x353f236d74223e5a;
 
 pub(crate) static VALIDATORS: &[(&str, Validator)] = &[
     ("role", Validator { root: Schema::Keywords(Own::Static(&K15)) }),

@@ -15,6 +15,7 @@ Modes:
   eacces             EACCES at startup, before any event
   tool-child         starts a tool child that ignores SIGTERM and holds stdout, then stalls
   turns              runs turn after turn (for the turn budget)
+  usage              assistant messages with the raw usage values of FAKE_PI_USAGE_RAW
   huge-end           the final message_end is a 9 MiB line (over pwk's 8 MiB limit)
   daemon             a complete run, then a forked `setsid` daemon keeps stdout open
                      (its pid goes to FAKE_PI_DAEMON_PID) while pi itself exits;
@@ -25,7 +26,9 @@ With `--mode rpc` the modes ok and daemon speak pi's RPC protocol: the `prompt`
 command is read from stdin, answered, and pi exits at stdin EOF.
 FAKE_PI_TEXT replaces the answer text (default: a task report block).
 `--help` prints a usage text (not logged as a start) that lists `--no-mcp` when
-FAKE_PI_HELP_NO_MCP=1, as pi 1.6 does; pi 0.73.1 does not list it.
+FAKE_PI_HELP_NO_MCP=1, as pi 1.6 does; pi 0.73.1 does not list it. `--list-models`
+prints pi's table with `fake/fake-model` (FAKE_PI_LIST_N more rows around it). Both
+probes can leave a setsid daemon or hang (see `probe`).
 """
 import json, os, signal, sys, time
 
@@ -93,11 +96,53 @@ def log_start(stdin_text):
                                 "pgid": os.getpgid(0)}) + "\n")
 
 
+def probe(kind):
+    """`--help` / `--list-models` faults: FAKE_PI_PROBE_DAEMON=kind double-forks a
+    setsid daemon (its pid appended to FAKE_PI_PROBE_PIDS; stdio kept unless
+    FAKE_PI_DAEMON_DETACH=1) before answering; FAKE_PI_PROBE_HANG=kind never answers
+    (its pid appended to FAKE_PI_PROBE_PIDS)."""
+    pids = os.environ.get("FAKE_PI_PROBE_PIDS")
+    if os.environ.get("FAKE_PI_PROBE_HANG") == kind:
+        if pids:
+            with open(pids, "a") as f:
+                f.write("%d\n" % os.getpid())
+        time.sleep(600)
+        sys.exit(0)
+    if os.environ.get("FAKE_PI_PROBE_DAEMON") == kind:
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()
+            if os.fork() != 0:
+                os._exit(0)
+            if os.environ.get("FAKE_PI_DAEMON_DETACH") == "1":
+                null = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
+            if pids:
+                fd = os.open(pids, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                os.write(fd, b"%d\n" % os.getpid())
+                os.close(fd)
+            time.sleep(120)
+            os._exit(0)
+        os.waitpid(pid, 0)
+
+
 if "--help" in args:
+    probe("help")
     sys.stdout.write("Usage: pi [options] [messages...]\n  --mode <mode>  Output mode\n"
                      "  --tools <tools>  Allow-list\n  --no-session  Ephemeral\n")
     if os.environ.get("FAKE_PI_HELP_NO_MCP") == "1":
         sys.stdout.write("  --no-mcp  Disable built-in MCP support\n")
+    sys.exit(0)
+
+if "--list-models" in args:
+    # pi's table; FAKE_PI_LIST_N padding models around `fake/fake-model` (which sits
+    # in the middle), for listings of any size.
+    probe("list")
+    n = int(os.environ.get("FAKE_PI_LIST_N", "0"))
+    rows = ["openrouter  vendor-%05d/model-with-a-long-name  200K  32K  yes  yes" % i for i in range(n)]
+    rows.insert(n // 2, "fake        fake-model  128K  16K  no  no")
+    sys.stdout.write("provider    model  context  max-out  thinking  images\n" + "\n".join(rows) + "\n")
     sys.exit(0)
 
 if "--mode" in args and args[args.index("--mode") + 1] == "rpc":
@@ -224,6 +269,29 @@ elif mode == "daemon":
     assistant_end(report("complete before the daemon"))
     finish()
     spawn_daemon()
+elif mode == "usage":
+    # Assistant messages whose `usage` is FAKE_PI_USAGE_RAW's `|`-separated raw JSON
+    # texts in turn (`OMIT`: no usage key), then FAKE_PI_USAGE_REST's (else the list
+    # again), FAKE_PI_TURNS of them (default: one per text); the last one is the
+    # final answer.
+    raws = os.environ.get("FAKE_PI_USAGE_RAW", "OMIT").split("|")
+    n = int(os.environ.get("FAKE_PI_TURNS", str(len(raws))))
+    start()
+    for i in range(n):
+        rest = os.environ.get("FAKE_PI_USAGE_REST")
+        raw = raws[i] if i < len(raws) else (rest if rest else raws[i % len(raws)])
+        last = i == n - 1
+        text = report("usage " + str(i)) if last else "step %d" % i
+        head = json.dumps({"role": "assistant", "content": [{"type": "text", "text": text}],
+                           "provider": "fake", "model": "fake-model",
+                           "stopReason": "stop" if last else "toolUse"})[:-1]
+        usage = "" if raw == "OMIT" else ',"usage":' + raw
+        out.write(('{"type":"message_end","message":' + head + usage + "}}\n").encode())
+        out.flush()
+        if not last:
+            ev({"type": "turn_start"})
+            time.sleep(0.01)
+    finish()
 elif mode == "turns":
     start()
     for n in range(1000):

@@ -67,6 +67,7 @@ impl TestEnv {
                 || k.starts_with("PI_")
                 || k == "NO_COLOR"
                 || k == "GITHUB_ACTIONS"
+                || k == "XDG_CACHE_HOME"
             {
                 cmd.env_remove(&k);
             }
