@@ -26,6 +26,8 @@
 //!    - nicobailon's `subagents` object in pi's settings (written by its agent
 //!      overrides: `pi-subagents@0.67.0 src/agents/agents.ts:1567-1584`, read at
 //!      `:1123-1130`);
+//!    - subagents-lite's one settings file, `<agent dir>/subagents-lite.json`
+//!      (IIwate/pi-subagents-lite@22d9f3c src/platform/fs/config-paths.ts:13-15);
 //!    - pi's example subagent extension, installed by copying its `index.ts` and
 //!      `agents.ts` into `extensions/subagent/` of the agent dir or the project's
 //!      `.pi/` (`@earendil-works/pi-coding-agent@1.6.0
@@ -106,9 +108,9 @@ pub struct Detection {
     pub found: Vec<Found>,
     /// The settings files read when none named a host (for the reason).
     pub looked: Vec<PathBuf>,
-    /// Settings files that could not be read, each with why (a host they name is not
-    /// known).
-    pub unreadable: Vec<String>,
+    /// Settings or marker files that could not be used, each with why, in words that
+    /// follow "it" (a host they name is not known).
+    pub unreadable: Vec<(PathBuf, String)>,
 }
 
 /// The hint every reason ends with.
@@ -125,9 +127,14 @@ impl Detection {
     pub fn describe(&self, show: &dyn Fn(&Path) -> String) -> String {
         let mut out = self.describe_found(show);
         if !self.unreadable.is_empty() {
+            let each: Vec<String> = self
+                .unreadable
+                .iter()
+                .map(|(p, why)| format!("`{}` ({why})", show(p)))
+                .collect();
             out.push_str(&format!(
                 "; pwk could not read {}, so a host listed there is not known",
-                self.unreadable.join(", nor ")
+                each.join(", nor ")
             ));
         }
         out
@@ -225,7 +232,7 @@ fn evidence_sentence(f: &Found, show: &dyn Fn(&Path) -> String) -> String {
                 .unwrap_or_default(),
             crate::text::escape_line(source)
         ),
-        Evidence::HostSettings => format!("`{at}` is {}'s own project settings", f.host),
+        Evidence::HostSettings => format!("`{at}` holds {}'s own settings", f.host),
         Evidence::Extension => {
             format!("pi's example subagent extension is installed in `{at}/`")
         }
@@ -314,7 +321,7 @@ pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
 fn detect_in(
     project_root: &Path,
     agent_dir: Option<&Path>,
-    unreadable: &mut Vec<String>,
+    unreadable: &mut Vec<(PathBuf, String)>,
 ) -> Detection {
     let mut found: Vec<Found> = Vec::new();
     let project = project_root.join(".pi");
@@ -328,7 +335,7 @@ fn detect_in(
         // A settings file pwk cannot read: a host it names is unknown, and said so
         // (never a silent portable profile).
         let facts = crate::pi::settings::read_host_facts(&settings).unwrap_or_else(|why| {
-            unreadable.push(format!("`{}` ({why})", settings.display()));
+            unreadable.push((settings.clone(), why));
             Default::default()
         });
         {
@@ -359,7 +366,7 @@ fn detect_in(
         }
         // tintinweb's own settings file.
         let tintinweb = base.join("subagents.json");
-        if is_plain_file(&tintinweb) {
+        if marker(&tintinweb, unreadable) {
             found.push(Found {
                 host: HostId::Tintinweb,
                 version: None,
@@ -367,9 +374,23 @@ fn detect_in(
                 evidence: Evidence::HostSettings,
             });
         }
+        // subagents-lite's one settings file, in the agent dir only
+        // (IIwate/pi-subagents-lite@22d9f3c src/platform/fs/config-paths.ts:13-15,
+        // `configFilePath`: `<agent dir>/subagents-lite.json`; the same at 2aeae37).
+        let lite = base.join("subagents-lite.json");
+        if Some(base.as_path()) == agent_dir && marker(&lite, unreadable) {
+            found.push(Found {
+                host: HostId::SubagentsLite,
+                version: None,
+                settings: lite,
+                evidence: Evidence::HostSettings,
+            });
+        }
         // pi's example extension, copied in.
         let example = base.join("extensions").join("subagent");
-        if is_plain_file(&example.join("agents.ts")) && is_plain_file(&example.join("index.ts")) {
+        if marker(&example.join("agents.ts"), unreadable)
+            & marker(&example.join("index.ts"), unreadable)
+        {
             found.push(Found {
                 host: HostId::PiExample,
                 version: None,
@@ -381,10 +402,30 @@ fn detect_in(
     Detection::decide(Basis::Settings, project_root.to_path_buf(), found, looked)
 }
 
-/// A regular file (not a directory, FIFO or device), without following a final
-/// symbolic link: a marker file, not read.
-fn is_plain_file(p: &Path) -> bool {
-    std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file())
+/// Whether the host's marker file `p` is there: a regular file, or a symbolic link
+/// to one (the host follows it; a dotfiles manager links these). Only its metadata
+/// is asked, so a FIFO or a device in its place cannot stall pwk. Anything else at
+/// that path is not the host's file, and the run says so (`unreadable`).
+fn marker(p: &Path, unreadable: &mut Vec<(PathBuf, String)>) -> bool {
+    match std::fs::metadata(p) {
+        Ok(m) if m.is_file() => true,
+        Ok(m) => {
+            let kind = crate::fs::read::file_type_name(rustix::fs::FileType::from_raw_mode(
+                std::os::unix::fs::MetadataExt::mode(&m),
+            ));
+            unreadable.push((
+                p.to_path_buf(),
+                format!("it is not a regular file ({kind})"),
+            ));
+            false
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        // A link to nothing, a directory pwk may not search: not there, said so.
+        Err(e) => {
+            unreadable.push((p.to_path_buf(), format!("it cannot be read: {e}")));
+            false
+        }
+    }
 }
 
 /// The detection for files in `dir` from their directory alone: a host's own agents
@@ -438,7 +479,9 @@ fn dir_named(dir: &Path, rel: &str) -> Option<PathBuf> {
 pub fn claude_plugin_of(dir: &Path, bound: &Path) -> Option<PathBuf> {
     for plugin in dir.ancestors() {
         let manifest = plugin.join(".claude-plugin").join("plugin.json");
-        if is_plain_file(&manifest) {
+        // A regular file, or a link to one (Claude Code follows it); its `agents`
+        // paths are read by the bounded reader, which does not follow links.
+        if std::fs::metadata(&manifest).is_ok_and(|m| m.is_file()) {
             if dir.starts_with(plugin.join("agents")) {
                 return Some(manifest);
             }
@@ -884,7 +927,7 @@ mod tests {
             (HostId::Tintinweb, Basis::Settings)
         );
         assert!(
-            tw.reason.contains("tintinweb's own project settings"),
+            tw.reason.contains("tintinweb's own settings"),
             "{}",
             tw.reason
         );

@@ -140,8 +140,12 @@ impl LintReport {
         self.files.sort_by(|a, b| a.path.cmp(&b.path));
         self.failures.extend(other.failures);
         self.skipped.extend(other.skipped);
-        if self.host != other.host {
-            self.host = format!("{}, {}", self.host, other.host);
+        // Each profile named once (two groups may share one: a host's own directory
+        // and its plugin's).
+        for label in other.host.split(", ") {
+            if !self.host.split(", ").any(|h| h == label) {
+                self.host = format!("{}, {label}", self.host);
+            }
         }
         for (k, n) in other.host_specific {
             *self.host_specific.entry(k).or_default() += n;

@@ -1,8 +1,10 @@
 //! `--host auto`: what decides which host a role file is linted for, and the run's
 //! account of it.
 //!
-//! - A tree holding a tintinweb, a nicobailon, a herdr and a pi-example project (each
-//!   with its settings as that host writes them), linted in one run without
+//! - A tree holding a project for each pi host (tintinweb, nicobailon, herdr,
+//!   pi-example, subagents-lite: each with its settings as that host writes them) and
+//!   one for each host beyond pi (Claude Code, its plugin, OpenCode, Gemini CLI,
+//!   Copilot), linted in one run without
 //!   `--host`: each project is linted for its own host, and the run says why, once
 //!   per decision (stderr for people; `host.decisions` in JSON, SARIF's property
 //!   bag).
@@ -70,13 +72,54 @@ fn write_tree(env: &TestEnv) {
         "example/.pi/agents/helper.md",
         "---\nname: helper\ndescription: Helps.\ntools: read\nmax_turns: 3\n---\nHelp.\n",
     );
+    // subagents-lite: `pi install -l npm:@iiwate/pi-subagents-lite`.
+    env.write(
+        "lite/.pi/settings.json",
+        "{\n  \"packages\": [\n    \"npm:@iiwate/pi-subagents-lite\"\n  ]\n}",
+    );
+    env.write("lite/.pi/agents/scout.md", PLAIN);
+    // The hosts beyond pi: each reads only its own directory (a Claude Code plugin:
+    // the `agents/` beside its manifest).
+    let agent =
+        "---\nname: scout\ndescription: Finds the files a change touches.\n---\nList the files.\n";
+    env.write("claude/.claude/agents/scout.md", agent);
+    env.write(
+        "plugin/.claude-plugin/plugin.json",
+        "{\n  \"name\": \"scouting\"\n}\n",
+    );
+    env.write("plugin/agents/scout.md", agent);
+    env.write(
+        "oc/.opencode/agents/scout.md",
+        "---\ndescription: Finds the files a change touches.\n---\nList the files.\n",
+    );
+    env.write("gem/.gemini/agents/scout.md", agent);
+    env.write(
+        "gh/.github/agents/scout.agent.md",
+        "---\ndescription: Finds the files a change touches.\n---\nList the files.\n",
+    );
 }
 
-const TREE_DIRS: [&str; 4] = [
+/// The pi projects of the tree (their settings decide).
+const PI_DIRS: [&str; 5] = [
     "tintin/.pi/agents",
     "nico/.agents/agents",
     "herdr/.pi/agents",
     "example/.pi/agents",
+    "lite/.pi/agents",
+];
+
+/// Every project of the tree: the pi ones, then one a host beyond pi.
+const TREE_DIRS: [&str; 10] = [
+    PI_DIRS[0],
+    PI_DIRS[1],
+    PI_DIRS[2],
+    PI_DIRS[3],
+    PI_DIRS[4],
+    "claude/.claude/agents",
+    "plugin/agents",
+    "oc/.opencode/agents",
+    "gem/.gemini/agents",
+    "gh/.github/agents",
 ];
 
 fn json(out: &crate::support::Output) -> Value {
@@ -84,8 +127,8 @@ fn json(out: &crate::support::Output) -> Value {
         .unwrap_or_else(|e| panic!("{e}: {}\n{}", out.stdout, out.stderr))
 }
 
-/// One run, no `--host`: each project of the tree is linted for its own host, and
-/// the run says why, one line per decision.
+/// One run, no `--host`: each project of the tree (every pi host, every host beyond
+/// pi) is linted for its own host, and the run says why, one line per decision.
 #[test]
 fn each_project_in_a_tree_is_linted_for_its_own_host() {
     let env = TestEnv::new();
@@ -99,7 +142,14 @@ fn each_project_in_a_tree_is_linted_for_its_own_host() {
         .iter()
         .map(|d| {
             (
-                d["scope"].as_str().unwrap().to_string(),
+                // The project: the scope's first component.
+                d["scope"]
+                    .as_str()
+                    .unwrap()
+                    .split('/')
+                    .next()
+                    .unwrap()
+                    .to_string(),
                 d["profile"]
                     .as_str()
                     .unwrap()
@@ -112,9 +162,15 @@ fn each_project_in_a_tree_is_linted_for_its_own_host() {
         })
         .collect();
     let want = [
+        ("claude", "claude-code", "directory"),
         ("example", "pi-example", "settings"),
+        ("gem", "gemini", "directory"),
+        ("gh", "copilot", "directory"),
         ("herdr", "herdr", "settings"),
+        ("lite", "subagents-lite", "settings"),
         ("nico", "nicobailon", "settings"),
+        ("oc", "opencode", "directory"),
+        ("plugin", "claude-code", "settings"),
         ("tintin", "tintinweb", "settings"),
     ]
     .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()));
@@ -148,10 +204,15 @@ fn each_project_in_a_tree_is_linted_for_its_own_host() {
     );
     // For people: the findings on stdout, the account on stderr, once per decision.
     let human = run(env.pwk().arg("lint").args(TREE_DIRS));
-    assert_eq!(human.stderr.lines().count(), 4, "{}", human.stderr);
+    assert_eq!(
+        human.stderr.lines().count(),
+        TREE_DIRS.len(),
+        "{}",
+        human.stderr
+    );
     env.insta_settings().bind(|| {
         insta::assert_snapshot!(
-            "tree_of_four_hosts",
+            "tree_of_every_host",
             format!(
                 "$ pwk lint {}\nexit: {}\n--- stderr\n{}--- stdout\n{}",
                 TREE_DIRS.join(" "),
@@ -170,7 +231,7 @@ fn each_project_in_a_tree_is_linted_for_its_own_host() {
         sarif["runs"][0]["properties"]["hostDecisions"]
             .as_array()
             .map(Vec::len),
-        Some(4),
+        Some(TREE_DIRS.len()),
         "{sarif}"
     );
     // `--quiet` says nothing but errors.
@@ -183,13 +244,14 @@ fn each_project_in_a_tree_is_linted_for_its_own_host() {
         "nico/.pi/settings.json",
         "herdr/.pi/settings.json",
         "example/.pi/extensions/subagent/index.ts",
+        "lite/.pi/settings.json",
     ] {
         std::fs::remove_file(env.path(f)).unwrap();
     }
     let bare = json(&run(env
         .pwk()
         .args(["lint", "--format", "json"])
-        .args(TREE_DIRS)));
+        .args(PI_DIRS)));
     assert_eq!(bare["host"]["profile"], "pwk", "{bare}");
     let contract: Vec<&Value> = bare["diagnostics"]
         .as_array()
@@ -502,6 +564,279 @@ fn every_detection_source_fires_and_stays_quiet() {
     }
     assert!(wrong.is_empty(), "{}\n\n{table}", wrong.join("\n"));
     insta::assert_snapshot!("detection_sources", table);
+}
+
+/// One host's marker: the file whose presence (or, when pwk reads it, whose content)
+/// names the host, staged alone in a project beside one role.
+struct Marker {
+    host: &'static str,
+    /// The role file linted.
+    role: &'static str,
+    /// The marker, and what it holds when present.
+    path: &'static str,
+    content: &'static str,
+    /// Files staged beside it in every variant (the example extension's other half).
+    beside: &'static [(&'static str, &'static str)],
+    /// pwk parses the marker (JSON), so its content counts; else only its presence.
+    read: bool,
+    /// A marker pwk cannot use is named in the run's account.
+    said: bool,
+}
+
+fn markers() -> Vec<Marker> {
+    let role = ".pi/agents/r.md";
+    let shared = ".agents/agents/r.md";
+    let m = |host, role, path, content, read, said| Marker {
+        host,
+        role,
+        path,
+        content,
+        beside: &[],
+        read,
+        said,
+    };
+    vec![
+        m("tintinweb", role, ".pi/subagents.json", "{}", false, true),
+        m(
+            "tintinweb",
+            shared,
+            "home/.pi/agent/subagents.json",
+            "{\n  \"maxConcurrent\": 4\n}",
+            false,
+            true,
+        ),
+        m(
+            "nicobailon",
+            shared,
+            PI_SETTINGS,
+            r#"{"packages": ["npm:pi-subagents"]}"#,
+            true,
+            true,
+        ),
+        m(
+            "nicobailon",
+            shared,
+            PI_SETTINGS,
+            r#"{"subagents": {"agentOverrides": {}}}"#,
+            true,
+            true,
+        ),
+        m(
+            "herdr",
+            role,
+            PI_SETTINGS,
+            r#"{"packages": ["git:github.com/giuseppecrj/pi-herdr-agents@v1.3.0"]}"#,
+            true,
+            true,
+        ),
+        Marker {
+            beside: &[(".pi/extensions/subagent/agents.ts", "// agents\n")],
+            ..m(
+                "pi-example",
+                role,
+                ".pi/extensions/subagent/index.ts",
+                "// index\n",
+                false,
+                true,
+            )
+        },
+        Marker {
+            beside: &[(".pi/extensions/subagent/index.ts", "// index\n")],
+            ..m(
+                "pi-example",
+                role,
+                ".pi/extensions/subagent/agents.ts",
+                "// agents\n",
+                false,
+                true,
+            )
+        },
+        m(
+            "subagents-lite",
+            role,
+            PI_SETTINGS,
+            r#"{"packages": ["npm:@iiwate/pi-subagents-lite@3.0.0"]}"#,
+            true,
+            true,
+        ),
+        m(
+            "subagents-lite",
+            role,
+            "home/.pi/agent/settings.json",
+            r#"{"packages": ["npm:@iiwate/pi-subagents-lite"]}"#,
+            true,
+            true,
+        ),
+        m(
+            "subagents-lite",
+            role,
+            "home/.pi/agent/subagents-lite.json",
+            "{}",
+            false,
+            true,
+        ),
+        // A plugin's manifest is asked for before the project's settings; one pwk
+        // cannot use is not a plugin (not said: nothing else was asked of it).
+        m(
+            "claude-code",
+            "plugin/agents/r.md",
+            "plugin/.claude-plugin/plugin.json",
+            r#"{"name": "p"}"#,
+            false,
+            false,
+        ),
+        m(
+            "claude-code",
+            "plugin/roles/r.md",
+            "plugin/.claude-plugin/plugin.json",
+            r#"{"name": "p", "agents": ["./roles/"]}"#,
+            true,
+            false,
+        ),
+    ]
+}
+
+/// What stands at a marker's path.
+#[derive(Debug, Clone, Copy)]
+enum Variant {
+    Present,
+    Absent,
+    /// A directory by that name.
+    Directory,
+    /// A FIFO by that name: never opened (no run may stall on it).
+    Fifo,
+    /// A symbolic link to the marker's content.
+    Symlink,
+    /// A regular file that is not JSON.
+    NotJson,
+}
+
+const VARIANTS: [Variant; 6] = [
+    Variant::Present,
+    Variant::Absent,
+    Variant::Directory,
+    Variant::Fifo,
+    Variant::Symlink,
+    Variant::NotJson,
+];
+
+/// Whether the marker's host is detected under `v`, and whether the account names
+/// the marker: a marker only looked at counts as long as it is a file (a link to one
+/// too: the host follows it); one pwk reads must also be one it can read (the bounded
+/// reader does not follow links).
+fn expected(m: &Marker, v: Variant) -> (bool, bool) {
+    match v {
+        Variant::Present => (true, false),
+        Variant::Absent => (false, false),
+        Variant::Directory | Variant::Fifo => (false, m.said),
+        Variant::Symlink | Variant::NotJson if !m.read => (true, false),
+        Variant::Symlink | Variant::NotJson => (false, m.said),
+    }
+}
+
+/// Run `cmd`, failing the test if it runs longer than a minute (a FIFO opened for
+/// reading would block forever).
+fn run_bounded(cmd: &mut std::process::Command) -> crate::support::Output {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn pwk");
+    let start = std::time::Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("pwk did not finish in 60 s: {cmd:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let out = child.wait_with_output().expect("output");
+    crate::support::Output {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Each host's marker, present, absent, or there but unusable (a directory, a FIFO,
+/// a link, not JSON), staged alone: the host is detected exactly when the marker is
+/// one the host itself would read and pwk can, an unusable marker is named in the
+/// run's one-line account, and no variant stalls the run. The table of decisions and
+/// accounts is the snapshot.
+#[test]
+fn every_host_marker_present_absent_or_unusable() {
+    let mut table =
+        String::from("| host | marker | variant | decided | account |\n|---|---|---|---|---|\n");
+    let mut wrong = Vec::new();
+    for m in markers() {
+        for v in VARIANTS {
+            let env = TestEnv::new();
+            std::fs::create_dir_all(env.path(".git")).unwrap();
+            for (p, text) in m.beside {
+                env.write(p, text);
+            }
+            env.write(m.role, PLAIN);
+            let at = env.path(m.path);
+            std::fs::create_dir_all(Path::new(&at).parent().unwrap()).unwrap();
+            match v {
+                Variant::Present => {
+                    env.write(m.path, m.content);
+                }
+                Variant::Absent => {}
+                Variant::Directory => std::fs::create_dir_all(&at).unwrap(),
+                Variant::Fifo => {
+                    let made = std::process::Command::new("mkfifo").arg(&at).status();
+                    assert!(made.is_ok_and(|s| s.success()), "mkfifo {}", m.path);
+                }
+                Variant::Symlink => {
+                    env.write("elsewhere/marker", m.content);
+                    std::os::unix::fs::symlink(env.path("elsewhere/marker"), &at).unwrap();
+                }
+                Variant::NotJson => {
+                    env.write(m.path, "{ not json\n");
+                }
+            }
+            let out = run_bounded(env.pwk().args(["lint", m.role]));
+            let doc = json(&run_bounded(
+                env.pwk().args(["lint", "--format", "json", m.role]),
+            ));
+            let d = &doc["host"]["decisions"][0];
+            let profile = d["profile"].as_str().unwrap_or("none");
+            let host = profile.split('@').next().unwrap();
+            let basis = d["basis"].as_str().unwrap_or("none");
+            let account = out.stderr.trim_end();
+            let (detected, said) = expected(&m, v);
+            if (host == m.host) != detected {
+                wrong.push(format!(
+                    "{} {} {v:?}: decided {profile} ({basis})",
+                    m.host, m.path
+                ));
+            }
+            let named = account.contains(&format!("`{}`", m.path));
+            if said && !named {
+                wrong.push(format!(
+                    "{} {} {v:?}: account does not name it: {account}",
+                    m.host, m.path
+                ));
+            }
+            if account.lines().count() != 1 {
+                wrong.push(format!(
+                    "{} {} {v:?}: not one line: {account}",
+                    m.host, m.path
+                ));
+            }
+            table.push_str(&format!(
+                "| {} | `{}` | {v:?} | {profile} ({basis}) | {} |\n",
+                m.host,
+                m.path,
+                account.replace('|', "\\|")
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}\n\n{table}", wrong.join("\n"));
+    insta::assert_snapshot!("host_markers", table);
 }
 
 /// The oracle launcher's node and hosts root, running this checkout's driver (the
