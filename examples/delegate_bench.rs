@@ -6,6 +6,11 @@
 //!   delegate_bench lines            baseline: read stdin and only split it on LF
 //!   delegate_bench overhead PI N    run_pi vs a bare pi run, N interleaved pairs,
 //!                                   against the fake LLM server
+//!   delegate_bench delegate PWK PI N  the `pwk delegate` binary (a read-only task)
+//!                                   vs the same pi launch started bare, N alternating
+//!                                   pairs at the fake LLM, with pwk's cache cold and
+//!                                   warm: pwk's overhead with pi's own lifetime
+//!                                   subtracted, and pi processes per task
 //!
 //! `parse` and `lines` print one line: `bytes=… secs=… mb_per_s=… peak_rss_kib=…`.
 
@@ -33,6 +38,11 @@ fn main() {
         Some("overhead") => overhead(
             PathBuf::from(&args[1]),
             args.get(2).and_then(|s| s.parse().ok()).unwrap_or(10),
+        ),
+        Some("delegate") => delegate(
+            PathBuf::from(&args[1]),
+            PathBuf::from(&args[2]),
+            args.get(3).and_then(|s| s.parse().ok()).unwrap_or(10),
         ),
         _ => {
             eprintln!("usage: delegate_bench gen BYTES | parse | lines | overhead PI N");
@@ -299,5 +309,216 @@ fn overhead(pi: PathBuf, n: usize) {
         (mm.as_secs_f64() - bm.as_secs_f64()) * 1e3,
         mm.as_secs_f64() / bm.as_secs_f64(),
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One pi start as the timing launcher logged it: start and end (ns since the epoch)
+/// and whether it was the `--help` probe.
+struct Start {
+    start: u128,
+    end: u128,
+    help: bool,
+}
+
+fn starts(log: &std::path::Path) -> Vec<Start> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split(' ');
+            Some(Start {
+                start: f.next()?.parse().ok()?,
+                end: f.next()?.parse().ok()?,
+                help: f.next() == Some("--help"),
+            })
+        })
+        .collect()
+}
+
+/// `pwk delegate` (the release binary `pwk`) on a read-only task against the same pi
+/// launch started bare, alternating which goes first, both through one timing
+/// launcher that logs each pi start and end: per pair, pwk's overhead is (pwk's wall
+/// − the run's pi lifetime) − (bare wall − its pi lifetime), so pi's own variance (a
+/// Node start-up varies by hundreds of ms) cancels. Cold: pwk's cache directory is
+/// emptied before each pwk run (the `pi --help` probe is part of pwk's time); warm:
+/// it is kept.
+fn delegate(pwk: PathBuf, pi: PathBuf, n: usize) {
+    use std::os::unix::fs::PermissionsExt;
+    let llm = fake_llm::FakeLlm::start(vec![], fake_llm::Reply::text("hello from the fake server"));
+    let dir = std::env::temp_dir().join(format!("pwk-bench-delegate-{}", std::process::id()));
+    let (agent, work, home, cache) = (
+        dir.join("agent"),
+        dir.join("work"),
+        dir.join("home"),
+        dir.join("cache"),
+    );
+    for d in [&agent, &work, &home] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::write(
+        agent.join("models.json"),
+        format!(
+            r#"{{"providers":{{"mock":{{"baseUrl":"{}","api":"openai-completions","apiKey":"mock-key","models":[{{"id":"mock-model"}}]}}}}}}"#,
+            llm.base_url()
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        agent.join("settings.json"),
+        r#"{"retry":{"enabled":false,"provider":{"maxRetries":0,"timeoutMs":5000}}}"#,
+    )
+    .unwrap();
+    let log = dir.join("starts.log");
+    let launcher = dir.join("pi");
+    std::fs::write(
+        &launcher,
+        format!(
+            "#!/bin/sh\ns=$(date +%s%N)\n'{}' \"$@\"\nrc=$?\necho \"$s $(date +%s%N) $1\" >> '{}'\nexit $rc\n",
+            pi.display(),
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let env: Vec<(&str, PathBuf)> = vec![
+        ("PI_CODING_AGENT_DIR", agent.clone()),
+        ("HOME", home.clone()),
+        ("PWK_CACHE_DIR", cache.clone()),
+        ("PWK_PI_BIN", launcher.clone()),
+        ("NODE_COMPILE_CACHE", dir.join("ncc")),
+    ];
+    let request = format!(
+        r#"{{"action":"delegate","taskId":"bench","cwd":"{}","objective":"Say hello and name no file","scope":["."],"constraints":[],"acceptance":["a greeting"],"profile":"readonly","provider":"mock","model":"mock-model"}}"#,
+        work.display()
+    );
+    let pwk_cmd = |args: &[&str]| {
+        let mut c = Command::new(&pwk);
+        c.args(args)
+            .current_dir(&work)
+            .env("PI_OFFLINE", "1")
+            .env_remove("XDG_CACHE_HOME")
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        c
+    };
+    let run_pwk = |args: &[&str]| -> (Duration, Vec<u8>) {
+        let t = Instant::now();
+        let mut child = pwk_cmd(args).spawn().expect("spawn pwk");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(request.as_bytes())
+            .unwrap();
+        let mut out = Vec::new();
+        child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+        child.wait().unwrap();
+        (t.elapsed(), out)
+    };
+    // The launch pwk plans (its arguments and prompt), once, with a warm cache.
+    let (_, plan) = run_pwk(&["delegate", "--dry-run"]);
+    let plan: serde_json::Value = serde_json::from_slice(&plan).expect("the dry run's JSON");
+    let args: Vec<String> = plan["launch"]["args"]
+        .as_array()
+        .expect("launch args")
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    let prompt = plan["prompt"].as_str().unwrap().to_string();
+    let has_no_mcp = args.iter().any(|a| a == "--no-mcp");
+    let bare = |i: usize| -> (Duration, Vec<Start>) {
+        // A fresh session file per run, as pwk gives each task.
+        let mut a = args.clone();
+        if let Some(p) = a.iter().position(|x| x == "--session") {
+            a[p + 1] = dir.join(format!("bare-{i}.jsonl")).display().to_string();
+        }
+        let _ = std::fs::remove_file(&log);
+        let t = Instant::now();
+        let mut child = Command::new(&launcher)
+            .args(&a)
+            .current_dir(&work)
+            .env("PI_OFFLINE", "1")
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn pi");
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(prompt.as_bytes())
+            .unwrap();
+        let mut out = Vec::new();
+        child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
+        child.wait().unwrap();
+        let d = t.elapsed();
+        assert!(
+            out.windows(11).any(|w| w == b"message_end"),
+            "bare run produced no answer"
+        );
+        (d, starts(&log))
+    };
+    let managed = |cold: bool| -> (Duration, Vec<Start>) {
+        if cold {
+            let _ = std::fs::remove_dir_all(&cache);
+        }
+        let _ = std::fs::remove_file(&log);
+        let (d, out) = run_pwk(&["delegate"]);
+        let v: serde_json::Value = serde_json::from_slice(&out).expect("pwk's JSON");
+        assert_eq!(v["status"], "completed", "{v:#}");
+        (d, starts(&log))
+    };
+    let life = |s: &[Start]| -> f64 {
+        s.iter()
+            .filter(|x| !x.help)
+            .map(|x| (x.end - x.start) as f64 / 1e6)
+            .sum()
+    };
+    // Warm-up (Node's compile cache, the page cache).
+    bare(0);
+    managed(false);
+    for (label, cold) in [("cold", true), ("warm", false)] {
+        let (mut over, mut procs, mut helps) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut bare_ms, mut pwk_ms) = (Vec::new(), Vec::new());
+        for i in 0..n {
+            let (b, m) = if i % 2 == 0 {
+                let b = bare(i + 1);
+                (b, managed(cold))
+            } else {
+                let m = managed(cold);
+                (bare(i + 1), m)
+            };
+            let bms = b.0.as_secs_f64() * 1e3;
+            let mms = m.0.as_secs_f64() * 1e3;
+            over.push((mms - life(&m.1)) - (bms - life(&b.1)));
+            procs.push(m.1.len());
+            helps.push(m.1.iter().filter(|s| s.help).count());
+            bare_ms.push(bms);
+            pwk_ms.push(mms);
+        }
+        let med = |v: &mut Vec<f64>| {
+            v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            v[v.len() / 2]
+        };
+        let (min_p, max_p) = (procs.iter().min().unwrap(), procs.iter().max().unwrap());
+        println!(
+            "cache={label} pairs={n} bare_median_ms={:.1} pwk_median_ms={:.1} overhead_median_ms={:.1} overhead_min_ms={:.1} overhead_max_ms={:.1} pi_processes_per_task={} help_probes_per_task={} no_mcp={has_no_mcp}",
+            med(&mut bare_ms),
+            med(&mut pwk_ms),
+            med(&mut over.clone()),
+            over.iter().cloned().fold(f64::INFINITY, f64::min),
+            over.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+            if min_p == max_p {
+                min_p.to_string()
+            } else {
+                format!("{min_p}-{max_p}")
+            },
+            helps.iter().sum::<usize>() as f64 / n as f64,
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

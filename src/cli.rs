@@ -17,13 +17,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     long_about = "pwk checks agent role definitions (Markdown with YAML frontmatter) against a \
 documented schema, installs the canonical PWK roles safely, shows which role definition wins \
 across the package, global and project layers, and runs delegated work on the real `pi` CLI.",
-    after_long_help = "Exit codes: 0 success, 1 the tool worked and found problems, 2 the tool \
-could not do its job (bad usage, unreadable input, nothing matched).\n\nExamples:\n  \
-pwk lint                      lint .agents/agents/ and .pi/agents/\n  \
-pwk lint --format github      annotations for GitHub Actions\n  \
-pwk setup --dry-run --diff    show what setup would change\n  \
-pwk list                      every visible role and where it comes from\n  \
-pwk rules unknown-key         explain one lint rule"
+    after_long_help = top_after_help()
 )]
 pub struct Cli {
     /// When to use colour: auto, always or never (NO_COLOR is honoured).
@@ -32,6 +26,54 @@ pub struct Cli {
 
     #[command(subcommand)]
     pub command: Command,
+}
+
+/// The exit codes, as every help and document states them.
+pub const EXIT_CODES: &str = "Exit codes: 0 success, 1 the tool worked and found problems, 2 the \
+tool could not do its job (bad usage, unreadable input, nothing matched), 101 an internal error \
+(a bug in pwk: please report it).";
+
+fn top_after_help() -> String {
+    format!(
+        "{EXIT_CODES}\n\nExamples:\n  \
+pwk lint                      lint every agents directory of the project\n  \
+pwk lint --format github      annotations for GitHub Actions\n  \
+pwk setup --dry-run --diff    show what setup would change\n  \
+pwk list                      every visible role and where it comes from\n  \
+pwk explain unknown-key       explain one lint rule"
+    )
+}
+
+/// `pwk lint --help`'s text after the flags: what a bare `pwk lint` lints (from
+/// the host registry), then examples.
+fn lint_after_help() -> String {
+    format!(
+        "{}\n\nExamples:\n  pwk lint\n  pwk lint roles/ --host nicobailon\n  \
+pwk lint --format sarif > pwk.sarif\n  pwk lint --deny-warnings .agents/agents/pwk-spec-reviewer.md\n  \
+pwk lint --diff                 show the safe fixes as a diff, change nothing\n  \
+pwk lint --fix                  apply the safe fixes, report what remains\n  \
+pwk lint --fix --unsafe-fixes   apply the guesses too (renamed keys, `name`)\n  \
+pwk lint --write-baseline       record today's findings in pwk-baseline.json\n  \
+pwk lint --baseline pwk-baseline.json   report only new findings (or `baseline = \"…\"` in pwk.toml)\n  \
+pwk lint --format concise       one `path:line:col: severity[rule] message` line per finding\n  \
+pwk lint --statistics           how many findings each rule raised\n  \
+pwk lint --exit-zero            report, but exit 0 even with findings\n  \
+pwk lint --extend-select missing-tools   report a rule pwk.toml turned off\n  \
+pwk lint - --stdin-filename .claude/agents/x.md < x.md   lint stdin as that file\n  \
+pwk lint - --fix < x.md > fixed.md      print the fixed text (findings on stderr)",
+        crate::project::default_paths_help()
+    )
+}
+
+/// `pwk convert`'s line in `pwk --help`: the hosts it converts between, from the
+/// registry.
+fn convert_about() -> String {
+    let names: Vec<&str> = crate::host::ALL
+        .iter()
+        .filter(|h| h.kind() != crate::host::HostKind::Portable)
+        .map(|h| h.as_str())
+        .collect();
+    format!("Convert role files between hosts ({})", names.join(", "))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -51,19 +93,7 @@ offending key or value.\n\nSettings come from `pwk.toml` (or `.pwk.toml`), found
 to the project root (`pwk config` shows them; flags win). `# pwk: ignore[rule-id] reason` on or \
 before a key (or `# pwk: ignore-file[rule-id] reason`) suppresses a finding with a reason. \
 `--fix` applies the safe repairs, `--diff` shows them, `--baseline FILE` reports only new findings.",
-        after_long_help = "With no PATH, lints `.agents/agents/` and `.pi/agents/` under the \
-current directory, whichever exist. A directory means every `*.md` directly inside it \
-(`--recursive` walks it).\n\nExamples:\n  pwk lint\n  pwk lint roles/ --host nicobailon\n  \
-pwk lint --format sarif > pwk.sarif\n  pwk lint --deny-warnings .agents/agents/pwk-spec-reviewer.md\n  \
-pwk lint --diff                 show the safe fixes as a diff, change nothing\n  \
-pwk lint --fix                  apply the safe fixes, report what remains\n  \
-pwk lint --fix --unsafe-fixes   apply the guesses too (renamed keys, `name`)\n  \
-pwk lint --write-baseline       record today's findings in pwk-baseline.json\n  \
-pwk lint --baseline pwk-baseline.json   report only new findings (or `baseline = \"…\"` in pwk.toml)\n  \
-pwk lint --format concise       one `path:line:col: severity[rule] message` line per finding\n  \
-pwk lint --extend-select missing-tools   report a rule pwk.toml turned off\n  \
-pwk lint - --stdin-filename .claude/agents/x.md < x.md   lint stdin as that file\n  \
-pwk lint - --fix < x.md > fixed.md      print the fixed text (findings on stderr)"
+        after_long_help = lint_after_help()
     )]
     Lint(LintArgs),
 
@@ -84,14 +114,22 @@ pwk config --format json legacy/old-role.md\n  pwk schema --config > pwk.schema.
     /// List the lint rules, or explain one rule with a bad and a good example.
     Rules(RulesArgs),
 
-    /// Install the canonical PWK roles into `.agents/agents/`.
+    /// Explain one lint rule, with a bad and a good example (as `pwk rules RULE`).
+    #[command(after_long_help = "Examples:\n  pwk explain unknown-key\n  \
+pwk explain invalid-model --format json")]
+    Explain(ExplainArgs),
+
+    /// Install the canonical PWK roles where the project's host reads them.
     #[command(
-        long_about = "Install the canonical PWK roles into `<dir>/.agents/agents/` (or the \
-global agents directory with `--global`). Files you edited are never overwritten without \
+        long_about = "Install the canonical PWK roles into the project directory the host reads: \
+`<dir>/.agents/agents/`, or `<dir>/.pi/agents/` for a host that reads only that (herdr, pi's \
+example extension; `--host` or `host` in pwk.toml), or the global agents directory with \
+`--global`. Files you edited are never overwritten without \
 `--force`, and a forced replacement keeps your copy as `<name>.md.bak`. Writes never follow \
 symlinks and never leave a half-written file. Unix only.",
         after_long_help = "Examples:\n  pwk setup\n  pwk setup --dry-run --diff\n  \
 pwk setup --check                 exit 1 if anything would change (CI)\n  \
+pwk setup --host herdr            into .pi/agents/, rendered for herdr\n  \
 pwk setup --fast-model anthropic/claude-haiku-4-5"
     )]
     Setup(SetupArgs),
@@ -108,22 +146,27 @@ pwk setup --fast-model anthropic/claude-haiku-4-5"
     /// Smoke-test a role: lint it, resolve it, and print how `pi` would be launched.
     Smoke(SmokeArgs),
 
-    /// Convert role files between hosts (Claude Code ↔ tintinweb ↔ nicobailon ↔ herdr).
     #[command(
+        about = convert_about(),
         long_about = "Convert role files written for one host into files another host reads: \
 keys move to the target's spelling of the same setting (`maxTurns` → `max_turns`, \
 `disallowedTools` → `disallowed_tools` / `excludeTools` / `deny-tools`, `effort` → \
 `thinking`), tool names are mapped (Read → read, Glob → find, MultiEdit → edit, …), model \
-aliases go through `--model-map`, and the body is copied unchanged. The frontmatter is written \
-from the parsed values, quoted wherever YAML would read them otherwise; comments go with the \
-keys they stand next to. Tool words whose meaning differs between hosts (`*`, `all`, `none`, \
-no `tools` at all) become what the SOURCE host grants. Every file gets a report: what was \
-converted, what was dropped and why (comments included), and what needs a decision. Nothing \
-is dropped silently. Each output is linted for the target host where it will be written, and \
-every remaining finding is named; the command exits 1 when one still has errors there, or \
-when the target cannot express a role's tool restriction (it would grant more). Files are \
-written without following symlinks and never over a different file unless `--force` (the old \
-file is kept as `<name>.bak`); `--in-place` keeps each file's name.",
+aliases go through `--model-map`, and the body is copied unchanged. Each file is read as its \
+source host reads it (Claude Code's own repair of what strict YAML rejects included; the report \
+says what it changed); a file the host cannot load either is not converted (exit 1). The \
+frontmatter is written from the parsed values, quoted wherever YAML would read them otherwise; \
+comments go with the keys they stand next to. A converted role may never do more than the \
+source role, as the hosts themselves work it out (`pwk show`): tool words whose meaning differs \
+(`*`, `all`, `none`, no `tools`), deny-lists, OpenCode's `tools`/`permission` ruleset (written \
+as OpenCode's `permission` when converting to it) and Claude Code's `permissionMode` become \
+what the SOURCE host grants. What the target cannot say is a decision (exit 1); a file that \
+would still grant more is not written. Every file gets a report: what was converted, what was \
+dropped and why (comments included), and what needs a decision. Nothing is dropped silently. \
+Each output is linted for the target host where it will be written, and every remaining \
+finding is named; the command exits 1 when one still has errors there. Files are written \
+without following symlinks and never over a different file unless `--force` (the old file is \
+kept as `<name>.bak`); `--in-place` keeps each file's name.",
         after_long_help = "Examples:\n  pwk convert --to tintinweb .claude/agents/ --out .pi/agents\n  \
 pwk convert --to nicobailon .claude/agents/reviewer.md --out .pi/agents --model-map sonnet=anthropic/claude-sonnet-4-5\n  \
 pwk convert --to claude-code --from tintinweb .pi/agents/ --out .claude/agents --dry-run\n  \
@@ -244,6 +287,14 @@ fn project_host_help() -> String {
     host_help("`host` in pwk.toml, else `auto`")
 }
 
+/// `--host` of `setup`: the host decides the directory the roles go to.
+fn setup_host_help() -> String {
+    format!(
+        "The host the roles are written for, and so the project directory they go to: the one that host reads (`--host herdr`: `.pi/agents/`, the only one herdr reads). `auto` (detect the host from the project), a host ({}), or a version such as `tintinweb@0.14`. Default: `host` in pwk.toml, else `auto`",
+        crate::host::name_list()
+    )
+}
+
 /// `--config FILE`: the same flag, with the same meaning, on every command that
 /// reads `pwk.toml`.
 #[derive(Debug, Clone, Default, Args)]
@@ -292,6 +343,17 @@ pub struct LintArgs {
     /// Exit 1 on warnings too.
     #[arg(long)]
     pub deny_warnings: bool,
+
+    /// Exit 0 even when findings remain (report without failing the step); pwk's
+    /// own failures (bad usage, an unreadable file) still exit 2.
+    #[arg(long, conflicts_with = "deny_warnings")]
+    pub exit_zero: bool,
+
+    /// Print how many findings each rule raised (with its severity and how many
+    /// `--fix` repairs) instead of the findings; with `--format json`, as a JSON
+    /// document (`human`, `concise` or `json`).
+    #[arg(long)]
+    pub statistics: bool,
 
     /// Exit 0 when no file matched instead of 2.
     #[arg(long)]
@@ -354,7 +416,8 @@ pub struct LintArgs {
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub ignore: Vec<String>,
 
-    /// Report errors only: warnings are neither shown nor counted.
+    /// Report errors only, and nothing else: warnings are neither shown nor counted,
+    /// and no summary is printed, so a clean run prints nothing.
     #[arg(long, short = 'q')]
     pub quiet: bool,
 }
@@ -365,10 +428,10 @@ pub struct ConvertArgs {
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
 
-    #[arg(long, value_parser = parse_host_spec, help = format!("The host to convert to: a host ({}), or a version such as `nicobailon@0.67`", crate::host::name_list()))]
+    #[arg(long, value_parser = parse_target_host, help = format!("The host that will read the converted files: {}, or a version such as `nicobailon@0.67`", file_host_list()))]
     pub to: HostSpec,
 
-    #[arg(long, default_value = "auto", value_parser = parse_host, help = host_help("detected from the directory, `.claude/agents/` → claude-code, else `host` in pwk.toml, else from pi's settings"))]
+    #[arg(long, default_value = "auto", value_parser = parse_source_host, help = format!("The host the files are written for (default: `auto`: the host whose directory holds the file, `.claude/agents/` → claude-code, else `host` in pwk.toml, else pi's settings): {}, or a version such as `tintinweb@0.14`", file_host_list()))]
     pub from: HostChoice,
 
     /// Write the converted files into this directory (created when absent). In
@@ -405,8 +468,60 @@ pub struct ConvertArgs {
     pub format: Format,
 }
 
-fn parse_host_spec(s: &str) -> Result<HostSpec, String> {
-    s.parse::<HostSpec>().map_err(|e| e.to_string())
+/// The hosts that read role files (every host but the portable `pwk` profile),
+/// quoted: what `convert` offers.
+fn file_host_list() -> String {
+    crate::host::ALL
+        .iter()
+        .filter(|h| **h != crate::host::HostId::Pwk)
+        .map(|h| format!("`{h}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A host files are converted for or from: never `auto` or the portable profile,
+/// which read no files.
+fn parse_file_host(s: &str, flag: &str) -> Result<HostSpec, String> {
+    let name = s.split_once('@').map_or(s, |(n, _)| n);
+    match name {
+        "auto" => Err(format!(
+            "`{flag} auto`: `auto` detects a host for linting, and convert needs the host that reads the files; convert knows {}",
+            file_host_list()
+        )),
+        "pwk" => Err(format!(
+            "`{flag} pwk`: the portable profile is a lint profile, not a host that reads files; convert knows {}",
+            file_host_list()
+        )),
+        _ => s.parse::<HostSpec>().map_err(|e| match e {
+            crate::host::HostError::UnknownHost(h) => {
+                let hint = crate::suggest::did_you_mean(
+                    &h,
+                    crate::host::ALL
+                        .iter()
+                        .filter(|x| **x != crate::host::HostId::Pwk)
+                        .map(|x| x.as_str()),
+                )
+                .map(|x| format!(" (did you mean `{x}`?)"))
+                .unwrap_or_default();
+                format!(
+                    "unknown host `{h}`{hint}; convert knows {}",
+                    file_host_list()
+                )
+            }
+            other => other.to_string(),
+        }),
+    }
+}
+
+fn parse_target_host(s: &str) -> Result<HostSpec, String> {
+    parse_file_host(s, "--to")
+}
+
+fn parse_source_host(s: &str) -> Result<HostChoice, String> {
+    if s == "auto" {
+        return Ok(HostChoice::Auto);
+    }
+    parse_file_host(s, "--from").map(HostChoice::Spec)
 }
 
 fn parse_model_map(s: &str) -> Result<(String, String), String> {
@@ -457,9 +572,23 @@ pub struct ConfigArgs {
     pub format: Format,
 }
 
+/// A rule id, or an error with the did-you-mean of `crate::suggest`.
+fn parse_rule_id(s: &str) -> Result<String, String> {
+    crate::lint::rules::lookup(s)
+        .map(|r| r.id.to_string())
+        .map_err(|e| {
+            format!(
+                "no rule `{}`; {}",
+                crate::text::escape_line(s),
+                e.help("`pwk rules` lists them")
+            )
+        })
+}
+
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// A rule id to explain, e.g. `unknown-key`.
+    #[arg(value_parser = parse_rule_id)]
     pub rule: Option<String>,
 
     /// Output format.
@@ -468,8 +597,19 @@ pub struct RulesArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The rule id, e.g. `unknown-key`.
+    #[arg(value_parser = parse_rule_id)]
+    pub rule: String,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
 pub struct SetupArgs {
-    /// The project root to install into (`<DIR>/.agents/agents/`; default: the nearest
+    /// The project root to install into (its agents directory; default: the nearest
     /// directory upwards that holds `.git`, `.agents` or `.pi`, else the current directory).
     #[arg(long, value_name = "DIR", conflicts_with = "global")]
     pub dir: Option<PathBuf>,
@@ -477,6 +617,9 @@ pub struct SetupArgs {
     /// Install into the global agents directory (`$PI_CODING_AGENT_DIR/agents/`).
     #[arg(long)]
     pub global: bool,
+
+    #[arg(long, value_parser = parse_host, help = setup_host_help())]
+    pub host: Option<HostChoice>,
 
     /// Change nothing; say what would happen.
     #[arg(long)]
@@ -799,16 +942,66 @@ pub struct LspArgs {
     pub config: ConfigFileArg,
 }
 
+impl Command {
+    /// Whether the command was asked to answer in JSON, so that a fatal error is a
+    /// JSON document too (`{"version":1,"error":{…}}`). `delegate` and `run-request`
+    /// are not: their protocol has its own failed result.
+    pub fn answers_in_json(&self) -> bool {
+        let json = |f: Format| f == Format::Json;
+        match self {
+            Command::Lint(a) => a.format == LintFormat::Json,
+            Command::Schema(a) => json(a.format),
+            Command::Config(a) => json(a.format),
+            Command::Rules(a) => json(a.format),
+            Command::Explain(a) => json(a.format),
+            Command::Setup(a) => json(a.format),
+            Command::List(a) => json(a.format),
+            Command::Show(a) => json(a.format),
+            Command::New(a) => json(a.format),
+            Command::Smoke(a) => json(a.format),
+            Command::Convert(a) => json(a.format),
+            Command::Recon(a) => json(a.run.format),
+            Command::Review(a) => json(a.run.format),
+            Command::Coverage(a) => json(a.format),
+            Command::Capabilities(a) => json(a.format),
+            Command::Delegate(_)
+            | Command::RunRequest(_)
+            | Command::Mcp(_)
+            | Command::Completions(_)
+            | Command::Lsp(_) => false,
+        }
+    }
+}
+
 impl Cli {
     /// `Cli::parse()`, except that clap's command tree is not dropped: freeing it
     /// costs more than linting one file, and the process is about to exit anyway.
+    /// A usage error is said as every pwk error is (`pwk: error: …`), exit 2.
     pub fn parse_args() -> Cli {
         use clap::{CommandFactory, FromArgMatches};
         let mut command = Cli::command();
-        let mut matches = command.get_matches_mut();
-        let cli = Cli::from_arg_matches_mut(&mut matches)
-            .unwrap_or_else(|e| e.format(&mut command).exit());
+        let cli = command
+            .try_get_matches_from_mut(std::env::args_os())
+            .and_then(|mut matches| Cli::from_arg_matches_mut(&mut matches))
+            .unwrap_or_else(|e| usage_error(e.format(&mut command)));
         std::mem::forget(command);
         cli
+    }
+}
+
+/// Print clap's error with pwk's prefix and exit 2; help and version requests
+/// (and `pwk` alone, which prints the help) exit as clap has them.
+fn usage_error(e: clap::Error) -> ! {
+    use clap::error::ErrorKind as K;
+    match e.kind() {
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand => {
+            e.exit()
+        }
+        _ => {
+            // Plain text, as the fatal path writes (clap's `error:` begins it).
+            let text = e.render().to_string();
+            crate::display::eprintln_safe(&format!("pwk: {}", text.trim_end()));
+            std::process::exit(2)
+        }
     }
 }

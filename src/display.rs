@@ -14,8 +14,20 @@ pub(crate) fn display_path(cwd: &Path, path: &Path) -> String {
     }
 }
 
+/// Whether this process has written anything to stdout through [`write_stdout`].
+static WROTE_STDOUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether a command has printed anything on stdout yet (the fatal path prints a
+/// JSON error document only when the command printed no document).
+pub(crate) fn wrote_stdout() -> bool {
+    WROTE_STDOUT.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// Write bytes to stdout. A closed pipe (e.g. `pwk lint | head`) is not an error.
 pub(crate) fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
+    if !bytes.is_empty() {
+        WROTE_STDOUT.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
     let mut out = std::io::stdout().lock();
     match out.write_all(bytes).and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),

@@ -51,6 +51,13 @@ impl CacheDir {
     }
 }
 
+/// `PWK_DEBUG_PANIC` set in a debug build: pwk panics on purpose, so the tests see
+/// the internal-error path (its message and exit code 101) as a user would. A
+/// release build never reads it.
+pub fn debug_panic_requested() -> bool {
+    cfg!(debug_assertions) && std::env::var_os("PWK_DEBUG_PANIC").is_some_and(|v| !v.is_empty())
+}
+
 impl Env {
     /// Read the real process environment.
     pub fn from_process() -> Env {

@@ -347,7 +347,7 @@ impl Project {
     pub fn discover(&self) -> Result<crate::discover::Discovery, ConfigError> {
         let chosen = self.host()?;
         let mut d = crate::discover::resolve_in(&self.roots(), chosen.profile);
-        d.host_choice = chosen.explain();
+        d.host_choice = chosen.explain(&self.cwd);
         Ok(d)
     }
 
@@ -400,8 +400,13 @@ impl Project {
                 None => {
                     dirs = self.agents_dirs();
                     if dirs.is_empty() && !req.allow_empty {
+                        let names: Vec<String> = agents_dir_names()
+                            .iter()
+                            .map(|(d, _)| format!("`{d}/`"))
+                            .collect();
                         return Err(ProjectError::NothingToLint(format!(
-                            "no agents directory (`.agents/agents/`, `.pi/agents/`, `.claude/agents/`, `.opencode/agents/`, `.gemini/agents/`, `.github/agents/`) exists in the project `{}`; pass files or directories, or --allow-empty",
+                            "no agents directory ({}) exists in the project `{}`; pass files or directories, or --allow-empty",
+                            names.join(", "),
                             crate::display::display_path(&self.cwd, &self.root)
                         )));
                     }
@@ -635,25 +640,51 @@ pub struct AgentsDir {
     pub host: Option<crate::host::HostId>,
 }
 
-/// Every agents directory present under `root`, pi's first: `.agents/agents/`,
-/// `.pi/agents/`, then each other host's own directories (`.claude/agents/`, …).
-pub(crate) fn agents_dirs(root: &Path) -> Vec<AgentsDir> {
-    let mut out: Vec<AgentsDir> = crate::lint::default_dirs(root)
-        .into_iter()
-        .map(|path| AgentsDir { path, host: None })
+/// The project directories a lint run with no path looks in, in order, each with
+/// the host whose own directory it is (`None`: pi's, `.agents/agents` and
+/// `.pi/agents`): pi's first, then every other host's of the registry.
+pub(crate) fn agents_dir_names() -> Vec<(&'static str, Option<crate::host::HostId>)> {
+    let mut out: Vec<(&'static str, Option<crate::host::HostId>)> = crate::lint::DEFAULT_DIRS
+        .iter()
+        .map(|d| (*d, None))
         .collect();
     for h in crate::host::ALL.into_iter().filter(|h| !h.is_pi()) {
         for rel in h.project_dirs() {
-            let path = root.join(rel);
-            if path.is_dir() && !out.iter().any(|d| d.path == path) {
-                out.push(AgentsDir {
-                    path,
-                    host: Some(h),
-                });
+            if !out.iter().any(|(d, _)| *d == rel) {
+                out.push((rel, Some(h)));
             }
         }
     }
     out
+}
+
+/// What a bare `pwk lint` lints, in one paragraph: `pwk lint --help` says it, and
+/// the README and the book carry it (a test keeps them equal).
+pub(crate) fn default_paths_help() -> String {
+    let dirs: Vec<String> = agents_dir_names()
+        .iter()
+        .map(|(d, _)| format!("`{d}/`"))
+        .collect();
+    format!(
+        "With no PATH, `pwk lint` lints the `*.md` files directly inside every agents \
+directory that exists under the project root (`--dir`; else the nearest directory upwards \
+holding `.git`, `.agents` or `.pi`, else the current directory): {}; or the files `paths` in \
+pwk.toml names. Under `--host auto` (the default), a host's own directory is linted for that \
+host. A directory given as PATH means every `*.md` directly inside it (`--recursive` walks it).",
+        dirs.join(", ")
+    )
+}
+
+/// Every agents directory present under `root`, in [`agents_dir_names`]' order.
+pub(crate) fn agents_dirs(root: &Path) -> Vec<AgentsDir> {
+    agents_dir_names()
+        .into_iter()
+        .map(|(rel, host)| AgentsDir {
+            path: root.join(rel),
+            host,
+        })
+        .filter(|d| d.path.is_dir())
+        .collect()
 }
 
 /// One group of a lint run: files linted for one host profile.
@@ -681,7 +712,11 @@ impl LintPlan {
     pub fn options(&self, group: &LintGroup, keep_text: bool) -> LintOptions {
         LintOptions {
             host: group.chosen.profile,
-            host_reason: group.chosen.detection.as_ref().map(|d| d.reason.clone()),
+            host_reason: group
+                .chosen
+                .detection
+                .as_ref()
+                .map(|d| d.reason_from(&self.cwd)),
             detection: group.chosen.detection.clone(),
             recursive: self.recursive,
             keep_text,

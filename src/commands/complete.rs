@@ -16,6 +16,7 @@ pub fn command() -> clap::Command {
     };
     Cli::command()
         .mut_subcommand("rules", with(rule_ids, "rule"))
+        .mut_subcommand("explain", with(rule_ids, "rule"))
         .mut_subcommand("show", with(role_names, "name"))
         .mut_subcommand("smoke", with(role_names, "name"))
 }
@@ -61,7 +62,12 @@ mod tests {
     fn the_completed_arguments_exist() {
         let cmd = super::command();
         cmd.clone().debug_assert();
-        for (sub, arg) in [("rules", "rule"), ("show", "name"), ("smoke", "name")] {
+        for (sub, arg) in [
+            ("rules", "rule"),
+            ("explain", "rule"),
+            ("show", "name"),
+            ("smoke", "name"),
+        ] {
             let s = cmd.find_subcommand(sub).expect(sub);
             assert!(s.get_arguments().any(|a| a.get_id() == arg), "{sub} {arg}");
         }

@@ -60,7 +60,7 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         shown(&project.root)
     };
     let profile_why = match &chosen.detection {
-        Some(d) => format!("auto: {}", d.reason),
+        Some(d) => format!("auto: {}", d.reason_from(&ctx.cwd)),
         None => origin(&resolved.host.origin),
     };
     let globs = |v: Option<&Val<Vec<crate::config::Glob>>>| -> (Vec<String>, String) {

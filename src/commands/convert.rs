@@ -29,18 +29,6 @@ struct Done {
 
 pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let to = args.to.profile()?;
-    if to.is_portable() {
-        anyhow::bail!(
-            "`--to pwk`: the portable profile is a lint profile, not a host that reads files; convert to the host that will read them (`tintinweb`, `nicobailon`, `herdr`, `claude-code`, …)"
-        );
-    }
-    if let HostChoice::Spec(spec) = &args.from
-        && spec.profile()?.is_portable()
-    {
-        anyhow::bail!(
-            "`--from pwk`: the portable profile is a lint profile, not a host that files are written for; name the host that reads the files (`tintinweb`, `nicobailon`, `herdr`, `claude-code`, …), or leave `--from` out to take it from their directory"
-        );
-    }
     let paths: Vec<PathBuf> = args.paths.iter().map(|p| ctx.cwd.join(p)).collect();
     let collected = collect_files(&paths, args.recursive);
     if let Some(e) = collected.errors.first() {
@@ -92,9 +80,11 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     }
     let anchors = crate::fs::Anchors::new(&ctx.cwd, &root, &named);
     let mut done: Vec<Done> = Vec::new();
-    // Files that could not be converted: named once each by the fatal path, after
-    // the report of the others.
+    // Files that could not be converted: named once each after the report of the
+    // others. A file its own host cannot load is refused (exit 1); anything else
+    // (unreadable, no source host, two files to one target) is an error (exit 2).
     let mut errors: Vec<String> = Vec::new();
+    let mut refused: Vec<String> = Vec::new();
     let mut failed = false;
     let mut targets: Vec<PathBuf> = Vec::new();
     for file in &files {
@@ -120,7 +110,8 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         let conversion = match convert_to(&doc, from, &opts, &dest, settings_at) {
             Ok(c) => c,
             Err(ConvertOrSettingsError::Convert(e)) => {
-                errors.push(escape_line(&e.to_string()).into_owned());
+                let e = e.shown_as(PathBuf::from(&shown));
+                refused.push(escape_line(&e.to_string()).into_owned());
                 continue;
             }
             Err(ConvertOrSettingsError::Settings(e)) => {
@@ -141,6 +132,12 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         let (write_result, write_error) = if args.out.is_none() && !args.in_place {
             // --dry-run with no destination.
             (None, None)
+        } else if conversion.widening().next().is_some() {
+            // Never written: the host would load it and grant more than the source.
+            (
+                None,
+                Some("it would let the role do more than the source role (see `decide`)".into()),
+            )
         } else {
             match write(&conversion, &dest, &anchors, args.force, args.dry_run) {
                 Ok(w) => (Some(w), None),
@@ -166,22 +163,31 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let widens = done
         .iter()
         .any(|d| d.conversion.widening().next().is_some());
+    // A decision (a restriction the target cannot say, a model it cannot name, …)
+    // leaves the output short of the source until the user decides.
+    let decide = done
+        .iter()
+        .any(|d| d.conversion.limiting().next().is_some());
+    let not_converted: Vec<String> = refused.iter().chain(&errors).cloned().collect();
     let text = match args.format {
         // Nothing converted: no report, only the errors (no success summary).
         Format::Human if done.is_empty() => String::new(),
-        Format::Human => human(&done, to, ctx, errors.len()),
+        Format::Human => human(&done, to, ctx, not_converted.len()),
         Format::Json => format!(
             "{}\n",
-            serde_json::to_string_pretty(&doc_json(&done, to, ctx, &errors))?
+            serde_json::to_string_pretty(&doc_json(&done, to, ctx, &not_converted))?
         ),
     };
     write_stdout(text.as_bytes()).context("cannot write to stdout")?;
     if !errors.is_empty() {
-        anyhow::bail!("{}", errors.join("\n  "));
+        anyhow::bail!("{}", not_converted.join("\n  "));
+    }
+    for r in &refused {
+        crate::display::eprintln_safe(&format!("pwk: not converted: {r}"));
     }
     Ok(if failed {
         ExitStatus::Error
-    } else if lint_failed || kept || widens {
+    } else if lint_failed || kept || widens || decide || !refused.is_empty() {
         ExitStatus::Failure
     } else {
         ExitStatus::Success
@@ -232,7 +238,7 @@ fn source_host(
     }
     let reason = chosen
         .detection
-        .map(|d| d.reason)
+        .map(|d| d.reason_from(&ctx.cwd))
         .unwrap_or_else(|| "--from".into());
     Ok((chosen.profile, reason))
 }
@@ -262,7 +268,7 @@ fn written_word(w: &Option<WriteResult>, err: &Option<String>) -> String {
 
 fn human(done: &[Done], to: &HostProfile, ctx: &Context, not_converted: usize) -> String {
     let mut out = String::new();
-    let (mut dropped, mut decide, mut lint_bad, mut widen) = (0, 0, 0, 0);
+    let (mut dropped, mut decide, mut lint_bad, mut widen, mut limiting) = (0, 0, 0, 0, 0);
     for d in done {
         let c = &d.conversion;
         let target = d
@@ -341,6 +347,8 @@ fn human(done: &[Done], to: &HostProfile, ctx: &Context, not_converted: usize) -
         decide += c.count(Outcome::Decision);
         if c.widening().next().is_some() {
             widen += 1;
+        } else if c.limiting().next().is_some() {
+            limiting += 1;
         }
         let errors = c.lint_errors().count();
         let warnings = c
@@ -399,8 +407,13 @@ fn human(done: &[Done], to: &HostProfile, ctx: &Context, not_converted: usize) -
     ));
     if widen > 0 {
         out.push_str(&format!(
-            "{widen} file{} would grant more tools than the source role until you decide (exit 1).\n",
+            "{widen} file{} would let the role do more than the source role: not written (exit 1).\n",
             if widen == 1 { "" } else { "s" }
+        ));
+    } else if limiting > 0 {
+        out.push_str(&format!(
+            "{limiting} file{} can do less than the source role until you decide what to grant (exit 1).\n",
+            if limiting == 1 { "" } else { "s" }
         ));
     }
     if not_converted > 0 {
@@ -448,6 +461,7 @@ fn doc_json(
                 "items": c.items,
                 "lint_clean": c.lint_errors().next().is_none(),
                 "widens": c.widening().next().is_some(),
+                "limits": c.limiting().next().is_some(),
                 "lint": lint,
             })
         })
@@ -468,6 +482,7 @@ fn doc_json(
             "dropped": count(Outcome::Dropped),
             "decisions": count(Outcome::Decision),
             "widening": done.iter().filter(|d| d.conversion.widening().next().is_some()).count(),
+            "limiting": done.iter().filter(|d| d.conversion.limiting().next().is_some()).count(),
             "not_converted": errors.len(),
         },
         "errors": errors,

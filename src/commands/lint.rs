@@ -14,6 +14,27 @@ use crate::{Context, ExitStatus};
 const HUMAN_WIDTH: usize = 100;
 
 pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
+    if args.statistics && matches!(args.format, LintFormat::Sarif | LintFormat::Github) {
+        anyhow::bail!(
+            "--statistics prints a table (`--format human` or `concise`) or a JSON document (`--format json`), not `--format {}`",
+            if args.format == LintFormat::Sarif {
+                "sarif"
+            } else {
+                "github"
+            }
+        );
+    }
+    let status = lint(args, ctx)?;
+    // `--exit-zero`: findings (and `--diff`'s changes) do not fail the run; pwk's
+    // own failures still do (they are errors, returned above).
+    Ok(if args.exit_zero && status == ExitStatus::Failure {
+        ExitStatus::Success
+    } else {
+        status
+    })
+}
+
+fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let stdin = stdin_requested(args)?;
     let project = super::open_project(
         ctx,
@@ -71,7 +92,11 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         .collect();
     let baselines = baselines(args, ctx, &project, &files)?;
     let any_baseline = baselines.iter().any(|(b, _)| b.is_some());
-    let keep_text = args.format == LintFormat::Human || any_baseline || args.write_baseline;
+    // Human output shows the source; SARIF fingerprints and the baseline hash the
+    // flagged text.
+    let keep_text = matches!(args.format, LintFormat::Human | LintFormat::Sarif)
+        || any_baseline
+        || args.write_baseline;
     // Files `--fix` could not write: named once each by the fatal path.
     let mut fix_errors: Vec<String> = Vec::new();
     if args.fix || args.diff || args.unsafe_fixes {
@@ -132,8 +157,18 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         stepped?;
     }
     report.files.sort_by(|a, b| a.path.cmp(&b.path));
+    // The documents, and GitHub's annotations (stderr is no annotation), keep it.
+    let documents = matches!(
+        args.format,
+        LintFormat::Json | LintFormat::Sarif | LintFormat::Github
+    );
+    if !documents {
+        said_by_the_fatal_path(&mut report);
+    }
     let mut text = render_report(args, ctx, &report, ctx.color_stdout);
-    if let (Some(note), LintFormat::Human | LintFormat::Concise) = (&dirs_note, args.format) {
+    if let (Some(note), LintFormat::Human | LintFormat::Concise, false) =
+        (&dirs_note, args.format, args.quiet)
+    {
         text.push_str(note);
     }
     say_decisions(args, ctx, &report);
@@ -169,6 +204,7 @@ fn say_decisions(args: &LintArgs, ctx: &Context, report: &crate::lint::LintRepor
         show_path: &show,
         color: false,
         width: HUMAN_WIDTH,
+        summary: false,
     };
     for line in crate::lint::render::decision_lines(report, &opts) {
         eprintln_safe(&line);
@@ -183,6 +219,27 @@ fn exit_status(args: &LintArgs, report: &crate::lint::LintReport) -> ExitStatus 
     } else {
         ExitStatus::Success
     }
+}
+
+/// A file pwk could not read is named once, by the fatal path (`pwk: error: cannot
+/// read …`, exit 2): in the formats people read, not also as an `unreadable-file`
+/// finding and a file in the summary. The documents (JSON, SARIF) and GitHub's
+/// annotations keep the finding, so every finding count includes it.
+fn said_by_the_fatal_path(report: &mut crate::lint::LintReport) {
+    if report.failures.is_empty() {
+        return;
+    }
+    let failed: std::collections::HashSet<std::path::PathBuf> =
+        report.failures.iter().map(|f| f.path.clone()).collect();
+    let unreadable = crate::lint::rules::unreadable_file::RULE.id;
+    for f in &mut report.files {
+        if failed.contains(&f.path) {
+            f.diagnostics.retain(|d| d.rule != unreadable);
+        }
+    }
+    report.files.retain(|f| {
+        !(failed.contains(&f.path) && f.diagnostics.is_empty() && f.suppressed.is_empty())
+    });
 }
 
 /// `--quiet`: errors only.
@@ -212,7 +269,17 @@ fn render_report(
         show_path: &show,
         color,
         width: HUMAN_WIDTH,
+        // `--quiet` prints the findings and nothing else; with no file linted (each
+        // path unreadable, said once by the fatal path), there is nothing to sum up.
+        summary: !args.quiet && (!report.files.is_empty() || report.failures.is_empty()),
     };
+    if args.statistics {
+        use crate::lint::render::statistics;
+        return match args.format {
+            LintFormat::Json => statistics::render_json(report),
+            _ => statistics::render_human(report, &render_opts),
+        };
+    }
     let format = match args.format {
         LintFormat::Human => crate::lint::render::Format::Human,
         LintFormat::Concise => crate::lint::render::Format::Concise,

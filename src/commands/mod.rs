@@ -37,10 +37,49 @@ use crate::display;
 use crate::host::HostChoice;
 use crate::{Context, ExitStatus};
 
+/// The exit status of an internal error (a panic): Rust's own for a panicking
+/// `main`, distinct from 2 (pwk could not do its job), as ty and cargo have it.
+pub const INTERNAL_ERROR: u8 = 101;
+
+/// Say an internal error (a panic) once, as pwk's other errors are said, with what
+/// to do about it; the process then exits [`INTERNAL_ERROR`] (the panic unwinds
+/// out of `main`, dropping what owns pi's children on the way). The language
+/// server catches a panic of one request and goes on; it is said there too.
+pub fn install_panic_hook() {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    std::panic::set_hook(Box::new(|info| {
+        if SAID.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        let payload = info.payload();
+        let what = payload
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("a panic");
+        let at = info
+            .location()
+            .map(|l| format!(" (at {}:{})", l.file(), l.line()))
+            .unwrap_or_default();
+        display::eprintln_safe(&format!(
+            "pwk: internal error: {}{at}\n  this is a bug in pwk {}; please report it with the command you ran: {}/issues (exit {INTERNAL_ERROR}; RUST_BACKTRACE=1 shows where it happened)",
+            crate::text::escape_block(what),
+            env!("CARGO_PKG_VERSION"),
+            env!("CARGO_PKG_REPOSITORY"),
+        ));
+        if std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0") {
+            display::eprintln_safe(&std::backtrace::Backtrace::force_capture().to_string());
+        }
+    }));
+}
+
 /// Run one command line and return the process exit status.
 pub fn run(cli: Cli) -> ExitStatus {
     // pwk owns its children: none outlives the command (crate::pi::children).
     let _children = crate::pi::children::own_process();
+    if crate::env::debug_panic_requested() {
+        panic!("PWK_DEBUG_PANIC is set: a debug build panics on purpose");
+    }
     let ctx = match Context::from_process(cli.color) {
         Ok(ctx) => ctx,
         Err(err) => return report_fatal(&err),
@@ -50,6 +89,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Config(args) => config::run(args, &ctx),
         Command::Schema(args) => schema::run(args, &ctx),
         Command::Rules(args) => rules::run(args, &ctx),
+        Command::Explain(args) => rules::explain(args, &ctx),
         Command::Setup(args) => setup::run(args, &ctx),
         Command::List(args) => list::run(args, &ctx),
         Command::Show(args) => show::run(args, &ctx),
@@ -68,8 +108,37 @@ pub fn run(cli: Cli) -> ExitStatus {
     };
     match result {
         Ok(status) => status,
-        Err(err) => report_fatal(&err),
+        Err(err) => {
+            // A command asked for JSON answers in JSON, errors too, unless it
+            // already printed its document (`lint` prints the report first).
+            if cli.command.answers_in_json() && !display::wrote_stdout() {
+                let _ = display::write_stdout(&error_document(&err));
+            }
+            report_fatal(&err)
+        }
     }
+}
+
+/// `{"version": 1, "error": {"message", "details", "causes"}}`: a fatal error as the
+/// JSON document of a command run with `--format json` (the message's first line,
+/// its other lines, and the chain of causes).
+fn error_document(err: &anyhow::Error) -> Vec<u8> {
+    // Raw text: the JSON encoding escapes what a terminal must not get.
+    let text = err.to_string();
+    let mut lines = text.lines();
+    let message = lines.next().unwrap_or_default().to_string();
+    let details: Vec<&str> = lines.map(str::trim).filter(|l| !l.is_empty()).collect();
+    let causes: Vec<String> = err.chain().skip(1).map(|c| c.to_string()).collect();
+    let doc = serde_json::json!({
+        "version": 1,
+        "error": {"message": message, "details": details, "causes": causes},
+    });
+    let mut out = crate::text::json_escape_controls(
+        serde_json::to_string_pretty(&doc).expect("plain data serializes"),
+    )
+    .into_bytes();
+    out.push(b'\n');
+    out
 }
 
 pub use crate::project::Project;

@@ -32,7 +32,7 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         let to = host.profile.host.as_str();
         anyhow::bail!(
             "`pwk new` scaffolds roles for pi hosts, and this project uses {}; write the role for pi, then convert it: `pwk new {name} --agents-dir DIR`, then `pwk convert --from tintinweb --to {to} DIR/{name}.md --out <the directory {to} reads>`",
-            host.explain(),
+            host.explain(&ctx.cwd),
             name = args.name,
         );
     }
@@ -50,9 +50,17 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             ctx.display_path(&target)
         );
     }
+    // Under a host that is no pi host, `--agents-dir` holds a draft written for pi
+    // (tintinweb), which the route the refusal names converts: never a file for
+    // that host read back as tintinweb's.
+    let profile = if host.profile.host.is_pi() {
+        host.profile
+    } else {
+        crate::host::HostId::Tintinweb.newest()
+    };
     let (content, dropped) = render_for(
         template::render(&args.name, kind),
-        host.profile,
+        profile,
         &target,
         &project,
     )
@@ -60,7 +68,7 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         anyhow::anyhow!(
             "cannot scaffold `{}` for {}: {e}",
             args.name,
-            host.profile.label()
+            profile.label()
         )
     })?;
     // Through the one writer: anchored at the project root inside the project (a
@@ -99,7 +107,7 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     if !dropped.is_empty() {
         notes.push(format!(
             "written for {}, which does not read {}: left out",
-            host.profile.label(),
+            profile.label(),
             dropped
                 .iter()
                 .map(|k| format!("`{k}`"))

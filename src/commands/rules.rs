@@ -1,6 +1,7 @@
-//! Command glue for `pwk rules`: every rule, or one explained with examples.
+//! Command glue for `pwk rules` and `pwk explain`: every rule, or one explained
+//! with examples.
 
-use crate::cli::{Format, RulesArgs};
+use crate::cli::{ExplainArgs, Format, RulesArgs};
 use crate::display::write_stdout;
 use crate::host::{self};
 use crate::lint::rules;
@@ -37,11 +38,21 @@ pub fn run(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
         write_stdout(text.as_bytes())?;
         return Ok(ExitStatus::Success);
     };
+    explain_rule(id, args.format)
+}
+
+/// `pwk explain RULE`: `pwk rules RULE` under the name ruff users know.
+pub fn explain(args: &ExplainArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
+    explain_rule(&args.rule, args.format)
+}
+
+/// One rule explained (the id was checked when the command line was parsed).
+fn explain_rule(id: &str, format: Format) -> anyhow::Result<ExitStatus> {
     let rule = match rules::lookup(id) {
         Ok(rule) => rule,
         Err(e) => anyhow::bail!("no rule `{id}`; {}", e.help("`pwk rules` lists them")),
     };
-    let text = match args.format {
+    let text = match format {
         Format::Json => {
             let mut doc = rules::rule_doc(rule);
             doc["version"] = 1.into();
@@ -75,13 +86,14 @@ pub fn run(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
                 format!("\n\nPer host profile:\n  {}", per_host.join("\n  "))
             };
             format!(
-                "{id} [{severity}]\n\n{summary}.{extra}\n\n{explanation}{hosts}\n\nBad:\n{bad}\n\nGood:\n{good}\n",
+                "{id} [{severity}]\n\n{summary}.{extra}\n\n{explanation}{hosts}\n\nBad:\n{bad}\n\nGood:\n{good}\n\nDocs: {url}\n",
                 id = rule.id,
                 severity = rule.severities(),
                 summary = capitalize(rule.summary),
                 explanation = crate::text::wrap_words(rule.explanation, 88).join("\n"),
                 bad = indent(rule.bad),
                 good = indent(rule.good),
+                url = rule.url(),
             )
         }
     };

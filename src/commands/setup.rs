@@ -43,11 +43,20 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         ctx,
         super::ProjectFlags {
             dir: args.dir.as_deref(),
+            host: args.host.as_ref(),
             config: args.config.file.as_deref(),
-            ..Default::default()
         },
     )?;
     let chosen = project.host().map_err(|e| super::config_error(ctx, e))?;
+    if !chosen.profile.host.is_pi() {
+        // The canonical roles are pi roles: a host with its own format never reads
+        // them where setup would write them (as `pwk new` says).
+        let to = chosen.profile.host.as_str();
+        anyhow::bail!(
+            "`pwk setup` installs the canonical roles for pi hosts, and this project uses {}; install them for pi, then convert them: `pwk setup --host pwk`, then `pwk convert --from tintinweb --to {to} .agents/agents/ --out <the directory {to} reads>`",
+            chosen.explain(&ctx.cwd)
+        );
+    }
     let (roles, project_dir) = crate::install::bundled::rendered_for(chosen.profile);
     let target = if args.global {
         let Some(global) = ctx.env.global_agents_dir() else {

@@ -182,11 +182,21 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 Some(n) => t.push_str(&format!(
                     "Budget:    {n} turns (pi has no turn limit; the runner stops it past {n})\n"
                 )),
-                None => t.push_str("Budget:    no max_turns; only the timeout bounds the run\n"),
+                None => t.push_str(&format!(
+                    "Budget:    this definition sets no max_turns; the smoke run is bounded by its {} s timeout\n",
+                    SMOKE_TIMEOUT.as_secs()
+                )),
             }
-            match &outcome {
-                None => t.push_str("\nNothing was launched; `pwk smoke --run` starts it once.\n"),
-                Some(o) => {
+            match (&outcome, &plan) {
+                // `--run` would fail the same way: it is not offered (issue #32).
+                (None, Err(e)) => t.push_str(&format!(
+                    "\nNothing was launched, and `--run` cannot launch it until the launch can be planned ({}).\n",
+                    e.code
+                )),
+                (None, Ok(_)) => {
+                    t.push_str("\nNothing was launched; `pwk smoke --run` starts it once.\n")
+                }
+                (Some(o), _) => {
                     t.push_str(&format!(
                         "\nRun:       {} after {:.1} s, {} turn(s), {} tool call(s)\n",
                         o.status.as_str(),

@@ -460,6 +460,31 @@ pub(super) const BUDGET_KEYS: [(&str, &str); 4] = [
 /// The file a layer extends, and where it says so.
 type Extend = Option<(PathBuf, Option<Origin>)>;
 
+/// `(key, word)` when the TOML error at byte `at` is a value written as a bare word
+/// (`key = word`, the word not a TOML literal): a string without its quotes.
+fn bare_word_value(text: &str, at: usize) -> Option<(&str, &str)> {
+    let start = text.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let (key, value) = text[start..end].split_once('=')?;
+    let key = key.trim();
+    // The error must point into the value, and the value be one word (a trailing
+    // comment aside).
+    if at < start + key.len() {
+        return None;
+    }
+    let word = value.split('#').next()?.trim();
+    let is_word = word.starts_with(|c: char| c.is_alphabetic())
+        && word
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '/' | '@'));
+    let literal = matches!(word, "true" | "false" | "inf" | "nan");
+    let plain_key = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    (is_word && !literal && plain_key).then_some((key, word))
+}
+
 /// Parse one file; returns the layer and the file it extends.
 fn parse(path: &Path, dir: &Path, text: &str) -> Result<(Layer, Extend), ConfigError> {
     let dir = dir.to_path_buf();
@@ -470,6 +495,15 @@ fn parse(path: &Path, dir: &Path, text: &str) -> Result<(Layer, Extend), ConfigE
         dir: dir.clone(),
     };
     let doc = toml_edit::Document::parse(text).map_err(|e| {
+        // A bare word where a value goes (`host = tintinweb`): toml_edit tries it as
+        // a boolean and says so; the user forgot the quotes.
+        if let Some((key, word)) = e.span().and_then(|s| bare_word_value(text, s.start)) {
+            return r.error(
+                e.span(),
+                format!("invalid TOML: `{key} = {word}`: a string must be quoted"),
+                Some(format!("write `{key} = \"{word}\"`")),
+            );
+        }
         let message = e.message().trim_end().to_string();
         r.error(e.span(), format!("invalid TOML: {message}"), None)
     })?;
@@ -589,6 +623,29 @@ mod tests {
             err("host = \n").starts_with("1:8: invalid TOML"),
             "{}",
             err("host = \n")
+        );
+        // An unquoted string is called that, not a bad boolean (issue #32).
+        for (text, want) in [
+            (
+                "host = tintinweb\n",
+                "1:8: invalid TOML: `host = tintinweb`: a string must be quoted\n  help: write `host = \"tintinweb\"`",
+            ),
+            (
+                "[delegate]\nbudget = { max_tokens = 5 }\n[rules]\ncrlf = off # no\n",
+                "4:8: invalid TOML: `crlf = off`: a string must be quoted\n  help: write `crlf = \"off\"`",
+            ),
+            (
+                "host = nicobailon@0.67\n",
+                "1:8: invalid TOML: `host = nicobailon@0.67`: a string must be quoted\n  help: write `host = \"nicobailon@0.67\"`",
+            ),
+        ] {
+            assert_eq!(err(text), want, "{text:?}");
+        }
+        assert!(!err("host = tru\n").contains("boolean, expected"));
+        assert!(
+            !err("host = 1x\n").contains("must be quoted"),
+            "{}",
+            err("host = 1x\n")
         );
     }
 

@@ -6,12 +6,44 @@ use std::collections::BTreeMap;
 
 use super::{Item, Outcome, comments, emit};
 use crate::host::HostProfile;
+use crate::host::effective::Grants;
 use crate::role::Node;
 
-/// One entry of the output: its key and its text (whole lines, comments included).
+/// Hook events that can refuse a tool call (Claude Code).
+const GUARD_EVENTS: [&str; 2] = ["PreToolUse", "PermissionRequest"];
+
+/// One entry of the output: its key, its text (whole lines) and the comments that
+/// go with it. A slot is an entry the tool plan writes at the end ([`super::fit`]).
 pub(super) struct Line {
     pub(super) key: String,
     pub(super) text: String,
+    pub(super) notes: Vec<comments::Note>,
+    pub(super) slot: bool,
+}
+
+/// What the output grants, gathered from the entries, in the target's names;
+/// [`super::fit`] writes it last and checks it against the source.
+#[derive(Debug, Default)]
+pub(super) struct ToolPlan {
+    /// The allow-list (`Some(empty)`: no tools), and its key.
+    pub(super) allow: Option<Vec<String>>,
+    pub(super) allow_key: Option<String>,
+    /// The deny-list and its key.
+    pub(super) deny: Vec<String>,
+    pub(super) deny_key: Option<String>,
+    /// Tools whose calls ask first (a ruleset target).
+    pub(super) ask: Vec<String>,
+    /// A permission mode to write (a target that reads one).
+    pub(super) mode: Option<String>,
+    /// The source's permission-mode key, when the role sets one the target
+    /// cannot carry as such.
+    pub(super) mode_key: Option<String>,
+    /// The source key and the reason an allow-list became no tools.
+    pub(super) none: Option<(String, String)>,
+    /// The source's ruleset key that converted first, and the ruleset keys the
+    /// source has.
+    pub(super) ruleset_from: Option<String>,
+    pub(super) ruleset_keys: Vec<String>,
 }
 
 pub(super) struct Convert {
@@ -19,6 +51,14 @@ pub(super) struct Convert {
     pub(super) to: &'static HostProfile,
     pub(super) items: Vec<Item>,
     pub(super) lines: Vec<Line>,
+    /// What the source role may do, as its host works it out.
+    pub(super) source: Grants,
+    /// The target's tools, deny-list and permissions, written at the end.
+    pub(super) plan: ToolPlan,
+    /// The line an entry wrote into that it did not add (a shared slot).
+    pub(super) last_slot: Option<usize>,
+    /// The target key the identity was written under, and the identity.
+    pub(super) identity: Option<(String, String)>,
 }
 
 impl Convert {
@@ -29,6 +69,7 @@ impl Convert {
             to: to.map(str::to_string),
             note,
             widens: false,
+            limits: false,
         });
     }
 
@@ -41,11 +82,24 @@ impl Convert {
         }
     }
 
-    pub(super) fn push(&mut self, key: &str, text: String) {
+    /// Add an entry; `false` (and nothing added) when the output already has that
+    /// key: no key is written twice.
+    pub(super) fn push(&mut self, key: &str, text: String) -> bool {
+        if self.written(key) {
+            return false;
+        }
         self.lines.push(Line {
             key: key.to_string(),
             text,
+            notes: Vec::new(),
+            slot: false,
         });
+        true
+    }
+
+    /// Whether the output has an entry for `key`.
+    pub(super) fn written(&self, key: &str) -> bool {
+        self.lines.iter().any(|l| l.key == key)
     }
 
     /// The setting a source key carries.
@@ -77,7 +131,7 @@ impl Convert {
             return;
         }
         match carried.and_then(|i| self.lines.get_mut(i)) {
-            Some(line) => line.text = comments::around(&line.text, &of),
+            Some(line) => line.notes.extend(of),
             None => {
                 for n in of {
                     self.item(
@@ -91,6 +145,31 @@ impl Convert {
                         ),
                     );
                 }
+            }
+        }
+    }
+
+    /// The comments of entries that ended up not written (a slot left empty):
+    /// reported as dropped.
+    pub(super) fn slot_comments(&mut self) {
+        let gone: Vec<(String, Vec<comments::Note>)> = self
+            .lines
+            .iter_mut()
+            .filter(|l| l.text.is_empty() && !l.notes.is_empty())
+            .map(|l| (l.key.clone(), std::mem::take(&mut l.notes)))
+            .collect();
+        for (key, notes) in gone {
+            for n in notes {
+                self.item(
+                    Outcome::Dropped,
+                    "comment",
+                    None,
+                    format!(
+                        "`#{}` (line {}) went with `{key}`, which is not written",
+                        n.text.trim_end(),
+                        n.line
+                    ),
+                );
             }
         }
     }
@@ -124,9 +203,29 @@ impl Convert {
 
     pub(super) fn entry(&mut self, k: &str, node: &Node, model_map: &BTreeMap<String, String>) {
         let (from, to) = (self.from, self.to);
+        // The tool ruleset (OpenCode's `tools` and `permission`) converts as one,
+        // from what it grants; a permission mode goes through the tool plan.
+        if let Some(rs) = &from.tools.ruleset
+            && (k == rs.tools_key || k == rs.permission_key)
+        {
+            self.ruleset_source(k, rs);
+            return;
+        }
+        if from.permission_modes.as_ref().is_some_and(|pm| pm.key == k)
+            && to
+                .permission_modes
+                .as_ref()
+                .is_none_or(|pm| !to.reads(&pm.key))
+        {
+            self.plan.mode_key = Some(k.to_string());
+            return;
+        }
         let Some(fact) = from.key(k) else {
             // A key the source host ignores: carried only when the target reads it
             // by the same name.
+            if self.already(k, k, node) {
+                return;
+            }
             if to.reads(k) {
                 self.push(k, emit::entry(k, node, 0));
                 self.item(
@@ -146,11 +245,23 @@ impl Convert {
             return;
         };
         let setting = fact.setting.clone();
-        let target = match &setting {
+        let target = match setting.as_deref() {
+            // A target with a ruleset takes its tools and denials in one entry.
+            Some("tools" | "deny-tools") if to.tools.ruleset.is_some() => to
+                .tools
+                .ruleset
+                .as_ref()
+                .map(|rs| rs.permission_key.clone()),
             Some(s) => self.target_key(s),
             // A host-specific key without a setting: only the same key carries it.
             None => to.reads(k).then(|| k.to_string()),
         };
+        if let Some(tk) = &target
+            && !matches!(setting.as_deref(), Some("tools" | "deny-tools"))
+            && self.already(k, tk, node)
+        {
+            return;
+        }
         let Some(tk) = target else {
             let note = format!(
                 "{} has no counterpart{}",
@@ -169,6 +280,7 @@ impl Convert {
                 Some("deny-tools") => {
                     self.widening(k, format!("{note}: what it denies would be allowed"))
                 }
+                Some("hooks") => self.hooks(k, node, note),
                 _ => self.item(Outcome::Dropped, k, None, note),
             }
             return;
@@ -178,6 +290,68 @@ impl Convert {
             Some("deny-tools") => self.tools(k, &tk, node, true),
             Some("model") => self.model(k, &tk, node, model_map),
             _ => self.plain(k, &tk, node),
+        }
+    }
+
+    /// Whether the output already has `tk` (the identity, or another key that maps
+    /// there): then source key `k` is not written again. Its value is reported
+    /// unless it is the identity already written.
+    fn already(&mut self, k: &str, tk: &str, node: &Node) -> bool {
+        if !self.written(tk) {
+            return false;
+        }
+        if let Some((key, identity)) = &self.identity
+            && key == tk
+        {
+            if node.as_str() == Some(identity.as_str()) {
+                // The identity line is this value: its comments go there too.
+                self.last_slot = self.lines.iter().position(|l| l.key == tk);
+                return true;
+            }
+            let note = format!(
+                "`{tk}` is written from the role's identity `{identity}`; `{}` would be a second `{tk}` line",
+                short(&node.to_json().to_string())
+            );
+            self.item(Outcome::Dropped, k, None, note);
+            return true;
+        }
+        let note = format!("`{tk}` is already written from another key; not written twice");
+        self.item(Outcome::Dropped, k, None, note);
+        true
+    }
+
+    /// Hooks the target cannot run: dropped, unless some can refuse a tool call
+    /// (`PreToolUse`, `PermissionRequest`): then every call they refuse would run,
+    /// and the user decides.
+    fn hooks(&mut self, k: &str, node: &Node, note: String) {
+        let guards: Vec<&str> = node
+            .as_mapping()
+            .map(|m| {
+                m.iter()
+                    .map(|(e, _)| e.text.as_str())
+                    .filter(|e| GUARD_EVENTS.contains(e))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if guards.is_empty() {
+            self.item(Outcome::Dropped, k, None, note);
+        } else {
+            self.decision(
+                k,
+                format!(
+                    "{note}: its `{}` hooks can refuse tool calls, and every call they refuse would run there",
+                    guards.join("`, `")
+                ),
+            );
+        }
+    }
+
+    /// A decision: the output does less than the source (or not what it meant)
+    /// until the user decides; the run exits 1.
+    pub(super) fn decision(&mut self, key: &str, note: String) {
+        self.item(Outcome::Decision, key, None, note);
+        if let Some(i) = self.items.last_mut() {
+            i.limits = true;
         }
     }
 

@@ -35,6 +35,7 @@ use map::Convert;
 
 mod comments;
 pub(crate) mod emit;
+mod fit;
 mod map;
 mod model;
 mod tools;
@@ -77,6 +78,11 @@ pub(crate) struct Item {
     /// source role: the run exits 1 until the user decides.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub widens: bool,
+    /// A decision about what the role may do: the output lets it do less than the
+    /// source until the user decides (a restriction the target cannot say), and
+    /// the run exits 1.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub limits: bool,
 }
 
 /// One converted file.
@@ -113,6 +119,11 @@ impl Conversion {
         self.items.iter().filter(|i| i.outcome == o).count()
     }
 
+    /// Decisions about what the role may do (widening ones included).
+    pub(crate) fn limiting(&self) -> impl Iterator<Item = &Item> {
+        self.items.iter().filter(|i| i.limits || i.widens)
+    }
+
     /// Items whose decision would otherwise widen what the role may do.
     pub(crate) fn widening(&self) -> impl Iterator<Item = &Item> {
         self.items.iter().filter(|i| i.widens)
@@ -146,6 +157,7 @@ impl Conversion {
                     self.identity
                 ),
                 widens: false,
+                limits: false,
             }
         } else {
             Item {
@@ -157,6 +169,7 @@ impl Conversion {
                     to.label()
                 ),
                 widens: false,
+                limits: false,
             }
         };
     }
@@ -167,16 +180,31 @@ impl Conversion {
 pub(crate) enum ConvertError {
     #[error("`{}` has no frontmatter to convert (it must start with a `---` line)", path.display())]
     NoFrontmatter { path: PathBuf },
-    #[error("`{}`: its frontmatter is not valid YAML ({message}); `pwk lint --host {from}` shows where", path.display())]
+    #[error("`{}`: {from} cannot load it: its frontmatter is not valid YAML ({message}){}; `pwk lint --host {from}` shows where", path.display(), if *.repaired { ", and the host's own repair does not fix it" } else { "" })]
     Yaml {
         path: PathBuf,
         from: String,
         message: String,
+        /// The host repairs what strict YAML rejects, and that did not help.
+        repaired: bool,
     },
     #[error("`{}`: its frontmatter is not a mapping of keys", path.display())]
     NotMapping { path: PathBuf },
     #[error("`{}` is already written for {host}; pick another `--to` or `--from`", path.display())]
     SameHost { path: PathBuf, host: String },
+}
+
+impl ConvertError {
+    /// The same error, naming the file as `shown` (relative to where pwk runs).
+    pub(crate) fn shown_as(mut self, shown: PathBuf) -> ConvertError {
+        match &mut self {
+            ConvertError::NoFrontmatter { path }
+            | ConvertError::Yaml { path, .. }
+            | ConvertError::NotMapping { path }
+            | ConvertError::SameHost { path, .. } => *path = shown,
+        }
+        self
+    }
 }
 
 /// Convert one parsed role file from `from` to `opts.to`, for writing to `dest`:
@@ -222,6 +250,10 @@ pub(crate) fn convert_doc(
             host: to.label(),
         });
     }
+    // The file as the source host reads it: where it ends the frontmatter, and
+    // its own repair of what strict YAML rejects (Claude Code).
+    let (read, repair_items) = read_as_host(doc, from);
+    let doc = &read;
     let fences = doc
         .fences
         .as_ref()
@@ -233,6 +265,7 @@ pub(crate) fn convert_doc(
                 path,
                 from: from.label(),
                 message: yaml_message(e),
+                repaired: from.parser.repair != crate::role::repair::Repair::None,
             });
         }
         None => return Err(ConvertError::NoFrontmatter { path }),
@@ -261,9 +294,20 @@ pub(crate) fn convert_doc(
     let mut c = Convert {
         from,
         to,
-        items: Vec::new(),
+        items: repair_items,
         lines: Vec::new(),
+        source: crate::host::effective::grants(from, doc),
+        plan: map::ToolPlan::default(),
+        last_slot: None,
+        identity: None,
     };
+    if let Some(rs) = &from.tools.ruleset {
+        c.plan.ruleset_keys = entries
+            .iter()
+            .map(|(k, _)| k.text.clone())
+            .filter(|k| *k == rs.tools_key || *k == rs.permission_key)
+            .collect();
+    }
     let notes = comments::Placed::of(doc, entries);
     // The identity first: the target's `name` key, when it reads one.
     let to_name = c.target_key("name");
@@ -275,6 +319,7 @@ pub(crate) fn convert_doc(
         Some(k) => {
             let carried = from_name.is_some() && name.as_deref() == Some(identity.as_str());
             c.push(k, emit::string_entry(k, &identity));
+            c.identity = Some((k.clone(), identity.clone()));
             if carried {
                 c.item(Outcome::Converted, "name", Some(k), "as written".into());
             } else {
@@ -315,10 +360,20 @@ pub(crate) fn convert_doc(
         if from_name.as_deref() == Some(k) && c.setting_of(k).as_deref() == Some("name") {
             continue; // written above
         }
-        has_tools |= c.setting_of(k).as_deref() == Some("tools");
+        has_tools |= c.setting_of(k).as_deref() == Some("tools")
+            || from
+                .tools
+                .ruleset
+                .as_ref()
+                .is_some_and(|rs| k == rs.tools_key || k == rs.permission_key);
         let before = c.lines.len();
+        c.last_slot = None;
         c.entry(k, node, &opts.model_map);
-        let carried = (c.lines.len() > before).then_some(before);
+        let carried = if c.lines.len() > before {
+            Some(before)
+        } else {
+            c.last_slot.take()
+        };
         c.comments(&notes, i, carried, k);
     }
     if !has_tools {
@@ -335,17 +390,27 @@ pub(crate) fn convert_doc(
             );
         }
     }
-    let mut out = String::from("---\n");
     // File-wide comments (`# pwk: ignore-file[…]`, text before the first key)
     // first, those after the last key last.
     let (head, tail) = c.file_comments(&notes);
-    out.push_str(&head);
-    for l in &c.lines {
-        out.push_str(&l.text);
-    }
-    out.push_str(&tail);
-    // The closing fence and the body, byte for byte.
-    out.push_str(&text[fences.close.start..]);
+    let rest = &text[fences.close.start..];
+    let assemble = |c: &Convert| -> String {
+        let mut out = String::from("---\n");
+        out.push_str(&head);
+        for l in &c.lines {
+            if !l.text.is_empty() {
+                out.push_str(&comments::around(&l.text, &l.notes));
+            }
+        }
+        out.push_str(&tail);
+        // The closing fence and the body, byte for byte.
+        out.push_str(rest);
+        out
+    };
+    // The tools last, as the target reads them, and never more than the source's.
+    c.fit(&assemble);
+    let out = assemble(&c);
+    c.slot_comments();
     let file_name = file_name(&identity, &stem, &to.discovery.suffix);
     if doc.path.file_name().and_then(|n| n.to_str()) != Some(file_name.as_str()) {
         c.item(
@@ -356,7 +421,7 @@ pub(crate) fn convert_doc(
         );
     }
     Ok(Conversion {
-        source: doc.path.clone(),
+        source: path,
         from: from.label(),
         to: to.label(),
         file_name,
@@ -365,6 +430,65 @@ pub(crate) fn convert_doc(
         items: c.items,
         lint: Vec::new(),
     })
+}
+
+/// `doc` as `from` reads it: cut where the host ends the frontmatter, and repaired
+/// where strict YAML rejects it and the host repairs it (Claude Code quotes
+/// values and turns tabs into spaces), with what the repair changed.
+fn read_as_host(doc: &RoleDoc, from: &HostProfile) -> (RoleDoc, Vec<Item>) {
+    let mut items = Vec::new();
+    let cut = match from.parser.closing {
+        crate::role::Closing::FirstDashes => doc.cut_at_early_dashes(),
+        crate::role::Closing::Line => None,
+    };
+    let doc = match cut {
+        Some((cut, at)) => {
+            let line = doc.position(at).line;
+            items.push(Item {
+                outcome: Outcome::Converted,
+                key: "frontmatter".into(),
+                to: None,
+                note: format!(
+                    "{} ends the frontmatter at the `---` on line {line}: what follows is the body there, and here",
+                    from.label()
+                ),
+                widens: false,
+                limits: false,
+            });
+            cut
+        }
+        None => doc.clone(),
+    };
+    let Some((repaired, lines)) = doc.repaired(from.parser.repair) else {
+        return (doc, items);
+    };
+    use crate::role::repair::Change;
+    for l in &lines {
+        let line = doc.position(l.range.start).line;
+        let note = match &l.change {
+            Change::Quoted(k) => format!(
+                "{} reads line {line} with the value of `{k}` quoted (its own repair of what strict YAML rejects): converted as it reads it",
+                from.label()
+            ),
+            Change::Tabs => format!(
+                "{} reads line {line} with its leading tabs as spaces (its own repair): converted as it reads it",
+                from.label()
+            ),
+            Change::Overridden(k) => format!(
+                "`{k}` is repeated: {} keeps the last one, so the one on line {line} is left out",
+                from.label()
+            ),
+        };
+        items.push(Item {
+            outcome: Outcome::Converted,
+            key: "frontmatter".into(),
+            to: None,
+            note,
+            widens: false,
+            limits: false,
+        });
+    }
+    (repaired, items)
 }
 
 fn yaml_message(e: &crate::role::YamlError) -> String {
@@ -393,5 +517,7 @@ fn file_name(identity: &str, stem: &str, suffix: &str) -> String {
     format!("{base}{suffix}")
 }
 
+#[cfg(test)]
+mod never_widens;
 #[cfg(test)]
 mod tests;

@@ -50,9 +50,11 @@ fn claude_code_to_tintinweb_maps_keys_tools_and_reports_losses() {
         &[],
     );
     assert_eq!(c.file_name, "reviewer.md");
+    // `permissionMode: plan` is read-only: no edits, and Bash only for commands
+    // that change nothing, which tintinweb cannot say: Bash is left out (a
+    // decision), Edit and MultiEdit too (plan mode refuses them anyway).
     assert!(
-        c.text
-            .contains("\ntools: read, grep, find, ls, bash, edit\n"),
+        c.text.contains("\ntools: read, grep, find, ls\n"),
         "{}",
         c.text
     );
@@ -77,7 +79,14 @@ fn claude_code_to_tintinweb_maps_keys_tools_and_reports_losses() {
         item(&c, "tools: mcp__github__get_issue").outcome,
         Outcome::Dropped
     );
-    assert_eq!(item(&c, "permissionMode").outcome, Outcome::Dropped);
+    assert_eq!(item(&c, "permissionMode").outcome, Outcome::Decision);
+    assert!(
+        c.items
+            .iter()
+            .any(|i| i.outcome == Outcome::Decision && i.note.starts_with("bash left out")),
+        "{:#?}",
+        c.items
+    );
     assert_eq!(item(&c, "hooks").outcome, Outcome::Dropped);
     assert_eq!(item(&c, "color").outcome, Outcome::Converted);
     assert!(c.lint_errors().next().is_none(), "{:#?}", c.lint);
@@ -280,10 +289,15 @@ fn nicobailon_star_is_no_tool_and_never_becomes_every_tool() {
             .iter()
             .any(|i| i.note == "as written" && i.key.starts_with("tools"))
     );
-    // herdr has no word for no tools: a decision that fails the run.
+    // herdr has no word for no tools: denying its built-ins still leaves pi's MCP
+    // tools, so the file would widen the role (a decision; it is not written).
     let h = convert(".pi/agents/s.md", text, "nicobailon", "herdr", &[]);
-    assert!(!h.text.contains("tools"), "{}", h.text);
-    assert!(h.widening().any(|i| i.key == "tools"), "{:#?}", h.items);
+    assert!(
+        h.widening()
+            .any(|i| i.key == "tools" && i.note.contains("every MCP tool")),
+        "{:#?}",
+        h.items
+    );
     // tintinweb's own `*` is every built-in: listed by name for nicobailon.
     let t = convert(".pi/agents/s.md", text, "tintinweb", "nicobailon", &[]);
     assert_eq!(
@@ -293,7 +307,10 @@ fn nicobailon_star_is_no_tool_and_never_becomes_every_tool() {
 }
 
 #[test]
-fn a_target_that_cannot_restrict_tools_is_a_widening_decision() {
+fn opencode_gets_its_permission_ruleset() {
+    // The tool limit is written as OpenCode's `permission` ruleset: everything
+    // denied, then the tools the source grants allowed (`LS` is no tool on Claude
+    // Code 2.1, so OpenCode's `list` is not allowed either).
     let text = "---\nname: reviewer\ndescription: Reviews.\ntools: Read, Grep, Glob, LS\n---\n";
     let c = convert(
         ".claude/agents/reviewer.md",
@@ -302,10 +319,83 @@ fn a_target_that_cannot_restrict_tools_is_a_widening_decision() {
         "opencode",
         &[],
     );
-    let w: Vec<&Item> = c.widening().collect();
-    assert_eq!(w.len(), 1, "{:#?}", c.items);
-    assert_eq!(w[0].key, "tools");
-    assert_eq!(w[0].outcome, Outcome::Decision);
+    assert!(c.widening().next().is_none(), "{:#?}", c.items);
+    assert!(
+        c.text.contains(
+            "\npermission:\n  \"*\": deny\n  read: allow\n  grep: allow\n  glob: allow\n---"
+        ),
+        "{}",
+        c.text
+    );
+    // Denials: `permission: {bash: deny, edit: deny}` (Write and Edit share
+    // OpenCode's `edit` permission).
+    let text = "---\nname: w\ndescription: d\ndisallowedTools: Bash, Write, Edit\n---\n";
+    let c = convert(".claude/agents/w.md", text, "claude-code", "opencode", &[]);
+    assert!(
+        c.text
+            .contains("\npermission:\n  bash: deny\n  edit: deny\n---"),
+        "{}",
+        c.text
+    );
+    // Calls that ask on the source ask on OpenCode.
+    let text = "---\nname: a\ndescription: d\ntools: Read, Bash\npermissionMode: default\n---\n";
+    let c = convert(".claude/agents/a.md", text, "claude-code", "opencode", &[]);
+    assert!(c.text.contains("\n  bash: ask\n"), "{}", c.text);
+    assert_eq!(c.count(Outcome::Decision), 0, "{:#?}", c.items);
+}
+
+#[test]
+fn opencode_denials_carry_over_never_dropped() {
+    // N3: `tools: {write: false, bash: false}` is OpenCode's `edit` and `bash`
+    // denied: the target denies them too.
+    let text = "---\ndescription: d\ntools:\n  write: false\n  bash: false\n---\nB\n";
+    let c = convert(".opencode/agents/a.md", text, "opencode", "tintinweb", &[]);
+    assert_eq!(
+        frontmatter(&c)["disallowed_tools"],
+        "bash, edit, write",
+        "{}",
+        c.text
+    );
+    let c = convert(
+        ".opencode/agents/a.md",
+        text,
+        "opencode",
+        "claude-code",
+        &[],
+    );
+    assert_eq!(frontmatter(&c)["disallowedTools"], "Bash, Edit, Write");
+    // `permission: {edit: deny}` and `{"*": false, read: true}`.
+    let text = "---\ndescription: d\npermission:\n  edit: deny\n  bash: deny\n---\n";
+    let c = convert(".opencode/agents/b.md", text, "opencode", "nicobailon", &[]);
+    assert_eq!(frontmatter(&c)["excludeTools"], "bash, edit, write");
+    let text = "---\ndescription: d\ntools:\n  \"*\": false\n  read: true\n---\n";
+    let c = convert(".opencode/agents/c.md", text, "opencode", "herdr", &[]);
+    assert_eq!(frontmatter(&c)["tools"], "read", "{}", c.text);
+}
+
+#[test]
+fn a_key_is_never_written_twice() {
+    // N19: OpenCode's `name` is also the identity the converter writes.
+    let text = "---\nname: rev\ndescription: d\n---\nBody\n";
+    for to in ["claude-code", "copilot", "tintinweb", "nicobailon", "herdr"] {
+        let c = convert(".opencode/agents/src.md", text, "opencode", to, &[]);
+        assert_eq!(c.text.matches("\nname:").count(), 1, "{to}: {}", c.text);
+        frontmatter(&c);
+    }
+    // A different value under the same target key is reported, not written.
+    let text = "---\nname: rev\ndescription: d\n---\nBody\n";
+    let c = convert(
+        ".opencode/agents/src.md",
+        text,
+        "opencode",
+        "claude-code",
+        &[],
+    );
+    assert!(
+        !c.items
+            .iter()
+            .any(|i| i.outcome == Outcome::Dropped && i.key == "name")
+    );
 }
 
 #[test]

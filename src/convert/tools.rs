@@ -2,8 +2,8 @@
 //! (`*`, `none`) as the source host means them, and an absent list as the source
 //! host's default.
 
-use super::map::{Convert, list_value};
-use super::{Outcome, emit};
+use super::Outcome;
+use super::map::Convert;
 use crate::host::HostProfile;
 use crate::role::Node;
 
@@ -14,6 +14,11 @@ impl Convert {
     /// decides.
     pub(super) fn absent_tools(&mut self) {
         let (from, to) = (self.from, self.to);
+        // Every tool of the session: no default of the target's is more (what the
+        // source denies, the fit denies there too).
+        if self.source.open.is_some() {
+            return;
+        }
         let pi = |p: &HostProfile| -> Vec<String> {
             let mut v: Vec<String> = Vec::new();
             for t in &p.tools.default {
@@ -35,7 +40,7 @@ impl Convert {
             .map(|s| s.as_str())
             .collect::<Vec<_>>()
             .join(", ");
-        let Some(tk) = self.target_key("tools") else {
+        let Some(tk) = self.tools_key() else {
             self.widening(
                 "tools",
                 format!(
@@ -52,8 +57,7 @@ impl Convert {
             .filter(|t| granted.iter().any(|g| g == *t))
             .filter_map(|t| to.tools.own_name(t))
             .collect();
-        let value = list_value(to, &tk, &own);
-        self.push(&tk, value);
+        self.plan_allow(&tk, own);
         self.item(
             Outcome::Converted,
             "tools",
@@ -69,7 +73,7 @@ impl Convert {
 
     pub(super) fn tools(&mut self, k: &str, tk: &str, node: &Node, deny: bool) {
         let (from, to) = (self.from, self.to);
-        let Some(entries) = crate::role::string_list(node) else {
+        let Some(entries) = crate::host::effective::entries(from, node) else {
             self.item(
                 Outcome::Dropped,
                 k,
@@ -117,15 +121,41 @@ impl Convert {
                 none = true;
                 continue;
             }
-            let base = from.tools.base(e);
-            if base != e.as_str() {
+            let mut base = from.tools.base(e);
+            // A namespaced entry (Copilot `search/codebase`) is its tool.
+            if from.tools.namespaced.is_some()
+                && let Some((ns, _)) = e.split_once('/')
+                && from.knows_tool(ns)
+            {
+                base = ns;
+            }
+            if base != e.as_str() && deny && !e.contains('/') {
+                // A denied `Bash(rm *)` takes the whole tool away on the source
+                // host: so it does on the target.
+                let owns = self.target_names(base);
+                if !owns.is_empty() {
+                    for own in &owns {
+                        push(own.clone());
+                    }
+                    self.item(
+                        Outcome::Converted,
+                        &label,
+                        Some(&owns.join(", ")),
+                        format!(
+                            "{} denies all of `{base}` for it, and so does {}",
+                            from.label(),
+                            to.label()
+                        ),
+                    );
+                    continue;
+                }
+            }
+            if base != e.as_str() && !e.contains('/') {
                 // `Bash(git *)`: a restriction pi hosts cannot express; carrying the
                 // bare tool would widen it.
                 lost += 1;
-                self.item(
-                    Outcome::Decision,
+                self.decision(
                     &label,
-                    None,
                     format!(
                         "{} cannot restrict a tool to `{}`; left out rather than granting all of `{base}`",
                         to.label(),
@@ -134,7 +164,7 @@ impl Convert {
                 );
                 continue;
             }
-            let pis = from.tools.pi_names(e);
+            let pis = from.tools.pi_names(base);
             let owns: Vec<String> = pis.iter().filter_map(|pi| to.tools.own_name(pi)).collect();
             if !owns.is_empty() {
                 for own in &owns {
@@ -215,6 +245,9 @@ impl Convert {
             if (entries.is_empty() || lost == 0) && !none {
                 return;
             }
+            if deny {
+                return;
+            }
             let why = if none {
                 format!(
                     "`{k}: {}` means no tools on {}",
@@ -224,29 +257,149 @@ impl Convert {
             } else {
                 format!("no listed tool exists on {}", to.label())
             };
-            match (deny, to.tools.none_tokens.first()) {
-                (false, Some(token)) => {
-                    self.push(tk, emit::string_entry(tk, token));
-                    self.item(
-                        Outcome::Converted,
-                        k,
-                        Some(tk),
-                        format!("{why}: `{token}` on {}", to.label()),
-                    );
-                }
-                (false, None) => self.widening(
-                    k,
-                    format!(
-                        "{why}, {} has no word for no tools, and without `{tk}` the child gets {}",
-                        to.label(),
-                        to.tools.missing
-                    ),
-                ),
-                (true, _) => {}
-            }
+            self.plan_none(tk, k, why);
             return;
         }
-        let value = list_value(to, tk, &out);
-        self.push(tk, value);
+        if deny {
+            self.plan_deny(tk, out);
+        } else {
+            self.plan_allow(tk, out);
+        }
+    }
+}
+
+impl Convert {
+    /// The source's tool ruleset (OpenCode's `tools` and `permission`), converted
+    /// as one from what it grants: the tools its child may call, or every tool but
+    /// those it takes away. What the rules only let ask or run in part is left to
+    /// the fit ([`super::fit`]), which knows what the target can say.
+    pub(super) fn ruleset_source(&mut self, k: &str, rs: &crate::host::Ruleset) {
+        let (from, to) = (self.from, self.to);
+        if let Some(first) = self.plan.ruleset_from.clone() {
+            let at = self.plan.allow_key.clone().or(self.plan.deny_key.clone());
+            self.last_slot = at
+                .as_deref()
+                .and_then(|key| self.lines.iter().position(|l| l.key == key));
+            self.item(
+                Outcome::Converted,
+                k,
+                at.as_deref(),
+                format!(
+                    "one ruleset with `{first}` on {}: converted with it",
+                    from.label()
+                ),
+            );
+            return;
+        }
+        self.plan.ruleset_from = Some(k.to_string());
+        let _ = rs;
+        let keys: Vec<String> = self
+            .plan
+            .ruleset_keys
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect();
+        let src = self.source.clone();
+        let names = |c: &Convert, tools: &mut dyn Iterator<Item = &String>| -> Vec<String> {
+            let mut out: Vec<String> = Vec::new();
+            for t in tools {
+                for n in c.target_names(t) {
+                    if !out.contains(&n) {
+                        out.push(n);
+                    }
+                }
+            }
+            out
+        };
+        if src.open.is_some() {
+            let gone = names(self, &mut src.open_except.iter());
+            if gone.is_empty() {
+                self.item(
+                    Outcome::Converted,
+                    k,
+                    None,
+                    format!(
+                        "the ruleset of {} takes no built-in tool away on {}: nothing to write",
+                        keys.join(" and "),
+                        from.label()
+                    ),
+                );
+                return;
+            }
+            let Some(dk) = self.deny_key() else {
+                // No deny-list there: the fit lists what is left.
+                self.item(
+                    Outcome::Converted,
+                    k,
+                    None,
+                    format!(
+                        "{} takes away {} on {}; {} has no deny-list, so its tools are listed",
+                        keys.join(" and "),
+                        src.open_except.join(", "),
+                        from.label(),
+                        to.label()
+                    ),
+                );
+                return;
+            };
+            self.plan_deny(&dk, gone.clone());
+            self.item(
+                Outcome::Converted,
+                k,
+                Some(&dk),
+                format!(
+                    "{} gives every tool but {} on {}: `{dk}` denies {} on {}",
+                    keys.join(" and "),
+                    src.open_except.join(", "),
+                    from.label(),
+                    gone.join(", "),
+                    to.label()
+                ),
+            );
+            return;
+        }
+        let Some(tk) = self.tools_key() else {
+            return;
+        };
+        let granted: Vec<&String> = src
+            .tools
+            .iter()
+            .filter(|g| !matches!(g.access, crate::host::effective::Access::Denied(_)))
+            .map(|g| &g.tool)
+            .collect();
+        let out = names(self, &mut granted.iter().copied());
+        let shown = if out.is_empty() {
+            "no tools".to_string()
+        } else {
+            out.join(", ")
+        };
+        let lost: Vec<&str> = granted
+            .iter()
+            .filter(|t| self.target_names(t).is_empty())
+            .map(|t| t.as_str())
+            .collect();
+        let mut note = format!(
+            "the ruleset gives only {} on {}: {shown} on {}",
+            granted
+                .iter()
+                .map(|t| t.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            from.label(),
+            to.label()
+        );
+        if !lost.is_empty() {
+            note.push_str(&format!("; {} has no {}", to.label(), lost.join(", ")));
+        }
+        if out.is_empty() {
+            self.plan_none(
+                &tk,
+                k,
+                format!("the ruleset gives no tool on {}", from.label()),
+            );
+        } else {
+            self.plan_allow(&tk, out);
+        }
+        self.item(Outcome::Converted, k, Some(&tk), note);
     }
 }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 pub(crate) use crate::pi::process::{
     BoundedCapture, GroupStopper, KILL_GRACE, human_duration, kill_group_and_wait, read_chunks,
+    read_chunks_sized,
 };
 
 pub(crate) use crate::pi::children::received;

@@ -62,7 +62,7 @@ impl LineFramer {
     /// Feed one read's bytes; `on_line` gets every line completed by them.
     pub fn push(&mut self, mut chunk: &[u8], on_line: &mut dyn FnMut(Line<'_>)) {
         while !chunk.is_empty() {
-            match chunk.iter().position(|&b| b == b'\n') {
+            match memchr::memchr(b'\n', chunk) {
                 Some(i) => {
                     let (head, rest) = (&chunk[..i], &chunk[i + 1..]);
                     if self.buf.is_empty() && self.oversized_len.is_none() && head.len() <= self.max
@@ -96,6 +96,13 @@ impl LineFramer {
     /// Bytes currently held (for the memory bound).
     pub fn buffered(&self) -> usize {
         self.buf.len()
+    }
+
+    /// Heap bytes the framer holds (its buffer's capacity): what the memory bound
+    /// counts.
+    #[cfg(test)]
+    pub(crate) fn held(&self) -> usize {
+        self.buf.capacity()
     }
 
     fn append(&mut self, bytes: &[u8]) {
@@ -185,6 +192,69 @@ pub struct StreamState {
     /// A `message_end` was dropped after the last kept final message: the answer
     /// pwk holds may not be pi's last one.
     pub final_message_dropped: bool,
+}
+
+impl StreamState {
+    /// Heap bytes the state holds (the capacity of every string and vector it owns):
+    /// what the memory bound counts. Every field is named, so a new one must be
+    /// counted here before the crate compiles.
+    #[cfg(test)]
+    pub(crate) fn held(&self) -> usize {
+        let StreamState {
+            session_id,
+            session_cwd,
+            started: _,
+            turns: _,
+            tool_calls: _,
+            tool_calls_failed: _,
+            tools_in_flight: _,
+            final_message,
+            pending_retry: _,
+            retry_final_error,
+            usage: _,
+            budget_tokens: _,
+            unknown_usage,
+            assistant_messages: _,
+            skip_usage: _,
+            events: _,
+            malformed_lines: _,
+            oversized_lines: _,
+            first_malformed,
+            saw_agent_end: _,
+            saw_compaction,
+            dropped_events,
+            final_message_dropped: _,
+        } = self;
+        let opt = |s: &Option<String>| s.as_ref().map_or(0, String::capacity);
+        let UnknownUsage {
+            tokens: _,
+            cost: _,
+            invalid: _,
+            first,
+        } = unknown_usage;
+        let message = final_message.as_ref().map_or(0, |m| {
+            let FinalMessage {
+                text,
+                stop_reason,
+                error_message,
+                provider,
+                model,
+            } = m;
+            text.capacity() + opt(stop_reason) + opt(error_message) + opt(provider) + opt(model)
+        });
+        opt(session_id)
+            + opt(session_cwd)
+            + message
+            + opt(retry_final_error)
+            + opt(first)
+            + opt(first_malformed)
+            + opt(saw_compaction)
+            + dropped_events.capacity() * std::mem::size_of::<(String, u64)>()
+            + dropped_events
+                .iter()
+                .map(|(k, _)| k.capacity())
+                .sum::<usize>()
+    }
 }
 
 #[derive(Deserialize)]
@@ -447,8 +517,13 @@ struct CompactionEv {
 /// `usage` object).
 fn update_subtype(line: &[u8]) -> Option<&str> {
     const NEEDLE: &[u8] = br#""assistantMessageEvent":{"type":""#;
+    static FINDER: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
     let head = &line[..line.len().min(2048)];
-    let at = head.windows(NEEDLE.len()).position(|w| w == NEEDLE)? + NEEDLE.len();
+    let at = FINDER
+        .get_or_init(|| memchr::memmem::Finder::new(NEEDLE))
+        .find(head)?
+        + NEEDLE.len();
     let rest = &line[at..];
     let end = rest
         .iter()
@@ -527,7 +602,7 @@ impl StreamState {
             return;
         }
         // serde_json does not check the UTF-8 of strings it skips; pi only writes UTF-8.
-        if std::str::from_utf8(line).is_err() {
+        if simdutf8::basic::from_utf8(line).is_err() {
             return self.malformed(line, progress);
         }
         let owned_kind;
@@ -1115,5 +1190,173 @@ mod usage_class {
             ..Default::default()
         };
         assert!(b.crossed(s.budget_tokens, u.cost).is_some());
+    }
+}
+
+#[cfg(test)]
+mod memory {
+    //! What the reader holds stays bounded by the longest line it keeps, whatever the
+    //! stream's length: a pi 0.73.1-shaped stream (every `message_update` carries the
+    //! partial message twice, so lines grow with the answer) of a few turns and of
+    //! many, × read sizes × line limits, with the heap the framer and the state hold
+    //! counted after every read (capacities, not timings), and the accounting exact.
+    use super::*;
+
+    /// (JSON-escaped, decoded) pieces of an answer: escapes, multi-byte UTF-8.
+    const WORDS: [(&str, &str); 5] = [
+        ("alpha ", "alpha "),
+        ("b\\n", "b\n"),
+        ("\\\"d\\\" ", "\"d\" "),
+        ("é ", "é "),
+        ("𝄞\\u00e9 ", "𝄞é "),
+    ];
+    const META: &str = r#""api":"openai-completions","provider":"mock","model":"mock-model","usage":{"input":100,"output":12,"cacheRead":3,"cacheWrite":0,"totalTokens":115,"cost":{"input":0.001,"output":0.0002,"cacheRead":0,"cacheWrite":0,"total":0.0012}},"stopReason":"stop","timestamp":1"#;
+
+    /// One turn of `deltas` deltas: (its bytes, its longest line, the decoded answer).
+    fn turn(deltas: usize, n: usize) -> (Vec<u8>, usize, String) {
+        let (mut text, mut raw) = (String::new(), String::new());
+        let mut out: Vec<String> = vec![
+            r#"{"type":"turn_start"}"#.into(),
+            format!(
+                r#"{{"type":"message_start","message":{{"role":"assistant","content":[],{META}}}}}"#
+            ),
+        ];
+        for i in 0..deltas {
+            let (d, r) = WORDS[(i + n) % WORDS.len()];
+            text.push_str(d);
+            raw.push_str(r);
+            let snap = format!(
+                r#"{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}],{META}}}"#
+            );
+            out.push(format!(
+                r#"{{"type":"message_update","assistantMessageEvent":{{"type":"text_delta","contentIndex":0,"delta":"{d}","partial":{snap}}},"message":{snap}}}"#
+            ));
+        }
+        out.push(format!(
+            r#"{{"type":"tool_execution_start","toolCallId":"c{n}","toolName":"read","args":{{"path":"a"}}}}"#
+        ));
+        // A tool's partial output as long as four answers (a big file read).
+        out.push(format!(
+            r#"{{"type":"tool_execution_update","toolCallId":"c{n}","toolName":"read","partialResult":{{"content":[{{"type":"text","text":"{text}{text}{text}{text}"}}]}}}}"#
+        ));
+        out.push(format!(
+            r#"{{"type":"tool_execution_end","toolCallId":"c{n}","toolName":"read","result":{{"content":[]}},"isError":{}}}"#,
+            n % 2 == 1
+        ));
+        if n.is_multiple_of(3) {
+            out.push(format!("not an event {n}"));
+        }
+        out.push(format!(
+            r#"{{"type":"message_end","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}],{META}}}}}"#
+        ));
+        out.push(r#"{"type":"turn_end","toolResults":[]}"#.into());
+        let longest = out.iter().map(String::len).max().unwrap();
+        let mut bytes = out.join("\n").into_bytes();
+        bytes.push(b'\n');
+        (bytes, longest, raw)
+    }
+
+    struct Counted {
+        framer: LineFramer,
+        state: StreamState,
+        chunk: usize,
+        /// Bytes of the current simulated read already pushed.
+        fill: usize,
+        peak_framer: usize,
+        peak_state: usize,
+    }
+
+    impl Counted {
+        /// Feed `bytes` as the rest of a stream read `chunk` bytes at a time.
+        fn feed(&mut self, mut bytes: &[u8]) {
+            while !bytes.is_empty() {
+                let n = (self.chunk - self.fill).min(bytes.len());
+                let state = &mut self.state;
+                self.framer
+                    .push(&bytes[..n], &mut |l| state.feed(l, &mut |_| {}));
+                self.fill = (self.fill + n) % self.chunk;
+                bytes = &bytes[n..];
+                self.peak_framer = self.peak_framer.max(self.framer.held());
+                self.peak_state = self.peak_state.max(self.state.held());
+            }
+        }
+    }
+
+    fn run(deltas: usize, turns: usize, chunk: usize, max: usize) -> (Counted, usize, String) {
+        let mut c = Counted {
+            framer: LineFramer::new(max),
+            state: StreamState::default(),
+            chunk,
+            fill: 0,
+            peak_framer: 0,
+            peak_state: 0,
+        };
+        c.feed(b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/w\"}\n{\"type\":\"agent_start\"}\n");
+        let (mut longest, mut last) = (0, String::new());
+        for n in 0..turns {
+            let (bytes, l, raw) = turn(deltas, n);
+            c.feed(&bytes);
+            (longest, last) = (longest.max(l), raw);
+        }
+        c.feed(b"{\"type\":\"agent_end\",\"messages\":[]}\n");
+        let state = &mut c.state;
+        c.framer.finish(&mut |l| state.feed(l, &mut |_| {}));
+        (c, longest, last)
+    }
+
+    #[test]
+    fn held_memory_is_bounded_by_the_longest_line_not_the_stream() {
+        for deltas in [40, 200] {
+            for max in [MAX_LINE, OVERSIZED_PREFIX] {
+                for chunk in [1013, 1 << 20] {
+                    let case = format!("{deltas} deltas, line limit {max}, reads of {chunk}");
+                    // 8 turns fill every "first few" list the state keeps.
+                    let (short, _, _) = run(deltas, 8, chunk, max);
+                    let (long, longest, last) = run(deltas, 24, chunk, max);
+                    assert!(
+                        long.peak_framer <= short.peak_framer
+                            && long.peak_state <= short.peak_state,
+                        "{case}: 24 turns held more than 8 (framer {} vs {}, state {} vs {})",
+                        long.peak_framer,
+                        short.peak_framer,
+                        long.peak_state,
+                        short.peak_state
+                    );
+                    // A line kept whole is at most `max` bytes; Vec growth doubles.
+                    let kept = longest.min(max);
+                    assert!(
+                        long.peak_framer <= 2 * kept,
+                        "{case}: the framer held {} bytes, longest kept line {kept}",
+                        long.peak_framer
+                    );
+                    let answer = last.len();
+                    assert!(
+                        long.peak_state <= 2 * answer + 4096,
+                        "{case}: the state held {} bytes for a {answer}-byte answer",
+                        long.peak_state
+                    );
+                    let s = &long.state;
+                    assert_eq!(s.turns, 24, "{case}");
+                    assert_eq!((s.tool_calls, s.tool_calls_failed), (24, 12), "{case}");
+                    if longest <= max {
+                        // Nothing dropped: the answer and the sums are exact.
+                        assert_eq!(s.malformed_lines, 8, "{case}");
+                        assert_eq!(s.oversized_lines, 0, "{case}");
+                        assert_eq!(s.final_message.as_ref().unwrap().text, last, "{case}");
+                        let u = s.usage.as_ref().unwrap();
+                        assert_eq!(
+                            (u.input, u.output, u.cache_read, u.total_tokens),
+                            (2400, 288, 72, 2760),
+                            "{case}"
+                        );
+                        assert_eq!(s.budget_tokens, 2760, "{case}");
+                        let cost = (0..24).fold(0.0, |a, _| a + 0.0012);
+                        assert_eq!(u.cost, cost, "{case}");
+                    } else {
+                        assert!(s.oversized_lines > 0 && s.malformed_lines >= 8, "{case}");
+                    }
+                }
+            }
+        }
     }
 }

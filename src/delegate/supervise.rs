@@ -34,7 +34,9 @@ use std::time::{Duration, Instant};
 
 use super::budget::{Budget, BudgetHit};
 pub(crate) use super::process::KILL_GRACE;
-use super::process::{self, Activity, BoundedCapture, GroupStopper, interrupted, read_chunks};
+use super::process::{
+    self, Activity, BoundedCapture, GroupStopper, interrupted, read_chunks, read_chunks_sized,
+};
 use super::stream::{Line, LineFramer, StreamState};
 use super::types::Progress;
 use crate::pi::children::{self, Sweep};
@@ -49,6 +51,8 @@ const GROUP_SWEEP_AFTER: Duration = Duration::from_secs(2);
 const GROUP_GONE_WAIT: Duration = Duration::from_secs(2);
 /// How long to wait for the stderr capture after pi exited.
 const STDERR_WAIT: Duration = Duration::from_secs(2);
+/// The size asked for pi's stdout pipe, and the event reader's buffer.
+const STREAM_PIPE: usize = 1 << 20;
 /// Text mode: the most stdout kept as the answer.
 const TEXT_MODE_CAP: usize = 16 << 20;
 
@@ -550,7 +554,11 @@ fn read_stdout<T: Transport>(
                     let _ = ev_tx.send(Event::AgentEnd { failed });
                 }
             };
-            read_chunks(stdout, |chunk| {
+            // pi's event stream can be hundreds of MB: a larger pipe (the kernel's
+            // default maximum, 1 MiB) and reads to match mean fewer wake-ups per MB
+            // for pi and for this thread. Refused (an unusual limit): the default.
+            let _ = rustix::pipe::fcntl_setpipe_size(&stdout, STREAM_PIPE);
+            read_chunks_sized(stdout, STREAM_PIPE, |chunk| {
                 activity.output(start);
                 let mut g = out.lock().unwrap_or_else(|e| e.into_inner());
                 let state = &mut g.state;

@@ -19,7 +19,7 @@
 mod classify;
 mod precedence;
 pub(crate) mod render;
-pub(crate) mod runtime;
+pub mod runtime;
 mod scan;
 mod sources;
 pub mod template;
@@ -187,21 +187,6 @@ impl Discovery {
             .iter()
             .filter(|f| f.identity == name && (!f.loadable || !self.sources[f.source].read_by_host))
             .collect()
-    }
-
-    /// Every name pwk knows (identities, stems and `name` values), for did-you-mean.
-    pub fn known_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = Vec::new();
-        for f in &self.files {
-            names.push(f.identity.clone());
-            names.push(f.stem.clone());
-            if let Some(n) = f.role.as_ref().and_then(|r| r.name.clone()) {
-                names.push(n);
-            }
-        }
-        names.sort();
-        names.dedup();
-        names
     }
 
     /// The source a file or role came from.

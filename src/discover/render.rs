@@ -544,6 +544,16 @@ pub(crate) fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: S
     if let Some(deny) = &rt.tools.deny_tools {
         field(&mut out, "deny-tools", &deny.join(", "));
     }
+    if let Some(open) = &rt.tools.open {
+        field(&mut out, "also", open);
+    }
+    for l in &rt.tools.limits {
+        field(
+            &mut out,
+            "limit",
+            &format!("{}: {} ({})", l.tool, l.calls, l.why),
+        );
+    }
     let thinking = rt.thinking.value.clone().unwrap_or_else(|| "-".to_string());
     field(
         &mut out,

@@ -63,14 +63,34 @@ pub(crate) struct Tools {
     pub host_default: bool,
     /// The child can change files (bash, edit or write).
     pub mutating: bool,
+    /// The role's deny entries as written (its host's deny key).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deny_tools: Option<Vec<String>>,
+    /// Set when the child also gets every other tool of the session, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open: Option<String>,
+    /// Tools the child gets but may not use on every call (a specifier, a
+    /// permission mode, a ruleset's `ask`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<Limit>,
+    /// The permission mode the role sets, where the host reads one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
     pub note: String,
     /// The MCP tools the child reaches besides these, where the host hands `tools`
     /// to pi's allow-list (the host profile's `tools.mcp`): absent when it reaches
     /// none, or pwk has no such fact for the host.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mcp: Option<McpReach>,
+}
+
+/// A tool the child gets with a restriction.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Limit {
+    pub tool: String,
+    /// `asks first`, `read-only calls`, `some calls`, `no call`.
+    pub calls: &'static str,
+    pub why: String,
 }
 
 /// The MCP tools (pi's `mcp.json`) a role reaches on the pi generation that has them.
@@ -217,25 +237,7 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
             default_thinking: None,
         }
     };
-    let raw_tools = role.doc.mapping().and_then(|m| m.get("tools"));
-    // The host's own split of a `tools` string (Claude Code: white space too).
-    let declared = match raw_tools.and_then(|n| n.as_str()) {
-        Some(s) if host.tools.split_on_whitespace => Some(
-            host.tools
-                .split(s)
-                .into_iter()
-                .map(str::to_string)
-                .collect(),
-        ),
-        _ => r.tools.clone(),
-    };
-    let tools = tools(
-        host,
-        declared,
-        raw_tools,
-        &role.doc.text,
-        r.deny_tools.clone(),
-    );
+    let tools = tools(host, role);
     let thinking = match setting_key(host, "thinking") {
         Some((key, fact)) if key != "thinking" => {
             own_setting(host, role, key, fact, |n| n.as_str().map(str::to_string))
@@ -298,156 +300,61 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
     }
 }
 
-/// The tools the child gets under `host`, from its profile: the default when `tools`
-/// is absent, the host's tokens (`*`, `none`), the names it knows (unknown names are
-/// dropped by every host), and what it adds to every child.
-fn tools(
-    host: Host,
-    declared: Option<Vec<String>>,
-    raw: Option<&crate::role::Node>,
-    text: &str,
-    deny: Option<Vec<String>>,
-) -> Tools {
-    let label = host.label();
-    let t = &host.tools;
-    let with_injected = |mut v: Vec<String>| {
-        for i in &t.injected {
-            if !v.contains(i) {
-                v.push(i.clone());
-            }
-        }
-        v
-    };
-    // A flow list (`[a, b]`) that the host's parser does not read as a list.
-    let flow = raw.is_some_and(|n| text.get(n.span.clone()).is_some_and(|s| s.starts_with('[')));
-    let no_value = raw.is_some_and(|n| n.to_json().is_null());
-    let (effective, host_default, mut note) = match &declared {
-        None if no_value && t.no_value_is_none => (
-            with_injected(Vec::new()),
-            false,
-            format!("`tools:` has no value: {label} gives the child no tools at all"),
-        ),
-        None => (
-            t.default.clone(),
-            true,
-            format!("absent: {label} gives {}", t.missing),
-        ),
-        Some(_) if flow && host.parser.flow_lists != crate::host::ListReading::Read => (
-            with_injected(Vec::new()),
-            false,
-            format!("{label} does not read a `[…]` list: the child gets no built-in tools"),
-        ),
-        Some(list) => {
-            if list
-                .iter()
-                .any(|x| t.all_tokens.iter().any(|a| a.eq_ignore_ascii_case(x)))
-            {
-                // The token gives what the child gets without `tools`.
-                let all = t.default.clone();
-                (
-                    with_injected(all),
-                    false,
-                    format!("every built-in tool ({label} expands the token)"),
-                )
-            } else if list.iter().any(|x| t.none_tokens.iter().any(|n| n == x)) {
-                (with_injected(Vec::new()), false, "no tools".to_string())
-            } else {
-                // A specifier (`Bash(git *)`) grants the tool it qualifies.
-                let mut known: Vec<String> = Vec::new();
-                for x in list.iter().filter(|x| host.knows_tool(t.base(x))) {
-                    let b = t.base(x);
-                    let b = t.aliases.get(b).map_or(b, String::as_str).to_string();
-                    if !known.contains(&b) {
-                        known.push(b);
-                    }
-                }
-                // pi's own MCP names, where the host hands `tools` to pi: `mcp` says
-                // what they reach.
-                let is_gate = |x: &str| {
-                    t.mcp
-                        .as_ref()
-                        .is_some_and(|m| m.is_gateway(x) || x.starts_with("mcp__"))
-                };
-                let dropped: Vec<&String> = list
-                    .iter()
-                    .filter(|x| !host.knows_tool(t.base(x)) && !is_gate(x))
-                    .collect();
-                let mut note = "as declared".to_string();
-                // Tools the host folds into another one that is granted.
-                let folded: Vec<String> = t
-                    .folded_into
-                    .iter()
-                    .filter(|(into, _)| known.contains(*into))
-                    .filter_map(|(into, gone)| {
-                        let g: Vec<&str> = gone
-                            .iter()
-                            .filter(|g| known.contains(*g))
-                            .map(String::as_str)
-                            .collect();
-                        (!g.is_empty()).then(|| {
-                            format!("no separate {} (the child uses {into})", g.join(" or "))
-                        })
-                    })
-                    .collect();
-                known.retain(|k| {
-                    !t.folded_into.iter().any(|(into, gone)| {
-                        gone.contains(k) && list.iter().any(|x| t.base(x) == into)
-                    })
-                });
-                if !folded.is_empty() {
-                    note.push_str(&format!("; {label} gives {}", folded.join("; ")));
-                }
-                if !t.injected.is_empty() {
-                    note.push_str(&format!(" ({label} adds {})", t.injected.join(", ")));
-                }
-                if !dropped.is_empty() {
-                    note.push_str(&format!(
-                        "; not built-in, kept only if an extension provides it: {}",
-                        dropped
-                            .iter()
-                            .map(|d| d.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ));
-                }
-                (with_injected(known), false, note)
-            }
-        }
-    };
-    // In pi's vocabulary: Claude Code's `Bash` is pi's `bash`.
-    let mutating = effective.iter().any(|t| {
-        let pi = crate::host::pi_mutating_tools();
-        pi.contains(&t.as_str())
-            || host
-                .tools
-                .pi_names(t)
-                .iter()
-                .any(|n| pi.contains(&n.as_str()))
-    });
+/// The tools the child gets under `host`: the host's own computation
+/// ([`crate::host::effective`], which `pwk convert` compares too), with what pi's
+/// MCP support adds where the host hands `tools` to pi.
+fn tools(host: Host, role: &ResolvedRole) -> Tools {
+    let g = crate::host::effective::grants(host, &role.doc);
+    let mut note = g.note.clone();
+    let mutating = g.mutating(host);
     if mutating {
         note.push_str("; can change files (bash, edit or write)");
     }
     // A list the host's parser does not read is no allow-list pi sees either way:
     // the child gets no built-ins (herdr passes nothing usable to `--tools`).
-    let read_list = match &declared {
-        Some(_) if flow && host.parser.flow_lists != crate::host::ListReading::Read => None,
+    let flow_unread = role
+        .doc
+        .mapping()
+        .and_then(|m| m.get("tools"))
+        .is_some_and(|n| {
+            role.doc
+                .text
+                .get(n.span.clone())
+                .is_some_and(|s| s.starts_with('['))
+        })
+        && host.parser.flow_lists != crate::host::ListReading::Read;
+    let read_list = match &g.declared {
+        Some(_) if flow_unread => None,
         Some(l) => Some(Some(l.as_slice())),
         None => Some(None),
     };
-    let mcp = match (&t.mcp, read_list) {
+    let mcp = match (&host.tools.mcp, read_list) {
         (Some(fact), Some(list)) => mcp_reach(fact, list),
         _ => None,
     };
-
-    if deny.is_some() && !host.reads("deny-tools") {
-        note.push_str(&format!("; `deny-tools` is not read by {label}"));
-    }
+    let limits: Vec<Limit> = g
+        .tools
+        .iter()
+        .filter_map(|t| {
+            t.access.why().map(|why| Limit {
+                tool: t.tool.clone(),
+                calls: t.access.word(),
+                why: why.to_string(),
+            })
+        })
+        .collect();
     Tools {
-        declared,
-        effective,
-        host_default,
+        effective: g.names(),
+        declared: g.declared,
+        host_default: g.host_default,
         mutating,
-        deny_tools: deny,
+        deny_tools: g.denied,
+        open: g.open.map(|a| match a.why() {
+            Some(why) => format!("every other tool of the session ({}: {why})", a.word()),
+            None => "every other tool of the session, MCP tools included".to_string(),
+        }),
+        limits,
+        mode: g.mode,
         note,
         mcp,
     }

@@ -111,12 +111,34 @@ pub struct Detection {
     /// Settings or marker files that could not be used, each with why, in words that
     /// follow "it" (a host they name is not known).
     pub unreadable: Vec<(PathBuf, String)>,
+    /// The role files `reason` names, as given (only when it names them:
+    /// [`detect_from_paths`]).
+    pub files: Vec<PathBuf>,
 }
 
 /// The hint every reason ends with.
 pub const CHOOSE_HINT: &str = "`--host H` to choose";
 
 impl Detection {
+    /// `reason` with the paths it names shown as every other path of the output is:
+    /// relative to `cwd` when under it (`pwk config`, `convert`, `show`, the lint
+    /// report's `host_reason`).
+    pub fn reason_from(&self, cwd: &Path) -> String {
+        let show = |p: &Path| crate::display::display_path(cwd, p);
+        if self.files.is_empty() {
+            return format!("{} ({CHOOSE_HINT})", self.describe(&show));
+        }
+        // A reason that names the files themselves ([`detect_from_paths`]).
+        let mut paths: Vec<&PathBuf> = self.files.iter().collect();
+        // The longest first: a path that begins another is replaced after it.
+        paths.sort_by_key(|p| std::cmp::Reverse(p.as_os_str().len()));
+        let mut out = self.reason.clone();
+        for p in paths {
+            out = out.replace(&p.display().to_string(), &show(p));
+        }
+        out
+    }
+
     /// Whether the file's own keys may still decide (nothing else named a host).
     pub fn undecided(&self) -> bool {
         self.basis == Basis::Nothing
@@ -293,6 +315,7 @@ impl Detection {
             found,
             looked,
             unreadable: Vec::new(),
+            files: Vec::new(),
         };
         d.reason = format!(
             "{} ({CHOOSE_HINT})",
@@ -543,6 +566,7 @@ pub fn detect_from_paths(files: &[PathBuf]) -> Option<Detection> {
         format!("all {} files are", files.len())
     };
     d.reason = format!("{shown} under `{dir}/`, where {host} reads its agents ({CHOOSE_HINT})");
+    d.files = vec![first.clone()];
     Some(d)
 }
 

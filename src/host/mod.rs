@@ -12,11 +12,12 @@
 //!
 //! `pwk` is the portable profile: "safe on every supported host". Its own file
 //! documents pwk's runner and discovery; rules that need the cross-host view ask
-//! [`pi_profiles`] (every version of every real host) or [`pi_hosts`] (the newest),
-//! as light views. build.rs resolves the files' merge patches at build time, so a
-//! run parses only the profiles it uses.
+//! [`pi_profiles`] (every version of every real host), as light views. build.rs
+//! resolves the files' merge patches at build time, so a run parses only the
+//! profiles it uses.
 
 mod detect;
+pub mod effective;
 #[cfg(test)]
 mod merge;
 mod profile;
@@ -386,10 +387,14 @@ pub struct Chosen {
 }
 
 impl Chosen {
-    /// One line for humans: which profile and why.
-    pub fn explain(&self) -> String {
+    /// One line for humans: which profile and why (paths shown from `cwd`).
+    pub fn explain(&self, cwd: &std::path::Path) -> String {
         match &self.detection {
-            Some(d) => format!("host profile {} (auto: {})", self.profile.label(), d.reason),
+            Some(d) => format!(
+                "host profile {} (auto: {})",
+                self.profile.label(),
+                d.reason_from(cwd)
+            ),
             None => format!(
                 "host profile {} ({})",
                 self.profile.label(),
@@ -431,14 +436,6 @@ impl HostChoice {
             source: None,
         }
     }
-}
-
-/// The newest profile of every real pi host, as the light view (for the portable
-/// profile).
-pub fn pi_hosts() -> impl Iterator<Item = &'static HostProfile> {
-    PI_HOSTS
-        .into_iter()
-        .map(|h| light(h.rows().next_back().expect("every host has a version")))
 }
 
 /// Every profile of every real pi host, oldest first per host: the portable
@@ -720,22 +717,6 @@ pub fn split_profiles(
     pred: impl Fn(&HostProfile) -> bool,
 ) -> (Vec<&'static HostProfile>, Vec<&'static HostProfile>) {
     pi_profiles().partition(|p| pred(p))
-}
-
-/// Every host id with its versions, for `--help` and completions:
-/// `tintinweb`, `tintinweb@0.14`, …
-pub fn spec_names() -> Vec<String> {
-    let mut out = vec!["auto".to_string()];
-    for h in ALL {
-        out.push(h.as_str().to_string());
-        let versions = h.versions();
-        if versions.len() > 1 {
-            for (v, _) in versions {
-                out.push(format!("{h}@{v}"));
-            }
-        }
-    }
-    out
 }
 
 #[cfg(test)]

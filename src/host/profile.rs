@@ -89,6 +89,9 @@ pub struct Profile {
     /// (build.rs leaves them out of the binary, so this is empty at run time).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The role's permission mode, where the host has one (Claude Code).
+    #[serde(default)]
+    pub permission_modes: Option<PermissionModes>,
     /// Keys that are different hosts' spellings of one setting (portable profile):
     /// a role that sets it for every host in their own spellings is not warned.
     #[serde(default)]
@@ -532,7 +535,121 @@ pub struct Tools {
     /// them to pi's tool allow-list (`pi --tools`): `None` when pwk has no such fact.
     #[serde(default)]
     pub mcp: Option<McpReach>,
+    /// Set when no `tools` (or an all-token) gives the child every tool of the
+    /// session, beyond the names in `default`: MCP servers' tools and whatever the
+    /// parent has (Claude Code, Copilot, Gemini CLI, OpenCode).
+    #[serde(default)]
+    pub open: Option<Fact>,
+    /// Set when the role limits its tools with a permission ruleset rather than
+    /// lists (OpenCode: a `tools` map of tool → true | false and a `permission` map).
+    #[serde(default)]
+    pub ruleset: Option<Ruleset>,
+    /// Tools the host adds to an allow-list when a key is set (Claude Code:
+    /// `memory` adds Read, Write and Edit), by key.
+    #[serde(default)]
+    pub added_by: BTreeMap<String, AddedTools>,
+    /// Set when an entry `<tool>/<name>` names the tool before the `/` (Copilot:
+    /// `search/codebase` is `search`, `execute/*` is `execute`); any other
+    /// `<server>/<tool>` names an MCP server's tool.
+    #[serde(default)]
+    pub namespaced: Option<Fact>,
+    /// Set when an extension prefix followed by `*` (`mcp_*`), or by a server and
+    /// `_*` (`mcp_github_*`), names every tool under it (Gemini CLI).
+    #[serde(default)]
+    pub prefix_wildcards: Option<Fact>,
     pub cite: Cite,
+}
+
+/// OpenCode's tool control: a `tools` map (tool or pattern → true | false) and a
+/// `permission` map (permission or pattern → `allow` | `ask` | `deny`, or a map of
+/// input pattern → action; or one action for everything) become one ruleset, and
+/// the last rule that matches decides.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ruleset {
+    /// The key of the tool map (`tools`).
+    pub tools_key: String,
+    /// The key of the permission map (`permission`).
+    pub permission_key: String,
+    /// Entries of the tool map that become another permission (`write`, `patch` →
+    /// `edit`).
+    #[serde(default)]
+    pub tools_as: BTreeMap<String, String>,
+    /// Tools whose calls are governed by another tool's permission (`write`,
+    /// `apply_patch` by `edit`).
+    #[serde(default)]
+    pub permission_of: BTreeMap<String, String>,
+    /// What everything gets before the role's rules (`*`: allow).
+    pub base: String,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+impl Ruleset {
+    /// The permission that governs `tool`.
+    pub fn permission<'a>(&'a self, tool: &'a str) -> &'a str {
+        self.permission_of.get(tool).map_or(tool, String::as_str)
+    }
+}
+
+/// Tools a key adds ([`Tools::added_by`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AddedTools {
+    pub tools: Vec<String>,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+/// A role's permission mode and what each mode does to its tools (Claude Code's
+/// `permissionMode`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionModes {
+    /// The key (`permissionMode`).
+    pub key: String,
+    /// Tools that change files (`Edit`, `Write`, …).
+    pub edits: Vec<String>,
+    /// Tools that run commands (`Bash`).
+    pub shell: Vec<String>,
+    /// Tools no mode restricts (`Read`, `Grep`, …); every other tool, MCP tools and
+    /// the session's others included, is `other`.
+    pub read_only: Vec<String>,
+    /// Mode → what it does.
+    pub modes: BTreeMap<String, ModeEffect>,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
+/// What one permission mode does to each kind of tool.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModeEffect {
+    pub edits: ModeAccess,
+    pub shell: ModeAccess,
+    pub other: ModeAccess,
+    /// What the mode is, completing "`permissionMode: plan` …".
+    pub note: String,
+}
+
+/// How far a permission mode lets a kind of tool go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModeAccess {
+    /// Runs without asking.
+    Full,
+    /// Asks the user before each call.
+    Ask,
+    /// Only calls that change nothing (plan mode's read-only commands).
+    ReadOnly,
+    /// Only what something outside the role allows (settings' allow rules, a
+    /// classifier).
+    Limited,
+    /// Refused.
+    Denied,
 }
 
 /// How a role reaches the MCP tools pi configures (`mcp.json`): pi ≥ 1.0.4 keeps

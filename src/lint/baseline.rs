@@ -177,18 +177,22 @@ impl<'a> Relative<'a> {
     }
 }
 
-/// A finding's baseline entry; `path` is its file's path relative to the baseline.
-fn entry(d: &Diagnostic, text: Option<&str>, path: &str) -> Entry {
-    let path = path.to_string();
-    let flagged = text
-        .and_then(|t| t.get(d.span.clone()))
+/// The text a finding flags (the key, value or character it points at), trimmed:
+/// what identifies it across edits elsewhere in the file (the baseline, SARIF's
+/// fingerprints). Empty without the file's text.
+pub(crate) fn flagged_text(d: &Diagnostic, text: Option<&str>) -> String {
+    text.and_then(|t| t.get(d.span.clone()))
         .unwrap_or_default()
         .trim()
-        .to_string();
+        .to_string()
+}
+
+/// A finding's baseline entry; `path` is its file's path relative to the baseline.
+fn entry(d: &Diagnostic, text: Option<&str>, path: &str) -> Entry {
     Entry {
-        path,
+        path: path.to_string(),
         rule: d.rule.to_string(),
-        text: flagged,
+        text: flagged_text(d, text),
     }
 }
 

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use check::{check_doc, check_doc_full};
 pub use diagnostic::{Diagnostic, Related, Severity};
-pub use walk::{Collected, WalkError, collect_files, default_dirs};
+pub use walk::{Collected, DEFAULT_DIRS, WalkError, collect_files, default_dirs};
 
 use crate::fs::read::{ReadError, read_role_file};
 use crate::host::HostProfile;

@@ -29,7 +29,26 @@ pub(crate) struct Rule {
     pub good: &'static str,
 }
 
+/// Where pwk's documentation lives: its repository (`repository` in Cargo.toml),
+/// SARIF's `driver.informationUri`.
+pub(crate) const HOME: &str = env!("CARGO_PKG_REPOSITORY");
+
+/// The page of the rule `id`: `docs/src/rules/<id>.md` in the repository at this
+/// release's tag, so the page a finding links to is the one of the pwk that
+/// reported it (`url` in JSON, SARIF `helpUri`, LSP `codeDescription`).
+pub(crate) fn url(id: &str) -> String {
+    format!(
+        "{HOME}/blob/v{}/docs/src/rules/{id}.md",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
 impl Rule {
+    /// The rule's documentation page ([`url`]).
+    pub(crate) fn url(&self) -> String {
+        url(self.id)
+    }
+
     /// The severities it raises, the default first (`warning`, `warning/error`).
     pub(crate) fn severities(&self) -> String {
         match self.also {

@@ -15,9 +15,12 @@ pub enum WalkError {
     },
 }
 
+/// pi's project agents directories, below the project root.
+pub const DEFAULT_DIRS: [&str; 2] = [".agents/agents", ".pi/agents"];
+
 /// `.agents/agents/` and `.pi/agents/` under the project root, whichever exist.
 pub fn default_dirs(root: &Path) -> Vec<PathBuf> {
-    [".agents/agents", ".pi/agents"]
+    DEFAULT_DIRS
         .into_iter()
         .map(|rel| root.join(rel))
         .filter(|dir| dir.is_dir())

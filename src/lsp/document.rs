@@ -92,7 +92,8 @@ impl Open {
     }
 }
 
-/// A finding as LSP shows it: the rule id as `code`, `pwk` as source, the help
+/// A finding as LSP shows it: the rule id as `code` (linked to its page by
+/// `codeDescription`), `pwk` as source, the help
 /// after the message, related spans as related information.
 pub(crate) fn to_lsp(doc: &Document, d: &Diagnostic, enc: Encoding) -> lt::Diagnostic {
     let mut message = d.message.clone();
@@ -115,7 +116,11 @@ pub(crate) fn to_lsp(doc: &Document, d: &Diagnostic, enc: Encoding) -> lt::Diagn
             crate::lint::Severity::Warning => lt::DiagnosticSeverity::WARNING,
         }),
         code: Some(lt::NumberOrString::String(d.rule.to_string())),
-        code_description: None,
+        // The rule's page (the editor links the code to it).
+        code_description: crate::lint::rule::url(d.rule)
+            .parse::<lt::Uri>()
+            .ok()
+            .map(|href| lt::CodeDescription { href }),
         source: Some("pwk".into()),
         message,
         related_information: (!related.is_empty()).then_some(related),

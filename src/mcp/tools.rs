@@ -543,6 +543,7 @@ pub(crate) fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
         show_path: &show,
         color: false,
         width: 100,
+        summary: true,
     };
     let text = crate::lint::render::json::render(&report, &render_opts);
     let mut doc: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;

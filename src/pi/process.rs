@@ -178,8 +178,13 @@ impl BoundedCapture {
 }
 
 /// Read `r` to EOF (or an error), handing each chunk to `on_chunk`.
-pub(crate) fn read_chunks(mut r: impl Read, mut on_chunk: impl FnMut(&[u8])) {
-    let mut buf = vec![0u8; 64 << 10];
+pub(crate) fn read_chunks(r: impl Read, on_chunk: impl FnMut(&[u8])) {
+    read_chunks_sized(r, 64 << 10, on_chunk)
+}
+
+/// [`read_chunks`] with a read buffer of `size` bytes.
+pub(crate) fn read_chunks_sized(mut r: impl Read, size: usize, mut on_chunk: impl FnMut(&[u8])) {
+    let mut buf = vec![0u8; size];
     loop {
         match r.read(&mut buf) {
             Ok(0) => break,

@@ -52,10 +52,16 @@ pub(crate) fn provider_run(name: &str, max_turns: Option<u64>) -> Option<Provide
     let role = LogicalRole::ALL.into_iter().find(|r| r.name() == name)?;
     // A copy installed for a host without a turn bound has no `max_turns`: pwk's own
     // runner keeps the canonical role's budget.
-    let max_turns = max_turns.or_else(|| crate::roles::canonical_max_turns(name));
-    let (turn_budget, defaulted) = turn_budget(max_turns);
+    let canonical = max_turns
+        .is_none()
+        .then(|| crate::roles::canonical_max_turns(name))
+        .flatten();
+    let (turn_budget, defaulted) = turn_budget(max_turns.or(canonical));
     let budget_from = if defaulted {
         "pwk's default, as the role sets no max_turns"
+    } else if canonical.is_some() {
+        // Not this definition's `max_turns`: it sets none (issue #32).
+        "the canonical role's max_turns, as this definition sets none"
     } else {
         "max_turns"
     };

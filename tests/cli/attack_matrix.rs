@@ -139,14 +139,7 @@ impl World {
     }
 
     fn mkfifo(&self, rel: &str) {
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            self.env.path(rel),
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o644),
-            0,
-        )
-        .unwrap();
+        crate::support::process::mkfifo(&self.env.path(rel));
     }
 }
 

@@ -1,11 +1,6 @@
 //! `pwk lint --baseline` / `--write-baseline`.
 
-use crate::support::{Output, TestEnv, run};
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
-}
+use crate::support::{Output, TestEnv, json, run};
 
 const ROLE: &str =
     "---\nname: r\ndescription: d\ntools: read\nowner: me\nmax_turns: \"20\"\n---\nBody\n";

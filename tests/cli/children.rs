@@ -5,7 +5,7 @@
 //! `--no-mcp` on the pi generations that list it, and failed tool calls counted.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -13,13 +13,10 @@ use serde_json::{Value, json};
 use crate::delegate_e2e::{FAST_FAIL, Gen, World, pi_bin, report_text};
 use crate::support::fake_llm::Reply;
 use crate::support::lsp_client::{LspClient, file_uri};
-use crate::support::{Output, TestEnv, repo_root};
-
-const PATIENCE: Duration = Duration::from_secs(60);
-
-fn fake_pi_py() -> PathBuf {
-    repo_root().join("tests/cli/support/fake_pi.py")
-}
+use crate::support::process::{
+    PATIENCE, fake_pi, group_alive, signal, spawn_with_stdin, wait_bounded, wait_for,
+};
+use crate::support::{Output, TestEnv};
 
 /// A pi whose `--list-models` and `--help` never finish (each start appends its pid
 /// to `pids`; `exec` keeps the pid, which leads the capture's process group); any
@@ -29,7 +26,7 @@ fn slow_capture_pi(env: &TestEnv) -> (PathBuf, PathBuf) {
     let script = format!(
         "#!/bin/sh\ncase \"$1\" in\n  --list-models|--help) echo $$ >> '{}'; exec sleep 300;;\nesac\nexec python3 '{}' \"$@\"\n",
         pids.display(),
-        fake_pi_py().display()
+        fake_pi().display()
     );
     let bin = env.write("slow-pi", script);
     use std::os::unix::fs::PermissionsExt;
@@ -43,19 +40,6 @@ fn pids_in(file: &Path) -> Vec<i32> {
         .lines()
         .filter_map(|l| l.trim().parse().ok())
         .collect()
-}
-
-fn wait_for(what: &str, cond: impl Fn() -> bool) {
-    let t = Instant::now();
-    while !cond() {
-        assert!(t.elapsed() < PATIENCE, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn group_alive(pgid: i32) -> bool {
-    rustix::process::Pid::from_raw(pgid)
-        .is_some_and(|p| rustix::process::test_kill_process_group(p).is_ok())
 }
 
 /// A live process (not a zombie) with this pid.
@@ -82,42 +66,6 @@ fn assert_group_gone(pgid: i32, what: &str) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-fn signal(pid: u32, sig: rustix::process::Signal) {
-    let pid = rustix::process::Pid::from_raw(pid as i32).unwrap();
-    rustix::process::kill_process(pid, sig).unwrap();
-}
-
-fn wait_output(mut child: Child, what: &str) -> Output {
-    let t = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if t.elapsed() > PATIENCE {
-            let _ = child.kill();
-            panic!("{what}: pwk did not return");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn spawn_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Child {
-    use std::io::Write;
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    input.write_all(stdin).unwrap();
-    drop(input);
-    child
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -185,7 +133,7 @@ fn ctrl_c_in_setup_fast_model_stops_list_models() {
     wait_for("pi --list-models to start", || !pids_in(&pids).is_empty());
     let pgid = pids_in(&pids)[0];
     signal(child.id(), rustix::process::Signal::INT);
-    let out = wait_output(child, "setup");
+    let out = wait_bounded(child, PATIENCE, "setup");
     assert_eq!(out.code, 130, "{}", out.stderr);
     assert_group_gone(pgid, "setup");
 }
@@ -211,7 +159,7 @@ fn sigterm_during_the_help_probe_stops_it_and_delegate_still_reports() {
     wait_for("pi --help to start", || !pids_in(&pids).is_empty());
     let pgid = pids_in(&pids)[0];
     signal(child.id(), rustix::process::Signal::TERM);
-    let out = wait_output(child, "delegate");
+    let out = wait_bounded(child, PATIENCE, "delegate");
     let v: Value = serde_json::from_str(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}\n{}", out.stdout, out.stderr));
     assert_ne!(v["status"], "completed", "{v:#}");
@@ -238,7 +186,7 @@ impl DaemonRun {
     fn pwk(&self, detach: bool, args: &[&str]) -> Command {
         let mut c = self.env.pwk();
         c.args(args)
-            .env("PWK_PI_BIN", fake_pi_py())
+            .env("PWK_PI_BIN", fake_pi())
             .env("FAKE_PI_MODE", "daemon")
             .env("FAKE_PI_DAEMON_PID", self.env.path("daemon.pid"))
             .env("FAKE_PI_DAEMON_DETACH", if detach { "1" } else { "0" })
@@ -286,7 +234,7 @@ fn a_setsid_daemon_does_not_outlive_delegate() {
             d.pwk(detach, &["delegate"]).env_remove("FAKE_PI_TEXT"),
             req.to_string().as_bytes(),
         );
-        let out = wait_output(child, "delegate");
+        let out = wait_bounded(child, PATIENCE, "delegate");
         let v: Value = serde_json::from_str(&out.stdout).unwrap();
         assert_eq!(v["status"], "completed", "detach {detach}: {v:#}");
         assert_eq!(v["summary"], "complete before the daemon", "{v:#}");
@@ -317,7 +265,7 @@ fn a_setsid_daemon_does_not_outlive_review_on_either_transport() {
                 transport,
             ];
             let child = spawn_with_stdin(&mut d.pwk(detach, &args), b"");
-            let out = wait_output(child, transport);
+            let out = wait_bounded(child, PATIENCE, transport);
             let v: Value = serde_json::from_str(&out.stdout)
                 .unwrap_or_else(|e| panic!("{e}: {}\n{}", out.stdout, out.stderr));
             assert_eq!(v["results"][0]["status"], "completed", "{transport}: {v:#}");

@@ -2,13 +2,9 @@
 //! the project root everywhere, every result-printing command takes `--format
 //! human|json`, and fatal errors take one path.
 
-use crate::support::{TestEnv, run, run_with_stdin};
+use crate::support::{TestEnv, json, run, run_with_stdin};
 
 const ROLE: &str = "---\nname: reviewer\ndescription: Reviews a diff against its acceptance criteria and returns findings.\ntools: read, grep, find, ls\n---\n\nYou review the diff you are given.\n";
-
-fn json(s: &str) -> serde_json::Value {
-    serde_json::from_str(s).unwrap_or_else(|e| panic!("not one JSON document ({e}):\n{s}"))
-}
 
 /// A project with a role, and a subdirectory to run commands from.
 fn project() -> TestEnv {
@@ -27,7 +23,7 @@ fn lint_in_a_subdirectory_lints_the_project_roles() {
         .current_dir(env.path("src/deep"))
         .args(["lint", "--format", "json"]));
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    let doc = json(&out.stdout);
+    let doc = json(&out);
     assert_eq!(doc["files"], 1, "{}", out.stdout);
 }
 
@@ -53,7 +49,7 @@ fn new_in_a_subdirectory_writes_into_the_project_and_agents_dir_overrides() {
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     assert!(env.path(".agents/agents/scout.md").is_file());
     assert!(!env.path("src/.agents").exists());
-    let doc = json(&out.stdout);
+    let doc = json(&out);
     assert_eq!(doc["name"], "scout");
     assert_eq!(doc["kind"], "leaf");
 
@@ -78,12 +74,12 @@ fn dir_names_the_project_root_in_every_command() {
         .pwk()
         .args(["lint", "--dir", dir, "--format", "json"]));
     assert_eq!(lint.code, 0, "{}{}", lint.stdout, lint.stderr);
-    assert_eq!(json(&lint.stdout)["files"], 1);
+    assert_eq!(json(&lint)["files"], 1);
     let list = run(outside
         .pwk()
         .args(["list", "--dir", dir, "--format", "json"]));
     assert_eq!(list.code, 0, "{}", list.stderr);
-    let doc = json(&list.stdout);
+    let doc = json(&list);
     let names: Vec<&str> = doc["roles"]
         .as_array()
         .unwrap()
@@ -126,7 +122,7 @@ fn every_result_printing_command_takes_format() {
     assert_eq!(caps.code, 0);
     assert!(serde_json::from_str::<serde_json::Value>(&caps.stdout).is_err());
     let caps = run(env.pwk().args(["capabilities"]));
-    assert_eq!(json(&caps.stdout)["version"], 1);
+    assert_eq!(json(&caps)["version"], 1);
 
     let input = br#"{"required":["pwk-spec-reviewer"],"outcomes":[]}"#;
     let cov = run_with_stdin(env.pwk().args(["coverage", "--format", "human"]), input);
@@ -138,7 +134,7 @@ fn every_result_printing_command_takes_format() {
         cov.stdout
     );
     let cov = run_with_stdin(env.pwk().args(["coverage", "--format", "json"]), input);
-    assert_eq!(json(&cov.stdout)["complete"], false);
+    assert_eq!(json(&cov)["complete"], false);
 
     let schema = run(env.pwk().args(["schema", "--format", "human"]));
     assert_eq!(schema.code, 0);
@@ -157,7 +153,7 @@ fn every_result_printing_command_takes_format() {
         );
         assert_eq!(out.code, 1, "{format}: {}{}", out.stdout, out.stderr);
         if format == "json" {
-            assert_eq!(json(&out.stdout)["status"], "blocked");
+            assert_eq!(json(&out)["status"], "blocked");
         } else {
             assert!(
                 out.stdout.starts_with("Task `t1`: blocked"),
@@ -174,7 +170,7 @@ fn malformed_json_input_gives_one_document_and_one_message() {
     for cmd in [&["delegate"][..], &["run-request"], &["coverage"]] {
         let out = run_with_stdin(env.pwk().args(cmd), b"{\"a\": ");
         assert_eq!(out.code, 2, "{cmd:?}");
-        let doc = json(&out.stdout);
+        let doc = json(&out);
         assert_eq!(
             doc["error"]["code"], "INVALID_REQUEST",
             "{cmd:?}: {}",
@@ -201,7 +197,7 @@ fn a_missing_path_is_counted_in_the_lint_document() {
         .pwk()
         .args(["lint", "--format", "json", "missing.md", ".agents/agents"]));
     assert_eq!(out.code, 2, "{}", out.stderr);
-    let doc = json(&out.stdout);
+    let doc = json(&out);
     let rules: Vec<&str> = doc["diagnostics"]
         .as_array()
         .unwrap()
@@ -230,7 +226,7 @@ fn shadowing_between_agent_dirs_is_a_warning_that_names_the_winner() {
         .pwk()
         .args(["lint", "--host", "pwk", "--format", "json"]));
     assert_eq!(out.code, 0, "{}", out.stdout);
-    let doc = json(&out.stdout);
+    let doc = json(&out);
     let d = &doc["diagnostics"].as_array().unwrap();
     assert_eq!(d.len(), 1, "{}", out.stdout);
     assert_eq!(d[0]["rule"], "shadowed-role");
@@ -249,7 +245,7 @@ fn shadowing_between_agent_dirs_is_a_warning_that_names_the_winner() {
         .pwk()
         .args(["lint", "--host", "pwk", "--format", "json"]));
     assert_eq!(out.code, 1);
-    let doc = json(&out.stdout);
+    let doc = json(&out);
     let rules: Vec<&str> = doc["diagnostics"]
         .as_array()
         .unwrap()

@@ -1,11 +1,6 @@
 //! `pwk.toml`: every key, precedence, located errors, `pwk config`, `pwk schema --config`.
 
-use crate::support::{Output, TestEnv, run};
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
-}
+use crate::support::{Output, TestEnv, json, run};
 
 /// A role with a quoted `max_turns` (invalid-type, an error), a CRLF line (crlf,
 /// a warning) and `max_turns` (ignored by nicobailon).

@@ -63,7 +63,7 @@ memory: project
 background: true
 isolation: worktree
 color: cyan
-permissionMode: plan
+permissionMode: bypassPermissions
 hooks:
   Stop:
     - command: echo done
@@ -105,7 +105,7 @@ fn claude_code_to_tintinweb_and_back_keeps_what_carries_and_names_what_is_lost()
     let lost_there: Vec<String> = [keys(&there, "dropped"), keys(&there, "decision")].concat();
     assert_eq!(
         lost_there,
-        ["tools: WebFetch", "permissionMode", "hooks"],
+        ["tools: WebFetch", "hooks", "permissionMode"],
         "{there:#}"
     );
     // The real tintinweb lints it clean, too.
@@ -379,7 +379,9 @@ fn nicobailon_star_becomes_no_tools_never_all_seven() {
 }
 
 #[test]
-fn a_reviewer_limited_to_four_tools_is_not_silently_given_every_tool() {
+fn a_reviewer_limited_to_four_tools_gets_an_opencode_ruleset() {
+    // #32: OpenCode takes a tool limit as its `permission` ruleset, which OpenCode
+    // itself reads back as those tools only (`LS` is no tool on Claude Code 2.1).
     let env = project();
     fixture(
         &env,
@@ -396,21 +398,242 @@ fn a_reviewer_limited_to_four_tools_is_not_silently_given_every_tool() {
             ".opencode/agents",
         ],
     );
-    assert_eq!(code, 1, "{doc:#}\n{err}");
-    assert_eq!(doc["files"][0]["widens"], true, "{doc:#}");
-    assert_eq!(doc["summary"]["widening"], 1, "{doc:#}");
-    assert_eq!(keys(&doc, "decision"), ["tools"], "{doc:#}");
-    let human = run(env
-        .pwk()
-        .args(["convert", "--to", "opencode", ".claude/agents", "--dry-run"]));
-    assert_eq!(human.code, 1, "{}", human.stdout);
-    assert!(
-        human
-            .stdout
-            .contains("1 file would grant more tools than the source role"),
-        "{}",
-        human.stdout
+    assert_eq!(code, 0, "{doc:#}\n{err}");
+    assert_eq!(doc["files"][0]["widens"], false, "{doc:#}");
+    let fm = frontmatter(&env.path(".opencode/agents/reviewer.md"));
+    assert_eq!(
+        fm["permission"],
+        serde_json::json!({"*": "deny", "read": "allow", "grep": "allow", "glob": "allow"})
     );
+    // `pwk show` under OpenCode: only those tools.
+    let show = run(env
+        .pwk()
+        .args(["show", "reviewer", "--host", "opencode", "--format", "json"]));
+    let show: Value = serde_json::from_str(&show.stdout).unwrap();
+    assert_eq!(
+        show["runtime"]["tools"]["effective"],
+        serde_json::json!(["read", "grep", "glob"]),
+        "{show:#}"
+    );
+}
+
+/// Converting to each host in turn, as a user with a role of each form would.
+fn convert_fixture(name: &str, rel: &str, from: &str, to: &str) -> (i32, Value, TestEnv) {
+    let env = project();
+    fixture(&env, name, rel);
+    let (code, doc, _) = convert_json(&env, &["--from", from, "--to", to, rel, "--out", "out"]);
+    (code, doc, env)
+}
+
+#[test]
+fn opencode_denials_are_denied_on_every_target() {
+    // N3: `tools: {write: false, bash: false}` and `permission: {edit: deny}`.
+    for (to, key, want) in [
+        ("tintinweb", "disallowed_tools", "bash, edit, write"),
+        ("nicobailon", "excludeTools", "bash, edit, write"),
+        ("herdr", "deny-tools", "bash, edit, write"),
+        ("claude-code", "disallowedTools", "Bash, Edit, Write"),
+    ] {
+        let (code, doc, env) = convert_fixture(
+            "opencode-reviewer-denies-write-and-bash.md",
+            ".opencode/agents/reviewer.md",
+            "opencode",
+            to,
+        );
+        assert_eq!(code, 0, "{to}: {doc:#}");
+        let fm = frontmatter(&env.path("out/reviewer.md"));
+        assert_eq!(fm[key], want, "{to}: {doc:#}");
+    }
+    // Copilot has no deny-list: the tools that are left are listed, and what
+    // that loses (every other tool of the session) is a decision.
+    let (code, doc, env) = convert_fixture(
+        "opencode-reviewer-denies-write-and-bash.md",
+        ".opencode/agents/reviewer.md",
+        "opencode",
+        "copilot",
+    );
+    assert_eq!(code, 1, "{doc:#}");
+    let fm = frontmatter(&env.path("out/reviewer.agent.md"));
+    let tools = fm["tools"].as_str().unwrap();
+    assert!(
+        !tools.contains("execute") && !tools.contains("edit"),
+        "{tools}"
+    );
+}
+
+#[test]
+fn plan_mode_is_never_merely_dropped() {
+    // N4: `permissionMode: plan` is read-only. Edits go (plan mode refuses them);
+    // Bash, which plan mode lets run read-only commands only, is left out and the
+    // user decides; the run exits 1.
+    let (code, doc, env) = convert_fixture(
+        "claude-reviewer-in-plan-mode.md",
+        ".claude/agents/reviewer.md",
+        "claude-code",
+        "tintinweb",
+    );
+    assert_eq!(code, 1, "{doc:#}");
+    let fm = frontmatter(&env.path("out/reviewer.md"));
+    assert_eq!(fm["tools"], "read, grep, find", "{doc:#}");
+    assert!(
+        keys(&doc, "decision").contains(&"permissionMode".to_string()),
+        "{doc:#}"
+    );
+    assert!(
+        !keys(&doc, "dropped").contains(&"permissionMode".to_string()),
+        "{doc:#}"
+    );
+    // To OpenCode: the same, as a ruleset.
+    let (code, _, env) = convert_fixture(
+        "claude-reviewer-in-plan-mode.md",
+        ".claude/agents/reviewer.md",
+        "claude-code",
+        "opencode",
+    );
+    assert_eq!(code, 1);
+    let fm = frontmatter(&env.path("out/reviewer.md"));
+    assert_eq!(fm["permission"]["*"], "deny");
+    assert!(fm["permission"].get("bash").is_none(), "{fm:?}");
+}
+
+#[test]
+fn a_file_that_would_widen_the_role_is_not_written() {
+    // nicobailon's `*` is no tool; herdr has no word for none, and even with its
+    // built-ins denied a herdr role reaches pi's MCP tools.
+    let (code, doc, env) = convert_fixture(
+        "nicobailon-star-grants-no-tool.md",
+        ".pi/agents/star.md",
+        "nicobailon",
+        "herdr",
+    );
+    assert_eq!(code, 1, "{doc:#}");
+    assert_eq!(doc["files"][0]["widens"], true, "{doc:#}");
+    assert!(
+        doc["files"][0]["write_error"]
+            .as_str()
+            .is_some_and(|e| e.contains("more than the source")),
+        "{doc:#}"
+    );
+    assert!(!env.path("out/star.md").exists());
+}
+
+#[test]
+fn opencode_name_is_written_once() {
+    // N19: the identity and OpenCode's `name` are one key.
+    for to in ["claude-code", "copilot", "tintinweb", "nicobailon", "herdr"] {
+        let (code, doc, env) = convert_fixture(
+            "opencode-reviewer-denies-write-and-bash.md",
+            ".opencode/agents/reviewer.md",
+            "opencode",
+            to,
+        );
+        let file = doc["files"][0]["path"].as_str().unwrap().to_string();
+        let text = env.read(&file);
+        assert_eq!(text.matches("\nname:").count(), 1, "{to} ({code}): {text}");
+        let lint = run(env.pwk().args(["lint", "--host", to, &file]));
+        assert!(
+            !lint.stdout.contains("duplicate-key"),
+            "{to}: {}",
+            lint.stdout
+        );
+    }
+}
+
+#[test]
+fn a_claude_file_converts_as_claude_repairs_it() {
+    // #29: Claude Code quotes an unquoted value holding `: ` and loads the file;
+    // convert reads it the same way and says what the repair changed.
+    let (code, doc, env) = convert_fixture(
+        "claude-description-with-colon.md",
+        ".claude/agents/helper.md",
+        "claude-code",
+        "tintinweb",
+    );
+    assert_eq!(code, 0, "{doc:#}");
+    let fm = frontmatter(&env.path("out/helper.md"));
+    assert_eq!(
+        fm["description"],
+        "Use this agent when: the user asks for help"
+    );
+    let notes: Vec<&str> = doc["files"][0]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["key"] == "frontmatter")
+        .map(|i| i["note"].as_str().unwrap())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("value of `description` quoted")),
+        "{notes:?}"
+    );
+    // What Claude Code cannot load either is refused: exit 1, the file named.
+    let env = project();
+    fixture(
+        &env,
+        "claude-unloadable-frontmatter.md",
+        ".claude/agents/broken.md",
+    );
+    let out = run(env.pwk().args([
+        "convert",
+        "--to",
+        "tintinweb",
+        ".claude/agents",
+        "--out",
+        "out",
+    ]));
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains(".claude/agents/broken.md"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("claude-code@2.1 cannot load it"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn to_and_from_offer_only_hosts_that_read_files() {
+    let env = project();
+    env.write(".claude/agents/r.md", "---\nname: r\ndescription: d\n---\n");
+    for (args, said) in [
+        (vec!["--to", "auto"], "`--to auto`"),
+        (vec!["--to", "pwk"], "`--to pwk`"),
+        (vec!["--from", "pwk", "--to", "herdr"], "`--from pwk`"),
+        (vec!["--to", "tintinwb"], "did you mean `tintinweb`"),
+    ] {
+        let out = run(env
+            .pwk()
+            .arg("convert")
+            .args(&args)
+            .args([".claude/agents", "--dry-run"]));
+        assert_eq!(out.code, 2, "{args:?}");
+        assert!(out.stderr.contains(said), "{args:?}: {}", out.stderr);
+        let offered = out
+            .stderr
+            .split("convert knows")
+            .nth(1)
+            .unwrap_or(&out.stderr);
+        assert!(
+            !offered.contains("`auto`") && !offered.contains("`pwk`"),
+            "{}",
+            out.stderr
+        );
+    }
+    let help = run(env.pwk().args(["convert", "--help"]));
+    let to = help
+        .stdout
+        .split("--to <TO>")
+        .nth(1)
+        .unwrap()
+        .split("--from")
+        .next()
+        .unwrap();
+    assert!(!to.contains("`pwk`") && !to.contains("`auto`"), "{to}");
 }
 
 #[test]

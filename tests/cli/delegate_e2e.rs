@@ -2,8 +2,8 @@
 //! pointed at the Rust fake LLM server through an isolated agent dir.
 //!
 //! The pi launchers come from `PWK_TEST_PI073` / `PWK_TEST_PI16` (set by
-//! scripts/test.sh), else from `.pi-test/bin/`. When one is missing the test says so
-//! on stderr and returns, unless `PWK_TEST_REQUIRE_PI=1` (CI), where it fails.
+//! scripts/test.sh), else from `.pi-test/bin/` ([`crate::support::tools`]: a missing
+//! one is skipped visibly, a failure under CI).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,7 +11,8 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use crate::support::fake_llm::{FakeLlm, Reply};
-use crate::support::{Output, TestEnv, repo_root, run_with_stdin};
+use crate::support::tools::{Tool, tool};
+use crate::support::{Output, TestEnv, run_with_stdin};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Gen {
@@ -19,26 +20,12 @@ pub enum Gen {
     Pi16,
 }
 
-/// The launcher for a generation, or `None` (after saying why) when it is missing.
+/// The launcher for a generation, or `None` (after recording the skip).
 pub fn pi_bin(generation: Gen) -> Option<PathBuf> {
-    let (var, file) = match generation {
-        Gen::Pi073 => ("PWK_TEST_PI073", "pi073"),
-        Gen::Pi16 => ("PWK_TEST_PI16", "pi16"),
-    };
-    let p = std::env::var_os(var)
-        .map(PathBuf::from)
-        .or_else(|| Some(repo_root().join(".pi-test/bin").join(file)))
-        .filter(|p| p.is_file());
-    if p.is_none() {
-        let msg = format!(
-            "{var} is not set and .pi-test/bin/{file} does not exist: run ./scripts/provision-pi.sh"
-        );
-        if std::env::var("PWK_TEST_REQUIRE_PI").is_ok_and(|v| v == "1") {
-            panic!("PWK_TEST_REQUIRE_PI=1 but the real pi is missing: {msg}");
-        }
-        eprintln!("SKIPPING real-pi test: {msg}");
-    }
-    p
+    tool(match generation {
+        Gen::Pi073 => Tool::Pi073,
+        Gen::Pi16 => Tool::Pi16,
+    })
 }
 
 /// Fast-fail settings: no agent retries, no SDK retries, 5 s to headers.

@@ -7,11 +7,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::{Output, TestEnv, repo_root, run_with_stdin};
-
-fn fake_pi() -> PathBuf {
-    repo_root().join("tests/cli/support/fake_pi.py")
-}
+use crate::support::process::fake_pi;
+use crate::support::{Output, TestEnv, run_with_stdin};
 
 struct Fake {
     env: TestEnv,

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::support::{Output, TestEnv, run};
+use crate::support::process::mkfifo;
+use crate::support::{Output, TestEnv, json, run};
 
 const BUNDLED: [&str; 5] = [
     "pwk-recon-scout",
@@ -35,15 +36,6 @@ fn pwk(env: &TestEnv) -> Command {
     let mut cmd = env.pwk();
     cmd.env("PI_CODING_AGENT_DIR", env.path("pi-agent"));
     cmd
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_str(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not one JSON document ({e}):\n{}\nstderr:\n{}",
-            out.stdout, out.stderr
-        )
-    })
 }
 
 fn rows<'a>(doc: &'a Value, name: &str) -> Vec<&'a Value> {
@@ -320,17 +312,6 @@ fn run_with_deadline(cmd: &mut Command, limit: Duration) -> Output {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
-}
-
-fn mkfifo(path: &Path) {
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        path,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o644),
-        0,
-    )
-    .expect("mkfifo");
 }
 
 #[test]

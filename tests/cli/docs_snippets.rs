@@ -9,6 +9,7 @@
 use std::process::Command;
 use std::time::Duration;
 
+use crate::support::tools::{Tool, tool};
 use crate::support::{TestEnv, repo_root};
 
 /// The body of the fenced block whose info string is `info`.
@@ -18,25 +19,11 @@ fn block(page: &str, info: &str) -> Option<String> {
     Some(page[start..start + end + 1].to_string())
 }
 
-fn nvim() -> Option<std::path::PathBuf> {
-    if let Some(p) = std::env::var_os("PWK_TEST_NVIM").filter(|p| !p.is_empty()) {
-        return Some(p.into());
-    }
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join("nvim"))
-        .find(|p| p.is_file())
-}
-
 #[test]
 fn the_neovim_snippet_shows_diagnostics() {
     let page = std::fs::read_to_string(repo_root().join("docs/src/editors.md")).unwrap();
     let init = block(&page, "lua tested=nvim-0.7").expect("editors.md has the Neovim 0.7 block");
-    let Some(nvim) = nvim() else {
-        let msg = "Neovim is not installed (scripts/provision-editor.sh installs it; or set PWK_TEST_NVIM)";
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("CI=true but {msg}");
-        }
-        eprintln!("skipping the Neovim snippet test: {msg}");
+    let Some(nvim) = tool(Tool::Nvim) else {
         return;
     };
     let env = TestEnv::new();

@@ -5,12 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::support::{Output, TestEnv, repo_root, run};
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
-}
+use crate::support::{TestEnv, json, repo_root, run};
 
 /// (host, rule, before, after), sorted.
 fn fix_fixtures() -> Vec<(String, String, PathBuf, PathBuf)> {

@@ -5,24 +5,15 @@
 
 use serde_json::Value;
 
-use crate::support::{Output, TestEnv, run, run_with_stdin};
+use crate::support::{Output, TestEnv, json, run, run_with_stdin};
 
 /// A role with a quoted integer (a safe fix), a misspelt key (an unsafe fix: the
 /// rename to `model`) and no `tools` (no fix).
 const ROLE: &str = "---\nname: reviewer\ndescription: Reviews diffs.\nmax_turns: \"20\"\nmodle: sonnet\n---\nReview the diff.\n";
 
-fn json(out: &Output) -> Value {
-    serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
-}
-
+/// The rule ids of a lint document, sorted.
 fn rules_of(doc: &Value) -> Vec<String> {
-    let mut v: Vec<String> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["rule"].as_str().unwrap().to_string())
-        .collect();
+    let mut v = crate::support::rules_of(doc);
     v.sort();
     v
 }

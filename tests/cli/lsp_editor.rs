@@ -2,35 +2,22 @@
 //! to the server on a role file (tests/cli/editor/nvim_lsp.lua).
 //!
 //! Neovim comes from `scripts/provision-editor.sh` (Debian's `neovim`), or
-//! `$PWK_TEST_NVIM`. Without it the test says so on stderr and returns, except
-//! under CI (`CI=true`), where it fails.
+//! `$PWK_TEST_NVIM` ([`crate::support::tools`]: skipped visibly without it, a
+//! failure under CI).
 
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::support::tools::{Tool, tool};
 use crate::support::{TestEnv, repo_root};
-
-fn nvim() -> Option<std::path::PathBuf> {
-    if let Some(p) = std::env::var_os("PWK_TEST_NVIM").filter(|p| !p.is_empty()) {
-        return Some(p.into());
-    }
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join("nvim"))
-        .find(|p| p.is_file())
-}
 
 const ROLE: &str = "---\nname: reviewer\ndescription: Prüft Änderungen — 日本語\ntools: read, grep\nskills: [日本😀, \"\"]\nmax_turns: \"20\"\n---\n# Reviewer\n\nBody.\n";
 
 #[test]
 fn neovim_shows_the_diagnostics_and_applies_a_quick_fix() {
-    let Some(nvim) = nvim() else {
-        let msg = "Neovim is not installed (scripts/provision-editor.sh installs it; or set PWK_TEST_NVIM)";
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("CI=true but {msg}");
-        }
-        eprintln!("skipping the Neovim test: {msg}");
+    let Some(nvim) = tool(Tool::Nvim) else {
         return;
     };
     let env = TestEnv::new();

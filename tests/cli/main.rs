@@ -43,4 +43,5 @@ mod setup_roles;
 mod skills;
 mod smoke;
 mod suppress;
+mod surface;
 mod validate_equiv;

@@ -4,8 +4,8 @@
 //! generations) against the loopback fake LLM.
 //!
 //! The clients come from `PWK_TEST_MCP_CLIENT` (set by scripts/test.sh after
-//! scripts/provision-mcp.sh), else `.mcp-test/`. When they are missing the tests say
-//! so and return, unless `PWK_TEST_REQUIRE_PI=1` (CI), where they fail.
+//! scripts/provision-mcp.sh), else `.mcp-test/`, and run on `node`
+//! ([`crate::support::tools`]: a missing one is skipped visibly, a failure under CI).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -17,27 +17,14 @@ use serde_json::{Value, json};
 use crate::delegate_e2e::{Gen, pi_bin, report_text};
 use crate::provider::{Act, RoutedLlm, SPEC_REPORT, hazard_report, project, role_file};
 use crate::support::fake_llm::{self, FakeLlm, Reply};
+use crate::support::tools::{Tool, tool};
 use crate::support::{TestEnv, repo_root};
 
-/// The folder holding the MCP clients, or `None` (after saying why).
+/// The folder holding the MCP clients, or `None` (after recording the skip) when it
+/// or `node`, which runs them, is missing.
 pub(crate) fn mcp_client() -> Option<PathBuf> {
-    let p = std::env::var_os("PWK_TEST_MCP_CLIENT")
-        .map(PathBuf::from)
-        .or_else(|| Some(repo_root().join(".mcp-test")))
-        .filter(|p| {
-            p.join("node_modules/@modelcontextprotocol/sdk/package.json")
-                .is_file()
-        });
-    if p.is_none() {
-        let msg = "PWK_TEST_MCP_CLIENT is not set and .mcp-test/ has no MCP SDK: run ./scripts/provision-mcp.sh";
-        if std::env::var("PWK_TEST_REQUIRE_PI").is_ok_and(|v| v == "1")
-            || std::env::var("CI").is_ok_and(|v| v == "true")
-        {
-            panic!("the MCP client is required here but missing: {msg}");
-        }
-        eprintln!("SKIPPING MCP test: {msg}");
-    }
-    p
+    tool(Tool::Node)?;
+    tool(Tool::McpClient)
 }
 
 /// A pinned environment for the client and, through it, the server and pi.
@@ -49,7 +36,8 @@ pub(crate) fn client_cmd(
     args: &Value,
 ) -> Command {
     let mut cmd = env.pwk(); // for the environment pinning only
-    let program = std::mem::replace(&mut cmd, Command::new("node"));
+    let node = tool(Tool::Node).expect("mcp_client() found node");
+    let program = std::mem::replace(&mut cmd, Command::new(node));
     for (k, v) in program.get_envs() {
         match v {
             Some(v) => cmd.env(k, v),

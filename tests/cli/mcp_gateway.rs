@@ -99,13 +99,7 @@ fn codemode_in_tools_reaches_a_mutating_mcp_tool_on_real_pi_16() {
 
 fn lint_rules(env: &TestEnv, host: &str) -> Vec<String> {
     let out = run(env.pwk().args(["lint", "--format", "json", "--host", host]));
-    let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-    doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["rule"].as_str().unwrap().to_string())
-        .collect()
+    crate::support::rules_of(&crate::support::json(&out))
 }
 
 /// The same role, linted: a warning under herdr (which hands `tools` to

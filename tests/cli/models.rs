@@ -259,7 +259,7 @@ fn check_models_over_the_corpus_roles() {
         .map(PathBuf::from)
         .unwrap_or(corpus);
     if !corpus.is_dir() {
-        eprintln!("SKIPPING: no corpus at {}", corpus.display());
+        crate::support::tools::skip(&format!("no corpus at {}", corpus.display()));
         return;
     }
     let env = TestEnv::new();

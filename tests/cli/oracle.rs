@@ -1,10 +1,9 @@
 //! The host oracle: what the REAL subagent hosts make of role files, from their own
 //! loader code (tests/oracle/driver.mjs, provisioned by scripts/provision-hosts.sh).
 //!
-//! [`run_oracle`] runs the launcher from `PWK_TEST_ORACLE` (set by scripts/test.sh),
-//! else `.host-test/bin/oracle` when provisioned, and returns its JSON document. When
-//! neither exists the tests say so on stderr and return, unless `PWK_TEST_REQUIRE_PI=1`
-//! (CI), where they fail. The tests below pin the host behaviour the lint profiles
+//! [`run_oracle`] runs the launcher ([`crate::support::tools`]: `PWK_TEST_ORACLE`,
+//! else `.host-test/bin/oracle`; a missing one is skipped visibly, a failure under CI)
+//! and returns its JSON document. The tests below pin the host behaviour the lint profiles
 //! rely on, so a host upgrade that changes it shows up here first.
 
 use std::path::{Path, PathBuf};
@@ -12,7 +11,8 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::support::{TestEnv, repo_root, run};
+use crate::support::tools::{Tool, tool};
+use crate::support::{TestEnv, run};
 
 /// A host (and version) the oracle can load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,20 +34,9 @@ impl Host {
     }
 }
 
-/// The oracle launcher, or `None` (after saying why) when it is not provisioned.
+/// The oracle launcher, or `None` (after recording the skip; a failure under CI).
 pub fn oracle_bin() -> Option<PathBuf> {
-    let p = std::env::var_os("PWK_TEST_ORACLE")
-        .map(PathBuf::from)
-        .or_else(|| Some(repo_root().join(".host-test/bin/oracle")))
-        .filter(|p| p.is_file());
-    if p.is_none() {
-        let msg = "PWK_TEST_ORACLE is not set and .host-test/bin/oracle does not exist: run ./scripts/provision-hosts.sh";
-        if std::env::var("PWK_TEST_REQUIRE_PI").is_ok_and(|v| v == "1") {
-            panic!("PWK_TEST_REQUIRE_PI=1 but the host oracle is missing: {msg}");
-        }
-        eprintln!("SKIPPING host-oracle test: {msg}");
-    }
-    p
+    tool(Tool::Oracle)
 }
 
 /// Run the oracle for `host` on `project` (agent dir: `agent_dir`, else an empty temp
@@ -333,22 +322,10 @@ fn oracle_reads_the_given_agent_dir_and_never_the_real_home() {
 }
 
 /// The CLI oracle launcher (tests/oracle/cli-hosts.mjs: the real Claude Code, Copilot
-/// CLI, OpenCode and Gemini CLI, run offline), from `PWK_TEST_CLI_ORACLE`, else
-/// `.host-test/bin/cli-oracle`; `None` (after saying why) when not provisioned, a
-/// failure under `PWK_TEST_REQUIRE_PI=1` (CI).
+/// CLI, OpenCode and Gemini CLI, run offline), or `None` (after recording the skip; a
+/// failure under CI).
 pub fn cli_oracle_bin() -> Option<PathBuf> {
-    let p = std::env::var_os("PWK_TEST_CLI_ORACLE")
-        .map(PathBuf::from)
-        .or_else(|| Some(repo_root().join(".host-test/bin/cli-oracle")))
-        .filter(|p| p.is_file());
-    if p.is_none() {
-        let msg = "PWK_TEST_CLI_ORACLE is not set and .host-test/bin/cli-oracle does not exist: run ./scripts/provision-hosts.sh";
-        if std::env::var("PWK_TEST_REQUIRE_PI").is_ok_and(|v| v == "1") {
-            panic!("PWK_TEST_REQUIRE_PI=1 but the CLI host oracle is missing: {msg}");
-        }
-        eprintln!("SKIPPING CLI host-oracle test: {msg}");
-    }
-    p
+    tool(Tool::CliOracle)
 }
 
 /// Run the CLI oracle for `host` (claude-code, copilot, opencode, gemini) on every

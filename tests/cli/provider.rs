@@ -5,14 +5,15 @@
 //! fake OpenAI-compatible server that answers each role according to a marker in its
 //! system prompt (the role body comes from a project-layer role file in the test's
 //! temp project) and records what arrived and how many requests were in flight.
-//! Under `PWK_TEST_REQUIRE_PI=1` a missing pi fails these tests.
+//! A missing pi is skipped visibly ([`crate::support::tools`]), a failure under CI.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::support::{Output, TestEnv, repo_root, run, run_with_stdin};
+use crate::support::tools::pis;
+use crate::support::{Output, TestEnv, run, run_with_stdin};
 
 // ---------------------------------------------------------------------------
 // The shared fake LLM (support/fake_llm.rs), routing by a marker in the system prompt.
@@ -114,33 +115,6 @@ pub(crate) use routed::{Act, RoutedLlm};
 
 // ---------------------------------------------------------------------------
 // Helpers.
-
-/// The real pi binaries to test against.
-fn pis() -> Vec<(&'static str, PathBuf)> {
-    let mut found = Vec::new();
-    let mut missing = Vec::new();
-    for (name, var) in [("pi073", "PWK_TEST_PI073"), ("pi16", "PWK_TEST_PI16")] {
-        let p = std::env::var_os(var)
-            .map(PathBuf::from)
-            .or_else(|| Some(repo_root().join(".pi-test/bin").join(name)))
-            .filter(|p| p.is_file());
-        match p {
-            Some(p) => found.push((name, p)),
-            None => missing.push(var),
-        }
-    }
-    if !missing.is_empty() {
-        if std::env::var("PWK_TEST_REQUIRE_PI").is_ok_and(|v| v == "1") {
-            panic!(
-                "PWK_TEST_REQUIRE_PI=1 but no pi for {missing:?}: run ./scripts/provision-pi.sh"
-            );
-        }
-        eprintln!(
-            "note: end-to-end provider test runs without {missing:?} (set them or run ./scripts/test.sh)"
-        );
-    }
-    found
-}
 
 /// A temp project with `.git`, an agent dir pointing pi at `llm`, and role files.
 pub(crate) fn project(llm: &RoutedLlm) -> TestEnv {

@@ -3,72 +3,16 @@
 //! pi cannot show on demand — a daemon that keeps pi's stdout open, signals other
 //! than INT/TERM, special files given as input, an unsafe lock directory.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use serde_json::{Value, json};
 
-use crate::support::{Output, TestEnv, repo_root};
-
-fn fake_pi() -> PathBuf {
-    repo_root().join("tests/cli/support/fake_pi.py")
-}
-
-/// Generous: a hang is what these tests catch, not slowness.
-const LIMIT: Duration = Duration::from_secs(90);
-
-/// Wait for `child` at most `limit`; a child still running then is killed and the
-/// test fails with what it printed so far.
-fn wait_bounded(mut child: Child, limit: Duration, what: &str) -> Output {
-    let t = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if t.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "{what}: pwk did not return within {limit:?}\nstdout: {}\nstderr: {}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
-    Output {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
-
-fn spawn_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Child {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    input.write_all(stdin).unwrap();
-    drop(input);
-    child
-}
-
-/// Poll `cond` for at most [`LIMIT`].
-fn wait_for(what: &str, cond: impl Fn() -> bool) {
-    let t = Instant::now();
-    while !cond() {
-        assert!(t.elapsed() < LIMIT, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn signal(pid: u32, sig: rustix::process::Signal) {
-    let pid = rustix::process::Pid::from_raw(pid as i32).unwrap();
-    rustix::process::kill_process(pid, sig).unwrap();
-}
+use crate::support::process::{
+    PATIENCE, fake_pi, group_alive, mkfifo, signal, spawn_with_stdin, wait_bounded, wait_for,
+};
+use crate::support::tools::pis;
+use crate::support::{Output, TestEnv};
 
 /// The daemon the fake pi left behind (its pid file), killed when dropped.
 struct Daemon(PathBuf);
@@ -173,7 +117,7 @@ fn a_daemon_holding_pi_s_stdout_does_not_hang_delegate_and_the_report_is_kept() 
         &mut f.pwk("daemon", &["delegate"]),
         f.request("readonly").to_string().as_bytes(),
     );
-    let out = wait_bounded(child, LIMIT, "delegate");
+    let out = wait_bounded(child, PATIENCE, "delegate");
     let v = json_of(&out, "delegate");
     assert_eq!(v["status"], "completed", "{v:#}");
     assert_eq!(v["summary"], "complete before the daemon", "{v:#}");
@@ -205,7 +149,7 @@ fn a_daemon_holding_pi_s_stdout_does_not_hang_review_on_either_transport() {
             f.pwk("daemon", &args).env("FAKE_PI_TEXT", "No findings."),
             b"",
         );
-        let out = wait_bounded(child, LIMIT, transport);
+        let out = wait_bounded(child, PATIENCE, transport);
         let v = json_of(&out, transport);
         assert_eq!(v["results"][0]["status"], "completed", "{transport}: {v:#}");
         assert_eq!(v["results"][0]["report"], "No findings.", "{transport}");
@@ -229,23 +173,12 @@ fn run_request_with_a_daemon_holding_stdout_returns_and_sigterm_ends_it() {
         // The daemon exists once pi's answer is out; pwk is then waiting on stdout.
         wait_for("the fake daemon", || f.daemon.pid().is_some());
         signal(child.id(), rustix::process::Signal::TERM);
-        let out = wait_bounded(child, LIMIT, transport);
+        let out = wait_bounded(child, PATIENCE, transport);
         let v = json_of(&out, transport);
         assert_eq!(v["results"][0]["status"], "completed", "{transport}: {v:#}");
         assert_eq!(v["results"][0]["report"], "No findings.", "{transport}");
         assert_eq!(out.code, 0, "{transport}: {}", out.stderr);
     }
-}
-
-fn mkfifo(path: &std::path::Path) {
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        path,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o600),
-        0,
-    )
-    .unwrap();
 }
 
 #[test]
@@ -262,7 +195,7 @@ fn a_fifo_as_session_file_or_request_file_is_refused_without_blocking() {
             cmd.arg("--dry-run");
         }
         let child = spawn_with_stdin(&mut cmd, req.to_string().as_bytes());
-        let out = wait_bounded(child, LIMIT, "continue with a FIFO");
+        let out = wait_bounded(child, PATIENCE, "continue with a FIFO");
         let v = json_of(&out, "continue with a FIFO");
         assert_eq!(v["status"], "blocked", "{v:#}");
         assert!(
@@ -275,7 +208,7 @@ fn a_fifo_as_session_file_or_request_file_is_refused_without_blocking() {
     assert!(f.starts().is_empty(), "pi must not start");
     // The request itself from a FIFO: refused, exit 2, no wait for a writer.
     let child = spawn_with_stdin(f.pwk("ok", &["delegate", "--request"]).arg(&fifo), b"");
-    let out = wait_bounded(child, LIMIT, "--request FIFO");
+    let out = wait_bounded(child, PATIENCE, "--request FIFO");
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
 }
@@ -311,7 +244,7 @@ fn without_home_write_locks_live_in_a_private_per_user_dir_and_symlinks_are_refu
         write_request(&f).to_string().as_bytes(),
     );
     let v = json_of(
-        &wait_bounded(child, LIMIT, "symlinked state"),
+        &wait_bounded(child, PATIENCE, "symlinked state"),
         "symlinked state",
     );
     assert_eq!(v["status"], "failed", "{v:#}");
@@ -331,7 +264,7 @@ fn without_home_write_locks_live_in_a_private_per_user_dir_and_symlinks_are_refu
         write_request(&f).to_string().as_bytes(),
     );
     let v = json_of(
-        &wait_bounded(child, LIMIT, "private state"),
+        &wait_bounded(child, PATIENCE, "private state"),
         "private state",
     );
     assert_eq!(v["status"], "completed", "{v:#}");
@@ -340,12 +273,6 @@ fn without_home_write_locks_live_in_a_private_per_user_dir_and_symlinks_are_refu
     assert_eq!(md.mode() & 0o777, 0o700);
     assert_eq!(md.uid(), uid);
     assert_eq!(std::fs::read_dir(state.join("locks")).unwrap().count(), 1);
-}
-
-/// Whether any process of group `pgid` is left.
-fn group_alive(pgid: i32) -> bool {
-    let pid = rustix::process::Pid::from_raw(pgid).unwrap();
-    rustix::process::test_kill_process_group(pid).is_ok()
 }
 
 fn pgid_of_first_start(f: &Fake) -> i32 {
@@ -381,7 +308,7 @@ fn sighup_and_sigquit_stop_pi_s_group_before_the_write_lock_is_released() {
             rustix::fs::flock(&lock, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_ok()
         });
         assert!(!group_alive(pgid), "{sig:?}: pi's group outlived the lock");
-        let out = wait_bounded(child, LIMIT, "delegate");
+        let out = wait_bounded(child, PATIENCE, "delegate");
         let v = json_of(&out, "delegate");
         assert_eq!(v["status"], "failed", "{sig:?}: {v:#}");
         assert!(
@@ -405,7 +332,7 @@ fn sighup_mid_review_stops_pi_s_group_and_removes_the_temp_files() {
         let pgid = pgid_of_first_start(&f);
         assert!(!f.temp_files().is_empty(), "no system-prompt temp file");
         signal(child.id(), sig);
-        let out = wait_bounded(child, LIMIT, transport);
+        let out = wait_bounded(child, PATIENCE, transport);
         assert!(!group_alive(pgid), "{transport}: pi's group outlived pwk");
         assert_eq!(f.temp_files(), Vec::<String>::new(), "{transport}");
         let v = json_of(&out, transport);
@@ -414,28 +341,9 @@ fn sighup_mid_review_stops_pi_s_group_and_removes_the_temp_files() {
     }
 }
 
-/// The real pi binaries (as in provider.rs), for what they can show on demand.
-fn real_pis() -> Vec<(&'static str, PathBuf)> {
-    let mut found = Vec::new();
-    for (name, var) in [("pi073", "PWK_TEST_PI073"), ("pi16", "PWK_TEST_PI16")] {
-        match std::env::var_os(var)
-            .map(PathBuf::from)
-            .or_else(|| Some(repo_root().join(".pi-test/bin").join(name)))
-            .filter(|p| p.is_file())
-        {
-            Some(p) => found.push((name, p)),
-            None if std::env::var("PWK_TEST_REQUIRE_PI").is_ok_and(|v| v == "1") => {
-                panic!("PWK_TEST_REQUIRE_PI=1 but no pi for {var}")
-            }
-            None => eprintln!("note: runs without {var} (set it or run ./scripts/test.sh)"),
-        }
-    }
-    found
-}
-
 #[test]
 fn a_missing_api_key_is_auth_error_on_both_transports_and_in_delegate() {
-    for (name, pi) in real_pis() {
+    for (name, pi) in pis() {
         let f = Fake::new();
         // pi's default model is a provider this machine has no key for (offline: no call).
         f.env.write(
@@ -454,7 +362,7 @@ fn a_missing_api_key_is_auth_error_on_both_transports_and_in_delegate() {
             args.extend(["--transport", transport]);
             let mut cmd = f.pwk("ok", &args);
             real(&mut cmd);
-            let out = wait_bounded(spawn_with_stdin(&mut cmd, b""), LIMIT, transport);
+            let out = wait_bounded(spawn_with_stdin(&mut cmd, b""), PATIENCE, transport);
             let v = json_of(&out, transport);
             let r = &v["results"][0];
             assert_eq!(r["status"], "failed", "{name} {transport}: {v:#}");
@@ -474,7 +382,7 @@ fn a_missing_api_key_is_auth_error_on_both_transports_and_in_delegate() {
         real(&mut cmd);
         let out = wait_bounded(
             spawn_with_stdin(&mut cmd, f.request("readonly").to_string().as_bytes()),
-            LIMIT,
+            PATIENCE,
             "delegate",
         );
         let v = json_of(&out, "delegate");
@@ -488,7 +396,7 @@ fn review_without_pi_says_so_once_and_claims_nothing_it_did_not_do() {
     let mut cmd = f.env.pwk();
     cmd.args(["review", "--packet", "packet.md"])
         .env("PATH", f.env.path("empty-path"));
-    let out = wait_bounded(spawn_with_stdin(&mut cmd, b""), LIMIT, "review");
+    let out = wait_bounded(spawn_with_stdin(&mut cmd, b""), PATIENCE, "review");
     assert_eq!(out.code, 1);
     assert_eq!(
         out.stdout.matches("PI_NOT_FOUND").count(),
@@ -509,7 +417,7 @@ fn a_final_message_end_over_the_line_limit_is_said_in_the_result() {
         &mut f.pwk("huge-end", &["delegate"]),
         f.request("readonly").to_string().as_bytes(),
     );
-    let v = json_of(&wait_bounded(child, LIMIT, "delegate"), "delegate");
+    let v = json_of(&wait_bounded(child, PATIENCE, "delegate"), "delegate");
     assert_eq!(v["status"], "failed", "{v:#}");
     assert_eq!(v["error"]["code"], "PI_FAILED");
     assert!(
@@ -531,7 +439,7 @@ fn a_final_message_end_over_the_line_limit_is_said_in_the_result() {
     let mut args = REVIEW.to_vec();
     args.extend(["--transport", "json"]);
     let child = spawn_with_stdin(&mut f.pwk("huge-end", &args), b"");
-    let v = json_of(&wait_bounded(child, LIMIT, "review"), "review");
+    let v = json_of(&wait_bounded(child, PATIENCE, "review"), "review");
     let r = &v["results"][0];
     assert_eq!(r["status"], "failed", "{v:#}");
     assert!(

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::process::mkfifo;
 use crate::support::{Output, TestEnv};
 
 pub const ROLES: [&str; 5] = [
@@ -691,15 +692,4 @@ fn a26_modes_follow_the_policy_under_odd_umasks() {
         }
         s.assert_victim_untouched();
     }
-}
-
-pub fn mkfifo(path: &Path) {
-    rustix::fs::mknodat(
-        rustix::fs::CWD,
-        path,
-        rustix::fs::FileType::Fifo,
-        rustix::fs::Mode::from_raw_mode(0o644),
-        0,
-    )
-    .unwrap();
 }

@@ -1,11 +1,6 @@
 //! Inline suppressions: `# pwk: ignore[…] reason`, `# pwk: ignore-file[…] reason`.
 
-use crate::support::{Output, TestEnv, run};
-
-fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
-}
+use crate::support::{Output, TestEnv, json, run};
 
 /// (rule, line) of the reported findings, and of the suppressed ones with their
 /// kind and reason.

@@ -20,6 +20,8 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
             escape_line(&d.message)
         ));
     }
-    out.push_str(&super::human::summary(report));
+    if opts.summary {
+        out.push_str(&super::human::summary(report));
+    }
     out
 }

@@ -54,7 +54,9 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
         },
     );
     let mut out = parts.concat();
-    out.push_str(&summary(report));
+    if opts.summary {
+        out.push_str(&summary(report));
+    }
     out
 }
 

@@ -33,6 +33,8 @@ struct Entry<'a> {
     end_column: usize,
     severity: &'static str,
     rule: &'static str,
+    /// The rule's documentation page.
+    url: String,
     message: &'a str,
     help: Option<&'a str>,
     /// Whether `pwk lint --fix` repairs it (a safe fix in `fixes`).
@@ -98,6 +100,7 @@ fn entry<'a>(d: &'a crate::lint::Diagnostic, opts: &RenderOptions<'_>) -> Entry<
         end_column: d.end.column,
         severity: d.severity.as_str(),
         rule: d.rule,
+        url: crate::lint::rule::url(d.rule),
         message: &d.message,
         help: d.help.as_deref(),
         fixable: super::fixability(d) == Some(crate::lint::fix::Safety::Safe),

@@ -5,6 +5,7 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod sarif;
+pub mod statistics;
 
 use std::path::Path;
 
@@ -18,6 +19,9 @@ pub struct RenderOptions<'a> {
     pub color: bool,
     /// Fixed width for human output (deterministic, independent of the terminal).
     pub width: usize,
+    /// Human and concise output end with the summary (`false`: `--quiet`, the
+    /// findings and nothing else).
+    pub summary: bool,
 }
 
 /// The output formats of a lint result.

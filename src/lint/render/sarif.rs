@@ -1,4 +1,8 @@
-//! `--format sarif`: SARIF 2.1.0, one rule descriptor per rule id used.
+//! `--format sarif`: SARIF 2.1.0 (OASIS, errata 01), one rule descriptor per rule id
+//! used, each with its page (`helpUri`); each result with a fingerprint that
+//! survives edits above it (`partialFingerprints`); the run's `invocations` say
+//! whether pwk could read every file. A test validates real runs against the
+//! official schema (`fixtures/sarif/`).
 
 use std::collections::BTreeMap;
 
@@ -20,6 +24,48 @@ pub fn path_uri(path: &str) -> String {
         }
     }
     out
+}
+
+/// The official schema of what this renderer writes (OASIS SARIF 2.1.0, errata 01).
+const SCHEMA: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+
+/// The key of pwk's fingerprint in `partialFingerprints` (versioned: a new way of
+/// computing it gets a new key, so old alerts are not matched wrongly).
+const FINGERPRINT_KEY: &str = "pwkFinding/v1";
+
+/// Each result's fingerprint within one file: a hash of the rule, the file's path
+/// and the flagged text (the key, value or character the finding points at, as the
+/// baseline matches findings), and how many results before it in the file had the
+/// same three. Not the line: a line inserted above a finding leaves it alone, so
+/// code scanning keeps the alert (a test inserts one).
+#[derive(Default)]
+struct Fingerprints {
+    seen: std::collections::HashMap<(String, String), usize>,
+}
+
+impl Fingerprints {
+    /// `path`: the file as the result names it (relative, so the fingerprint does
+    /// not depend on where the repository is checked out).
+    fn of(&mut self, d: &crate::lint::Diagnostic, text: Option<&str>, path: &str) -> String {
+        use sha2::Digest;
+        let flagged = crate::lint::baseline::flagged_text(d, text);
+        let n = self
+            .seen
+            .entry((d.rule.to_string(), flagged.clone()))
+            .or_default();
+        let occurrence = *n;
+        *n += 1;
+        let mut hash = sha2::Sha256::new();
+        for part in [d.rule, path, &flagged, &occurrence.to_string()] {
+            hash.update(part.as_bytes());
+            hash.update([0]);
+        }
+        hash.finalize()[..16]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
 }
 
 fn level(s: Severity) -> &'static str {
@@ -79,7 +125,8 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
                 "name": id,
                 "shortDescription": { "text": rule.map_or("", |r| r.summary) },
                 "fullDescription": { "text": rule.map_or("", |r| r.explanation) },
-                "help": { "text": format!("pwk rules {id}") },
+                "help": { "text": format!("pwk explain {id}") },
+                "helpUri": crate::lint::rule::url(id),
                 "defaultConfiguration": { "level": rule.map_or("error", |r| level(r.severity)) },
             })
         })
@@ -87,10 +134,19 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     // Suppressed findings are results too, with `suppressions` (SARIF 2.1.0
     // §3.27.23): viewers show them as such; nothing is dropped silently.
     let results: Vec<_> = report
-        .diagnostics()
-        .map(|d| (d, None))
-        .chain(report.suppressed().map(|s| (&s.diagnostic, Some(s))))
-        .map(|(d, hidden)| {
+        .files
+        .iter()
+        .flat_map(|f| {
+            let mut seen = Fingerprints::default();
+            let shown = (opts.show_path)(&f.path);
+            f.diagnostics
+                .iter()
+                .map(|d| (d, None))
+                .chain(f.suppressed.iter().map(|s| (&s.diagnostic, Some(s))))
+                .map(|(d, hidden)| (d, hidden, seen.of(d, f.text.as_deref(), &shown)))
+                .collect::<Vec<_>>()
+        })
+        .map(|(d, hidden, fingerprint)| {
             let mut text = d.message.clone();
             if let Some(help) = &d.help {
                 text.push_str(&format!("\nhelp: {help}"));
@@ -101,6 +157,7 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
                 "ruleIndex": used[d.rule],
                 "level": level(d.severity),
                 "message": { "text": text },
+                "partialFingerprints": { FINGERPRINT_KEY: fingerprint },
                 "locations": [{
                     "physicalLocation": {
                         "artifactLocation": { "uri": uri },
@@ -126,17 +183,40 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
             result
         })
         .collect();
+    // Whether pwk did its job: every file read (`pwk lint` exits 2 otherwise), and
+    // a notification per file it could not read.
+    let notifications: Vec<_> = report
+        .failures
+        .iter()
+        .map(|f| {
+            json!({
+                "level": "error",
+                "message": { "text": format!("cannot read the file: {}", f.message) },
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": { "uri": path_uri(&(opts.show_path)(&f.path)) }
+                    }
+                }],
+            })
+        })
+        .collect();
+    let mut invocation = json!({ "executionSuccessful": report.failures.is_empty() });
+    if !notifications.is_empty() {
+        invocation["toolExecutionNotifications"] = json!(notifications);
+    }
     let mut doc = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
             "tool": {
                 "driver": {
                     "name": "pwk",
                     "version": env!("CARGO_PKG_VERSION"),
+                    "informationUri": crate::lint::rule::HOME,
                     "rules": descriptors,
                 }
             },
+            "invocations": [invocation],
             "columnKind": "unicodeCodePoints",
             "results": results,
         }]

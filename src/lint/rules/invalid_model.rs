@@ -61,13 +61,27 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     {
         return;
     }
-    let effect = cx.profile.unresolvable_model.note.clone();
+    let p = cx.profile;
+    // The portable profile's note is a sentence about the hosts; a host's note says
+    // what that host does (`falls back to the parent's model …`).
+    let effect = if p.is_portable() {
+        p.unresolvable_model.note.clone()
+    } else {
+        format!("{} {}", p.label(), p.unresolvable_model.note)
+    };
     let d = cx.emit(
         &RULE,
         node.span.clone(),
         "no provider",
-        format!("`model: {text}` has no `provider/` prefix; hosts resolve a bare id differently; when it does not resolve, {}: {effect}", cx.profile.label()),
-        Some(format!("write it as `provider/{text}` (e.g. `anthropic/{text}`)")),
+        format!(
+            "`model: {text}` has no `provider/` prefix; hosts resolve a bare id differently, and when it does not resolve, {effect}"
+        ),
+        // No provider is guessed: `anthropic/opus` names no model. pi lists the
+        // ids it has (`pi --list-models`), and `--check-models` checks them.
+        Some(
+            "write the `provider/id` that `pi --list-models` lists for it (`pwk lint --check-models` checks it)"
+                .to_string(),
+        ),
     );
     d.severity = Severity::Warning;
 }

@@ -278,6 +278,7 @@ pub(crate) fn rule_doc(r: &Rule) -> serde_json::Value {
     serde_json::json!({
         "hosts": hosts,
         "id": r.id,
+        "url": r.url(),
         "severity": r.severity,
         "also": r.also.map(|(severity, when)| serde_json::json!({"severity": severity, "when": when})),
         "summary": r.summary,

@@ -5,6 +5,8 @@
 
 pub mod fake_llm;
 pub mod lsp_client;
+pub mod process;
+pub mod tools;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -128,6 +130,27 @@ pub fn run_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Output {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// The command's stdout as one JSON document; a failure, with both streams, when it
+/// is not.
+pub fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_str(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON document ({e}):\n{}\nstderr:\n{}",
+            out.stdout, out.stderr
+        )
+    })
+}
+
+/// The rule ids of a `pwk lint --format json` document's findings, in its order.
+pub fn rules_of(doc: &serde_json::Value) -> Vec<String> {
+    doc["diagnostics"]
+        .as_array()
+        .expect("a lint JSON document has `diagnostics`")
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap().to_string())
+        .collect()
 }
 
 /// The repository root (where Cargo.toml is).

@@ -1,0 +1,331 @@
+//! The grants of roles, host by host, against what the real hosts were seen to do:
+//! Claude Code 2.1.332 (the tools in the spawned subagent's own API request, through
+//! tests/oracle/cli-hosts.mjs) and OpenCode 1.18.33 (`opencode debug agent`, the
+//! tool map it resolves for the agent).
+
+use super::*;
+use crate::host::HostSpec;
+
+fn profile(spec: &str) -> &'static HostProfile {
+    spec.parse::<HostSpec>().unwrap().profile().unwrap()
+}
+
+fn of(spec: &str, frontmatter: &str) -> Grants {
+    let text = format!("---\nname: r\ndescription: d\n{frontmatter}---\nBody.\n");
+    grants(
+        profile(spec),
+        &RoleDoc::parse("agents/r.md", text.as_bytes()),
+    )
+}
+
+/// The tools handed over, each with its access word.
+fn tools(g: &Grants) -> Vec<String> {
+    g.tools
+        .iter()
+        .map(|t| match t.access {
+            Access::Full => t.tool.clone(),
+            _ => format!("{}={}", t.tool, t.access.word()),
+        })
+        .collect()
+}
+
+#[test]
+fn claude_code_as_its_subagents_get_them() {
+    // (frontmatter, the tools the subagent's request lists, with pwk's access)
+    let cases: &[(&str, &[&str])] = &[
+        // A mode acts when a tool is called; the request lists the same tools.
+        (
+            "tools: Read, Bash, Edit\npermissionMode: plan\n",
+            &["Read", "Bash=read-only calls", "Edit=no call"],
+        ),
+        (
+            "tools: Read, Bash, Edit\npermissionMode: dontAsk\n",
+            &["Read", "Bash=some calls", "Edit=some calls"],
+        ),
+        (
+            "tools: Read, Bash, Edit\npermissionMode: default\n",
+            &["Read", "Bash=asks first", "Edit=asks first"],
+        ),
+        (
+            "tools: Read, Bash, Edit\npermissionMode: bypassPermissions\n",
+            &["Read", "Bash", "Edit"],
+        ),
+        (
+            "tools: Read, Bash, Edit\ndisallowedTools: Bash\n",
+            &["Read", "Edit"],
+        ),
+        // `memory` adds Read, Write and Edit; a deny-list still takes them away.
+        ("tools: Read\nmemory: project\n", &["Read", "Write", "Edit"]),
+        (
+            "tools: Read\nmemory: project\ndisallowedTools: Write, Edit\n",
+            &["Read"],
+        ),
+        // A specifier grants some calls of its tool; denied, it takes the tool.
+        ("tools: Read, Bash(git *)\n", &["Read", "Bash=some calls"]),
+        (
+            "tools: Read, Bash\ndisallowedTools: Bash(rm *)\n",
+            &["Read"],
+        ),
+        // `*` is no word in a deny-list.
+        (
+            "tools: Read, Bash\ndisallowedTools: \"*\"\n",
+            &["Read", "Bash"],
+        ),
+    ];
+    for (fm, want) in cases {
+        let g = of("claude-code", fm);
+        assert_eq!(tools(&g), *want, "{fm}");
+        assert!(g.open.is_none(), "{fm}");
+    }
+    // No `tools`: every tool of the session, less what is denied.
+    let g = of("claude-code", "disallowedTools: Write, Bash\n");
+    assert_eq!(g.open, Some(Access::Full));
+    assert_eq!(g.open_except, ["Write", "Bash"]);
+    assert!(!g.names().contains(&"Bash".to_string()));
+    let g = of("claude-code", "tools: \"*\"\npermissionMode: plan\n");
+    assert!(matches!(g.open, Some(Access::ReadOnly(_))), "{g:?}");
+}
+
+#[test]
+fn opencode_as_debug_agent_resolves_it() {
+    // (frontmatter, the tools `opencode debug agent` lists as enabled, of those
+    // both it and pwk's profile know)
+    let known = [
+        "bash",
+        "read",
+        "glob",
+        "grep",
+        "edit",
+        "write",
+        "task",
+        "webfetch",
+        "todowrite",
+        "websearch",
+    ];
+    let all: &[&str] = &known;
+    let cases: &[(&str, &[&str])] = &[
+        ("", all),
+        (
+            "tools:\n  write: false\n  bash: false\n",
+            &[
+                "read",
+                "glob",
+                "grep",
+                "task",
+                "webfetch",
+                "todowrite",
+                "websearch",
+            ],
+        ),
+        (
+            "permission:\n  edit: deny\n  bash: deny\n",
+            &[
+                "read",
+                "glob",
+                "grep",
+                "task",
+                "webfetch",
+                "todowrite",
+                "websearch",
+            ],
+        ),
+        ("tools:\n  \"*\": false\n  read: true\n", &["read"]),
+        (
+            "permission:\n  bash:\n    \"git *\": allow\n    \"*\": deny\n",
+            &[
+                "read",
+                "glob",
+                "grep",
+                "edit",
+                "write",
+                "task",
+                "webfetch",
+                "todowrite",
+                "websearch",
+            ],
+        ),
+        ("permission:\n  edit: ask\n  bash: ask\n", all),
+        (
+            "tools:\n  edit: false\n",
+            &[
+                "bash",
+                "read",
+                "glob",
+                "grep",
+                "task",
+                "webfetch",
+                "todowrite",
+                "websearch",
+            ],
+        ),
+        ("permission:\n  \"*\": deny\n  read: allow\n", &["read"]),
+        (
+            "tools:\n  \"web*\": false\n",
+            &[
+                "bash",
+                "read",
+                "glob",
+                "grep",
+                "edit",
+                "write",
+                "task",
+                "todowrite",
+            ],
+        ),
+        (
+            "permission:\n  edit: deny\ntools:\n  edit: true\n",
+            &[
+                "bash",
+                "read",
+                "glob",
+                "grep",
+                "task",
+                "webfetch",
+                "todowrite",
+                "websearch",
+            ],
+        ),
+        ("tools:\n  read: false\n  \"*\": true\n", all),
+        (
+            "tools:\n  glob: false\n  list: false\n  patch: true\n",
+            &[
+                "bash",
+                "read",
+                "grep",
+                "edit",
+                "write",
+                "task",
+                "webfetch",
+                "todowrite",
+                "websearch",
+            ],
+        ),
+        ("permission: deny\n", &[]),
+        ("permission:\n  bash: deny\n  \"*\": allow\n", all),
+        ("tools:\n  bash: false\npermission:\n  \"*\": allow\n", all),
+        ("permission:\n  \"*\": allow\ntools:\n  bash: false\n", all),
+        (
+            "tools:\n  \"*\": false\npermission:\n  read: allow\n",
+            &["read"],
+        ),
+        ("tools:\n  write: false\n  edit: true\n", all),
+        ("tools:\n  Read: false\n  BASH: false\n", all),
+        ("tools:\n  multiedit: false\n", all),
+        (
+            "permission:\n  \"*\": deny\n  bash:\n    \"*\": deny\n    \"git status\": allow\n",
+            &["bash"],
+        ),
+    ];
+    for (fm, want) in cases {
+        let g = of("opencode", fm);
+        let mut got: Vec<String> = g
+            .names()
+            .into_iter()
+            .filter(|t| known.contains(&t.as_str()))
+            .collect();
+        got.sort();
+        let mut want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
+        want.sort();
+        assert_eq!(got, want, "{fm}");
+    }
+    // What stays, and how far.
+    let access = |fm: &str, tool: &str| {
+        of("opencode", fm)
+            .tools
+            .into_iter()
+            .find(|g| g.tool == tool)
+            .map(|g| g.access)
+    };
+    assert!(matches!(
+        access("permission:\n  bash: ask\n", "bash"),
+        Some(Access::Ask(_))
+    ));
+    assert!(matches!(
+        access("permission:\n  \"*\": deny\n  bash:\n    \"*\": deny\n    \"git status\": allow\n", "bash"),
+        Some(Access::Limited(w)) if w.contains("git status")
+    ));
+    assert!(matches!(
+        access("permission:\n  bash:\n    \"rm *\": deny\n", "bash"),
+        Some(Access::Limited(w)) if w.contains("rm *")
+    ));
+    // Every other tool of the session, unless `*` is denied.
+    assert!(of("opencode", "tools:\n  bash: false\n").open.is_some());
+    assert!(of("opencode", "permission: deny\n").open.is_none());
+}
+
+#[test]
+fn copilot_and_gemini_name_tools_by_namespace_and_wildcard() {
+    let g = of("copilot", "tools: [search/codebase, execute/*, github/*]\n");
+    assert_eq!(g.names(), ["search", "execute"]);
+    assert_eq!(g.provided, ["github/*"]);
+    let r = g.reach(profile("copilot"));
+    assert!(r.caps.contains_key("mcp:github:*"), "{r:?}");
+    assert!(r.caps.contains_key("bash") && r.caps.contains_key("find"));
+    let g = of("gemini", "tools: [read_file, mcp_*]\n");
+    let r = g.reach(profile("gemini"));
+    assert!(r.caps.contains_key("mcp:*"), "{r:?}");
+    assert!(of("gemini", "tools: [\"*\"]\n").open.is_some());
+    assert!(of("gemini", "").open.is_some());
+}
+
+#[test]
+fn pi_hosts_subtract_their_deny_lists() {
+    let g = of(
+        "tintinweb",
+        "tools: read, bash, edit\ndisallowed_tools: bash\n",
+    );
+    assert_eq!(g.names(), ["read", "edit"]);
+    let g = of("nicobailon", "tools: read, bash\nexcludeTools: bash\n");
+    assert_eq!(g.names(), ["read", "contact_supervisor"]);
+    let g = of("herdr", "deny-tools: bash\n");
+    assert_eq!(g.names(), ["read", "edit", "write"]);
+    // tintinweb's `*` is its seven built-ins, never the session's every tool.
+    assert!(of("tintinweb", "tools: \"*\"\n").open.is_none());
+}
+
+#[test]
+fn reach_compares_across_hosts() {
+    let cc = profile("claude-code");
+    let tw = profile("tintinweb");
+    let reach = |spec: &str, fm: &str| of(spec, fm).reach(profile(spec));
+    let plan = reach("claude-code", "tools: Read, Bash\npermissionMode: plan\n");
+    // pi's read-only built-ins are within read-only commands; bash is not.
+    let ro = reach("tintinweb", "tools: read, grep, find, ls\n");
+    assert!(ro.beyond(&plan).is_empty(), "{:?}", ro.beyond(&plan));
+    let bash = reach("tintinweb", "tools: read, bash\n");
+    let b = bash.beyond(&plan);
+    assert_eq!(b.len(), 1, "{b:?}");
+    assert_eq!(b[0].cap, "bash");
+    assert!(matches!(b[0].other, Some(Access::ReadOnly(_))));
+    // Every tool of the session is beyond any list.
+    let all = reach("claude-code", "");
+    let b = all.beyond(&bash);
+    assert!(b.iter().any(|x| x.cap == "*"), "{b:?}");
+    // Full commands cover every other built-in.
+    assert!(
+        reach("tintinweb", "tools: read, edit, write, grep\n")
+            .beyond(&bash)
+            .is_empty()
+    );
+    // What an open source denies stays denied.
+    let open_no_bash = reach("claude-code", "disallowedTools: Bash\n");
+    let b = reach("claude-code", "").beyond(&open_no_bash);
+    assert!(b.iter().any(|x| x.cap == "bash"), "{b:?}");
+    let _ = (cc, tw);
+}
+
+#[test]
+fn wildcards_match_as_opencode_does() {
+    for (p, n, want) in [
+        ("*", "bash", true),
+        ("web*", "webfetch", true),
+        ("web*", "bash", false),
+        ("b?sh", "bash", true),
+        ("bash", "bash", true),
+        ("bash", "bash2", false),
+        ("*a*b*", "xaxxbx", true),
+        ("*a*b", "xaxxbx", false),
+    ] {
+        assert_eq!(wildcard(p, n), want, "{p} {n}");
+    }
+}
