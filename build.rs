@@ -60,10 +60,13 @@ fn light(full: &Value) -> Value {
     v["source"] = Value::String(String::new());
     if let Some(keys) = v["keys"].as_object_mut() {
         for fact in keys.values_mut() {
-            let schema = fact.get("schema").cloned();
             let mut small = serde_json::Map::new();
-            if let Some(s) = schema {
-                small.insert("schema".into(), s);
+            // What the light view's readers act on: the schema, and how the host
+            // re-parses the value (the portable profile checks `parsed_as`).
+            for field in ["schema", "parsed_as"] {
+                if let Some(x) = fact.get(field) {
+                    small.insert(field.into(), x.clone());
+                }
             }
             small.insert("cite".into(), Value::String(String::new()));
             *fact = Value::Object(small);

@@ -13,20 +13,28 @@
 #   scripts/host-drift.sh tintinweb 0.14.1 tintinweb@0.18
 #   scripts/host-drift.sh nicobailon 0.68.0 nicobailon@0.67
 #
-# HOST is tintinweb or nicobailon (the hosts whose loader the oracle drives).
+# HOST is tintinweb or nicobailon (the hosts whose loader the oracle drives); for
+# claude-code, copilot, opencode, gemini and pi-example it runs
+# scripts/host-extract/extract.py HOST --version VERSION [--profile PROFILE] instead:
+# the facts read from that version's artifact, against the profile.
 # Exit: 0 no fact changed; 1 some fact changed (the lines marked `≠`); 2 usage or
 # setup error. Environment: PWK (the pwk binary; default target/debug/pwk, built if
 # missing), NODE22 (a Node >= 22.19; default .pi-test's), PWK_DRIFT_DIR (the scratch
 # directory, kept; default a temp dir removed at exit), PI16_VERSION (1.6.0).
 set -euo pipefail
 
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] && [ $# -le 3 ] || usage
 host=$1 version=$2 profile=${3:-}
 case "$host" in
   tintinweb) pkg=@tintinweb/pi-subagents ;;
   nicobailon) pkg=pi-subagents ;;
-  *) echo "host-drift: no oracle loader for \`$host\` (tintinweb, nicobailon)" >&2; exit 2 ;;
+  claude-code|copilot|opencode|gemini|pi-example)
+    # No loader the oracle drives: the facts read from that version's own artifact
+    # (scripts/host-extract/), against PROFILE (default: the one that applies).
+    exec python3 "$(dirname "$0")/host-extract/extract.py" "$host" --version "$version" \
+      --out "${TMPDIR:-/tmp}/pwk-drift-$host@$version.json" ${profile:+--profile "$profile"} ;;
+  *) echo "host-drift: no oracle loader or extractor for \`$host\` (tintinweb, nicobailon, claude-code, copilot, opencode, gemini, pi-example)" >&2; exit 2 ;;
 esac
 if ! printf '%s' "$version" | grep -Eq '^[0-9]+\.[0-9]+\.[0-9]+$'; then
   echo "host-drift: VERSION must be x.y.z, not \`$version\`" >&2; exit 2

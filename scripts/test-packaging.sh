@@ -29,9 +29,14 @@ now() { if [ -n "${EPOCHREALTIME:-}" ]; then echo "${EPOCHREALTIME/,/.}"; else d
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f s", b - a }'; }
 note() { echo "test-packaging: $*"; }
 
+# `scripts/test-packaging.sh action` runs only the sections whose name begins with
+# `action` (any section's first word); with no argument, every section.
+only=${1:-}
+
 # section NAME FUNCTION: runs one part in a subshell that stops at its first failure.
 section() {
   local name=$1 start
+  if [ -n "$only" ] && [ "${name%% *}" != "$only" ]; then return 0; fi
   start=$(now)
   if (set -euo pipefail; "$2"); then
     passed=$((passed + 1))
@@ -226,6 +231,67 @@ action() {
   [ "$rc" = 1 ] || die "run.sh annotate exited $rc on the planted error, not 1"
   case "$out" in "::error file=$bad_fixture,line=6,col=1,"*"title=duplicate-key::"*) ;; *) die "run.sh annotate printed: $out" ;; esac
   PWK_BIN="$work/action-bin/pwk" PWK_PATHS="$clean_fixture" ./action/run.sh annotate >/dev/null || die "run.sh annotate failed on a clean file"
+
+  # run.sh plan: the SARIF upload only when asked, never from a fork's pull request,
+  # said with a notice; a bad value is exit 2. Each case: env, then the expected output.
+  local gho=$work/github-output want got
+  while IFS='|' read -r upload event repo head want; do
+    : >"$gho"
+    rc=0
+    out=$(GITHUB_OUTPUT="$gho" PWK_UPLOAD_SARIF="$upload" PWK_EVENT="$event" PWK_REPO="$repo" PWK_HEAD_REPO="$head" ./action/run.sh plan 2>&1) || rc=$?
+    case "$want" in
+      error) [ "$rc" = 2 ] || die "run.sh plan took upload-sarif=$upload (exit $rc)"; continue ;;
+      *) [ "$rc" = 0 ] || die "run.sh plan exited $rc for $upload/$event: $out" ;;
+    esac
+    got=$(cat "$gho")
+    [ "$got" = "upload=$want" ] || die "run.sh plan for upload-sarif=$upload on $event ($head into $repo): $got, not upload=$want"
+    if [ "$upload" = true ] && [ "$want" = false ]; then
+      case "$out" in *"::notice title=pwk::SARIF upload skipped: a pull request from a fork"*) ;; *) die "the fork's skip is not said: $out" ;; esac
+    fi
+  done <<'CASES'
+false|push|o/r||false
+|push|o/r||false
+true|push|o/r||true
+true|schedule|o/r||true
+true|pull_request|o/r|o/r|true
+true|pull_request|o/r|fork/r|false
+true|pull_request_target|o/r|fork/r|false
+yes|push|o/r||error
+CASES
+
+  # action.yml: the annotations first and unconditional; the SARIF steps opt-in,
+  # after them, never failing the job; the version is this release's; the download
+  # URL an input whose default is Cargo.toml's repository.
+  local repo_url
+  repo_url=$(sed -n 's/^repository = "\(.*\)"/\1/p' Cargo.toml | head -n1)
+  # A Python with PyYAML: the system's, or the one the pre-commit section installed.
+  local py=python3
+  if ! python3 -c 'import yaml' 2>/dev/null; then
+    if [ -x "$tools/bin/python" ]; then py=$tools/bin/python; else
+      [ "$ci" != "true" ] || die "no Python with PyYAML to read action.yml"
+      note "action.yml not checked: no Python with PyYAML"; return 0
+    fi
+  fi
+  "$py" - "$version" "$repo_url" <<'PY' || die "action.yml does not hold its promises"
+import sys, yaml
+version, repo = sys.argv[1], sys.argv[2]
+a = yaml.safe_load(open("action.yml"))
+ins, steps = a["inputs"], a["runs"]["steps"]
+assert ins["version"]["default"] == version, ("version default", ins["version"]["default"], version)
+assert ins["upload-sarif"]["default"] == "false", "upload-sarif is opt-in"
+assert ins["base-url"]["default"] == repo + "/releases", ("base-url default", ins["base-url"]["default"])
+assert "action_repository" not in open("action.yml").read(), "github.action_repository is unreliable in composite actions"
+names = [s["name"] for s in steps]
+lint = names.index("pwk lint")
+assert "if" not in steps[lint], "the annotations always run"
+for s in steps[lint + 1:]:
+    assert s.get("continue-on-error") is True, (s["name"], "must not fail the job")
+    assert "steps.plan.outputs.upload == 'true'" in s["if"], (s["name"], "only when the plan says so")
+    assert s["if"].startswith("always()"), (s["name"], "also after findings")
+plan = names.index("Decide the SARIF upload")
+assert plan < lint and steps[plan]["id"] == "plan"
+assert any(s.get("uses", "").startswith("github/codeql-action/upload-sarif@") for s in steps[lint + 1:])
+PY
 }
 section "action (install.sh from a local release, checksum, run.sh)" action
 

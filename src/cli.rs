@@ -572,23 +572,9 @@ pub struct ConfigArgs {
     pub format: Format,
 }
 
-/// A rule id, or an error with the did-you-mean of `crate::suggest`.
-fn parse_rule_id(s: &str) -> Result<String, String> {
-    crate::lint::rules::lookup(s)
-        .map(|r| r.id.to_string())
-        .map_err(|e| {
-            format!(
-                "no rule `{}`; {}",
-                crate::text::escape_line(s),
-                e.help("`pwk rules` lists them")
-            )
-        })
-}
-
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// A rule id to explain, e.g. `unknown-key`.
-    #[arg(value_parser = parse_rule_id)]
     pub rule: Option<String>,
 
     /// Output format.
@@ -598,8 +584,7 @@ pub struct RulesArgs {
 
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// The rule id, e.g. `unknown-key`.
-    #[arg(value_parser = parse_rule_id)]
+    /// The rule id, e.g. `unknown-key` (a misspelt one gets a did-you-mean).
     pub rule: String,
 
     /// Output format.
@@ -724,12 +709,17 @@ pub struct NewArgs {
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 
-    /// The directory to write the file into, instead of the one the project's host
-    /// reads (`<project>/.pi/agents/` for herdr and pi-example, else
-    /// `<project>/.agents/agents/`; in the project, no symbolic link is followed
-    /// below the project root).
+    /// The directory to write the file into, instead of the one the host reads
+    /// (`<project>/.pi/agents/` for herdr and pi-example, `<project>/.claude/agents/`
+    /// for Claude Code, `.opencode/agents/`, `.gemini/agents/`, `.github/agents/`,
+    /// else `<project>/.agents/agents/`; in the project, no symbolic link is
+    /// followed below the project root).
     #[arg(long, value_name = "DIR", conflicts_with = "dir")]
     pub agents_dir: Option<PathBuf>,
+
+    /// The host the role is written for, in its own directory and keys.
+    #[arg(long, value_parser = parse_host, help = project_host_help())]
+    pub host: Option<HostChoice>,
 
     #[command(flatten)]
     pub config: ConfigFileArg,

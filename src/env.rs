@@ -24,6 +24,8 @@ pub struct Env {
     pub no_color: bool,
     /// `GITHUB_ACTIONS=true`.
     pub github_actions: bool,
+    /// `PWK_METER`: where a debug build writes its work counts ([`crate::meter`]).
+    pub meter: Option<PathBuf>,
     /// `PWK_CACHE_DIR`: where pwk keeps what it learnt about pi binaries (overrides
     /// the platform cache directory).
     pub pwk_cache_dir: Option<PathBuf>,
@@ -70,6 +72,7 @@ impl Env {
             xdg_runtime_dir: non_empty("XDG_RUNTIME_DIR").map(PathBuf::from),
             no_color: non_empty("NO_COLOR").is_some(),
             github_actions: std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
+            meter: non_empty("PWK_METER").map(PathBuf::from),
             pwk_cache_dir: non_empty("PWK_CACHE_DIR").map(PathBuf::from),
             xdg_cache_home: non_empty("XDG_CACHE_HOME")
                 .map(PathBuf::from)

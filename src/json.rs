@@ -38,6 +38,16 @@ pub(crate) enum JsonError {
     /// Valid JSON of the wrong shape for what was asked ([`from_slice_strict`]).
     #[error("{message}")]
     Shape { message: String },
+    /// A document whose tree would take more memory than [`memory_budget`] allows
+    /// for its size (`[0,0,…]`: 32 bytes of tree for every 2 bytes of text).
+    #[error(
+        "the document would take about {estimate} bytes of memory once read ({bytes} bytes of text; pwk allows {budget}): refused unread"
+    )]
+    TooLarge {
+        bytes: usize,
+        estimate: usize,
+        budget: usize,
+    },
 }
 
 impl JsonError {
@@ -46,7 +56,7 @@ impl JsonError {
         match self {
             JsonError::Syntax { pos, .. } => *pos,
             JsonError::DuplicateKey { second, .. } => *second,
-            JsonError::Shape { .. } => Pos { line: 1, column: 1 },
+            JsonError::Shape { .. } | JsonError::TooLarge { .. } => Pos { line: 1, column: 1 },
         }
     }
 }
@@ -74,11 +84,97 @@ pub(crate) fn from_slice_strict<T: serde::de::DeserializeOwned>(
     })
 }
 
-/// Parse `bytes` as JSON, refusing duplicate keys.
+/// Parse `bytes` as JSON, refusing duplicate keys, and refusing unread a document
+/// whose tree would take more than [`memory_budget`] (a syntax error is still
+/// reported as one).
 pub(crate) fn parse_strict(bytes: &[u8]) -> Result<Value, JsonError> {
+    let (estimate, budget) = (tree_estimate(bytes), memory_budget(bytes.len()));
+    if estimate > budget {
+        // A pass that builds nothing, so a syntax error is still named as one.
+        serde_json::from_slice::<serde::de::IgnoredAny>(bytes).map_err(|e| syntax(bytes, &e))?;
+        return Err(JsonError::TooLarge {
+            bytes: bytes.len(),
+            estimate,
+            budget,
+        });
+    }
     let value: Value = serde_json::from_slice(bytes).map_err(|e| syntax(bytes, &e))?;
     check_duplicates(bytes)?;
     Ok(value)
+}
+
+/// The most memory a document of `len` bytes may take as a tree: 8 times its size,
+/// plus 64 MiB. Text (a role's 1 MiB buffer in a `didOpen`) costs about its size;
+/// a request of 100,000 watched-file events about 20 times its size, under the
+/// 64 MiB floor up to 3 MB; an array of zeros 25 times, of one-key objects 86 times.
+pub(crate) fn memory_budget(len: usize) -> usize {
+    len.saturating_mul(8).saturating_add(64 << 20)
+}
+
+/// An upper estimate of the memory `serde_json::Value` takes for `bytes` (measured
+/// with a counting allocator: 32 bytes a value, grown arrays up to 48; a B-tree
+/// node of about 630 bytes for each object with a member, about 120 a member
+/// once nodes split; strings their length), from one scan that allocates nothing.
+/// The scan assumes valid JSON; on anything else it still ends, with some number.
+fn tree_estimate(bytes: &[u8]) -> usize {
+    let (mut values, mut strings, mut objects, mut members) = (0usize, 0usize, 0usize, 0usize);
+    // The last significant byte, to tell a key from a string value.
+    let mut prev = b' ';
+    // Whether each open container is an object, and whether it has a member.
+    let mut stack: Vec<(bool, bool)> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'{' | b'[' => {
+                values += 1;
+                stack.push((b == b'{', false));
+            }
+            b'}' | b']' => {
+                if let Some((true, true)) = stack.pop() {
+                    objects += 1;
+                }
+            }
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                strings += i.min(bytes.len()) - start;
+                let key = matches!(prev, b'{' | b',') && matches!(stack.last(), Some((true, _)));
+                if key {
+                    members += 1;
+                    if let Some(top) = stack.last_mut() {
+                        top.1 = true;
+                    }
+                } else {
+                    values += 1;
+                }
+            }
+            b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {
+                values += 1;
+                while i + 1 < bytes.len()
+                    && !matches!(
+                        bytes[i + 1],
+                        b',' | b']' | b'}' | b' ' | b'\n' | b'\r' | b'\t'
+                    )
+                {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        if !matches!(b, b' ' | b'\n' | b'\r' | b'\t') {
+            prev = b;
+        }
+        i += 1;
+    }
+    values
+        .saturating_mul(48)
+        .saturating_add(strings)
+        .saturating_add(objects.saturating_mul(630))
+        .saturating_add(members.saturating_mul(120))
 }
 
 fn syntax(bytes: &[u8], e: &serde_json::Error) -> JsonError {
@@ -188,6 +284,51 @@ fn check_duplicates(bytes: &[u8]) -> Result<(), JsonError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_document_whose_tree_outgrows_its_text_is_refused_unread() {
+        // 8 MB of zeros: about 200 MB as a tree; refused before it is built.
+        let zeros = format!("[{}0]", "0,".repeat(4 << 20));
+        match parse_strict(zeros.as_bytes()) {
+            Err(JsonError::TooLarge {
+                bytes,
+                estimate,
+                budget,
+            }) => {
+                assert_eq!(bytes, zeros.len());
+                assert!(estimate > budget && budget == memory_budget(bytes));
+            }
+            other => panic!("{other:?}"),
+        }
+        let objects = format!("[{}{{}}]", "{\"a\":0},".repeat(1 << 20));
+        assert!(matches!(
+            parse_strict(objects.as_bytes()),
+            Err(JsonError::TooLarge { .. })
+        ));
+        // Text costs its size: 16 MB of it is read.
+        let text = format!("{{\"text\":\"{}\"}}", "x".repeat(16 << 20));
+        assert!(parse_strict(text.as_bytes()).is_ok());
+        // Under the floor, even a costly shape is read.
+        assert!(parse_strict(format!("[{}0]", "0,".repeat(100_000)).as_bytes()).is_ok());
+        // A syntax error is still reported as one.
+        let broken = format!("[{}0", "0,".repeat(4 << 20));
+        assert!(matches!(
+            parse_strict(broken.as_bytes()),
+            Err(JsonError::Syntax { .. })
+        ));
+    }
+
+    #[test]
+    fn the_estimate_counts_values_members_and_text() {
+        assert_eq!(tree_estimate(b"[0,1,2]"), 4 * 48);
+        assert_eq!(tree_estimate(b"{}"), 48);
+        // One object with a member: its node, the member, the value, the key text.
+        assert_eq!(
+            tree_estimate(br#"{"a": "bc"}"#),
+            48 + 630 + 120 + 48 + 2 + 3
+        );
+        assert_eq!(tree_estimate(br#"["a\"b"]"#), 2 * 48 + 5);
+    }
 
     #[test]
     fn duplicate_keys_are_refused_with_both_positions() {

@@ -28,6 +28,7 @@ pub(crate) mod json;
 pub mod lint;
 pub(crate) mod lsp;
 pub(crate) mod mcp;
+pub(crate) mod meter;
 pub(crate) mod pi;
 pub(crate) mod project;
 pub(crate) mod provider;

@@ -351,6 +351,68 @@ impl Project {
         Ok(d)
     }
 
+    /// The hosts whose roles `list`, `show`, `smoke` and the MCP role tools describe
+    /// here, the project's host first, as `pwk lint` picks a host for each file: a
+    /// host named (`--host`, `host` in `pwk.toml`) is the only one; under `auto`,
+    /// the project's host ([`Project::host`]: the pi directories' reader) and every
+    /// other host whose own agents directory exists — in the project (what `pwk
+    /// lint` lints for that host) or in the user's home (`~/.claude/agents/`), where
+    /// that host finds roles for this project too.
+    pub fn role_hosts(&self) -> Result<Vec<Chosen>, ConfigError> {
+        let primary = self.host()?;
+        if self.host_choice()?.value != HostChoice::Auto {
+            return Ok(vec![primary]);
+        }
+        // The project's directories lint walks first (the one list of them), then
+        // the user's own directories of each host.
+        let project = self.agents_dirs();
+        let mut out = vec![primary];
+        for h in crate::host::ALL.into_iter().filter(|h| !h.is_pi()) {
+            if out.iter().any(|c| c.profile.host == h) {
+                continue;
+            }
+            let profile = h.newest();
+            let in_project = project
+                .iter()
+                .find(|d| d.host == Some(h))
+                .map(|d| d.path.clone());
+            let in_home = || {
+                profile.discovery.dirs.iter().find_map(|d| {
+                    let rest = d.path.strip_prefix("{home}/")?;
+                    let path = self.home.as_ref()?.join(rest);
+                    path.is_dir().then_some(path)
+                })
+            };
+            let Some(dir) = in_project.or_else(in_home) else {
+                continue;
+            };
+            out.push(Chosen {
+                profile,
+                detection: None,
+                source: Some(format!(
+                    "auto: {}/ is where {h} reads its agents",
+                    crate::display::display_path(&self.cwd, &dir).trim_end_matches('/')
+                )),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Every role of the project, one discovery per host of [`Project::role_hosts`]
+    /// (the project's host first): each role as its own host resolves it.
+    pub fn discover_hosts(&self) -> Result<Vec<crate::discover::Discovery>, ConfigError> {
+        let roots = self.roots();
+        Ok(self
+            .role_hosts()?
+            .into_iter()
+            .map(|chosen| {
+                let mut d = crate::discover::resolve_in(&roots, chosen.profile);
+                d.host_choice = chosen.explain(&self.cwd);
+                d
+            })
+            .collect())
+    }
+
     /// The first symbolic link on the way from the project root to `dir` (`dir`
     /// included): a directory of the project reached through it is not read
     /// ([`crate::fs::linked_dir`]).
@@ -668,8 +730,8 @@ pub(crate) fn default_paths_help() -> String {
     format!(
         "With no PATH, `pwk lint` lints the `*.md` files directly inside every agents \
 directory that exists under the project root (`--dir`; else the nearest directory upwards \
-holding `.git`, `.agents` or `.pi`, else the current directory): {}; or the files `paths` in \
-pwk.toml names. Under `--host auto` (the default), a host's own directory is linted for that \
+holding `.git`, `.agents` or `.pi`, stopping below `$HOME`, else the current directory): {}; \
+or the files `paths` in pwk.toml names. Under `--host auto` (the default), a host's own directory is linted for that \
 host. A directory given as PATH means every `*.md` directly inside it (`--recursive` walks it).",
         dirs.join(", ")
     )

@@ -17,6 +17,35 @@ pub fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
+/// Whether `c` displays as nothing: Unicode's default-ignorable code points
+/// (zero-width spaces and joiners, soft hyphen, bidi marks and controls, word
+/// joiner and invisible operators, Hangul fillers, variation selectors, the BOM,
+/// tag characters U+E0000–U+E0FFF), the line and paragraph separators U+2028 and
+/// U+2029 (a line break to JavaScript, not to YAML), and the interlinear
+/// annotation marks U+FFF9–U+FFFB. Text can hide in them: ASCII written in tag
+/// characters is invisible on screen and read by a model ("ASCII smuggling").
+pub fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{ad}' | '\u{34f}' | '\u{61c}' | '\u{115f}' | '\u{1160}' | '\u{17b4}' | '\u{17b5}'
+        | '\u{180b}'..='\u{180f}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{206f}' | '\u{3164}' | '\u{fe00}'..='\u{fe0f}' | '\u{feff}'
+        | '\u{ffa0}' | '\u{fff0}'..='\u{fffb}' | '\u{1bca0}'..='\u{1bca3}'
+        | '\u{1d173}'..='\u{1d17a}' | '\u{e0000}'..='\u{e0fff}')
+}
+
+/// Whether an invisible `c` is part of an emoji as it is normally written, shown
+/// raw: a zero-width joiner between two visible non-ASCII characters (👩‍💻), or
+/// a text/emoji presentation selector (U+FE0E, U+FE0F) after one (❤️). Any other
+/// use, and every other invisible character, is escaped.
+pub(crate) fn is_emoji_part(prev: Option<char>, c: char, next: Option<char>) -> bool {
+    let shown = |x: Option<char>| x.is_some_and(|x| !x.is_ascii() && !is_invisible(x));
+    match c {
+        '\u{200d}' => shown(prev) && shown(next),
+        '\u{fe0e}' | '\u{fe0f}' => shown(prev),
+        _ => false,
+    }
+}
+
 /// Whether untrusted text keeps its line structure (`Block`: line feeds, tabs and
 /// CRLF pass) or must stay on one line (`Line`: they are escaped too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,27 +65,43 @@ pub fn escape_char(c: char) -> String {
     }
 }
 
-fn needs_escape(c: char, next: Option<char>, mode: Escape) -> bool {
+fn needs_escape(prev: Option<char>, c: char, next: Option<char>, mode: Escape) -> bool {
     match c {
         '\n' | '\t' => mode == Escape::Line,
         // CRLF keeps its line break in a block; a lone CR would move the cursor back.
         '\r' => mode == Escape::Line || next != Some('\n'),
-        c => is_forbidden_control(c) || is_bidi_control(c),
+        c => {
+            is_forbidden_control(c)
+                || is_bidi_control(c)
+                || (is_invisible(c) && !is_emoji_part(prev, c, next))
+        }
     }
 }
 
-/// The byte offset of the first character [`escape`] changes. A byte scan: every
-/// such character starts with a byte below 0x20, 0x7f (DEL), 0xc2 (C1 controls are
-/// U+0080–U+009F) or 0xe2 (the bidi controls), and UTF-8 continuation bytes are
-/// none of these; only there is the character decoded.
+/// Whether `b` can start a character [`escape`] changes: below 0x20, 0x7f (DEL),
+/// or the first byte of a two-byte C1 control, U+00AD, U+034F or U+061C, of a
+/// three-byte character in U+1000–U+3FFF or U+F000–U+FFFF, or of a four-byte one
+/// in U+10000–U+3FFFF or U+C0000–U+FFFFF. UTF-8 continuation bytes are none of
+/// these.
+fn may_escape(b: u8) -> bool {
+    b < 0x20
+        || matches!(
+            b,
+            0x7f | 0xc2 | 0xcd | 0xd8 | 0xe1..=0xe3 | 0xef | 0xf0 | 0xf3
+        )
+}
+
+/// The byte offset of the first character [`escape`] changes. A byte scan; a
+/// character is decoded only at a byte [`may_escape`] (most text is ASCII).
 fn first_to_escape(s: &str, mode: Escape) -> Option<usize> {
     s.bytes().enumerate().find_map(|(i, b)| {
-        if !(b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2) {
+        if !may_escape(b) {
             return None;
         }
+        let prev = s[..i].chars().next_back();
         let mut chars = s[i..].chars();
         let c = chars.next()?;
-        needs_escape(c, chars.next(), mode).then_some(i)
+        needs_escape(prev, c, chars.next(), mode).then_some(i)
     })
 }
 
@@ -71,13 +116,15 @@ pub fn escape(s: &str, mode: Escape) -> Cow<'_, str> {
     };
     let mut out = String::with_capacity(s.len() + 16);
     out.push_str(&s[..first]);
+    let mut prev = s[..first].chars().next_back();
     let mut chars = s[first..].chars().peekable();
     while let Some(c) = chars.next() {
-        if needs_escape(c, chars.peek().copied(), mode) {
+        if needs_escape(prev, c, chars.peek().copied(), mode) {
             out.push_str(&escape_char(c));
         } else {
             out.push(c);
         }
+        prev = Some(c);
     }
     Cow::Owned(out)
 }
@@ -105,32 +152,37 @@ pub fn escape_mapped(s: &str, mode: Escape) -> Option<(String, OffsetMap)> {
     let mut out = String::with_capacity(s.len() + 16);
     let mut map = OffsetMap::default();
     let mut chars = s.char_indices().peekable();
+    let mut prev = None;
     while let Some((i, c)) = chars.next() {
-        if needs_escape(c, chars.peek().map(|&(_, n)| n), mode) {
+        if needs_escape(prev, c, chars.peek().map(|&(_, n)| n), mode) {
             let e = escape_char(c);
             out.push_str(&e);
             map.grown.push((i, out.len() - (i + c.len_utf8())));
         } else {
             out.push(c);
         }
+        prev = Some(c);
     }
     Some((out, map))
 }
 
-/// Serialized JSON with DEL, C1 controls and bidi controls written as `\uXXXX`
-/// escapes (serde_json escapes only C0). The document means exactly the same; the
-/// bytes are safe to print to a terminal. Such characters occur only inside strings.
+/// Serialized JSON with DEL, C1 controls, bidi controls and every invisible
+/// character ([`is_invisible`]) written as `\uXXXX` escapes (a surrogate pair
+/// above U+FFFF; serde_json escapes only C0). The document means exactly the same;
+/// the bytes are safe to print to a terminal, and no text hides in them. Such
+/// characters occur only inside strings.
 pub fn json_escape_controls(json: String) -> String {
-    if !json
-        .chars()
-        .any(|c| is_forbidden_control(c) || is_bidi_control(c))
-    {
+    let unsafe_char = |c: char| is_forbidden_control(c) || is_bidi_control(c) || is_invisible(c);
+    if !json.bytes().any(may_escape) || !json.chars().any(unsafe_char) {
         return json;
     }
     let mut out = String::with_capacity(json.len() + 16);
     for c in json.chars() {
-        if is_forbidden_control(c) || is_bidi_control(c) {
-            out.push_str(&format!("\\u{:04x}", c as u32));
+        if unsafe_char(c) {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{:04x}", u));
+            }
         } else {
             out.push(c);
         }
@@ -183,9 +235,52 @@ mod tests {
     fn first_to_escape_agrees_with_the_char_rule() {
         use proptest::prelude::*;
         let alphabet = prop::sample::select(vec![
-            'a', ' ', '\n', '\r', '\t', '\0', '\u{1b}', '\u{7f}', '\u{80}', '\u{9f}', '\u{a0}',
-            '\u{c2}', '\u{e2}', '\u{2029}', '\u{202a}', '\u{202e}', '\u{202f}', '\u{2066}',
-            '\u{2069}', '\u{206a}', 'é', '漢', '🦀',
+            'a',
+            ' ',
+            '\n',
+            '\r',
+            '\t',
+            '\0',
+            '\u{1b}',
+            '\u{7f}',
+            '\u{80}',
+            '\u{9f}',
+            '\u{a0}',
+            '\u{c2}',
+            '\u{e2}',
+            '\u{2029}',
+            '\u{202a}',
+            '\u{202e}',
+            '\u{202f}',
+            '\u{2066}',
+            '\u{2069}',
+            '\u{206a}',
+            'é',
+            '漢',
+            '🦀',
+            '\u{ad}',
+            '\u{34f}',
+            '\u{61c}',
+            '\u{200b}',
+            '\u{200d}',
+            '\u{200e}',
+            '\u{2028}',
+            '\u{2060}',
+            '\u{3164}',
+            '\u{fe0f}',
+            '\u{feff}',
+            '\u{ffa0}',
+            '\u{fff9}',
+            '\u{1bca0}',
+            '\u{1d173}',
+            '\u{e0041}',
+            '\u{e01ef}',
+            '\u{180e}',
+            '\u{115f}',
+            '\u{17b4}',
+            '\u{fffc}',
+            '\u{2764}',
+            'ſ',
         ]);
         let strategy = (prop::collection::vec(alphabet, 0..40), any::<bool>());
         proptest!(ProptestConfig::with_cases(20_000), |((chars, line) in strategy)| {
@@ -193,14 +288,44 @@ mod tests {
             let mode = if line { Escape::Line } else { Escape::Block };
             let mut it = s.char_indices().peekable();
             let mut expected = None;
+            let mut prev = None;
             while let Some((i, c)) = it.next() {
-                if needs_escape(c, it.peek().map(|&(_, n)| n), mode) {
+                if needs_escape(prev, c, it.peek().map(|&(_, n)| n), mode) {
                     expected = Some(i);
                     break;
                 }
+                prev = Some(c);
             }
             prop_assert_eq!(first_to_escape(&s, mode), expected);
         });
+    }
+
+    /// Every invisible character is shown escaped, tag characters included; an
+    /// emoji's joiner and presentation selector stay as written.
+    #[test]
+    fn invisible_characters_are_escaped_except_inside_an_emoji() {
+        let hidden: String = "run rm"
+            .chars()
+            .map(|c| char::from_u32(0xe0000 + c as u32).unwrap())
+            .collect();
+        assert_eq!(
+            escape_line(&format!("ok{hidden}.")),
+            "ok\\u{e0072}\\u{e0075}\\u{e006e}\\u{e0020}\\u{e0072}\\u{e006d}."
+        );
+        assert_eq!(
+            escape_line("a\u{2028}b\u{200b}c\u{ad}d"),
+            "a\\u{2028}b\\u{200b}c\\u{ad}d"
+        );
+        assert_eq!(escape_line("\u{200f}x\u{061c}"), "\\u{200f}x\\u{61c}");
+        // Emoji as written: unchanged.
+        for emoji in ["👩\u{200d}💻", "❤\u{fe0f}", "☺\u{fe0e}"] {
+            assert!(matches!(escape_line(emoji), Cow::Borrowed(_)), "{emoji}");
+        }
+        // A joiner or selector anywhere else is escaped.
+        assert_eq!(escape_line("a\u{200d}b"), "a\\u{200d}b");
+        assert_eq!(escape_line("a\u{fe0f}"), "a\\u{fe0f}");
+        assert_eq!(escape_line("❤\u{fe0f}\u{fe0f}"), "❤\u{fe0f}\\u{fe0f}");
+        assert_eq!(escape_line("❤\u{fe01}"), "❤\\u{fe01}");
     }
 
     #[test]
@@ -245,8 +370,23 @@ mod tests {
             assert!(
                 !e.chars().any(|c| c != '\n'
                     && c != '\t'
-                    && (is_forbidden_control(c) || is_bidi_control(c) || c == '\r')),
+                    && (is_forbidden_control(c)
+                        || is_bidi_control(c)
+                        || is_invisible(c)
+                        || c == '\r')),
                 "{c:?}"
+            );
+            // In JSON too, as \u escapes that read back as the same text.
+            let json = json_escape_controls(serde_json::to_string(&format!("a{c}")).unwrap());
+            assert!(
+                !json
+                    .chars()
+                    .any(|c| is_invisible(c) || is_bidi_control(c) || is_forbidden_control(c)),
+                "{c:?}"
+            );
+            assert_eq!(
+                serde_json::from_str::<String>(&json).unwrap(),
+                format!("a{c}")
             );
         }
     }

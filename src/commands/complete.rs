@@ -21,7 +21,8 @@ pub fn command() -> clap::Command {
         .mut_subcommand("smoke", with(role_names, "name"))
 }
 
-/// Every role the detected host sees from the current directory, with its description.
+/// Every role the project's hosts see from the current directory (each name once),
+/// with its description.
 pub fn role_names() -> Vec<CompletionCandidate> {
     let Ok(ctx) = crate::Context::from_process(ColorChoice::Never) else {
         return Vec::new();
@@ -31,11 +32,14 @@ pub fn role_names() -> Vec<CompletionCandidate> {
     let Ok(project) = crate::project::Project::open(opts) else {
         return Vec::new();
     };
-    let Ok(d) = project.discover() else {
+    let Ok(views) = project.discover_hosts() else {
         return Vec::new();
     };
-    d.roles
+    let mut seen = std::collections::HashSet::new();
+    views
         .iter()
+        .flat_map(|d| d.roles.iter())
+        .filter(|r| seen.insert(r.name.as_str()))
         .map(|r| {
             let help = r
                 .role

@@ -63,7 +63,7 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         Some(d) => format!("auto: {}", d.reason_from(&ctx.cwd)),
         None => origin(&resolved.host.origin),
     };
-    let globs = |v: Option<&Val<Vec<crate::config::Glob>>>| -> (Vec<String>, String) {
+    let globs = |v: Option<&Val<crate::config::Globs>>| -> (Vec<String>, String) {
         match v {
             Some(v) => (
                 v.value.iter().map(|g| g.pattern.clone()).collect(),

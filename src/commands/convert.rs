@@ -175,7 +175,12 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         Format::Human => human(&done, to, ctx, not_converted.len()),
         Format::Json => format!(
             "{}\n",
-            serde_json::to_string_pretty(&doc_json(&done, to, ctx, &not_converted))?
+            crate::text::json_escape_controls(serde_json::to_string_pretty(&doc_json(
+                &done,
+                to,
+                ctx,
+                &not_converted
+            ))?)
         ),
     };
     write_stdout(text.as_bytes()).context("cannot write to stdout")?;

@@ -35,7 +35,7 @@ pub fn run(args: &CoverageArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
         Format::Json => {
             let mut doc = serde_json::to_value(&c)?;
             doc["version"] = 1.into();
-            let mut s = serde_json::to_string_pretty(&doc)?;
+            let mut s = crate::text::json_escape_controls(serde_json::to_string_pretty(&doc)?);
             s.push('\n');
             write_stdout(s.as_bytes())?;
         }

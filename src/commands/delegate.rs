@@ -67,7 +67,9 @@ pub fn run(args: &DelegateArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
 fn print_result(result: &DelegateResult, format: Format) -> anyhow::Result<()> {
     let out = match format {
         Format::Json => {
-            let mut out = serde_json::to_string_pretty(result).context("serialising the result")?;
+            let mut out = crate::text::json_escape_controls(
+                serde_json::to_string_pretty(result).context("serialising the result")?,
+            );
             out.push('\n');
             out
         }

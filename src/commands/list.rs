@@ -6,9 +6,9 @@ use crate::discover::render::{self};
 use crate::display::write_stdout;
 use crate::{Context, ExitStatus};
 
-/// `pwk list`: exit 0, or 1 when a role file is broken.
+/// `pwk list`: exit 0, or 1 when a role file is broken (for any host listed).
 pub fn run(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let (_, d) = super::discover(
+    let (_, views) = super::discover(
         ctx,
         super::ProjectFlags {
             dir: args.dir.as_deref(),
@@ -16,15 +16,15 @@ pub fn run(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             config: args.config.file.as_deref(),
         },
     )?;
-    let rows = render::list_rows(&d, args.all);
+    let rows = render::list_views(&views, args.all);
     match args.format {
-        Format::Json => write_stdout(&json_line(&render::list_doc(&d, &rows))?)?,
+        Format::Json => write_stdout(&json_line(&render::list_doc(&views, &rows))?)?,
         Format::Human => {
-            let text = render::list_human(&d, &rows, args.all, style(ctx));
+            let text = render::list_human(&views, &rows, args.all, style(ctx));
             write_stdout(tilde(&text, ctx).as_bytes())?;
         }
     }
-    Ok(if d.has_broken() {
+    Ok(if views.iter().any(|d| d.has_broken()) {
         ExitStatus::Failure
     } else {
         ExitStatus::Success

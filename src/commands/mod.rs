@@ -106,7 +106,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Lsp(args) => lsp::run(args, &ctx),
         Command::Completions(args) => completions(args),
     };
-    match result {
+    let status = match result {
         Ok(status) => status,
         Err(err) => {
             // A command asked for JSON answers in JSON, errors too, unless it
@@ -116,7 +116,9 @@ pub fn run(cli: Cli) -> ExitStatus {
             }
             report_fatal(&err)
         }
-    }
+    };
+    crate::meter::report(ctx.env.meter.as_deref());
+    status
 }
 
 /// `{"version": 1, "error": {"message", "details", "causes"}}`: a fatal error as the
@@ -188,15 +190,17 @@ pub fn project_options(ctx: &Context, flags: ProjectFlags<'_>) -> crate::project
     }
 }
 
-/// The project of `--dir` (and `--config`) and every role its host sees (`--host`,
-/// else the project's `pwk.toml`, else `auto`): what `list`, `show` and `smoke` start from.
+/// The project of `--dir` (and `--config`) and every role its hosts see, one
+/// discovery per host (`--host`, else the project's `pwk.toml`, else `auto`: the
+/// project's host and each host whose own directory exists;
+/// [`Project::role_hosts`]): what `list`, `show` and `smoke` start from.
 pub fn discover(
     ctx: &Context,
     flags: ProjectFlags<'_>,
-) -> anyhow::Result<(Project, crate::discover::Discovery)> {
+) -> anyhow::Result<(Project, Vec<crate::discover::Discovery>)> {
     let project = open_project(ctx, flags)?;
-    let d = project.discover().map_err(|e| config_error(ctx, e))?;
-    Ok((project, d))
+    let views = project.discover_hosts().map_err(|e| config_error(ctx, e))?;
+    Ok((project, views))
 }
 
 /// A configuration error, its paths relative to the current directory.

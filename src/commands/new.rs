@@ -21,28 +21,23 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         ctx,
         super::ProjectFlags {
             dir: args.dir.as_deref(),
+            host: args.host.as_ref(),
             config: args.config.file.as_deref(),
-            ..Default::default()
         },
     )?;
-    // The project's host (pwk.toml's `host`, else the one pi's settings name):
-    // the role is written into the directory that host reads.
+    // The project's host (`--host`, else pwk.toml's `host`, else the one pi's
+    // settings name): the role is written into the directory that host reads, in
+    // that host's keys.
     let host = project.host().map_err(|e| super::config_error(ctx, e))?;
-    if !host.profile.host.is_pi() && args.agents_dir.is_none() {
-        let to = host.profile.host.as_str();
-        anyhow::bail!(
-            "`pwk new` scaffolds roles for pi hosts, and this project uses {}; write the role for pi, then convert it: `pwk new {name} --agents-dir DIR`, then `pwk convert --from tintinweb --to {to} DIR/{name}.md --out <the directory {to} reads>`",
-            host.explain(&ctx.cwd),
-            name = args.name,
-        );
-    }
     let dir = match &args.agents_dir {
         Some(d) => ctx.cwd.join(d),
-        None => crate::install::bundled::project_agents_dir(host.profile)
-            .iter()
-            .fold(project.root.clone(), |p, c| p.join(c)),
+        None => agents_dir(host.profile, &project.root),
     };
-    let file_name = format!("{}.md", args.name);
+    let suffix = match host.profile.discovery.suffix.as_str() {
+        "" => ".md",
+        s => s,
+    };
+    let file_name = format!("{}{suffix}", args.name);
     let target: PathBuf = dir.join(&file_name);
     if std::fs::symlink_metadata(&target).is_ok() {
         anyhow::bail!(
@@ -50,27 +45,20 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             ctx.display_path(&target)
         );
     }
-    // Under a host that is no pi host, `--agents-dir` holds a draft written for pi
-    // (tintinweb), which the route the refusal names converts: never a file for
-    // that host read back as tintinweb's.
-    let profile = if host.profile.host.is_pi() {
-        host.profile
-    } else {
-        crate::host::HostId::Tintinweb.newest()
-    };
-    let (content, dropped) = render_for(
-        template::render(&args.name, kind),
-        profile,
-        &target,
-        &project,
-    )
-    .map_err(|e| {
-        anyhow::anyhow!(
-            "cannot scaffold `{}` for {}: {e}",
-            args.name,
-            profile.label()
-        )
-    })?;
+    if kind == Kind::Adapter && !host.profile.host.is_pi() {
+        anyhow::bail!(
+            "an adapter role runs an external CLI under a pi host (`cli`), and {} has no such role; write a leaf or a coordinator (`--kind leaf`), or the adapter for pi (`--host tintinweb`)",
+            host.explain(&ctx.cwd)
+        );
+    }
+    let (content, dropped) = render_for(&args.name, kind, host.profile, &target, &project)
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "cannot scaffold `{}` for {}: {e}",
+                args.name,
+                host.profile.label()
+            )
+        })?;
     // Through the one writer: anchored at the project root inside the project (a
     // symlinked `.agents` is refused), else at the --agents-dir given.
     let named: Vec<PathBuf> = args.agents_dir.iter().map(|d| ctx.cwd.join(d)).collect();
@@ -96,8 +84,14 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let path = target.clone();
     let shown = ctx.display_path(&path);
 
-    // Where the new file stands among the layers pwk reads.
-    let d = crate::discover::resolve_in(&project.roots(), HostId::Pwk.newest());
+    // Where the new file stands among the layers its host reads (pwk's own for a
+    // pi host: the portable view of pi's directories).
+    let view = if host.profile.host.is_pi() {
+        HostId::Pwk.newest()
+    } else {
+        host.profile
+    };
+    let d = crate::discover::resolve_in(&project.roots(), view);
     let read_here = d
         .sources
         .iter()
@@ -107,7 +101,7 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     if !dropped.is_empty() {
         notes.push(format!(
             "written for {}, which does not read {}: left out",
-            profile.label(),
+            host.profile.label(),
             dropped
                 .iter()
                 .map(|k| format!("`{k}`"))
@@ -128,8 +122,16 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         _ => {}
     }
     if !read_here {
+        let places: Vec<String> = d
+            .sources
+            .iter()
+            .filter_map(|s| s.path.as_deref())
+            .map(|p| ctx.display_path(p))
+            .collect();
         notes.push(format!(
-            "roles are discovered in .agents/agents/ and .pi/agents/ of the project, and in the global agents directory; {} is none of them.",
+            "{} reads roles from {}; {} is none of them.",
+            view.label(),
+            places.join(", "),
             ctx.display_path(&dir)
         ));
     }
@@ -175,7 +177,31 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     Ok(ExitStatus::Success)
 }
 
-/// The template as the project's pi host should receive it, through the
+/// The project directory `host` reads its roles from: for a pi host, the one
+/// pwk installs into; for another host, its project directory that exists (the
+/// last of its profile, the newest spelling: `.opencode/agents/`), else the last.
+fn agents_dir(host: &'static crate::host::HostProfile, root: &std::path::Path) -> PathBuf {
+    if host.host.is_pi() {
+        return crate::install::bundled::project_agents_dir(host)
+            .iter()
+            .fold(root.to_path_buf(), |p, c| p.join(c));
+    }
+    let dirs: Vec<PathBuf> = host
+        .discovery
+        .dirs
+        .iter()
+        .filter(|d| d.layer == crate::host::DirLayer::Project && !d.path.starts_with('{'))
+        .map(|d| root.join(&d.path))
+        .collect();
+    dirs.iter()
+        .rev()
+        .find(|d| d.is_dir())
+        .or(dirs.last())
+        .cloned()
+        .unwrap_or_else(|| root.to_path_buf())
+}
+
+/// The template as the project's host should receive it, through the
 /// conversion engine (as `pwk setup` renders its canonical roles), linted where it
 /// will be written with that path's configuration; and the keys left out because
 /// the host does not read them. The template is written in pwk's schema, whose
@@ -183,11 +209,13 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
 /// `cli`, which tintinweb ignores). Under the portable profile the template is
 /// written as is (it lints clean there).
 fn render_for(
-    text: String,
+    name: &str,
+    kind: Kind,
     host: &'static crate::host::HostProfile,
     target: &std::path::Path,
     project: &crate::project::Project,
 ) -> Result<(String, Vec<String>), String> {
+    let text = template::render(name, kind);
     if host.is_portable() {
         return Ok((text, Vec::new()));
     }
@@ -208,7 +236,21 @@ fn render_for(
             crate::convert::ConvertOrSettingsError::Convert(e) => e.to_string(),
             crate::convert::ConvertOrSettingsError::Settings(e) => e.to_string(),
         })?;
-    if let Some(d) = c.lint.first() {
+    // A host with its own CLI: its own keys, not pi's, in the comments (linted
+    // again as written).
+    let (text, lint) = if host.host.is_pi() {
+        (c.text, c.lint)
+    } else {
+        let text = template::for_host(&c.text, name, kind, host);
+        let settings = project
+            .resolve_file(target)
+            .map_err(|e| e.to_string())?
+            .settings();
+        let doc = crate::role::RoleDoc::parse(target.to_path_buf(), text.as_bytes());
+        let lint = crate::lint::lint_doc(&doc, host, &settings);
+        (text, lint)
+    };
+    if let Some(d) = lint.first() {
         return Err(format!(
             "the rendered role does not lint clean (line {}: {}[{}] {})",
             d.start.line,
@@ -223,7 +265,7 @@ fn render_for(
         .filter(|i| i.outcome == crate::convert::Outcome::Dropped && !i.key.starts_with("comment"))
         .map(|i| i.key.clone())
         .collect();
-    Ok((c.text, dropped))
+    Ok((text, dropped))
 }
 
 /// Whether two paths name the same file or directory (`..` and symlinked parents

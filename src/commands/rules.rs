@@ -46,7 +46,7 @@ pub fn explain(args: &ExplainArgs, _ctx: &Context) -> anyhow::Result<ExitStatus>
     explain_rule(&args.rule, args.format)
 }
 
-/// One rule explained (the id was checked when the command line was parsed).
+/// One rule explained; an unknown id is an error with suggest.rs's did-you-mean.
 fn explain_rule(id: &str, format: Format) -> anyhow::Result<ExitStatus> {
     let rule = match rules::lookup(id) {
         Ok(rule) => rule,

@@ -208,7 +208,8 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     }
     match args.format {
         Format::Json => {
-            let mut text = serde_json::to_string_pretty(&report.to_json())?;
+            let mut text =
+                crate::text::json_escape_controls(serde_json::to_string_pretty(&report.to_json())?);
             text.push('\n');
             write_stdout(text.as_bytes())?;
         }

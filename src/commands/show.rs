@@ -10,7 +10,7 @@ use crate::{Context, ExitStatus};
 /// `pwk show NAME`: exit 0; 1 when the name exists but the host cannot load it;
 /// 2 when nothing answers to the name.
 pub fn run(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let (project, d) = super::discover(
+    let (project, views) = super::discover(
         ctx,
         super::ProjectFlags {
             dir: args.dir.as_deref(),
@@ -18,10 +18,12 @@ pub fn run(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             config: args.config.file.as_deref(),
         },
     )?;
-    let Some(role) = d.find(&args.name) else {
-        return show_unavailable(&d, &args.name, args.format, ctx);
+    let found = crate::discover::find_in(&views, &args.name);
+    let Some(&(d, role)) = found.first() else {
+        return show_unavailable(&views, &args.name, args.format, ctx);
     };
-    let rt = render::runtime_of(&d, role, args.model.as_deref(), &ctx.env, &project.cwd);
+    let also = render::AlsoRead::others(&found, &ctx.cwd);
+    let rt = render::runtime_of(d, role, args.model.as_deref(), &ctx.env, &project.cwd);
     let provider_run = crate::provider::mapping::provider_run(&role.name, role.role.max_turns);
     // The model the chain settles on, against what pi lists on this machine (only
     // where the child runs on pi: another host's models are not pi's).
@@ -44,14 +46,14 @@ pub fn run(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             let run = provider_run
                 .as_ref()
                 .map(|r| serde_json::to_value(r).expect("plain data serializes"));
-            let mut doc = render::show_doc(&d, role, &rt, &ctx.cwd, run);
+            let mut doc = render::show_doc(d, role, &rt, &also, &ctx.cwd, run);
             if let Some(c) = &model_check {
                 doc["model_check"] = serde_json::to_value(c).expect("plain data serializes");
             }
             write_stdout(&json_line(&doc)?)?
         }
         Format::Human => {
-            let mut text = render::show_human(&d, role, &rt, style(ctx));
+            let mut text = render::show_human(d, role, &rt, &also, style(ctx));
             if let Some(c) = &model_check {
                 text.push_str(&super::model_check::human(c));
             }
@@ -72,8 +74,72 @@ pub(super) fn provider_run_human(run: &crate::provider::mapping::ProviderRun) ->
     )
 }
 
-/// No effective definition answers to `name`: explain why, or suggest names.
+/// No effective definition answers to `name` under any host of `views`: explain
+/// why (under the first host that has a file by that name it does not load), or
+/// suggest names.
 pub(super) fn show_unavailable(
+    views: &[Discovery],
+    name: &str,
+    format: Format,
+    ctx: &Context,
+) -> anyhow::Result<ExitStatus> {
+    if let Some(d) = views.iter().find(|d| !d.unloaded(name).is_empty()) {
+        return show_unloaded(d, name, format, ctx);
+    }
+    let mut msg = format!("no role named `{name}`");
+    if let [only] = views
+        && only.host.host != HostId::Pwk
+    {
+        msg.push_str(&format!(" (as {} sees roles)", only.host.as_str()));
+    } else if views.len() > 1 {
+        let hosts: Vec<&str> = views.iter().map(|d| d.host.as_str()).collect();
+        msg.push_str(&format!(" (as {} see roles)", hosts.join(", ")));
+    }
+    let mut hints: Vec<String> = Vec::new();
+    for d in views {
+        let host = d.host.as_str();
+        for f in &d.files {
+            let declared = f.role.as_ref().and_then(|r| r.name.as_deref());
+            if declared == Some(name) && f.identity != name {
+                hints.push(format!(
+                    "{} declares `name: {name}`, but {host} knows it by its file stem `{}`",
+                    f.path.display(&d.cwd),
+                    f.identity
+                ));
+            } else if f.stem == name && f.identity != name {
+                hints.push(format!(
+                    "{} is named `{}` by its `name`, not after its file",
+                    f.path.display(&d.cwd),
+                    f.identity
+                ));
+            }
+        }
+    }
+    hints.dedup();
+    let mut known: Vec<&str> = views
+        .iter()
+        .flat_map(|d| d.roles.iter().map(|r| r.name.as_str()))
+        .collect();
+    known.sort_unstable();
+    known.dedup();
+    let suggestions = crate::suggest::close_matches(name, known.iter().copied());
+    for h in hints {
+        msg.push_str(&format!("\n  hint: {h}"));
+    }
+    match suggestions.as_slice() {
+        [] => msg.push_str("\n  `pwk list --all` shows every role"),
+        [one] => msg.push_str(&format!("\n  did you mean `{one}`?")),
+        many => {
+            let list: Vec<String> = many.iter().map(|s| format!("`{s}`")).collect();
+            msg.push_str(&format!("\n  did you mean one of {}?", list.join(", ")));
+        }
+    }
+    anyhow::bail!("{}", tilde(&msg, ctx))
+}
+
+/// `name` is a file `d`'s host does not load (broken, or in a directory it does not
+/// read): say which and why; exit 1.
+fn show_unloaded(
     d: &Discovery,
     name: &str,
     format: Format,
@@ -81,7 +147,7 @@ pub(super) fn show_unavailable(
 ) -> anyhow::Result<ExitStatus> {
     let host = d.host.as_str();
     let files = d.unloaded(name);
-    if !files.is_empty() {
+    {
         let reasons: Vec<(String, &crate::discover::RoleFile)> = files
             .iter()
             .map(|f| {
@@ -128,44 +194,11 @@ pub(super) fn show_unavailable(
                         f.layer.as_str()
                     ));
                 }
+                // The name and the paths are the user's and the files' text.
+                let text = crate::text::escape_block(&text);
                 write_stdout(tilde(&text, ctx).as_bytes())?;
             }
         }
-        return Ok(ExitStatus::Failure);
+        Ok(ExitStatus::Failure)
     }
-
-    let mut msg = format!("no role named `{name}`");
-    if d.host.host != HostId::Pwk {
-        msg.push_str(&format!(" (as {host} sees roles)"));
-    }
-    let mut hints: Vec<String> = Vec::new();
-    for f in &d.files {
-        let declared = f.role.as_ref().and_then(|r| r.name.as_deref());
-        if declared == Some(name) && f.identity != name {
-            hints.push(format!(
-                "{} declares `name: {name}`, but {host} knows it by its file stem `{}`",
-                f.path.display(&d.cwd),
-                f.identity
-            ));
-        } else if f.stem == name && f.identity != name {
-            hints.push(format!(
-                "{} is named `{}` by its `name`, not after its file",
-                f.path.display(&d.cwd),
-                f.identity
-            ));
-        }
-    }
-    let suggestions = crate::suggest::close_matches(name, d.roles.iter().map(|r| r.name.as_str()));
-    for h in hints {
-        msg.push_str(&format!("\n  hint: {h}"));
-    }
-    match suggestions.as_slice() {
-        [] => msg.push_str("\n  `pwk list --all` shows every role"),
-        [one] => msg.push_str(&format!("\n  did you mean `{one}`?")),
-        many => {
-            let list: Vec<String> = many.iter().map(|s| format!("`{s}`")).collect();
-            msg.push_str(&format!("\n  did you mean one of {}?", list.join(", ")));
-        }
-    }
-    anyhow::bail!("{}", tilde(&msg, ctx))
 }

@@ -22,7 +22,7 @@ const SMOKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(180);
 pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     use crate::delegate::{PiRunSpec, plan_launch, run_pi};
 
-    let (project, d) = super::discover(
+    let (project, views) = super::discover(
         ctx,
         super::ProjectFlags {
             dir: args.dir.as_deref(),
@@ -30,9 +30,20 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             config: args.config.file.as_deref(),
         },
     )?;
-    let Some(role) = d.find(&args.name) else {
-        return show_unavailable(&d, &args.name, args.format, ctx);
+    let found = crate::discover::find_in(&views, &args.name);
+    let Some(&(d, role)) = found.first() else {
+        return show_unavailable(&views, &args.name, args.format, ctx);
     };
+    if !d.host.host.is_pi() && args.run {
+        anyhow::bail!(
+            "`pwk smoke --run` launches roles on pi, and {} runs `{}` itself ({}): `pwk smoke {}` without --run checks what pwk can; start it in {} to run it",
+            d.host.label(),
+            args.name,
+            role.path.display(&ctx.cwd),
+            args.name,
+            d.host.as_str()
+        );
+    }
     // Linted as `pwk lint` lints the file: its configuration's levels apply.
     let settings = match role.path.as_file() {
         Some(p) => project
@@ -47,6 +58,28 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         .filter(|x| x.severity == crate::lint::Severity::Error)
         .count();
     let warnings = diagnostics.len() - errors;
+    if !d.host.host.is_pi() {
+        // A host with its own CLI: pwk's runner does not launch it; what pwk can
+        // check is the file as that host reads it and what it resolves to.
+        let rt = crate::discover::render::runtime_of(d, role, None, &ctx.env, &project.cwd);
+        let out = HostCliSmoke {
+            d,
+            role,
+            rt: &rt,
+            diagnostics: &diagnostics,
+            errors,
+            warnings,
+        };
+        match args.format {
+            Format::Json => write_stdout(&json_line(&out.json(&ctx.cwd))?)?,
+            Format::Human => write_stdout(tilde(&out.human(&ctx.cwd, style(ctx)), ctx).as_bytes())?,
+        }
+        return Ok(if errors == 0 {
+            ExitStatus::Success
+        } else {
+            ExitStatus::Failure
+        });
+    }
 
     let provider_run = crate::provider::mapping::provider_run(&role.name, role.role.max_turns);
     let mut spec = PiRunSpec::for_role(&role.role, &project.cwd, SMOKE_PROMPT.to_string());
@@ -73,15 +106,7 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let path = role.path.display(&ctx.cwd);
     match args.format {
         Format::Json => {
-            let diags: Vec<serde_json::Value> = diagnostics
-                .iter()
-                .map(|x| {
-                    serde_json::json!({
-                        "rule": x.rule, "severity": x.severity.as_str(), "message": x.message,
-                        "help": x.help, "line": x.start.line, "column": x.start.column,
-                    })
-                })
-                .collect();
+            let diags = diagnostics_json(&diagnostics);
             let run = outcome.as_ref().map(|o| {
                 serde_json::json!({
                     "status": o.status,
@@ -98,6 +123,7 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             let doc = serde_json::json!({
                 "version": 1,
                 "host": d.host,
+                "runs_on": "pi",
                 "name": role.name,
                 "source": role.layer,
                 "path": path,
@@ -124,30 +150,7 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 role.name,
                 d.host.as_str()
             ));
-            if diagnostics.is_empty() {
-                t.push_str("Lint:      clean\n");
-            } else {
-                t.push_str(&format!(
-                    "Lint:      {errors} error(s), {warnings} warning(s)\n"
-                ));
-                for x in &diagnostics {
-                    t.push_str(&format!(
-                        "  {path}:{}:{}: {} [{}] {}\n",
-                        x.start.line,
-                        x.start.column,
-                        x.severity.as_str(),
-                        x.rule,
-                        x.message
-                    ));
-                }
-            }
-            t.push_str(&format!("Resolved:  {path} ({})\n", role.layer.as_str()));
-            for s in &role.shadows {
-                t.push_str(&format!("  shadows  {} ({})\n", s.path, s.source.as_str()));
-            }
-            for n in &role.notes {
-                t.push_str(&format!("  note: {n}\n"));
-            }
+            lint_and_resolution_human(&mut t, &path, role, &diagnostics, errors, warnings);
             if let Some(c) = &model_check {
                 t.push_str(super::model_check::human(c).trim_start_matches('\n'));
             }
@@ -229,6 +232,167 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     } else {
         ExitStatus::Failure
     })
+}
+
+/// `Lint:` and `Resolved:` lines, for every host.
+fn lint_and_resolution_human(
+    t: &mut String,
+    path: &str,
+    role: &crate::discover::ResolvedRole,
+    diagnostics: &[crate::lint::Diagnostic],
+    errors: usize,
+    warnings: usize,
+) {
+    if diagnostics.is_empty() {
+        t.push_str("Lint:      clean\n");
+    } else {
+        t.push_str(&format!(
+            "Lint:      {errors} error(s), {warnings} warning(s)\n"
+        ));
+        for x in diagnostics {
+            t.push_str(&format!(
+                "  {path}:{}:{}: {} [{}] {}\n",
+                x.start.line,
+                x.start.column,
+                x.severity.as_str(),
+                x.rule,
+                x.message
+            ));
+        }
+    }
+    t.push_str(&format!("Resolved:  {path} ({})\n", role.layer.as_str()));
+    for s in &role.shadows {
+        t.push_str(&format!("  shadows  {} ({})\n", s.path, s.source.as_str()));
+    }
+    for n in &role.notes {
+        t.push_str(&format!("  note: {n}\n"));
+    }
+}
+
+/// Lint findings in smoke's own document.
+fn diagnostics_json(diagnostics: &[crate::lint::Diagnostic]) -> Vec<serde_json::Value> {
+    diagnostics
+        .iter()
+        .map(|x| {
+            serde_json::json!({
+                "rule": x.rule, "severity": x.severity.as_str(), "message": x.message,
+                "help": x.help, "line": x.start.line, "column": x.start.column,
+            })
+        })
+        .collect()
+}
+
+/// `pwk smoke` of a role a host with its own CLI runs (Claude Code, OpenCode,
+/// Gemini CLI, Copilot CLI): pwk's runner launches roles on pi only, so this
+/// says what pwk checked (the file as that host reads it, which definition wins,
+/// what it resolves to) and what it cannot (that the host loads it on this
+/// machine, that the model exists, a run).
+struct HostCliSmoke<'a> {
+    d: &'a crate::discover::Discovery,
+    role: &'a crate::discover::ResolvedRole,
+    rt: &'a crate::discover::runtime::Runtime,
+    diagnostics: &'a [crate::lint::Diagnostic],
+    errors: usize,
+    warnings: usize,
+}
+
+impl HostCliSmoke<'_> {
+    fn checked(&self) -> Vec<String> {
+        let label = self.d.host.label();
+        vec![
+            format!(
+                "the file as {label} reads it (`pwk lint --host {}`)",
+                self.d.host.as_str()
+            ),
+            format!(
+                "which definition of `{}` {label} picks, and what it shadows",
+                self.role.name
+            ),
+            format!(
+                "the tools, model, reasoning and turn limit it resolves to from {label}'s profile (`pwk show {} --host {}`)",
+                self.role.name,
+                self.d.host.as_str()
+            ),
+        ]
+    }
+
+    fn not_checked(&self) -> Vec<String> {
+        let host = self.d.host.as_str();
+        vec![
+            format!(
+                "that the {host} installed here loads it (pwk's facts are from {}; a newer release may differ)",
+                self.d.host.label()
+            ),
+            format!("that {host} knows the model it names"),
+            format!("a run: pwk does not launch {host}"),
+        ]
+    }
+
+    fn json(&self, cwd: &std::path::Path) -> serde_json::Value {
+        serde_json::json!({
+            "version": 1,
+            "host": self.d.host,
+            "runs_on": "host-cli",
+            "name": self.role.name,
+            "source": self.role.layer,
+            "path": self.role.path.display(cwd),
+            "shadows": self.role.shadows,
+            "host_notes": self.role.notes,
+            "lint": {
+                "errors": self.errors,
+                "warnings": self.warnings,
+                "diagnostics": diagnostics_json(self.diagnostics),
+            },
+            "runtime": self.rt,
+            "checked": self.checked(),
+            "not_checked": self.not_checked(),
+            "launch": null,
+            "run": null,
+        })
+    }
+
+    fn human(&self, cwd: &std::path::Path, style: crate::discover::render::Style) -> String {
+        let path = self.role.path.display(cwd);
+        let mut t = format!(
+            "Smoke test of `{}` ({} host)\n\n",
+            self.role.name,
+            self.d.host.as_str()
+        );
+        lint_and_resolution_human(
+            &mut t,
+            &path,
+            self.role,
+            self.diagnostics,
+            self.errors,
+            self.warnings,
+        );
+        let mut out = crate::text::escape_block(&t).into_owned();
+        // What the host would run: the same section as `pwk show` (escaped there;
+        // it may carry colour).
+        out.push('\n');
+        out.push_str(&crate::discover::render::runtime_human(
+            self.d, self.rt, style,
+        ));
+        // Bullets wrapped to the output's width, continuation lines under the text.
+        let bullet = |t: &mut String, c: &str| {
+            let lines = crate::text::wrap_words(c, style.width.saturating_sub(4).max(40));
+            for (i, l) in lines.iter().enumerate() {
+                t.push_str(if i == 0 { "  - " } else { "    " });
+                t.push_str(l);
+                t.push('\n');
+            }
+        };
+        let mut t = String::from("\nChecked:\n");
+        for c in self.checked() {
+            bullet(&mut t, &c);
+        }
+        t.push_str("Not checked:\n");
+        for c in self.not_checked() {
+            bullet(&mut t, &c);
+        }
+        out.push_str(&crate::text::escape_block(&t));
+        out
+    }
 }
 
 /// A launch in smoke's own document (snake_case keys; `pwk delegate`'s result keeps

@@ -164,9 +164,7 @@ impl Config {
                     if name != ".git" && name != "node_modules" {
                         stack.push(p);
                     }
-                } else if p.extension().is_some_and(|x| x == "md")
-                    && globs.iter().any(|g| g.matches(&p))
-                {
+                } else if p.extension().is_some_and(|x| x == "md") && globs.matches(&p) {
                     out.push(p);
                 }
             }

@@ -13,12 +13,14 @@
 //! the file it `extend`s (and so on), the default.
 
 mod find;
+mod globs;
 mod read;
 pub(crate) mod schema;
 mod value;
 
 pub(crate) use find::Configs;
-pub(crate) use value::{ConfigError, Glob, Origin, Override, OverrideMatcher, Val};
+pub(crate) use globs::GlobIndex;
+pub(crate) use value::{ConfigError, Glob, Globs, Origin, Override, OverrideMatcher, Val};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -37,8 +39,8 @@ pub struct Layer {
     /// file's, named as the linted files are (a link on the way resolved).
     pub dir: PathBuf,
     pub host: Option<Val<HostChoice>>,
-    pub paths: Option<Val<Vec<Glob>>>,
-    pub exclude: Option<Val<Vec<Glob>>>,
+    pub paths: Option<Val<Globs>>,
+    pub exclude: Option<Val<Globs>>,
     pub rules: Vec<(String, Val<RuleLevel>)>,
     pub overrides: Vec<Override>,
     /// `baseline = "path"`, relative to this file's directory (made absolute).
@@ -114,12 +116,12 @@ impl Config {
     }
 
     /// `paths`, from the nearest layer that sets it.
-    pub fn paths(&self) -> Option<&Val<Vec<Glob>>> {
+    pub fn paths(&self) -> Option<&Val<Globs>> {
         self.layers.iter().rev().find_map(|l| l.paths.as_ref())
     }
 
     /// `exclude`, from the nearest layer that sets it.
-    pub fn exclude(&self) -> Option<&Val<Vec<Glob>>> {
+    pub fn exclude(&self) -> Option<&Val<Globs>> {
         self.layers.iter().rev().find_map(|l| l.exclude.as_ref())
     }
 
@@ -139,8 +141,7 @@ impl Config {
 
     /// Whether `path` (absolute) is excluded.
     pub fn excludes(&self, path: &Path) -> bool {
-        self.exclude()
-            .is_some_and(|e| e.value.iter().any(|g| g.matches(path)))
+        self.exclude().is_some_and(|e| e.value.matches(path))
     }
 
     /// The values that apply to `file` (absolute): layer values, basic first,

@@ -4,7 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use globset::{GlobBuilder, GlobMatcher, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobMatcher};
+
+use super::GlobIndex;
 
 use crate::host::HostChoice;
 use crate::lint::RuleLevel;
@@ -40,6 +42,16 @@ impl std::fmt::Display for Origin {
 pub struct Val<T> {
     pub value: T,
     pub origin: Origin,
+}
+
+impl<T> Val<T> {
+    /// The value made into another, from the same place.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Val<U> {
+        Val {
+            value: f(self.value),
+            origin: self.origin,
+        }
+    }
 }
 
 /// Why a configuration could not be used (exit 2).
@@ -91,9 +103,10 @@ impl ConfigError {
 pub struct Glob {
     pub pattern: String,
     base: PathBuf,
-    matcher: GlobMatcher,
-    /// The same pattern as a directory: `p/**`.
-    under: GlobMatcher,
+    /// The path itself, and the same pattern as a directory: `p/**`.
+    compiled: [globset::Glob; 2],
+    /// Their matchers, compiled the first time this glob is matched on its own.
+    matchers: std::sync::OnceLock<[GlobMatcher; 2]>,
 }
 
 impl Glob {
@@ -102,12 +115,11 @@ impl Glob {
     /// trailing `/` means a directory, and a pattern that names a directory
     /// matches everything under it. `*` never crosses a `/`; `**` does.
     pub fn new(pattern: &str, base: &Path) -> Result<Glob, globset::Error> {
-        let [file, under] = Glob::compiled(pattern)?;
         Ok(Glob {
             pattern: pattern.to_string(),
             base: base.to_path_buf(),
-            matcher: file.compile_matcher(),
-            under: under.compile_matcher(),
+            compiled: Glob::compiled(pattern)?,
+            matchers: std::sync::OnceLock::new(),
         })
     }
 
@@ -127,12 +139,49 @@ impl Glob {
         Ok([build(&p)?, build(&format!("{p}/**"))?])
     }
 
-    /// Whether `path` (absolute) matches.
+    /// Whether `path` (absolute) matches. One glob on its own; a list is matched
+    /// through its [`GlobIndex`] ([`Globs::matches`]).
     pub fn matches(&self, path: &Path) -> bool {
         let Ok(rel) = path.strip_prefix(&self.base) else {
             return false;
         };
-        self.matcher.is_match(rel) || self.under.is_match(rel)
+        let [file, under] = self
+            .matchers
+            .get_or_init(|| self.compiled.clone().map(|g| g.compile_matcher()));
+        file.is_match(rel) || under.is_match(rel)
+    }
+}
+
+/// A list of globs (`paths`, `exclude`) with its index: a path is matched against
+/// the few globs that could match it, not each of them ([`GlobIndex`]).
+#[derive(Debug, Clone, Default)]
+pub struct Globs {
+    list: Vec<Glob>,
+    index: GlobIndex,
+}
+
+impl Globs {
+    pub fn new(list: Vec<Glob>) -> Globs {
+        let mut index = GlobIndex::default();
+        for (i, g) in list.iter().enumerate() {
+            for c in &g.compiled {
+                index.push(&g.base, c.clone(), i);
+            }
+        }
+        index.finish();
+        Globs { list, index }
+    }
+
+    /// Whether any glob matches `path` (absolute).
+    pub fn matches(&self, path: &Path) -> bool {
+        self.index.is_match(path)
+    }
+}
+
+impl std::ops::Deref for Globs {
+    type Target = [Glob];
+    fn deref(&self) -> &[Glob] {
+        &self.list
     }
 }
 
@@ -145,55 +194,33 @@ pub struct Override {
     pub origin: Origin,
 }
 
-/// The `files` globs of a layer's `[[overrides]]`, compiled once into one
-/// matcher per base directory (one for every layer pwk reads), so a file is
-/// matched against all the overrides at once: 2,000 overrides cost one
-/// `GlobSet` match per file, not 2,000 glob matches.
+/// The `files` globs of a layer's `[[overrides]]` in one [`GlobIndex`] (one group
+/// for every base directory), so a file is matched against the few globs that
+/// could match it: 2,000 overrides cost a few lookups per file, not 2,000 glob
+/// matches.
 #[derive(Debug, Clone, Default)]
 pub struct OverrideMatcher {
-    /// (base directory, every glob of the overrides with that base, the index of
-    /// the override each glob belongs to).
-    sets: Vec<(PathBuf, GlobSet, Vec<usize>)>,
+    index: GlobIndex,
 }
 
 impl OverrideMatcher {
-    pub fn new(overrides: &[Override]) -> Result<OverrideMatcher, globset::Error> {
-        let mut groups: Vec<(PathBuf, GlobSetBuilder, Vec<usize>)> = Vec::new();
+    pub fn new(overrides: &[Override]) -> OverrideMatcher {
+        let mut index = GlobIndex::default();
         for (i, o) in overrides.iter().enumerate() {
             for g in &o.files {
-                let group = match groups.iter().position(|(b, _, _)| *b == g.base) {
-                    Some(at) => &mut groups[at],
-                    None => {
-                        groups.push((g.base.clone(), GlobSetBuilder::new(), Vec::new()));
-                        groups.last_mut().expect("just pushed")
-                    }
-                };
-                for glob in Glob::compiled(&g.pattern)? {
-                    group.1.add(glob);
-                    group.2.push(i);
+                for c in &g.compiled {
+                    index.push(&g.base, c.clone(), i);
                 }
             }
         }
-        let sets = groups
-            .into_iter()
-            .map(|(base, builder, owner)| Ok((base, builder.build()?, owner)))
-            .collect::<Result<_, globset::Error>>()?;
-        Ok(OverrideMatcher { sets })
+        index.finish();
+        OverrideMatcher { index }
     }
 
     /// The indices of the overrides whose `files` match `path` (absolute), in
     /// order, each once.
     pub fn matching(&self, path: &Path) -> Vec<usize> {
-        let mut out = Vec::new();
-        for (base, set, owner) in &self.sets {
-            let Ok(rel) = path.strip_prefix(base) else {
-                continue;
-            };
-            out.extend(set.matches(rel).into_iter().map(|g| owner[g]));
-        }
-        out.sort_unstable();
-        out.dedup();
-        out
+        self.index.matching(path)
     }
 }
 

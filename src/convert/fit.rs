@@ -602,7 +602,10 @@ fn source_words(from: &HostProfile, b: &Beyond) -> String {
         Some(a) => format!(
             "on {} the role may make {} ({})",
             from.label(),
-            a.word(),
+            match a {
+                Access::Ask(_) => "calls that ask first",
+                _ => a.word(),
+            },
             a.why().unwrap_or("every call")
         ),
     }

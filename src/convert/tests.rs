@@ -374,6 +374,56 @@ fn opencode_denials_carry_over_never_dropped() {
 }
 
 #[test]
+fn a_tool_denied_under_one_name_stays_denied_under_another() {
+    // OpenCode's `web*: false` takes webfetch and websearch away; Copilot calls both
+    // `web`: a Copilot list with `web` would give them back.
+    let text = "---\ndescription: d\ntools:\n  \"web*\": false\n---\nB\n";
+    let c = convert(".opencode/agents/a.md", text, "opencode", "copilot", &[]);
+    let tools = frontmatter(&c)["tools"].to_string();
+    assert!(!tools.contains("web"), "{}", c.text);
+    // Claude Code's WebSearch denied: Gemini's google_web_search is the same tool.
+    let text = "---\nname: a\ndescription: d\ndisallowedTools: WebSearch\n---\nB\n";
+    let c = convert(".claude/agents/a.md", text, "claude-code", "gemini", &[]);
+    let fm = frontmatter(&c);
+    assert!(
+        !fm["tools"].to_string().contains("google_web_search"),
+        "{}",
+        c.text
+    );
+    // Claude Code's Agent denied: OpenCode's `task` is it.
+    let text = "---\nname: a\ndescription: d\ndisallowedTools: Agent\n---\nB\n";
+    let c = convert(".claude/agents/a.md", text, "claude-code", "opencode", &[]);
+    assert_eq!(frontmatter(&c)["permission"]["task"], "deny", "{}", c.text);
+}
+
+#[test]
+fn a_ruleset_that_asks_but_denies_some_calls_never_becomes_asking() {
+    // `bash: {"*": ask, "git push*": deny}`: Claude Code's asking modes would let
+    // the child push once someone says yes; the denial must hold or be decided.
+    let text = "---\ndescription: d\npermission:\n  bash:\n    \"*\": ask\n    \"git push*\": deny\n---\nB\n";
+    for to in [
+        "claude-code",
+        "tintinweb",
+        "nicobailon",
+        "gemini",
+        "copilot",
+    ] {
+        let c = convert(".opencode/agents/a.md", text, "opencode", to, &[]);
+        let fm = frontmatter(&c);
+        assert!(
+            fm.get("permissionMode").is_none(),
+            "{to}: an asking mode stands for the denial\n{}",
+            c.text
+        );
+        assert!(
+            c.limiting().any(|i| i.note.contains("git push*")),
+            "{to}: no decision names the denied calls: {:#?}",
+            c.items
+        );
+    }
+}
+
+#[test]
 fn a_key_is_never_written_twice() {
     // N19: OpenCode's `name` is also the identity the converter writes.
     let text = "---\nname: rev\ndescription: d\n---\nBody\n";

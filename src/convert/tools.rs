@@ -378,13 +378,20 @@ impl Convert {
             .filter(|t| self.target_names(t).is_empty())
             .map(|t| t.as_str())
             .collect();
+        let given = if granted.is_empty() {
+            "no tool".to_string()
+        } else {
+            format!(
+                "only {}",
+                granted
+                    .iter()
+                    .map(|t| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
         let mut note = format!(
-            "the ruleset gives only {} on {}: {shown} on {}",
-            granted
-                .iter()
-                .map(|t| t.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
+            "the ruleset gives {given} on {}: {shown} on {}",
             from.label(),
             to.label()
         );

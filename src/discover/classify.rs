@@ -46,7 +46,7 @@ pub(super) fn classify(
     let doc = doc.map(|d| d.as_read_by(host.parser.closing, host.parser.repair));
     let (doc, problem) = match doc {
         Ok(doc) => {
-            let p = first_problem(&doc);
+            let p = first_problem(&doc, host);
             (Some(doc), p)
         }
         Err(e) => (None, Some(e)),
@@ -141,6 +141,17 @@ fn loadable_by(host: Host, doc: &RoleDoc, role: &Role) -> bool {
     {
         return false;
     }
+    // A host that reads frontmatter line by line (nicobailon) does not see a key
+    // whose line holds a lone `\r`, U+2028 or U+2029 ([`crate::role::line_reader`]).
+    let line_keys = match (&host.parser.lone_cr, &doc.fences) {
+        (Some(_), Ok(f)) => Some(crate::role::line_reader::keys(&doc.text[f.yaml.clone()])),
+        _ => None,
+    };
+    if let Some(seen) = &line_keys
+        && host.required.iter().any(|r| !seen.contains(&r.key))
+    {
+        return false;
+    }
     // The keys without which the host skips the role (pwk: both `name` and
     // `description`, as its schema; nicobailon the same; tintinweb and herdr none).
     host.required.iter().all(|r| match r.key.as_str() {
@@ -159,9 +170,18 @@ fn loadable_by(host: Host, doc: &RoleDoc, role: &Role) -> bool {
 /// Whether a file is broken is decided by the reader; what is shown is the file's
 /// first lint error (`pwk lint` would report the same, with its rule id), which names
 /// the exact line and column.
-pub fn first_problem(doc: &RoleDoc) -> Option<String> {
-    let reader = reader_problem(doc)?;
-    let diagnostics = crate::lint::check_doc(doc, HostId::Pwk.newest());
+///
+/// Under a pi host the file is judged as pi hosts read role files (the portable
+/// profile: `name` and `description`, which one of them or another needs); under a
+/// host with its own CLI, as that host reads it (its required keys, its rules).
+pub fn first_problem(doc: &RoleDoc, host: Host) -> Option<String> {
+    let judge = if host.host.is_pi() {
+        HostId::Pwk.newest()
+    } else {
+        host
+    };
+    let reader = reader_problem(doc, judge)?;
+    let diagnostics = crate::lint::check_doc(doc, judge);
     let first = diagnostics
         .iter()
         .find(|d| d.severity == crate::lint::Severity::Error)
@@ -175,8 +195,8 @@ pub fn first_problem(doc: &RoleDoc) -> Option<String> {
     })
 }
 
-/// The reader's own verdict: why hosts would skip this file, if they would.
-fn reader_problem(doc: &RoleDoc) -> Option<String> {
+/// The reader's own verdict: why `host` would skip this file, if it would.
+fn reader_problem(doc: &RoleDoc, host: Host) -> Option<String> {
     let at = |offset: usize| {
         let p = doc.position(offset);
         format!("line {}, column {}", p.line, p.column)
@@ -184,7 +204,7 @@ fn reader_problem(doc: &RoleDoc) -> Option<String> {
     if let Some(offset) = doc.invalid_utf8_at {
         return Some(format!("invalid UTF-8 at {}", at(offset)));
     }
-    if doc.has_bom() {
+    if doc.has_bom() && host.parser.bom != crate::host::BomReading::Stripped {
         return Some(
             "the file starts with a byte order mark; hosts then see no frontmatter".into(),
         );
@@ -213,11 +233,12 @@ fn reader_problem(doc: &RoleDoc) -> Option<String> {
         Some(Ok(_)) => {}
     }
     let mapping = doc.mapping()?;
-    for key in ["name", "description"] {
+    for required in &host.required {
+        let key = required.key.as_str();
         match mapping.get(key) {
             None => return Some(format!("missing `{key}`")),
             Some(node) => match node.as_str() {
-                Some(s) if !s.trim().is_empty() => {}
+                Some(s) if !s.trim().is_empty() || required.empty_ok => {}
                 Some(_) => return Some(format!("`{key}` is empty")),
                 None => {
                     return Some(format!(

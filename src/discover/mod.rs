@@ -201,6 +201,16 @@ impl Discovery {
     }
 }
 
+/// Every host's definition of `name` across `views` (one discovery per host, the
+/// project's host first), in that order: `show` describes the first and names the
+/// others.
+pub fn find_in<'a>(views: &'a [Discovery], name: &str) -> Vec<(&'a Discovery, &'a ResolvedRole)> {
+    views
+        .iter()
+        .filter_map(|d| d.find(name).map(|r| (d, r)))
+        .collect()
+}
+
 /// The directories discovery starts from (the command layer fills them in).
 #[derive(Debug, Clone)]
 pub struct Roots {
@@ -350,7 +360,12 @@ mod tests {
     fn first_problem_names_the_reader_errors() {
         // Broken-ness is the reader's verdict; the text is the first lint error, with
         // its position and rule id.
-        let p = |text: &str| first_problem(&RoleDoc::parse("x.md", text.as_bytes()));
+        let p = |text: &str| {
+            first_problem(
+                &RoleDoc::parse("x.md", text.as_bytes()),
+                HostId::Pwk.newest(),
+            )
+        };
         assert_eq!(p(&role("x", "d")), None);
         let has = |text: &str, want: &str| {
             let got = p(text).unwrap_or_default();
@@ -368,7 +383,10 @@ mod tests {
             "---\nname: x\nname: y\ndescription: d\n---\n",
             "line 3, column 1",
         );
-        let bad = first_problem(&RoleDoc::parse("x.md", b"---\nname: \xff\n---\n"));
+        let bad = first_problem(
+            &RoleDoc::parse("x.md", b"---\nname: \xff\n---\n"),
+            HostId::Pwk.newest(),
+        );
         assert!(bad.unwrap().contains("[invalid-utf8]"));
     }
 }

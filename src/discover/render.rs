@@ -44,6 +44,8 @@ impl Style {
 /// One row of `pwk list`.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ListRow {
+    /// The host this row is as seen by (each host resolves its own roles).
+    pub host: HostId,
     pub name: String,
     pub description: Option<String>,
     pub source: Layer,
@@ -73,6 +75,7 @@ pub(crate) fn list_rows(d: &Discovery, all: bool) -> Vec<ListRow> {
         rows.push((
             d.source(r.source).rank,
             ListRow {
+                host: d.host.host,
                 name: r.name.clone(),
                 description: r.role.description.clone(),
                 source: r.layer,
@@ -108,6 +111,7 @@ pub(crate) fn list_rows(d: &Discovery, all: bool) -> Vec<ListRow> {
         rows.push((
             source.rank,
             ListRow {
+                host: d.host.host,
                 name: f.identity.clone(),
                 description: f.role.as_ref().and_then(|r| r.description.clone()),
                 source: f.layer,
@@ -142,18 +146,33 @@ fn broken_note(host: Host, f: &RoleFile) -> String {
 #[derive(Serialize)]
 pub(crate) struct ListJson<'a> {
     pub version: u32,
+    /// The project's host (the first of `hosts`).
     pub host: Host,
     /// The profile, with its version (`tintinweb@0.18`), and why it was chosen.
     pub profile: String,
     pub profile_choice: &'a str,
     pub project_root: String,
-    pub roles: &'a [ListRow],
+    /// Every host's rows, each tagged with its host, the project's host first.
+    pub roles: Vec<&'a ListRow>,
+    /// Every host's directories, each tagged with its host.
     pub searched: Vec<SearchedJson>,
+    pub notes: Vec<&'a str>,
+    /// The hosts listed: each with its profile, why, and its own notes.
+    pub hosts: Vec<HostJson<'a>>,
+}
+
+/// One host `pwk list` lists roles for.
+#[derive(Serialize)]
+pub(crate) struct HostJson<'a> {
+    pub host: Host,
+    pub profile: String,
+    pub profile_choice: &'a str,
     pub notes: &'a [String],
 }
 
 #[derive(Serialize)]
 pub(crate) struct SearchedJson {
+    pub host: HostId,
     pub source: Layer,
     pub path: String,
     pub recursive: bool,
@@ -167,6 +186,7 @@ pub(crate) fn searched(d: &Discovery) -> Vec<SearchedJson> {
     d.sources
         .iter()
         .map(|s| SearchedJson {
+            host: d.host.host,
             source: s.layer,
             path: s.display(&d.cwd),
             recursive: s.recursive,
@@ -223,8 +243,66 @@ fn wrap(first: &str, text: &str, indent: usize, width: usize) -> String {
     out
 }
 
-/// `pwk list` for people.
-pub(crate) fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Style) -> String {
+/// `pwk list` for people: one section per host (`views`, the project's host
+/// first, with each host's rows), then the project root and, with several hosts,
+/// which ones were listed.
+pub(crate) fn list_human(
+    views: &[Discovery],
+    rows: &[Vec<ListRow>],
+    all: bool,
+    style: Style,
+) -> String {
+    let several = views.len() > 1;
+    let mut out = String::new();
+    for (i, (d, rows)) in views.iter().zip(rows).enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&list_section(
+            d,
+            rows,
+            all,
+            several && i > 0,
+            several,
+            style,
+        ));
+    }
+    let Some(first) = views.first() else {
+        return out;
+    };
+    if several {
+        out.push('\n');
+    }
+    out.push_str(&root_line(first));
+    if several {
+        let hosts: Vec<String> = views.iter().map(|d| d.host.label()).collect();
+        out.push_str(&wrap(
+            "",
+            &format!(
+                "Listed for {} hosts: {} (each reads its own directories; `--host H` lists one).",
+                views.len(),
+                hosts.join(", ")
+            ),
+            0,
+            style.width,
+        ));
+        out.push('\n');
+    }
+    out
+}
+
+/// One host's part of `pwk list`: its header (always when several hosts are
+/// listed), table, summary, notes and searched directories. `secondary`: another
+/// host than the project's, whose note on pwk's built-in roles is left out (the
+/// project's host section says it).
+fn list_section(
+    d: &Discovery,
+    rows: &[ListRow],
+    all: bool,
+    secondary: bool,
+    header: bool,
+    style: Style,
+) -> String {
     let width = style.width;
     let mut out = String::new();
     // Built-in roles a host cannot see are summed up in one note, not listed one by one.
@@ -241,12 +319,13 @@ pub(crate) fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Styl
     let src_w = 7;
     let indent = name_w + 2 + src_w + 2;
     let desc_w = width.saturating_sub(indent).max(20);
-    if d.host.host != HostId::Pwk {
-        out.push_str(&format!(
-            "As {} sees them (identity: {}).\n\n",
+    if header || d.host.host != HostId::Pwk {
+        out.push_str(&style.bold(&format!(
+            "As {} sees them (identity: {}).",
             d.host.label(),
             d.host.identity.by.describe()
-        ));
+        )));
+        out.push_str("\n\n");
     }
     if rows.is_empty() {
         out.push_str("No roles found.\n");
@@ -348,7 +427,7 @@ pub(crate) fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Styl
     out.push('\n');
     out.push_str(&wrap("", &summary, 0, width));
     out.push('\n');
-    if !builtin_unseen.is_empty() {
+    if !builtin_unseen.is_empty() && !secondary {
         let names: Vec<&str> = builtin_unseen.iter().map(|r| r.name.as_str()).collect();
         let why = d
             .sources
@@ -374,7 +453,12 @@ pub(crate) fn list_human(d: &Discovery, rows: &[ListRow], all: bool, style: Styl
 
 fn searched_human(d: &Discovery) -> String {
     let mut out = String::from("\nSearched, lowest priority first:\n");
-    for s in &d.sources {
+    // A host with its own CLI never reads pwk's built-in roles: not listed there.
+    for s in d
+        .sources
+        .iter()
+        .filter(|s| s.read_by_host || d.host.host.is_pi())
+    {
         let state = if s.error.is_some() {
             format!("({})", s.error.as_deref().unwrap_or_default())
         } else if !s.exists {
@@ -396,15 +480,45 @@ fn searched_human(d: &Discovery) -> String {
         out.push_str(line.trim_end());
         out.push('\n');
     }
+    out
+}
+
+/// `Project root: . (it has .git).`
+fn root_line(d: &Discovery) -> String {
     let marker = match d.root_marker {
         Some(m) => format!("it has {m}"),
         None => "no .git, .agents or .pi above it".to_string(),
     };
-    out.push_str(&format!(
+    format!(
         "Project root: {} ({marker}).\n",
         escape_line(&root_display(d))
-    ));
-    out
+    )
+}
+
+/// Another host that reads a role by the same name (`pwk show` describes the
+/// project's host's first, and names these).
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct AlsoRead {
+    pub host: HostId,
+    pub profile: String,
+    pub source: Layer,
+    pub path: String,
+}
+
+impl AlsoRead {
+    /// The other definitions among `found` (all but the first), as shown from `cwd`.
+    pub(crate) fn others(found: &[(&Discovery, &ResolvedRole)], cwd: &Path) -> Vec<AlsoRead> {
+        found
+            .iter()
+            .skip(1)
+            .map(|(d, r)| AlsoRead {
+                host: d.host.host,
+                profile: d.host.label(),
+                source: r.layer,
+                path: r.path.display(cwd),
+            })
+            .collect()
+    }
 }
 
 /// The JSON document of `pwk show`.
@@ -415,6 +529,8 @@ pub(crate) struct ShowJson<'a> {
     /// The profile, with its version (`tintinweb@0.18`), and why it was chosen.
     pub profile: String,
     pub profile_choice: &'a str,
+    /// Other hosts that read a role by this name (`--host H` shows it there).
+    pub also_read_by: &'a [AlsoRead],
     pub name: &'a str,
     pub description: Option<&'a str>,
     pub source: Layer,
@@ -443,26 +559,37 @@ pub(crate) fn frontmatter_text(role: &ResolvedRole) -> &str {
 }
 
 /// `pwk show` for people.
-pub(crate) fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: Style) -> String {
+pub(crate) fn show_human(
+    d: &Discovery,
+    r: &ResolvedRole,
+    rt: &Runtime,
+    also: &[AlsoRead],
+    style: Style,
+) -> String {
     let width = style.width;
     let cwd: &Path = &d.cwd;
     let mut out = String::new();
-    let label_w = 12;
-    let field = |out: &mut String, label: &str, value: &str| {
-        out.push_str(&wrap(
-            &format!("  {label:<label_w$}"),
-            value,
-            label_w + 2,
-            width,
-        ));
-        out.push('\n');
-    };
+    let field = |out: &mut String, label: &str, value: &str| field(out, label, value, width);
     out.push_str(&style.bold(&escape_line(&r.name)));
     if d.host.host != HostId::Pwk {
         out.push_str(&format!("  (as {} sees it)", d.host.as_str()));
     }
     out.push('\n');
     field(&mut out, "profile", &d.host_choice);
+    for (i, a) in also.iter().enumerate() {
+        field(
+            &mut out,
+            if i == 0 { "other hosts" } else { "" },
+            &format!(
+                "{} from {} ({}; `pwk show {} --host {}`)",
+                a.profile,
+                a.path,
+                a.source.as_str(),
+                r.name,
+                a.host
+            ),
+        );
+    }
     field(&mut out, "source", r.layer.as_str());
     field(&mut out, "path", &r.path.display(cwd));
     if r.shadows.is_empty() {
@@ -489,7 +616,7 @@ pub(crate) fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: S
     if let Some(desc) = &r.role.description {
         field(&mut out, "description", desc);
     }
-    if let Some(problem) = super::first_problem(&r.doc) {
+    if let Some(problem) = super::first_problem(&r.doc, d.host) {
         out.push_str(&style.red(&wrap("  problem: ", &problem, 11, width)));
         out.push('\n');
     }
@@ -499,6 +626,46 @@ pub(crate) fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: S
     }
 
     out.push('\n');
+    out.push_str(&runtime_human(d, rt, style));
+    out.push('\n');
+    out.push_str(&style.bold("Frontmatter"));
+    out.push('\n');
+    out.push_str("---\n");
+    let fm = escape_block(frontmatter_text(r));
+    out.push_str(&fm);
+    if !fm.is_empty() && !fm.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str("---\n\n");
+    out.push_str(&style.bold("Body"));
+    out.push('\n');
+    let body = escape_block(r.doc.body());
+    out.push_str(&body);
+    if !body.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+/// One `  label       value` line of `pwk show`, wrapped to `width`.
+fn field(out: &mut String, label: &str, value: &str, width: usize) {
+    const LABEL_W: usize = 12;
+    out.push_str(&wrap(
+        &format!("  {label:<LABEL_W$}"),
+        value,
+        LABEL_W + 2,
+        width,
+    ));
+    out.push('\n');
+}
+
+/// The `Runtime (HOST)` section of `pwk show` (also `pwk smoke` of a role a host
+/// with its own CLI runs): where the child runs, its tools, reasoning, turn limit,
+/// model chain, and the configuration files read.
+pub(crate) fn runtime_human(d: &Discovery, rt: &Runtime, style: Style) -> String {
+    let width = style.width;
+    let mut out = String::new();
+    let field = |out: &mut String, label: &str, value: &str| field(out, label, value, width);
     out.push_str(&style.bold(&format!("Runtime ({})", d.host.as_str())));
     out.push('\n');
     field(
@@ -618,24 +785,17 @@ pub(crate) fn show_human(d: &Discovery, r: &ResolvedRole, rt: &Runtime, style: S
             ));
             out.push('\n');
         }
-    }
-
-    out.push('\n');
-    out.push_str(&style.bold("Frontmatter"));
-    out.push('\n');
-    out.push_str("---\n");
-    let fm = escape_block(frontmatter_text(r));
-    out.push_str(&fm);
-    if !fm.is_empty() && !fm.ends_with('\n') {
-        out.push('\n');
-    }
-    out.push_str("---\n\n");
-    out.push_str(&style.bold("Body"));
-    out.push('\n');
-    let body = escape_block(r.doc.body());
-    out.push_str(&body);
-    if !body.ends_with('\n') {
-        out.push('\n');
+    } else if rt.kind == "host-cli" {
+        // None of pi's files apply, and pwk holds no fact on which of this host's
+        // own settings change a role: say so rather than list nothing.
+        field(
+            &mut out,
+            "config",
+            &format!(
+                "none read: pwk has no facts on how {}'s own settings change a role",
+                d.host.label()
+            ),
+        );
     }
     out
 }
@@ -651,17 +811,38 @@ fn link_label(link: &str) -> &str {
     }
 }
 
-/// The JSON document of `pwk list` (also `pwk mcp`'s `list_roles`).
-pub(crate) fn list_doc(d: &Discovery, rows: &[ListRow]) -> serde_json::Value {
+/// The rows of `pwk list` for each host's view ([`list_rows`]).
+pub(crate) fn list_views(views: &[Discovery], all: bool) -> Vec<Vec<ListRow>> {
+    views.iter().map(|d| list_rows(d, all)).collect()
+}
+
+/// The JSON document of `pwk list` (also `pwk mcp`'s `list_roles`): every host's
+/// view (`views`, the project's host first, with its rows).
+pub(crate) fn list_doc(views: &[Discovery], rows: &[Vec<ListRow>]) -> serde_json::Value {
+    let Some(first) = views.first() else {
+        return serde_json::Value::Null;
+    };
     serde_json::to_value(ListJson {
         version: 1,
-        host: d.host,
-        profile: d.host.label(),
-        profile_choice: &d.host_choice,
-        project_root: d.project_root.display().to_string(),
-        roles: rows,
-        searched: searched(d),
-        notes: &d.notes,
+        host: first.host,
+        profile: first.host.label(),
+        profile_choice: &first.host_choice,
+        project_root: first.project_root.display().to_string(),
+        roles: rows.iter().flatten().collect(),
+        searched: views.iter().flat_map(searched).collect(),
+        notes: views
+            .iter()
+            .flat_map(|d| d.notes.iter().map(String::as_str))
+            .collect(),
+        hosts: views
+            .iter()
+            .map(|d| HostJson {
+                host: d.host,
+                profile: d.host.label(),
+                profile_choice: &d.host_choice,
+                notes: &d.notes,
+            })
+            .collect(),
     })
     .unwrap_or_default()
 }
@@ -690,6 +871,7 @@ pub(crate) fn show_doc(
     d: &Discovery,
     role: &crate::discover::ResolvedRole,
     rt: &crate::discover::runtime::Runtime,
+    also: &[AlsoRead],
     cwd: &std::path::Path,
     provider_run: Option<serde_json::Value>,
 ) -> serde_json::Value {
@@ -698,6 +880,7 @@ pub(crate) fn show_doc(
         host: d.host,
         profile: d.host.label(),
         profile_choice: &d.host_choice,
+        also_read_by: also,
         name: &role.name,
         description: role.role.description.as_deref(),
         source: role.layer,
@@ -705,7 +888,7 @@ pub(crate) fn show_doc(
         shadows: &role.shadows,
         hidden: role.hidden,
         host_notes: &role.notes,
-        error: crate::discover::first_problem(&role.doc),
+        error: crate::discover::first_problem(&role.doc, d.host),
         frontmatter: role.doc.mapping().map(|m| m.to_json()).unwrap_or_default(),
         frontmatter_text: frontmatter_text(role),
         body: role.doc.body(),

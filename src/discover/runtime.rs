@@ -2,7 +2,9 @@
 //! budget, and the model chain of seed 004 §4.
 //!
 //! Model chain, first usable link wins: explicit invocation (`--model`) > the role's
-//! frontmatter `model` > per-agent config > global config > parent/default.
+//! frontmatter `model` > per-agent config > global config > parent/default. A host
+//! with its own CLI (Claude Code, OpenCode, Gemini CLI, Copilot CLI) has no config
+//! links: its chain goes from the role to that host's default.
 //!
 //! Files read (all optional, read with the same no-symlink, size-capped reader as
 //! role files; a missing or broken file is reported, never an error):
@@ -526,11 +528,12 @@ fn max_turns(host: Host, role: &ResolvedRole) -> Setting<u64> {
     }
 }
 
-/// Whether a hint can be a model id at all.
-fn unusable_reason(value: &str) -> Option<&'static str> {
+/// Whether a hint can be a model id at all under `host` (a host that takes any
+/// model name, Copilot's `Claude Sonnet 4.5`, takes white space too).
+fn unusable_reason(host: Host, value: &str) -> Option<&'static str> {
     if value.trim().is_empty() {
         Some("empty")
-    } else if value.chars().any(char::is_whitespace) {
+    } else if !host.models.free && value.chars().any(char::is_whitespace) {
         Some("contains whitespace")
     } else if value.contains('<') || value.contains('>') {
         Some("is a placeholder, not a model id")
@@ -608,6 +611,9 @@ fn model_chain(
                 note: cfg.problem.clone(),
             });
         }
+        // A host with its own CLI has no such files: its chain goes from the role
+        // to its own default.
+        None if !host.host.is_pi() => {}
         None => {
             links.push(not_read("per-agent-config", "per-agent config"));
             links.push(not_read("global-config", "global config"));
@@ -650,7 +656,7 @@ fn model_chain(
             link.status = LinkStatus::NotReached;
             continue;
         }
-        match unusable_reason(&value) {
+        match unusable_reason(host, &value) {
             Some(why) => {
                 link.status = LinkStatus::FallsBack;
                 link.note = Some(format!("`{value}` {why}: falls back to the next link"));
@@ -665,7 +671,7 @@ fn model_chain(
     let effective = links[decided]
         .value
         .clone()
-        .filter(|v| unusable_reason(v).is_none());
+        .filter(|v| unusable_reason(host, v).is_none());
     let mut notes = vec![if host.host.is_pi() {
         "model ids are not checked against pi's model registry; an unknown id falls back to the parent's model under tintinweb and makes nicobailon refuse the role"
             .to_string()

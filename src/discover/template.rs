@@ -287,6 +287,105 @@ pub(crate) fn render(name: &str, kind: Kind) -> String {
     fm
 }
 
+/// The template for a host with its own CLI (Claude Code, OpenCode, Gemini CLI,
+/// Copilot CLI), from [`render`]'s converted to that host (`converted`: its keys in
+/// that host's spelling, pi's comments still in it). pi's commented-out keys give
+/// way to the keys this host reads, each under the host's own note; a host that
+/// controls tools with a permission map and got no `tools` (OpenCode) gets a
+/// read-only map. The body is kept.
+pub(crate) fn for_host(
+    converted: &str,
+    name: &str,
+    kind: Kind,
+    host: &crate::host::HostProfile,
+) -> String {
+    let Some(rest) = converted.strip_prefix("---\n") else {
+        return converted.to_string();
+    };
+    let Some(close) = rest.find("\n---\n") else {
+        return converted.to_string();
+    };
+    let (fm, tail) = (&rest[..=close], &rest[close + 1..]);
+    // The keys set (and their continuation lines), without pi's comments.
+    let active: Vec<&str> = fm
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        .collect();
+    let set: Vec<&str> = active
+        .iter()
+        .filter(|l| !l.starts_with([' ', '-']))
+        .filter_map(|l| l.split(':').next())
+        .collect();
+    let label = host.label();
+    let what = match kind {
+        Kind::Leaf => "a leaf role: one bounded responsibility; it never spawns other agents",
+        Kind::Coordinator => "a coordinator role: it may delegate bounded sub-tasks to leaf roles",
+        Kind::Adapter => "a runtime adapter",
+    };
+    let mut out = String::from("---\n");
+    for line in wrap_comment(&format!(
+        "For {label}, {what}. Written by `pwk new --host {}`: the keys it needs are set; the other keys {label} reads follow, commented out. Replace the description and the body with your role's own, then check the file with `pwk lint` and `pwk show {name}`.",
+        host.as_str()
+    )) {
+        out.push_str(&line);
+    }
+    for l in &active {
+        out.push_str(l);
+        out.push('\n');
+    }
+    let mut shown: Vec<&str> = set.clone();
+    if !set
+        .iter()
+        .any(|k| ["tools", "permission", "permissions"].contains(k))
+        && host.reads("permission")
+    {
+        for line in wrap_comment(&format!(
+            "Read-only: {label}'s permission map lets it neither edit files nor run commands."
+        )) {
+            out.push_str(&line);
+        }
+        out.push_str("permission:\n  edit: deny\n  bash: deny\n");
+        shown.push("permission");
+    }
+    let others: Vec<(&String, &crate::host::KeyFact)> = host
+        .keys
+        .iter()
+        .filter(|(k, _)| !shown.contains(&k.as_str()))
+        .collect();
+    if !others.is_empty() {
+        out.push('\n');
+        for line in wrap_comment(&format!("Other keys {label} reads:")) {
+            out.push_str(&line);
+        }
+        for (key, fact) in others {
+            let mut text = format!("{key}: {}", fact.note.as_deref().unwrap_or("(no note)"));
+            if let Some(d) = &fact.default {
+                text.push_str(&format!(" (absent: {d})"));
+            }
+            for line in wrap_comment(&text) {
+                out.push_str(&line);
+            }
+        }
+    }
+    out.push_str(tail);
+    out
+}
+
+/// `text` as `# ` comment lines of at most 88 columns, continuation lines indented.
+fn wrap_comment(text: &str) -> Vec<String> {
+    crate::text::wrap_words(text, 86)
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            if i == 0 {
+                format!("# {l}\n")
+            } else {
+                format!("#   {l}\n")
+            }
+        })
+        .collect()
+}
+
 fn title(name: &str) -> String {
     name.split('-')
         .map(|w| {
@@ -370,7 +469,7 @@ mod tests {
             let text = render("my-role", kind);
             let doc = RoleDoc::parse("my-role.md", text.as_bytes());
             assert_eq!(
-                crate::discover::first_problem(&doc),
+                crate::discover::first_problem(&doc, crate::host::HostId::Pwk.newest()),
                 None,
                 "{kind:?}:\n{text}"
             );

@@ -96,6 +96,52 @@ pub struct Profile {
     /// a role that sets it for every host in their own spellings is not warned.
     #[serde(default)]
     pub equivalents: Vec<Equivalent>,
+    /// Kinds of agent the host tells apart by one key's value, each with its own keys
+    /// and required keys (Gemini CLI: `kind: local` and `kind: remote`): a key fact's
+    /// and a required key's `kinds` say which kinds they belong to.
+    #[serde(default)]
+    pub variants: Option<Variants>,
+}
+
+/// Kinds of agent told apart by a key ([`Profile::variants`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variants {
+    /// The key whose value names the kind (`kind`).
+    pub key: String,
+    /// The kind of an agent without that key.
+    pub default: String,
+    /// Groups of keys of which a kind needs exactly one (a remote agent's
+    /// `agent_card_url` or `agent_card_json`).
+    #[serde(default)]
+    pub one_of: Vec<OneOf>,
+    /// The kinds whose body is the agent's prompt (a remote agent has none).
+    #[serde(default)]
+    pub prompt_kinds: Vec<String>,
+    pub cite: Cite,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OneOf {
+    pub keys: Vec<String>,
+    pub kinds: Vec<String>,
+    /// What the host does otherwise, completing "<host> …".
+    pub note: String,
+}
+
+impl Variants {
+    /// Whether the body is the prompt of an agent of this kind.
+    pub fn has_prompt(&self, kind: &str) -> bool {
+        self.prompt_kinds.is_empty() || self.prompt_kinds.iter().any(|k| k == kind)
+    }
+
+    /// The kind of the agent `tree` describes.
+    pub fn kind_of<'a>(&'a self, tree: &'a crate::role::Node) -> &'a str {
+        tree.get(&self.key)
+            .and_then(|n| n.as_scalar())
+            .map_or(self.default.as_str(), str::trim)
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -435,6 +481,9 @@ pub struct Required {
     /// Whether an empty string counts as present (Copilot CLI loads `description: ""`).
     #[serde(default)]
     pub empty_ok: bool,
+    /// The kinds of agent that need it ([`Profile::variants`]); empty: every kind.
+    #[serde(default)]
+    pub kinds: Vec<String>,
     pub note: String,
     pub cite: Cite,
 }
@@ -461,6 +510,28 @@ pub struct KeyFact {
     /// (`max-turns`: tintinweb `max_turns`, Claude Code `maxTurns`).
     #[serde(default)]
     pub setting: Option<String>,
+    /// What the host does with the whole role when this key's value is not what
+    /// `schema` allows, completing "<host> …", when that is worse than ignoring the
+    /// value (Claude Code drops an agent whose `hooks` is not a hooks mapping): the
+    /// finding is then an error that says so.
+    #[serde(default)]
+    pub on_invalid: Option<String>,
+    /// How the host parses the value's text after reading it (nicobailon: `toolBudget`
+    /// with `JSON.parse`, a value that does not parse drops the role).
+    #[serde(default)]
+    pub parsed_as: Option<ParsedAs>,
+    /// The kinds of agent this key belongs to ([`Profile::variants`]); empty: every
+    /// kind. The host refuses an agent of another kind that has it.
+    #[serde(default)]
+    pub kinds: Vec<String>,
+}
+
+/// How a host re-parses a key's text ([`KeyFact::parsed_as`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParsedAs {
+    Json,
+    Yaml,
 }
 
 fn any_schema() -> serde_json::Value {
@@ -508,6 +579,10 @@ pub struct Tools {
     /// `Task` → `Agent`): known, and the child gets the tool it names.
     #[serde(default)]
     pub aliases: BTreeMap<String, String>,
+    /// Names the host accepts in `tools` but never gives the child (Claude Code
+    /// 2.1.332: `TaskCreate`, `Search`; Gemini CLI 0.61: `read_many_files`).
+    #[serde(default)]
+    pub dropped: Option<Dropped>,
     /// Whether an entry may carry a specifier (`Bash(git *)`, `Agent(reviewer)`):
     /// the tool is the name before `(`.
     #[serde(default)]
@@ -586,6 +661,18 @@ pub struct Ruleset {
     pub confidence: Confidence,
 }
 
+/// Tool names a host drops ([`Tools::dropped`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dropped {
+    pub names: Vec<String>,
+    /// Why the child never gets them, completing "<host> …".
+    pub note: String,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
+}
+
 impl Ruleset {
     /// The permission that governs `tool`.
     pub fn permission<'a>(&'a self, tool: &'a str) -> &'a str {
@@ -650,6 +737,15 @@ pub enum ModeAccess {
     Limited,
     /// Refused.
     Denied,
+}
+
+impl Tools {
+    /// Whether the host accepts `name` in `tools` but never hands it over.
+    pub fn drops(&self, name: &str) -> bool {
+        self.dropped
+            .as_ref()
+            .is_some_and(|d| d.names.iter().any(|n| n == name))
+    }
 }
 
 /// How a role reaches the MCP tools pi configures (`mcp.json`): pi ≥ 1.0.4 keeps
@@ -793,6 +889,13 @@ pub struct Models {
     /// 4.5`): nothing to check, and nothing `pwk convert` can map by itself.
     #[serde(default)]
     pub free: bool,
+    /// Model ids the host runs as another id (Gemini CLI 0.61: `gemini-3-pro-preview`
+    /// and `gemini-3-flash` become a newer model, depending on the account).
+    #[serde(default)]
+    pub rewritten: Vec<String>,
+    /// What the host does with them, completing "<host> …".
+    #[serde(default)]
+    pub rewritten_note: Option<String>,
     pub cite: Option<Cite>,
     #[serde(default)]
     pub confidence: Confidence,

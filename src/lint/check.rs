@@ -68,13 +68,14 @@ pub(crate) fn check_skills(
     cx.out
 }
 
-fn run(cx: &mut Checker<'_>) {
+pub(crate) fn run(cx: &mut Checker<'_>) {
     if rules::invalid_utf8::check(cx) {
         return;
     }
     rules::bom::check(cx);
     rules::crlf::check(cx);
     rules::bidi_override::check(cx);
+    rules::invisible_character::check(cx);
     rules::host_unread_directory::check(cx);
     let fences = match &cx.doc.fences {
         Ok(f) => f.clone(),
@@ -83,7 +84,9 @@ fn run(cx: &mut Checker<'_>) {
             return;
         }
         Err(SplitError::Unterminated { open }) => {
-            rules::unterminated_frontmatter::check(cx, open.clone());
+            if !rules::dashes_end_frontmatter::check_unterminated(cx) {
+                rules::unterminated_frontmatter::check(cx, open.clone());
+            }
             return;
         }
     };
@@ -123,6 +126,8 @@ fn run_tree(cx: &mut Checker<'_>, fences: &Fences, tree: &Node) {
     rules::missing_tools::check(cx, tree);
     rules::host_ignored_key::check(cx, tree);
     rules::host_rejected_key::check(cx, tree);
+    rules::host_rejected_key::check_one_of(cx, tree);
+    rules::invalid_value::check_parsed(cx, tree);
     rules::hook_outside_hooks::check(cx, tree);
     rules::comment_in_value::check(cx, tree);
 }
@@ -331,7 +336,10 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
                     }
                 }
             }
-            Kind::Required { property } => match property.as_str() {
+            Kind::Required { property } if pointer.is_empty() => match property.as_str() {
+                // A key only some kinds of agent need (Gemini: a remote agent
+                // without `description` loads).
+                Some(key) if !required_of_kind(cx.profile, tree, key) => {}
                 Some("name") => rules::missing_name::report(cx),
                 Some("description") => rules::missing_description::report(cx),
                 _ => {}
@@ -352,6 +360,7 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
                     report_value(cx, rule, &top, &pointer, kind, node);
                     read_by_some_host(cx, before, tree, &top);
                     documented_only(cx, &top, before);
+                    drops_role(cx, &top, before);
                 }
             }
         }
@@ -376,6 +385,33 @@ fn documented_only(cx: &mut Checker<'_>, top: &str, before: usize) {
                 " (what {label} accepts in `{top}` is known only from its changelog or documentation, not measured)"
             ));
         }
+    }
+}
+
+/// Whether `key`, which the host requires of some agents, is required of this one
+/// (the profile's `variants`: Gemini CLI needs no `description` of a remote agent).
+fn required_of_kind(p: &HostProfile, tree: &Node, key: &str) -> bool {
+    match (p.requires(key), &p.variants) {
+        (Some(r), Some(v)) if !r.kinds.is_empty() => r.kinds.iter().any(|k| k == v.kind_of(tree)),
+        _ => true,
+    }
+}
+
+/// A value the host cannot use makes it drop the whole role (Claude Code: `hooks`
+/// that are not a hooks mapping): the finding is an error that says so, whatever the
+/// fact's confidence.
+fn drops_role(cx: &mut Checker<'_>, top: &str, before: usize) {
+    let Some(what) = cx.profile.key(top).and_then(|f| f.on_invalid.as_ref()) else {
+        return;
+    };
+    let label = cx.profile.label();
+    for d in &mut cx.out[before..] {
+        d.severity = cx.profile.severity_of("drops-role", super::Severity::Error);
+        let tail = " (what ";
+        if let Some(i) = d.message.find(tail) {
+            d.message.truncate(i);
+        }
+        d.message.push_str(&format!("; {label} {what}"));
     }
 }
 

@@ -69,7 +69,7 @@ pub(crate) struct Checker<'a> {
 }
 
 impl<'a> Checker<'a> {
-    pub(super) fn new(doc: &'a RoleDoc, profile: &'static HostProfile) -> Checker<'a> {
+    pub(crate) fn new(doc: &'a RoleDoc, profile: &'static HostProfile) -> Checker<'a> {
         Checker {
             doc,
             profile,
@@ -171,6 +171,38 @@ pub(crate) fn expected(cx: &Checker<'_>, top: &str) -> String {
     let prop = &crate::host::schema::host_schema(cx.profile)["properties"][top];
     if prop.get("oneOf").is_some() {
         return "a comma-separated string or a list of strings".into();
+    }
+    describe_schema(prop)
+}
+
+/// What a schema fragment takes, in words (`one of low, medium or a number`).
+fn describe_schema(prop: &serde_json::Value) -> String {
+    if let Some(branches) = prop.get("anyOf").and_then(|b| b.as_array()) {
+        let mut parts: Vec<String> = Vec::new();
+        for b in branches {
+            // A branch may say in words what it takes (`a whole number written as text`).
+            let part = match b.get("description").and_then(|d| d.as_str()) {
+                Some(words) => words.to_string(),
+                None => describe_schema(b),
+            };
+            if !parts.contains(&part) {
+                parts.push(part);
+            }
+        }
+        return parts.join(" or ");
+    }
+    if let Some(options) = prop.get("enum").and_then(|e| e.as_array()) {
+        let words: Vec<String> = options
+            .iter()
+            .map(|o| {
+                o.as_str()
+                    .map_or_else(|| o.to_string(), |s| format!("`{s}`"))
+            })
+            .collect();
+        return format!("one of {}", words.join(", "));
+    }
+    if prop.get("pattern").is_some() && prop["type"] == "string" {
+        return "a string of the form the host reads".into();
     }
     let one = |t: &str| match t {
         "string" => "a string",

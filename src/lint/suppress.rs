@@ -17,6 +17,7 @@ use super::Diagnostic;
 use super::fix::{Fix, Safety};
 use super::rules::{self, Rule};
 use crate::host::HostProfile;
+use crate::meter::{self, Work};
 use crate::role::{Node, RoleDoc, Value};
 
 /// Why a finding is not reported.
@@ -77,6 +78,14 @@ pub(crate) fn comments(doc: &RoleDoc) -> Vec<Comment<'_>> {
     if let Some(tree) = doc.mapping() {
         collect_quoted(text, tree, &mut quoted);
     }
+    // Disjoint, sorted: a `#` is looked up by binary search (a scan of every quoted
+    // value for each `#` was quadratic in a line of quoted items).
+    quoted.sort_unstable_by_key(|q| q.start);
+    let in_quotes = |at: usize| {
+        meter::add(Work::Scan, 1);
+        let i = quoted.partition_point(|q| q.start <= at);
+        i > 0 && at < quoted[i - 1].end
+    };
     let mut out = Vec::new();
     let mut block_indent: Option<usize> = None;
     for (pos, raw) in crate::role::frontmatter::lines_in(text, fences.yaml.clone()) {
@@ -90,11 +99,12 @@ pub(crate) fn comments(doc: &RoleDoc) -> Vec<Comment<'_>> {
             block_indent = None;
         }
         let bytes = line.as_bytes();
+        meter::add(Work::Scan, raw.len() + 1);
         let mut hash = None;
         for (i, &b) in bytes.iter().enumerate() {
             if b == b'#'
                 && (i == indent || (i > 0 && matches!(bytes[i - 1], b' ' | b'\t')))
-                && !quoted.iter().any(|q| q.start <= pos + i && pos + i < q.end)
+                && !in_quotes(pos + i)
             {
                 hash = Some(i);
                 break;
@@ -154,31 +164,41 @@ fn collect_quoted(text: &str, node: &Node, out: &mut Vec<Range<usize>>) {
     }
 }
 
-/// The entry (key through the end of its value) whose key starts on `line`, at
-/// any depth; else the line itself.
-fn covered(doc: &RoleDoc, line: Range<usize>) -> Range<usize> {
-    fn find(node: &Node, line: &Range<usize>) -> Option<Range<usize>> {
-        for (k, v) in node.as_mapping()? {
-            if line.contains(&k.span.start) {
-                return Some(k.span.start..v.span.end.max(line.end));
-            }
-            if v.span.start <= line.start
-                && line.start < v.span.end
-                && let Some(r) = find(v, line)
-            {
-                return Some(r);
-            }
-        }
-        if let Some(items) = node.as_sequence() {
-            for item in items {
-                if let Some(r) = find(item, line) {
-                    return Some(r);
+/// Every key of the frontmatter, at any depth, with the end of its entry (key
+/// through the end of its value), sorted by where the key starts: a directive finds
+/// the entry it covers by binary search, not by a walk of the tree.
+struct Entries(Vec<(usize, usize)>);
+
+impl Entries {
+    fn new(doc: &RoleDoc) -> Entries {
+        fn walk(node: &Node, out: &mut Vec<(usize, usize)>) {
+            if let Some(m) = node.as_mapping() {
+                for (k, v) in m {
+                    out.push((k.span.start, v.span.end));
+                    walk(v, out);
                 }
+            } else if let Some(items) = node.as_sequence() {
+                items.iter().for_each(|i| walk(i, out));
             }
         }
-        None
+        let mut out = Vec::new();
+        if let Some(m) = doc.mapping() {
+            walk(m, &mut out);
+        }
+        out.sort_unstable();
+        Entries(out)
     }
-    doc.mapping().and_then(|m| find(m, &line)).unwrap_or(line)
+
+    /// The entry (key through the end of its value) of the first key that starts on
+    /// `line`; else the line itself.
+    fn covered(&self, line: Range<usize>) -> Range<usize> {
+        meter::add(Work::Suppress, 1);
+        let i = self.0.partition_point(|&(k, _)| k < line.start);
+        match self.0.get(i) {
+            Some(&(k, end)) if k < line.end => k..end.max(line.end),
+            _ => line,
+        }
+    }
 }
 
 /// A finding made here (no `Checker`: suppressions are read after the rules ran).
@@ -234,6 +254,20 @@ fn directives(
 ) -> Vec<Directive> {
     let cs = comments(doc);
     let mut out = Vec::new();
+    let entries = Entries::new(doc);
+    // The lines with code on them (not blank, not a comment), in order: an own-line
+    // directive covers the first one after it.
+    let yaml_end = doc.fences.as_ref().map_or(0, |f| f.yaml.end);
+    let code_lines: Vec<(usize, usize)> = match &doc.fences {
+        Ok(f) => crate::role::frontmatter::lines_in(&doc.text, f.yaml.clone())
+            .filter(|(_, l)| {
+                let t = l.trim();
+                !t.is_empty() && !t.starts_with('#')
+            })
+            .map(|(pos, l)| (pos, l.trim_end_matches('\r').len()))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
     for c in &cs {
         let body = c.text.trim_start();
         let Some(rest) = body.strip_prefix("pwk:") else {
@@ -326,16 +360,10 @@ fn directives(
             None
         } else if c.own_line {
             // The next line with code on it.
-            let target = crate::role::frontmatter::lines_in(
-                &doc.text,
-                c.line_with_break.end..doc.fences.as_ref().map_or(0, |f| f.yaml.end),
-            )
-            .find(|(_, l)| {
-                let t = l.trim();
-                !t.is_empty() && !t.starts_with('#')
-            });
+            let next = code_lines.partition_point(|&(pos, _)| pos < c.line_with_break.end);
+            let target = code_lines.get(next).filter(|&&(pos, _)| pos < yaml_end);
             match target {
-                Some((pos, l)) => Some(covered(doc, pos..pos + l.trim_end_matches('\r').len())),
+                Some(&(pos, len)) => Some(entries.covered(pos..pos + len)),
                 None => {
                     problems.push(invalid(
                         doc,
@@ -349,7 +377,7 @@ fn directives(
                 }
             }
         } else {
-            Some(covered(doc, c.line.clone()))
+            Some(entries.covered(c.line.clone()))
         };
         let removal = if c.own_line {
             c.line_with_break.clone()
@@ -385,40 +413,25 @@ pub(crate) fn apply(
     if dirs.is_empty() && problems.is_empty() {
         return (diagnostics, Vec::new());
     }
+    let hidden = hiding(&dirs, &diagnostics);
     let mut active = Vec::with_capacity(diagnostics.len());
     let mut suppressed = Vec::new();
-    'next: for d in diagnostics {
-        // Inline first (the nearer reason), then file-wide.
-        for pass in [false, true] {
-            for dir in dirs.iter_mut() {
-                if dir.covers.is_none() != pass {
-                    continue;
-                }
-                let here = match &dir.covers {
-                    None => true,
-                    Some(r) => {
-                        !(d.span.is_empty() && d.span.start == 0) && r.contains(&d.span.start)
-                    }
-                };
-                if !here {
-                    continue;
-                }
-                if let Some(i) = dir.ids.iter().position(|(id, _)| id == d.rule) {
-                    dir.used[i] = true;
-                    suppressed.push(Suppressed {
-                        kind: if pass {
-                            SuppressionKind::File
-                        } else {
-                            SuppressionKind::Inline
-                        },
-                        reason: dir.reason.clone(),
-                        diagnostic: d,
-                    });
-                    continue 'next;
-                }
-            }
-        }
-        active.push(d);
+    for (d, by) in diagnostics.into_iter().zip(hidden) {
+        let Some((k, j)) = by else {
+            active.push(d);
+            continue;
+        };
+        let dir = &mut dirs[k];
+        dir.used[j] = true;
+        suppressed.push(Suppressed {
+            kind: if dir.covers.is_some() {
+                SuppressionKind::Inline
+            } else {
+                SuppressionKind::File
+            },
+            reason: dir.reason.clone(),
+            diagnostic: d,
+        });
     }
     for dir in &dirs {
         // `duplicate-name` is found across files, after this check: never
@@ -479,6 +492,74 @@ pub(crate) fn apply(
     active.extend(problems);
     active.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     (active, suppressed)
+}
+
+/// For each finding, the directive that hides it and the position of its rule in
+/// the directive's list: the first inline directive (in file order) whose entry
+/// holds the finding's start, else the first file-wide one, naming its rule.
+///
+/// One sweep over the findings by position, with the inline directives whose entry
+/// is open at that position kept per rule in file order: O((findings + directives)
+/// log directives), where trying every directive on every finding was quadratic
+/// (n keys each with its own `# pwk: ignore`).
+fn hiding(dirs: &[Directive], diagnostics: &[Diagnostic]) -> Vec<Option<(usize, usize)>> {
+    use std::collections::{BTreeSet, HashMap};
+    // The first position of each rule in a directive's list (a repeated id is
+    // the first one's).
+    fn firsts(dir: &Directive) -> HashMap<&str, usize> {
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for (j, (id, _)) in dir.ids.iter().enumerate() {
+            seen.entry(id.as_str()).or_insert(j);
+        }
+        seen
+    }
+    let mut file_wide: HashMap<&str, (usize, usize)> = HashMap::new();
+    // (position, 0 = opens / 1 = closes, directive, rule, position in its list)
+    let mut events: Vec<(usize, u8, usize, &str, usize)> = Vec::new();
+    for (k, dir) in dirs.iter().enumerate() {
+        for (id, j) in firsts(dir) {
+            meter::add(Work::Suppress, 1);
+            match &dir.covers {
+                None => {
+                    file_wide.entry(id).or_insert((k, j));
+                }
+                Some(r) => {
+                    events.push((r.start, 0, k, id, j));
+                    events.push((r.end, 1, k, id, j));
+                }
+            }
+        }
+    }
+    events.sort_unstable();
+    let mut order: Vec<usize> = (0..diagnostics.len()).collect();
+    order.sort_by_key(|&i| diagnostics[i].span.start);
+    let mut open: HashMap<&str, BTreeSet<(usize, usize)>> = HashMap::new();
+    let mut next = 0;
+    let mut out = vec![None; diagnostics.len()];
+    for i in order {
+        let d = &diagnostics[i];
+        let at = d.span.start;
+        while let Some(&(pos, kind, k, id, j)) = events.get(next) {
+            if pos > at {
+                break;
+            }
+            meter::add(Work::Suppress, 1);
+            let set = open.entry(id).or_default();
+            if kind == 0 {
+                set.insert((k, j));
+            } else {
+                set.remove(&(k, j));
+            }
+            next += 1;
+        }
+        meter::add(Work::Suppress, 1);
+        // A finding about the file as a whole (empty span at its start) is not on a key.
+        let inline = (!(d.span.is_empty() && at == 0))
+            .then(|| open.get(d.rule).and_then(|s| s.first().copied()))
+            .flatten();
+        out[i] = inline.or_else(|| file_wide.get(d.rule).copied());
+    }
+    out
 }
 
 /// The suppression in `doc` that hides `d`, a finding made outside the file's

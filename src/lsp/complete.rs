@@ -64,7 +64,8 @@ pub(super) fn complete(
             Context::Key { partial } | Context::Value { partial, .. } => partial.len(),
         };
     let range = o.doc.range(replace_from..offset, enc);
-    let host = r.ws.host;
+    // The host that reads this file (as `pwk lint` picks it), not the workspace's.
+    let host = r.ws.profile_for(&o.doc.path);
     let mut incomplete = false;
     let items = match context {
         Context::Key { .. } => {
@@ -76,7 +77,12 @@ pub(super) fn complete(
                 .collect()
         }
         Context::Value { key, written, .. } => {
-            let values: Vec<(String, Option<String>)> = match key {
+            // The key this host reads the setting from (`disallowedTools`, `effort`).
+            let what = host
+                .key(key)
+                .and_then(|f| f.setting.as_deref())
+                .unwrap_or(key);
+            let values: Vec<(String, Option<String>)> = match what {
                 "tools" | "deny-tools" => {
                     let t = &host.tools;
                     let have = crate::role::split_csv(written);
@@ -91,6 +97,20 @@ pub(super) fn complete(
                     r.ws.skills()
                         .into_iter()
                         .map(|s| (s, Some("a skill in the skill directories".into())))
+                        .collect()
+                }
+                // A host with its own CLI resolves its own model names, not pi's.
+                "model" if !host.host.is_pi() => {
+                    let m = &host.models;
+                    let label = host.label();
+                    m.aliases
+                        .iter()
+                        .map(|a| (a.clone(), Some(format!("an alias {label} resolves"))))
+                        .chain(
+                            m.inherit
+                                .iter()
+                                .map(|i| (i.clone(), Some("the parent's model".to_string()))),
+                        )
                         .collect()
                 }
                 "model" => match r.models.get(r.pi, &r.ws.setup.root) {

@@ -12,7 +12,13 @@
 //! reader, [`crate::json`]), or JSON that is not a JSON-RPC message, is answered
 //! with a JSON-RPC error — with the request's id when it can be read from the body,
 //! else with id `null` — and the server goes on with the next message. A body too
-//! large is skipped as it arrives, so the stream stays in step.
+//! large is skipped as it arrives, so the stream stays in step; after a header
+//! whose body length is unknown (no `Content-Length`, a bad one, two that differ)
+//! everything up to the next `Content-Length:` is dropped, so the stream gets back
+//! in step (also when that body has no line break and the next header is glued to
+//! its end). A request whose id is not an integer or a string (`1.5`, `{}`) is
+//! answered with an error, not read as a notification. A body whose JSON tree would
+//! outgrow its text ([`crate::json::memory_budget`]) is refused before it is built.
 //!
 //! Messages go to the server over an `lsp-server` [`Connection`] (its in-memory
 //! pair); a writer thread frames what the server sends.
@@ -82,11 +88,31 @@ pub(crate) struct Reader<R> {
     inner: R,
     /// Bytes of a refused body still to be skipped before the next header.
     skip: u64,
+    /// After a message whose length was unknown (no `Content-Length`, a bad or a
+    /// second, different one): its body is somewhere ahead, so everything up to the
+    /// next `Content-Length:` is dropped unanswered (the body, and the next header
+    /// glued to its end when the body has no line break).
+    resync: bool,
+    /// A header line found inside the previous line (after bytes that are not a
+    /// header): the first line of the next message.
+    carried: Option<Vec<u8>>,
+}
+
+/// Where `Content-Length:` starts in `line` (any case), if it does.
+fn find_content_length(line: &[u8]) -> Option<usize> {
+    const NAME: &[u8] = b"content-length:";
+    line.windows(NAME.len())
+        .rposition(|w| w.eq_ignore_ascii_case(NAME))
 }
 
 impl<R: BufRead> Reader<R> {
     pub(crate) fn new(inner: R) -> Reader<R> {
-        Reader { inner, skip: 0 }
+        Reader {
+            inner,
+            skip: 0,
+            resync: false,
+            carried: None,
+        }
     }
 
     /// The next message.
@@ -100,15 +126,46 @@ impl<R: BufRead> Reader<R> {
             }
         }
         let mut length: Option<u64> = None;
+        // A Content-Length that could not be read, or two that differ: the body's
+        // length is unknown.
+        let mut bad_length = false;
         let mut problem: Option<Invalid> = None;
         let mut headers = 0usize;
         let mut line = Vec::with_capacity(64);
         loop {
-            let too_long = match read_line(&mut self.inner, &mut line)? {
-                Line::Eof => return Ok(Frame::Eof),
-                Line::Complete => false,
-                Line::TooLong => true,
+            let too_long = match self.carried.take() {
+                Some(carried) => {
+                    line = carried;
+                    false
+                }
+                None => match read_line(&mut self.inner, &mut line)? {
+                    Line::Eof => return Ok(Frame::Eof),
+                    Line::Complete => false,
+                    Line::TooLong => true,
+                },
             };
+            if self.resync {
+                // Drop everything up to the next `Content-Length:`, unanswered.
+                match find_content_length(&line).filter(|_| !too_long) {
+                    Some(at) => {
+                        line.drain(..at);
+                        self.resync = false;
+                    }
+                    None => continue,
+                }
+            } else if !too_long
+                && headers == 0
+                && split_header(trim_line_end(&line)).is_none()
+                && let Some(at) = find_content_length(&line).filter(|&at| at > 0)
+            {
+                // Bytes, then a header: the end of a body longer than its
+                // Content-Length said. Answer them, and read the header next.
+                self.carried = Some(line[at..].to_vec());
+                return Ok(Frame::Invalid(Invalid::new(
+                    ErrorCode::ParseError,
+                    format!("{} bytes that are not a message before a header", at),
+                )));
+            }
             if too_long {
                 problem.get_or_insert_with(|| {
                     Invalid::new(
@@ -156,6 +213,7 @@ impl<R: BufRead> Reader<R> {
                     (Some(n), None) => length = Some(n),
                     (Some(n), Some(m)) if n == m => {}
                     _ => {
+                        bad_length = true;
                         problem.get_or_insert_with(|| {
                             Invalid::new(
                                 ErrorCode::ParseError,
@@ -170,11 +228,16 @@ impl<R: BufRead> Reader<R> {
             }
         }
         if let Some(p) = problem {
-            // Skip the body the headers announced, if they said how long it is.
-            self.skip = length.unwrap_or(0);
+            // Skip the body the headers announced, if they said how long it is;
+            // else look for the next message.
+            match length.filter(|_| !bad_length) {
+                Some(n) => self.skip = n,
+                None => self.resync = true,
+            }
             return Ok(Frame::Invalid(p));
         }
         let Some(length) = length else {
+            self.resync = true;
             return Ok(Frame::Invalid(Invalid::new(
                 ErrorCode::ParseError,
                 "a message without a Content-Length header",
@@ -214,14 +277,40 @@ pub(crate) fn decode(body: &[u8]) -> Frame {
         Err(e @ crate::json::JsonError::DuplicateKey { .. }) => {
             return invalid(ErrorCode::InvalidRequest, format!("{}: {e}", e.pos()));
         }
+        Err(e @ crate::json::JsonError::TooLarge { .. }) => {
+            return invalid(ErrorCode::InvalidRequest, e.to_string());
+        }
         Err(e) => return invalid(ErrorCode::ParseError, format!("{}: {e}", e.pos())),
     };
+    // A request's id is an integer or a string (LSP: `integer | string`; lsp-server
+    // reads an i32). A message with a method and any other id (`1.5`, `{}`, `null`,
+    // 2^40) would otherwise be read as a notification and never answered.
+    if value.get("method").is_some()
+        && let Some(id) = value.get("id")
+        && !(id.is_string() || id.as_i64().is_some_and(|n| i32::try_from(n).is_ok()))
+    {
+        return invalid(
+            ErrorCode::InvalidRequest,
+            format!(
+                "a request id must be an integer or a string, found `{}`",
+                crate::text::escape_line(&truncate(&id.to_string(), 40))
+            ),
+        );
+    }
     match serde_json::from_value::<Message>(value) {
         Ok(m) => Frame::Message(m),
         Err(e) => invalid(
             ErrorCode::InvalidRequest,
             format!("not a JSON-RPC message: {e}"),
         ),
+    }
+}
+
+/// At most `max` characters of `s`, with `…` when cut.
+fn truncate(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
     }
 }
 
@@ -287,11 +376,13 @@ fn trim_line_end(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-/// `Name: value` (the space after the colon optional).
+/// `Name: value` (the space after the colon optional); the name is an HTTP token
+/// (RFC 9110 `tchar`), so the end of a JSON body is never taken for a header.
 fn split_header(line: &[u8]) -> Option<(&[u8], &[u8])> {
     let colon = memchr::memchr(b':', line)?;
     let (name, value) = (&line[..colon], &line[colon + 1..]);
-    (!name.is_empty() && name.iter().all(|b| b.is_ascii_graphic())).then_some((name, value))
+    let tchar = |b: &u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(b);
+    (!name.is_empty() && name.iter().all(tchar)).then_some((name, value))
 }
 
 /// Write one framed message.
@@ -355,10 +446,12 @@ where
         .name("pwk-lsp-writer".into())
         .spawn(move || {
             for msg in to_client {
-                let body = serde_json::to_vec(&JsonRpc {
+                // ASCII-safe on the wire (the same document once decoded).
+                let body = crate::text::json_escape_controls(serde_json::to_string(&JsonRpc {
                     jsonrpc: "2.0",
                     msg: &msg,
-                })?;
+                })?)
+                .into_bytes();
                 match write_out(&body) {
                     Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
                     other => other?,
@@ -526,6 +619,86 @@ mod tests {
         // A bare \n line end and no space after the colon are taken.
         let f = frames(format!("content-length:{}\n\n{PING}", PING.len()).as_bytes());
         assert!(is_ping(&f[0]), "{f:?}");
+    }
+
+    /// A request whose id is not an integer or a string is answered (with its id
+    /// when it is a number, else null), never read as a notification.
+    #[test]
+    fn a_request_with_an_id_of_another_kind_is_answered() {
+        for (id, answered) in [
+            ("1.5", json!(1.5)),
+            ("{\"a\":1}", Value::Null),
+            ("{}", Value::Null),
+            ("null", Value::Null),
+            ("[1]", Value::Null),
+            ("true", Value::Null),
+            ("1099511627776", json!(1099511627776u64)),
+        ] {
+            let body = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"textDocument/hover","params":{{}}}}"#
+            );
+            let f = frames(format!("{}{}", framed(&body), framed(PING)).as_bytes());
+            assert_eq!(f.len(), 2, "{id}: {f:?}");
+            let i = invalid(&f[0]);
+            assert_eq!(i.code, ErrorCode::InvalidRequest as i32, "{id}");
+            assert_eq!(i.response()["id"], answered, "{id}");
+            assert!(i.message.contains("integer or a string"), "{}", i.message);
+            assert!(is_ping(&f[1]));
+        }
+        // Integers and strings are ids.
+        for id in ["0", "-3", "\"x\"", "2147483647"] {
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            assert!(is_ping(&frames(framed(&body).as_bytes())[0]), "{id}");
+        }
+    }
+
+    /// Every kind of broken header, with its body after it (on one line with the
+    /// next header, or over several lines): one answer for it, then the session
+    /// goes on, every later message read (the server used to answer each later
+    /// message with an error and never read `exit`).
+    #[test]
+    fn the_stream_recovers_after_any_broken_header() {
+        let heads: Vec<String> = vec![
+            "Content-Length: -1\r\n".into(),
+            "Content-Length: abc\r\n".into(),
+            "Content-Length: 5\r\nContent-Length: 6\r\n".into(),
+            "Content-Length:\r\n".into(),
+            "Content-Type: x\r\n".into(),
+            "X-A: b\r\n".repeat(MAX_HEADERS + 1),
+            format!("X-Long: {}\r\n", "y".repeat(MAX_HEADER_LINE)),
+            "garbage\r\n".into(),
+        ];
+        let bodies = [
+            r#"{"jsonrpc":"2.0","id":9,"method":"textDocument/hover","params":{}}"#,
+            "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 9\n}",
+            "",
+        ];
+        let exit = r#"{"jsonrpc":"2.0","method":"exit"}"#;
+        let mut cases = 0;
+        for head in &heads {
+            for body in bodies {
+                let mut input = format!("{head}\r\n{body}");
+                for _ in 0..3 {
+                    input.push_str(&framed(PING));
+                }
+                input.push_str(&framed(exit));
+                let f = frames(input.as_bytes());
+                let pings = f.iter().filter(|f| is_ping(f)).count();
+                let bad = f.iter().filter(|f| matches!(f, Frame::Invalid(_))).count();
+                assert_eq!(pings, 3, "{head:?} {body:?}: {f:?}");
+                assert!(
+                    matches!(f.last(), Some(Frame::Message(Message::Notification(n))) if n.method == "exit"),
+                    "{head:?} {body:?}: {f:?}"
+                );
+                assert!((1..=2).contains(&bad), "{head:?} {body:?}: {f:?}");
+                cases += 1;
+            }
+        }
+        assert_eq!(cases, heads.len() * bodies.len());
+        // A body longer than its Content-Length: the rest is answered once, and
+        // the header glued to it is still read.
+        let f = frames(format!("Content-Length: 2\r\n\r\n{PING}{}", framed(PING)).as_bytes());
+        assert!(f.iter().any(is_ping), "{f:?}");
     }
 
     proptest::proptest! {

@@ -78,10 +78,15 @@ pub(super) fn hover(
     let offset = o.doc.offset(pos, enc);
     let doc = RoleDoc::parse(&o.doc.path, o.doc.text.as_bytes());
     let (key, value, on_key) = entry_at(&doc, offset)?;
+    // The host that reads this file (as `pwk lint` picks it), not the workspace's.
+    let host = ws.profile_for(&o.doc.path);
     let (text, span) = if on_key {
-        (key_hover(ws.host, &key.text), key.span.clone())
+        (key_hover(host, &key.text), key.span.clone())
     } else {
-        (value_hover(ws, &doc, &key.text, value), value.span.clone())
+        (
+            value_hover(ws, host, &doc, &key.text, value),
+            value.span.clone(),
+        )
     };
     Some(lt::Hover {
         contents: lt::HoverContents::Markup(lt::MarkupContent {
@@ -194,7 +199,13 @@ fn host_says(host: &'static HostProfile, key: &str) -> String {
     s
 }
 
-fn value_hover(ws: &Workspace, doc: &RoleDoc, key: &str, node: &Node) -> String {
+fn value_hover(
+    ws: &Workspace,
+    host: &'static HostProfile,
+    doc: &RoleDoc,
+    key: &str,
+    node: &Node,
+) -> String {
     let reads = format!(
         "YAML reads this as {}.",
         md(&crate::lint::rule::describe(node))
@@ -214,14 +225,19 @@ fn value_hover(ws: &Workspace, doc: &RoleDoc, key: &str, node: &Node) -> String 
         notes: Vec::new(),
     };
     let inputs = RuntimeInputs {
-        host: ws.host,
+        host,
         explicit_model: None,
         agent_dir: ws.setup.agent_dir.as_deref(),
         cwd: &ws.setup.root,
     };
     let rt = resolve_runtime(&resolved, &inputs);
-    let label = ws.host.label();
-    let extra = match key {
+    let label = host.label();
+    // The key this host reads the setting from (`maxTurns`, `effort`, `steps`).
+    let what = host
+        .key(key)
+        .and_then(|f| f.setting.as_deref())
+        .unwrap_or(key);
+    let extra = match what {
         "tools" | "deny-tools" => {
             let t = &rt.tools;
             let list = if t.effective.is_empty() {
@@ -247,10 +263,13 @@ fn value_hover(ws: &Workspace, doc: &RoleDoc, key: &str, node: &Node) -> String 
             let m = &rt.model;
             let mut s = format!(
                 "Model under {label}: {} (decided by {}).",
-                m.effective
-                    .as_deref()
-                    .map(code)
-                    .unwrap_or_else(|| "pi's first model with credentials".into()),
+                m.effective.as_deref().map(code).unwrap_or_else(|| {
+                    if host.host.is_pi() {
+                        "pi's first model with credentials".into()
+                    } else {
+                        format!("{}'s default", md(host.as_str()))
+                    }
+                }),
                 md(m.decided_by)
             );
             if !m.chain.is_empty() {
@@ -279,7 +298,7 @@ fn value_hover(ws: &Workspace, doc: &RoleDoc, key: &str, node: &Node) -> String 
             rt.thinking.honoured,
             &rt.thinking.note,
         ),
-        "max_turns" => setting(
+        "max_turns" | "max-turns" => setting(
             &label,
             &rt.max_turns.value.map(|v| v.to_string()),
             rt.max_turns.honoured,
@@ -422,7 +441,7 @@ fn headings(
 /// From a role to the definitions of the same name in the other discovery layers:
 /// the file it shadows, or the file that shadows it.
 pub(super) fn definition(ws: &Workspace, o: &Open, _enc: Encoding) -> lt::GotoDefinitionResponse {
-    let d = ws.discovery();
+    let d = ws.discovery_as(ws.profile_for(&o.doc.path));
     let me = d
         .files
         .iter()

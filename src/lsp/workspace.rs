@@ -83,8 +83,14 @@ impl Workspace {
         ws
     }
 
-    /// Everything discovery finds under this host (for go to definition).
+    /// Everything discovery finds under this host.
     pub(crate) fn discovery(&self) -> Discovery {
+        self.discovery_as(self.host)
+    }
+
+    /// Everything discovery finds under `host` (for go to definition: the host
+    /// that reads the buffer).
+    pub(crate) fn discovery_as(&self, host: &'static HostProfile) -> Discovery {
         crate::discover::resolve_in(
             &Roots {
                 cwd: self.setup.root.clone(),
@@ -92,7 +98,7 @@ impl Workspace {
                 global_agents_dir: self.setup.agent_dir.as_ref().map(|d| d.join("agents")),
                 project_root: self.setup.root.clone(),
             },
-            self.host,
+            host,
         )
     }
 
@@ -252,6 +258,16 @@ impl Workspace {
             }
         };
         lint::check_bytes_for(path, text.as_bytes().to_vec(), profile, &settings)
+    }
+
+    /// The host profile a buffer at `path` is read by, as `pwk lint` picks it (a
+    /// file under `.claude/agents/` is Claude Code's): what its hover and
+    /// completion describe. The workspace's host when the configuration cannot be
+    /// read.
+    pub(crate) fn profile_for(&self, path: &Path) -> &'static HostProfile {
+        self.project
+            .file_profile(path)
+            .map_or(self.host, |(profile, _)| profile.profile)
     }
 
     /// The skill names found in the skill directories the host reads (its

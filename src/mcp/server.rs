@@ -46,7 +46,16 @@ impl Server {
                     Value::Object(m) => Arc::new(m),
                     _ => Arc::new(Map::new()),
                 };
-                Tool::new(s.name, s.description, obj(s.input)).with_raw_output_schema(obj(s.output))
+                let h = s.hints;
+                Tool::new(s.name, s.description, obj(s.input))
+                    .with_raw_output_schema(obj(s.output))
+                    .with_annotations(
+                        rmcp::model::ToolAnnotations::new()
+                            .read_only(h.read_only)
+                            .destructive(h.destructive)
+                            .idempotent(h.idempotent)
+                            .open_world(h.open_world),
+                    )
             })
             .collect();
         Server {
@@ -259,9 +268,12 @@ impl Server {
         let _ = context.peer.notify_progress(param).await;
     }
 
-    fn role_resources(&self) -> Vec<(String, String, Option<String>)> {
-        // The roles `pwk list` shows for this project (its pwk.toml's host).
-        let Ok(d) = super::tools::project_roles(
+    /// The roles `pwk list` shows for this project (its pwk.toml's host, and each
+    /// host whose own directory exists): (URI, name, path, description). A name
+    /// is `pwk://roles/NAME` under the first host that has it (the project's host
+    /// first); another host's role of the same name is `pwk://roles/NAME?host=HOST`.
+    fn role_resources(&self) -> Vec<(String, String, String, Option<String>)> {
+        let Ok(views) = super::tools::project_roles(
             &self.cwd,
             self.config.as_deref(),
             self.registry.env(),
@@ -269,16 +281,24 @@ impl Server {
         ) else {
             return Vec::new();
         };
-        d.roles
-            .iter()
-            .map(|r| {
-                (
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for d in &views {
+            for r in &d.roles {
+                let uri = if seen.insert(r.name.as_str()) {
+                    format!("{ROLE_PREFIX}{}", r.name)
+                } else {
+                    format!("{ROLE_PREFIX}{}{HOST_QUERY}{}", r.name, d.host.as_str())
+                };
+                out.push((
+                    uri,
                     r.name.clone(),
                     r.path.display(&self.cwd),
                     r.role.description.clone(),
-                )
-            })
-            .collect()
+                ));
+            }
+        }
+        out
     }
 }
 
@@ -286,6 +306,8 @@ impl Server {
 pub(crate) const SCHEMA_URI: &str = "pwk://schema/role";
 /// The URI prefix of role resources.
 pub(crate) const ROLE_PREFIX: &str = "pwk://roles/";
+/// What follows a role's name in its URI when another host's role has that name.
+const HOST_QUERY: &str = "?host=";
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
@@ -345,8 +367,8 @@ delegate_start returns a task id; use task_status / task_wait / task_result, tas
                 )
                 .with_mime_type("application/schema+json"),
         ];
-        for (name, path, description) in roles {
-            let mut r = Resource::new(format!("{ROLE_PREFIX}{name}"), name)
+        for (uri, name, path, description) in roles {
+            let mut r = Resource::new(uri, name)
                 .with_mime_type("text/markdown")
                 .with_title(path);
             if let Some(d) = description {
@@ -370,19 +392,29 @@ delegate_start returns a task id; use task_status / task_wait / task_result, tas
             ])
             .into());
         }
-        let Some(name) = uri.strip_prefix(ROLE_PREFIX) else {
+        let Some(rest) = uri.strip_prefix(ROLE_PREFIX) else {
             return Err(McpError::resource_not_found(
                 format!("no resource {uri}; pwk serves {SCHEMA_URI} and {ROLE_PREFIX}<name>"),
                 None,
             ));
         };
-        let name = name.to_string();
+        // `NAME?host=HOST`: that host's role (a known host id after the last `?host=`).
+        let (name, host) = match rest.rsplit_once(HOST_QUERY) {
+            Some((name, h)) if crate::host::HostId::from_name(h).is_some() => {
+                (name.to_string(), crate::host::HostId::from_name(h))
+            }
+            _ => (rest.to_string(), None),
+        };
         let me = self.clone();
         let text = tokio::task::spawn_blocking(move || {
-            let d =
+            let views =
                 super::tools::project_roles(&me.cwd, me.config.as_deref(), me.registry.env(), None)
                     .ok()?;
-            d.find(&name).map(|r| r.doc.text.clone())
+            views
+                .iter()
+                .filter(|d| host.is_none_or(|h| d.host.host == h))
+                .find_map(|d| d.find(&name))
+                .map(|r| r.doc.text.clone())
         })
         .await
         .ok()

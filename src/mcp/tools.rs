@@ -19,12 +19,87 @@ pub(crate) type Answer = Result<Value, String>;
 /// The largest in-memory text `lint` accepts (the lint size limit of role files).
 const MAX_TEXT: usize = 1 << 20;
 
-/// One tool: name, description, input and output schemas.
+/// One tool: name, description, input and output schemas, and what it does to the
+/// world (MCP's tool annotations, so a host need not ask before a read-only lint).
 pub(crate) struct Spec {
     pub name: &'static str,
     pub description: &'static str,
     pub input: Value,
     pub output: Value,
+    pub hints: Hints,
+}
+
+/// MCP's `ToolAnnotations` hints (2025-03-26 and later): `readOnlyHint`,
+/// `destructiveHint`, `idempotentHint`, `openWorldHint`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Hints {
+    /// Changes nothing outside the call (a read-only review still asks a model).
+    pub read_only: bool,
+    /// May change or undo what others made (a delegated task edits files; an abort
+    /// stops a task for good).
+    pub destructive: bool,
+    /// Calling it again with the same arguments does nothing more.
+    pub idempotent: bool,
+    /// Reaches beyond the project: a model provider through pi.
+    pub open_world: bool,
+}
+
+/// Reads the project and answers from it: the lint and role tools.
+const READS: Hints = Hints {
+    read_only: true,
+    destructive: false,
+    idempotent: true,
+    open_world: false,
+};
+/// Looks at a task the server runs (status, result, wait).
+const OBSERVES: Hints = READS;
+/// Runs read-only roles on pi: nothing written, but a model is asked (and asked
+/// again gives another answer).
+const ASKS_A_MODEL: Hints = Hints {
+    read_only: true,
+    destructive: false,
+    idempotent: false,
+    open_world: true,
+};
+/// Starts a task on pi whose role may edit the project.
+const RUNS_A_TASK: Hints = Hints {
+    read_only: false,
+    destructive: true,
+    idempotent: false,
+    open_world: true,
+};
+/// Sends a running task a message (it reaches the model).
+const STEERS: Hints = Hints {
+    read_only: false,
+    destructive: false,
+    idempotent: false,
+    open_world: true,
+};
+/// Stops a task for good (again: nothing more).
+const ABORTS: Hints = Hints {
+    read_only: false,
+    destructive: true,
+    idempotent: true,
+    open_world: false,
+};
+
+/// The `host` argument: `auto`, a host of the registry, or one of its versions
+/// (`nicobailon@0.67`), as `--host` takes it; the names come from the registry.
+fn host_schema() -> Value {
+    let names: Vec<&str> = crate::host::ALL.iter().map(|h| h.as_str()).collect();
+    let mut choices = vec!["auto"];
+    choices.extend(&names);
+    json!({
+        "type": "string",
+        "description": format!(
+            "Host profile: auto (default: detected from pi's settings), a host ({}), or host@version",
+            names.join(", ")
+        ),
+        "anyOf": [
+            {"enum": choices},
+            {"pattern": format!("^({})@[0-9][0-9.]*$", names.join("|"))}
+        ]
+    })
 }
 
 fn object(properties: Value, required: &[&str]) -> Value {
@@ -170,7 +245,7 @@ fn merge(mut a: Value, b: Value) -> Value {
 
 /// Every tool, in the order `tools/list` shows them.
 pub(crate) fn specs() -> Vec<Spec> {
-    let host = json!({"type": "string", "description": "Host profile: auto (default), pwk, tintinweb, nicobailon, herdr, or host@version"});
+    let host = host_schema();
     vec![
         Spec {
             name: "lint",
@@ -196,6 +271,7 @@ pub(crate) fn specs() -> Vec<Spec> {
                 }),
                 &["diagnostics", "summary"],
             ),
+            hints: READS,
         },
         Spec {
             name: "rules",
@@ -205,6 +281,7 @@ pub(crate) fn specs() -> Vec<Spec> {
                 json!({"rules": {"type": "array", "items": {"type": "object"}}}),
                 &["rules"],
             ),
+            hints: READS,
         },
         Spec {
             name: "explain_rule",
@@ -216,10 +293,11 @@ pub(crate) fn specs() -> Vec<Spec> {
                        "hosts": {"type": "array"}}),
                 &["id", "explanation"],
             ),
+            hints: READS,
         },
         Spec {
             name: "list_roles",
-            description: "The roles a host sees from the server's directory, with where each comes from and what it shadows (`pwk list --format json`).",
+            description: "The roles each host sees from the server's directory (the project's host, and every host whose own agents directory exists: Claude Code's, OpenCode's, Gemini CLI's, Copilot's), each row tagged with its host, with where it comes from and what it shadows (`pwk list --format json`).",
             input: object(
                 json!({"host": host.clone(), "all": {"type": "boolean", "description": "Include hidden and shadowed definitions"}}),
                 &[],
@@ -228,10 +306,11 @@ pub(crate) fn specs() -> Vec<Spec> {
                 json!({"roles": {"type": "array", "items": {"type": "object"}}, "profile": {"type": "string"}}),
                 &["roles"],
             ),
+            hints: READS,
         },
         Spec {
             name: "show_role",
-            description: "One role as the host resolves it: source, shadowing, frontmatter, body and what it runs with (model, tools, thinking) (`pwk show --format json`).",
+            description: "One role as its host resolves it (the project's host first, else the host whose directory holds it; `also_read_by` names other hosts with a role of that name): source, shadowing, frontmatter, body and what it runs with (model, tools, thinking, turns) (`pwk show --format json`).",
             input: object(
                 json!({"name": {"type": "string"}, "host": host, "model": {"type": "string", "description": "An explicit model, as the caller would pass it"}}),
                 &["name"],
@@ -240,18 +319,21 @@ pub(crate) fn specs() -> Vec<Spec> {
                 json!({"name": {"type": "string"}, "path": {"type": "string"}, "runtime": {"type": "object"}, "body": {"type": "string"}}),
                 &["name", "path"],
             ),
+            hints: READS,
         },
         Spec {
             name: "delegate_start",
             description: "Start one atomic task on the real pi (`pwk delegate`'s request). A request the contract refuses answers at once with launched=false and the blocked result (NEEDS_DECISION); nothing is launched. Otherwise returns a task id: poll task_status, wait with task_wait, read task_result; steer with task_steer, stop with task_abort. The task runs over pi's RPC mode, with the same write lock, timeouts and stall watchdog as `pwk delegate`.",
             input: request_schema("delegate"),
             output: start_output(),
+            hints: RUNS_A_TASK,
         },
         Spec {
             name: "task_status",
             description: "A task's state (starting, running, completed, failed, timed-out, stalled, aborted), turns, tool calls, last tool, elapsed time and live process groups.",
             input: object(task_arg(), &["task"]),
             output: status_schema(),
+            hints: OBSERVES,
         },
         Spec {
             name: "task_wait",
@@ -264,6 +346,7 @@ pub(crate) fn specs() -> Vec<Spec> {
                 json!({"finished": {"type": "boolean"}, "status": status_schema()}),
                 &["finished", "status"],
             ),
+            hints: OBSERVES,
         },
         Spec {
             name: "task_result",
@@ -273,6 +356,7 @@ pub(crate) fn specs() -> Vec<Spec> {
                 json!({"status": status_schema(), "result": {"anyOf": [open_object("pwk delegate's result document"), {"type": "null"}]}}),
                 &["status", "result"],
             ),
+            hints: OBSERVES,
         },
         Spec {
             name: "task_steer",
@@ -285,12 +369,14 @@ pub(crate) fn specs() -> Vec<Spec> {
                 json!({"delivered": {"type": "boolean"}, "status": status_schema()}),
                 &["delivered", "status"],
             ),
+            hints: STEERS,
         },
         Spec {
             name: "task_continue",
             description: "Continue an earlier task's session (`pwk delegate` with action continue and the earlier result's sessionFile): the session's model, cwd checks and refusals of `pwk delegate` apply. Returns a new task id.",
             input: request_schema("continue"),
             output: start_output(),
+            hints: RUNS_A_TASK,
         },
         Spec {
             name: "task_abort",
@@ -300,6 +386,7 @@ pub(crate) fn specs() -> Vec<Spec> {
                 json!({"status": status_schema(), "result": {"anyOf": [open_object("pwk delegate's result document"), {"type": "null"}]}}),
                 &["status"],
             ),
+            hints: ABORTS,
         },
         Spec {
             name: "review",
@@ -316,6 +403,7 @@ pub(crate) fn specs() -> Vec<Spec> {
                 &["roles"],
             ),
             output: run_output(),
+            hints: ASKS_A_MODEL,
         },
         Spec {
             name: "recon",
@@ -328,6 +416,7 @@ pub(crate) fn specs() -> Vec<Spec> {
                 &["topic", "intent"],
             ),
             output: run_output(),
+            hints: ASKS_A_MODEL,
         },
         Spec {
             name: "coverage",
@@ -338,6 +427,7 @@ pub(crate) fn specs() -> Vec<Spec> {
                 &["required", "outcomes"],
             ),
             output: coverage_schema(),
+            hints: READS,
         },
         Spec {
             name: "capabilities",
@@ -347,6 +437,7 @@ pub(crate) fn specs() -> Vec<Spec> {
                 json!({"provider": {"type": "string"}, "capabilities": {"type": "array", "items": {"type": "string"}}, "notes": {"type": "object"}}),
                 &["capabilities"],
             ),
+            hints: READS,
         },
     ]
 }
@@ -436,16 +527,16 @@ pub(crate) fn open_project(
     .map_err(|e| e.relative_to(cwd).to_string())
 }
 
-/// Every role the project's host sees, as `pwk list` and `pwk show` find them
-/// (the role resources too).
+/// Every role the project's hosts see, one discovery per host, as `pwk list` and
+/// `pwk show` find them (the role resources too).
 pub(crate) fn project_roles(
     cwd: &Path,
     config: Option<&Path>,
     env: &crate::env::Env,
     host: Option<HostChoice>,
-) -> Result<crate::discover::Discovery, String> {
+) -> Result<Vec<crate::discover::Discovery>, String> {
     open_project(cwd, config, env, host)?
-        .discover()
+        .discover_hosts()
         .map_err(|e| e.relative_to(cwd).to_string())
 }
 
@@ -472,7 +563,7 @@ fn project(
 fn discover(
     place: &Place<'_>,
     args: &Map<String, Value>,
-) -> Result<crate::discover::Discovery, String> {
+) -> Result<Vec<crate::discover::Discovery>, String> {
     project_roles(
         place.cwd,
         place.config,
@@ -548,11 +639,15 @@ pub(crate) fn lint(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
     let text = crate::lint::render::json::render(&report, &render_opts);
     let mut doc: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     if !report.failures.is_empty() {
-        doc["readFailures"] = report
+        let failures: Value = report
             .failures
             .iter()
             .map(|f| json!({"path": show(&f.path), "message": f.message}))
             .collect();
+        // The lint document's keys are snake_case; `readFailures` (the old name)
+        // stays one release for clients that read it (docs/src/changelog.md).
+        doc["read_failures"] = failures.clone();
+        doc["readFailures"] = failures;
     }
     Ok(doc)
 }
@@ -575,33 +670,42 @@ pub(crate) fn explain_rule(args: &Map<String, Value>) -> Answer {
 }
 
 pub(crate) fn list_roles(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
-    let d = discover(place, args)?;
-    let rows = crate::discover::render::list_rows(&d, bool_arg(args, "all")?);
-    Ok(crate::discover::render::list_doc(&d, &rows))
+    let views = discover(place, args)?;
+    let rows = crate::discover::render::list_views(&views, bool_arg(args, "all")?);
+    Ok(crate::discover::render::list_doc(&views, &rows))
 }
 
 pub(crate) fn show_role(place: &Place<'_>, args: &Map<String, Value>) -> Answer {
     let name = required_str(args, "name")?;
     let env = place.registry.env();
-    let d = discover(place, args)?;
-    let Some(role) = d.find(name) else {
-        let known: Vec<&str> = d.roles.iter().map(|r| r.name.as_str()).collect();
+    let views = discover(place, args)?;
+    let found = crate::discover::find_in(&views, name);
+    let Some(&(d, role)) = found.first() else {
+        let mut known: Vec<&str> = views
+            .iter()
+            .flat_map(|d| d.roles.iter().map(|r| r.name.as_str()))
+            .collect();
+        known.sort_unstable();
+        known.dedup();
         let hint = crate::suggest::close_matches(name, known.iter().copied())
             .first()
             .copied()
             .map(|s| format!("; did you mean `{s}`?"))
             .unwrap_or_else(|| "; the `list_roles` tool lists them".into());
+        let hosts: Vec<String> = views.iter().map(|d| d.host.label()).collect();
         return Err(format!(
-            "no role named `{}` as {} sees roles{hint}",
+            "no role named `{}` as {} {} roles{hint}",
             crate::text::escape_line(name),
-            d.host.label()
+            hosts.join(", "),
+            if hosts.len() == 1 { "sees" } else { "see" }
         ));
     };
-    let rt = crate::discover::render::runtime_of(&d, role, str_arg(args, "model")?, env, place.cwd);
+    let also = crate::discover::render::AlsoRead::others(&found, place.cwd);
+    let rt = crate::discover::render::runtime_of(d, role, str_arg(args, "model")?, env, place.cwd);
     let run = crate::provider::mapping::provider_run(&role.name, role.role.max_turns)
         .map(|r| serde_json::to_value(r).expect("plain data serializes"));
     Ok(crate::discover::render::show_doc(
-        &d, role, &rt, place.cwd, run,
+        d, role, &rt, &also, place.cwd, run,
     ))
 }
 

@@ -107,6 +107,11 @@ pub(crate) fn decode(line: &[u8]) -> Decoded {
             let id = probe_id(line);
             let message = format!("{}: {e}", e.pos());
             return match (&e, id) {
+                (crate::json::JsonError::TooLarge { .. }, id) => Decoded::Refused {
+                    id,
+                    code: INVALID_REQUEST,
+                    message: e.to_string(),
+                },
                 (crate::json::JsonError::DuplicateKey { .. }, id) => Decoded::Refused {
                     id,
                     code: INVALID_REQUEST,
@@ -172,7 +177,9 @@ where
     W: AsyncWrite + Unpin,
     T: serde::Serialize,
 {
-    let mut bytes = serde_json::to_vec(item)?;
+    // ASCII-safe on the wire: no control, bidi or invisible character raw, even
+    // in text from a role file (the same document once decoded).
+    let mut bytes = crate::text::json_escape_controls(serde_json::to_string(item)?).into_bytes();
     bytes.push(b'\n');
     let mut w = writer.lock().await;
     w.write_all(&bytes).await?;
@@ -249,6 +256,28 @@ mod tests {
         match decode(line.as_bytes()) {
             Decoded::Refused { id, code, message } => (id, code, message),
             other => panic!("{line}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_line_whose_tree_outgrows_its_text_is_refused_unread_with_the_id() {
+        // 12 MB of zeros in the arguments: about 300 MB as a tree (N12: 1.5 GB
+        // for 15 MB).
+        let line = format!(
+            r#"{{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{{"name":"lint","arguments":{{"paths":[{}0]}}}}}}"#,
+            "0,".repeat(6 << 20)
+        );
+        let (id, code, message) = refused(&line);
+        assert_eq!((id, code), (Some(json!(8)), INVALID_REQUEST));
+        assert!(message.contains("refused unread"), "{message}");
+    }
+
+    #[test]
+    fn a_request_with_an_id_of_another_kind_is_answered() {
+        for (id, answered) in [("1.5", Some(json!(1.5))), ("{}", None), ("[1]", None)] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list"}}"#);
+            let (got, code, _) = refused(&line);
+            assert_eq!((got, code), (answered, INVALID_REQUEST), "{id}");
         }
     }
 

@@ -89,7 +89,10 @@ impl RunOutput {
     }
 
     pub fn to_json(&self) -> String {
-        let mut s = serde_json::to_string_pretty(self).unwrap_or_default();
+        // pi's output is untrusted text: no raw control, bidi or invisible character.
+        let mut s = crate::text::json_escape_controls(
+            serde_json::to_string_pretty(self).unwrap_or_default(),
+        );
         s.push('\n');
         s
     }

@@ -62,6 +62,14 @@ pub(crate) fn early_dashes(text: &str, f: &Fences) -> Option<usize> {
     Some(at)
 }
 
+/// Under [`Closing::FirstDashes`], for a frontmatter with no closing line: the
+/// offset of the first `---` after the opening line (`---B`, `a---`), where that
+/// host ends the frontmatter anyway.
+pub(crate) fn dashes_after_open(text: &str, open: &Range<usize>) -> Option<usize> {
+    let from = (open.end + 1).min(text.len());
+    Some(from + memchr::memmem::find(&text.as_bytes()[from..], b"---")?)
+}
+
 const BOM: &str = "\u{feff}";
 
 /// The lines of `text[range]` as (start offset in `text`, line without `\n`).

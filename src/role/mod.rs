@@ -79,7 +79,15 @@ impl RoleDoc {
         if self.invalid_utf8_at.is_some() {
             return None;
         }
-        let at = frontmatter::early_dashes(&self.text, self.fences.as_ref().ok()?)?;
+        let at = match &self.fences {
+            Ok(f) => frontmatter::early_dashes(&self.text, f)?,
+            // No closing line: the host ends the frontmatter at the first `---`
+            // after the opening line anyway (`---B`).
+            Err(SplitError::Unterminated { open }) => {
+                frontmatter::dashes_after_open(&self.text, open)?
+            }
+            Err(SplitError::MissingOpeningFence { .. }) => return None,
+        };
         let text = format!("{}\n---\n{}", &self.text[..at], &self.text[at + 3..]);
         Some((RoleDoc::from_text(self.path.clone(), text, None), at))
     }

@@ -1,6 +1,6 @@
 //! `pwk lint --baseline` / `--write-baseline`.
 
-use crate::support::{Output, TestEnv, json, run};
+use crate::support::{Output, TestEnv, json, lint_json, run};
 
 const ROLE: &str =
     "---\nname: r\ndescription: d\ntools: read\nowner: me\nmax_turns: \"20\"\n---\nBody\n";
@@ -14,10 +14,7 @@ fn project() -> TestEnv {
 }
 
 fn lint(env: &TestEnv, extra: &[&str]) -> Output {
-    run(env
-        .pwk()
-        .args(["lint", "--host", "pwk", "--format", "json"])
-        .args(extra))
+    lint_json(env, &[&["--host", "pwk"], extra].concat())
 }
 
 fn rules(out: &Output) -> Vec<(String, String)> {

@@ -1,6 +1,6 @@
 //! `pwk.toml`: every key, precedence, located errors, `pwk config`, `pwk schema --config`.
 
-use crate::support::{Output, TestEnv, json, run};
+use crate::support::{Output, TestEnv, json, lint_json as lint, run};
 
 /// A role with a quoted `max_turns` (invalid-type, an error), a CRLF line (crlf,
 /// a warning) and `max_turns` (ignored by nicobailon).
@@ -31,10 +31,6 @@ fn findings(out: &Output) -> Vec<(String, String, String)> {
             )
         })
         .collect()
-}
-
-fn lint(env: &TestEnv, args: &[&str]) -> Output {
-    run(env.pwk().args(["lint", "--format", "json"]).args(args))
 }
 
 fn has(f: &[(String, String, String)], path: &str, rule: &str, sev: &str) -> bool {

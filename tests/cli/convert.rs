@@ -66,7 +66,9 @@ color: cyan
 permissionMode: bypassPermissions
 hooks:
   Stop:
-    - command: echo done
+    - hooks:
+        - type: command
+          command: echo done
 ---
 
 You review diffs. Say what is wrong and why.

@@ -816,14 +816,19 @@ fn show_unknown_name_exits_2_with_did_you_mean() {
 
     let out = run(pwk(&env).args(["show", "zzzzzz", "--format", "json"]));
     assert_eq!(out.code, 2);
-    assert!(out.stdout.is_empty(), "no JSON on failure");
+    // A JSON error document on stdout (issue #32), the message on stderr.
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("a JSON document");
+    assert_eq!(doc["error"]["message"], "no role named `zzzzzz`", "{doc}");
     assert!(out.stderr.contains("pwk list --all"), "{}", out.stderr);
 }
 
 fn check_template(path: &Path, name: &str) -> pwk::role::Role {
     let bytes = std::fs::read(path).unwrap();
     let doc = pwk::role::RoleDoc::parse(path, &bytes);
-    assert_eq!(pwk::discover::first_problem(&doc), None);
+    assert_eq!(
+        pwk::discover::first_problem(&doc, pwk::host::HostId::Pwk.newest()),
+        None
+    );
     let json = doc.mapping().expect("frontmatter parses").to_json();
     let errors: Vec<String> = pwk::role::schema::validator()
         .iter_errors(&json)

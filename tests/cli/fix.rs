@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::support::{TestEnv, json, repo_root, run};
+use crate::support::{TestEnv, json, lint_json, repo_root, run};
 
 /// (host, rule, before, after), sorted.
 fn fix_fixtures() -> Vec<(String, String, PathBuf, PathBuf)> {
@@ -30,9 +30,7 @@ fn fix_fixtures() -> Vec<(String, String, PathBuf, PathBuf)> {
 }
 
 fn findings(env: &TestEnv, host: &str, file: &str) -> serde_json::Value {
-    json(&run(env
-        .pwk()
-        .args(["lint", "--host", host, "--format", "json", file])))
+    json(&lint_json(env, &["--host", host, file]))
 }
 
 fn has_rule(doc: &serde_json::Value, rule: &str) -> bool {

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::oracle::{Host, oracle_bin, run_oracle};
-use crate::support::{TestEnv, repo_root, run};
+use crate::oracle::{Host, oracle_bin, run_oracle_batch};
+use crate::support::{TestEnv, json, lint_doc, repo_root, run};
 
 /// Every host-fact case: (profile spec, case name, directory).
 fn cases() -> Vec<(String, String, PathBuf)> {
@@ -86,11 +86,7 @@ fn case_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 fn lint(env: &TestEnv, spec: &str) -> Value {
-    let out = run(env
-        .pwk()
-        .args(["lint", "--format", "json", "--allow-empty", "--host", spec]));
-    assert!(out.code <= 1, "pwk lint --host {spec}: {}", out.stderr);
-    serde_json::from_str(&out.stdout).unwrap()
+    lint_doc(env, &["--allow-empty", "--host", spec])
 }
 
 /// A finding as the fixtures state it: (rule, severity, file, line).
@@ -226,18 +222,28 @@ fn all_fixture_projects() -> Vec<(String, Files)> {
     out
 }
 
+/// [`all_fixture_projects`], each written out: the labels and the projects, in order
+/// (one project serves every host: neither the oracle nor pwk writes to it).
+fn fixture_envs() -> (Vec<String>, Vec<TestEnv>) {
+    all_fixture_projects()
+        .into_iter()
+        .map(|(label, files)| (label, project(&files)))
+        .unzip()
+}
+
 #[test]
 fn real_hosts_agree_with_lint() {
     let Some(oracle) = oracle_bin() else { return };
     let mut disagreements = Vec::new();
     let (mut checked, mut files_compared) = (0usize, 0usize);
-    for (label, files) in all_fixture_projects() {
-        for (host, spec) in ORACLE_HOSTS {
+    let (labels, envs) = fixture_envs();
+    let roots: Vec<&Path> = envs.iter().map(TestEnv::root).collect();
+    for (host, spec) in ORACLE_HOSTS {
+        let reals = run_oracle_batch(&oracle, host, &roots);
+        for ((label, env), real) in labels.iter().zip(&envs).zip(reals) {
             checked += 1;
-            let env = project(&files);
-            let real = run_oracle(&oracle, host, env.root(), None);
-            let doc = lint(&env, spec);
-            let listed = json_of(&run(env
+            let doc = lint(env, spec);
+            let listed = json(&run(env
                 .pwk()
                 .args(["list", "--format", "json", "--host", spec])));
             for f in real["files"].as_array().unwrap() {
@@ -313,7 +319,7 @@ fn real_hosts_agree_with_lint() {
                 }
                 // Tools: what the child gets.
                 if let Some(real_tools) = f["tools"].as_array() {
-                    let show = json_of(&run(env
+                    let show = json(&run(env
                         .pwk()
                         .args(["show", identity, "--format", "json", "--host", spec])));
                     let set = |v: &Value| -> BTreeSet<String> {
@@ -375,13 +381,14 @@ fn pi_parser_agrees_with_lint() {
     let Some(oracle) = oracle_bin() else { return };
     let mut disagreements = Vec::new();
     let mut checked = 0usize;
-    for (label, files) in all_fixture_projects() {
-        // pi's own frontmatter parser (both generations): pwk's YAML verdict must
-        // match it, for the rules that say "YAML rejects this".
-        for pi in [Host::Pi073, Host::Pi16] {
+    let (labels, envs) = fixture_envs();
+    let roots: Vec<&Path> = envs.iter().map(TestEnv::root).collect();
+    // pi's own frontmatter parser (both generations): pwk's YAML verdict must match
+    // it, for the rules that say "YAML rejects this".
+    for pi in [Host::Pi073, Host::Pi16] {
+        let reals = run_oracle_batch(&oracle, pi, &roots);
+        for ((label, env), real) in labels.iter().zip(&envs).zip(reals) {
             checked += 1;
-            let env = project(&files);
-            let real = run_oracle(&oracle, pi, env.root(), None);
             // A fixture of a host with its own directories (claude-code, gemini,
             // copilot) puts its
             // files there: lint them with that host (the same YAML parser).
@@ -393,7 +400,7 @@ fn pi_parser_agrees_with_lint() {
                         .iter()
                         .any(|pi| spec.split('@').next() == Some(*pi))
                 });
-            let doc = lint(&env, own.unwrap_or("pwk"));
+            let doc = lint(env, own.unwrap_or("pwk"));
             for f in real["files"].as_array().unwrap() {
                 let file = f["file"].as_str().unwrap();
                 let yaml_claims: Vec<&Value> = doc["diagnostics"]
@@ -445,11 +452,6 @@ fn pi_parser_agrees_with_lint() {
     );
 }
 
-fn json_of(out: &crate::support::Output) -> Value {
-    serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}): {}{}", out.stdout, out.stderr))
-}
-
 /// The agent CLIs the CLI oracle runs, each with the fixture directories (profiles)
 /// whose cases it judges.
 const CLI_HOSTS: [&str; 4] = ["claude-code", "copilot", "opencode", "gemini"];
@@ -457,11 +459,18 @@ const CLI_HOSTS: [&str; 4] = ["claude-code", "copilot", "opencode", "gemini"];
 /// A Claude Code model as the API sees it, from what pwk says the role asks for:
 /// an alias resolves (case-insensitively) to that family; none or `inherit` is the
 /// main thread's model.
+/// `[1m]` (the long-context variant) is the same family; `best` resolves to opus in
+/// 2.1.332 (measured: `model: best` runs on claude-opus-5-5).
 fn claude_model_agrees(pwk: Option<&str>, host: &str, main: &str) -> bool {
-    match pwk.map(str::to_ascii_lowercase).as_deref() {
+    let lower = pwk.map(str::to_ascii_lowercase);
+    let family = lower.as_deref().map(|m| m.trim_end_matches("[1m]"));
+    match family {
         None | Some("inherit") => host == main,
-        Some(alias @ ("sonnet" | "opus" | "haiku")) => host.contains(&format!("-{alias}-")),
-        Some(m) => host.eq_ignore_ascii_case(m),
+        Some("best") => host.contains("-opus-"),
+        Some(alias @ ("sonnet" | "opus" | "haiku" | "fable")) => {
+            host.contains(&format!("-{alias}-"))
+        }
+        Some(_) => host.eq_ignore_ascii_case(lower.as_deref().unwrap_or_default()),
     }
 }
 
@@ -509,7 +518,7 @@ fn real_cli_hosts_agree_with_lint() {
                 }
                 continue;
             }
-            let listed = json_of(&run(env
+            let listed = json(&run(env
                 .pwk()
                 .args(["list", "--format", "json", "--host", spec])));
             let roles: Vec<&Value> = listed["roles"]
@@ -552,7 +561,7 @@ fn real_cli_hosts_agree_with_lint() {
                         )));
                     }
                 }
-                let show = json_of(&run(env.pwk().args([
+                let show = json(&run(env.pwk().args([
                     "show",
                     r["name"].as_str().unwrap(),
                     "--format",
@@ -568,7 +577,19 @@ fn real_cli_hosts_agree_with_lint() {
                         "{file}: {host}'s description is {theirs:?}, pwk says {ours:?}"
                     )));
                 }
-                if let Some(theirs) = agent["tools"].as_array() {
+                if let Some(given) = agent["tools"].as_array() {
+                    // What the child can load through ToolSearch is the child's too
+                    // (`*`, the whole set, includes them).
+                    let mut theirs = given.clone();
+                    if given.iter().all(|t| t != "*") {
+                        theirs.extend(
+                            agent["tools_deferred"]
+                                .as_array()
+                                .into_iter()
+                                .flatten()
+                                .cloned(),
+                        );
+                    }
                     let set = |v: &Value| -> BTreeSet<String> {
                         v.as_array()
                             .map(|a| {
@@ -578,7 +599,7 @@ fn real_cli_hosts_agree_with_lint() {
                             })
                             .unwrap_or_default()
                     };
-                    let theirs = set(&Value::Array(theirs.clone()));
+                    let theirs = set(&Value::Array(theirs));
                     let ours = set(&show["runtime"]["tools"]["effective"]);
                     // `*` (the oracle: what the built-in general-purpose agent gets):
                     // pwk must give the host's default set.

@@ -935,8 +935,9 @@ fn pre_commit_hook_definition() {
         "entry: pwk lint",
         "language: rust",
         "pass_filenames: true",
-        "\\.agents/agents",
+        // `files:`/`exclude:`: surface::pre_commit_hooks_match_every_directory_…
         "\\.pi/agents",
+        "\\.claude/agents",
     ] {
         assert!(text.contains(needle), "missing `{needle}`");
     }

@@ -130,6 +130,17 @@ fn diagnostics_are_pwk_lint_s_with_utf16_ranges_and_follow_incremental_edits() {
     // UTF-16: `😀` is two code units; the list ends at column 18 (17 characters in).
     assert_eq!(range_of(t, "[日本😀, \"\"]"), (3, 8, 3, 18));
     assert!(diags.iter().all(|d| d["source"] == "pwk"));
+    // Each code links its rule's page, as `url` in `pwk lint --format json` does.
+    for d in &diags {
+        let rule = d["code"].as_str().unwrap();
+        assert!(
+            d["codeDescription"]["href"]
+                .as_str()
+                .is_some_and(|h| h.starts_with("https://")
+                    && h.ends_with(&format!("/docs/src/rules/{rule}.md"))),
+            "{d}"
+        );
+    }
     // The same messages (and help) as `pwk lint` on the file.
     assert_eq!(messages(&diags), lint_messages(&env));
 

@@ -65,6 +65,33 @@ pub fn oracle_command(
 
 /// Run an [`oracle_command`] and return its JSON document.
 pub fn run_oracle_command(cmd: &mut Command, host: Host) -> Value {
+    let doc = run_oracle_json(cmd, host);
+    check_host(&doc, host);
+    doc
+}
+
+/// Run the oracle for `host` on every project in one process (each project isolated
+/// as in a run of its own: temp HOME and agent dir, a fresh import of the host) and
+/// return one document per project, in order. The fixture sweeps use it: node and
+/// pi's bundle start once per host, not once per project.
+pub fn run_oracle_batch(oracle: &Path, host: Host, projects: &[&Path]) -> Vec<Value> {
+    let mut cmd = Command::new(oracle);
+    cmd.arg("--host").arg(host.spec()).args(projects);
+    let docs: Vec<Value> = serde_json::from_value(run_oracle_json(&mut cmd, host))
+        .expect("the batch form prints a JSON array");
+    assert_eq!(docs.len(), projects.len(), "one document per project");
+    for (doc, project) in docs.iter().zip(projects) {
+        check_host(doc, host);
+        assert_eq!(
+            Path::new(doc["project"].as_str().unwrap()),
+            project.canonicalize().unwrap(),
+            "documents in the order of the projects"
+        );
+    }
+    docs
+}
+
+fn run_oracle_json(cmd: &mut Command, host: Host) -> Value {
     let out = run(cmd);
     assert_eq!(
         out.code,
@@ -73,12 +100,14 @@ pub fn run_oracle_command(cmd: &mut Command, host: Host) -> Value {
         host.spec(),
         out.stderr
     );
-    let doc: Value = serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("oracle printed no JSON ({e}):\n{}", out.stdout));
+    serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("oracle printed no JSON ({e}):\n{}", out.stdout))
+}
+
+fn check_host(doc: &Value, host: Host) {
     let (name, version) = host.spec().split_once('@').unwrap();
     assert_eq!(doc["host"], name);
     assert_eq!(doc["version"], version);
-    doc
 }
 
 /// The entry for `file` (relative to the project, `/`-separated).
@@ -344,4 +373,47 @@ pub fn run_cli_oracle(oracle: &Path, host: &str, projects: &[&Path]) -> Vec<Valu
         assert_eq!(d["host"], host);
     }
     docs
+}
+
+/// The batch form (many projects, one process) is the single runs one after another:
+/// the same document per project, nothing carried from one project to the next (an
+/// empty project after a full one sees nothing; a project that stops the host's start
+/// does not stop the next).
+#[test]
+fn oracle_batch_is_the_single_runs_one_after_another() {
+    let Some(oracle) = oracle_bin() else { return };
+    let env = TestEnv::new();
+    env.write(
+        "full/.pi/agents/reviewer.md",
+        "---\nname: reviewer\ndescription: Reads.\ntools: read, grep\n---\nReview.\n",
+    );
+    std::fs::create_dir_all(env.path("empty/.pi")).unwrap();
+    env.write(
+        "broken/.pi/agents/reviewer.md",
+        "---\nname: reviewer\ndescription: Writes.\ntools: write\n---\nWrite.\n",
+    );
+    env.write(
+        "broken/.pi/agents/bad.md",
+        "---\nname: [unclosed\ndescription: x\n---\nBody.\n",
+    );
+    let distinct = [env.path("full"), env.path("empty"), env.path("broken")];
+    let order = [0, 1, 2, 1, 0];
+    let projects: Vec<&Path> = order.iter().map(|&i| distinct[i].as_path()).collect();
+    for host in [Host::Tintinweb, Host::Nicobailon, Host::Pi073, Host::Pi16] {
+        let singles: Vec<Value> = distinct
+            .iter()
+            .map(|p| run_oracle(&oracle, host, p, None))
+            .collect();
+        let batch = run_oracle_batch(&oracle, host, &projects);
+        for (&i, doc) in order.iter().zip(&batch) {
+            assert_eq!(
+                doc,
+                &singles[i],
+                "{host:?}: {} in a batch differs from its own run",
+                distinct[i].display()
+            );
+        }
+        assert_eq!(batch[1]["files"], json!([]), "{host:?}: {:#}", batch[1]);
+        assert_eq!(batch[3]["files"], json!([]), "{host:?}: {:#}", batch[3]);
+    }
 }

@@ -13,11 +13,8 @@ use serde_json::{Value, json};
 
 use crate::delegate_e2e::{FAST_FAIL, Gen, World, both_generations, pi_bin, report_text};
 use crate::support::fake_llm::Reply;
-use crate::support::{Output, TestEnv, repo_root, run_with_stdin};
-
-fn fake_pi_py() -> PathBuf {
-    repo_root().join("tests/cli/support/fake_pi.py")
-}
+use crate::support::process::fake_pi;
+use crate::support::{Output, TestEnv, run_with_stdin};
 
 /// A pi launcher that logs every start (its arguments, one line) to `log`, then runs
 /// `target`. `extra` is put in the script (a replaced binary differs in it).
@@ -70,7 +67,7 @@ impl Fake {
         let pi = logging_pi(
             &env.path("bin"),
             &log,
-            &format!("python3 '{}'", fake_pi_py().display()),
+            &format!("python3 '{}'", fake_pi().display()),
             "export FAKE_PI_HELP_NO_MCP=1",
         );
         Fake { env, log, pi, work }
@@ -160,7 +157,7 @@ fn a_warm_cache_asks_pi_nothing_and_a_replaced_binary_is_asked_again() {
     logging_pi(
         &f.env.path("bin"),
         &f.log,
-        &format!("python3 '{}'", fake_pi_py().display()),
+        &format!("python3 '{}'", fake_pi().display()),
         "# an older pi: no --no-mcp",
     );
     assert!(
@@ -404,7 +401,7 @@ fn a_rejected_cached_flag_is_asked_again() {
         "rejecting-pi",
         format!(
             "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --no-mcp ] && {{ echo 'Error: Unknown option: --no-mcp' >&2; exit 1; }}; done\nexec python3 '{}' \"$@\"\n",
-            fake_pi_py().display()
+            fake_pi().display()
         ),
     );
     use std::os::unix::fs::PermissionsExt;
@@ -415,7 +412,7 @@ fn a_rejected_cached_flag_is_asked_again() {
         &format!(
             "$( [ \"$(cat '{}')\" = new ] && echo python3 '{}' || echo '{}' )",
             gen_file.display(),
-            fake_pi_py().display(),
+            fake_pi().display(),
             rejecting.display()
         ),
         &format!(

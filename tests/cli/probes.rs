@@ -18,11 +18,8 @@ use serde_json::{Value, json};
 
 use crate::mcp::RawMcp;
 use crate::support::lsp_client::{LspClient, file_uri};
-use crate::support::{Output, TestEnv, repo_root, run_with_stdin};
-
-fn fake_pi_py() -> PathBuf {
-    repo_root().join("tests/cli/support/fake_pi.py")
-}
+use crate::support::process::fake_pi;
+use crate::support::{Output, TestEnv, run_with_stdin};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Probe {
@@ -72,7 +69,7 @@ impl World {
     /// `pwk` with the fake pi, its probe fault and its logs.
     fn pwk(&self, fault: &[(&str, &str)]) -> Command {
         let mut c = self.env.pwk();
-        c.env("PWK_PI_BIN", fake_pi_py())
+        c.env("PWK_PI_BIN", fake_pi())
             .env("PI_CODING_AGENT_DIR", self.env.path("agent"))
             .env("FAKE_PI_PROBE_PIDS", &self.pids)
             .env("FAKE_PI_LOG", &self.log)
@@ -463,4 +460,52 @@ fn a_long_model_listing_is_read_whole_or_reported() {
         c["note"].to_string().contains("could not read whole"),
         "{c:#}"
     );
+}
+
+/// Every front end that asks `pi --help` shares one answer per pi binary (#35 item 3):
+/// for each front end, in a fresh world, that front end's cold run asks once; then it
+/// again and the next front end in the list, each a new pwk process, ask nothing, and
+/// every pi they start gets `--no-mcp` (the fake lists it; the world configures MCP).
+#[test]
+fn every_front_end_asks_pi_help_once_per_binary_not_once_per_run() {
+    let help = fronts(Probe::Help);
+    for (i, (first, run_first)) in help.iter().enumerate() {
+        let w = World::new();
+        let log = w.env.path("help.log");
+        let probes = || std::fs::read_to_string(&log).map_or(0, |s| s.lines().count());
+        let f = [("FAKE_PI_HELP_LOG", log.to_str().unwrap())];
+        let (next, run_next) = &help[(i + 1) % help.len()];
+        let rounds: [(&str, &str, &Front); 3] = [
+            ("cold", first, run_first),
+            ("warm", first, run_first),
+            ("warm", next, run_next),
+        ];
+        for (round, front, run) in rounds {
+            let before = w.runs();
+            let out = run(&w, &f);
+            assert_eq!(
+                probes(),
+                1,
+                "{front}, {round} (cache filled by {first}): `pi --help` runs\n{}\n{}",
+                out.stdout,
+                out.stderr
+            );
+            let starts: Vec<Value> = std::fs::read_to_string(&w.log)
+                .unwrap_or_default()
+                .lines()
+                .skip(before)
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            for s in &starts {
+                assert!(
+                    s["argv"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|a| a == "--no-mcp"),
+                    "{front}, {round}: pi started without --no-mcp: {s}"
+                );
+            }
+        }
+    }
 }

@@ -493,50 +493,6 @@ fn new_of_every_kind_lints_clean_under_every_pi_host() {
     }
 }
 
-/// A project whose host is not a pi host: `pwk new` refuses and says how to get
-/// a role for it (`pwk convert`); nothing is written. `--agents-dir` is the way out.
-#[test]
-fn new_refuses_a_non_pi_host_and_names_convert() {
-    for host in ["claude-code", "copilot", "opencode", "gemini"] {
-        let env = TestEnv::new();
-        std::fs::create_dir_all(env.path(".git")).unwrap();
-        env.write("pwk.toml", format!("host = \"{host}\"\n"));
-        let out = run(env.pwk().args(["new", "fresh-role"]));
-        assert_eq!(out.code, 2, "{host}: {}{}", out.stdout, out.stderr);
-        assert!(
-            out.stderr.contains("pwk convert --from tintinweb --to "),
-            "{}",
-            out.stderr
-        );
-        assert!(out.stderr.contains("pwk.toml:1:"), "{}", out.stderr);
-        assert!(!env.path(".agents").exists(), "{host}");
-        assert_eq!(out.stdout, "");
-    }
-    // The way the error shows: scaffold for pi, then convert; lint is clean.
-    let env = TestEnv::new();
-    std::fs::create_dir_all(env.path(".git")).unwrap();
-    env.write("pwk.toml", "host = \"claude-code\"\n");
-    let out = run(env
-        .pwk()
-        .args(["new", "fresh-role", "--agents-dir", "draft"]));
-    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    let out = run(env.pwk().args([
-        "convert",
-        "--from",
-        "tintinweb",
-        "--to",
-        "claude-code",
-        "draft/fresh-role.md",
-        "--out",
-        ".claude/agents",
-    ]));
-    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    let out = run(env
-        .pwk()
-        .args(["lint", "--deny-warnings", ".claude/agents"]));
-    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-}
-
 /// The host pi's settings name (no pwk.toml): `pwk new` renders for it, as it
 /// does for a configured one.
 #[test]

@@ -2,13 +2,11 @@
 //! host reads (its profile's `skill_dirs`), from the project root, HOME and pi's
 //! agent directory; a miss is a warning with the one did-you-mean.
 
-use crate::support::{TestEnv, run};
+use crate::support::{TestEnv, lint_doc};
 use serde_json::Value;
 
 fn lint(env: &TestEnv, host: &str) -> Value {
-    let out = run(env.pwk().args(["lint", "--format", "json", "--host", host]));
-    assert!(out.code <= 1, "{}", out.stderr);
-    serde_json::from_str(&out.stdout).unwrap()
+    lint_doc(env, &["--host", host])
 }
 
 fn skill_findings(doc: &Value) -> Vec<(String, String)> {

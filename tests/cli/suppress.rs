@@ -1,6 +1,6 @@
 //! Inline suppressions: `# pwk: ignore[…] reason`, `# pwk: ignore-file[…] reason`.
 
-use crate::support::{Output, TestEnv, json, run};
+use crate::support::{Output, TestEnv, json, lint_json, run};
 
 /// (rule, line) of the reported findings, and of the suppressed ones with their
 /// kind and reason.
@@ -40,10 +40,7 @@ fn outcome(out: &Output) -> (Vec<(String, u64)>, Vec<Hidden>) {
 }
 
 fn lint(env: &TestEnv, extra: &[&str]) -> Output {
-    run(env
-        .pwk()
-        .args(["lint", "--host", "pwk", "--format", "json", "r.md"])
-        .args(extra))
+    lint_json(env, &[&["--host", "pwk", "r.md"], extra].concat())
 }
 
 fn s(v: &[(&str, u64)]) -> Vec<(String, u64)> {

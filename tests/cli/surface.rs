@@ -135,12 +135,9 @@ fn explain_is_rules_with_a_did_you_mean_at_the_command_line() {
     for cmd in ["explain", "rules"] {
         let out = run(env.pwk().args([cmd, "unknwn-key"]));
         assert_eq!(out.code, 2, "{cmd}");
-        assert!(
-            out.stderr
-                .starts_with("pwk: error: invalid value 'unknwn-key'")
-                && out.stderr.contains("did you mean `unknown-key`?"),
-            "{cmd}: {}",
-            out.stderr
+        assert_eq!(
+            out.stderr, "pwk: error: no rule `unknwn-key`; did you mean `unknown-key`?\n",
+            "{cmd}"
         );
     }
     let out = run(env.pwk().args(["explain"]));
@@ -597,4 +594,342 @@ fn invalid_model_says_what_hosts_do_and_guesses_no_id() {
     let help = d["help"].as_str().unwrap();
     assert!(!help.contains("anthropic/opus"), "{help}");
     assert!(help.contains("pi --list-models"), "{help}");
+}
+
+/// Words separated by single spaces (Markdown wraps where `--help` does not).
+fn words(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// What a bare `pwk lint` lints is said by `pwk lint --help` from the code (the
+/// host registry's project directories), and the README and the book say the
+/// same words; the exit codes of `pwk --help` are the rows of their tables.
+#[test]
+fn the_docs_say_what_the_help_says_about_defaults_and_exit_codes() {
+    let env = TestEnv::new();
+    let help = run(env.pwk().args(["lint", "--help"])).stdout;
+    let start = help.find("With no PATH,").expect("the paragraph");
+    let para = words(&help[start..start + help[start..].find("\n\n").unwrap()]);
+    // Built from the registry: pi's two directories, then every other host's
+    // project directories.
+    let mut dirs: Vec<String> = vec![".agents/agents".into(), ".pi/agents".into()];
+    for h in pwk::host::ALL.into_iter().filter(|h| !h.is_pi()) {
+        for d in h.project_dirs() {
+            if !dirs.iter().any(|x| x == d) {
+                dirs.push(d.to_string());
+            }
+        }
+    }
+    for d in &dirs {
+        assert!(para.contains(&format!("`{d}/`")), "{d}: {para}");
+    }
+    let read = |p: &str| words(&std::fs::read_to_string(repo_root().join(p)).unwrap());
+    for doc in ["README.md", "docs/src/lint.md"] {
+        assert!(
+            read(doc).contains(&para),
+            "{doc} does not say what `pwk lint --help` says:\n{para}"
+        );
+    }
+    // Exit codes: each one `pwk --help` names is a row of the tables.
+    let top = run(env.pwk().arg("--help")).stdout;
+    let from = &top[top.find("Exit codes:").unwrap()..];
+    let line = words(&from[..from.find("\n\n").unwrap_or(from.len())]);
+    // `Exit codes: 0 success, 1 …, 101 …`: a number after the colon or a comma.
+    let tokens: Vec<&str> = line.split(' ').collect();
+    let codes: Vec<&str> = tokens
+        .windows(2)
+        .filter(|w| {
+            (w[0].ends_with(':') || w[0].ends_with(',')) && w[1].chars().all(|c| c.is_ascii_digit())
+        })
+        .map(|w| w[1])
+        .collect();
+    assert_eq!(codes, ["0", "1", "2", "101"], "{line}");
+    for doc in ["README.md", "docs/src/cli.md"] {
+        let text = std::fs::read_to_string(repo_root().join(doc)).unwrap();
+        for code in &codes {
+            assert!(
+                text.contains(&format!("\n| {code} | ")),
+                "{doc}: exit {code}"
+            );
+        }
+    }
+}
+
+/// One place a host reads role files from, below a project: its directory, whether
+/// sub-directories are read (and which are not), and the file-name suffix.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct ReadPlace {
+    dir: String,
+    recursive: bool,
+    skip: Vec<String>,
+    suffix: String,
+}
+
+/// Every project directory any profile of any host reads, from the registry.
+fn read_places() -> Vec<ReadPlace> {
+    let mut out: Vec<ReadPlace> = Vec::new();
+    for h in pwk::host::ALL {
+        for p in h.profiles() {
+            for d in &p.discovery.dirs {
+                if d.layer != pwk::host::DirLayer::Project {
+                    continue;
+                }
+                let place = ReadPlace {
+                    dir: d.path.trim_end_matches('/').to_string(),
+                    recursive: d.recursive,
+                    skip: d.skip_dirs.clone(),
+                    suffix: p.discovery.suffix.clone(),
+                };
+                if !out.contains(&place) {
+                    out.push(place);
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Whether any host reads the file at `path` (relative, `/`-separated), by the
+/// registry's facts: under a directory it reads (at any depth of the repository,
+/// as pre-commit names files from the repository root), directly or, for a
+/// recursive one, below it except the skipped directories, with its suffix.
+fn some_host_reads(places: &[ReadPlace], path: &str) -> bool {
+    places.iter().any(|p| {
+        let found = path
+            .match_indices(&format!("{}/", p.dir))
+            .map(|(i, _)| i)
+            .find(|&i| i == 0 || path.as_bytes()[i - 1] == b'/');
+        let Some(i) = found else { return false };
+        let rest = &path[i + p.dir.len() + 1..];
+        let nested = rest.contains('/');
+        rest.ends_with(&p.suffix)
+            && rest.len() > p.suffix.len()
+            && (!nested
+                || (p.recursive && !p.skip.iter().any(|s| rest.starts_with(&format!("{s}/")))))
+    })
+}
+
+/// The hooks' `files:` and `exclude:` patterns (Python `re.search`, as pre-commit
+/// applies them), built from the places.
+fn hook_patterns(places: &[ReadPlace]) -> (String, String) {
+    let esc = |s: &str| regex::escape(s);
+    // A place another one covers (a recursive read of it or of a parent that does
+    // not skip it, with the same suffix) adds nothing.
+    let covered = |p: &ReadPlace| {
+        places.iter().any(|q| {
+            q != p
+                && q.recursive
+                && q.suffix == p.suffix
+                && (q.dir == p.dir
+                    || p.dir
+                        .strip_prefix(&format!("{}/", q.dir))
+                        .is_some_and(|rest| {
+                            !q.skip
+                                .iter()
+                                .any(|s| rest == s || rest.starts_with(&format!("{s}/")))
+                        }))
+        })
+    };
+    let mut alts: Vec<String> = places
+        .iter()
+        .filter(|p| !covered(p))
+        .map(|p| {
+            let depth = if p.recursive { ".+" } else { "[^/]+" };
+            format!("{}/{depth}{}", esc(&p.dir), esc(&p.suffix))
+        })
+        .collect();
+    alts.dedup();
+    let files = format!("(^|/)({})$", alts.join("|"));
+    let mut skips: Vec<String> = places
+        .iter()
+        .flat_map(|p| p.skip.iter().map(move |s| format!("{}/{s}", esc(&p.dir))))
+        .collect();
+    skips.sort();
+    skips.dedup();
+    let exclude = format!("(^|/)({})/", skips.join("|"));
+    (files, exclude)
+}
+
+/// The pre-commit hooks hand pwk every file any profiled host reads, and nothing
+/// else: their `files:`/`exclude:` are the patterns the registry gives
+/// (`PWK_WRITE_DOCS=1` rewrites them), and those patterns agree with the
+/// registry's facts on generated paths (each place, nested, at a depth the host
+/// does not read, a skipped directory, another suffix, look-alike directories).
+#[test]
+fn pre_commit_hooks_match_every_directory_a_host_reads_and_nothing_else() {
+    let places = read_places();
+    assert!(
+        places.iter().any(|p| p.dir == ".claude/agents"),
+        "{places:?}"
+    );
+    let (files, exclude) = hook_patterns(&places);
+    let path = repo_root().join(".pre-commit-hooks.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let want_files = format!("  files: {files}");
+    let want_exclude = format!("  exclude: {exclude}");
+    let rewritten: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("  files: ") {
+                want_files.as_str()
+            } else if l.starts_with("  exclude: ") {
+                want_exclude.as_str()
+            } else {
+                l
+            }
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    if rewritten != text && std::env::var_os("PWK_WRITE_DOCS").is_some() {
+        std::fs::write(&path, &rewritten).unwrap();
+    } else {
+        assert_eq!(
+            text, rewritten,
+            "the hooks' patterns are not the registry's: run `PWK_WRITE_DOCS=1 cargo test --test cli surface::pre_commit`"
+        );
+    }
+    let hooks = rewritten.matches("\n- id: ").count();
+    assert_eq!(
+        rewritten.matches(&want_files).count(),
+        hooks,
+        "every hook has files:"
+    );
+    assert_eq!(
+        rewritten.matches(&want_exclude).count(),
+        hooks,
+        "every hook has exclude:"
+    );
+
+    // The patterns mean what the registry says, on generated paths.
+    let files_re = regex::Regex::new(&files).unwrap();
+    let exclude_re = regex::Regex::new(&exclude).unwrap();
+    let hooked = |p: &str| files_re.is_match(p) && !exclude_re.is_match(p);
+    let mut cases: Vec<String> = Vec::new();
+    for p in &places {
+        for base in ["", "sub/project/"] {
+            let d = format!("{base}{}", p.dir);
+            cases.push(format!("{d}/role{}", p.suffix));
+            cases.push(format!("{d}/deeper/role{}", p.suffix));
+            cases.push(format!("{d}/role.txt"));
+            cases.push(format!("{d}x/role{}", p.suffix));
+            cases.push(format!("x{d}/role{}", p.suffix));
+            cases.push(format!("{d}/role{}.bak", p.suffix));
+            for s in &p.skip {
+                cases.push(format!("{d}/{s}/x/SKILL{}", p.suffix));
+            }
+        }
+    }
+    cases.extend(["README.md", "docs/agents/x.md", "agents/x.md", ".md"].map(String::from));
+    let mut read = 0;
+    for case in &cases {
+        let want = some_host_reads(&places, case);
+        read += usize::from(want);
+        assert_eq!(hooked(case), want, "{case}");
+    }
+    assert!(
+        read > places.len() && read < cases.len(),
+        "{read} of {}",
+        cases.len()
+    );
+}
+
+/// `tools/list` of the real server: every tool says what it does to the world
+/// (a host runs a read-only lint without asking), and the `host` argument's
+/// choices are the registry's hosts, each usable (a lint with it succeeds).
+#[test]
+fn mcp_tools_carry_annotations_and_the_registrys_hosts() {
+    let env = TestEnv::new();
+    env.write(".agents/agents/clean.md", CLEAN);
+    let mut m = crate::mcp::RawMcp::start_cmd(env.pwk());
+    m.send(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#);
+    let list = m.answer(&serde_json::json!(1));
+    let tools = list["result"]["tools"].as_array().unwrap().clone();
+    let hint = |name: &str, key: &str| -> bool {
+        let t = tools.iter().find(|t| t["name"] == name).unwrap();
+        t["annotations"][key]
+            .as_bool()
+            .unwrap_or_else(|| panic!("{name} has no {key}: {t}"))
+    };
+    for t in &tools {
+        let name = t["name"].as_str().unwrap();
+        for key in [
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        ] {
+            hint(name, key);
+        }
+        // A read-only tool is never destructive.
+        assert!(
+            !(hint(name, "readOnlyHint") && hint(name, "destructiveHint")),
+            "{name}"
+        );
+    }
+    for name in [
+        "lint",
+        "rules",
+        "explain_rule",
+        "list_roles",
+        "show_role",
+        "task_status",
+    ] {
+        assert!(
+            hint(name, "readOnlyHint") && !hint(name, "openWorldHint"),
+            "{name}"
+        );
+    }
+    for name in ["delegate_start", "task_continue"] {
+        assert!(
+            !hint(name, "readOnlyHint") && hint(name, "openWorldHint"),
+            "{name}"
+        );
+    }
+    assert!(hint("review", "readOnlyHint") && hint("review", "openWorldHint"));
+    assert!(hint("task_abort", "destructiveHint") && hint("task_abort", "idempotentHint"));
+
+    // `host`: every choice is a registry host (or auto), every host a choice.
+    let mut registry: Vec<String> = pwk::host::ALL.iter().map(|h| h.to_string()).collect();
+    registry.sort();
+    let mut seen = 0;
+    for t in &tools {
+        let Some(host) = t["inputSchema"]["properties"].get("host") else {
+            continue;
+        };
+        seen += 1;
+        let mut choices: Vec<String> = host["anyOf"][0]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .filter(|v| v != "auto")
+            .collect();
+        choices.sort();
+        assert_eq!(choices, registry, "{}", t["name"]);
+        let pattern = regex::Regex::new(host["anyOf"][1]["pattern"].as_str().unwrap()).unwrap();
+        assert!(pattern.is_match("nicobailon@0.67") && !pattern.is_match("nobody@1"));
+    }
+    assert!(seen >= 3, "{seen} tools take `host`");
+    // The lint document is snake_case, also for files pwk could not read
+    // (`readFailures` stays one release, the same list).
+    m.send(br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"lint","arguments":{"paths":["nope.md"]}}}"#);
+    let r = m.answer(&serde_json::json!(2));
+    let doc = &r["result"]["structuredContent"];
+    assert_eq!(doc["read_failures"][0]["path"], "nope.md", "{r}");
+    assert_eq!(doc["read_failures"], doc["readFailures"], "{r}");
+    let mut id = 10;
+    for h in &registry {
+        id += 1;
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"lint","arguments":{{"host":"{h}","paths":[".agents/agents"]}}}}}}"#
+        );
+        m.send(call.as_bytes());
+        let r = m.answer(&serde_json::json!(id));
+        assert!(
+            r["result"]["isError"] != true
+                && r["result"]["structuredContent"]["summary"].is_object(),
+            "{h}: {r}"
+        );
+    }
 }

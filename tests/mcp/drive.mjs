@@ -86,6 +86,20 @@ switch (scenario) {
     };
     break;
   }
+  case "roles": {
+    // list_roles, show_role of each args.names, the role resources and the text of
+    // each args.read URI.
+    const roles = sc(await call("list_roles", {}));
+    const shown = [];
+    for (const name of args.names) shown.push(sc(await call("show_role", { name })));
+    const resources = (await client.listResources()).resources
+      .filter((r) => r.uri.startsWith("pwk://roles/"))
+      .map((r) => ({ uri: r.uri, name: r.name, title: r.title ?? null }));
+    const texts = {};
+    for (const uri of args.read) texts[uri] = (await client.readResource({ uri })).contents[0].text;
+    result = { roles, shown, resources, texts };
+    break;
+  }
   case "calls": {
     // args.calls: [{name, arguments}]; the structured result of each, in order.
     result = [];

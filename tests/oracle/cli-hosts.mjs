@@ -13,12 +13,13 @@
 // The methods are the ones measured in ../shared/reference/host-loaders.md (section 1).
 //
 // Each document: {"host","version","project","fatal","agents":[{name, description,
-// tools, model, error}], "messages":[...], "all_tools":[...]}.
+// tools, tools_deferred, model, error}], "messages":[...], "all_tools":[...]}.
 //   fatal    the CLI refused to start because of the project's agent files (OpenCode's
 //            "Configuration is invalid"), with its text; else null.
 //   agents   the custom agents the host loaded (built-ins left out). `tools` is the list
 //            the child gets (Claude Code: from the spawned subagent's API request; "*"
-//            when it is the whole main-thread set), null when not known; `error` is the
+//            when it is the whole main-thread set), null when not known; `tools_deferred`
+//            (Claude Code) the tools the child may load through ToolSearch; `error` is the
 //            host's refusal to spawn it (Claude Code), else null.
 //   messages the host's warnings and errors about agent files, verbatim.
 // Projects run two at a time; each run has a watchdog.
@@ -201,9 +202,15 @@ async function runClaude(project) {
     const results = users.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b) => b.type === "tool_result");
     const sub = /SUBPROBE (\S+)/.exec(text);
     if (sub) {
+      // Tools this build defers behind ToolSearch are named in a system block of the
+      // child's request; the child can load each of them.
+      const deferred = /deferred tools are now available via ToolSearch[^\n]*:\n([\s\S]*?)(?:\n\n|$)/.exec(
+        JSON.stringify(body).replace(/\\n/g, "\n"),
+      );
       state.sub[state.ids[sub[1]]] = {
         model: body.model,
         tools: (body.tools ?? []).map((t) => t.name),
+        deferred: deferred ? deferred[1].split("\n").map((t) => t.trim()).filter((t) => /^[A-Za-z_][\w-]*$/.test(t)) : [],
       };
       return anthropicReply([{ type: "text", text: "ok" }], "end_turn", body.stream, body.model);
     }
@@ -283,6 +290,8 @@ async function runClaude(project) {
         name,
         description: listingDescription(state.listing, name),
         tools,
+        // What the child can load through ToolSearch besides `tools` (null: not spawned).
+        tools_deferred: sub ? sub.deferred : null,
         model: sub?.model ?? null,
         error: !sub && result ? result.text.slice(0, 400) : null,
       };

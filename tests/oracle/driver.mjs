@@ -5,6 +5,14 @@
 //
 //   oracle --host tintinweb@0.14.1|nicobailon@0.67.0|pi@0.73.1|pi@1.6.0 --project DIR
 //          [--agent-dir DIR] [--any-version]
+//   oracle --host … [--agent-dir DIR] PROJECT...
+//
+// The second form runs the host on each project in turn in this one process (node and
+// pi's bundle start once: the tests' fixture sweeps pass hundreds of projects) and
+// prints one JSON array, a document per project, in order. Each project gets what a
+// run of the first form gets: its own temp HOME, TMPDIR and agent dir, cwd, watchdog
+// and a fresh import of the host's modules (jiti, moduleCache: false), so nothing a
+// host keeps in module state carries over from one project to the next.
 //
 // The launcher .host-test/bin/oracle runs this file with Node 22 and adds
 // `--hosts-root <.host-test>`. No network, no LLM, no user configuration: HOME, TMPDIR
@@ -44,12 +52,12 @@ const MAX_FILES = 5_000;
 const HOSTS = ["tintinweb@0.14.1", "nicobailon@0.67.0", "pi@0.73.1", "pi@1.6.0"];
 
 function usage(msg) {
-  process.stderr.write(`oracle: ${msg}\nusage: oracle --host ${HOSTS.join("|")} --project DIR [--agent-dir DIR]\n`);
+  process.stderr.write(`oracle: ${msg}\nusage: oracle --host ${HOSTS.join("|")} (--project DIR | PROJECT...) [--agent-dir DIR]\n`);
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const out = {};
+  const out = { projects: [] };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const take = () => {
@@ -62,60 +70,75 @@ function parseArgs(argv) {
     else if (a === "--hosts-root") out.hostsRoot = take();
     else if (a === "--any-version") out.anyVersion = true;
     else if (a === "--write-settings") out.writeSettings = take();
-    else usage(`unknown argument ${a}`);
+    else if (a.startsWith("-")) usage(`unknown argument ${a}`);
+    else out.projects.push(a);
   }
   // scripts/host-drift.sh runs a version the provisioning does not pin, installed the
   // same way into a scratch hosts root: any x.y.z of a host whose loader this file drives.
   const other = out.anyVersion && /^(tintinweb|nicobailon)@\d+\.\d+\.\d+$/.test(out.host ?? "");
   if (!out.host || !(HOSTS.includes(out.host) || other)) usage(`--host must be one of ${HOSTS.join(", ")}`);
-  if (!out.project) usage("--project is required");
+  if (!out.project && out.projects.length === 0) usage("--project DIR or PROJECT... is required");
+  if (out.project && out.projects.length > 0) usage("--project DIR and PROJECT... do not go together");
   if (!out.hostsRoot) usage("--hosts-root is required (run through .host-test/bin/oracle)");
+  // Relative to the directory the oracle was started in (each project chdirs).
+  out.projects = out.projects.map((p) => path.resolve(p));
+  if (out.agentDir) out.agentDir = path.resolve(out.agentDir);
   return out;
 }
 
 const args = parseArgs(process.argv.slice(2));
-const project = fs.realpathSync(path.resolve(args.project));
-if (!fs.statSync(project).isDirectory()) usage(`--project ${project} is not a directory`);
 const hostsRoot = path.resolve(args.hostsRoot);
+for (const k of Object.keys(process.env)) {
+  if (k.startsWith("PI_") || k.startsWith("PWK_")) delete process.env[k];
+}
 
 // ---------------------------------------------------------------------------
-// Isolation: everything a host may read or write goes to temp dirs made here.
-const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "pwk-oracle-"));
-const home = path.join(scratch, "home");
-const tmp = path.join(scratch, "tmp");
-fs.mkdirSync(home);
-fs.mkdirSync(tmp);
+// Isolation: everything a host may read or write goes to temp dirs made for the
+// project being run ([`enter`]), removed when it is done ([`leave`]).
+// The temp dir the oracle was started with (each project sets TMPDIR to its own).
+const baseTmp = os.tmpdir();
+let project;
 let agentDir;
-if (args.agentDir) {
-  agentDir = fs.realpathSync(path.resolve(args.agentDir));
-} else {
-  agentDir = path.join(scratch, "agent");
-  fs.mkdirSync(agentDir);
+let scratch;
+let watchdog;
+
+function enter(dir) {
+  project = fs.realpathSync(path.resolve(dir));
+  if (!fs.statSync(project).isDirectory()) usage(`project ${project} is not a directory`);
+  scratch = fs.mkdtempSync(path.join(baseTmp, "pwk-oracle-"));
+  const home = path.join(scratch, "home");
+  const tmp = path.join(scratch, "tmp");
+  fs.mkdirSync(home);
+  fs.mkdirSync(tmp);
+  if (args.agentDir) {
+    agentDir = fs.realpathSync(path.resolve(args.agentDir));
+  } else {
+    agentDir = path.join(scratch, "agent");
+    fs.mkdirSync(agentDir);
+  }
+  process.env.HOME = home;
+  process.env.USERPROFILE = home;
+  process.env.TMPDIR = tmp;
+  process.env.PI_CODING_AGENT_DIR = agentDir;
+  // nicobailon: no `npm root -g` scan of the machine's global packages (agents.ts:474-476).
+  process.env.PI_OFFLINE = "1";
+  process.chdir(project);
+  watchdog = setTimeout(() => {
+    process.stderr.write(`oracle: gave up after ${WATCHDOG_MS / 1000} s on ${project}\n`);
+    leave();
+    process.exit(3);
+  }, WATCHDOG_MS);
+  watchdog.unref();
 }
-const cleanup = () => {
+
+function leave() {
+  clearTimeout(watchdog);
   try {
     fs.rmSync(scratch, { recursive: true, force: true });
   } catch {
     // best effort
   }
-};
-for (const k of Object.keys(process.env)) {
-  if (k.startsWith("PI_") || k.startsWith("PWK_")) delete process.env[k];
 }
-process.env.HOME = home;
-process.env.USERPROFILE = home;
-process.env.TMPDIR = tmp;
-process.env.PI_CODING_AGENT_DIR = agentDir;
-// nicobailon: no `npm root -g` scan of the machine's global packages (agents.ts:474-476).
-process.env.PI_OFFLINE = "1";
-process.chdir(project);
-
-const watchdog = setTimeout(() => {
-  process.stderr.write(`oracle: gave up after ${WATCHDOG_MS / 1000} s\n`);
-  cleanup();
-  process.exit(3);
-}, WATCHDOG_MS);
-watchdog.unref();
 
 // Host console output goes to stderr (stdout is the JSON document) and is kept.
 const hostConsole = [];
@@ -668,11 +691,27 @@ async function writeSettings(name, kind) {
   return { written };
 }
 
+async function runOne(dir) {
+  enter(dir);
+  try {
+    return await runProject();
+  } finally {
+    leave();
+  }
+}
+
 async function main() {
+  if (args.project) return JSON.stringify(await runOne(args.project));
+  const docs = [];
+  for (const dir of args.projects) docs.push(await runOne(dir));
+  return JSON.stringify(docs);
+}
+
+async function runProject() {
   const [name, version] = args.host.split("@");
   if (args.writeSettings !== undefined) {
     const { written } = await writeSettings(name, args.writeSettings);
-    return JSON.stringify({ host: name, version, project, written });
+    return { host: name, version, project, written };
   }
   let result;
   let actual = version;
@@ -696,18 +735,16 @@ async function main() {
     agent_dir: args.agentDir ? agentDir : null,
     ...(result.startError ? { refuses_start: result.startError } : {}),
     files: result.files,
-    host_console: hostConsole,
+    host_console: hostConsole.splice(0),
   };
-  return JSON.stringify(doc);
+  return doc;
 }
 
 main().then(
   (json) => {
-    cleanup();
     process.stdout.write(json + "\n", () => process.exit(0));
   },
   (e) => {
-    cleanup();
     process.stderr.write(`oracle: ${e?.stack ?? e}\n`);
     process.exit(1);
   },

@@ -112,8 +112,31 @@ pub fn caps_of(p: &HostProfile, tool: &str) -> Vec<String> {
             format!("mcp:{}:{}", fold(server), fold(name))
         }];
     }
-    vec![format!("tool:{}", fold(tool))]
+    let folded = fold(tool);
+    match SHARED.iter().find(|(name, _)| *name == folded) {
+        Some((_, caps)) => caps.iter().map(|c| c.to_string()).collect(),
+        None => vec![format!("tool:{folded}")],
+    }
 }
+
+/// Tools outside pi's built-ins that hosts name differently, by folded name, in one
+/// word each, so that what one host denies is seen under another's name: Copilot's
+/// `web` is both `WebSearch` and `WebFetch` and its `agent` is `Task` (github/docs@03e038c
+/// content/copilot/reference/custom-agents-configuration.md:52-73, the alias table
+/// schemas/hosts/copilot.json cites); Gemini's `google_web_search` and `write_todos`,
+/// OpenCode's `task`, `todowrite`/`todoread` are the same capabilities as Claude Code's
+/// `WebSearch`, `TodoWrite`, `Agent`. A name left out here is its own capability
+/// (`tool:<name>`): never equal to another host's, so a denial of it is lost only
+/// towards a host that names it differently, which the fit then cannot see.
+const SHARED: [(&str, &[&str]); 7] = [
+    ("web", &["tool:webfetch", "tool:websearch"]),
+    ("googlewebsearch", &["tool:websearch"]),
+    ("task", &["tool:agent"]),
+    ("todowrite", &["tool:todo"]),
+    ("todoread", &["tool:todo"]),
+    ("writetodos", &["tool:todo"]),
+    ("customagent", &["tool:agent"]),
+];
 
 /// Grants in the vocabulary shared by every host ([`Grants::reach`]).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -159,8 +159,21 @@ pub fn rule_access(rules: &[Rule], permission: &str) -> Option<Access> {
             not.extend(listed("ask"));
             Access::Limited(format!("every call but {}", not.join(", ")))
         }
-        "ask" => Access::Ask(format!("`{permission}: ask`")),
-        _ => Access::Limited(format!("only {}", listed("allow").join(", "))),
+        // A call a later rule denies is never made, asked or not: asking for
+        // every call is then more than the ruleset lets the child do.
+        "ask" => match listed("deny") {
+            never if never.is_empty() => Access::Ask(format!("`{permission}: ask`")),
+            never => Access::Limited(format!("`{permission}: ask`, never {}", never.join(", "))),
+        },
+        _ => {
+            let mut only = listed("allow");
+            only.extend(
+                listed("ask")
+                    .into_iter()
+                    .map(|p| format!("{p} (asks first)")),
+            );
+            Access::Limited(format!("only {}", only.join(", ")))
+        }
     })
 }
 

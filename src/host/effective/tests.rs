@@ -248,6 +248,22 @@ fn opencode_as_debug_agent_resolves_it() {
         access("permission:\n  bash:\n    \"rm *\": deny\n", "bash"),
         Some(Access::Limited(w)) if w.contains("rm *")
     ));
+    // Asking for every call is more than a ruleset that asks but denies some.
+    assert!(matches!(
+        access("permission:\n  bash:\n    \"*\": ask\n    \"git push*\": deny\n", "bash"),
+        Some(Access::Limited(w)) if w.contains("git push*")
+    ));
+    assert!(matches!(
+        access(
+            "permission:\n  bash:\n    \"*\": ask\n    \"git diff*\": allow\n",
+            "bash"
+        ),
+        Some(Access::Ask(_))
+    ));
+    assert!(matches!(
+        access("permission:\n  bash:\n    \"*\": deny\n    \"git *\": ask\n", "bash"),
+        Some(Access::Limited(w)) if w.contains("`git *` (asks first)")
+    ));
     // Every other tool of the session, unless `*` is denied.
     assert!(of("opencode", "tools:\n  bash: false\n").open.is_some());
     assert!(of("opencode", "permission: deny\n").open.is_none());

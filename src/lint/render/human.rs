@@ -170,57 +170,246 @@ impl Source {
     }
 
     /// A byte span of the original file, moved onto the escaped text.
-    fn span(&self, span: &std::ops::Range<usize>) -> SourceSpan {
+    fn span(&self, span: &std::ops::Range<usize>) -> std::ops::Range<usize> {
         let map = |o: usize| self.map.as_ref().map_or(o, |m| m.map(o));
         let start = map(span.start);
-        (start, map(span.end).max(start) - start).into()
+        start..map(span.end).max(start)
     }
 
-    fn window(&self) -> Window {
-        Window {
-            text: Arc::clone(&self.text),
-            lines: Arc::clone(&self.lines),
+    /// The byte range of 0-based `line`'s text (without its line break).
+    fn line_range(&self, line: usize) -> std::ops::Range<usize> {
+        // `line_start` counts lines from 1.
+        let start = self.lines.line_start(line + 1).unwrap_or(self.text.len());
+        let next = self
+            .lines
+            .line_start(line + 2)
+            .unwrap_or(self.text.len())
+            .max(start);
+        let content = self.text[start..next].trim_end_matches('\n');
+        start..start + content.trim_end_matches('\r').len()
+    }
+}
+
+/// The most characters of one source line a finding shows; a longer line is cut
+/// to windows around the finding's labels, with `…` where it was cut, so what a
+/// finding prints does not grow with the line (a 59 KB one-line role printed
+/// 703 MB: its whole line once per finding).
+const CLIP_CHARS: usize = 120;
+
+/// Characters shown before a label on a cut line.
+const CLIP_BEFORE: usize = 40;
+
+/// A label over more lines than this (or over a line that is cut) is shown on its
+/// first line only.
+const MAX_LABEL_LINES: usize = 4;
+
+/// One finding's view of the source: the lines around its labels, each cut to the
+/// windows around the labels it holds, joined in one text ("virtual" offsets),
+/// with the original line number of each of its lines. Columns in the
+/// `path:line:col` heading stay those of the file; the caret is under the label in
+/// the cut line.
+struct Clip {
+    text: String,
+    /// (0-based line in the file, offset of its start in `text`), in order.
+    lines: Vec<(usize, usize)>,
+}
+
+/// One shown piece of a line: its byte range in the escaped file text and where
+/// it starts in the clip's text.
+struct Piece {
+    from: usize,
+    to: usize,
+    at: usize,
+}
+
+impl Clip {
+    /// The clip of `source` for `spans` (escaped-text offsets), with each span moved
+    /// onto the clip's text.
+    fn new(source: &Source, spans: &[std::ops::Range<usize>]) -> (Clip, Vec<SourceSpan>) {
+        let text = &*source.text;
+        let last_line = source.lines.line_of(text.len());
+        // Each label: its first and last line, cut to one line when long.
+        let mut labels = Vec::with_capacity(spans.len());
+        for span in spans {
+            let start = span.start.min(text.len());
+            let mut end = span.end.clamp(start, text.len());
+            let first = source.lines.line_of(start);
+            let mut last = source.lines.line_of(end.saturating_sub(1).max(start));
+            let long = |l: usize| {
+                let r = source.line_range(l);
+                r.len() > CLIP_CHARS && text[r].chars().nth(CLIP_CHARS).is_some()
+            };
+            if last > first && (last - first >= MAX_LABEL_LINES || (first..=last).any(long)) {
+                last = first;
+            }
+            if last == first {
+                end = end.min(source.line_range(first).end.max(start));
+            }
+            labels.push((start, end, first, last));
         }
+        // The lines shown: each label's lines and one on either side.
+        let mut shown: Vec<usize> = labels
+            .iter()
+            .flat_map(|&(_, _, first, last)| first.saturating_sub(1)..=(last + 1).min(last_line))
+            .collect();
+        shown.sort_unstable();
+        shown.dedup();
+        let mut clip = Clip {
+            text: String::new(),
+            lines: Vec::with_capacity(shown.len()),
+        };
+        let mut pieces: Vec<Piece> = Vec::new();
+        for &line in &shown {
+            let range = source.line_range(line);
+            let whole =
+                range.len() <= CLIP_CHARS || text[range.clone()].chars().nth(CLIP_CHARS).is_none();
+            // Windows (byte ranges of the line) to show.
+            let mut windows: Vec<(usize, usize)> = if whole {
+                vec![(range.start, range.end)]
+            } else {
+                let on_line: Vec<usize> = labels
+                    .iter()
+                    .filter(|&&(_, _, first, last)| first <= line && line <= last)
+                    .map(|&(start, _, first, _)| if first == line { start } else { range.start })
+                    .collect();
+                let anchors = if on_line.is_empty() {
+                    // A context line: the same byte columns as the labels' lines.
+                    labels
+                        .iter()
+                        .map(|&(start, _, first, _)| {
+                            let col = start - source.line_range(first).start;
+                            floor_char(text, (range.start + col).min(range.end))
+                        })
+                        .collect()
+                } else {
+                    on_line
+                };
+                anchors
+                    .into_iter()
+                    .map(|at| {
+                        let from = back_chars(text, at, CLIP_BEFORE).max(range.start);
+                        (from, forward_chars(text, from, CLIP_CHARS).min(range.end))
+                    })
+                    .collect()
+            };
+            windows.sort_unstable();
+            let mut merged: Vec<(usize, usize)> = Vec::with_capacity(windows.len());
+            for (a, b) in windows {
+                match merged.last_mut() {
+                    Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                    _ => merged.push((a, b)),
+                }
+            }
+            clip.lines.push((line, clip.text.len()));
+            let mut shown_to = range.start;
+            for (a, b) in merged {
+                if a > shown_to {
+                    clip.text.push('…');
+                }
+                pieces.push(Piece {
+                    from: a,
+                    to: b,
+                    at: clip.text.len(),
+                });
+                clip.text.push_str(&text[a..b]);
+                shown_to = b;
+            }
+            if shown_to < range.end {
+                clip.text.push('…');
+            }
+            clip.text.push('\n');
+        }
+        crate::meter::add(crate::meter::Work::Snippet, clip.text.len());
+        // Offsets in the file to offsets in the clip: the piece that holds them.
+        let place = |at: usize| -> Option<(usize, &Piece)> {
+            let i = pieces.partition_point(|p| p.from <= at);
+            let p = pieces.get(i.checked_sub(1)?)?;
+            (at <= p.to).then_some((p.at + at - p.from, p))
+        };
+        let spans = labels
+            .iter()
+            .map(|&(start, end, first, last)| {
+                let Some((s, piece)) = place(start) else {
+                    return SourceSpan::from((0, 0));
+                };
+                let e = if last > first {
+                    place(end).map_or(s, |(e, _)| e)
+                } else {
+                    piece.at + end.min(piece.to) - piece.from
+                };
+                (s, e.max(s) - s).into()
+            })
+            .collect();
+        (clip, spans)
     }
 }
 
-/// The escaped text as miette's source: `read_span` reads only the lines around the
-/// span (miette's own implementation for `str` scans from the start every time).
-struct Window {
-    text: Arc<str>,
-    lines: Arc<LineIndex>,
+/// `at`, or the start of the character it is inside.
+fn floor_char(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
-impl SourceCode for Window {
+/// The offset `n` characters before `at` (or the start).
+fn back_chars(text: &str, at: usize, n: usize) -> usize {
+    text[..at]
+        .char_indices()
+        .rev()
+        .nth(n.saturating_sub(1))
+        .map_or(0, |(i, _)| i)
+}
+
+/// The offset `n` characters after `at` (or the end).
+fn forward_chars(text: &str, at: usize, n: usize) -> usize {
+    text[at..]
+        .char_indices()
+        .nth(n)
+        .map_or(text.len(), |(i, _)| at + i)
+}
+
+impl SourceCode for Clip {
     fn read_span<'a>(
         &'a self,
         span: &SourceSpan,
         context_lines_before: usize,
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let text = &*self.text;
         let end = span.offset() + span.len();
-        if end > text.len() {
+        if end > self.text.len() {
             return Err(MietteError::OutOfBounds);
         }
-        // 0-based lines of the span's start and end; one spare line on each side.
-        let first = self.lines.line_of(span.offset());
-        let last = self.lines.line_of(end);
-        let from_line = first.saturating_sub(context_lines_before + 1);
-        let from = self.lines.line_start(from_line + 1).unwrap_or(0);
+        let index = |at: usize| {
+            self.lines
+                .partition_point(|&(_, s)| s <= at)
+                .saturating_sub(1)
+        };
+        let mut first = index(span.offset());
+        let mut last = index(end.saturating_sub(1).max(span.offset()));
+        // Context lines: only neighbours in the file (the clip skips the lines
+        // between two far-apart labels).
+        for _ in 0..context_lines_before {
+            if first > 0 && self.lines[first - 1].0 + 1 == self.lines[first].0 {
+                first -= 1;
+            }
+        }
+        for _ in 0..context_lines_after {
+            if last + 1 < self.lines.len() && self.lines[last].0 + 1 == self.lines[last + 1].0 {
+                last += 1;
+            }
+        }
+        let from = self.lines[first].1;
         let to = self
             .lines
-            .line_start(last + context_lines_after + 3)
-            .unwrap_or(text.len());
-        let window = &text.as_bytes()[from..to];
-        let relative = SourceSpan::new((span.offset() - from).into(), span.len());
-        let inner = window.read_span(&relative, context_lines_before, context_lines_after)?;
+            .get(last + 1)
+            .map_or(self.text.len(), |&(_, s)| s);
         Ok(Box::new(MietteSpanContents::new(
-            inner.data(),
-            SourceSpan::new((inner.span().offset() + from).into(), inner.span().len()),
-            inner.line() + from_line,
-            inner.column(),
-            inner.line_count() + from_line,
+            &self.text.as_bytes()[from..to],
+            SourceSpan::new(from.into(), to - from),
+            self.lines[first].0,
+            0,
+            last - first + 1,
         )))
     }
 }
@@ -230,7 +419,7 @@ impl SourceCode for Window {
 #[derive(Debug)]
 struct WithSource {
     diag: MietteDiagnostic,
-    source: NamedSource<Window>,
+    source: NamedSource<Clip>,
 }
 
 impl std::fmt::Display for WithSource {
@@ -300,20 +489,26 @@ fn render_one(
     let snippet = source.is_some()
         && !(d.span.is_empty() && d.start.line == 1 && d.start.column == 1 && d.label.is_empty());
     if let (true, Some(source)) = (snippet, source) {
+        let spans: Vec<std::ops::Range<usize>> = std::iter::once(&d.span)
+            .chain(d.related.iter().map(|r| &r.span))
+            .map(|span| source.span(span))
+            .collect();
+        let (clip, spans) = Clip::new(source, &spans);
+        let mut spans = spans.into_iter();
         let mut labels = vec![LabeledSpan::new_primary_with_span(
             (!d.label.is_empty()).then(|| escape_line(&d.label).into_owned()),
-            source.span(&d.span),
+            spans.next().expect("the primary span"),
         )];
-        for r in &d.related {
+        for (r, span) in d.related.iter().zip(spans) {
             labels.push(LabeledSpan::new_with_span(
                 Some(escape_line(&r.label).into_owned()),
-                source.span(&r.span),
+                span,
             ));
         }
         diag = diag.with_labels(labels);
         let with_source = WithSource {
             diag,
-            source: NamedSource::new(location, source.window()),
+            source: NamedSource::new(location, clip),
         };
         let _ = handler.render_report(out, &with_source);
     } else {
@@ -486,6 +681,58 @@ mod tests {
         // Most generated texts are ones prewrap takes.
         let taken = taken.get();
         assert!(taken > 1_000, "prewrap took only {taken} of 4000 texts");
+    }
+
+    /// A long line is cut to a window around each label, with `…` where it was
+    /// cut; the label still covers its own text; short lines are whole.
+    #[test]
+    fn a_long_line_is_clipped_around_each_label() {
+        let items: Vec<String> = (0..2_000).map(|i| format!("k{i}: v")).collect();
+        let text = format!("---\n{{{}}}\nshort: line\n---\nBody\n", items.join(", "));
+        let source = Source::new(&text);
+        let at = |key: &str| text.find(&format!(" {key}:")).unwrap() + 1;
+        let (k1500, k10) = (at("k1500"), at("k10"));
+        let (clip, spans) = Clip::new(&source, &[k1500..k1500 + 5, k10..k10 + 3]);
+        let lines: Vec<&str> = clip.text.lines().collect();
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        assert_eq!(lines[0], "---");
+        assert_eq!(lines[2], "short: line");
+        // Two windows on the long line, each at most CLIP_CHARS characters.
+        let long = lines[1];
+        assert!(long.starts_with('…') && long.contains(" k10: v"), "{long}");
+        assert_eq!(long.matches('…').count(), 3, "{long}");
+        let parts: Vec<usize> = long.split('…').map(|p| p.chars().count()).collect();
+        assert!(long.chars().count() <= 2 * CLIP_CHARS + 3, "{parts:?}");
+        let shown = |s: &SourceSpan| &clip.text[s.offset()..s.offset() + s.len()];
+        assert_eq!(shown(&spans[0]), "k1500");
+        assert_eq!(shown(&spans[1]), "k10");
+        // The clip's lines keep their numbers in the file.
+        assert_eq!(
+            clip.lines.iter().map(|l| l.0).collect::<Vec<_>>(),
+            [0, 1, 2]
+        );
+        // A label longer than the window is cut at the window's end.
+        let (clip, spans) = Clip::new(
+            &source,
+            std::slice::from_ref(&(4..text.find("\nshort").unwrap())),
+        );
+        assert!(spans[0].len() <= CLIP_CHARS * 4, "{}", spans[0].len());
+        assert!(clip.text.len() < 3 * CLIP_CHARS * 4);
+    }
+
+    /// What one finding prints does not grow with its line: the same finding on a
+    /// line 8 times as long prints the same number of bytes.
+    #[test]
+    fn a_findings_snippet_does_not_grow_with_its_line() {
+        let render = |n: usize| {
+            let items: Vec<String> = (0..n).map(|i| format!("k{i}: v")).collect();
+            let text = format!("---\n{{{}}}\n---\n", items.join(", "));
+            let source = Source::new(&text);
+            let at = text.find(" k5:").unwrap() + 1;
+            let (clip, _) = Clip::new(&source, std::slice::from_ref(&(at..at + 2)));
+            clip.text.len()
+        };
+        assert_eq!(render(1_000), render(8_000));
     }
 
     #[test]

@@ -25,66 +25,125 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     let Some(entries) = tree.as_mapping() else {
         return;
     };
-    let text = &cx.doc.text;
     let reads = if cx.profile.is_portable() {
         "every host reads".to_string()
     } else {
         format!("{} reads", cx.profile.label())
     };
-    for (key, node) in entries {
-        let Value::Scalar {
-            text: value,
-            plain: true,
-        } = &node.value
-        else {
-            continue;
-        };
-        if value.is_empty() || node.span.end > text.len() {
-            continue;
+    let yaml_end = cx.doc.fences.as_ref().map_or(0, |f| f.yaml.end);
+    for (i, (key, node)) in entries.iter().enumerate() {
+        match &node.value {
+            Value::Scalar { plain: true, .. } => {
+                // A plain value may go on over more-indented lines, up to the next key.
+                let next = entries.get(i + 1).map_or(yaml_end, |(k, _)| k.span.start);
+                one(cx, &reads, &key.text, None, node, next);
+            }
+            Value::Sequence(items) => {
+                for (n, item) in items.iter().enumerate() {
+                    if matches!(item.value, Value::Scalar { plain: true, .. }) {
+                        one(cx, &reads, &key.text, Some(n), item, item.span.end);
+                    }
+                }
+            }
+            _ => {}
         }
-        let eol = text[node.span.end..]
-            .find('\n')
-            .map_or(text.len(), |i| node.span.end + i);
-        // A one-line value (the comment is on the key's own line).
-        if text[key.span.start..node.span.end].contains('\n') {
-            continue;
+    }
+}
+
+/// Where a comment starts in `line`: a `#` after a space or tab.
+fn comment_at(line: &str) -> Option<usize> {
+    let b = line.as_bytes();
+    (1..b.len()).find(|&i| b[i] == b'#' && matches!(b[i - 1], b' ' | b'\t'))
+}
+
+/// ` #` cutting the plain scalar `node` of `key` (`item`: its position in a list):
+/// on the scalar's own line, or on a continuation line before `until` (the next key).
+fn one(
+    cx: &mut Checker<'_>,
+    reads: &str,
+    key: &str,
+    item: Option<usize>,
+    node: &Node,
+    until: usize,
+) {
+    let text = &cx.doc.text;
+    let Value::Scalar { text: value, .. } = &node.value else {
+        return;
+    };
+    if value.is_empty() || node.span.end > text.len() {
+        return;
+    }
+    let eol = text[node.span.end..]
+        .find('\n')
+        .map_or(text.len(), |i| node.span.end + i);
+    // On the scalar's own line, right after it (the parser ended it there).
+    let rest = &text[node.span.end..eol];
+    let trimmed = rest.trim_start_matches([' ', '\t']);
+    let (start, continued) = if trimmed.len() < rest.len() && trimmed.starts_with('#') {
+        (eol - trimmed.len(), false)
+    } else if item.is_none() && trimmed.trim_end_matches('\r').is_empty() {
+        // On a continuation line: more indented than the key, not blank, not a
+        // comment of its own (either ends the value).
+        let mut found = None;
+        let mut pos = (eol + 1).min(text.len());
+        while pos < until.min(text.len()) {
+            let end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+            let line = text[pos..end].trim_end_matches('\r');
+            let body = line.trim_start_matches([' ', '\t']);
+            if body.is_empty() || body.starts_with('#') || body.len() == line.len() {
+                break;
+            }
+            if let Some(at) = comment_at(line) {
+                found = Some(pos + at);
+                break;
+            }
+            pos = end + 1;
         }
-        let rest = &text[node.span.end..eol];
-        let trimmed = rest.trim_start_matches([' ', '\t']);
-        if trimmed.len() == rest.len() || !trimmed.starts_with('#') {
-            continue;
+        match found {
+            Some(at) => (at, true),
+            None => return,
         }
-        let comment = trimmed.trim_end_matches(['\r', ' ', '\t']);
-        let glued = comment[1..].starts_with(|c: char| !c.is_whitespace());
-        if key.text != "description" && !glued {
-            continue;
-        }
-        let start = eol - rest.len() + (rest.len() - trimmed.len());
-        let whole = format!("{value}{}", &text[node.span.end..start + comment.len()]);
+    } else {
+        return;
+    };
+    let eol = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let comment = text[start..eol].trim_end_matches(['\r', ' ', '\t']);
+    let glued = comment[1..].starts_with(|c: char| !c.is_whitespace());
+    if key != "description" && !glued {
+        return;
+    }
+    let what = match item {
+        Some(n) => format!("item {} of `{key}`", n + 1),
+        None => format!("`{key}`"),
+    };
+    let message = format!(
+        "`{comment}` is a YAML comment: {reads} {what} as {}",
+        serde_json::Value::from(value.as_str())
+    );
+    let help = format!("quote the value to keep {what} whole, or move the comment to its own line");
+    // A one-line value: quoting it keeps it whole (the comment may have been meant
+    // as one). A value over several lines: no fix.
+    let fix = (!continued).then(|| {
+        let whole = &text[node.span.start..start + comment.len()];
         let quoted = format!("\"{}\"", whole.replace('\\', "\\\\").replace('"', "\\\""));
-        let fix = Fix::replace(
-            format!("quote the value: `{}: {quoted}`", key.text),
-            // The comment may have been meant as one.
+        Fix::replace(
+            match item {
+                Some(_) => format!("quote the item: `{quoted}`"),
+                None => format!("quote the value: `{key}: {quoted}`"),
+            },
             Safety::Unsafe,
             node.span.start..start + comment.len(),
             quoted,
-        );
-        let d = cx.emit(
-            &RULE,
-            start..start + comment.len(),
-            "a YAML comment",
-            format!(
-                "`{comment}` is a YAML comment: {reads} `{}` as {}",
-                key.text,
-                serde_json::Value::from(value.as_str())
-            ),
-            Some(format!(
-                "quote the value to keep `{}` whole, or move the comment to its own line",
-                key.text
-            )),
-        );
-        d.fixes.push(fix);
-    }
+        )
+    });
+    let d = cx.emit(
+        &RULE,
+        start..start + comment.len(),
+        "a YAML comment",
+        message,
+        Some(help),
+    );
+    d.fixes.extend(fix);
 }
 
 #[cfg(test)]
@@ -112,6 +171,96 @@ mod tests {
             "{m:?}"
         );
         assert_eq!(found("description: d\nmodel: sonnet #fast\n").len(), 1);
+    }
+
+    /// N28 (oracle: Claude Code 2.1.332 reads `first line continued` and tools
+    /// `Read, Bash`).
+    #[test]
+    fn a_comment_on_a_continuation_line_or_in_a_list_item_is_reported() {
+        let m = found("description: first line\n  continued #2 more\ntools: Read\n");
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(
+            m[0].1
+                .contains("reads `description` as \"first line continued\""),
+            "{m:?}"
+        );
+        let m = found("description: d\ntools:\n  - Read #Grep\n  - Bash\n");
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(m[0].1.contains("item 1 of `tools` as \"Read\""), "{m:?}");
+        // A meant comment on its own line, or after a list item with a space: not.
+        assert!(found("description: a\n  b\n# note #1\n").is_empty());
+        assert!(found("description: d\ntools:\n  - Read # the reader\n").is_empty());
+    }
+
+    /// N28 by class: ` #` on the last continuation line of a plain value (indent,
+    /// how many lines, glued or spaced comment, which key), and `#x` glued in any item
+    /// of a block list: reported where YAML cuts the value, as the rule's own
+    /// one-line case is (a description's any comment, another key's glued one).
+    #[test]
+    fn every_comment_that_cuts_a_continued_value_or_a_list_item_is_reported() {
+        let mut cases = 0;
+        for key in ["description", "model", "x-note"] {
+            for indent in ["  ", "    ", " "] {
+                for line in 0..3 {
+                    for comment in ["#2", "# two"] {
+                        cases += 1;
+                        let mut yaml = format!("{key}: first line\n");
+                        // After a comment the value has ended (more lines would be a
+                        // YAML error): the comment is on the last continuation line.
+                        for n in 0..=line {
+                            let c = if n == line {
+                                format!(" {comment}")
+                            } else {
+                                String::new()
+                            };
+                            yaml.push_str(&format!("{indent}more{n}{c} words\n"));
+                        }
+                        if key != "description" {
+                            yaml.push_str("description: d\n");
+                        }
+                        let m = found(&yaml);
+                        let want = usize::from(key == "description" || !comment.starts_with("# "));
+                        assert_eq!(m.len(), want, "{yaml:?}: {m:?}");
+                        if want == 1 {
+                            let read: Vec<String> =
+                                (0..=line).map(|n| format!("more{n}")).collect();
+                            let expect = format!("first line {}", read.join(" words "));
+                            assert!(
+                                m[0].1.contains(&format!("as \"{expect}\"")),
+                                "{yaml:?}: {m:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        for items in 1..4 {
+            for at in 0..items {
+                for comment in ["#Grep", "# the reader"] {
+                    cases += 1;
+                    let mut yaml = String::from("description: d\ntools:\n");
+                    for n in 0..items {
+                        let c = if n == at {
+                            format!(" {comment}")
+                        } else {
+                            String::new()
+                        };
+                        yaml.push_str(&format!("  - T{n}{c}\n"));
+                    }
+                    let m = found(&yaml);
+                    let want = usize::from(comment == "#Grep");
+                    assert_eq!(m.len(), want, "{yaml:?}: {m:?}");
+                    if want == 1 {
+                        assert!(
+                            m[0].1
+                                .contains(&format!("item {} of `tools` as \"T{at}\"", at + 1)),
+                            "{m:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(cases, 66);
     }
 
     #[test]

@@ -11,7 +11,10 @@ use crate::role::{Closing, Fences, Role};
 pub(crate) const RULE: Rule = Rule {
     id: "dashes-end-frontmatter",
     severity: Severity::Error,
-    also: None,
+    also: Some((
+        Severity::Warning,
+        "where no line closes the frontmatter and the host ends it at a `---` glued to text (`---B`): it loads the role",
+    )),
     summary: "a `---` inside the frontmatter ends it early for Claude Code",
     explanation: "Claude Code ends the frontmatter at the first `---` in the file after the opening line, even in the middle of a value (`A---B`), in a block scalar or in a comment. What follows is lost: a `tools` line after it is never applied, so the child gets every tool, and the rest of the frontmatter becomes part of the prompt (measured with Claude Code 2.1.332, case f04; its binary's `K0` pattern `/^---\\s*\\n([\\s\\S]*?)---\\s*\\n?/`). Write the dashes another way (an en dash `–`, or `- -`).",
     bad: "---\nname: ranges\ndescription: Handles A---B style ranges\ntools: Read\n---\n",
@@ -86,6 +89,41 @@ pub(crate) fn check(cx: &mut Checker<'_>, _fences: &Fences) {
     );
 }
 
+/// A frontmatter with no closing line, under a host that ends it at the first
+/// `---` anywhere: when one follows the opening line (`---B`), the host reads the
+/// frontmatter up to it and loads the role (oracle: Claude Code 2.1.332). A warning
+/// (readers that want a `---` line find no frontmatter), and the findings of the
+/// frontmatter the host reads, in place of `unterminated-frontmatter`. Whether it
+/// applied.
+pub(crate) fn check_unterminated(cx: &mut Checker<'_>) -> bool {
+    let p = cx.profile;
+    if p.parser.closing != Closing::FirstDashes || p.parser.kind != ParserKind::Yaml {
+        return false;
+    }
+    let Some((cut, at)) = cx.doc.cut_at_early_dashes() else {
+        return false;
+    };
+    // What the host reads, checked as a file of its own; its findings before the
+    // cut are at the same offsets in this file.
+    let mut inner = Checker::new(&cut, p);
+    crate::lint::check::run(&mut inner);
+    cx.out
+        .extend(inner.out.into_iter().filter(|d| d.span.end <= at));
+    cx.host_specific = inner.host_specific;
+    let d = cx.emit(
+        &RULE,
+        at..at + 3,
+        "the frontmatter ends here for this host",
+        format!(
+            "no line closes the frontmatter, but {} ends it at this `---` and reads what follows on the line as the prompt's first text; readers that want a `---` line (pi, the other hosts, YAML tools) find no frontmatter",
+            p.label()
+        ),
+        Some("put the closing `---` on a line of its own".into()),
+    );
+    d.severity = p.severity_of(RULE.id, Severity::Warning);
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use crate::host::HostId;
@@ -114,6 +152,88 @@ mod tests {
         );
         let m = found("---\nname: r---x\ndescription: d\n---\nBody\n");
         assert!(m[0].contains("dropped"), "{m:?}");
+    }
+
+    #[test]
+    fn a_closing_line_glued_to_text_closes_the_frontmatter_for_claude_code() {
+        // N27: `---B` (oracle: Claude Code 2.1.332 loads the role, description `d`).
+        let text = "---\nname: r\ndescription: d\nmax_turns: x\n---B\nBody\n";
+        let doc = RoleDoc::parse("a.md", text.as_bytes());
+        let claude = crate::lint::check::check_doc(&doc, HostId::ClaudeCode.newest());
+        let rules: Vec<(&str, crate::lint::Severity)> =
+            claude.iter().map(|d| (d.rule, d.severity)).collect();
+        assert!(
+            rules.contains(&(super::RULE.id, crate::lint::Severity::Warning)),
+            "{claude:?}"
+        );
+        assert!(
+            !rules.iter().any(|(r, _)| *r == "unterminated-frontmatter"),
+            "{rules:?}"
+        );
+        // The frontmatter Claude Code reads is checked: its keys' findings stay.
+        assert!(
+            rules
+                .iter()
+                .any(|(r, _)| *r == "unknown-key" || *r == "host-ignored-key"),
+            "{rules:?}"
+        );
+        // pwk's own reader and the other hosts: no closing line.
+        let pwk = crate::lint::check::check_doc(&doc, HostId::Pwk.newest());
+        assert!(
+            pwk.iter().any(|d| d.rule == "unterminated-frontmatter"),
+            "{pwk:?}"
+        );
+        assert!(!pwk.iter().any(|d| d.rule == super::RULE.id));
+    }
+
+    /// N27 by class: whatever follows the dashes on the line (text, a key, more
+    /// dashes, a comment), with LF or CRLF, after any frontmatter: Claude Code ends
+    /// the frontmatter there (a warning, no `unterminated-frontmatter`); pwk's reader
+    /// finds no closing line.
+    #[test]
+    fn every_glued_closing_line_is_a_warning_for_claude_code_only() {
+        use crate::lint::Severity;
+        let glued = [
+            "B",
+            "You review.",
+            "x: y",
+            "-",
+            "--",
+            " # c",
+            "\tB",
+            " B",
+            "`B`",
+        ];
+        let before = ["", "tools: Read\n", "x-a: 1\nx-b: [1, 2]\n"];
+        let mut cases = 0;
+        for g in glued {
+            for b in before {
+                for eol in ["\n", "\r\n"] {
+                    cases += 1;
+                    let text =
+                        format!("---{eol}name: r{eol}description: d{eol}{b}---{g}{eol}Body{eol}")
+                            .replace("\n", eol);
+                    let doc = RoleDoc::parse("a.md", text.as_bytes());
+                    let claude = crate::lint::check::check_doc(&doc, HostId::ClaudeCode.newest());
+                    let rules: Vec<(&str, Severity)> =
+                        claude.iter().map(|d| (d.rule, d.severity)).collect();
+                    assert!(
+                        rules.contains(&(super::RULE.id, Severity::Warning)),
+                        "{text:?}: {rules:?}"
+                    );
+                    assert!(
+                        !rules.iter().any(|(r, _)| *r == "unterminated-frontmatter"),
+                        "{text:?}: {rules:?}"
+                    );
+                    let pwk = crate::lint::check::check_doc(&doc, HostId::Pwk.newest());
+                    assert!(
+                        pwk.iter().any(|d| d.rule == "unterminated-frontmatter"),
+                        "{text:?}: {pwk:?}"
+                    );
+                }
+            }
+        }
+        assert_eq!(cases, 54);
     }
 
     #[test]

@@ -16,6 +16,12 @@ pub(crate) const RULE: Rule = Rule {
 };
 
 pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
+    // A kind of agent without a prompt (a Gemini CLI remote agent).
+    if let (Some(v), Some(Ok(tree))) = (&cx.profile.variants, &cx.doc.tree)
+        && !v.has_prompt(v.kind_of(tree))
+    {
+        return;
+    }
     if cx.doc.text[fences.body.clone()].trim().is_empty() {
         cx.emit(
             &RULE,

@@ -17,7 +17,7 @@ pub(crate) const RULE: Rule = Rule {
     summary: "the chosen host ignores this key",
     explanation: "Each host reads its own subset of keys (see `pwk schema --host H`). nicobailon has no turn bound, so `max_turns` does nothing there (its bound is `toolBudget`); tintinweb reads `prompt_mode`, not `systemPromptMode`. The key is valid, but with `--host` for that host it has no effect. Not reported when the value is what the host does anyway (tintinweb replaces the system prompt by default, so `systemPromptMode: replace` is harmless there). Reported with `--host tintinweb|nicobailon|herdr` (or `host` in pwk.toml); when no host is known, the run's summary names the keys only some hosts read, once, instead.",
     bad: "---\nmax_turns: 20   # linted with --host nicobailon\n---\n",
-    good: "---\nmax_turns: 20\ntoolBudget: {soft: 20, hard: 30}   # linted with --host nicobailon\n---\n",
+    good: "---\n# linted with --host nicobailon\ntoolBudget: {\"soft\": 20, \"hard\": 30}\n---\n",
 };
 
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {

@@ -11,7 +11,7 @@ pub(crate) const RULE: Rule = Rule {
     severity: Severity::Error,
     also: None,
     summary: "the chosen host refuses roles with this key",
-    explanation: "Some keys make a host refuse the role outright: pi-herdr-agents rejects the legacy `cli` and `cli-model` keys (`external-cli-unsupported`). Remove the key, or keep such adapters out of that host's directories. Under the portable profile (no host named) an error when a host that reads the file's directory refuses it.",
+    explanation: "Some keys make a host refuse the role outright: pi-herdr-agents rejects the legacy `cli` and `cli-model` keys (`external-cli-unsupported`); Gemini CLI refuses a key of the other kind of agent (`tools` in a `kind: remote` agent, `agent_card_url` in a local one) and a remote agent without exactly one of `agent_card_url` and `agent_card_json`. Remove the key, or keep such adapters out of that host's directories. Under the portable profile (no host named) an error when a host that reads the file's directory refuses it.",
     bad: "---\ncli: claude   # linted with --host herdr\n---\n",
     good: "---\nname: reviewer\n---\n",
 };
@@ -52,6 +52,24 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             d.severity = p.severity_of(RULE.id, Severity::Error);
             continue;
         }
+        // A key of another kind of agent (Gemini CLI: `tools` in a remote agent).
+        if let (Some(v), Some(f)) = (&p.variants, p.key(k))
+            && !f.kinds.is_empty()
+            && !f.kinds.iter().any(|x| x == v.kind_of(tree))
+        {
+            let (label, kind, of) = (p.label(), v.kind_of(tree), f.kinds.join(" or "));
+            cx.emit(
+                &RULE,
+                key.span.clone(),
+                format!("only in {of} agents"),
+                format!(
+                    "{label} refuses this {kind} agent because of `{k}`: only a `{}: {of}` agent may have it",
+                    v.key
+                ),
+                Some(format!("remove `{k}`, or make the agent `{}: {of}`", v.key)),
+            );
+            continue;
+        }
         let Some(fact) = p.rejected.get(k) else {
             continue;
         };
@@ -62,6 +80,54 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             format!("rejected by {label}"),
             format!("{label} refuses this role because of `{k}`: {note}"),
             Some(format!("remove `{k}` for {label}")),
+        );
+    }
+}
+
+/// A kind of agent that needs exactly one key of a group (a Gemini CLI remote agent:
+/// `agent_card_url` or `agent_card_json`): an error when it has none or several.
+pub(crate) fn check_one_of(cx: &mut Checker<'_>, tree: &Node) {
+    let p = cx.profile;
+    let Some(v) = &p.variants else { return };
+    let kind = v.kind_of(tree);
+    for group in v
+        .one_of
+        .iter()
+        .filter(|g| g.kinds.iter().any(|k| k == kind))
+    {
+        let present: Vec<&String> = group
+            .keys
+            .iter()
+            .filter(|k| tree.get(k).is_some())
+            .collect();
+        if present.len() == 1 {
+            continue;
+        }
+        let quoted: Vec<String> = group.keys.iter().map(|k| format!("`{k}`")).collect();
+        let keys = quoted.join(" or ");
+        let (span, what) = match present.as_slice() {
+            [] => (
+                cx.mapping_key_span(&v.key)
+                    .unwrap_or_else(|| cx.open_fence()),
+                format!("has neither {}", quoted.join(" nor ")),
+            ),
+            [_, second, ..] => (
+                cx.mapping_key_span(second)
+                    .unwrap_or_else(|| cx.open_fence()),
+                format!("has both {}", quoted.join(" and ")),
+            ),
+            [_] => unreachable!(),
+        };
+        let label = p.label();
+        cx.emit(
+            &RULE,
+            span,
+            format!("needs one of {keys}"),
+            format!(
+                "{label} refuses this {kind} agent: it {what}; {label} {}",
+                group.note
+            ),
+            Some(format!("give the agent exactly one of {keys}")),
         );
     }
 }

@@ -29,7 +29,19 @@ pub(crate) fn report(cx: &mut Checker<'_>, top: &str, pointer: &str, node: &Node
     let found = describe(node);
     let want = expected(cx, top);
     let whole = pointer == format!("/{top}");
-    let (message, help) = if !whole {
+    let prop = &crate::host::schema::host_schema(cx.profile)["properties"][top];
+    let string_list = prop.get("oneOf").is_some() || prop["items"]["type"] == "string";
+    let (message, help) = if !whole && !string_list {
+        // Deep inside a structured value (Claude Code's `hooks`).
+        let at = pointer.trim_start_matches('/').replace('/', ".");
+        (
+            format!(
+                "`{top}` does not have the shape {} reads: `{at}` is {found}",
+                cx.profile.label()
+            ),
+            Some(format!("see `pwk schema --host {}`", cx.profile.label())),
+        )
+    } else if !whole {
         let index = pointer
             .rsplit('/')
             .next()

@@ -14,7 +14,7 @@ pub(crate) const RULE: Rule = Rule {
     severity: Severity::Error,
     also: None,
     summary: "a value is not one the key allows",
-    explanation: "Keys with a fixed set of values (`systemPromptMode`, `system-prompt`, `session-mode`) or a minimum (`cwd`, `cli` must not be empty) are checked against the schema. A value a host does not recognise is ignored or replaced by its default, silently.",
+    explanation: "Keys with a fixed set of values (`systemPromptMode`, `system-prompt`, `session-mode`) or a minimum (`cwd`, `cli` must not be empty) are checked against the schema. A value a host does not recognise is ignored or replaced by its default, silently. A key whose text the host parses again as JSON (nicobailon's `toolBudget`, read with `JSON.parse`) must be JSON: YAML's `{soft: 20}` is not, and the host refuses the agent.",
     bad: "---\nsystemPromptMode: replaced\n---\n",
     good: "---\nsystemPromptMode: replace\n---\n",
 };
@@ -55,6 +55,14 @@ pub(crate) fn report(cx: &mut Checker<'_>, top: &str, kind: &Kind, node: &Node) 
             format!("`{top}` must be at least {limit}, found {found}"),
             None,
         ),
+        Kind::Required { property } => (
+            format!(
+                "`{top}` does not have the shape {} reads: an entry lacks `{}`",
+                cx.profile.label(),
+                property.as_str().unwrap_or("a required key")
+            ),
+            Some(format!("see `pwk schema --host {}`", cx.profile.label())),
+        ),
         _ => (
             format!("`{top}` has a value the schema does not allow ({found})"),
             Some("see `pwk schema`".into()),
@@ -73,4 +81,106 @@ pub(crate) fn plain_safe(s: &str) -> bool {
             s.to_ascii_lowercase().as_str(),
             "true" | "false" | "null" | "yes" | "no" | "on" | "off"
         )
+}
+
+/// A key whose text the host parses again as JSON (nicobailon: `toolBudget` with
+/// `JSON.parse`, which must give an object): a text that does not parse makes the
+/// host refuse the agent. YAML's `{soft: 20}` is a mapping to pwk and not JSON to
+/// the host. Under the portable profile, for each real host that reads the file's
+/// directory and parses the key so.
+pub(crate) fn check_parsed(cx: &mut Checker<'_>, tree: &Node) {
+    use crate::host::ParsedAs;
+    let Some(entries) = tree.as_mapping() else {
+        return;
+    };
+    let p = cx.profile;
+    for (key, node) in entries {
+        let k = key.text.as_str();
+        let parses = |h: &crate::host::HostProfile| {
+            h.key(k)
+                .is_some_and(|f| f.parsed_as == Some(ParsedAs::Json))
+        };
+        let who = if p.is_portable() {
+            if crate::host::pi_table().key(k).is_none() {
+                continue;
+            }
+            let dir = crate::host::project_dir_of(&cx.doc.path);
+            let (hosts, _) = crate::host::split_profiles(|h| {
+                parses(h) && dir.is_none_or(|d| crate::host::host_reads_dir(h.host, d))
+            });
+            if hosts.is_empty() {
+                continue;
+            }
+            crate::host::name_profiles(&hosts)
+        } else if parses(p) {
+            p.label()
+        } else {
+            continue;
+        };
+        // The text the host parses, as its line reader takes it: the rest of the
+        // key's line (a `#` comment included), without the quotes around all of it;
+        // a value on the lines below, as written.
+        let line_end = cx.doc.text[key.span.end..]
+            .find('\n')
+            .map_or(cx.doc.text.len(), |i| key.span.end + i);
+        let after = cx.doc.text[key.span.end..line_end]
+            .trim_start()
+            .strip_prefix(':')
+            .unwrap_or("")
+            .trim();
+        let text = if !after.is_empty() {
+            let rest = after;
+            let quoted = rest.len() >= 2
+                && ((rest.starts_with('"') && rest.ends_with('"'))
+                    || (rest.starts_with('\'') && rest.ends_with('\'')));
+            if quoted {
+                &rest[1..rest.len() - 1]
+            } else {
+                rest
+            }
+            .to_string()
+        } else {
+            cx.doc.text[node.span.clone()].to_string()
+        };
+        let problem = match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(serde_json::Value::Object(_)) => continue,
+            Ok(other) => format!(
+                "it is {}, not an object",
+                match other {
+                    serde_json::Value::Array(_) => "a list",
+                    serde_json::Value::String(_) => "a string",
+                    serde_json::Value::Number(_) => "a number",
+                    serde_json::Value::Bool(_) => "a boolean",
+                    _ => "null",
+                }
+            ),
+            Err(e) => format!(
+                "it is not JSON ({})",
+                e.to_string().split(" at line").next().unwrap_or("")
+            ),
+        };
+        let first = text.lines().next().unwrap_or("");
+        let shown: String = if first.chars().count() > 60 || first.len() < text.trim_end().len() {
+            format!("{}…", first.chars().take(60).collect::<String>())
+        } else {
+            first.to_string()
+        };
+        let fix_hint = if node.as_mapping().is_some() {
+            format!(
+                "write it as one line of JSON, keys quoted: `{k}: {}`",
+                node.to_json()
+            )
+        } else {
+            format!("write `{k}` as a JSON object, e.g. `{k}: {{\"soft\": 20, \"hard\": 30}}`")
+        };
+        cx.emit(
+            &RULE,
+            node.span.clone(),
+            "not JSON",
+            format!(
+                "`{k}` must be a JSON object: {who} reads `{shown}` with JSON.parse, and {problem}; {who} refuses the agent"
+            ),
+            Some(fix_hint),
+        );
+    }
 }

@@ -21,6 +21,13 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     }
     // A host whose tool control is a permission ruleset (OpenCode).
     let p = cx.profile;
+    // A kind of agent that takes no `tools` (a Gemini CLI remote agent).
+    if let (Some(v), Some(f)) = (&p.variants, p.key("tools"))
+        && !f.kinds.is_empty()
+        && !f.kinds.iter().any(|k| k == v.kind_of(tree))
+    {
+        return;
+    }
     if ["permissions", "permission"]
         .iter()
         .any(|k| p.reads(k) && tree.get(k).is_some())

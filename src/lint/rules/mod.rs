@@ -30,6 +30,7 @@ pub(crate) mod invalid_thinking;
 pub(crate) mod invalid_type;
 pub(crate) mod invalid_utf8;
 pub(crate) mod invalid_value;
+pub(crate) mod invisible_character;
 pub(crate) mod lone_carriage_return;
 pub(crate) mod mcp_gateway_tool;
 pub(crate) mod missing_description;
@@ -86,6 +87,7 @@ pub(crate) static RULES: &[&Rule] = &[
     &invalid_type::RULE,
     &invalid_utf8::RULE,
     &invalid_value::RULE,
+    &invisible_character::RULE,
     &lone_carriage_return::RULE,
     &mcp_gateway_tool::RULE,
     &missing_description::RULE,

@@ -15,7 +15,7 @@ pub(crate) const RULE: Rule = Rule {
         "for a misspelt built-in or another host's name for one (`Read`, `grpe`, `Glob`), a token the host does not expand (`*` under nicobailon), or a `tools` list the host knows no entry of",
     )),
     summary: "a `tools` entry is not a tool the host knows",
-    explanation: "pi's built-in tools are read, bash, edit, write, grep, find and ls (lowercase); each host adds its own (nicobailon injects `contact_supervisor`, herdr provides `subagent`) and some read tokens (tintinweb: `*` for every built-in, `none` for no tools). A misspelt built-in (`Read`, `grpe`, Claude Code's `Glob`) is dropped and the child starts without it: an error. A token the host does not expand (`*` under nicobailon) leaves the child without tools: an error. Other names may be an extension's tools: a warning, or nothing when the role loads extensions (`extensions:`). Entries with `ext:`, `mcp:` or a `/` are extension tools and are not checked. Under the portable profile the finding names what each host does.",
+    explanation: "pi's built-in tools are read, bash, edit, write, grep, find and ls (lowercase); each host adds its own (nicobailon injects `contact_supervisor`, herdr provides `subagent`) and some read tokens (tintinweb: `*` for every built-in, `none` for no tools). A name the host accepts but never hands to a child (Claude Code 2.1.332: `TaskCreate`, `Search`, `Workflow`; Gemini CLI 0.61: `read_many_files`) is a warning that says it is dropped. A misspelt built-in (`Read`, `grpe`, Claude Code's `Glob`) is dropped and the child starts without it: an error. A token the host does not expand (`*` under nicobailon) leaves the child without tools: an error. Other names may be an extension's tools: a warning, or nothing when the role loads extensions (`extensions:`). Entries with `ext:`, `mcp:` or a `/` are extension tools and are not checked. Under the portable profile the finding names what each host does.",
     bad: "---\ntools: Read, Glob\n---\n",
     good: "---\ntools: read, find, grep, ls\n---\n",
 };
@@ -124,6 +124,24 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             }
             if p.is_portable() {
                 portable(cx, key, name, span, &loads_extensions);
+                continue;
+            }
+            if let Some(d) = p.tools.dropped.as_ref().filter(|_| p.tools.drops(name)) {
+                let label = p.label();
+                let d = cx.emit(
+                    &RULE,
+                    span,
+                    "dropped",
+                    format!(
+                        "`{name}` in `{key}` is dropped: {label} {}; the child runs without it",
+                        d.note
+                    ),
+                    Some(format!(
+                        "remove `{name}`; the tools {label} gives a child are {}",
+                        p.tools.builtins.join(", ")
+                    )),
+                );
+                d.severity = Severity::Warning;
                 continue;
             }
             if p.knows_tool(name) {

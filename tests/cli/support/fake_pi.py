@@ -26,7 +26,8 @@ With `--mode rpc` the modes ok and daemon speak pi's RPC protocol: the `prompt`
 command is read from stdin, answered, and pi exits at stdin EOF.
 FAKE_PI_TEXT replaces the answer text (default: a task report block).
 `--help` prints a usage text (not logged as a start) that lists `--no-mcp` when
-FAKE_PI_HELP_NO_MCP=1, as pi 1.6 does; pi 0.73.1 does not list it. `--list-models`
+FAKE_PI_HELP_NO_MCP=1, as pi 1.6 does; pi 0.73.1 does not list it (each `--help`
+appends a line to FAKE_PI_HELP_LOG when set). `--list-models`
 prints pi's table with `fake/fake-model` (FAKE_PI_LIST_N more rows around it). Both
 probes can leave a setsid daemon or hang (see `probe`).
 """
@@ -128,6 +129,9 @@ def probe(kind):
 
 
 if "--help" in args:
+    if os.environ.get("FAKE_PI_HELP_LOG"):
+        with open(os.environ["FAKE_PI_HELP_LOG"], "a") as f:
+            f.write("help\n")
     probe("help")
     sys.stdout.write("Usage: pi [options] [messages...]\n  --mode <mode>  Output mode\n"
                      "  --tools <tools>  Allow-list\n  --no-session  Ephemeral\n")

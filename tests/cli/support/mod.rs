@@ -143,6 +143,23 @@ pub fn json(out: &Output) -> serde_json::Value {
     })
 }
 
+/// `pwk lint --format json ARGS` in the project.
+pub fn lint_json(env: &TestEnv, args: &[&str]) -> Output {
+    run(env.pwk().args(["lint", "--format", "json"]).args(args))
+}
+
+/// [`lint_json`]'s document; a failure when lint did not finish (exit 2 or more).
+pub fn lint_doc(env: &TestEnv, args: &[&str]) -> serde_json::Value {
+    let out = lint_json(env, args);
+    assert!(
+        out.code <= 1,
+        "pwk lint {args:?}: exit {}\n{}",
+        out.code,
+        out.stderr
+    );
+    json(&out)
+}
+
 /// The rule ids of a `pwk lint --format json` document's findings, in its order.
 pub fn rules_of(doc: &serde_json::Value) -> Vec<String> {
     doc["diagnostics"]

@@ -1,0 +1,458 @@
+//! The runtime commands speak every host of the registry (issue 31 item 1):
+//! `new --host H` writes a template into H's own directory that lints clean as
+//! H reads it, and no output about a role of a host with its own CLI (Claude
+//! Code, OpenCode, Gemini CLI, Copilot CLI) speaks of pi. Both are generated over
+//! the hosts of `schemas/hosts/`, so a host added there is covered.
+
+use serde_json::Value;
+
+use crate::support::{Output, TestEnv, run};
+
+/// Every host of the registry that runs roles itself (not a pi host).
+fn cli_hosts() -> Vec<pwk::host::HostId> {
+    pwk::host::ALL.into_iter().filter(|h| !h.is_pi()).collect()
+}
+
+/// Words that would mean pi speaks for a host that is not pi.
+fn pi_words() -> regex::Regex {
+    regex::Regex::new(
+        r"(?i)\bpi's\b|\bon pi\b|runs on\s+pi\b|\bpi\s+(host|settings|model|runs|clamps)\b|\.pi/|~/\.pi\b|PI_CODING_AGENT_DIR|pi-herdr|tintinweb|nicobailon|herdr",
+    )
+    .unwrap()
+}
+
+fn project() -> TestEnv {
+    let env = TestEnv::new();
+    env.write(".git/HEAD", "ref: refs/heads/main\n");
+    // pi's own directories exist on this machine: they must still not be named
+    // for another host's role.
+    std::fs::create_dir_all(env.home.join(".pi/agent/agents")).unwrap();
+    env
+}
+
+/// The one file `new` wrote under the host's project directories.
+fn written(env: &TestEnv, host: pwk::host::HostId) -> String {
+    let mut found = Vec::new();
+    for dir in host.project_dirs() {
+        if let Ok(rd) = std::fs::read_dir(env.path(dir)) {
+            found.extend(
+                rd.flatten()
+                    .map(|e| format!("{dir}/{}", e.file_name().to_string_lossy())),
+            );
+        }
+    }
+    assert_eq!(found.len(), 1, "{host}: {found:?}");
+    found.remove(0)
+}
+
+/// `pwk new --host H` (and `host = "H"` in pwk.toml) of each kind a host with its
+/// own CLI has: the file is in H's directory, named as H names files, lints clean
+/// under H with no `--host` (the directory decides, as for any file), carries no
+/// key H does not read, and `pwk show` then finds it as H's role.
+#[test]
+fn new_writes_a_clean_template_into_each_cli_hosts_directory() {
+    for host in cli_hosts() {
+        let h = host.as_str();
+        for kind in ["leaf", "coordinator"] {
+            for by_config in [false, true] {
+                let env = project();
+                let out = if by_config {
+                    env.write("pwk.toml", format!("host = \"{h}\"\n"));
+                    run(env.pwk().args(["new", "fresh-role", "--kind", kind]))
+                } else {
+                    run(env
+                        .pwk()
+                        .args(["new", "fresh-role", "--kind", kind, "--host", h]))
+                };
+                let what = format!("{h} {kind} (pwk.toml: {by_config})");
+                assert_eq!(out.code, 0, "{what}: {}{}", out.stdout, out.stderr);
+                let file = written(&env, host);
+                assert!(
+                    out.stdout
+                        .starts_with(&format!("Created {file} ({kind} role).\n")),
+                    "{what}: {}",
+                    out.stdout
+                );
+                let lint = run(env
+                    .pwk()
+                    .args(["lint", "--deny-warnings", "--format", "concise"]));
+                assert_eq!(
+                    lint.code,
+                    0,
+                    "{what}: {}{}\n{}",
+                    lint.stdout,
+                    lint.stderr,
+                    env.read(&file)
+                );
+                assert!(
+                    lint.stdout.starts_with(&format!("1 file checked for {h}@")),
+                    "{what}: {}",
+                    lint.stdout
+                );
+                assert!(
+                    lint.stdout.contains(": no problems."),
+                    "{what}: {}",
+                    lint.stdout
+                );
+                let show = run(env.pwk().args(["show", "fresh-role", "--format", "json"]));
+                assert_eq!(show.code, 0, "{what}: {}", show.stderr);
+                let doc: Value = serde_json::from_str(&show.stdout).unwrap();
+                assert_eq!(doc["host"], h, "{what}");
+                assert_eq!(doc["path"], file.as_str(), "{what}");
+                let text = env.read(&file);
+                if let Some(m) = pi_words().find(&text) {
+                    panic!(
+                        "{what}: pi wording `{}` in the template:\n{text}",
+                        m.as_str()
+                    );
+                }
+            }
+        }
+        // An adapter runs an external CLI under a pi host: refused, nothing written.
+        let env = project();
+        let out = run(env
+            .pwk()
+            .args(["new", "fresh-role", "--kind", "adapter", "--host", h]));
+        assert_eq!(out.code, 2, "{h}: {}{}", out.stdout, out.stderr);
+        assert!(out.stderr.contains("--kind leaf"), "{h}: {}", out.stderr);
+        for dir in host.project_dirs() {
+            assert!(!env.path(dir).exists(), "{h}: {dir} written");
+        }
+    }
+}
+
+/// Hosts × commands: every output about a role of a host with its own CLI —
+/// `new`, `list`, `show`, `smoke`, human and JSON, with `--host H` and as
+/// detected from H's directory — names neither pi, its directories, its settings
+/// nor a pi extension, even where pi's directories exist on the machine.
+#[test]
+fn no_output_about_a_cli_hosts_role_speaks_of_pi() {
+    let re = pi_words();
+    for host in cli_hosts() {
+        let h = host.as_str();
+        let env = project();
+        let new = run(env.pwk().args(["new", "probe", "--host", h]));
+        assert_eq!(new.code, 0, "{h}: {}", new.stderr);
+        let mut outputs: Vec<(String, Output)> = vec![(format!("new --host {h}"), new)];
+        let commands: [&[&str]; 6] = [
+            &["list"],
+            &["list", "--format", "json"],
+            &["show", "probe"],
+            &["show", "probe", "--format", "json"],
+            &["smoke", "probe"],
+            &["smoke", "probe", "--format", "json"],
+        ];
+        for args in commands {
+            let mut with_host = args.to_vec();
+            with_host.extend(["--host", h]);
+            let out = run(env.pwk().args(&with_host));
+            assert_eq!(
+                out.code, 0,
+                "{h} {with_host:?}: {}{}",
+                out.stdout, out.stderr
+            );
+            outputs.push((with_host.join(" "), out));
+            // Detected from the directory (`list` then lists pi's own roles too,
+            // under pi's heading: only the role's own commands are checked).
+            if args[0] != "list" {
+                let out = run(env.pwk().args(args));
+                assert_eq!(out.code, 0, "{h} {args:?}: {}{}", out.stdout, out.stderr);
+                assert!(out.stdout.contains(h), "{h} {args:?}: {}", out.stdout);
+                outputs.push((args.join(" "), out));
+            }
+        }
+        for (what, out) in &outputs {
+            for text in [&out.stdout, &out.stderr] {
+                if let Some(m) = re.find(text) {
+                    panic!("{h}: `pwk {what}` says `{}`:\n{text}", m.as_str());
+                }
+            }
+        }
+    }
+}
+
+/// A repository holding roles of Claude Code (one in the user's own directory
+/// too, shadowed), OpenCode, Gemini CLI, Copilot CLI and pi (`scout`, which a
+/// Gemini file names too).
+fn mixed() -> TestEnv {
+    let env = project();
+    env.write(
+        ".claude/agents/code-reviewer.md",
+        "---\nname: code-reviewer\ndescription: Reviews a diff.\ntools: Read, Grep, Bash\nmodel: sonnet\nmaxTurns: 7\n---\nReview.\n",
+    );
+    std::fs::create_dir_all(env.home.join(".claude/agents")).unwrap();
+    std::fs::write(
+        env.home.join(".claude/agents/code-reviewer.md"),
+        "---\nname: code-reviewer\ndescription: The user's reviewer.\ntools: Read\n---\nX.\n",
+    )
+    .unwrap();
+    env.write(
+        ".opencode/agents/planner.md",
+        "---\ndescription: Plans a change.\nmodel: anthropic/claude-x\nsteps: 9\npermission:\n  edit: deny\n---\nPlan.\n",
+    );
+    env.write(
+        ".gemini/agents/scout.md",
+        "---\nname: scout\ndescription: Gemini's scout.\ntools: [read_file, grep_search]\nmax_turns: 4\n---\nLook.\n",
+    );
+    env.write(
+        ".github/agents/docs.agent.md",
+        "---\nname: docs\ndescription: Writes docs.\ntools: [read, edit]\n---\nWrite.\n",
+    );
+    env.write(
+        ".pi/agents/scout.md",
+        "---\nname: scout\ndescription: pi's scout.\ntools: read, grep, find, ls\n---\nLook.\n",
+    );
+    env
+}
+
+/// `list` and `show` on a repository of every host: each role under its own
+/// host, with that host's layers (Claude Code's user directory shadowed by the
+/// project's) and the same name under two hosts told apart.
+#[test]
+fn list_and_show_describe_each_role_under_its_own_host() {
+    let env = mixed();
+    let list = run(env.pwk().arg("list"));
+    assert_eq!(list.code, 0, "{}", list.stderr);
+    env.insta_settings()
+        .bind(|| insta::assert_snapshot!("every_host_list_human", list.stdout));
+    let doc: Value =
+        serde_json::from_str(&run(env.pwk().args(["list", "--format", "json"])).stdout).unwrap();
+    let rows: Vec<String> = doc["roles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| !r["name"].as_str().unwrap().starts_with("pwk-"))
+        .map(|r| {
+            format!(
+                "{} {} {} {} shadows={}",
+                r["host"].as_str().unwrap(),
+                r["name"].as_str().unwrap(),
+                r["source"].as_str().unwrap(),
+                r["path"].as_str().unwrap(),
+                r["shadows"]
+            )
+        })
+        .collect();
+    env.insta_settings()
+        .bind(|| insta::assert_snapshot!("every_host_list_rows", rows.join("\n")));
+    let hosts: Vec<&str> = doc["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        hosts,
+        ["pwk", "claude-code", "gemini", "copilot", "opencode"]
+    );
+
+    let show = run(env.pwk().args(["show", "code-reviewer"]));
+    assert_eq!(show.code, 0, "{}", show.stderr);
+    env.insta_settings()
+        .bind(|| insta::assert_snapshot!("every_host_show_claude_human", show.stdout));
+    if let Some(m) = pi_words().find(&show.stdout) {
+        panic!("pi wording `{}` in:\n{}", m.as_str(), show.stdout);
+    }
+    // smoke: what Claude Code would run, not a pi launch.
+    let smoke = run(env.pwk().args(["smoke", "code-reviewer"]));
+    assert_eq!(smoke.code, 0, "{}", smoke.stderr);
+    env.insta_settings()
+        .bind(|| insta::assert_snapshot!("every_host_smoke_claude_human", smoke.stdout));
+    let refused = run(env.pwk().args(["smoke", "code-reviewer", "--run"]));
+    assert_eq!(refused.code, 2, "{}", refused.stderr);
+    assert!(refused.stderr.contains("--run"), "{}", refused.stderr);
+    // The same name under pi and Gemini: the project's host first, the other named.
+    let scout: Value =
+        serde_json::from_str(&run(env.pwk().args(["show", "scout", "--format", "json"])).stdout)
+            .unwrap();
+    assert_eq!(scout["host"], "pwk");
+    assert_eq!(scout["path"], ".pi/agents/scout.md");
+    assert_eq!(scout["also_read_by"][0]["host"], "gemini");
+    assert_eq!(scout["also_read_by"][0]["path"], ".gemini/agents/scout.md");
+    let gemini: Value = serde_json::from_str(
+        &run(env
+            .pwk()
+            .args(["show", "scout", "--host", "gemini", "--format", "json"]))
+        .stdout,
+    )
+    .unwrap();
+    assert_eq!(gemini["host"], "gemini");
+    assert_eq!(gemini["path"], ".gemini/agents/scout.md");
+    assert_eq!(gemini["runtime"]["max_turns"]["value"], 4);
+    assert_eq!(gemini["runtime"]["kind"], "host-cli");
+}
+
+/// The MCP role tools and resources (through the official SDK client) answer as
+/// `pwk list` and `pwk show` do: every host's roles, each under its host; a name
+/// two hosts read is one resource each (`?host=` for the second).
+#[test]
+fn mcp_role_tools_and_resources_cover_every_host() {
+    let Some(client) = crate::mcp::mcp_client() else {
+        return;
+    };
+    let env = mixed();
+    let args = serde_json::json!({
+        "names": ["code-reviewer", "planner", "docs", "scout"],
+        "read": ["pwk://roles/scout", "pwk://roles/scout?host=gemini", "pwk://roles/code-reviewer"],
+    });
+    let v = crate::mcp::drive(crate::mcp::client_cmd(
+        &env,
+        &client,
+        "roles",
+        env.root(),
+        &args,
+    ));
+    let r = &v["result"];
+    let cli: Value =
+        serde_json::from_str(&run(env.pwk().args(["list", "--format", "json"])).stdout).unwrap();
+    assert_eq!(r["roles"]["roles"], cli["roles"], "list_roles = pwk list");
+    let hosts: Vec<&str> = r["shown"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(hosts, ["claude-code", "opencode", "copilot", "pwk"]);
+    for s in r["shown"].as_array().unwrap().iter().take(3) {
+        let text = s.to_string();
+        if let Some(m) = pi_words().find(&text) {
+            panic!("show_role {}: pi wording `{}`", s["name"], m.as_str());
+        }
+    }
+    let uris: Vec<&str> = r["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["uri"].as_str().unwrap())
+        .filter(|u| !u.starts_with("pwk://roles/pwk-"))
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "pwk://roles/scout",
+            "pwk://roles/code-reviewer",
+            "pwk://roles/scout?host=gemini",
+            "pwk://roles/docs",
+            "pwk://roles/planner",
+        ]
+    );
+    assert_eq!(
+        r["texts"]["pwk://roles/scout"],
+        env.read(".pi/agents/scout.md")
+    );
+    assert_eq!(
+        r["texts"]["pwk://roles/scout?host=gemini"],
+        env.read(".gemini/agents/scout.md")
+    );
+    assert_eq!(
+        r["texts"]["pwk://roles/code-reviewer"],
+        env.read(".claude/agents/code-reviewer.md")
+    );
+}
+
+/// The language server describes a buffer as the host whose directory holds it
+/// reads it (as `pwk lint` picks it), whatever the workspace's host: hover on
+/// `model` (key and value) and completion of its value speak of that host, never
+/// of pi. Generated over the hosts with their own CLI.
+#[test]
+fn lsp_hover_and_completion_speak_the_buffers_host() {
+    use crate::support::lsp_client::{LspClient, file_uri};
+    let re = pi_words();
+    for host in cli_hosts() {
+        let h = host.as_str();
+        let env = project();
+        let dir = host.project_dirs().last().expect("a project directory");
+        let text = "---\nname: probe\ndescription: Probes.\nmodel: \n---\nBody\n";
+        let uri = file_uri(&env.write(&format!("{dir}/probe.md"), text));
+        let mut cmd = env.pwk();
+        cmd.arg("lsp");
+        let mut c = LspClient::start(cmd);
+        c.initialize(&file_uri(env.root()));
+        c.notify(
+            "textDocument/didOpen",
+            serde_json::json!({"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": text}}),
+        );
+        let at = |line: u64, ch: u64| serde_json::json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": ch}});
+        let key = c.request("textDocument/hover", at(3, 2));
+        let key = key["contents"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            key.contains(&format!("{h}@")),
+            "{h}: hover on `model`:\n{key}"
+        );
+        let items = c.request("textDocument/completion", at(3, 7));
+        let items = items["items"].as_array().cloned().unwrap_or_default();
+        let completion = serde_json::to_string(&items).unwrap();
+        // A value to hover: the first the host offers, else one of its own form.
+        let value = items
+            .first()
+            .and_then(|i| i["label"].as_str())
+            .unwrap_or("some-model")
+            .to_string();
+        let with_value = text.replace("model: \n", &format!("model: {value}\n"));
+        c.notify(
+            "textDocument/didChange",
+            serde_json::json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": with_value}]}),
+        );
+        let hv = c.request("textDocument/hover", at(3, 8));
+        let hv = hv["contents"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        assert!(
+            hv.contains(&format!("Model under {h}@")),
+            "{h}: hover on the value:\n{hv}"
+        );
+        for (what, t) in [
+            ("key hover", &key),
+            ("value hover", &hv),
+            ("completion", &completion),
+        ] {
+            if let Some(m) = re.find(t) {
+                panic!("{h}: {what} says `{}`:\n{t}", m.as_str());
+            }
+        }
+        c.shutdown();
+    }
+}
+
+/// `new --host H` writes through the one writer anchored at the project root: when
+/// the top directory of H's agents directory (`.claude`, `.github`, …) is a
+/// symbolic link out of the project, nothing is written through it.
+#[test]
+fn new_for_a_cli_host_never_writes_through_a_symlinked_host_directory() {
+    for host in cli_hosts() {
+        let h = host.as_str();
+        let env = project();
+        let dir = host.project_dirs().last().expect("a project directory");
+        let top = dir.split('/').next().unwrap();
+        let outside = env.path("outside");
+        std::fs::create_dir_all(outside.join(dir.trim_start_matches(top).trim_start_matches('/')))
+            .unwrap();
+        std::os::unix::fs::symlink(&outside, env.path(top)).unwrap();
+        let out = run(env.pwk().args(["new", "probe", "--host", h]));
+        assert_eq!(out.code, 2, "{h}: {}{}", out.stdout, out.stderr);
+        assert!(out.stderr.contains(top), "{h}: {}", out.stderr);
+        let written: Vec<_> = walk(&outside);
+        assert!(
+            written.is_empty(),
+            "{h}: written through the link: {written:?}"
+        );
+    }
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -1,0 +1,465 @@
+//! Untrusted text stays inert in every output (N21, N22, N35 of the turn-4 attack
+//! pass): every class of character that moves the cursor, reorders text or hides
+//! it × every field of a role that can carry it × every renderer and front end,
+//! through the real binary. A cell fails when one such character reaches the
+//! output's bytes raw (the LSP and MCP wire included: JSON carries them as `\u`
+//! escapes, which decode to the same text).
+//!
+//! Each character class gets one project holding one role per field, the field
+//! carrying `a<chars>b`; every front end then runs over it: `lint` in each
+//! `--format`, `lint -`, `list` and `show` (human and JSON, `show` once per role),
+//! `pwk lsp` (diagnostics, hover, document symbols of every role) and `pwk mcp`
+//! (`lint`, `list_roles`, `show_role` of every role).
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::TestEnv;
+use crate::support::lsp_client::file_uri;
+
+/// The character classes, each with the characters planted (several per class:
+/// one position in a class is not the class).
+const CLASSES: &[(&str, &[char])] = &[
+    ("C0 control", &['\u{1b}', '\u{7}', '\u{8}']),
+    ("DEL", &['\u{7f}']),
+    ("C1 control", &['\u{9b}', '\u{85}', '\u{8d}']),
+    (
+        "bidi embedding/override",
+        &['\u{202a}', '\u{202b}', '\u{202d}', '\u{202e}'],
+    ),
+    (
+        "bidi isolate",
+        &['\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}'],
+    ),
+    ("bidi mark", &['\u{200e}', '\u{200f}', '\u{61c}']),
+    (
+        "zero-width",
+        &['\u{200b}', '\u{200c}', '\u{2060}', '\u{2063}'],
+    ),
+    ("joiner outside an emoji", &['\u{200d}']),
+    (
+        "tag characters (ASCII smuggling)",
+        &[
+            '\u{e0001}',
+            '\u{e0072}',
+            '\u{e006d}',
+            '\u{e0020}',
+            '\u{e007f}',
+        ],
+    ),
+    ("line/paragraph separator", &['\u{2028}', '\u{2029}']),
+    ("soft hyphen, CGJ", &['\u{ad}', '\u{34f}']),
+    ("BOM inside the text", &['\u{feff}']),
+    (
+        "Hangul filler",
+        &['\u{3164}', '\u{115f}', '\u{1160}', '\u{ffa0}'],
+    ),
+    (
+        "variation selector alone",
+        &['\u{fe0f}', '\u{fe00}', '\u{e0100}', '\u{180b}'],
+    ),
+    (
+        "interlinear annotation, Mongolian vowel separator",
+        &['\u{fff9}', '\u{fffb}', '\u{180e}'],
+    ),
+];
+
+/// The fields a role's text reaches the output through.
+const FIELDS: &[&str] = &[
+    "name",
+    "description",
+    "tools item",
+    "model",
+    "unknown key",
+    "unknown key's value",
+    "body",
+    "file name",
+];
+
+/// A role file carrying `x` in `field`: (path in the project, role name, text).
+fn role(field: &str, x: &str) -> (String, String, String) {
+    let slug = field.replace([' ', '\''], "-");
+    let mut name = format!("f-{slug}");
+    let mut file = name.clone();
+    let (mut desc, mut tools, mut model) = (
+        "Reviews a diff.".to_string(),
+        "read, grep".to_string(),
+        "anthropic/claude-sonnet-4-5".to_string(),
+    );
+    let (mut key, mut value, mut body) = (
+        "x-note".to_string(),
+        "v".to_string(),
+        "You review.".to_string(),
+    );
+    match field {
+        "name" => {
+            name = format!("n{x}x");
+            file = name.clone();
+        }
+        "description" => desc = format!("Reviews {x} a diff."),
+        "tools item" => tools = format!("read, g{x}rep"),
+        "model" => model = format!("anthropic/claude{x}-sonnet"),
+        "unknown key" => key = format!("k{x}k"),
+        "unknown key's value" => {
+            key = "colour".into();
+            value = format!("v{x}v");
+        }
+        "body" => body = format!("You review {x} the diff."),
+        "file name" => file = format!("f{x}x"),
+        other => unreachable!("{other}"),
+    }
+    let text = format!(
+        "---\nname: {name}\ndescription: {desc}\ntools: {tools}\nmodel: {model}\n{key}: {value}\n---\n{body}\n"
+    );
+    (format!(".agents/agents/{file}.md"), name, text)
+}
+
+/// The characters of `out` that must never be there raw: the planted ones, and
+/// every C0 control but tab, LF and CR.
+fn raw_in(out: &[u8], planted: &[char]) -> Vec<String> {
+    let text = String::from_utf8_lossy(out);
+    let mut found: Vec<String> = Vec::new();
+    for (i, c) in text.char_indices() {
+        let control = (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{7f}';
+        if control || planted.contains(&c) {
+            let from = text[..i].char_indices().rev().nth(30).map_or(0, |(j, _)| j);
+            let around: String = text[from..(i + c.len_utf8() + 20).min(text.len())]
+                .chars()
+                .filter(|c| c.is_ascii_graphic() || *c == ' ')
+                .collect();
+            found.push(format!("U+{:04X} near `{around}`", c as u32));
+        }
+    }
+    found.dedup();
+    found.truncate(3);
+    found
+}
+
+/// Run `cmd` with `input` on stdin (kept open until `done` says the output is
+/// complete, so a server answers before it sees EOF); stdout and stderr
+/// together. Killed after 30 s.
+fn run_bounded(mut cmd: Command, input: &[u8], done: &dyn Fn(&[u8]) -> bool) -> Vec<u8> {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("spawn pwk");
+    let mut stdin = child.stdin.take();
+    if let Some(s) = stdin.as_mut() {
+        let _ = s.write_all(input);
+    }
+    let (tx, rx) = channel::<Vec<u8>>();
+    for r in [
+        Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
+        Box::new(child.stderr.take().unwrap()),
+    ] {
+        let tx = tx.clone();
+        std::thread::spawn(move || {
+            let mut r = r;
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = r.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    drop(tx);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut out = Vec::new();
+    loop {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(chunk) => out.extend(chunk),
+            Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => {}
+        }
+        if stdin.is_some() && (input.is_empty() || done(&out)) {
+            stdin = None;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            out.extend(b"\n[killed after 30 s]");
+            break;
+        }
+    }
+    let _ = child.wait();
+    while let Ok(chunk) = rx.recv_timeout(Duration::from_millis(200)) {
+        out.extend(chunk);
+    }
+    out
+}
+
+/// The JSON bodies of Content-Length framed `out`.
+fn frames(out: &[u8]) -> Vec<Value> {
+    let text = String::from_utf8_lossy(out);
+    let mut rest = &text[..];
+    let mut found = Vec::new();
+    while let Some(at) = rest.find("Content-Length: ") {
+        rest = &rest[at + 16..];
+        let Some(eol) = rest.find("\r\n\r\n") else {
+            break;
+        };
+        let Ok(n) = rest[..eol].trim().parse::<usize>() else {
+            continue;
+        };
+        let body = &rest[eol + 4..];
+        if body.len() < n {
+            break;
+        }
+        if let Ok(v) = serde_json::from_str(&body[..n]) {
+            found.push(v);
+        }
+        rest = &body[n..];
+    }
+    found
+}
+
+fn frame(v: &Value) -> Vec<u8> {
+    let body = serde_json::to_vec(v).unwrap();
+    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    out.extend(body);
+    out
+}
+
+/// `pwk lsp`: open every role, ask hover on its name and description and its
+/// document symbols; the raw bytes of everything the server sent.
+fn lsp(env: &TestEnv, roles: &[(String, String, String)]) -> Vec<u8> {
+    let mut input = frame(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"processId": null, "rootUri": file_uri(env.root()), "capabilities": {}}}));
+    input.extend(frame(
+        &json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}),
+    ));
+    let mut ids = Vec::new();
+    for (n, (rel, _, text)) in roles.iter().enumerate() {
+        let uri = file_uri(&env.path(rel));
+        input.extend(frame(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+            "params": {"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": text}}})));
+        for (k, line) in [1, 2].into_iter().enumerate() {
+            let id = 100 + n * 10 + k;
+            ids.push(id);
+            input.extend(frame(&json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/hover",
+                "params": {"textDocument": {"uri": uri}, "position": {"line": line, "character": 2}}})));
+        }
+        let id = 100 + n * 10 + 5;
+        ids.push(id);
+        input.extend(frame(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/documentSymbol",
+            "params": {"textDocument": {"uri": uri}}}),
+        ));
+    }
+    let want = roles.len();
+    let mut cmd = env.pwk();
+    cmd.arg("lsp");
+    run_bounded(cmd, &input, &|out| {
+        let got = frames(out);
+        let answered = ids
+            .iter()
+            .all(|&id| got.iter().any(|v| v["id"] == json!(id)));
+        let published = got
+            .iter()
+            .filter(|v| v["method"] == "textDocument/publishDiagnostics")
+            .count();
+        answered && published >= want
+    })
+}
+
+/// `pwk mcp`: `lint`, `list_roles` and `show_role` of every role.
+fn mcp(env: &TestEnv, roles: &[(String, String, String)]) -> Vec<u8> {
+    let mut lines = vec![
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "inert-output", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+               "params": {"name": "lint", "arguments": {}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+               "params": {"name": "list_roles", "arguments": {"all": true}}}),
+    ];
+    for (n, (_, name, _)) in roles.iter().enumerate() {
+        lines.push(
+            json!({"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call",
+               "params": {"name": "show_role", "arguments": {"name": name}}}),
+        );
+    }
+    let ids: Vec<Value> = lines.iter().filter_map(|l| l.get("id").cloned()).collect();
+    let mut input = Vec::new();
+    for l in lines {
+        input.extend(serde_json::to_vec(&l).unwrap());
+        input.push(b'\n');
+    }
+    let mut cmd = env.pwk();
+    cmd.arg("mcp");
+    run_bounded(cmd, &input, &|out| {
+        let got: Vec<Value> = String::from_utf8_lossy(out)
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        ids.iter().all(|id| got.iter().any(|v| &v["id"] == id))
+    })
+}
+
+/// Every front end over one class's project: (front end, output bytes).
+fn outputs(env: &TestEnv, roles: &[(String, String, String)]) -> Vec<(String, Vec<u8>)> {
+    let cli = |args: &[&str]| {
+        let mut cmd = env.pwk();
+        cmd.args(args);
+        run_bounded(cmd, b"", &|_| true)
+    };
+    let mut out = Vec::new();
+    for format in ["human", "concise", "json", "sarif", "github"] {
+        out.push((
+            format!("lint --format {format}"),
+            cli(&["lint", "--format", format]),
+        ));
+    }
+    for (rel, _, text) in roles {
+        let mut cmd = env.pwk();
+        cmd.args(["lint", "-", "--stdin-filename", rel]);
+        out.push((
+            format!("lint - --stdin-filename {}", rel.escape_default()),
+            run_bounded(cmd, text.as_bytes(), &|_| true),
+        ));
+    }
+    for format in ["human", "json"] {
+        out.push((
+            format!("list --format {format}"),
+            cli(&["list", "--all", "--format", format]),
+        ));
+        for (_, name, _) in roles {
+            out.push((
+                format!("show {} --format {format}", name.escape_default()),
+                cli(&["show", name, "--format", format]),
+            ));
+        }
+    }
+    out.push(("lsp".into(), lsp(env, roles)));
+    out.push(("mcp".into(), mcp(env, roles)));
+    out
+}
+
+/// One class: its project, every front end, the failures.
+fn class_cells(class: &str, chars: &[char]) -> (usize, Vec<String>) {
+    let env = TestEnv::new();
+    std::fs::create_dir(env.path(".git")).unwrap();
+    let planted: String = chars.iter().collect();
+    let x = format!("a{planted}b");
+    let roles: Vec<(String, String, String)> = FIELDS.iter().map(|f| role(f, &x)).collect();
+    for (rel, _, text) in &roles {
+        env.write(rel, text);
+    }
+    let mut failed = Vec::new();
+    let outs = outputs(&env, &roles);
+    for (front, bytes) in &outs {
+        let raw = raw_in(bytes, chars);
+        if !raw.is_empty() {
+            failed.push(format!("[{class} × {front}] raw in the output: {raw:?}"));
+        }
+        let text = String::from_utf8_lossy(bytes);
+        if text.contains("panicked") || text.contains("[killed after 30 s]") {
+            failed.push(format!("[{class} × {front}] crashed or hung: {text}"));
+        }
+    }
+    (outs.len() * FIELDS.len(), failed)
+}
+
+#[test]
+fn no_raw_control_bidi_or_invisible_character_in_any_output() {
+    let results: Vec<(usize, Vec<String>)> = std::thread::scope(|s| {
+        let chunks: Vec<_> = CLASSES
+            .chunks(CLASSES.len().div_ceil(2))
+            .map(|chunk| {
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|(class, chars)| class_cells(class, chars))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        chunks.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    let cells: usize = results.iter().map(|r| r.0).sum();
+    let failures: Vec<String> = results.into_iter().flat_map(|r| r.1).collect();
+    eprintln!(
+        "inert output: {} classes × {} fields × every front end = {cells} cells",
+        CLASSES.len(),
+        FIELDS.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// N21/N22 as findings, by class: every invisible character class planted in a
+/// description is reported under the portable profile, and a line or paragraph
+/// separator in a key line is an error under nicobailon (its line reader loses the
+/// key), with the role listed as not visible to it.
+#[test]
+fn every_invisible_class_is_a_finding_and_separators_lose_nicobailons_key() {
+    let invisible: &[(&str, &[char])] = &CLASSES[5..];
+    let mut failures = Vec::new();
+    let mut cases = 0;
+    for (class, chars) in invisible {
+        for &c in chars.iter() {
+            cases += 1;
+            let env = TestEnv::new();
+            let text = format!(
+                "---\nname: r\ndescription: Reviews{c} a diff.\ntools: read\n---\nYou review.\n"
+            );
+            env.write(".pi/agents/r.md", &text);
+            let out = crate::support::run(env.pwk().args([
+                "lint",
+                "--host",
+                "nicobailon",
+                "--format",
+                "json",
+                ".pi/agents/r.md",
+            ]));
+            let doc: Value = serde_json::from_str(&out.stdout).unwrap();
+            let hits: Vec<&Value> = doc["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|d| d["rule"] == "invisible-character")
+                .collect();
+            let separator = matches!(c, '\u{2028}' | '\u{2029}');
+            let want = if separator { "error" } else { "warning" };
+            if hits.len() != 1 || hits[0]["severity"] != want {
+                failures.push(format!(
+                    "{class} U+{:04X}: want one {want}, got {hits:?}",
+                    c as u32
+                ));
+            }
+            if separator {
+                let list = crate::support::run(env.pwk().args([
+                    "list",
+                    "--host",
+                    "nicobailon",
+                    "--format",
+                    "json",
+                ]));
+                let doc: Value = serde_json::from_str(&list.stdout).unwrap();
+                let visible = doc["roles"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|r| r["name"] == "r")
+                    .map(|r| r["visible"].clone());
+                if visible != Some(json!(false)) {
+                    failures.push(format!(
+                        "{class} U+{:04X}: nicobailon loses `description`, but the role is visible: {visible:?}",
+                        c as u32
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!("invisible classes: {cases} characters");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
