@@ -93,6 +93,22 @@ fn main() {
     // file is regenerated (and its freshness test fails until then).
     let mut inputs = Fnv::default();
     inputs.write(&std::fs::read("schemas/role.schema.json").expect("role schema"));
+    // What `--host auto` infers a file's host from when nothing else says
+    // (`host::infer_from_keys`): per host, every key some version of it reads that the
+    // role schema (the PWK contract) does not document, sorted.
+    let documented: std::collections::BTreeSet<String> = {
+        let role: Value = serde_json::from_str(
+            &std::fs::read_to_string("schemas/role.schema.json").expect("role schema"),
+        )
+        .expect("role schema JSON");
+        role["properties"]
+            .as_object()
+            .expect("properties")
+            .keys()
+            .cloned()
+            .collect()
+    };
+    let mut host_keys: Vec<(&str, std::collections::BTreeSet<String>)> = Vec::new();
     let mut code = String::from(
         "/// (host, package, version, applies, resolved profile, light view, project\n\
          /// discovery dirs one a line), oldest first.\n\
@@ -188,6 +204,14 @@ fn main() {
             if pi_hosts.contains(&host) {
                 every_pi.push((host.to_string(), current.clone()));
             }
+            if host != "pwk" {
+                let keys = full["keys"].as_object().expect("keys").keys();
+                let own = keys.filter(|k| !documented.contains(*k)).cloned();
+                match host_keys.iter_mut().find(|(h, _)| *h == host) {
+                    Some((_, set)) => set.extend(own),
+                    None => host_keys.push((host, own.collect())),
+                }
+            }
         }
     }
     code.push_str("];\n");
@@ -220,6 +244,15 @@ fn main() {
     code.push_str("pub static PORTABLE_EXTRA: &[(&str, &[&str])] = &[\n");
     for (k, who) in &extra {
         writeln!(code, "    ({k:?}, &{who:?}),").expect("write");
+    }
+    code.push_str("];\n");
+    code.push_str(
+        "/// (host, keys some version of it reads that the role schema does not document).\n",
+    );
+    code.push_str("pub static HOST_KEYS: &[(&str, &[&str])] = &[\n");
+    for (h, keys) in &host_keys {
+        let keys: Vec<&String> = keys.iter().collect();
+        writeln!(code, "    ({h:?}, &{keys:?}),").expect("write");
     }
     code.push_str("];\n");
     std::fs::write(Path::new(&out).join("host_profiles.rs"), code).expect("write");

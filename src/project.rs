@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::config::{ConfigError, Configs, Origin, ResolvedConfig, Val};
 use crate::fs::trust::{Untrusted, trust_entry, trusted_dir, untrusted_on_the_way};
-use crate::host::{Chosen, HostChoice};
+use crate::host::{Chosen, Detection, HostChoice};
 use crate::lint::{FileSettings, LintOptions, LintReport, SettingsSource, WalkError};
 
 /// What the caller says about the project (the command line, an editor's or an
@@ -86,6 +86,8 @@ pub struct Project {
     /// root walk stopped at, a configuration on the way, a directory of roles.
     pub ignored: Vec<Untrusted>,
     configs: Mutex<Configs>,
+    /// `--host auto`'s decisions, by directory (each asked once per run).
+    detections: Mutex<std::collections::HashMap<PathBuf, Detection>>,
 }
 
 impl Project {
@@ -146,6 +148,7 @@ impl Project {
             config_file,
             stopped_at,
             configs: Mutex::new(configs),
+            detections: Default::default(),
         })
     }
 
@@ -167,6 +170,7 @@ impl Project {
             config_file: None,
             stopped_at: None,
             ignored: Vec::new(),
+            detections: Default::default(),
         }
     }
 
@@ -181,23 +185,87 @@ impl Project {
     }
 
     /// The host profile `path` is linted for, and its settings, as `pwk lint` would
-    /// lint it; `project_host` is [`Project::host`]'s profile, already resolved (an
-    /// editor resolves it once).
+    /// lint it (an editor's buffer): under `--host auto` with nothing else naming a
+    /// host, the file's own keys decide once it is parsed ([`ProfileFor::infer`]).
     pub fn file_profile(
         &self,
         path: &Path,
-        project_host: &'static crate::host::HostProfile,
-    ) -> Result<(&'static crate::host::HostProfile, FileSettings), ConfigError> {
+    ) -> Result<(crate::lint::ProfileFor, FileSettings), ConfigError> {
         let resolved = self.resolve_file(path)?;
-        let profile = match &resolved.host.value {
-            HostChoice::Spec(s) => s.profile().unwrap_or(project_host),
-            HostChoice::Auto => crate::host::detect_from_paths(&[path.to_path_buf()])
-                .and_then(|d| d.spec.profile().ok())
-                .unwrap_or(project_host),
-        };
+        let chosen = self.host_in(&resolved.host.value, path.parent().unwrap_or(path));
         let mut settings = resolved.settings();
         settings.skills = Some(self.skill_places());
-        Ok((profile, settings))
+        Ok((crate::lint::ProfileFor::of(&chosen), settings))
+    }
+
+    /// The host a role file at `path` is read by, and why, as every front end decides
+    /// it: `--host`, an `[[overrides]]` entry matching it, `host` in `pwk.toml`, else
+    /// detection ([`Project::detect_dir`]). When `detection` is undecided
+    /// ([`Detection::undecided`]), the file's own keys may still name its host
+    /// ([`crate::host::infer_from_keys`], asked once the file is parsed).
+    pub fn host_for(&self, path: &Path) -> Result<Chosen, ConfigError> {
+        let resolved = self.resolve_file(path)?;
+        let mut chosen = self.host_in(&resolved.host.value, path.parent().unwrap_or(path));
+        if chosen.detection.is_none() && resolved.host.origin != Origin::Flag("--host") {
+            chosen.source = Some(describe_origin(&resolved.host.origin, &self.cwd));
+        }
+        Ok(chosen)
+    }
+
+    /// The profile for the files in `dir` under `choice` (a configuration's host, or
+    /// `auto`: [`Project::detect_dir`]).
+    pub fn host_in(&self, choice: &HostChoice, dir: &Path) -> Chosen {
+        match choice {
+            HostChoice::Spec(_) => choice.resolve(&self.root, self.agent_dir.as_deref()),
+            HostChoice::Auto => {
+                let d = self.detect_dir(dir);
+                Chosen {
+                    profile: d.spec.profile().expect("detection picks known profiles"),
+                    detection: Some(d),
+                    source: None,
+                }
+            }
+        }
+    }
+
+    /// `--host auto` for the files in `dir` (each directory decided once): a host's
+    /// own agents directory or a Claude Code plugin's, else the settings of the
+    /// nearest project above `dir` (the one root rule, [`find_root`]; this project's
+    /// root when none is found) and of pi's agent dir. Several projects in one tree
+    /// each get their own host.
+    pub fn detect_dir(&self, dir: &Path) -> Detection {
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        if let Some(d) = self.detections().get(&dir) {
+            return d.clone();
+        }
+        let found = crate::fs::root::find_root(&dir, self.home.as_deref());
+        let project = match found.marker {
+            Some(_) => found.root,
+            None => self.root.clone(),
+        };
+        let d = match crate::host::detect_dir(&dir, &project) {
+            Some(d) => d,
+            None => {
+                let key = project.join(".pi");
+                let cached = self.detections().get(&key).cloned();
+                match cached {
+                    Some(d) => d,
+                    None => {
+                        let d = crate::host::detect(&project, self.agent_dir.as_deref());
+                        self.detections().insert(key, d.clone());
+                        d
+                    }
+                }
+            }
+        };
+        self.detections().insert(dir, d.clone());
+        d
+    }
+
+    fn detections(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<PathBuf, Detection>> {
+        self.detections.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn configs(&self) -> std::sync::MutexGuard<'_, Configs> {
@@ -488,10 +556,11 @@ impl Project {
     /// files by the host profile they are linted for.
     pub fn plan(&self, set: FileSet, base: &FileSettings) -> Result<LintPlan, ConfigError> {
         let mut settings = std::collections::HashMap::new();
-        // Files grouped by host choice, and under `auto` by the host whose own
-        // directory holds them (`.claude/agents/` is claude-code's).
+        // Files grouped by host choice, and under `auto` by what decided their host
+        // (their directory's detection, an index into `decided`).
         let mut keyed: Vec<(GroupKey, Vec<PathBuf>)> = Vec::new();
-        let mut last_dir: Option<(PathBuf, Option<crate::host::HostId>)> = None;
+        let mut decided: Vec<Detection> = Vec::new();
+        let mut last_dir: Option<(PathBuf, usize)> = None;
         for f in &set.files {
             let resolved = self.resolve_file(f)?;
             let mut s = resolved.settings();
@@ -508,39 +577,61 @@ impl Project {
             if s != *base {
                 settings.insert(f.clone(), s);
             }
-            let dir_host = match resolved.host.value {
-                // The directory decides, so it is asked once per directory (not for a
-                // file name holding a backslash, which host_of_path reads as a separator).
+            let detection = match resolved.host.value {
+                // The directory decides, so it is asked once per directory (a file
+                // name holding a backslash is asked on its own: host_of_path reads it
+                // as a separator).
                 HostChoice::Auto if last_dir.as_ref().is_some_and(|(d, _)| plainly_in(f, d)) => {
-                    last_dir.as_ref().and_then(|(_, h)| *h)
+                    last_dir.as_ref().map(|(_, i)| *i)
                 }
                 HostChoice::Auto => {
-                    let dir = f.parent().filter(|_| {
-                        !f.file_name()
-                            .is_some_and(|n| n.as_encoded_bytes().contains(&b'\\'))
-                    });
-                    match (&last_dir, dir) {
-                        (Some((d, h)), Some(p)) if d == p => *h,
+                    let plain = !f
+                        .file_name()
+                        .is_some_and(|n| n.as_encoded_bytes().contains(&b'\\'));
+                    let dir = f.parent().unwrap_or(Path::new(""));
+                    let i = match &last_dir {
+                        Some((d, i)) if plain && d == dir => *i,
                         _ => {
-                            let h = crate::host::host_of_path(f).map(|(h, _)| h);
-                            if let Some(p) = dir {
-                                last_dir = Some((p.to_path_buf(), h));
+                            let by_name = (!plain)
+                                .then(|| crate::host::detect_from_paths(std::slice::from_ref(f)))
+                                .flatten();
+                            let d = by_name.unwrap_or_else(|| self.detect_dir(dir));
+                            let i = match decided.iter().position(|x| *x == d) {
+                                Some(i) => i,
+                                None => {
+                                    decided.push(d);
+                                    decided.len() - 1
+                                }
+                            };
+                            if plain {
+                                last_dir = Some((dir.to_path_buf(), i));
                             }
-                            h
+                            i
                         }
-                    }
+                    };
+                    Some(i)
                 }
                 HostChoice::Spec(_) => None,
             };
-            let key = (resolved.host.value, dir_host);
+            let key = (resolved.host.value, detection);
             match keyed.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, g)) => g.push(f.clone()),
                 None => keyed.push((key, vec![f.clone()])),
             }
         }
         let mut groups = Vec::new();
-        for ((choice, _), files) in keyed {
-            let chosen = choice.resolve_for(&self.root, self.agent_dir.as_deref(), &files);
+        for ((choice, detection), files) in keyed {
+            let chosen = match detection {
+                Some(i) => {
+                    let d = decided[i].clone();
+                    Chosen {
+                        profile: d.spec.profile().expect("detection picks known profiles"),
+                        detection: Some(d),
+                        source: None,
+                    }
+                }
+                None => choice.resolve(&self.root, self.agent_dir.as_deref()),
+            };
             groups.push(LintGroup { chosen, files });
         }
         if groups.is_empty() {
@@ -578,9 +669,9 @@ fn plainly_in(file: &Path, dir: &Path) -> bool {
             .is_some_and(|(parent, name)| parent == d && !name.contains(&b'\\'))
 }
 
-/// A lint group's key: the host choice, and under `auto` the host whose own
-/// directory holds the files.
-type GroupKey = (HostChoice, Option<crate::host::HostId>);
+/// A lint group's key: the host choice, and under `auto` what decided the files'
+/// host (an index into the run's distinct detections).
+type GroupKey = (HostChoice, Option<usize>);
 
 /// What a lint run asks for.
 #[derive(Debug, Clone, Default)]
@@ -692,6 +783,7 @@ impl LintPlan {
                 .detection
                 .as_ref()
                 .map(|d| d.reason_from(&self.cwd)),
+            detection: group.chosen.detection.clone(),
             recursive: self.recursive,
             keep_text,
             cwd: Some(self.cwd.clone()),

@@ -46,11 +46,13 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let config = config.as_ref();
     // The profile the path is linted for, and why (as `pwk lint` decides it).
     let chosen = {
-        let files = [std::path::absolute(&path).unwrap_or_else(|_| path.clone())];
-        resolved
-            .host
-            .value
-            .resolve_for(&project.root, project.agent_dir.as_deref(), &files)
+        let abs = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
+        let dir = if abs.is_dir() {
+            abs.as_path()
+        } else {
+            abs.parent().unwrap_or(&abs)
+        };
+        project.host_in(&resolved.host.value, dir)
     };
     let root_shown = if project.root == ctx.cwd {
         ".".to_string()

@@ -171,6 +171,7 @@ fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     {
         text.push_str(note);
     }
+    say_decisions(args, ctx, &report);
     write_stdout(text.as_bytes()).context("cannot write to stdout")?;
     if !report.failures.is_empty() || !fix_errors.is_empty() {
         let lines: Vec<String> = report
@@ -188,6 +189,26 @@ fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         anyhow::bail!("{}", lines.join("\n  "));
     }
     Ok(exit_status(args, &report))
+}
+
+/// What `--host auto` decided and why, one line per decision, on stderr (as cargo
+/// and ruff say what they did beside their output): for the human, concise and
+/// github formats; JSON and SARIF carry it as data (`host.decisions`,
+/// `properties.hostDecisions`). `--quiet` keeps it quiet.
+fn say_decisions(args: &LintArgs, ctx: &Context, report: &crate::lint::LintReport) {
+    if args.quiet || matches!(args.format, LintFormat::Json | LintFormat::Sarif) {
+        return;
+    }
+    let show = |p: &std::path::Path| shown(ctx, p);
+    let opts = RenderOptions {
+        show_path: &show,
+        color: false,
+        width: HUMAN_WIDTH,
+        summary: false,
+    };
+    for line in crate::lint::render::decision_lines(report, &opts) {
+        eprintln_safe(&line);
+    }
 }
 
 /// 1 when errors remain (or warnings, with `--deny-warnings`), else 0.
@@ -241,7 +262,7 @@ fn render_report(
         if p.as_os_str().is_empty() {
             STDIN_NAME.to_string()
         } else {
-            ctx.display_path(p)
+            shown(ctx, p)
         }
     };
     let render_opts = RenderOptions {
@@ -267,6 +288,15 @@ fn render_report(
         LintFormat::Github => crate::lint::render::Format::Github,
     };
     render(format, report, &render_opts)
+}
+
+/// A path as the report shows it: relative to the current directory, which is `.`.
+fn shown(ctx: &Context, p: &std::path::Path) -> String {
+    if p == ctx.cwd {
+        ".".to_string()
+    } else {
+        ctx.display_path(p)
+    }
 }
 
 /// How the text read from stdin is named without `--stdin-filename`.
@@ -363,8 +393,13 @@ fn run_stdin(
         } else {
             Applicability::Safe
         };
+        // The host the text is for, decided once on the text as given.
+        let profile = opts
+            .profile_for()
+            .resolve(&crate::role::RoleDoc::parse(&reported, original.as_bytes()))
+            .0;
         let fixed = fix_text(original, applicability, |t| {
-            crate::lint::lint_text(&reported, t, group.chosen.profile, &settings)
+            crate::lint::lint_text(&reported, t, profile, &settings)
         });
         let n = fixed.applied.len();
         let changed = usize::from(fixed.text != original);
@@ -412,6 +447,7 @@ fn run_stdin(
             one_file,
         )?;
     }
+    say_decisions(args, ctx, &report);
     match fixed_out {
         // The fixed text on stdout, raw when it goes to a file or a pipe (it is the
         // file); escaped when stdout is a terminal, which must never get a role's
@@ -587,7 +623,7 @@ fn fix_step(
             path,
             anchors,
             by,
-            opts.host,
+            opts.profile_for(),
             &opts.settings_for(path),
             applicability,
             mode,

@@ -182,7 +182,19 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let manifest_failed = warnings
         .iter()
         .any(|w| w.starts_with("the install manifest was not written"));
+    // With no host named, the roles go to the PWK contract's shared directory: say
+    // who reads it and what each does with them.
+    let (readers, not_readers) = if chosen.profile.is_portable() && !args.global {
+        (
+            crate::install::readers::readers(&roles, project_dir),
+            crate::install::readers::not_readers(project_dir),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let report = Report {
+        readers,
+        not_readers,
         target: ctx.display_path(&agents_path),
         paths: results.iter().map(|r| ctx.display_path(&r.path)).collect(),
         results,

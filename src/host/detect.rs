@@ -1,72 +1,342 @@
-//! `--host auto`: which subagent host a project runs, read from pi's own settings.
+//! `--host auto`: which host reads a role file, from what its project says.
 //!
-//! pi lists installed packages in `packages` of the project `.pi/settings.json` and
-//! of the agent dir's `settings.json` (a string source, or `{ "source": … }`;
-//! `@earendil-works/pi-coding-agent@1.6.0 dist/core/package-manager.js:808`). npm
-//! sources are `npm:<name>[@<version>]` (`:1311`) and are installed into
-//! `<project>/.pi/npm/node_modules/<name>` or `<agent dir>/npm/node_modules/<name>`
-//! (`:1937`); git sources into `<project>/.pi/git/<host>/<path>` or
-//! `<agent dir>/git/<host>/<path>` (`:1963`). The installed `package.json` gives the
-//! exact version when the source does not pin one.
+//! Asked in this order; the first that names a host decides:
+//!
+//! 1. **A host's own agents directory** holds the file (`.claude/agents/`,
+//!    `.opencode/agents/`, `.gemini/agents/`, `.github/agents/`): only that host reads
+//!    there ([`host_of_path`]).
+//! 2. **A Claude Code plugin**: `.claude-plugin/plugin.json` beside the `agents/`
+//!    directory holding the file, or listing it in its `agents` paths
+//!    ([`claude_plugin_of`]; docs.claude.com/en/docs/claude-code/plugins-reference,
+//!    "agents/ directory in the plugin root", manifest `agents`: custom paths that
+//!    supplement it).
+//! 3. **The settings of the nearest project** (found by `crate::project`'s one root
+//!    rule) and of pi's agent dir, as each host writes them ([`detect`]):
+//!    - pi's `packages` in `.pi/settings.json` / `<agent dir>/settings.json` (a string
+//!      source, or `{ "source": … }`; `@earendil-works/pi-coding-agent@1.6.0
+//!      dist/core/package-manager.js:808`, written by `addSourceToSettings`, `:668`).
+//!      npm sources are `npm:<name>[@<version>]` (`:1311`), installed into
+//!      `<project>/.pi/npm/node_modules/<name>` or `<agent dir>/npm/node_modules/<name>`
+//!      (`:1937`); git sources into `…/git/<host>/<path>` (`:1963`). The installed
+//!      `package.json` gives the version when the source does not pin one;
+//!    - tintinweb's own settings file `.pi/subagents.json` (written by `/agents` →
+//!      Settings) and `<agent dir>/subagents.json` (`@tintinweb/pi-subagents@0.14.1
+//!      src/settings.ts:186-192`, unchanged at tintinweb/pi-subagents@3f9d35c
+//!      src/settings.ts:376-382);
+//!    - nicobailon's `subagents` object in pi's settings (written by its agent
+//!      overrides: `pi-subagents@0.67.0 src/agents/agents.ts:1567-1584`, read at
+//!      `:1123-1130`);
+//!    - subagents-lite's one settings file, `<agent dir>/subagents-lite.json`
+//!      (IIwate/pi-subagents-lite@22d9f3c src/platform/fs/config-paths.ts:13-15);
+//!    - pi's example subagent extension, installed by copying its `index.ts` and
+//!      `agents.ts` into `extensions/subagent/` of the agent dir or the project's
+//!      `.pi/` (`@earendil-works/pi-coding-agent@1.6.0
+//!      examples/extensions/subagent/README.md:38-40`).
+//! 4. **The file's own keys**, when none of the above names a host: a key only one of
+//!    the pi hosts that read the file's directory reads ([`infer_from_keys`], asked by
+//!    lint once the file is parsed).
+//!
+//! One host named: its profile. Several: the portable profile, safe on all of them.
+//! None: the portable profile, which is the PWK contract (`name` and `description`
+//! required). Every decision carries its reason as data ([`Detection`]).
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use super::{ALL, HostId, HostSpec};
 
+/// How a decision was reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Basis {
+    /// A settings file names the host (pi's `packages`, a host's own settings, the
+    /// vendored example extension, a Claude Code plugin manifest).
+    Settings,
+    /// The host's own agents directory holds the files.
+    Directory,
+    /// The file uses keys only this host reads.
+    Keys,
+    /// Several hosts are named: the portable profile, safe on all of them.
+    Several,
+    /// Nothing names a host: the portable profile (the PWK contract).
+    Nothing,
+}
+
+/// One piece of evidence: what says a host reads the files.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Evidence {
+    /// pi's `packages` lists the host's package (`source` as written).
+    Package { source: String },
+    /// The host's own project settings: tintinweb's `subagents.json`, nicobailon's
+    /// `subagents` in pi's settings.
+    HostSettings,
+    /// pi's example subagent extension, vendored into `extensions/subagent/`.
+    Extension,
+    /// A Claude Code plugin manifest beside (or listing) the agents directory.
+    PluginManifest,
+    /// The host's own agents directory.
+    Directory,
+    /// Keys only this host reads.
+    Keys { keys: Vec<&'static str> },
+}
+
+/// What detection found: a host, and where it is said.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Found {
+    pub host: HostId,
+    /// The version when known (a pinned source, an installed `package.json`).
+    pub version: Option<String>,
+    /// The file or directory that says so (the role file itself for keys).
+    pub settings: PathBuf,
+    pub evidence: Evidence,
+}
+
 /// What detection found and decided.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Detection {
     /// The profile to use.
     pub spec: HostSpec,
-    /// Why, in one sentence (shown by lint and show).
+    /// Why, in one sentence (shown by lint, list, show, new and config), with the
+    /// paths as they are; [`Detection::describe`] shows them otherwise.
     pub reason: String,
-    /// Every host package found, with its version when known and where it was listed.
+    pub basis: Basis,
+    /// Where the decision holds: the project whose settings were read, the host's
+    /// agents directory, the plugin's, or the file.
+    pub scope: PathBuf,
+    /// Every host found, with where.
     pub found: Vec<Found>,
-    /// The paths `reason` names, as written there (absolute): [`Detection::reason_from`]
-    /// shows them from the current directory.
-    pub paths: Vec<PathBuf>,
+    /// The settings files read when none named a host (for the reason).
+    pub looked: Vec<PathBuf>,
+    /// Settings or marker files that could not be used, each with why, in words that
+    /// follow "it" (a host they name is not known).
+    pub unreadable: Vec<(PathBuf, String)>,
+    /// The role files `reason` names, as given (only when it names them:
+    /// [`detect_from_paths`]).
+    pub files: Vec<PathBuf>,
 }
+
+/// The hint every reason ends with.
+pub const CHOOSE_HINT: &str = "`--host H` to choose";
 
 impl Detection {
     /// `reason` with the paths it names shown as every other path of the output is:
-    /// relative to `cwd` when under it.
+    /// relative to `cwd` when under it (`pwk config`, `convert`, `show`, the lint
+    /// report's `host_reason`).
     pub fn reason_from(&self, cwd: &Path) -> String {
-        let mut paths: Vec<&PathBuf> = self.paths.iter().collect();
+        let show = |p: &Path| crate::display::display_path(cwd, p);
+        if self.files.is_empty() {
+            return format!("{} ({CHOOSE_HINT})", self.describe(&show));
+        }
+        // A reason that names the files themselves ([`detect_from_paths`]).
+        let mut paths: Vec<&PathBuf> = self.files.iter().collect();
         // The longest first: a path that begins another is replaced after it.
         paths.sort_by_key(|p| std::cmp::Reverse(p.as_os_str().len()));
         let mut out = self.reason.clone();
         for p in paths {
-            let shown = crate::display::display_path(cwd, p);
-            out = out.replace(&p.display().to_string(), &shown);
+            out = out.replace(&p.display().to_string(), &show(p));
         }
         out
     }
+
+    /// Whether the file's own keys may still decide (nothing else named a host).
+    pub fn undecided(&self) -> bool {
+        self.basis == Basis::Nothing
+    }
+
+    /// The reason, with each path shown by `show` (relative to the current directory,
+    /// escaped), without the closing hint.
+    pub fn describe(&self, show: &dyn Fn(&Path) -> String) -> String {
+        let mut out = self.describe_found(show);
+        if !self.unreadable.is_empty() {
+            let each: Vec<String> = self
+                .unreadable
+                .iter()
+                .map(|(p, why)| format!("`{}` ({why})", show(p)))
+                .collect();
+            out.push_str(&format!(
+                "; pwk could not read {}, so a host listed there is not known",
+                each.join(", nor ")
+            ));
+        }
+        out
+    }
+
+    fn describe_found(&self, show: &dyn Fn(&Path) -> String) -> String {
+        let label = |f: &Found| {
+            let spec = HostSpec {
+                host: f.host,
+                version: f.version.clone(),
+            };
+            spec.profile()
+                .map(|p| p.label())
+                .unwrap_or_else(|_| f.host.newest().label())
+        };
+        match self.basis {
+            Basis::Nothing => {
+                let looked: Vec<String> = self
+                    .looked
+                    .iter()
+                    .map(|p| format!("`{}/`", show(p)))
+                    .collect();
+                format!(
+                    "no host is named by the settings in {}, nor by the files' directory or keys: the PWK contract applies (the portable profile)",
+                    if looked.is_empty() {
+                        "the project".to_string()
+                    } else {
+                        looked.join(" or ")
+                    }
+                )
+            }
+            Basis::Several => {
+                let mut hosts: Vec<String> = Vec::new();
+                for f in &self.found {
+                    let said = format!("{} ({})", f.host, said_where(f, show));
+                    if !hosts.contains(&said) {
+                        hosts.push(said);
+                    }
+                }
+                format!(
+                    "several hosts read these files ({}): the portable profile, safe on all of them",
+                    hosts.join(", ")
+                )
+            }
+            Basis::Settings | Basis::Directory | Basis::Keys => {
+                let f = &self.found[0];
+                let spec_label = self
+                    .spec
+                    .profile()
+                    .map(|p| p.label())
+                    .unwrap_or_else(|_| label(f));
+                let why: Vec<String> = self
+                    .found
+                    .iter()
+                    .map(|f| evidence_sentence(f, show))
+                    .collect();
+                let version = match self.found.iter().find_map(|f| f.version.as_deref()) {
+                    Some(_) if self.spec.version.is_none() => {
+                        format!(" (a version pwk has no profile for; using {spec_label})")
+                    }
+                    Some(_) => String::new(),
+                    None if self.basis == Basis::Settings && f.host.is_pi() => {
+                        format!(" (version unknown: the newest profile, {spec_label})")
+                    }
+                    None => String::new(),
+                };
+                format!("{}{version}", why.join("; "))
+            }
+        }
+    }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
-    pub host: HostId,
-    pub version: Option<String>,
-    /// The settings file that lists it.
-    pub settings: PathBuf,
+/// Where a found host is said, in a few words.
+fn said_where(f: &Found, show: &dyn Fn(&Path) -> String) -> String {
+    match &f.evidence {
+        Evidence::Package { .. } | Evidence::HostSettings | Evidence::PluginManifest => {
+            format!("`{}`", show(&f.settings))
+        }
+        Evidence::Extension => format!("`{}/`", show(&f.settings)),
+        Evidence::Directory => format!("`{}/`", show(&f.settings)),
+        Evidence::Keys { keys } => keys_phrase(keys),
+    }
 }
 
-/// Detect the host from the project's and the agent dir's pi settings. A settings
-/// file that cannot be read is named in the reason: the host it would name is not
-/// known (never a silent portable profile).
+/// One sentence for one piece of evidence.
+fn evidence_sentence(f: &Found, show: &dyn Fn(&Path) -> String) -> String {
+    let at = show(&f.settings);
+    match &f.evidence {
+        Evidence::Package { source } => format!(
+            "{}{} is installed per `{at}` (`{}`)",
+            f.host,
+            f.version
+                .as_deref()
+                .map(|v| format!(" {}", crate::text::escape_line(v)))
+                .unwrap_or_default(),
+            crate::text::escape_line(source)
+        ),
+        Evidence::HostSettings => format!("`{at}` holds {}'s own settings", f.host),
+        Evidence::Extension => {
+            format!("pi's example subagent extension is installed in `{at}/`")
+        }
+        Evidence::PluginManifest => {
+            format!("`{at}` makes the files a Claude Code plugin's agents")
+        }
+        Evidence::Directory => format!("under `{at}/`, where {} reads its agents", f.host),
+        Evidence::Keys { keys } => format!(
+            "inferred from {}, which only {} reads",
+            keys_phrase(keys),
+            f.host
+        ),
+    }
+}
+
+fn keys_phrase(keys: &[&str]) -> String {
+    keys.iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Detection {
+    /// The decision for `found` (in the order found: the project's before the agent
+    /// dir's), read at `scope`; `looked` names what was read when nothing was found.
+    fn decide(basis: Basis, scope: PathBuf, found: Vec<Found>, looked: Vec<PathBuf>) -> Detection {
+        let mut hosts: Vec<HostId> = Vec::new();
+        for f in &found {
+            if !hosts.contains(&f.host) {
+                hosts.push(f.host);
+            }
+        }
+        let (basis, spec) = match hosts.as_slice() {
+            [] => (Basis::Nothing, HostSpec::newest(HostId::Pwk)),
+            [one] => {
+                let version = found
+                    .iter()
+                    .filter(|f| f.host == *one)
+                    .find_map(|f| f.version.clone());
+                let spec = HostSpec {
+                    host: *one,
+                    version,
+                };
+                // A version pwk has no profile for: the newest profile, said so.
+                let spec = match spec.profile() {
+                    Ok(_) => spec,
+                    Err(_) => HostSpec::newest(*one),
+                };
+                (basis, spec)
+            }
+            _ => (Basis::Several, HostSpec::newest(HostId::Pwk)),
+        };
+        let mut d = Detection {
+            spec,
+            reason: String::new(),
+            basis,
+            scope,
+            found,
+            looked,
+            unreadable: Vec::new(),
+            files: Vec::new(),
+        };
+        d.reason = format!(
+            "{} ({CHOOSE_HINT})",
+            d.describe(&|p: &Path| p.display().to_string())
+        );
+        d
+    }
+}
+
+/// Detect the host from the project's settings (`project_root`) and the agent dir's.
+/// A settings file that cannot be read is named in the reason: the host it would
+/// name is not known.
 pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
     let mut unreadable = Vec::new();
     let mut d = detect_in(project_root, agent_dir, &mut unreadable);
     if !unreadable.is_empty() {
-        let named: Vec<String> = unreadable
-            .iter()
-            .map(|(path, why)| format!("`{}` ({why})", path.display()))
-            .collect();
-        d.reason.push_str(&format!(
-            "; pwk could not read {}, so a host listed there is not known",
-            named.join(", nor ")
-        ));
-        d.paths.extend(unreadable.into_iter().map(|(path, _)| path));
+        d.unreadable = unreadable;
+        d.reason = format!(
+            "{} ({CHOOSE_HINT})",
+            d.describe(&|p: &Path| p.display().to_string())
+        );
     }
     d
 }
@@ -78,122 +348,186 @@ fn detect_in(
 ) -> Detection {
     let mut found: Vec<Found> = Vec::new();
     let project = project_root.join(".pi");
-    let mut places: Vec<(PathBuf, PathBuf)> = vec![(project.join("settings.json"), project)];
+    let mut places: Vec<PathBuf> = vec![project];
     if let Some(a) = agent_dir {
-        places.push((a.join("settings.json"), a.to_path_buf()));
+        places.push(a.to_path_buf());
     }
-    // Settings files pwk could not read: a host they name is unknown, and said so.
-    for (settings, base) in &places {
-        let sources = crate::pi::settings::read_packages(settings).unwrap_or_else(|why| {
-            unreadable.push((settings.clone(), why.to_string()));
-            Vec::new()
+    let looked = places.clone();
+    for base in &places {
+        let settings = base.join("settings.json");
+        // A settings file pwk cannot read: a host it names is unknown, and said so
+        // (never a silent portable profile).
+        let facts = crate::pi::settings::read_host_facts(&settings).unwrap_or_else(|why| {
+            unreadable.push((settings.clone(), why));
+            Default::default()
         });
-        for source in sources {
-            let Some((host, pinned)) = match_source(&source) else {
-                continue;
-            };
-            if found.iter().any(|f| f.host == host) {
-                continue; // the project's entry wins over the global one
+        {
+            for source in facts.packages {
+                let Some((host, pinned)) = match_source(&source) else {
+                    continue;
+                };
+                if found.iter().any(|f| f.host == host && f.version.is_some()) {
+                    continue; // the project's entry wins over the global one
+                }
+                let version = pinned.or_else(|| installed_version(base, host, &source));
+                found.push(Found {
+                    host,
+                    version,
+                    settings: settings.clone(),
+                    evidence: Evidence::Package { source },
+                });
             }
-            let version = pinned.or_else(|| installed_version(base, host, &source));
+            // nicobailon keeps its overrides under `subagents` in pi's settings.
+            if facts.subagents_object {
+                found.push(Found {
+                    host: HostId::Nicobailon,
+                    version: None,
+                    settings: settings.clone(),
+                    evidence: Evidence::HostSettings,
+                });
+            }
+        }
+        // tintinweb's own settings file.
+        let tintinweb = base.join("subagents.json");
+        if marker(&tintinweb, unreadable) {
             found.push(Found {
-                host,
-                version,
-                settings: settings.clone(),
+                host: HostId::Tintinweb,
+                version: None,
+                settings: tintinweb,
+                evidence: Evidence::HostSettings,
+            });
+        }
+        // subagents-lite's one settings file, in the agent dir only
+        // (IIwate/pi-subagents-lite@22d9f3c src/platform/fs/config-paths.ts:13-15,
+        // `configFilePath`: `<agent dir>/subagents-lite.json`; the same at 2aeae37).
+        let lite = base.join("subagents-lite.json");
+        if Some(base.as_path()) == agent_dir && marker(&lite, unreadable) {
+            found.push(Found {
+                host: HostId::SubagentsLite,
+                version: None,
+                settings: lite,
+                evidence: Evidence::HostSettings,
+            });
+        }
+        // pi's example extension, copied in.
+        let example = base.join("extensions").join("subagent");
+        if marker(&example.join("agents.ts"), unreadable)
+            & marker(&example.join("index.ts"), unreadable)
+        {
+            found.push(Found {
+                host: HostId::PiExample,
+                version: None,
+                settings: example,
+                evidence: Evidence::Extension,
             });
         }
     }
-    let spec_of = |f: &Found| {
-        let spec = HostSpec {
-            host: f.host,
-            version: f.version.clone(),
-        };
-        // A version pwk has no profile for: the newest profile, said so.
-        match spec.profile() {
-            Ok(_) => spec,
-            Err(_) => HostSpec::newest(f.host),
+    Detection::decide(Basis::Settings, project_root.to_path_buf(), found, looked)
+}
+
+/// Whether the host's marker file `p` is there: a regular file, or a symbolic link
+/// to one (the host follows it; a dotfiles manager links these). Only its metadata
+/// is asked, so a FIFO or a device in its place cannot stall pwk. Anything else at
+/// that path is not the host's file, and the run says so (`unreadable`).
+fn marker(p: &Path, unreadable: &mut Vec<(PathBuf, String)>) -> bool {
+    match std::fs::metadata(p) {
+        Ok(m) if m.is_file() => true,
+        Ok(m) => {
+            let kind = crate::fs::read::file_type_name(rustix::fs::FileType::from_raw_mode(
+                std::os::unix::fs::MetadataExt::mode(&m),
+            ));
+            unreadable.push((
+                p.to_path_buf(),
+                format!("it is not a regular file ({kind})"),
+            ));
+            false
         }
-    };
-    // pi's example subagent extension is no package: it is installed by placing
-    // its index.ts and agents.ts in the agent dir's extensions/subagent/
-    // (@earendil-works/pi-coding-agent@1.6.0 examples/extensions/subagent/README.md:38-40),
-    // or the project's .pi/extensions/subagent/.
-    if found.is_empty() {
-        let example = places.iter().find_map(|(settings, base)| {
-            let dir = base.join("extensions/subagent");
-            (dir.join("agents.ts").is_file() && dir.join("index.ts").is_file())
-                .then(|| (settings.clone(), dir))
-        });
-        if let Some((settings, dir)) = example {
-            return Detection {
-                spec: HostSpec::newest(HostId::PiExample),
-                reason: format!(
-                    "pi's example subagent extension is installed in {} (`--host H` to choose)",
-                    dir.display()
-                ),
-                found: vec![Found {
-                    host: HostId::PiExample,
-                    version: None,
-                    settings,
-                }],
-                paths: vec![dir],
-            };
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        // A link to nothing, a directory pwk may not search: not there, said so.
+        Err(e) => {
+            unreadable.push((p.to_path_buf(), format!("it cannot be read: {e}")));
+            false
         }
     }
-    match found.as_slice() {
-        [] => Detection {
-            spec: HostSpec::newest(HostId::Pwk),
-            reason: format!(
-                "no subagent host package in {}{}: using the portable profile (`--host H` to choose)",
-                places[0].0.display(),
-                places
-                    .get(1)
-                    .map(|p| format!(" or {}", p.0.display()))
-                    .unwrap_or_default()
-            ),
-            found,
-            paths: places.iter().map(|p| p.0.clone()).collect(),
-        },
-        [one] => {
-            let spec = spec_of(one);
-            let profile = spec.profile().expect("checked");
-            let version = match &one.version {
-                Some(v) if v != &profile.version && spec.version.is_none() => {
-                    format!(
-                        "{v}, newer than any profile pwk has; using {}",
-                        profile.label()
-                    )
-                }
-                Some(v) => v.clone(),
-                None => format!(
-                    "version unknown; using the newest profile {}",
-                    profile.label()
-                ),
+}
+
+/// The detection for files in `dir` from their directory alone: a host's own agents
+/// directory (`.claude/agents/`), else a Claude Code plugin's agents (up to
+/// `bound`, the project root above `dir`). `None`: the project's settings decide.
+pub fn detect_dir(dir: &Path, bound: &Path) -> Option<Detection> {
+    if let Some((host, rel)) = host_of_path(&dir.join("_")) {
+        let scope = dir_named(dir, rel).unwrap_or_else(|| dir.to_path_buf());
+        return Some(Detection::decide(
+            Basis::Directory,
+            scope.clone(),
+            vec![Found {
+                host,
+                version: None,
+                settings: scope,
+                evidence: Evidence::Directory,
+            }],
+            Vec::new(),
+        ));
+    }
+    let manifest = claude_plugin_of(dir, bound)?;
+    Some(Detection::decide(
+        Basis::Settings,
+        manifest
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(dir)
+            .to_path_buf(),
+        vec![Found {
+            host: HostId::ClaudeCode,
+            version: None,
+            settings: manifest,
+            evidence: Evidence::PluginManifest,
+        }],
+        Vec::new(),
+    ))
+}
+
+/// The ancestor of `dir` (itself included) that ends with the relative directory
+/// `rel` (`.claude/agents`).
+fn dir_named(dir: &Path, rel: &str) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|a| a.ends_with(rel))
+        .map(Path::to_path_buf)
+}
+
+/// The Claude Code plugin manifest whose agents `dir` holds: a
+/// `<plugin>/.claude-plugin/plugin.json` with `dir` at or under `<plugin>/agents`, or
+/// under one of the manifest's `agents` paths (a string or a list, relative to the
+/// plugin root). Ancestors are asked up to `bound` (included).
+pub fn claude_plugin_of(dir: &Path, bound: &Path) -> Option<PathBuf> {
+    for plugin in dir.ancestors() {
+        let manifest = plugin.join(".claude-plugin").join("plugin.json");
+        // A regular file, or a link to one (Claude Code follows it); its `agents`
+        // paths are read by the bounded reader, which does not follow links.
+        if std::fs::metadata(&manifest).is_ok_and(|m| m.is_file()) {
+            if dir.starts_with(plugin.join("agents")) {
+                return Some(manifest);
+            }
+            let doc = crate::pi::settings::read_json(&manifest).ok().flatten();
+            let listed: Vec<&str> = match doc.as_ref().map(|d| &d["agents"]) {
+                Some(serde_json::Value::String(s)) => vec![s.as_str()],
+                Some(serde_json::Value::Array(a)) => a.iter().filter_map(|v| v.as_str()).collect(),
+                _ => Vec::new(),
             };
-            Detection {
-                reason: format!(
-                    "{} ({version}) is installed per {}",
-                    one.host,
-                    one.settings.display()
-                ),
-                spec,
-                paths: vec![one.settings.clone()],
-                found,
+            let under = listed.iter().any(|p| {
+                let p = plugin.join(p.trim_start_matches("./"));
+                // A listed file: its directory holds it.
+                dir.starts_with(&p) || p.parent().is_some_and(|d| d == dir)
+            });
+            if under {
+                return Some(manifest);
             }
         }
-        many => Detection {
-            spec: HostSpec::newest(HostId::Pwk),
-            reason: format!(
-                "several subagent hosts are installed ({}): using the portable profile, safe on all of them",
-                many.iter()
-                    .map(|f| f.host.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            found,
-            paths: Vec::new(),
-        },
+        if plugin == bound {
+            break;
+        }
     }
+    None
 }
 
 /// The host whose own project directory holds every one of `files` (a path under
@@ -210,19 +544,30 @@ pub fn detect_from_paths(files: &[PathBuf]) -> Option<Detection> {
     {
         return None;
     }
+    let scope = first
+        .parent()
+        .and_then(|p| dir_named(p, dir))
+        .unwrap_or_else(|| PathBuf::from(dir));
+    let mut d = Detection::decide(
+        Basis::Directory,
+        scope.clone(),
+        vec![Found {
+            host,
+            version: None,
+            settings: scope,
+            evidence: Evidence::Directory,
+        }],
+        Vec::new(),
+    );
+    // The files named (`pwk convert` and `pwk config` show the reason as is).
     let shown = if files.len() == 1 {
         format!("`{}` is", first.display())
     } else {
         format!("all {} files are", files.len())
     };
-    Some(Detection {
-        spec: HostSpec::newest(host),
-        reason: format!(
-            "{shown} under `{dir}/`, where {host} reads its agents (`--host H` to choose)"
-        ),
-        found: Vec::new(),
-        paths: vec![first.clone()],
-    })
+    d.reason = format!("{shown} under `{dir}/`, where {host} reads its agents ({CHOOSE_HINT})");
+    d.files = vec![first.clone()];
+    Some(d)
 }
 
 /// The non-pi host whose project directory holds `path` (somewhere above it), with
@@ -244,12 +589,194 @@ pub fn host_of_path(path: &Path) -> Option<(HostId, &'static str)> {
         .find_map(|h| h.project_dirs().find(|d| holds(d)).map(|d| (h, d)))
 }
 
-/// The package sources a settings file lists (nothing when it is absent or bad:
-/// pi's own error is the user's guide there).
+/// What a file's own keys say about its host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyEvidence {
+    /// No key only one candidate host reads.
+    None,
+    /// Every such key belongs to this host.
+    One(HostId, Vec<&'static str>),
+    /// Keys of several hosts (each with its keys): no host is inferred.
+    Several(Vec<(HostId, Vec<&'static str>)>),
+}
+
+/// The host a file's own `keys` name, among the pi hosts that read the file's
+/// directory ([`candidates_for`]): a key counts when exactly one candidate host
+/// reads it and the PWK contract (the role schema) does not document
+/// it (the portable vocabulary says nothing about the host). Asked for every key of
+/// every file whose host nothing else names: one lookup a key.
+pub fn infer_from_keys<'k>(path: &Path, keys: impl IntoIterator<Item = &'k str>) -> KeyEvidence {
+    let table = key_table();
+    let mut candidates = None;
+    let mut by_host: Vec<(HostId, Vec<&'static str>)> = Vec::new();
+    for k in keys {
+        let Some(&(key, readers)) = table.get(k) else {
+            continue;
+        };
+        let mine = readers & *candidates.get_or_insert_with(|| candidates_for(path));
+        if mine.count_ones() != 1 {
+            continue;
+        }
+        let host = ALL[mine.trailing_zeros() as usize];
+        match by_host.iter_mut().find(|(h, _)| *h == host) {
+            Some((_, ks)) => ks.push(key),
+            None => by_host.push((host, vec![key])),
+        }
+    }
+    match by_host.len() {
+        0 => KeyEvidence::None,
+        1 => {
+            let (h, ks) = by_host.remove(0);
+            KeyEvidence::One(h, ks)
+        }
+        _ => KeyEvidence::Several(by_host),
+    }
+}
+
+impl Detection {
+    /// The decision for files in `scope` (a file, or the directory of several) whose
+    /// own keys name `host`.
+    pub fn from_keys(host: HostId, keys: Vec<&'static str>, scope: PathBuf) -> Detection {
+        Detection::decide(
+            Basis::Keys,
+            scope.clone(),
+            vec![Found {
+                host,
+                version: None,
+                settings: scope,
+                evidence: Evidence::Keys { keys },
+            }],
+            Vec::new(),
+        )
+    }
+}
+
+/// Each key some host reads outside the PWK contract, with its readers as bits over
+/// [`ALL`] (build.rs's `HOST_KEYS`), made once.
+fn key_table() -> &'static KeyTable {
+    static TABLE: OnceLock<KeyTable> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = KeyTable::default();
+        for (host, keys) in super::generated::HOST_KEYS {
+            let Some(i) = ALL.iter().position(|h| h.as_str() == *host) else {
+                continue;
+            };
+            for &k in *keys {
+                t.entry(k).or_insert((k, 0u32)).1 |= 1 << i;
+            }
+        }
+        t
+    })
+}
+
+/// [`key_table`]'s map: asked for every key of every file whose host nothing else
+/// names, so hashed with FNV-1a (std's SipHash costs several times more on keys this
+/// short).
+type KeyTable = std::collections::HashMap<
+    &'static str,
+    (&'static str, u32),
+    std::hash::BuildHasherDefault<Fnv>,
+>;
+
+/// FNV-1a, 64 bits (not for untrusted keys in bulk: the table is fixed, only looked
+/// up).
+#[derive(Default)]
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for b in bytes {
+            h = (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+/// The hosts (bits over [`ALL`]) a file at `path` may be inferred to be for: the pi
+/// hosts that read its directory when it is one of pi's (`.pi/agents`,
+/// `.agents/agents`), else every pi host. The other hosts read only their own
+/// directories (step 1) or a plugin's (step 2), so their keys elsewhere say
+/// nothing: a `maxTurns` in a pi role is a misspelt `max_turns`, not a Claude Code
+/// agent.
+fn candidates_for(path: &Path) -> u32 {
+    static MASKS: OnceLock<[u32; 3]> = OnceLock::new();
+    let masks = MASKS.get_or_init(|| {
+        let mask = |keep: &dyn Fn(HostId) -> bool| {
+            ALL.iter()
+                .enumerate()
+                .filter(|(_, h)| **h != HostId::Pwk && h.is_pi() && keep(**h))
+                .fold(0u32, |m, (i, _)| m | 1 << i)
+        };
+        [
+            mask(&|h| host_reads_dir(h, ".agents/agents")),
+            mask(&|h| host_reads_dir(h, ".pi/agents")),
+            mask(&|_| true),
+        ]
+    });
+    match project_dir_of(path) {
+        Some(".agents/agents") => masks[0],
+        Some(_) => masks[1],
+        None => masks[2],
+    }
+}
+
+/// The well-known pi project directory holding `path` (`.agents/agents`,
+/// `.pi/agents`), if it is in one.
+pub fn project_dir_of(path: &Path) -> Option<&'static str> {
+    const DIRS: [&str; 2] = [".agents/agents", ".pi/agents"];
+    // Asked for every file, so bytes first: `Path::parent` and `Path::ends_with`
+    // parse components, at ~10x the cost. The parent of `dir/name` (a plain file
+    // name) is `dir`.
+    let bytes = match crate::fs::plain_parent(path) {
+        Some((dir, _)) => dir,
+        None => path.parent()?.as_os_str().as_encoded_bytes(),
+    };
+    let open_end = bytes.ends_with(b"/") || bytes.ends_with(b".");
+    if !open_end && !bytes.ends_with(b"agents") {
+        return None;
+    }
+    // Written plainly (no `//`, no `.` component), comparing bytes means comparing
+    // components.
+    let plain = !open_end
+        && !bytes.windows(2).any(|w| w == b"//")
+        && !bytes.windows(3).any(|w| w == b"/./");
+    if plain {
+        return DIRS.into_iter().find(|d| {
+            bytes
+                .strip_suffix(d.as_bytes())
+                .is_some_and(|head| head.is_empty() || head.ends_with(b"/"))
+        });
+    }
+    let parent = path.parent()?;
+    DIRS.into_iter().find(|d| parent.ends_with(d))
+}
+
+/// Whether `host`'s newest profile discovers project roles in `dir` (itself, or a
+/// directory it reads below: nicobailon reads `.agents/` throughout).
+pub fn host_reads_dir(host: HostId, dir: &str) -> bool {
+    host.project_dirs().any(|d| {
+        d == dir
+            || dir
+                .strip_prefix(d)
+                .is_some_and(|rest| rest.starts_with('/'))
+    })
+}
+
 /// Which host a package source installs, and the version it pins.
 fn match_source(source: &str) -> Option<(HostId, Option<String>)> {
     if let Some(spec) = source.strip_prefix("npm:") {
         let spec = spec.trim();
+        if spec.is_empty() {
+            return None;
+        }
         // `@scope/name@1.2.3` or `name@1.2.3`: the version follows the last `@`
         // that is not the scope's.
         let (name, version) = match spec[1..].rfind('@') {
@@ -327,19 +854,21 @@ mod tests {
             Some((HostId::Tintinweb, None))
         );
         assert_eq!(match_source("npm:pi-web-tools"), None);
+        assert_eq!(match_source("npm:"), None);
     }
 
     #[test]
     fn pi_example_extension_is_detected_by_its_files() {
-        let root = std::env::temp_dir().join(format!("pwk-detect-example-{}", std::process::id()));
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path();
         let ext = root.join(".pi/extensions/subagent");
         std::fs::create_dir_all(&ext).unwrap();
-        assert_eq!(detect(&root, None).spec.host, HostId::Pwk);
+        assert_eq!(detect(root, None).spec.host, HostId::Pwk);
         std::fs::write(ext.join("index.ts"), "").unwrap();
         std::fs::write(ext.join("agents.ts"), "").unwrap();
-        let d = detect(&root, None);
-        std::fs::remove_dir_all(&root).unwrap();
+        let d = detect(root, None);
         assert_eq!(d.spec.host, HostId::PiExample);
+        assert_eq!(d.basis, Basis::Settings);
         assert!(
             d.reason.contains("example subagent extension"),
             "{}",
@@ -353,6 +882,7 @@ mod tests {
         let d = detect_from_paths(&[p("/x/.claude/agents/a.md"), p(".claude/agents/sub/b.md")])
             .unwrap();
         assert_eq!(d.spec.host, HostId::ClaudeCode);
+        assert_eq!(d.basis, Basis::Directory);
         assert!(d.reason.contains(".claude/agents/"), "{}", d.reason);
         assert!(detect_from_paths(&[p(".claude/agents/a.md"), p(".pi/agents/b.md")]).is_none());
         assert!(detect_from_paths(&[p(".pi/agents/b.md")]).is_none());
@@ -368,6 +898,7 @@ mod tests {
         std::fs::create_dir_all(&agent).unwrap();
         let none = detect(&root, Some(&agent));
         assert_eq!(none.spec.host, HostId::Pwk);
+        assert_eq!(none.basis, Basis::Nothing);
         std::fs::write(
             root.join(".pi/settings.json"),
             r#"{"packages": [{"source": "npm:pi-subagents"}]}"#,
@@ -389,11 +920,193 @@ mod tests {
         .unwrap();
         let both = detect(&root, Some(&agent));
         assert_eq!(both.spec.host, HostId::Pwk);
+        assert_eq!(both.basis, Basis::Several);
         assert_eq!(both.found.len(), 2);
         assert!(
-            both.reason.contains("nicobailon, tintinweb"),
+            both.reason.contains("nicobailon (") && both.reason.contains("tintinweb ("),
             "{}",
             both.reason
         );
+    }
+
+    /// Each host's own settings name it; a file of another shape or place does not.
+    #[test]
+    fn each_hosts_own_settings_name_it() {
+        let t = tempfile::tempdir().unwrap();
+        let case = |name: &str, files: &[(&str, &str)]| {
+            let root = t.path().join(name);
+            for (rel, text) in files {
+                let p = root.join(rel);
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(p, text).unwrap();
+            }
+            detect(&root, None)
+        };
+        let tw = case(
+            "tw",
+            &[(".pi/subagents.json", "{\n  \"maxConcurrent\": 2\n}")],
+        );
+        assert_eq!(
+            (tw.spec.host, tw.basis),
+            (HostId::Tintinweb, Basis::Settings)
+        );
+        assert!(
+            tw.reason.contains("tintinweb's own settings"),
+            "{}",
+            tw.reason
+        );
+        let nb = case(
+            "nb",
+            &[(
+                ".pi/settings.json",
+                "{\n  \"subagents\": {\n    \"agentOverrides\": {}\n  }\n}",
+            )],
+        );
+        assert_eq!(
+            (nb.spec.host, nb.basis),
+            (HostId::Nicobailon, Basis::Settings)
+        );
+        // nicobailon's artifact directory `.pi/subagents/` is not tintinweb's file.
+        std::fs::create_dir_all(t.path().join("dir/.pi/subagents.json")).unwrap();
+        assert_eq!(detect(&t.path().join("dir"), None).basis, Basis::Nothing);
+        // A `subagents` that is not an object is not nicobailon's.
+        let other = case("other", &[(".pi/settings.json", "{\"subagents\": true}")]);
+        assert_eq!(other.basis, Basis::Nothing);
+    }
+
+    #[test]
+    fn a_claude_plugin_manifest_names_its_agents() {
+        let t = tempfile::tempdir().unwrap();
+        let plugin = t.path().join("repo/plugins/p");
+        std::fs::create_dir_all(plugin.join(".claude-plugin")).unwrap();
+        std::fs::create_dir_all(plugin.join("agents/sub")).unwrap();
+        std::fs::create_dir_all(plugin.join("custom")).unwrap();
+        std::fs::create_dir_all(plugin.join("other")).unwrap();
+        std::fs::write(
+            plugin.join(".claude-plugin/plugin.json"),
+            r#"{"name": "p", "agents": ["./custom/"]}"#,
+        )
+        .unwrap();
+        let bound = t.path().join("repo");
+        for dir in ["agents", "agents/sub", "custom"] {
+            let d = detect_dir(&plugin.join(dir), &bound).unwrap();
+            assert_eq!(d.spec.host, HostId::ClaudeCode, "{dir}");
+            assert_eq!(d.basis, Basis::Settings, "{dir}");
+        }
+        assert!(detect_dir(&plugin.join("other"), &bound).is_none());
+        assert!(detect_dir(&bound, &bound).is_none());
+    }
+
+    #[test]
+    fn keys_only_one_candidate_host_reads_name_it() {
+        let p = Path::new;
+        assert_eq!(
+            infer_from_keys(
+                p("x/.pi/agents/a.md"),
+                ["name", "prompt_mode", "memory", "isolated"]
+            ),
+            KeyEvidence::One(HostId::Tintinweb, vec!["prompt_mode", "isolated"])
+        );
+        assert_eq!(
+            infer_from_keys(p("x/.pi/agents/a.md"), ["toolBudget"]),
+            KeyEvidence::One(HostId::Nicobailon, vec!["toolBudget"])
+        );
+        // The PWK contract's keys say nothing (nicobailon alone reads
+        // `systemPromptMode`, but the contract documents it).
+        assert_eq!(
+            infer_from_keys(
+                p(".pi/agents/a.md"),
+                ["name", "systemPromptMode", "max_turns"]
+            ),
+            KeyEvidence::None
+        );
+        // herdr never reads `.agents/agents/`: its key says nothing there.
+        assert!(matches!(
+            infer_from_keys(p(".pi/agents/a.md"), ["persistent"]),
+            KeyEvidence::One(HostId::Herdr, _)
+        ));
+        assert_eq!(
+            infer_from_keys(p(".agents/agents/a.md"), ["persistent"]),
+            KeyEvidence::None
+        );
+        // Claude Code reads `.claude/agents/` (and plugins'), never pi's directories
+        // nor a file elsewhere: its keys say nothing (`maxTurns` in a pi role is a
+        // misspelt `max_turns`).
+        for dir in [".pi/agents/a.md", "agents/a.md", "a.md"] {
+            assert_eq!(
+                infer_from_keys(p(dir), ["permissionMode", "maxTurns"]),
+                KeyEvidence::None,
+                "{dir}"
+            );
+        }
+        assert!(matches!(
+            infer_from_keys(p("agents/a.md"), ["toolBudget"]),
+            KeyEvidence::One(HostId::Nicobailon, _)
+        ));
+        assert!(matches!(
+            infer_from_keys(p(".pi/agents/a.md"), ["prompt_mode", "toolBudget"]),
+            KeyEvidence::Several(_)
+        ));
+    }
+
+    /// The byte comparison answers as comparing components does, on every way of
+    /// writing a parent directory.
+    #[test]
+    fn project_dir_of_agrees_with_path_components() {
+        let parents = [
+            "",
+            ".",
+            "/",
+            "agents",
+            ".agents/agents",
+            ".pi/agents",
+            "x/.agents/agents",
+            "/x/.pi/agents",
+            "x.agents/agents",
+            "x/a.pi/agents",
+            ".agents//agents",
+            ".agents/./agents",
+            "./.agents/agents",
+            ".agents/agents/",
+            ".agents/agents/.",
+            "x//.pi/agents",
+            ".pi/agents//",
+            "/.pi/agents",
+            "pi/agents",
+            ".pi/xagents",
+            ".pi/agents/x",
+            "a/.agents/agents/../agents",
+            "./x/.pi/agents",
+            "./.pi/agents",
+            "..agents/agents",
+        ];
+        let mut paths: Vec<std::path::PathBuf> = parents
+            .iter()
+            .map(|p| Path::new(p).join("role.md"))
+            .collect();
+        // Written as they come, not as `join` writes them.
+        paths.extend(
+            [
+                "role.md",
+                "/role.md",
+                "x//role.md",
+                ".agents/agents//role.md",
+                ".pi/agents/./role.md",
+                ".pi/agents/.",
+                ".pi/agents/..",
+                ".pi/agents/",
+                ".pi/agents/x/..",
+                "a/.pi/agents/role.md/",
+            ]
+            .map(std::path::PathBuf::from),
+        );
+        for path in paths {
+            let slow = path.parent().and_then(|p| {
+                [".agents/agents", ".pi/agents"]
+                    .into_iter()
+                    .find(|d| p.ends_with(d))
+            });
+            assert_eq!(project_dir_of(&path), slow, "{path:?}");
+        }
     }
 }

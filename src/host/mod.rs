@@ -27,7 +27,10 @@ mod version;
 
 use std::sync::OnceLock;
 
-pub use detect::{Detection, detect, detect_from_paths, host_of_path};
+pub use detect::{
+    Basis, CHOOSE_HINT, Detection, Evidence, Found, KeyEvidence, claude_plugin_of, detect,
+    detect_dir, detect_from_paths, host_of_path, host_reads_dir, infer_from_keys, project_dir_of,
+};
 pub use profile::*;
 
 include!(concat!(env!("OUT_DIR"), "/host_ids.rs"));
@@ -273,7 +276,7 @@ use crate::severity::Severity;
 
 /// A host as asked for on the command line: `tintinweb`, `tintinweb@0.14`,
 /// `nicobailon@0.67.0`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct HostSpec {
     pub host: HostId,
     pub version: Option<String>,
@@ -356,7 +359,7 @@ impl HostSpec {
 }
 
 /// What `--host` asked for.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum HostChoice {
     /// Detect from pi's settings ([`detect()`]).
     Auto,
@@ -423,27 +426,6 @@ impl HostChoice {
                 }
             }
         }
-    }
-
-    /// The profile for these files: under `--host auto`, a host whose own project
-    /// directory holds every file (`.claude/agents/` → claude-code) wins over pi's
-    /// settings.
-    pub fn resolve_for(
-        &self,
-        project_root: &std::path::Path,
-        agent_dir: Option<&std::path::Path>,
-        files: &[std::path::PathBuf],
-    ) -> Chosen {
-        if *self == HostChoice::Auto
-            && let Some(d) = detect_from_paths(files)
-        {
-            return Chosen {
-                profile: d.spec.profile().expect("detection picks known profiles"),
-                detection: Some(d),
-                source: None,
-            };
-        }
-        self.resolve(project_root, agent_dir)
     }
 
     /// A fixed profile (tests, and callers that never detect).

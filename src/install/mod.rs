@@ -4,6 +4,8 @@
 //! - The files are written through [`crate::fs`], the one writer.
 //! - [`plan`]: one outcome per role from what is on disk, then apply.
 //! - [`hint`], [`history`], [`manifest`]: whose file is it.
+//! - [`readers`]: who else reads the shared `.agents/agents/`, and what each does
+//!   with the roles.
 
 pub mod bundled;
 pub mod hint;
@@ -11,6 +13,7 @@ pub mod history;
 pub(crate) mod manifest;
 pub(crate) mod pi_check;
 pub(crate) mod plan;
+pub(crate) mod readers;
 pub(crate) mod render;
 
 #[cfg(test)]

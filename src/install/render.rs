@@ -12,6 +12,10 @@ pub(crate) struct JsonReport<'a> {
     pub reload_needed: bool,
     pub partial: bool,
     pub warnings: &'a [String],
+    /// With no host named: every reader of the shared directory pwk knows of, and
+    /// what it does with the roles (absent otherwise).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub readers: &'a [super::readers::Reader],
 }
 
 /// One role in the JSON report.
@@ -40,6 +44,11 @@ pub(crate) struct Report {
     pub check: bool,
     pub warnings: Vec<String>,
     pub stray_temps_removed: usize,
+    /// With no host named, the roles go to the shared `.agents/agents/`: who reads
+    /// it, and what each does with them.
+    pub readers: Vec<super::readers::Reader>,
+    /// The pi hosts that do not read that directory (said beside the readers).
+    pub not_readers: Vec<String>,
 }
 
 impl Report {
@@ -87,6 +96,7 @@ impl Report {
             reload_needed: self.reload_needed(),
             partial: self.partial(),
             warnings: &self.warnings,
+            readers: &self.readers,
         }
     }
 
@@ -165,6 +175,18 @@ impl Report {
             };
             out.push_str(&what);
             out.push('\n');
+        }
+        if !self.readers.is_empty() {
+            out.push_str(&format!(
+                "No host is named, so the roles follow the PWK contract (the portable profile). Readers of {} pwk knows of:\n",
+                self.target
+            ));
+            for r in &self.readers {
+                out.push_str(&format!("  {}: {}\n", r.profile, r.summary()));
+            }
+            for line in &self.not_readers {
+                out.push_str(&format!("  {line}\n"));
+            }
         }
         if self.check && self.would_change() {
             out.push_str("--check: the installed roles are not up to date (exit 1).\n");

@@ -71,6 +71,18 @@ pub struct LintReport {
     /// Under the portable profile: each key only some hosts read, with how many
     /// files set it (the summary says so once).
     pub host_specific: std::collections::BTreeMap<&'static str, usize>,
+    /// How `--host auto` decided the host of the run's files: one entry per decision
+    /// (a project's settings, a host's directory, a file's keys), in the order made.
+    pub decisions: Vec<HostDecision>,
+}
+
+/// One `--host auto` decision of a lint run, and how many files it covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostDecision {
+    /// The profile the files were linted for (`tintinweb@0.25`).
+    pub profile: String,
+    pub detection: crate::host::Detection,
+    pub files: usize,
 }
 
 impl LintReport {
@@ -128,8 +140,12 @@ impl LintReport {
         self.files.sort_by(|a, b| a.path.cmp(&b.path));
         self.failures.extend(other.failures);
         self.skipped.extend(other.skipped);
-        if self.host != other.host {
-            self.host = format!("{}, {}", self.host, other.host);
+        // Each profile named once (two groups may share one: a host's own directory
+        // and its plugin's).
+        for label in other.host.split(", ") {
+            if !self.host.split(", ").any(|h| h == label) {
+                self.host = format!("{}, {label}", self.host);
+            }
         }
         for (k, n) in other.host_specific {
             *self.host_specific.entry(k).or_default() += n;
@@ -138,6 +154,7 @@ impl LintReport {
             (Some(a), Some(b)) if a != b => Some(format!("{a}; {b}")),
             (a, b) => a.or(b),
         };
+        self.decisions.extend(other.decisions);
         self
     }
 
@@ -174,8 +191,64 @@ pub struct LintOptions {
     pub cwd: Option<PathBuf>,
     /// Why this host profile, when it was detected (shown in the report).
     pub host_reason: Option<String>,
+    /// The `--host auto` decision behind `host`, when it decided; when it is
+    /// undecided ([`crate::host::Detection::undecided`]), each file's own keys may
+    /// still name its host.
+    pub detection: Option<crate::host::Detection>,
     /// Each file's settings (configuration levels, suppressions); `None`: defaults.
     pub settings: Option<SettingsSource>,
+}
+
+/// The profile a file is linted for: `profile`, or, under `--host auto` when nothing
+/// but the file's own keys can name its host (`infer`), the host they name
+/// ([`crate::host::infer_from_keys`]), else `profile` (the portable one).
+#[derive(Debug, Clone, Copy)]
+pub struct ProfileFor {
+    pub profile: &'static HostProfile,
+    pub infer: bool,
+}
+
+impl ProfileFor {
+    /// Always `profile` (a host named by `--host` or the configuration).
+    pub fn fixed(profile: &'static HostProfile) -> ProfileFor {
+        ProfileFor {
+            profile,
+            infer: false,
+        }
+    }
+
+    /// What a host choice means for one file.
+    pub fn of(chosen: &crate::host::Chosen) -> ProfileFor {
+        ProfileFor {
+            profile: chosen.profile,
+            infer: chosen
+                .detection
+                .as_ref()
+                .is_some_and(crate::host::Detection::undecided),
+        }
+    }
+
+    /// The profile for the parsed `doc`, and, when its own keys named the host, that
+    /// host with the keys.
+    pub fn resolve(
+        &self,
+        doc: &RoleDoc,
+    ) -> (
+        &'static HostProfile,
+        Option<(crate::host::HostId, Vec<&'static str>)>,
+    ) {
+        if !self.infer {
+            return (self.profile, None);
+        }
+        let Some(entries) = doc.mapping().and_then(|m| m.as_mapping()) else {
+            return (self.profile, None);
+        };
+        let keys = entries.iter().map(|(k, _)| k.text.as_str());
+        match crate::host::infer_from_keys(&doc.path, keys) {
+            crate::host::KeyEvidence::One(host, keys) => (host.newest(), Some((host, keys))),
+            _ => (self.profile, None),
+        }
+    }
 }
 
 /// Where [`LintOptions`] gets a file's [`FileSettings`] (e.g. its configuration).
@@ -189,6 +262,17 @@ impl std::fmt::Debug for SettingsSource {
 }
 
 impl LintOptions {
+    /// How each file of these options picks its profile.
+    pub fn profile_for(&self) -> ProfileFor {
+        ProfileFor {
+            profile: self.host,
+            infer: self
+                .detection
+                .as_ref()
+                .is_some_and(crate::host::Detection::undecided),
+        }
+    }
+
     /// The settings of the file at `path`.
     pub fn settings_for(&self, path: &Path) -> FileSettings {
         self.settings
@@ -346,9 +430,15 @@ pub fn lint_text_report(path: &Path, text: Vec<u8>, opts: &LintOptions) -> LintR
         suppressed,
         doc,
         host_specific,
+        inferred,
         ..
-    } = check_bytes(path, text, opts.host, &opts.settings_for(path));
+    } = check_bytes_for(path, text, opts.profile_for(), &opts.settings_for(path));
     let text = (opts.keep_text && !diagnostics.is_empty()).then_some(doc.text);
+    let inferred: Vec<(PathBuf, crate::host::HostId, Vec<&'static str>)> = inferred
+        .map(|(h, keys)| (path.to_path_buf(), h, keys))
+        .into_iter()
+        .collect();
+    let (host, decisions) = decisions(opts, 1, &inferred);
     LintReport {
         files: vec![FileReport {
             path: path.to_path_buf(),
@@ -358,10 +448,63 @@ pub fn lint_text_report(path: &Path, text: Vec<u8>, opts: &LintOptions) -> LintR
         }],
         failures: Vec::new(),
         skipped: Vec::new(),
-        host: opts.host.label(),
+        host,
         host_reason: opts.host_reason.clone(),
         host_specific: host_specific.iter().map(|k| (k, 1)).collect(),
+        decisions,
     }
+}
+
+/// The profiles a group's files were linted for (its own, then each host the
+/// files' keys named), and its decisions: the group's detection for the files it
+/// decided, and one per inferred host and directory (or file, when alone).
+fn decisions(
+    opts: &LintOptions,
+    files: usize,
+    inferred: &[(PathBuf, crate::host::HostId, Vec<&'static str>)],
+) -> (String, Vec<HostDecision>) {
+    let mut labels = Vec::new();
+    let mut out = Vec::new();
+    let rest = files - inferred.len();
+    if rest > 0 || inferred.is_empty() {
+        labels.push(opts.host.label());
+        if let Some(d) = &opts.detection {
+            out.push(HostDecision {
+                profile: opts.host.label(),
+                detection: d.clone(),
+                files: rest,
+            });
+        }
+    }
+    // (host, directory) -> (files, keys in order first seen, the one file).
+    let mut by: Vec<(crate::host::HostId, &Path, usize, Vec<&'static str>, &Path)> = Vec::new();
+    for (file, host, keys) in inferred {
+        let dir = file.parent().unwrap_or(Path::new(""));
+        match by.iter_mut().find(|(h, d, ..)| h == host && *d == dir) {
+            Some((_, _, n, ks, _)) => {
+                *n += 1;
+                for k in keys {
+                    if !ks.contains(k) {
+                        ks.push(k);
+                    }
+                }
+            }
+            None => by.push((*host, dir, 1, keys.clone(), file)),
+        }
+    }
+    for (host, dir, n, keys, file) in by {
+        let scope = if n == 1 { file } else { dir };
+        let label = host.newest().label();
+        if !labels.contains(&label) {
+            labels.push(label.clone());
+        }
+        out.push(HostDecision {
+            profile: label,
+            detection: crate::host::Detection::from_keys(host, keys, scope.to_path_buf()),
+            files: n,
+        });
+    }
+    (labels.join(", "), out)
 }
 
 struct Outcome {
@@ -369,6 +512,8 @@ struct Outcome {
     host_specific: crate::host::KeySet,
     name: Option<NameSite>,
     failure: Option<ReadFailure>,
+    /// The host the file's own keys named (under `--host auto`, nothing else saying).
+    inferred: Option<(crate::host::HostId, Vec<&'static str>)>,
 }
 
 /// Lint these files (already collected and sorted), in parallel.
@@ -400,9 +545,13 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
     let mut failures = Vec::new();
     let mut names = Vec::with_capacity(outcomes.len());
     let mut host_specific = std::collections::BTreeMap::<&'static str, usize>::new();
+    let mut inferred = Vec::new();
     for o in outcomes {
         for k in o.host_specific.iter() {
             *host_specific.entry(k).or_default() += 1;
+        }
+        if let Some((h, keys)) = o.inferred {
+            inferred.push((o.report.path.clone(), h, keys));
         }
         failures.extend(o.failure);
         names.push(o.name);
@@ -451,13 +600,15 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
                 .map(|b| String::from_utf8_lossy(&b).into_owned());
         }
     }
+    let (host, decisions) = decisions(opts, files_out.len(), &inferred);
     LintReport {
         files: files_out,
         failures,
         skipped,
-        host: opts.host.label(),
+        host,
         host_reason: opts.host_reason.clone(),
         host_specific,
+        decisions,
     }
 }
 
@@ -562,7 +713,8 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
                 name,
                 doc,
                 host_specific,
-            } = check_bytes(path, bytes, opts.host, &opts.settings_for(path));
+                inferred,
+            } = check_bytes_for(path, bytes, opts.profile_for(), &opts.settings_for(path));
             let text = (opts.keep_text && (!diagnostics.is_empty() || !suppressed.is_empty()))
                 .then_some(doc.text);
             let mut r = report(diagnostics, text);
@@ -572,6 +724,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
                 host_specific,
                 name,
                 failure: None,
+                inferred,
             }
         }
         Err(err @ (ReadError::Symlink(_) | ReadError::NotRegular(_))) => {
@@ -585,6 +738,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
                 host_specific: Default::default(),
                 name: None,
                 failure: None,
+                inferred: None,
             }
         }
         Err(err @ ReadError::TooLarge { .. }) => {
@@ -594,6 +748,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
                 host_specific: Default::default(),
                 name: None,
                 failure: None,
+                inferred: None,
             }
         }
         // Exit 2, and a finding too, so that every document counts it.
@@ -612,6 +767,7 @@ fn lint_one(path: &Path, opts: &LintOptions) -> Outcome {
                 path: path.to_path_buf(),
                 message: err.to_string(),
             }),
+            inferred: None,
         },
     }
 }
@@ -628,6 +784,8 @@ pub struct Checked {
     pub doc: RoleDoc,
     /// Keys only some hosts read (under the portable profile).
     pub host_specific: crate::host::KeySet,
+    /// The host the file's own keys named, with the keys (see [`ProfileFor`]).
+    pub inferred: Option<(crate::host::HostId, Vec<&'static str>)>,
 }
 
 /// Check a file's bytes as `pwk lint` does once it has read them: the same rules,
@@ -640,6 +798,18 @@ pub fn check_bytes(
     host: &'static HostProfile,
     settings: &FileSettings,
 ) -> Checked {
+    check_bytes_for(path, bytes, ProfileFor::fixed(host), settings)
+}
+
+/// [`check_bytes`] for the profile `pick` gives the parsed file (its own keys may
+/// name its host under `--host auto`).
+pub fn check_bytes_for(
+    path: &Path,
+    bytes: Vec<u8>,
+    pick: ProfileFor,
+    settings: &FileSettings,
+) -> Checked {
+    let host = pick.profile;
     let len = bytes.len() as u64;
     if len > crate::fs::read::MAX_ROLE_FILE_BYTES {
         let d = too_large(
@@ -656,9 +826,11 @@ pub fn check_bytes(
             name: None,
             doc: RoleDoc::parse(path, b""),
             host_specific: Default::default(),
+            inferred: None,
         };
     }
     let doc = RoleDoc::from_bytes(path, bytes);
+    let (host, inferred) = pick.resolve(&doc);
     let FileLint {
         diagnostics,
         suppressed,
@@ -670,6 +842,7 @@ pub fn check_bytes(
         name: name_site(&doc),
         doc,
         host_specific,
+        inferred,
     }
 }
 
@@ -690,6 +863,7 @@ pub fn not_linted_linked(path: &Path, host: &'static HostProfile, why: String) -
         name: None,
         doc: RoleDoc::parse(path, b""),
         host_specific: Default::default(),
+        inferred: None,
     }
 }
 

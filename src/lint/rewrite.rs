@@ -9,9 +9,8 @@
 use std::path::Path;
 
 use super::fix::{Applicability, fix_text};
-use super::{FileSettings, lint_text};
+use super::{FileSettings, ProfileFor, lint_text};
 use crate::fs::{Anchors, Hooks, Kind, NamedBy, NoHooks, SafeWriteError};
-use crate::host::HostProfile;
 
 /// Write the fixed files, or only show what would change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,7 +52,7 @@ pub(crate) fn fix_file(
     path: &Path,
     anchors: &Anchors,
     by: &NamedBy,
-    profile: &'static HostProfile,
+    profile: ProfileFor,
     settings: &FileSettings,
     applicability: Applicability,
     mode: Mode,
@@ -78,7 +77,7 @@ pub(crate) fn fix_file_with(
     path: &Path,
     anchors: &Anchors,
     by: &NamedBy,
-    profile: &'static HostProfile,
+    profile: ProfileFor,
     settings: &FileSettings,
     applicability: Applicability,
     mode: Mode,
@@ -104,6 +103,16 @@ pub(crate) fn fix_file_with(
     };
     let Ok(original) = std::str::from_utf8(&existing.content) else {
         return done(Outcome::NotText);
+    };
+    // The host the file is for is decided once, on the text as read: fixing never
+    // changes which host's rules apply.
+    let profile = match profile.infer {
+        false => profile.profile,
+        true => {
+            profile
+                .resolve(&crate::role::RoleDoc::parse(path, original.as_bytes()))
+                .0
+        }
     };
     let fixed = fix_text(original, applicability, |text| {
         lint_text(path, text, profile, settings)
@@ -152,7 +161,7 @@ mod tests {
             path,
             &Anchors::new(dir, dir, &[]),
             &NamedBy::Pwk,
-            HostId::Pwk.newest(),
+            ProfileFor::fixed(HostId::Pwk.newest()),
             &FileSettings::default(),
             Applicability::Safe,
             Mode::Write,

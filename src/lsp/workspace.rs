@@ -247,14 +247,17 @@ impl Workspace {
             let why = crate::fs::linked_dir_message(&self.setup.root, &link);
             return lint::not_linted_linked(path, self.host, why);
         }
-        let (profile, settings) = match self.project.file_profile(path, self.host) {
+        let (profile, settings) = match self.project.file_profile(path) {
             Ok(x) => x,
             Err(e) => {
                 self.config_error = Some(e.relative_to(&self.setup.root).to_string());
-                (self.host, lint::FileSettings::default())
+                (
+                    lint::ProfileFor::fixed(self.host),
+                    lint::FileSettings::default(),
+                )
             }
         };
-        lint::check_bytes(path, text.as_bytes().to_vec(), profile, &settings)
+        lint::check_bytes_for(path, text.as_bytes().to_vec(), profile, &settings)
     }
 
     /// The host profile a buffer at `path` is read by, as `pwk lint` picks it (a
@@ -263,8 +266,8 @@ impl Workspace {
     /// read.
     pub(crate) fn profile_for(&self, path: &Path) -> &'static HostProfile {
         self.project
-            .file_profile(path, self.host)
-            .map_or(self.host, |(profile, _)| profile)
+            .file_profile(path)
+            .map_or(self.host, |(profile, _)| profile.profile)
     }
 
     /// The skill names found in the skill directories the host reads (its

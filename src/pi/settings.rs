@@ -69,34 +69,95 @@ impl PiDefaults {
     }
 }
 
-/// The package sources of the settings file at `path` ([`package_sources`]):
-/// empty when it does not exist; `Err` says why it cannot be used (not a regular
-/// file, too large, not JSON). Only `packages` is parsed: the rest is skipped
-/// without a depth limit (N25: pi's `JSON.parse` reads a file nested deeper than
-/// serde_json's 128 levels, so pwk must too).
-pub(crate) fn read_packages(path: &Path) -> Result<Vec<String>, String> {
+/// What `--host auto` reads from one pi settings file: the `packages` sources
+/// ([`package_sources`]) and whether it holds a `subagents` object (nicobailon's agent
+/// overrides, `pi-subagents@0.67.0 src/agents/agents.ts:1567-1584`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct HostFacts {
+    pub packages: Vec<String>,
+    pub subagents_object: bool,
+}
+
+/// [`HostFacts`] of the settings file at `path` (none when it does not exist); `Err`
+/// says why it cannot be used (not a regular file, too large, not JSON). Only
+/// `packages` is parsed: the rest is skipped without a depth limit (N25: pi's
+/// `JSON.parse` reads a file nested deeper than serde_json's 128 levels, so pwk must
+/// too).
+pub(crate) fn read_host_facts(path: &Path) -> Result<HostFacts, String> {
+    /// Whether a value is a JSON object, read without keeping it.
+    struct IsObject(bool);
+    impl<'de> serde::Deserialize<'de> for IsObject {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<IsObject, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = IsObject;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut m: A,
+                ) -> Result<IsObject, A::Error> {
+                    while m
+                        .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                        .is_some()
+                    {}
+                    Ok(IsObject(true))
+                }
+                fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                    self,
+                    mut s: A,
+                ) -> Result<IsObject, A::Error> {
+                    while s.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                    Ok(IsObject(false))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<IsObject, E> {
+                    Ok(IsObject(false))
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<IsObject, E> {
+                    Ok(IsObject(false))
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<IsObject, E> {
+                    Ok(IsObject(false))
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<IsObject, E> {
+                    Ok(IsObject(false))
+                }
+                fn visit_str<E>(self, _: &str) -> Result<IsObject, E> {
+                    Ok(IsObject(false))
+                }
+                fn visit_unit<E>(self) -> Result<IsObject, E> {
+                    Ok(IsObject(false))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
     #[derive(serde::Deserialize)]
-    struct Packages {
+    struct Facts {
         #[serde(default)]
         packages: serde_json::Value,
+        #[serde(default)]
+        subagents: Option<IsObject>,
     }
     let bytes = match crate::fs::read::read(path, Kind::Settings) {
         Ok(b) => b,
-        Err(ReadError::NotFound) => return Ok(Vec::new()),
+        Err(ReadError::NotFound) => return Ok(HostFacts::default()),
         Err(e) => return Err(format!("it {e}")),
     };
     // Not an object (pi reads `settings.packages` of whatever it parsed): no
     // packages. (serde would read a struct from an array too.)
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return serde_json::from_slice::<serde::de::IgnoredAny>(&bytes)
-            .map(|_| Vec::new())
+            .map(|_| HostFacts::default())
             .map_err(|e| format!("it is not valid JSON: {e}"));
     }
-    let doc: Packages =
+    let doc: Facts =
         serde_json::from_slice(&bytes).map_err(|e| format!("it is not valid JSON: {e}"))?;
-    Ok(package_sources(
-        &serde_json::json!({ "packages": doc.packages }),
-    ))
+    Ok(HostFacts {
+        packages: package_sources(&serde_json::json!({ "packages": doc.packages })),
+        subagents_object: doc.subagents.is_some_and(|o| o.0),
+    })
 }
 
 /// Read an optional settings file. `Ok(None)` when it does not exist; `Err` says why

@@ -289,29 +289,44 @@ fn host_profiles_change_what_is_reported() {
     assert!(find(&pwk, "host-ignored-key").is_empty(), "{pwk}");
     assert!(pwk["host_specific_keys"]["max_turns"].is_number(), "{pwk}");
 
-    // prompt_mode is tintinweb's own key: read there; under the portable profile
-    // named once by the summary as a key only some hosts read, never "unknown".
+    // prompt_mode is tintinweb's own key, outside the PWK contract: read there;
+    // under the portable profile a warning naming who reads it and who silently
+    // drops it, never "unknown"; with no host named, the key names tintinweb.
     env.write(
         "r.md",
         "---\nname: r\ndescription: d\ntools: read\nprompt_mode: append\n---\nBody.\n",
     );
-    let tintin = json(&run(env.pwk().args([
-        "lint",
-        "--format",
-        "json",
-        "--host",
-        "tintinweb",
-        "r.md",
-    ])));
+    let on = |host: Option<&str>| {
+        let mut cmd = env.pwk();
+        cmd.args(["lint", "--format", "json"]);
+        if let Some(h) = host {
+            cmd.args(["--host", h]);
+        }
+        json(&run(cmd.arg("r.md")))
+    };
+    let tintin = on(Some("tintinweb"));
     assert!(find(&tintin, "unknown-key").is_empty(), "{tintin}");
     assert!(find(&tintin, "host-ignored-key").is_empty(), "{tintin}");
-    let pwk = json(&run(env.pwk().args(["lint", "--format", "json", "r.md"])));
+    let pwk = on(Some("pwk"));
     assert!(find(&pwk, "unknown-key").is_empty(), "{pwk}");
-    assert!(find(&pwk, "host-ignored-key").is_empty(), "{pwk}");
+    let warned = find(&pwk, "host-ignored-key");
+    assert_eq!(warned.len(), 1, "{pwk}");
+    assert_eq!(warned[0]["severity"], "warning");
+    let m = warned[0]["message"].as_str().unwrap();
     assert!(
-        pwk["host_specific_keys"]["prompt_mode"].is_number(),
-        "{pwk}"
+        m.contains("`prompt_mode` is read by tintinweb") && m.contains("ignored by nicobailon"),
+        "{m}"
     );
+    assert!(pwk["host_specific_keys"].is_null(), "{pwk}");
+    let auto = on(None);
+    assert!(
+        auto["host"]["profile"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("tintinweb@")),
+        "{auto}"
+    );
+    assert_eq!(auto["host"]["decisions"][0]["basis"], "keys", "{auto}");
+    assert!(find(&auto, "host-ignored-key").is_empty(), "{auto}");
 }
 
 #[test]
@@ -729,7 +744,7 @@ fn json_sarif_and_github_shapes() {
         doc["host"]["detected"]
             .as_str()
             .unwrap()
-            .contains("using the portable profile"),
+            .contains("the PWK contract applies (the portable profile"),
         "{}",
         doc["host"]
     );
@@ -1152,6 +1167,7 @@ mod fuzz {
             host: host.label(),
             host_reason: None,
             host_specific: Default::default(),
+            decisions: Vec::new(),
         };
         let show = |p: &std::path::Path| p.display().to_string();
         let opts = RenderOptions {

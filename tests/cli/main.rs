@@ -13,6 +13,7 @@ mod config;
 mod convert;
 mod delegate_e2e;
 mod delegate_faults;
+mod detect;
 mod discover;
 mod docs_commands;
 mod docs_pages;

@@ -25,6 +25,15 @@
 // false }`): `@earendil-works/pi-coding-agent` is the bundle's own export object. The
 // driver builds exactly that jiti (pi's jiti 2.7.0, moduleCache: false).
 //
+// `--write-settings KIND` instead runs the host's own settings writer in the project
+// (what `pwk lint`'s host detection reads) and prints {"host","version","written":[…]}:
+// KIND `own` for tintinweb@0.14.1 (`/agents` → Settings: src/settings.ts saveSettings)
+// and nicobailon@0.67.0 (a project agent override: src/agents/agents.ts
+// saveBuiltinAgentOverride); for pi@1.6.0 `package:<source>` (`pi install -l`:
+// DefaultPackageManager.addSourceToSettings, local) or `example-extension` (its
+// examples/extensions/subagent/{index.ts,agents.ts} copied into .pi/extensions/subagent/,
+// as its README installs it).
+//
 // Output: {"host","version","project","agent_dir","files":[{file, outcome, message,
 // identity, tools, model, thinking, max_turns, prompt_mode, config, details}], ...}.
 // `outcome` is "loaded" (the host registers the role), "skipped" (it does not; `message`
@@ -60,6 +69,7 @@ function parseArgs(argv) {
     else if (a === "--agent-dir") out.agentDir = take();
     else if (a === "--hosts-root") out.hostsRoot = take();
     else if (a === "--any-version") out.anyVersion = true;
+    else if (a === "--write-settings") out.writeSettings = take();
     else if (a.startsWith("-")) usage(`unknown argument ${a}`);
     else out.projects.push(a);
   }
@@ -625,6 +635,62 @@ async function nicobailonRole(agent, preflight, hostBuiltins, piDefaultTools) {
 
 // ---------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------
+// --write-settings: the host's own writer, in the project.
+
+/** Every file under the project, with its bytes (to say what a writer wrote). */
+function snapshotFiles(root) {
+  const out = new Map();
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out.set(p, fs.readFileSync(p));
+    }
+  };
+  walk(root);
+  return out;
+}
+
+async function writeSettings(name, kind) {
+  const before = snapshotFiles(project);
+  if (name === "tintinweb" && kind === "own") {
+    const hostDir = path.join(hostsRoot, "tintinweb");
+    const { jiti } = await pi16Loader(hostDir);
+    const settings = await jiti.import(
+      path.join(hostDir, "node_modules", "@tintinweb", "pi-subagents", "src", "settings.ts"),
+    );
+    if (!settings.saveSettings({ maxConcurrent: 2, defaultJoinMode: "smart" }, project)) {
+      throw new Error("tintinweb's saveSettings failed");
+    }
+  } else if (name === "nicobailon" && kind === "own") {
+    const hostDir = path.join(hostsRoot, "nicobailon");
+    const { jiti } = await pi16Loader(hostDir);
+    const agents = await jiti.import(path.join(hostDir, "node_modules", "pi-subagents", "src", "agents", "agents.ts"));
+    agents.saveBuiltinAgentOverride(project, "scout", "project", { model: "anthropic/claude-haiku-4-5" });
+  } else if (name === "pi" && kind.startsWith("package:")) {
+    const { pi } = await pi16Loader(path.join(hostsRoot, "tintinweb"));
+    const settingsManager = pi.SettingsManager.create(project, agentDir);
+    const pm = new pi.DefaultPackageManager({ cwd: project, agentDir, settingsManager });
+    pm.addSourceToSettings(kind.slice("package:".length), { local: true });
+    await settingsManager.flush();
+  } else if (name === "pi" && kind === "example-extension") {
+    const pkg = path.join(hostsRoot, "tintinweb", "node_modules", "@earendil-works", "pi-coding-agent");
+    const from = path.join(pkg, "examples", "extensions", "subagent");
+    const to = path.join(project, ".pi", "extensions", "subagent");
+    fs.mkdirSync(to, { recursive: true });
+    for (const f of ["index.ts", "agents.ts"]) fs.copyFileSync(path.join(from, f), path.join(to, f));
+  } else {
+    usage(`--write-settings ${kind} is not a writer of ${name}`);
+  }
+  const after = snapshotFiles(project);
+  const written = [...after.entries()]
+    .filter(([p, bytes]) => !before.has(p) || !before.get(p).equals(bytes))
+    .map(([p]) => display(p))
+    .sort();
+  return { written };
+}
+
 async function runOne(dir) {
   enter(dir);
   try {
@@ -643,6 +709,10 @@ async function main() {
 
 async function runProject() {
   const [name, version] = args.host.split("@");
+  if (args.writeSettings !== undefined) {
+    const { written } = await writeSettings(name, args.writeSettings);
+    return { host: name, version, project, written };
+  }
   let result;
   let actual = version;
   if (name === "pi") {

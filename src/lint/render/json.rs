@@ -61,8 +61,12 @@ struct Suppression<'a> {
 #[derive(Serialize)]
 struct Host<'a> {
     profile: &'a str,
-    /// Set when `--host auto` chose it.
+    /// Set when `--host auto` chose it: why, in one sentence.
     detected: Option<&'a str>,
+    /// Each `--host auto` decision: which files, which profile, on what basis, why
+    /// (absent when the host was named).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    decisions: Vec<super::DecisionDoc<'a>>,
 }
 
 #[derive(Serialize)]
@@ -107,11 +111,21 @@ fn entry<'a>(d: &'a crate::lint::Diagnostic, opts: &RenderOptions<'_>) -> Entry<
 pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     let (errors, warnings) = report.counts();
     let (fixable, unsafe_fixable) = super::fix_counts(report);
+    let decisions = super::decision_docs(report, opts);
+    // The decisions' reasons as one sentence (paths as shown), where auto decided.
+    let detected = (!decisions.is_empty()).then(|| {
+        decisions
+            .iter()
+            .map(|d| d.reason.as_str())
+            .collect::<Vec<_>>()
+            .join("; ")
+    });
     let doc = Document {
         version: 1,
         host: Host {
             profile: &report.host,
-            detected: report.host_reason.as_deref(),
+            detected: detected.as_deref().or(report.host_reason.as_deref()),
+            decisions,
         },
         files: report.files.len(),
         diagnostics: report.diagnostics().map(|d| entry(d, opts)).collect(),

@@ -87,3 +87,101 @@ pub fn fix_summary(report: &LintReport) -> String {
         }
     }
 }
+
+/// One `--host auto` decision as data (JSON `host.decisions`, SARIF
+/// `runs[0].properties.hostDecisions`).
+#[derive(serde::Serialize)]
+pub(crate) struct DecisionDoc<'a> {
+    /// The profile the files were linted for.
+    profile: &'a str,
+    /// `settings`, `directory`, `keys`, `several` or `nothing`.
+    basis: crate::host::Basis,
+    /// The project, directory or file the decision holds for.
+    scope: String,
+    files: usize,
+    /// Why, in one sentence.
+    reason: String,
+    /// What named a host, and where.
+    evidence: Vec<EvidenceDoc<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct EvidenceDoc<'a> {
+    host: crate::host::HostId,
+    version: Option<&'a str>,
+    path: String,
+    #[serde(flatten)]
+    evidence: &'a crate::host::Evidence,
+}
+
+/// The report's decisions as data, paths shown as `show_path` shows them.
+pub(crate) fn decision_docs<'a>(
+    report: &'a LintReport,
+    opts: &RenderOptions<'_>,
+) -> Vec<DecisionDoc<'a>> {
+    let show = |p: &Path| shown_path(opts, p);
+    report
+        .decisions
+        .iter()
+        .map(|d| DecisionDoc {
+            profile: &d.profile,
+            basis: d.detection.basis,
+            scope: show(&d.detection.scope),
+            files: d.files,
+            reason: d.detection.describe(&show),
+            evidence: d
+                .detection
+                .found
+                .iter()
+                .map(|f| EvidenceDoc {
+                    host: f.host,
+                    version: f.version.as_deref(),
+                    path: show(&f.settings),
+                    evidence: &f.evidence,
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// A path as `show_path` shows it, `.` for the directory it is shown relative to.
+fn shown_path(opts: &RenderOptions<'_>, p: &Path) -> String {
+    let s = (opts.show_path)(p);
+    if s.is_empty() { ".".to_string() } else { s }
+}
+
+/// The run's account of its `--host auto` decisions, one line each, for people
+/// (`pwk lint` prints them on stderr beside the human, concise and github
+/// formats): where, how many files, for which profile, and why. Paths and the
+/// reason are escaped (no raw control character reaches the terminal).
+pub fn decision_lines(report: &LintReport, opts: &RenderOptions<'_>) -> Vec<String> {
+    use crate::host::Basis;
+    let show = |p: &Path| crate::text::escape_line(&shown_path(opts, p)).into_owned();
+    report
+        .decisions
+        .iter()
+        .map(|d| {
+            let det = &d.detection;
+            let file_scope = det.basis == Basis::Keys && d.files == 1;
+            let scope = show(&det.scope);
+            let scope = if file_scope || scope.ends_with('/') || scope == "." {
+                scope
+            } else {
+                format!("{scope}/")
+            };
+            let hint = match det.basis {
+                Basis::Nothing | Basis::Several => {
+                    "; name the host: `--host H`, or `host = \"H\"` in pwk.toml"
+                }
+                _ => "",
+            };
+            format!(
+                "pwk: {scope} ({} file{}) linted for {}: {}{hint}",
+                d.files,
+                if d.files == 1 { "" } else { "s" },
+                d.profile,
+                det.describe(&show)
+            )
+        })
+        .collect()
+}

@@ -204,7 +204,7 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     if !notifications.is_empty() {
         invocation["toolExecutionNotifications"] = json!(notifications);
     }
-    let doc = json!({
+    let mut doc = json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
         "runs": [{
@@ -221,6 +221,11 @@ pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
             "results": results,
         }]
     });
+    // How `--host auto` decided (SARIF 2.1.0 §3.8 property bag: pwk's own data).
+    let decisions = super::decision_docs(report, opts);
+    if !decisions.is_empty() {
+        doc["runs"][0]["properties"] = json!({ "hostDecisions": decisions });
+    }
     let mut out = crate::text::json_escape_controls(
         serde_json::to_string_pretty(&doc).expect("plain data serializes"),
     );

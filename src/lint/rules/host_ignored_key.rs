@@ -37,7 +37,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     // where the file is: worked out once per file, not per key.
     let looking = p.is_portable().then(|| {
         let table = host::pi_table();
-        match project_dir_of(&cx.doc.path) {
+        match host::project_dir_of(&cx.doc.path) {
             None => table.all(),
             Some(d) => dir_rows(table, d),
         }
@@ -159,13 +159,48 @@ fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node, looking: u64) {
     if siblings.first().is_some_and(|first| *first != k) {
         return;
     }
-    // Not a per-file finding: the run's summary names these keys once, with how to
-    // name the host (`host` in pwk.toml, `--host`).
-    cx.host_specific.insert(facts);
+    // A key of the PWK contract (the role schema documents it): not a per-file
+    // finding, the run's summary names these keys once, with how to name the host
+    // (`host` in pwk.toml, `--host`).
+    if crate::role::schema::documents(k) {
+        cx.host_specific.insert(facts);
+        return;
+    }
+    // Outside the contract, one host honours what another silently drops (tintinweb
+    // applies `disallowed_tools`; nicobailon files it under extra fields and never
+    // applies it): said where it is written, naming both.
+    let versions = |mask: u64| -> Vec<(host::HostId, &'static str)> {
+        table.select(mask).map(|r| (r.host, r.version)).collect()
+    };
+    let dropping = ignoring & !served;
+    let readers_named = host::name_versions(&versions(reading));
+    let droppers_named = host::name_versions(&versions(dropping));
+    let spellings = cx
+        .profile
+        .equivalents
+        .iter()
+        .find(|e| e.keys.iter().any(|x| x == k))
+        .map(|e| format!("; {}", e.note))
+        .unwrap_or_default();
+    let first_reader = table
+        .select(reading)
+        .next()
+        .map_or("tintinweb", |r| r.host.as_str());
+    cx.emit(
+        &RULE,
+        key.span.clone(),
+        format!("read by {readers_named} only"),
+        format!(
+            "`{k}` is read by {readers_named} and silently ignored by {droppers_named}: a role that relies on it behaves differently there"
+        ),
+        Some(format!(
+            "name the host the role is for: `--host {first_reader}`, or `host = \"{first_reader}\"` in pwk.toml{spellings}"
+        )),
+    );
 }
 
 /// The rows (as bits of `table`) whose host discovers project roles in `dir` (one of
-/// [`project_dir_of`]'s directories), worked out once per process.
+/// [`host::project_dir_of`]'s directories), worked out once per process.
 fn dir_rows(table: &host::PiTable, dir: &str) -> u64 {
     static MASKS: std::sync::OnceLock<[(&str, u64); 2]> = std::sync::OnceLock::new();
     let masks = MASKS.get_or_init(|| {
@@ -174,119 +209,10 @@ fn dir_rows(table: &host::PiTable, dir: &str) -> u64 {
                 .rows
                 .iter()
                 .enumerate()
-                .filter(|(_, r)| host_reads_dir(r.host, d))
+                .filter(|(_, r)| host::host_reads_dir(r.host, d))
                 .fold(0, |m, (i, _)| m | 1 << i);
             (d, mask)
         })
     });
     masks.iter().find(|(d, _)| *d == dir).map_or(0, |(_, m)| *m)
-}
-
-/// The well-known pi project directory holding `path` (`.agents/agents`,
-/// `.pi/agents`), if it is in one.
-pub(crate) fn project_dir_of(path: &std::path::Path) -> Option<&'static str> {
-    const DIRS: [&str; 2] = [".agents/agents", ".pi/agents"];
-    // Asked for every file, so bytes first: `Path::parent` and `Path::ends_with`
-    // parse components, at ~10x the cost. The parent of `dir/name` (a plain file
-    // name) is `dir`.
-    let bytes = match crate::fs::plain_parent(path) {
-        Some((dir, _)) => dir,
-        None => path.parent()?.as_os_str().as_encoded_bytes(),
-    };
-    let open_end = bytes.ends_with(b"/") || bytes.ends_with(b".");
-    if !open_end && !bytes.ends_with(b"agents") {
-        return None;
-    }
-    // Written plainly (no `//`, no `.` component), comparing bytes means comparing
-    // components.
-    let plain = !open_end
-        && !bytes.windows(2).any(|w| w == b"//")
-        && !bytes.windows(3).any(|w| w == b"/./");
-    if plain {
-        return DIRS.into_iter().find(|d| {
-            bytes
-                .strip_suffix(d.as_bytes())
-                .is_some_and(|head| head.is_empty() || head.ends_with(b"/"))
-        });
-    }
-    let parent = path.parent()?;
-    DIRS.into_iter().find(|d| parent.ends_with(d))
-}
-
-/// Whether `host`'s newest profile discovers project roles in `dir` (itself, or a
-/// directory it reads below: nicobailon reads `.agents/` throughout).
-pub(crate) fn host_reads_dir(host: host::HostId, dir: &str) -> bool {
-    host.project_dirs().any(|d| {
-        d == dir
-            || dir
-                .strip_prefix(d)
-                .is_some_and(|rest| rest.starts_with('/'))
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::project_dir_of;
-    use std::path::Path;
-
-    /// The byte comparison answers as comparing components does, on every way of
-    /// writing a parent directory.
-    #[test]
-    fn project_dir_of_agrees_with_path_components() {
-        let parents = [
-            "",
-            ".",
-            "/",
-            "agents",
-            ".agents/agents",
-            ".pi/agents",
-            "x/.agents/agents",
-            "/x/.pi/agents",
-            "x.agents/agents",
-            "x/a.pi/agents",
-            ".agents//agents",
-            ".agents/./agents",
-            "./.agents/agents",
-            ".agents/agents/",
-            ".agents/agents/.",
-            "x//.pi/agents",
-            ".pi/agents//",
-            "/.pi/agents",
-            "pi/agents",
-            ".pi/xagents",
-            ".pi/agents/x",
-            "a/.agents/agents/../agents",
-            "./x/.pi/agents",
-            "./.pi/agents",
-            "..agents/agents",
-        ];
-        let mut paths: Vec<std::path::PathBuf> = parents
-            .iter()
-            .map(|p| Path::new(p).join("role.md"))
-            .collect();
-        // Written as they come, not as `join` writes them.
-        paths.extend(
-            [
-                "role.md",
-                "/role.md",
-                "x//role.md",
-                ".agents/agents//role.md",
-                ".pi/agents/./role.md",
-                ".pi/agents/.",
-                ".pi/agents/..",
-                ".pi/agents/",
-                ".pi/agents/x/..",
-                "a/.pi/agents/role.md/",
-            ]
-            .map(std::path::PathBuf::from),
-        );
-        for path in paths {
-            let slow = path.parent().and_then(|p| {
-                [".agents/agents", ".pi/agents"]
-                    .into_iter()
-                    .find(|d| p.ends_with(d))
-            });
-            assert_eq!(project_dir_of(&path), slow, "{path:?}");
-        }
-    }
 }

@@ -31,9 +31,9 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             }
             // Only the hosts that look where the file is (herdr never reads
             // `.agents/agents/`, so its refusal is moot there).
-            let dir = super::host_ignored_key::project_dir_of(&cx.doc.path);
+            let dir = crate::host::project_dir_of(&cx.doc.path);
             let looks = |h: &crate::host::HostProfile| {
-                dir.is_none_or(|d| super::host_ignored_key::host_reads_dir(h.host, d))
+                dir.is_none_or(|d| crate::host::host_reads_dir(h.host, d))
             };
             let (rejecting, _) = host::split_profiles(|h| looks(h) && h.rejected.contains_key(k));
             let Some(fact) = rejecting.first().and_then(|h| h.rejected.get(k)) else {

@@ -104,9 +104,9 @@ pub(crate) fn check_parsed(cx: &mut Checker<'_>, tree: &Node) {
             if crate::host::pi_table().key(k).is_none() {
                 continue;
             }
-            let dir = super::host_ignored_key::project_dir_of(&cx.doc.path);
+            let dir = crate::host::project_dir_of(&cx.doc.path);
             let (hosts, _) = crate::host::split_profiles(|h| {
-                parses(h) && dir.is_none_or(|d| super::host_ignored_key::host_reads_dir(h.host, d))
+                parses(h) && dir.is_none_or(|d| crate::host::host_reads_dir(h.host, d))
             });
             if hosts.is_empty() {
                 continue;

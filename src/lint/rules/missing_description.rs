@@ -30,7 +30,12 @@ pub(crate) fn report(cx: &mut Checker<'_>) {
 /// A key the profile requires is missing. Under a real host: the host skips the
 /// role (an error). Under the portable profile: an error when any supported host
 /// skips it (naming those that do), else a warning.
-pub(crate) fn report_required(cx: &mut Checker<'_>, rule: &'static Rule, key: &str, help: String) {
+pub(crate) fn report_required(
+    cx: &mut Checker<'_>,
+    rule: &'static Rule,
+    key: &str,
+    mut help: String,
+) {
     let p = cx.profile;
     let span = cx.open_fence();
     let (message, severity) = if p.is_portable() {
@@ -53,11 +58,24 @@ pub(crate) fn report_required(cx: &mut Checker<'_>, rule: &'static Rule, key: &s
                 Severity::Error,
             )
         } else {
+            // The PWK contract requires it; say who loads the role anyway, and how to
+            // lint for that host instead.
+            let loading = host::name_versions(&versions(&rest));
+            let mut hosts: Vec<&str> = Vec::new();
+            for r in &rest {
+                if !hosts.contains(&r.host.as_str()) {
+                    hosts.push(r.host.as_str());
+                }
+            }
+            let first = hosts[0];
+            help = format!(
+                "{help}; or, if the role is for {} only, name that host: `--host {first}`, or `host = \"{first}\"` in pwk.toml",
+                hosts.join(" or ")
+            );
             (
                 format!(
-                    "the frontmatter has no `{key}`; {} skips such a role ({} load it)",
+                    "the frontmatter has no `{key}`, which the PWK contract requires: {} skips such a role; {loading} load it anyway",
                     host::name_versions(&versions(&skipping)),
-                    host::name_versions(&versions(&rest))
                 ),
                 Severity::Error,
             )
