@@ -501,7 +501,11 @@ impl Project {
             })
             .partition(|(_, why)| why.is_none());
         let paths: Vec<PathBuf> = paths.into_iter().map(|(p, _)| p).collect();
-        let mut collected = crate::lint::collect_files(&paths, req.recursive);
+        // The project's agents directories are walked at every depth: a role in a
+        // subdirectory is read by the hosts that descend (nicobailon, Claude Code,
+        // OpenCode, Copilot CLI) and never found by the others, which lint says
+        // (`host-unread-directory`); either way it is linted, not passed over.
+        let mut collected = crate::lint::collect_files(&paths, req.recursive || !dirs.is_empty());
         for (dir, why) in not_read {
             collected.errors.push(WalkError::Io {
                 source: std::io::Error::other(why.unwrap_or_default()),

@@ -116,12 +116,7 @@ pub(super) fn show_unavailable(
         }
     }
     hints.dedup();
-    let mut known: Vec<&str> = views
-        .iter()
-        .flat_map(|d| d.roles.iter().map(|r| r.name.as_str()))
-        .collect();
-    known.sort_unstable();
-    known.dedup();
+    let known = crate::discover::known_names(views);
     let suggestions = crate::suggest::close_matches(name, known.iter().copied());
     for h in hints {
         msg.push_str(&format!("\n  hint: {h}"));

@@ -211,6 +211,18 @@ pub fn find_in<'a>(views: &'a [Discovery], name: &str) -> Vec<(&'a Discovery, &'
         .collect()
 }
 
+/// Every role name any host of `views` answers to, sorted, each once (what
+/// did-you-mean picks from).
+pub fn known_names(views: &[Discovery]) -> Vec<&str> {
+    let mut known: Vec<&str> = views
+        .iter()
+        .flat_map(|d| d.roles.iter().map(|r| r.name.as_str()))
+        .collect();
+    known.sort_unstable();
+    known.dedup();
+    known
+}
+
 /// The directories discovery starts from (the command layer fills them in).
 #[derive(Debug, Clone)]
 pub struct Roots {

@@ -240,14 +240,14 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
         }
     };
     let tools = tools(host, role);
-    let thinking = match setting_key(host, "thinking") {
+    let thinking = match setting_key(host, Some(role), "thinking") {
         Some((key, fact)) if key != "thinking" => {
             own_setting(host, role, key, fact, |n| n.as_str().map(str::to_string))
         }
         Some(_) => thinking(host, role, &settings),
         None => unread_setting(host, role, "thinking", |n| n.as_str().map(str::to_string)),
     };
-    let max_turns = match setting_key(host, "max-turns") {
+    let max_turns = match setting_key(host, Some(role), "max-turns") {
         Some((key, fact)) if key != "max_turns" => {
             own_setting(host, role, key, fact, |n| n.to_json().as_u64())
         }
@@ -364,7 +364,11 @@ fn tools(host: Host, role: &ResolvedRole) -> Tools {
 
 /// The key that carries `setting` under `host` (its profile's `setting` tags; the
 /// portable profile's keys are the role schema's own names), with its fact.
-fn setting_key(host: Host, setting: &str) -> Option<(&'static str, &'static crate::host::KeyFact)> {
+fn setting_key(
+    host: Host,
+    role: Option<&ResolvedRole>,
+    setting: &str,
+) -> Option<(&'static str, &'static crate::host::KeyFact)> {
     if host.is_portable() {
         let key = match setting {
             "thinking" => "thinking",
@@ -374,9 +378,21 @@ fn setting_key(host: Host, setting: &str) -> Option<(&'static str, &'static crat
         };
         return host.keys.get_key_value(key).map(|(k, f)| (k.as_str(), f));
     }
+    // Two spellings of one setting (OpenCode: `steps`, and `maxSteps`, read only when
+    // `steps` is absent): the current one, unless the role has only the old one.
+    let present =
+        |k: &str| role.is_some_and(|r| r.doc.mapping().is_some_and(|m| m.get(k).is_some()));
     host.keys
         .iter()
-        .find(|(_, f)| f.setting.as_deref() == Some(setting))
+        .filter(|(_, f)| f.setting.as_deref() == Some(setting))
+        .min_by_key(|(k, f)| {
+            (
+                !present(k),
+                f.note
+                    .as_deref()
+                    .is_some_and(|n| n.starts_with("deprecated")),
+            )
+        })
         .map(|(k, f)| (k.as_str(), f))
 }
 
@@ -558,7 +574,7 @@ fn model_chain(
             status: LinkStatus::Unset,
             note: None,
         },
-        match setting_key(host, "model") {
+        match setting_key(host, Some(role), "model") {
             Some((key, _)) => ChainLink {
                 link: "frontmatter",
                 from: format!("`{key}` in {path}"),
@@ -630,7 +646,7 @@ fn model_chain(
             None => format!(
                 "{}'s default: {}",
                 host.label(),
-                setting_key(host, "model")
+                setting_key(host, Some(role), "model")
                     .and_then(|(_, f)| f.default.clone())
                     .unwrap_or_else(|| "the parent's model".to_string())
             ),

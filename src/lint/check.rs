@@ -80,11 +80,13 @@ pub(crate) fn run(cx: &mut Checker<'_>) {
     let fences = match &cx.doc.fences {
         Ok(f) => f.clone(),
         Err(SplitError::MissingOpeningFence { first_line }) => {
-            rules::missing_frontmatter::check(cx, first_line.clone());
+            if !rules::readme_in_agents_dir::check(cx) {
+                rules::missing_frontmatter::check(cx, first_line.clone());
+            }
             return;
         }
         Err(SplitError::Unterminated { open }) => {
-            if !rules::dashes_end_frontmatter::check_unterminated(cx) {
+            if !rules::dashes_end_frontmatter::check_unterminated(cx, run) {
                 rules::unterminated_frontmatter::check(cx, open.clone());
             }
             return;
@@ -354,6 +356,11 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
                 if rules::host_tools_list::strict_line_broken(cx, tree, &top) {
                     continue;
                 }
+                // Text the host parses again as JSON (nicobailon's `toolBudget`, the
+                // quotes around it stripped): `invalid-value` judges the text.
+                if parsed_as_json_text(cx.profile, tree, &top) {
+                    continue;
+                }
                 let rule = value_rule(cx, &top, &pointer, kind, node);
                 if seen.insert((pointer.clone(), rule.id)) {
                     let before = cx.out.len();
@@ -365,6 +372,19 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
             }
         }
     }
+}
+
+/// Whether `top` holds text that the host (under the portable profile: some pi host)
+/// parses as JSON: then its schema type is the parsed value's, not the text's.
+fn parsed_as_json_text(p: &HostProfile, tree: &Node, top: &str) -> bool {
+    let is_text = tree
+        .get(top)
+        .is_some_and(|n| matches!(n.to_json(), serde_json::Value::String(_)));
+    let json = |h: &HostProfile| {
+        h.key(top)
+            .is_some_and(|f| f.parsed_as == Some(crate::host::ParsedAs::Json))
+    };
+    is_text && (json(p) || (p.is_portable() && crate::host::pi_profiles().any(json)))
 }
 
 /// Severity follows evidence: a value finding built on a key fact that only the

@@ -681,12 +681,7 @@ pub(crate) fn show_role(place: &Place<'_>, args: &Map<String, Value>) -> Answer 
     let views = discover(place, args)?;
     let found = crate::discover::find_in(&views, name);
     let Some(&(d, role)) = found.first() else {
-        let mut known: Vec<&str> = views
-            .iter()
-            .flat_map(|d| d.roles.iter().map(|r| r.name.as_str()))
-            .collect();
-        known.sort_unstable();
-        known.dedup();
+        let known = crate::discover::known_names(&views);
         let hint = crate::suggest::close_matches(name, known.iter().copied())
             .first()
             .copied()

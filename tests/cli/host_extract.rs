@@ -15,29 +15,12 @@ use std::process::Command;
 
 use serde_json::Value;
 
+use crate::support::tools::{Tool, required, skip, tool};
 use crate::support::{repo_root, run};
 
-/// Whether a missing tool must fail the test (CI) rather than skip it.
-fn required() -> bool {
-    std::env::var("PWK_TEST_REQUIRE_PI").is_ok_and(|v| v == "1")
-        || std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-/// `python3`, or `None` (after saying why) when there is none and it is not required.
+/// `python3` ([`crate::support::tools`]: a visible skip without it, a failure under CI).
 fn python() -> Option<PathBuf> {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        assert!(
-            !required(),
-            "CI: python3 is needed to compare the host profiles with their extractions"
-        );
-        eprintln!("SKIPPING host-extract test: no python3");
-        return None;
-    }
-    Some(PathBuf::from("python3"))
+    tool(Tool::Python)
 }
 
 fn extractions() -> Vec<(PathBuf, Value)> {
@@ -213,7 +196,7 @@ fn extractions_are_current() {
                 "CI: {host} is not provisioned under {} (scripts/provision-hosts.sh)",
                 hosts_root.display()
             );
-            eprintln!("SKIPPING extraction of {host}: not provisioned");
+            skip(&format!("the extraction of {host}: not provisioned"));
             continue;
         }
         // Two at a time: the measured ones run the CLIs, two projects each.

@@ -46,7 +46,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     (
         "leaf",
         &[
-            "severity", "display", "text", "env", "json", "suggest", "exit", "testing",
+            "severity", "display", "text", "env", "json", "suggest", "exit", "meter", "testing",
         ],
     ),
 ];

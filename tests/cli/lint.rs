@@ -1820,3 +1820,75 @@ fn hard_links_are_two_roles_however_they_are_named() {
         );
     }
 }
+
+/// nicobailon reads `toolBudget` with `JSON.parse` (pi-subagents@0.67.0
+/// src/agents/agents.ts:2096): YAML's `{soft: 20, hard: 30}` is not JSON, the host
+/// throws and the agent is not loaded. An error citing that line, under the host and
+/// under the portable profile (nicobailon reads `.pi/agents/`); the JSON spelling, and
+/// `pwk rules host-ignored-key`'s Good example, pass.
+#[test]
+fn tool_budget_as_a_yaml_mapping_is_refused_with_the_line_that_parses_it() {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    let role = |budget: &str| {
+        format!(
+            "---\nname: budgeted\ndescription: d\ntools: read\ntoolBudget: {budget}\n---\nRead.\n"
+        )
+    };
+    env.write(".pi/agents/budgeted.md", role("{soft: 20, hard: 30}"));
+    for host in ["nicobailon@0.67", "pwk"] {
+        let doc = json(&run(env
+            .pwk()
+            .args(["lint", "--format", "json", "--host", host])));
+        let d = &doc["diagnostics"][0];
+        assert_eq!(d["rule"], "invalid-value", "{host}: {doc}");
+        assert_eq!(d["severity"], "error", "{host}: {doc}");
+        let m = d["message"].as_str().unwrap();
+        assert!(
+            m.contains("JSON.parse") && m.contains("refuses the agent"),
+            "{m}"
+        );
+        if host != "pwk" {
+            assert!(m.contains("src/agents/agents.ts:2094-2101"), "{m}");
+        }
+    }
+    for budget in ["{\"soft\": 20, \"hard\": 30}", "'{\"soft\": 20}'"] {
+        env.write(".pi/agents/budgeted.md", role(budget));
+        let doc = json(&run(env.pwk().args([
+            "lint",
+            "--format",
+            "json",
+            "--host",
+            "nicobailon@0.67",
+        ])));
+        assert_eq!(doc["diagnostics"], serde_json::json!([]), "{budget}: {doc}");
+    }
+    // The rule page's Good example is a role nicobailon loads.
+    let rules = json(&run(env.pwk().args(["rules", "--format", "json"])));
+    let good = rules["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "host-ignored-key")
+        .unwrap()["good"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    env.write(".pi/agents/good.md", format!("{good}Body.\n"));
+    std::fs::remove_file(env.path(".pi/agents/budgeted.md")).unwrap();
+    let doc = json(&run(env.pwk().args([
+        "lint",
+        "--format",
+        "json",
+        "--host",
+        "nicobailon@0.67",
+    ])));
+    assert!(
+        !doc["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["rule"] == "invalid-value"),
+        "{good}\n{doc}"
+    );
+}

@@ -21,6 +21,7 @@ mod docs_snippets;
 mod documents;
 mod every_host;
 mod fix;
+mod growth;
 mod host_extract;
 mod host_facts;
 mod inert_output;

@@ -94,8 +94,9 @@ pub(crate) fn check(cx: &mut Checker<'_>, _fences: &Fences) {
 /// frontmatter up to it and loads the role (oracle: Claude Code 2.1.332). A warning
 /// (readers that want a `---` line find no frontmatter), and the findings of the
 /// frontmatter the host reads, in place of `unterminated-frontmatter`. Whether it
-/// applied.
-pub(crate) fn check_unterminated(cx: &mut Checker<'_>) -> bool {
+/// applied. `run` is the whole check (`lint::check::run`), handed in by its caller so
+/// that the rules do not import the module that calls them.
+pub(crate) fn check_unterminated(cx: &mut Checker<'_>, run: fn(&mut Checker<'_>)) -> bool {
     let p = cx.profile;
     if p.parser.closing != Closing::FirstDashes || p.parser.kind != ParserKind::Yaml {
         return false;
@@ -106,7 +107,7 @@ pub(crate) fn check_unterminated(cx: &mut Checker<'_>) -> bool {
     // What the host reads, checked as a file of its own; its findings before the
     // cut are at the same offsets in this file.
     let mut inner = Checker::new(&cut, p);
-    crate::lint::check::run(&mut inner);
+    run(&mut inner);
     cx.out
         .extend(inner.out.into_iter().filter(|d| d.span.end <= at));
     cx.host_specific = inner.host_specific;
@@ -159,7 +160,7 @@ mod tests {
         // N27: `---B` (oracle: Claude Code 2.1.332 loads the role, description `d`).
         let text = "---\nname: r\ndescription: d\nmax_turns: x\n---B\nBody\n";
         let doc = RoleDoc::parse("a.md", text.as_bytes());
-        let claude = crate::lint::check::check_doc(&doc, HostId::ClaudeCode.newest());
+        let claude = crate::lint::check_doc(&doc, HostId::ClaudeCode.newest());
         let rules: Vec<(&str, crate::lint::Severity)> =
             claude.iter().map(|d| (d.rule, d.severity)).collect();
         assert!(
@@ -178,7 +179,7 @@ mod tests {
             "{rules:?}"
         );
         // pwk's own reader and the other hosts: no closing line.
-        let pwk = crate::lint::check::check_doc(&doc, HostId::Pwk.newest());
+        let pwk = crate::lint::check_doc(&doc, HostId::Pwk.newest());
         assert!(
             pwk.iter().any(|d| d.rule == "unterminated-frontmatter"),
             "{pwk:?}"
@@ -214,7 +215,7 @@ mod tests {
                         format!("---{eol}name: r{eol}description: d{eol}{b}---{g}{eol}Body{eol}")
                             .replace("\n", eol);
                     let doc = RoleDoc::parse("a.md", text.as_bytes());
-                    let claude = crate::lint::check::check_doc(&doc, HostId::ClaudeCode.newest());
+                    let claude = crate::lint::check_doc(&doc, HostId::ClaudeCode.newest());
                     let rules: Vec<(&str, Severity)> =
                         claude.iter().map(|d| (d.rule, d.severity)).collect();
                     assert!(
@@ -225,7 +226,7 @@ mod tests {
                         !rules.iter().any(|(r, _)| *r == "unterminated-frontmatter"),
                         "{text:?}: {rules:?}"
                     );
-                    let pwk = crate::lint::check::check_doc(&doc, HostId::Pwk.newest());
+                    let pwk = crate::lint::check_doc(&doc, HostId::Pwk.newest());
                     assert!(
                         pwk.iter().any(|d| d.rule == "unterminated-frontmatter"),
                         "{text:?}: {pwk:?}"

@@ -1,8 +1,9 @@
-//! `host-unread-directory`: the chosen host never looks in this directory.
+//! `host-unread-directory`: the chosen host never looks in this directory (one it
+//! does not read at all, or a subdirectory of one it reads only one level deep).
 
-use std::path::Component;
+use std::path::{Component, Path};
 
-use crate::host::DirLayer;
+use crate::host::{DirLayer, DiscoveryDir, HostProfile};
 use crate::lint::Severity;
 use crate::lint::rule::Checker;
 use crate::lint::rules::Rule;
@@ -12,8 +13,8 @@ pub(crate) const RULE: Rule = Rule {
     severity: Severity::Warning,
     also: None,
     summary: "the chosen host does not discover roles in this directory",
-    explanation: "pi-herdr-agents discovers bundled, global and project roles in its own directories and never reads `.agents/agents/`, so a role kept there is invisible to it. Keep roles for herdr under `.pi/agents/` (or its global directory). Reported for the host being linted for (not under the portable profile), from the directories its profile lists.",
-    bad: ".agents/agents/reviewer.md   (linted with --host herdr)",
+    explanation: "pi-herdr-agents discovers bundled, global and project roles in its own directories and never reads `.agents/agents/`, so a role kept there is invisible to it. Keep roles for herdr under `.pi/agents/` (or its global directory). Hosts that read only the files directly in their directory (pi's example extension, herdr, tintinweb, Gemini CLI) never see a role in a subdirectory of it (`.pi/agents/review/security.md`): move it up. Reported for the host being linted for (not under the portable profile), from the directories its profile lists and whether it reads each recursively.",
+    bad: ".agents/agents/reviewer.md   (linted with --host herdr)\n.pi/agents/review/security.md   (linted with --host pi-example)",
     good: ".pi/agents/reviewer.md",
 };
 
@@ -58,5 +59,70 @@ pub(crate) fn check(cx: &mut Checker<'_>) {
                 )),
             );
         }
+    }
+    in_subdirectory(cx, &comps);
+}
+
+/// Where `dir` (a path relative to the project) sits in a file's path `comps`: the
+/// index just after it.
+fn after(comps: &[Component<'_>], dir: &str) -> Option<usize> {
+    let want: Vec<Component<'_>> = Path::new(dir).components().collect();
+    let n = want.len();
+    (0..comps.len().saturating_sub(n))
+        .find(|&i| comps[i..i + n] == want[..])
+        .map(|i| i + n)
+}
+
+/// The project directory of `p` from which the host reads the file at `path` (one it
+/// reads recursively that holds it, or one it reads one level deep that holds it
+/// directly), if any.
+pub(crate) fn reading_dir<'p>(p: &'p HostProfile, path: &Path) -> Option<&'p DiscoveryDir> {
+    let comps: Vec<_> = path.components().collect();
+    let project = || {
+        p.discovery
+            .dirs
+            .iter()
+            .filter(|d| d.layer == DirLayer::Project)
+    };
+    project()
+        .find(|d| d.recursive && after(&comps, &d.path).is_some())
+        .or_else(|| {
+            project().find(|d| after(&comps, &d.path).is_some_and(|i| i + 1 == comps.len()))
+        })
+}
+
+/// A role in a subdirectory of a project directory the host reads only one level
+/// deep (pi's example extension: `readdirSync` of the directory alone, its own
+/// `*.md` files), when no directory it reads recursively holds the file.
+fn in_subdirectory(cx: &mut Checker<'_>, comps: &[Component<'_>]) {
+    let p = cx.profile;
+    if reading_dir(p, &cx.doc.path).is_some() {
+        return;
+    }
+    for d in p
+        .discovery
+        .dirs
+        .iter()
+        .filter(|d| d.layer == DirLayer::Project && !d.recursive)
+    {
+        let Some(i) = after(comps, &d.path) else {
+            continue;
+        };
+        // Directly inside: comps[i] is the file itself.
+        if comps.len() <= i + 1 {
+            continue;
+        }
+        let sub = comps[i].as_os_str().to_string_lossy();
+        let (label, dir, cite) = (p.label(), &d.path, &d.cite);
+        cx.emit(
+            &RULE,
+            0..0,
+            "",
+            format!(
+                "{label} reads only the files directly in `{dir}/`, never `{dir}/{sub}/`: it will not find this role ({cite})"
+            ),
+            Some(format!("move the file up into `{dir}/`")),
+        );
+        return;
     }
 }

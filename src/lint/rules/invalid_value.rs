@@ -173,12 +173,20 @@ pub(crate) fn check_parsed(cx: &mut Checker<'_>, tree: &Node) {
         } else {
             format!("write `{k}` as a JSON object, e.g. `{k}: {{\"soft\": 20, \"hard\": 30}}`")
         };
+        // Where the host parses it (the first source of the key's citation), when the
+        // profile at hand carries it (the portable profile's view of a host does not).
+        let cite = p
+            .key(k)
+            .map(|f| f.cite.to_string())
+            .and_then(|c| c.split(';').next().map(str::trim).map(str::to_string))
+            .filter(|c| !c.is_empty())
+            .map_or_else(String::new, |c| format!(" ({c})"));
         cx.emit(
             &RULE,
             node.span.clone(),
             "not JSON",
             format!(
-                "`{k}` must be a JSON object: {who} reads `{shown}` with JSON.parse, and {problem}; {who} refuses the agent"
+                "`{k}` must be a JSON object: {who} reads `{shown}` with JSON.parse, and {problem}; {who} refuses the agent{cite}"
             ),
             Some(fix_hint),
         );

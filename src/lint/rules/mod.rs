@@ -41,6 +41,7 @@ pub(crate) mod multiple_documents;
 pub(crate) mod name_mismatch;
 pub(crate) mod name_not_slug;
 pub(crate) mod not_a_regular_file;
+pub(crate) mod readme_in_agents_dir;
 pub(crate) mod shadowed_role;
 pub(crate) mod tab_indentation;
 pub(crate) mod unknown_key;
@@ -98,6 +99,7 @@ pub(crate) static RULES: &[&Rule] = &[
     &name_mismatch::RULE,
     &name_not_slug::RULE,
     &not_a_regular_file::RULE,
+    &readme_in_agents_dir::RULE,
     &shadowed_role::RULE,
     &tab_indentation::RULE,
     &unknown_key::RULE,

@@ -28,6 +28,11 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     if name == stem || cx.profile.identity.name_is_label {
         return;
     }
+    // The file's own name (`--stdin-filename /etc/passwd` is `passwd`, not `passwd.md`).
+    let file = cx.doc.path.file_name().map_or_else(
+        || format!("{stem}.md"),
+        |f| f.to_string_lossy().into_owned(),
+    );
     let p = cx.profile;
     let unknown = |p: &HostProfile| {
         p.identity
@@ -38,11 +43,11 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     let (message, severity) = if p.is_portable() {
         let (by_stem, by_name) = host::split_profiles(|h| h.identity.by == IdentityBy::Stem);
         let m = match by_stem.first() {
-            None => format!(
-                "`name` is `{name}` but the file is `{stem}.md`; hosts call the role `{name}`"
-            ),
+            None => {
+                format!("`name` is `{name}` but the file is `{file}`; hosts call the role `{name}`")
+            }
             Some(first) => format!(
-                "`name` is `{name}` but the file is `{stem}.md`: {} call it `{stem}`, {} call it `{name}`; on {} a call by `{name}` {}",
+                "`name` is `{name}` but the file is `{file}`: {} call it `{stem}`, {} call it `{name}`; on {} a call by `{name}` {}",
                 host::name_profiles(&by_stem),
                 host::name_profiles(&by_name),
                 first.label(),
@@ -73,7 +78,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     let d = cx.emit(
         &RULE,
         node.span.clone(),
-        format!("file is `{stem}.md`"),
+        format!("file is `{file}`"),
         message,
         Some(if super::name_not_slug::is_slug(name) {
             format!("rename the file to `{name}.md`, or set `name: {stem}`")
@@ -90,5 +95,35 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             node.span.clone(),
             stem,
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::host::HostId;
+    use crate::role::RoleDoc;
+
+    /// N36: the message names the file as it is, whatever its extension (a file
+    /// given by `--stdin-filename /etc/passwd` is not `passwd.md`).
+    #[test]
+    fn the_file_is_named_as_it_is() {
+        for (path, shown) in [
+            ("/etc/passwd", "`passwd`"),
+            ("a/b.md", "`b.md`"),
+            ("x.MD", "`x.MD`"),
+            ("r.txt", "`r.txt`"),
+        ] {
+            let doc = RoleDoc::parse(path, b"---\nname: other\ndescription: d\n---\nB\n");
+            let found: Vec<String> = crate::lint::check::check_doc(&doc, HostId::Pwk.newest())
+                .into_iter()
+                .filter(|d| d.rule == super::RULE.id)
+                .map(|d| d.message)
+                .collect();
+            assert_eq!(found.len(), 1, "{path}: {found:?}");
+            assert!(
+                found[0].contains(&format!("the file is {shown}")),
+                "{path}: {found:?}"
+            );
+        }
     }
 }

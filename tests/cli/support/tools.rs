@@ -33,6 +33,8 @@ pub enum Tool {
     Nvim,
     /// Node.js (runs the MCP clients; the launchers above bring their own).
     Node,
+    /// Python 3 (the host-fact extractors, scripts/host-extract/).
+    Python,
 }
 
 impl Tool {
@@ -46,6 +48,7 @@ impl Tool {
             Tool::McpClient => "PWK_TEST_MCP_CLIENT",
             Tool::Nvim => "PWK_TEST_NVIM",
             Tool::Node => "PWK_TEST_NODE",
+            Tool::Python => "PWK_TEST_PYTHON",
         }
     }
 
@@ -57,6 +60,7 @@ impl Tool {
             Tool::McpClient => "./scripts/provision-mcp.sh",
             Tool::Nvim => "./scripts/provision-editor.sh",
             Tool::Node => "install Node.js 22 or later",
+            Tool::Python => "install Python 3",
         }
     }
 
@@ -69,7 +73,7 @@ impl Tool {
             Tool::Oracle => root.join(".host-test/bin/oracle"),
             Tool::CliOracle => root.join(".host-test/bin/cli-oracle"),
             Tool::McpClient => root.join(".mcp-test"),
-            Tool::Nvim | Tool::Node => return None,
+            Tool::Nvim | Tool::Node | Tool::Python => return None,
         })
     }
 
@@ -88,6 +92,7 @@ impl Tool {
         match self {
             Tool::Nvim => Some("nvim"),
             Tool::Node => Some("node"),
+            Tool::Python => Some("python3"),
             _ => None,
         }
     }
