@@ -34,11 +34,11 @@ pub(crate) fn check(cx: &mut Checker<'_>) -> bool {
     let p = cx.profile;
     let skips = |h: &HostProfile| h.no_frontmatter.action == NoFrontmatterAction::SkipSilent;
     let (dir, readers) = if p.is_portable() {
-        let Some(dir) = super::host_ignored_key::project_dir_of(&cx.doc.path) else {
+        let Some(dir) = crate::host::project_dir_of(&cx.doc.path) else {
             return false;
         };
         let (readers, _) =
-            crate::host::split_profiles(|h| super::host_ignored_key::host_reads_dir(h.host, dir));
+            crate::host::split_profiles(|h| crate::host::host_reads_dir(h.host, dir));
         if readers.iter().any(|h| !skips(h)) {
             return false;
         }
