@@ -522,7 +522,16 @@ fn literals(p: &str) -> (String, Vec<u8>) {
                 i += 1;
                 continue;
             }
-            b'*' | b'+' | b'?' | b'{' | b'}' | b'|' | b'^' | b'$' | b'.' => {
+            // A counted quantifier (`{5,}`): its digits and comma are no literals.
+            b'{' => {
+                i = b[i..]
+                    .iter()
+                    .position(|&c| c == b'}')
+                    .map_or(b.len(), |e| i + e + 1);
+                atoms.push((None, i));
+                continue;
+            }
+            b'*' | b'+' | b'?' | b'}' | b'|' | b'^' | b'$' | b'.' => {
                 i += 1;
                 atoms.push((None, i));
                 continue;

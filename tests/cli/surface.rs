@@ -482,7 +482,7 @@ fn detected_and_profile_name_paths_relative_to_the_current_directory() {
     let doc = json(&run(env.pwk().args(["lint", "--format", "json"])));
     let detected = doc["host"]["detected"].as_str().unwrap();
     assert!(
-        detected.contains("per .pi/settings.json") && !detected.contains(&root),
+        detected.contains("per `.pi/settings.json`") && !detected.contains(&root),
         "{detected}"
     );
     let list = json(&run(env.pwk().args(["list", "--format", "json"])));
@@ -503,7 +503,7 @@ fn detected_and_profile_name_paths_relative_to_the_current_directory() {
     let file = doc["diagnostics"][0]["path"].as_str().unwrap();
     let prefix = file.strip_suffix(".agents/agents/broken.md").unwrap();
     assert!(
-        detected.contains(&format!("per {prefix}.pi/settings.json")),
+        detected.contains(&format!("per `{prefix}.pi/settings.json`")),
         "{detected} vs {file}"
     );
 }

@@ -174,7 +174,13 @@ pub fn entries(p: &HostProfile, n: &Node) -> Option<Vec<String>> {
 /// The grants of the role in `doc` under `p` (the host's defaults when the file
 /// has no frontmatter it reads).
 pub fn grants(p: &HostProfile, doc: &RoleDoc) -> Grants {
-    let m = doc.mapping().filter(|m| m.as_mapping().is_some());
+    // A frontmatter closed with `...` is no frontmatter to the hosts (they look for
+    // a closing `---`; the `dot-closing-fence` rule): its keys grant nothing.
+    let dots = matches!(&doc.fences, Ok(f) if f.close_kind == crate::role::CloseKind::Dots);
+    let m = doc
+        .mapping()
+        .filter(|m| m.as_mapping().is_some())
+        .filter(|_| !dots);
     match &p.tools.ruleset {
         Some(rs) => ruleset::ruleset(p, rs, m),
         None => lists::lists(p, m, &doc.text),

@@ -160,6 +160,9 @@ pub fn decision_lines(report: &LintReport, opts: &RenderOptions<'_>) -> Vec<Stri
     report
         .decisions
         .iter()
+        // A decision that linted no file (every path named was unreadable) says
+        // nothing the error about those paths does not.
+        .filter(|d| d.files > 0)
         .map(|d| {
             let det = &d.detection;
             let file_scope = det.basis == Basis::Keys && d.files == 1;

@@ -114,7 +114,7 @@ mod tests {
             ("r.txt", "`r.txt`"),
         ] {
             let doc = RoleDoc::parse(path, b"---\nname: other\ndescription: d\n---\nB\n");
-            let found: Vec<String> = crate::lint::check::check_doc(&doc, HostId::Pwk.newest())
+            let found: Vec<String> = crate::lint::check_doc(&doc, HostId::Pwk.newest())
                 .into_iter()
                 .filter(|d| d.rule == super::RULE.id)
                 .map(|d| d.message)
