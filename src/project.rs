@@ -186,7 +186,7 @@ impl Project {
 
     /// The host profile `path` is linted for, and its settings, as `pwk lint` would
     /// lint it (an editor's buffer): under `--host auto` with nothing else naming a
-    /// host, the file's own keys decide once it is parsed ([`ProfileFor::infer`]).
+    /// host, the file's own keys decide once it is parsed ([`crate::lint::ProfileFor::infer`]).
     pub fn file_profile(
         &self,
         path: &Path,
@@ -230,7 +230,7 @@ impl Project {
 
     /// `--host auto` for the files in `dir` (each directory decided once): a host's
     /// own agents directory or a Claude Code plugin's, else the settings of the
-    /// nearest project above `dir` (the one root rule, [`find_root`]; this project's
+    /// nearest project above `dir` (the one root rule, [`crate::fs::root::find_root`]; this project's
     /// root when none is found) and of pi's agent dir. Several projects in one tree
     /// each get their own host.
     pub fn detect_dir(&self, dir: &Path) -> Detection {

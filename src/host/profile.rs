@@ -126,7 +126,7 @@ pub struct Variants {
 pub struct OneOf {
     pub keys: Vec<String>,
     pub kinds: Vec<String>,
-    /// What the host does otherwise, completing "<host> …".
+    /// What the host does otherwise, completing "`<host>` …".
     pub note: String,
 }
 
@@ -511,7 +511,7 @@ pub struct KeyFact {
     #[serde(default)]
     pub setting: Option<String>,
     /// What the host does with the whole role when this key's value is not what
-    /// `schema` allows, completing "<host> …", when that is worse than ignoring the
+    /// `schema` allows, completing "`<host>` …", when that is worse than ignoring the
     /// value (Claude Code drops an agent whose `hooks` is not a hooks mapping): the
     /// finding is then an error that says so.
     #[serde(default)]
@@ -666,7 +666,7 @@ pub struct Ruleset {
 #[serde(deny_unknown_fields)]
 pub struct Dropped {
     pub names: Vec<String>,
-    /// Why the child never gets them, completing "<host> …".
+    /// Why the child never gets them, completing "`<host>` …".
     pub note: String,
     pub cite: Cite,
     #[serde(default)]
@@ -893,7 +893,7 @@ pub struct Models {
     /// and `gemini-3-flash` become a newer model, depending on the account).
     #[serde(default)]
     pub rewritten: Vec<String>,
-    /// What the host does with them, completing "<host> …".
+    /// What the host does with them, completing "`<host>` …".
     #[serde(default)]
     pub rewritten_note: Option<String>,
     pub cite: Option<Cite>,
