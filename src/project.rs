@@ -732,7 +732,7 @@ pub(crate) fn default_paths_help() -> String {
         .map(|(d, _)| format!("`{d}/`"))
         .collect();
     format!(
-        "With no PATH, `pwk lint` lints the `*.md` files directly inside every agents \
+        "With no PATH, `pwk lint` lints the `*.md` files at any depth inside every agents \
 directory that exists under the project root (`--dir`; else the nearest directory upwards \
 holding `.git`, `.agents` or `.pi`, stopping below `$HOME`, else the current directory): {}; \
 or the files `paths` in pwk.toml names. Under `--host auto` (the default), a host's own directory is linted for that \
