@@ -13,10 +13,20 @@
 #   mcp       `pwk mcp`'s message JSON (`mcp::transport::tests::fuzz`): arbitrary
 #             bytes alone and spliced into a tool call never panic, a call with a
 #             key twice in its arguments is never taken.
+#   yaml      the YAML reader on flow collections (`role::yaml::tests::flow_fuzz`):
+#             a generated value written as flow YAML (plain and quoted scalars with
+#             flow indicators, `#`, `: `, non-ASCII; nesting; one line or several)
+#             reads back as that value with every span its own token; soups of flow
+#             tokens never panic and every span stays inside the frontmatter.
+#   render    the human finding renderer (`lint::render::human::tests::fuzz`): a
+#             finding and related spans anywhere in text with lines of thousands of
+#             characters, control, bidi, invisible and wide characters, in the text,
+#             message, label and help: no panic, no raw control/bidi/invisible
+#             character, no output line and no line count that grows with the file.
 # The property targets run in rounds of CASES cases (default 20000); each prints
 # its rounds and executions. The targets run one after the other.
 #
-# Usage: SECS=600 scripts/fuzz.sh [TARGET...]   (default: lint delegate lsp mcp)
+# Usage: SECS=600 scripts/fuzz.sh [TARGET...]   (default: lint delegate lsp mcp yaml render)
 #        PROFILE=dev for a debug build (no release build; fewer executions).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +36,7 @@ profile=${PROFILE:-release}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 cd "$root"
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(lint delegate lsp mcp)
+[[ ${#targets[@]} -gt 0 ]] || targets=(lint delegate lsp mcp yaml render)
 flags=(--quiet)
 [[ $profile == release ]] && flags+=(--release)
 
@@ -52,16 +62,18 @@ for t in "${targets[@]}"; do
       PWK_FUZZ_SECS=$secs cargo test "${flags[@]}" --test cli lint::fuzz -- --nocapture 2>&1 |
         grep -E '^lint fuzz:|panicked|FAILED'
       ;;
-    delegate | lsp | mcp)
+    delegate | lsp | mcp | yaml | render)
       cargo test "${flags[@]}" --lib --no-run >/dev/null 2>&1
       case $t in
         delegate) rounds delegate delegate:: json:: ;;
         lsp) rounds lsp lsp::framing::tests::fuzz ;;
         mcp) rounds mcp mcp::transport::tests::fuzz ;;
+        yaml) rounds yaml role::yaml::tests::flow_fuzz ;;
+        render) rounds render lint::render::human::tests::fuzz ;;
       esac
       ;;
     *)
-      echo "unknown fuzz target $t (lint, delegate, lsp, mcp)" >&2
+      echo "unknown fuzz target $t (lint, delegate, lsp, mcp, yaml, render)" >&2
       exit 2
       ;;
   esac

@@ -513,18 +513,47 @@ impl Project {
             });
         }
         let mut files = Vec::with_capacity(collected.files.len());
+        // How many files `exclude` left out, and where the first one's `exclude`
+        // is written, so that "nothing to lint" says why (N33).
+        let mut excluded: (usize, Option<String>) = (0, None);
         {
             let mut configs = self.configs();
             for f in collected.files {
                 let named = req.paths.contains(&f);
-                if named
-                    || !configs.for_file(&f)?.is_some_and(|c| {
+                let by = if named {
+                    None
+                } else {
+                    configs.for_file(&f)?.and_then(|c| {
                         c.excludes(&std::path::absolute(&f).unwrap_or_else(|_| f.clone()))
+                            .then(|| {
+                                c.exclude()
+                                    .map(|e| describe_origin(&e.origin, &self.cwd))
+                                    .unwrap_or_default()
+                            })
                     })
-                {
-                    files.push(f);
+                };
+                match by {
+                    None => files.push(f),
+                    Some(at) => {
+                        excluded.0 += 1;
+                        excluded.1.get_or_insert(at);
+                    }
                 }
             }
+        }
+        if files.is_empty() && collected.errors.is_empty() && !req.allow_empty && excluded.0 > 0 {
+            let shown: Vec<String> = paths
+                .iter()
+                .map(|p| format!("`{}`", crate::display::display_path(&self.cwd, p)))
+                .collect();
+            return Err(ProjectError::NothingToLint(format!(
+                "{} `*.md` file{} in {} {} left out by `exclude` ({}); name a file to lint it anyway, or narrow `exclude`",
+                excluded.0,
+                if excluded.0 == 1 { "" } else { "s" },
+                shown.join(", "),
+                if excluded.0 == 1 { "is" } else { "are all" },
+                excluded.1.unwrap_or_default()
+            )));
         }
         if files.is_empty() && collected.errors.is_empty() && !req.allow_empty {
             let shown: Vec<String> = paths

@@ -200,6 +200,19 @@ pub fn escape_block(s: &str) -> Cow<'_, str> {
     escape(s, Escape::Block)
 }
 
+/// The most characters of a user's own text (a key, a glob, a value) a message
+/// echoes: enough to recognise it, never the whole of a 6,000-character line.
+pub const ECHO_MAX: usize = 80;
+
+/// `s` cut to its first [`ECHO_MAX`] characters, saying how long it was when cut
+/// (`aaaa… (6001 characters)`), for echoing untrusted text in a message.
+pub fn clip(s: &str) -> Cow<'_, str> {
+    match s.char_indices().nth(ECHO_MAX) {
+        Some((i, _)) => Cow::Owned(format!("{}… ({} characters)", &s[..i], s.chars().count())),
+        None => Cow::Borrowed(s),
+    }
+}
+
 /// Greedy word wrap: `text`'s words, whitespace-normalised, in lines of at most `width`
 /// characters (a word longer than `width` gets a line of its own).
 pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {

@@ -19,6 +19,40 @@ use crate::role::RoleDoc;
 use crate::text::escape_line;
 use crate::{Context, ExitStatus};
 
+impl Done {
+    /// Converted, but nothing is on disk for it: the write was refused (a symbolic
+    /// or hard link, a directory there) or a different file was kept (no `--force`).
+    /// A file that would widen is not written either, and is counted on its own.
+    fn refused_write(&self) -> bool {
+        (self.write_error.is_some() && self.conversion.widening().next().is_none())
+            || self
+                .write
+                .as_ref()
+                .is_some_and(|w| w.written == Written::Kept)
+    }
+}
+
+/// `--model-map` pairs as one map. A model mapped twice to different names is an
+/// error: the last one never wins silently (the same pair twice is harmless).
+fn model_map(
+    pairs: &[(String, String)],
+) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
+    let mut map = std::collections::BTreeMap::new();
+    for (from, to) in pairs {
+        if let Some(old) = map.insert(from.clone(), to.clone())
+            && old != *to
+        {
+            anyhow::bail!(
+                "--model-map `{}` is given twice (`{}`, then `{}`); map each model once",
+                escape_line(&crate::text::clip(from)),
+                escape_line(&crate::text::clip(&old)),
+                escape_line(&crate::text::clip(to))
+            );
+        }
+    }
+    Ok(map)
+}
+
 struct Done {
     conversion: Conversion,
     write: Option<WriteResult>,
@@ -29,6 +63,7 @@ struct Done {
 
 pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let to = args.to.profile()?;
+    let model_map = model_map(&args.model_map)?;
     let paths: Vec<PathBuf> = args.paths.iter().map(|p| ctx.cwd.join(p)).collect();
     let collected = collect_files(&paths, args.recursive);
     if let Some(e) = collected.errors.first() {
@@ -62,10 +97,7 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         },
     )?;
     let root = project.root.clone();
-    let opts = ConvertOptions {
-        to,
-        model_map: args.model_map.iter().cloned().collect(),
-    };
+    let opts = ConvertOptions { to, model_map };
     let dest = match (&args.out, args.in_place) {
         (Some(d), _) => Destination::Dir(ctx.cwd.join(d)),
         (None, true) => Destination::InPlace,
@@ -398,11 +430,23 @@ fn human(done: &[Done], to: &HostProfile, ctx: &Context, not_converted: usize) -
             }
         }
     }
+    // A file whose write was refused is summed up as not written (N32).
+    let unwritten = done.iter().filter(|d| d.refused_write()).count();
+    let plural = if done.len() == 1 { "" } else { "s" };
+    let converted = match unwritten {
+        0 => format!("{} file{plural} converted to {}", done.len(), to.label()),
+        n if n == done.len() => format!(
+            "{n} file{plural} converted to {} but NOT WRITTEN (see above)",
+            to.label()
+        ),
+        n => format!(
+            "{} file{plural} converted to {}, {n} of them NOT WRITTEN (see above)",
+            done.len(),
+            to.label()
+        ),
+    };
     out.push_str(&format!(
-        "\n{} file{} converted to {}: {} lint clean, {} still failing; {} item{} dropped, {} need{} a decision.\n",
-        done.len(),
-        if done.len() == 1 { "" } else { "s" },
-        to.label(),
+        "\n{converted}: {} lint clean, {} still failing; {} item{} dropped, {} need{} a decision.\n",
         done.len() - lint_bad,
         lint_bad,
         dropped,
@@ -489,6 +533,8 @@ fn doc_json(
             "widening": done.iter().filter(|d| d.conversion.widening().next().is_some()).count(),
             "limiting": done.iter().filter(|d| d.conversion.limiting().next().is_some()).count(),
             "not_converted": errors.len(),
+            // Converted, but the write was refused (or would widen): on disk, nothing.
+            "not_written": done.iter().filter(|d| d.write_error.is_some() || d.refused_write()).count(),
         },
         "errors": errors,
     })

@@ -97,9 +97,11 @@ fn read_config(path: &Path) -> Result<String, String> {
     use crate::fs::{Kind, ReadError};
     match crate::fs::read::read(path, Kind::Config) {
         Ok(bytes) => String::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_string()),
-        Err(ReadError::Symlink(_)) => {
-            Err("it is a symbolic link; point `extend` at the file itself".into())
-        }
+        // The same words for a project's own `pwk.toml` as for an `extend` target:
+        // what pwk does not do, and the two ways to name the real file (N33).
+        Err(ReadError::Symlink(_)) => Err(
+            "it is a symbolic link, which pwk does not follow to a configuration; replace the link with the file, or name the file itself (`--config FILE`, or `extend = \"FILE\"`)".into(),
+        ),
         Err(e) => Err(format!("it {e}")),
     }
 }
@@ -168,6 +170,7 @@ impl Reader<'_> {
         let help = crate::suggest::did_you_mean(key, allowed.iter().copied())
             .map(|s| format!("did you mean `{s}`?"))
             .unwrap_or_else(|| format!("the keys {context} are {}", allowed.join(", ")));
+        let key = crate::text::clip(key);
         self.error(span, format!("unknown key `{key}` {context}"), Some(help))
     }
 
@@ -186,7 +189,7 @@ impl Reader<'_> {
         let value = s.parse::<HostChoice>().map_err(|e| {
             self.error(
                 item.span(),
-                format!("`host = \"{s}\"`: {e}"),
+                format!("`host = \"{}\"`: {e}", crate::text::clip(s)),
                 Some(format!(
                     "use `auto`, a host ({}) or `host@version`",
                     crate::host::name_list()
@@ -226,7 +229,11 @@ impl Reader<'_> {
             let glob = Glob::new(s, &self.dir).map_err(|e| {
                 self.error(
                     v.span(),
-                    format!("`{s}` is not a valid glob: {}", e.kind()),
+                    format!(
+                        "`{}` is not a valid glob: {}",
+                        crate::text::clip(s),
+                        e.kind()
+                    ),
                     None,
                 )
             })?;
@@ -317,6 +324,22 @@ impl Reader<'_> {
             };
             let n = match v.as_value() {
                 Some(Value::Integer(i)) => serde_json::Value::from(*i.value()),
+                // NaN and the infinities have no JSON form (they would read as
+                // `null`): named as TOML spells them.
+                Some(Value::Float(f)) if !f.value().is_finite() => {
+                    let word = match *f.value() {
+                        x if x.is_nan() => "nan",
+                        x if x > 0.0 => "inf",
+                        _ => "-inf",
+                    };
+                    return Err(self.error(
+                        v.span(),
+                        format!(
+                            "`[delegate] budget`: `{k}` must be a finite positive number, not {word}"
+                        ),
+                        None,
+                    ));
+                }
                 Some(Value::Float(f)) => serde_json::Value::from(*f.value()),
                 // `on_unknown_usage = "stop"`: the one key whose value is a word.
                 Some(Value::String(s)) if k == "on_unknown_usage" => {

@@ -394,6 +394,9 @@ pub(crate) fn convert_doc(
     // first, those after the last key last.
     let (head, tail) = c.file_comments(&notes);
     let rest = &text[fences.close.start..];
+    // A CRLF file stays CRLF: the frontmatter written from the parsed values takes
+    // the line ending of the source's opening fence, as the body keeps its own (N32).
+    let crlf = text.split('\n').next().is_some_and(|l| l.ends_with('\r'));
     let assemble = |c: &Convert| -> String {
         let mut out = String::from("---\n");
         out.push_str(&head);
@@ -403,6 +406,11 @@ pub(crate) fn convert_doc(
             }
         }
         out.push_str(&tail);
+        if crlf {
+            // Emitted values never hold a raw `\r` (they are quoted); a comment kept
+            // from a CRLF line may end in one.
+            out = out.replace("\r\n", "\n").replace('\n', "\r\n");
+        }
         // The closing fence and the body, byte for byte.
         out.push_str(rest);
         out

@@ -66,6 +66,18 @@ impl Counted {
     }
 }
 
+/// A dollar amount as a person reads it: `0.25`, `1.5`, and past a
+/// billion (a pi that reports `1e300`) `1.000e300`, never a 300-digit number.
+pub(crate) fn usd(v: f64) -> String {
+    if v.is_finite() && v.abs() < 1e9 {
+        let s = format!("{v:.6}");
+        let s = s.trim_end_matches('0');
+        s.strip_suffix('.').unwrap_or(s).to_string()
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
 /// The longest wall-clock budget: 24 h, like `timeoutMs`.
 const MAX_WALL_SECONDS: u64 = 86_400;
 
@@ -98,7 +110,9 @@ impl std::fmt::Display for BudgetHit {
             }
             BudgetHit::Cost { max, used } => write!(
                 f,
-                "the cost budget of ${max} was crossed (${used:.6} spent, as pi computed it from the model definition)"
+                "the cost budget of ${} was crossed (${} spent, as pi computed it from the model definition)",
+                usd(*max),
+                usd(*used)
             ),
             BudgetHit::Wall { max } => write!(f, "the wall-clock budget of {max} s was used up"),
             BudgetHit::Unenforceable(c) => write!(
@@ -119,7 +133,7 @@ impl std::fmt::Display for Budget {
             parts.push(format!("maxTokens {n}"));
         }
         if let Some(c) = self.max_cost_usd {
-            parts.push(format!("maxCostUsd ${c}"));
+            parts.push(format!("maxCostUsd ${}", usd(c)));
         }
         if let Some(w) = self.max_wall_seconds {
             parts.push(format!("maxWallSeconds {w} s"));
@@ -303,6 +317,36 @@ impl Budget {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Every magnitude a pi can report (N34): a dollar amount is never longer than
+    /// a short number, and a sane one reads as written.
+    #[test]
+    fn a_dollar_amount_is_short_at_every_magnitude() {
+        for exp in -12..=308 {
+            for mantissa in [1.0, 2.5, 9.999_999] {
+                for v in [mantissa * 10f64.powi(exp), -mantissa * 10f64.powi(exp)] {
+                    let s = usd(v);
+                    assert!(s.len() <= 16, "{v:e} → {s}");
+                    let hit = BudgetHit::Cost { max: v, used: v }.to_string();
+                    assert!(hit.len() < 140, "{v:e} → {hit}");
+                }
+            }
+        }
+        for v in [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ] {
+            assert!(usd(v).len() <= 16, "{v} → {}", usd(v));
+        }
+        assert_eq!(usd(0.25), "0.25");
+        assert_eq!(usd(2.5), "2.5");
+        assert_eq!(usd(1.0), "1");
+        assert_eq!(usd(0.000_123), "0.000123");
+        assert_eq!(usd(1e300), "1.000e300");
+    }
 
     #[test]
     fn budgets_parse_with_located_problems() {

@@ -285,9 +285,9 @@ pub struct HostSpec {
 /// Why a host spec could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HostError {
-    #[error("unknown host `{0}`{hint}; known hosts: {known}", hint = did_you_mean_host(.0), known = known_hosts())]
+    #[error("unknown host `{}`{hint}; known hosts: {known}", crate::text::clip(.0), hint = did_you_mean_host(.0), known = known_hosts())]
     UnknownHost(String),
-    #[error("pwk has no profile of {host} for version {version}; known: {known}")]
+    #[error("pwk has no profile of {host} for version {}; known: {known}", crate::text::clip(.version))]
     UnknownVersion {
         host: HostId,
         version: String,

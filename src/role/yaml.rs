@@ -338,6 +338,8 @@ struct Offsets<'a> {
     base: usize,
     /// Byte offset (relative to `base`) of every character, when the slice is not ASCII.
     chars: Option<Vec<usize>>,
+    /// The slice's length in bytes: where the character just past its last one is.
+    len: usize,
 }
 
 impl<'a> Offsets<'a> {
@@ -348,13 +350,17 @@ impl<'a> Offsets<'a> {
             file,
             base: yaml.start,
             chars,
+            len: slice.len(),
         }
     }
 
     fn byte(&self, character: usize) -> usize {
         let rel = match &self.chars {
             None => character,
-            Some(v) => v.get(character).copied().unwrap_or(self.end() - self.base),
+            // The end of the stream (an absent last value is marked there) is the
+            // end of the frontmatter, not of the file (`k: #é` put it past the
+            // closing fence: found by the flow fuzzer).
+            Some(v) => v.get(character).copied().unwrap_or(self.len),
         };
         (self.base + rel).min(self.end())
     }
@@ -674,8 +680,16 @@ fn convert(offsets: &Offsets<'_>, node: &MNode, flow: bool) -> Node {
     match node {
         MNode::Scalar(s) => {
             let start = offsets.marker(s.span().start());
+            // An absent value (`k:` at the end) is marked where the next token
+            // starts, which can be the closing fence: its span is empty, never that
+            // token's text (found by the flow fuzzer).
+            let absent = s.may_coerce() && s.as_str().is_empty();
             Node {
-                span: start..scalar_end(offsets.file, start, flow),
+                span: start..if absent {
+                    start
+                } else {
+                    scalar_end(offsets.file, start, flow)
+                },
                 value: Value::Scalar {
                     text: s.as_str().to_string(),
                     plain: s.may_coerce(),
@@ -706,8 +720,13 @@ fn convert(offsets: &Offsets<'_>, node: &MNode, flow: bool) -> Node {
                     (key, convert(offsets, v, inner))
                 })
                 .collect();
-            // marked-yaml marks a block mapping from its first key; use that key's start.
-            let start = entries.first().map(|(k, _)| k.span.start).unwrap_or(marked);
+            // marked-yaml marks a block mapping from its first key; use that key's
+            // start. A flow mapping starts at its brace (`[ {a: a}]`: the mapping
+            // and the sequence around it lost their brackets; found by the flow fuzzer).
+            let start = match opens_flow(offsets.file, marked) {
+                true => marked,
+                false => entries.first().map(|(k, _)| k.span.start).unwrap_or(marked),
+            };
             let end = collection_end(
                 offsets,
                 map.span().end(),
@@ -736,11 +755,17 @@ fn collection_end(
         Some(b'{') => Some(b'}'),
         _ => None,
     };
-    let child_end = last.map(|n| n.span.end).unwrap_or(start);
+    // An empty flow collection's closing bracket is looked for after its opening
+    // one (`[]` had an empty span: found by the flow fuzzer).
+    let child_end = last
+        .map(|n| n.span.end)
+        .unwrap_or(start + usize::from(flow_close.is_some()));
     if let Some(close) = flow_close {
         let marked = offsets.marker(end);
-        // The parser's end marker sits just after the closing bracket.
-        if marked > start && file.as_bytes().get(marked - 1) == Some(&close) {
+        // The parser's end marker sits just after the closing bracket — when it is
+        // past the last child: after a nested collection it can be that child's own
+        // bracket (`[[]]`, `[{a: {}}]` lost their closing bracket: the flow fuzzer).
+        if marked > child_end && file.as_bytes().get(marked - 1) == Some(&close) {
             return marked;
         }
         // Otherwise the bracket follows the last child, after blanks and a comma.
@@ -1114,6 +1139,204 @@ mod tests {
             "the simple reader took only {}",
             taken.get()
         );
+    }
+
+    /// `role::yaml::tests::flow_fuzz` (`scripts/fuzz.sh yaml`): the reader on flow
+    /// collections. (1) A generated value (strings with flow indicators, quotes,
+    /// `#`, `: `, non-ASCII; whole numbers; nested sequences and mappings) written
+    /// as flow YAML — plain, single- or double-quoted scalars, random spacing, on
+    /// one line or across lines — reads back as that value, and every node's span
+    /// is its own text (a scalar's span is its token, a collection's its brackets).
+    /// (2) Arbitrary soups of flow tokens never panic, and every span of what parses
+    /// lies inside the frontmatter on character boundaries.
+    mod flow_fuzz {
+        use super::*;
+        use proptest::prelude::*;
+        use serde_json::Value as J;
+
+        fn value() -> impl Strategy<Value = J> {
+            let word = prop::collection::vec(
+                prop_oneof![
+                    6 => prop::sample::select(vec!["a", "read", "x_y", "grep", "é", "漢"]),
+                    2 => prop::sample::select(vec![" ", ", ", ": ", " #", "[", "]", "{", "}", "'", "\"", "\\", "-", "?", "*", "&", "!", "%", "@", "`", "|", ">"]),
+                ],
+                1..6,
+            )
+            .prop_map(|v| J::String(v.concat()));
+            let leaf = prop_oneof![4 => word, 1 => (0u32..100_000).prop_map(J::from)];
+            leaf.prop_recursive(6, 64, 6, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..6).prop_map(J::Array),
+                    prop::collection::vec(("[a-z]{1,6}", inner), 0..6)
+                        .prop_map(|kv| { J::Object(kv.into_iter().collect()) }),
+                ]
+            })
+        }
+
+        /// A string safe to write plain in a flow collection: a letter first, only
+        /// letters, `_`, non-ASCII and single inner spaces.
+        fn plain_ok(s: &str) -> bool {
+            s.starts_with(|c: char| c.is_alphabetic())
+                && s.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == ' ')
+                && !s.ends_with(' ')
+                && !s.contains("  ")
+                && !matches!(
+                    s,
+                    "y" | "n" | "true" | "false" | "null" | "yes" | "no" | "on" | "off"
+                )
+        }
+
+        /// `v` as flow YAML; `style` picks quoting and spacing, `nl` line breaks.
+        fn emit(v: &J, style: &mut impl Iterator<Item = u8>, nl: bool, out: &mut String) {
+            fn pick(style: &mut impl Iterator<Item = u8>) -> u8 {
+                style.next().unwrap_or(0)
+            }
+            let sep = |p: u8| match p % 4 {
+                0 => ", ",
+                1 => ",",
+                2 if nl => ",\n  ",
+                _ => " ,  ",
+            };
+            match v {
+                J::String(s) => match pick(style) % 3 {
+                    0 if plain_ok(s) => out.push_str(s),
+                    1 if !s.contains(['\n']) => {
+                        out.push('\'');
+                        out.push_str(&s.replace('\'', "''"));
+                        out.push('\'');
+                    }
+                    _ => out.push_str(&serde_json::to_string(s).unwrap()),
+                },
+                J::Number(n) => out.push_str(&n.to_string()),
+                J::Array(a) => {
+                    out.push('[');
+                    if pick(style).is_multiple_of(2) {
+                        out.push(' ');
+                    }
+                    for (i, x) in a.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(sep(pick(style)));
+                        }
+                        emit(x, style, nl, out);
+                    }
+                    out.push(']');
+                }
+                J::Object(m) => {
+                    out.push('{');
+                    for (i, (k, x)) in m.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(sep(pick(style)));
+                        }
+                        out.push_str(k);
+                        out.push_str(": ");
+                        emit(x, style, nl, out);
+                    }
+                    out.push('}');
+                }
+                _ => unreachable!(),
+            }
+        }
+
+        /// Every span of `n` (and its keys') inside `within`, on character
+        /// boundaries; with `exact`, each is its own token.
+        fn check_spans(
+            file: &str,
+            n: &Node,
+            within: &Span,
+            exact: bool,
+        ) -> Result<(), TestCaseError> {
+            let ok = |s: &Span| {
+                s.start <= s.end
+                    && within.start <= s.start
+                    && s.end <= within.end
+                    && file.is_char_boundary(s.start)
+                    && file.is_char_boundary(s.end)
+            };
+            prop_assert!(ok(&n.span), "span {:?} outside {:?}", n.span, within);
+            let t = &file[n.span.clone()];
+            match &n.value {
+                Value::Scalar { text, plain } => {
+                    if exact && *plain {
+                        prop_assert_eq!(t, text.as_str());
+                    } else if exact {
+                        prop_assert!(
+                            (t.starts_with('"') && t.ends_with('"'))
+                                || (t.starts_with('\'') && t.ends_with('\'')),
+                            "quoted scalar's span is {:?}",
+                            t
+                        );
+                    }
+                }
+                Value::Sequence(items) => {
+                    if exact {
+                        prop_assert!(
+                            t.starts_with('[') && t.ends_with(']'),
+                            "sequence's span is {:?}",
+                            t
+                        );
+                    }
+                    for i in items {
+                        check_spans(file, i, within, exact)?;
+                    }
+                }
+                Value::Mapping(m) => {
+                    if exact && t.starts_with('{') {
+                        prop_assert!(t.ends_with('}'), "mapping's span is {:?}", t);
+                    }
+                    for (k, v) in m.iter() {
+                        prop_assert!(ok(&k.span), "key span {:?}", k.span);
+                        if exact {
+                            prop_assert_eq!(&file[k.span.clone()], k.text.as_str());
+                        }
+                        check_spans(file, v, within, exact)?;
+                    }
+                }
+            }
+            Ok(())
+        }
+
+        const TOKENS: &[&str] = &[
+            "[", "]", "{", "}", ",", ", ", ":", ": ", " ", "a", "read", "\"x, y\"", "'z'", "#",
+            " #", "\n", "\n  ", "? ", "&a ", "*a", "!t ", "- ", "é", "\"", "'", "\\", "1", "|",
+            ">", "\t", "%", "@", "~", "null", "-1", "\u{2028}", "\u{feff}", "\u{85}",
+        ];
+
+        proptest! {
+            #![proptest_config(crate::testing::fuzz_config())]
+            #[test]
+            fn generated_flow_values_read_back(
+                v in value(),
+                style in prop::collection::vec(any::<u8>(), 0..256),
+                nl in any::<bool>(),
+            ) {
+                let mut yaml = String::from("k: ");
+                emit(&v, &mut style.into_iter().cycle(), nl, &mut yaml);
+                yaml.push('\n');
+                let file = format!("---\n{yaml}---\nBody\n");
+                let within = 4..4 + yaml.len();
+                let n = parse(&file, within.clone());
+                let n = match n {
+                    Ok(n) => n,
+                    Err(e) => return Err(TestCaseError::fail(format!("{e:?} for {yaml:?}"))),
+                };
+                prop_assert_eq!(n.get("k").map(Node::to_json), Some(v), "{:?}", yaml);
+                check_spans(&file, &n, &within, true)?;
+            }
+
+            #[test]
+            fn flow_token_soup_never_panics(
+                toks in prop::collection::vec(prop::sample::select(TOKENS), 0..200),
+                open in prop::sample::select(vec!["[", "{", "", "[[", "{a: ["]),
+            ) {
+                let yaml = format!("k: {open}{}\n", toks.concat());
+                let file = format!("---\n{yaml}---\nBody\n");
+                let within = 4..4 + yaml.len();
+                if let Ok(n) = parse(&file, within.clone()) {
+                    check_spans(&file, &n, &within, false)?;
+                }
+            }
+        }
     }
 
     #[test]

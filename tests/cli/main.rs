@@ -33,6 +33,7 @@ mod lsp_editor;
 mod lsp_props;
 mod mcp;
 mod mcp_gateway;
+mod message_classes;
 mod models;
 mod oracle;
 mod pi_cache;

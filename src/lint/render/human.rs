@@ -735,6 +735,146 @@ mod tests {
         assert_eq!(render(1_000), render(8_000));
     }
 
+    /// `lint::render::human::tests::fuzz` (`scripts/fuzz.sh render`): one finding
+    /// (and up to three related spans) anywhere in a text of long lines full of
+    /// control, bidi, invisible and wide characters, with such text in its message,
+    /// label and help, at any width, colour or not. Rendering never panics, prints
+    /// no raw control, bidi or invisible character, and prints a bounded amount
+    /// whatever the length of the lines the spans sit on (a window of each line).
+    mod fuzz {
+        use super::super::*;
+        use crate::role::Position;
+        use proptest::prelude::*;
+
+        /// Pieces of text: plain words and YAML punctuation, and the characters
+        /// a renderer must never print raw.
+        const PIECES: &[&str] = &[
+            "k",
+            "name",
+            ": ",
+            ", ",
+            "[",
+            "]",
+            "{",
+            "}",
+            " ",
+            "  ",
+            "\t",
+            "é",
+            "漢字",
+            "😀",
+            "\n",
+            "\r\n",
+            "\u{1b}[31m",
+            "\u{7}",
+            "\u{0}",
+            "\u{85}",
+            "\u{9b}",
+            "\u{202e}",
+            "\u{2066}",
+            "\u{200f}",
+            "\u{200b}",
+            "\u{2028}",
+            "\u{2029}",
+            "\u{e0041}",
+            "\u{feff}",
+            "\u{61c}",
+            "\u{7f}",
+            "---\n",
+        ];
+
+        fn text(max: usize) -> impl Strategy<Value = String> {
+            prop::collection::vec(
+                prop_oneof![
+                    8 => prop::sample::select(&PIECES[..14]),
+                    3 => prop::sample::select(PIECES),
+                ],
+                0..max,
+            )
+            .prop_map(|v| v.concat())
+        }
+
+        /// A span of `t` from two fractions, on character boundaries.
+        fn span(t: &str, a: f64, b: f64) -> std::ops::Range<usize> {
+            let at = |f: f64| floor_char(t, ((t.len() as f64) * f) as usize);
+            let (x, y) = (at(a.min(b)), at(a.max(b)));
+            x..y
+        }
+
+        proptest! {
+            #![proptest_config(crate::testing::fuzz_config())]
+            #[test]
+            fn fuzz(
+                file in (text(60), prop::collection::vec(prop::sample::select(&PIECES[..14]), 0..3_000), text(60))
+                    .prop_map(|(a, long, b)| format!("{a}{}{b}", long.concat())),
+                message in text(30),
+                label in text(10),
+                help in proptest::option::of(text(20)),
+                at in (0.0f64..=1.0, 0.0f64..=1.0),
+                related in prop::collection::vec((0.0f64..=1.0, 0.0f64..=1.0, text(6)), 0..4),
+                width in 20usize..200,
+                color in any::<bool>(),
+            ) {
+                let index = LineIndex::new(&file);
+                let pos = |o: usize| {
+                    let p: Position = index.position(&file, o);
+                    p
+                };
+                let main = span(&file, at.0, at.1);
+                let d = Diagnostic {
+                    rule: "some-rule",
+                    severity: Severity::Warning,
+                    message: message.clone(),
+                    help: help.clone(),
+                    path: "a.md".into(),
+                    start: pos(main.start),
+                    end: pos(main.end),
+                    span: main,
+                    label: label.clone(),
+                    related: related
+                        .iter()
+                        .map(|(a, b, l)| {
+                            let s = span(&file, *a, *b);
+                            crate::lint::diagnostic::Related {
+                                start: pos(s.start),
+                                end: pos(s.end),
+                                span: s,
+                                label: l.clone(),
+                            }
+                        })
+                        .collect(),
+                    fixes: Vec::new(),
+                };
+                let handlers = Handlers::new(color, width);
+                let source = Source::new(&file);
+                let mut out = String::new();
+                render_one(&handlers, &d, Some(&source), "a.md:1:1", &mut out);
+                for c in out.chars() {
+                    prop_assert!(
+                        !(crate::text::is_forbidden_control(c) && !(color && c == '\u{1b}'))
+                            && !crate::text::is_invisible(c)
+                            && c != '\r',
+                        "raw {:?} in {:?}", c, out
+                    );
+                }
+                // No line of the output grows with a line of the file: a window of
+                // at most CLIP_CHARS (escaped) characters on each side of each label,
+                // next to what the finding says (escaped: up to 10 characters each)
+                // and miette's gutter and underlines.
+                let said = message.chars().count() + label.chars().count()
+                    + help.as_ref().map_or(0, |h| h.chars().count())
+                    + related.iter().map(|r| r.2.chars().count()).sum::<usize>();
+                let line_max = 80 + width + 10 * said + (1 + related.len()) * (2 * CLIP_CHARS + 6);
+                for line in out.lines() {
+                    let n = line.chars().count();
+                    prop_assert!(n <= line_max, "a {}-character line (max {}) for a {}-byte file", n, line_max, file.len());
+                }
+                let lines_max = 40 + 12 * (1 + related.len()) + 10 * said;
+                prop_assert!(out.lines().count() <= lines_max, "{} lines > {}", out.lines().count(), lines_max);
+            }
+        }
+    }
+
     #[test]
     fn prewrap_refuses_what_it_does_not_model() {
         assert_eq!(prewrap("a b c", 3).as_deref(), Some("a b\nc"));
