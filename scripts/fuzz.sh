@@ -28,6 +28,9 @@
 #
 # Usage: SECS=600 scripts/fuzz.sh [TARGET...]   (default: lint delegate lsp mcp yaml render)
 #        PROFILE=dev for a debug build (no release build; fewer executions).
+#        LIBTEST=PATH runs that lib test binary (a copy of target/*/deps/pwk-*)
+#        for the lib targets instead of `cargo test --lib`, so that edits and
+#        builds in the worktree during a long run do not change what is fuzzed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${SECS:-600}
@@ -46,7 +49,11 @@ rounds() {
   shift
   start=$(date +%s)
   while (($(date +%s) - start < secs)); do
-    PWK_FUZZ_CASES=$cases cargo test "${flags[@]}" --lib -- "$@" >/dev/null 2>&1 || {
+    if [[ -n ${LIBTEST:-} ]]; then
+      PWK_FUZZ_CASES=$cases "$LIBTEST" "$@" >/dev/null 2>&1
+    else
+      PWK_FUZZ_CASES=$cases cargo test "${flags[@]}" --lib -- "$@" >/dev/null 2>&1
+    fi || {
       echo "$name fuzz: a round failed (re-run: PWK_FUZZ_CASES=$cases cargo test ${flags[*]} --lib -- $*)"
       return 1
     }
@@ -63,7 +70,7 @@ for t in "${targets[@]}"; do
         grep -E '^lint fuzz:|panicked|FAILED'
       ;;
     delegate | lsp | mcp | yaml | render)
-      cargo test "${flags[@]}" --lib --no-run >/dev/null 2>&1
+      [[ -n ${LIBTEST:-} ]] || cargo test "${flags[@]}" --lib --no-run >/dev/null 2>&1
       case $t in
         delegate) rounds delegate delegate:: json:: ;;
         lsp) rounds lsp lsp::framing::tests::fuzz ;;
