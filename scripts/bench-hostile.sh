@@ -13,7 +13,22 @@
 #   overrides N `[[overrides]]` entries in pwk.toml, each naming one of N role files
 #          (up to 2,000 x 2,000): `lint` of the directory
 #   lsp    `pwk lsp` opening a buffer of N MB (up to 30 MB, over the 1 MiB role cap):
-#          time to the diagnostics, a hover answer and the shutdown answer
+#          time to the diagnostics, a hover answer and the shutdown answer, and the
+#          server's peak memory
+#   flow   one role file with N items in one flow mapping on one line (up to 80,000:
+#          N6, quadratic once)
+#   line   one role file whose unknown key's value is one line of N characters (up
+#          to 800,000): one finding on it, human output (the renderer's window)
+#   findings one line `tools: read, nope0, …` with N unknown tools (up to 40,000
+#          findings on one line), human output
+#   globs  N `exclude` globs in pwk.toml × 500 role files (up to 12,000 globs: N8)
+#   depth  one role file with N nested flow sequences `[[[…]]]` (up to 80,000; past
+#          the nesting limit: refused, in time linear in N)
+#   mcp    one `pwk mcp` `lint` call whose message is N MB (text over the 1 MiB role
+#          cap up to 16 MB messages): time to the answer and the server's peak memory
+#
+# Every series reports peak RSS (`/usr/bin/time -f %M`; the server's own rusage for
+# lsp and mcp), and its smallest and largest sizes are n and 8n.
 #
 # Times are CPU seconds (user + system) of the pwk process; the lsp series is wall
 # time of the client's round trips.
@@ -200,15 +215,123 @@ send({"jsonrpc": "2.0", "id": 3, "method": "shutdown"})
 until(lambda m: m.get("id") == 3)
 t3 = time.time()
 send({"jsonrpc": "2.0", "method": "exit"})
-p.wait(timeout=30)
-print("%.3f %.3f %.3f" % (t1 - t0, t2 - t1, t3 - t2))
+import os
+_, _, ru = os.wait4(p.pid, 0)
+print("%.3f %.3f %.3f %d" % (t1 - t0, t2 - t1, t3 - t2, ru.ru_maxrss))
 PY
 }
-printf '  %-8s %12s %8s %10s %10s\n' size diagnostics ratio hover shutdown
+printf '  %-8s %12s %8s %10s %10s %12s %8s\n' size diagnostics ratio hover shutdown rss ratio
 lsp_base=
+lsp_rss0=
 for mb in $(awk -v s="$SCALE" 'BEGIN { printf "%g %g", 3.75 * s, 30 * s }'); do
-  read -r diag hover down < <(lsp_row "$mb")
-  [[ -n $lsp_base ]] || lsp_base=$diag
-  awk -v mb="$mb" -v d="$diag" -v d0="$lsp_base" -v h="$hover" -v s="$down" 'BEGIN {
-    printf "  %5g MB %10.3f s %7.2fx %8.3f s %8.3f s   (linear: 8x for 8x the bytes)\n", mb, d, d / d0, h, s }'
+  read -r diag hover down rss < <(lsp_row "$mb")
+  [[ -n $lsp_base ]] || { lsp_base=$diag; lsp_rss0=$rss; }
+  awk -v mb="$mb" -v d="$diag" -v d0="$lsp_base" -v h="$hover" -v s="$down" -v m="$rss" -v m0="$lsp_rss0" 'BEGIN {
+    printf "  %5g MB %10.3f s %7.2fx %8.3f s %8.3f s %9d KB %7.2fx   (linear: 8x for 8x the bytes)\n", mb, d, d / d0, h, s, m, m / m0 }'
+done
+
+# series NAME SIZES… -- a function `make_NAME n dir` that stages the input and
+# prints the command to measure (run in dir): n and 8n (and between), one row each.
+series() {
+  local name=$1 n d cmd
+  shift
+  base=()
+  for n in "$@"; do
+    d="$WORK/$name-$n"
+    mkdir -p "$d"
+    cmd=$("make_$name" "$n" "$d")
+    # shellcheck disable=SC2086
+    read -r us rss bytes < <(cd "$d" && measure "$PWK" $cmd || true)
+    [[ ${#base[@]} -gt 0 ]] || base=("$n" "$us" "$rss" "$bytes")
+    row "$n" "${base[0]}" "$us" "${base[1]}" "$rss" "${base[2]}" "$bytes" "${base[3]}"
+  done
+}
+
+make_flow() { # n items in one flow mapping on one line
+  mkdir -p "$2/.git"
+  awk -v n="$1" 'BEGIN { print "---"; print "name: flow"; print "description: d"; print "tools: read"
+    printf "x-flow: {"; for (i = 0; i < n; i++) printf "%sk%d: v", (i ? ", " : ""), i; print "}"
+    print "---"; print "Body." }' > "$2/flow.md"
+  echo "lint --format json flow.md"
+}
+header "flow: one file, N items in one flow mapping on one line, lint --format json"
+series flow $(scaled 10000) $(scaled 20000) $(scaled 40000) $(scaled 80000)
+
+make_line() { # one unknown key whose value is one line of n characters
+  mkdir -p "$2/.git"
+  awk -v n="$1" 'BEGIN { print "---"; print "name: line"; print "description: d"; print "tools: read"
+    printf "zz-unknown: "; for (i = 0; i < n; i += 10) printf "aaaaaaaaaa"; print ""
+    print "---"; print "Body." }' > "$2/line.md"
+  echo "lint --format human --host tintinweb line.md"
+}
+header "line: one finding on one line of N characters, lint --format human (output must not grow)"
+series line $(scaled 100000) $(scaled 200000) $(scaled 400000) $(scaled 800000)
+
+make_findings() { # n unknown tools on one line
+  mkdir -p "$2/.git"
+  awk -v n="$1" 'BEGIN { print "---"; print "name: findings"; print "description: d"
+    printf "tools: read"; for (i = 0; i < n; i++) printf ", nope%d", i; print ""
+    print "---"; print "Body." }' > "$2/findings.md"
+  echo "lint --format human findings.md"
+}
+header "findings: N findings on one line, lint --format human"
+series findings $(scaled 5000) $(scaled 10000) $(scaled 20000) $(scaled 40000)
+
+make_globs() { # n exclude globs x 500 role files
+  mkdir -p "$2/.git" "$2/roles"
+  for ((i = 0; i < 500; i++)); do
+    printf -- '---\nname: r%d\ndescription: d\ntools: read\n---\nBody.\n' "$i" > "$2/roles/r$i.md"
+  done
+  awk -v n="$1" 'BEGIN { printf "exclude = ["; for (i = 0; i < n; i++) printf "%s\"x%d/**/*.md\"", (i ? ", " : ""), i; print "]" }' > "$2/pwk.toml"
+  echo "lint --format json roles"
+}
+header "globs: N exclude globs x 500 role files, lint --format json"
+series globs $(scaled 1500) $(scaled 3000) $(scaled 6000) $(scaled 12000)
+
+make_depth() { # n nested flow sequences (past the nesting limit: refused)
+  mkdir -p "$2/.git"
+  awk -v n="$1" 'BEGIN { print "---"; print "name: depth"; print "description: d"; print "tools: read"
+    printf "x-deep: "; for (i = 0; i < n; i++) printf "["; for (i = 0; i < n; i++) printf "]"; print ""
+    print "---"; print "Body." }' > "$2/depth.md"
+  echo "lint --format json depth.md"
+}
+header "depth: N nested flow sequences, lint --format json"
+series depth $(scaled 10000) $(scaled 20000) $(scaled 40000) $(scaled 80000)
+
+printf '\nmcp: one pwk mcp lint call of an N MB message: seconds to the answer, peak RSS\n'
+mcp_row() { # MB -> "seconds rss_kb"
+  python3 - "$PWK" "$WORK" "$1" <<'PY'
+import json, os, subprocess, sys, time
+pwk, root, mb = sys.argv[1], sys.argv[2], float(sys.argv[3])
+p = subprocess.Popen([pwk, "mcp"], cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+def send(m):
+    p.stdin.write(json.dumps(m).encode() + b"\n"); p.stdin.flush()
+def until(i):
+    while True:
+        line = p.stdout.readline()
+        if not line: raise SystemExit("pwk mcp closed stdout")
+        m = json.loads(line)
+        if m.get("id") == i: return m
+send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}})
+until(1)
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+line = "x-key: value\n"
+text = "---\nname: big\ndescription: d\n" + line * int(mb * 1024 * 1024 / len(line)) + "---\nBody\n"
+t0 = time.time()
+send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "lint", "arguments": {"text": text, "path": "big.md"}}})
+until(2)
+t1 = time.time()
+p.stdin.close()
+_, _, ru = os.wait4(p.pid, 0)
+print("%.3f %d" % (t1 - t0, ru.ru_maxrss))
+PY
+}
+printf '  %-8s %10s %8s %12s %8s\n' size answer ratio rss ratio
+mcp_base=
+mcp_rss0=
+for mb in $(awk -v s="$SCALE" 'BEGIN { printf "%g %g", 1.875 * s, 15 * s }'); do
+  read -r secs rss < <(mcp_row "$mb")
+  [[ -n $mcp_base ]] || { mcp_base=$secs; mcp_rss0=$rss; }
+  awk -v mb="$mb" -v t="$secs" -v t0="$mcp_base" -v m="$rss" -v m0="$mcp_rss0" 'BEGIN {
+    printf "  %5g MB %8.3f s %7.2fx %9d KB %7.2fx   (linear: 8x for 8x the bytes)\n", mb, t, t / (t0 > 0 ? t0 : 1), m, m / m0 }'
 done

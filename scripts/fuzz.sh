@@ -49,12 +49,13 @@ rounds() {
   shift
   start=$(date +%s)
   while (($(date +%s) - start < secs)); do
+    log="${TMPDIR:-/tmp}/pwk-fuzz-$name.log"
     if [[ -n ${LIBTEST:-} ]]; then
-      PWK_FUZZ_CASES=$cases "$LIBTEST" "$@" >/dev/null 2>&1
+      PWK_FUZZ_CASES=$cases "$LIBTEST" "$@" >"$log" 2>&1
     else
-      PWK_FUZZ_CASES=$cases cargo test "${flags[@]}" --lib -- "$@" >/dev/null 2>&1
+      PWK_FUZZ_CASES=$cases cargo test "${flags[@]}" --lib -- "$@" >"$log" 2>&1
     fi || {
-      echo "$name fuzz: a round failed (re-run: PWK_FUZZ_CASES=$cases cargo test ${flags[*]} --lib -- $*)"
+      echo "$name fuzz: round $((n + 1)) failed after $((n * cases)) cases (output: $log; re-run: PWK_FUZZ_CASES=$cases cargo test ${flags[*]} --lib -- $*)"
       return 1
     }
     n=$((n + 1))
