@@ -17,7 +17,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{TestEnv, repo_root, run};
+use crate::support::{TestEnv, diagnostics, repo_root, run};
 
 /// A role every pi host loads, with no key only one host reads (so the settings,
 /// not the keys, decide).
@@ -179,9 +179,7 @@ fn each_project_in_a_tree_is_linted_for_its_own_host() {
     assert_eq!(sorted, want, "{doc}");
     // Each project's findings are its own host's: nothing about the missing `name` or
     // `description` (the PWK contract's), pi-example ignores `max_turns`.
-    let rules: Vec<(String, String)> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
+    let rules: Vec<(String, String)> = diagnostics(&doc)
         .iter()
         .map(|d| {
             (
@@ -253,9 +251,7 @@ fn each_project_in_a_tree_is_linted_for_its_own_host() {
         .args(["lint", "--format", "json"])
         .args(PI_DIRS)));
     assert_eq!(bare["host"]["profile"], "pwk", "{bare}");
-    let contract: Vec<&Value> = bare["diagnostics"]
-        .as_array()
-        .unwrap()
+    let contract: Vec<&Value> = diagnostics(&bare)
         .iter()
         .filter(|d| d["rule"] == "missing-name" || d["rule"] == "missing-description")
         .collect();

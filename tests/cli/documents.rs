@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::support::{TestEnv, run, run_with_stdin};
+use crate::support::{TestEnv, of_rule, run, run_with_stdin};
 
 const ROLE: &str = "---\nname: probe-role\ndescription: Answers smoke tests for pwk's own tests.\ntools: read, grep\nmax_turns: 3\n---\nYou are the probe role.\n";
 
@@ -239,11 +239,8 @@ fn a_rule_raising_two_severities_says_so_everywhere() {
         .pwk()
         .args(["lint", "--host", "tintinweb", "--format", "json"]));
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-    let severities: Vec<&str> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["rule"] == "unknown-tool")
+    let severities: Vec<&str> = of_rule(&doc, "unknown-tool")
+        .into_iter()
         .map(|d| d["severity"].as_str().unwrap())
         .collect();
     assert!(

@@ -16,7 +16,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::support::tools::{Tool, required, skip, tool};
-use crate::support::{repo_root, run};
+use crate::support::{diagnostics, repo_root, run};
 
 /// `python3` ([`crate::support::tools`]: a visible skip without it, a failure under CI).
 fn python() -> Option<PathBuf> {
@@ -243,9 +243,7 @@ fn lint_as(spec: &str, files: &[(String, String)]) -> Vec<(String, u64, String, 
     ]));
     assert!(out.code <= 1, "pwk lint --host {spec}: {}", out.stderr);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-    doc["diagnostics"]
-        .as_array()
-        .unwrap()
+    diagnostics(&doc)
         .iter()
         .map(|d| {
             (

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::support::{Output, TestEnv, repo_root, run};
+use crate::support::{Output, TestEnv, diagnostics, repo_root, run};
 
 /// A role with a safe fix (the quoted number), an error without one (the misspelt
 /// key) and a warning (no `tools`).
@@ -153,7 +153,7 @@ fn every_finding_links_its_rule_page() {
     env.write(".agents/agents/broken.md", BROKEN);
     let doc = json(&run(env.pwk().args(["lint", "--format", "json"])));
     let version = env!("CARGO_PKG_VERSION");
-    for d in doc["diagnostics"].as_array().unwrap() {
+    for d in diagnostics(&doc) {
         let rule = d["rule"].as_str().unwrap();
         assert_eq!(
             d["url"],

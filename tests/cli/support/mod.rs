@@ -4,10 +4,13 @@
 #![allow(dead_code)]
 
 pub mod fake_llm;
+pub mod findings;
 pub mod front_ends;
 pub mod lsp_client;
 pub mod process;
 pub mod tools;
+
+pub use findings::{Finding, diagnostics, findings, first_of_rule, of_rule};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -163,9 +166,7 @@ pub fn lint_doc(env: &TestEnv, args: &[&str]) -> serde_json::Value {
 
 /// The rule ids of a `pwk lint --format json` document's findings, in its order.
 pub fn rules_of(doc: &serde_json::Value) -> Vec<String> {
-    doc["diagnostics"]
-        .as_array()
-        .expect("a lint JSON document has `diagnostics`")
+    diagnostics(doc)
         .iter()
         .map(|d| d["rule"].as_str().unwrap().to_string())
         .collect()
