@@ -17,7 +17,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{TestEnv, diagnostics, repo_root, run};
+use crate::support::{TestEnv, diagnostics, json, repo_root, run};
 
 /// A role every pi host loads, with no key only one host reads (so the settings,
 /// not the keys, decide).
@@ -121,11 +121,6 @@ const TREE_DIRS: [&str; 10] = [
     "gem/.gemini/agents",
     "gh/.github/agents",
 ];
-
-fn json(out: &crate::support::Output) -> Value {
-    serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", out.stdout, out.stderr))
-}
 
 /// One run, no `--host`: each project of the tree (every pi host, every host beyond
 /// pi) is linted for its own host, and the run says why, one line per decision.

@@ -1499,14 +1499,12 @@ fn escape_sequences_from_files_never_reach_the_terminal() {
 /// pi's words (an error at startup, a role's report) printed by `review` are escaped.
 #[test]
 fn escape_sequences_from_pi_never_reach_the_terminal() {
-    use std::os::unix::fs::PermissionsExt;
     let env = TestEnv::new();
     env.write("packet.md", "## Requirement 1\nX\n");
-    let fake = env.write(
+    let fake = env.executable(
         "bin/pi",
         "#!/bin/sh\nprintf 'Error: \\033]0;pwned\\007 \\033[2J broke\\n' >&2\nexit 1\n",
     );
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     let out = run(env
         .pwk()
         .args([

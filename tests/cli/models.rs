@@ -149,10 +149,7 @@ fn fake_pi(env: &TestEnv, rows: &[(&str, &str)]) -> PathBuf {
         "#!/bin/sh\necho x >> '{}'\nif [ \"$1\" = --list-models ]; then\ncat <<'TABLE'\n{table}TABLE\nexit 0\nfi\necho 'unexpected' >&2\nexit 1\n",
         count.display()
     );
-    let p = env.write("bin/pi", script);
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    p
+    env.executable("bin/pi", script)
 }
 
 fn lint_json(env: &TestEnv, pi: Option<&Path>, args: &[&str]) -> (i32, Value, String) {

@@ -53,6 +53,11 @@ impl TestEnv {
         p
     }
 
+    /// Write `script` to `root/rel` as an executable (a stand-in pi, a wrapper).
+    pub fn executable(&self, rel: &str, script: impl AsRef<str>) -> PathBuf {
+        process::executable(&self.path(rel), script.as_ref())
+    }
+
     pub fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.path(rel)).expect("read file")
     }
@@ -139,9 +144,14 @@ pub fn run_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Output {
 /// The command's stdout as one JSON document; a failure, with both streams, when it
 /// is not.
 pub fn json(out: &Output) -> serde_json::Value {
+    json_of(out, "pwk")
+}
+
+/// [`json`], the failure naming `what` ran.
+pub fn json_of(out: &Output, what: &str) -> serde_json::Value {
     serde_json::from_str(&out.stdout).unwrap_or_else(|e| {
         panic!(
-            "stdout is not one JSON document ({e}):\n{}\nstderr:\n{}",
+            "{what}: stdout is not one JSON document ({e}):\n{}\nstderr:\n{}",
             out.stdout, out.stderr
         )
     })
