@@ -17,7 +17,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{TestEnv, diagnostics, json, repo_root, run};
+use crate::support::{TestEnv, diagnostics, findings, json, repo_root, run};
 
 /// A role every pi host loads, with no key only one host reads (so the settings,
 /// not the keys, decide).
@@ -174,14 +174,9 @@ fn each_project_in_a_tree_is_linted_for_its_own_host() {
     assert_eq!(sorted, want, "{doc}");
     // Each project's findings are its own host's: nothing about the missing `name` or
     // `description` (the PWK contract's), pi-example ignores `max_turns`.
-    let rules: Vec<(String, String)> = diagnostics(&doc)
-        .iter()
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap().to_string(),
-                d["rule"].as_str().unwrap().to_string(),
-            )
-        })
+    let rules: Vec<(String, String)> = findings(&doc)
+        .into_iter()
+        .map(|f| (f.path, f.rule))
         .collect();
     assert!(
         !rules

@@ -5,7 +5,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::support::{
-    Output, TestEnv, diagnostics, first_of_rule, json, of_rule, repo_root, rules_of, run,
+    Output, TestEnv, diagnostics, findings, first_of_rule, json, of_rule, repo_root, rules_of, run,
 };
 
 /// Run a command with a hard timeout, so a hang fails the test instead of stalling it.
@@ -501,14 +501,9 @@ fn fifo_socket_symlink_and_oversize_are_findings_not_hangs() {
     );
     assert_eq!(out.code, 1, "{}", out.stderr);
     let doc = json(&out);
-    let by_file: Vec<(String, String)> = diagnostics(&doc)
-        .iter()
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap().to_string(),
-                d["rule"].as_str().unwrap().to_string(),
-            )
-        })
+    let by_file: Vec<(String, String)> = findings(&doc)
+        .into_iter()
+        .map(|f| (f.path, f.rule))
         .collect();
     let expect = [
         (".agents/agents/big.md", "file-too-large"),
@@ -636,15 +631,9 @@ fn output_is_sorted_by_path_then_position_and_deterministic() {
     let second = run(env.pwk().args(["lint", "--format", "json", "roles"]));
     assert_eq!(first.stdout, second.stdout);
     let doc = json(&first);
-    let keys: Vec<(String, u64, u64)> = diagnostics(&doc)
-        .iter()
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap().to_string(),
-                d["line"].as_u64().unwrap(),
-                d["column"].as_u64().unwrap(),
-            )
-        })
+    let keys: Vec<(String, u64, u64)> = findings(&doc)
+        .into_iter()
+        .map(|f| (f.path, f.line, f.column))
         .collect();
     let mut sorted = keys.clone();
     sorted.sort();
@@ -1574,16 +1563,9 @@ fn control_characters_and_bidi_overrides_are_findings_and_roles_are_not_healthy(
     let out = run(env.pwk().args(["lint", "--format", "json"]));
     assert_eq!(out.code, 1, "{}", out.stdout);
     let doc = json(&out);
-    let found: Vec<(String, String, u64, u64)> = diagnostics(&doc)
-        .iter()
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap().to_string(),
-                d["rule"].as_str().unwrap().to_string(),
-                d["line"].as_u64().unwrap(),
-                d["column"].as_u64().unwrap(),
-            )
-        })
+    let found: Vec<(String, String, u64, u64)> = findings(&doc)
+        .into_iter()
+        .map(|f| (f.path, f.rule, f.line, f.column))
         .collect();
     assert_eq!(
         found,

@@ -1,6 +1,6 @@
 //! Inline suppressions: `# pwk: ignore[…] reason`, `# pwk: ignore-file[…] reason`.
 
-use crate::support::{Output, TestEnv, diagnostics, json, lint_json, run};
+use crate::support::{Output, TestEnv, diagnostics, findings, json, lint_json, run};
 
 /// (rule, line) of the reported findings, and of the suppressed ones with their
 /// kind and reason.
@@ -9,14 +9,9 @@ type Hidden = (String, u64, String, String);
 
 fn outcome(out: &Output) -> (Vec<(String, u64)>, Vec<Hidden>) {
     let doc = json(out);
-    let shown = diagnostics(&doc)
-        .iter()
-        .map(|d| {
-            (
-                d["rule"].as_str().unwrap().into(),
-                d["line"].as_u64().unwrap(),
-            )
-        })
+    let shown = findings(&doc)
+        .into_iter()
+        .map(|f| (f.rule, f.line))
         .collect();
     let hidden = doc
         .get("suppressed")
