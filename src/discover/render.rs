@@ -785,17 +785,23 @@ pub(crate) fn runtime_human(d: &Discovery, rt: &Runtime, style: Style) -> String
             ));
             out.push('\n');
         }
-    } else if rt.kind == "host-cli" {
-        // None of pi's files apply, and pwk holds no fact on which of this host's
-        // own settings change a role: say so rather than list nothing.
+    }
+    for set in &rt.settings {
+        let value = set.value.to_string();
         field(
             &mut out,
-            "config",
+            "setting",
             &format!(
-                "none read: pwk has no facts on how {}'s own settings change a role",
-                d.host.label()
+                "`{}` = {} in {}: {}",
+                escape_line(&set.key),
+                escape_line(&truncate(&value, 80)),
+                escape_line(&set.file),
+                set.note
             ),
         );
+    }
+    for u in &rt.settings_unread {
+        field(&mut out, "unread", u);
     }
     out
 }
@@ -861,6 +867,9 @@ pub(crate) fn runtime_of(
         explicit_model,
         agent_dir: agent_dir.as_deref(),
         cwd,
+        root: &d.project_root,
+        home: env.home.as_deref(),
+        host_vars: Some(&env.host_vars),
     };
     crate::discover::runtime::resolve_runtime(role, &inputs)
 }

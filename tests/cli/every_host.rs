@@ -16,7 +16,7 @@ fn cli_hosts() -> Vec<pwk::host::HostId> {
 /// Words that would mean pi speaks for a host that is not pi.
 fn pi_words() -> regex::Regex {
     regex::Regex::new(
-        r"(?i)\bpi's\b|\bon pi\b|runs on\s+pi\b|\bpi\s+(host|settings|model|runs|clamps)\b|\.pi/|~/\.pi\b|PI_CODING_AGENT_DIR|pi-herdr|tintinweb|nicobailon|herdr",
+        r#"(?i)\bpi's\b|\bon pi\b|runs on\s+pi\b|\bpi\s+(host|settings|model|runs|clamps)\b|\.pi/|~/\.pi\b|PI_CODING_AGENT_DIR|pi-herdr|tintinweb|nicobailon|herdr|invocation\s+(unset|decides|not reached|falls back)\s+--model|"from":\s*"--model""#,
     )
     .unwrap()
 }
