@@ -685,10 +685,20 @@ pub(crate) fn runtime_human(d: &Discovery, rt: &Runtime, style: Style) -> String
             cli.cli_model.as_deref().unwrap_or("(not set)"),
         );
     }
+    // A tool the child may not use on every call carries its limit in the list
+    // itself (`Bash [read-only calls]`): it is no full grant.
     let tools = if rt.tools.effective.is_empty() {
         "none".to_string()
     } else {
-        rt.tools.effective.join(", ")
+        rt.tools
+            .effective
+            .iter()
+            .map(|t| match rt.tools.limits.iter().find(|l| &l.tool == t) {
+                Some(l) => format!("{t} [{}]", l.calls),
+                None => t.clone(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     field(&mut out, "tools", &format!("{tools} ({})", rt.tools.note));
     if let Some(m) = &rt.tools.mcp {

@@ -616,3 +616,63 @@ fn host_variables_of_every_chain_are_kept() {
         }
     }
 }
+
+/// A tool the child gets only partly (Claude Code's `permissionMode: plan`, an
+/// OpenCode `ask`, a `Bash(<pattern>)` specifier) is marked in `show`'s human tool
+/// list with its limit, as the JSON's `tools.limits` says, never listed as a full
+/// grant.
+#[test]
+fn show_marks_partial_grants_in_the_tool_list() {
+    let env = project();
+    let roles = [
+        (
+            "claude-code",
+            ".claude/agents/planner.md",
+            "---\nname: planner\ndescription: Plans.\ntools: Read, Bash, Edit\npermissionMode: plan\n---\nP.\n",
+        ),
+        (
+            "claude-code",
+            ".claude/agents/tester.md",
+            "---\nname: tester\ndescription: Tests.\ntools: Read, Bash(cargo test:*)\n---\nT.\n",
+        ),
+        (
+            "opencode",
+            ".opencode/agents/asker.md",
+            "---\ndescription: Asks.\npermission:\n  edit: ask\n  bash: deny\n---\nA.\n",
+        ),
+    ];
+    for (_, path, text) in roles {
+        env.write(path, text);
+    }
+    for (host, path, _) in roles {
+        let name = path.rsplit('/').next().unwrap().trim_end_matches(".md");
+        let json = run(env
+            .pwk()
+            .args(["show", name, "--host", host, "--format", "json"]));
+        assert_eq!(json.code, 0, "{name}: {}", json.stderr);
+        let doc: Value = serde_json::from_str(&json.stdout).unwrap();
+        let limits = doc["runtime"]["tools"]["limits"].as_array().unwrap();
+        assert!(!limits.is_empty(), "{name}: no limit in {doc}");
+        let human = run(env.pwk().args(["show", name, "--host", host]));
+        assert_eq!(human.code, 0, "{name}: {}", human.stderr);
+        // The `tools` field with its wrapped lines joined.
+        let mut lines = human
+            .stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("  tools "));
+        let mut line = lines.next().unwrap_or_default().to_string();
+        for more in lines.take_while(|l| l.starts_with("      ")) {
+            line.push(' ');
+            line.push_str(more.trim());
+        }
+        assert!(!line.is_empty(), "{name}: no tools line:\n{}", human.stdout);
+        for l in limits {
+            let mark = format!(
+                "{} [{}]",
+                l["tool"].as_str().unwrap(),
+                l["calls"].as_str().unwrap()
+            );
+            assert!(line.contains(&mark), "{name}: `{mark}` not in {line}");
+        }
+    }
+}
