@@ -677,6 +677,17 @@ pub(crate) fn runtime_human(d: &Discovery, rt: &Runtime, style: Style) -> String
             _ => "an external CLI".to_string(),
         },
     );
+    if let Some(why) = &rt.disabled {
+        field(
+            &mut out,
+            "disabled",
+            &format!(
+                "{} does not run this role: {}",
+                d.host.label(),
+                escape_line(why)
+            ),
+        );
+    }
     if let Some(cli) = &rt.cli {
         field(&mut out, "cli", &cli.cli);
         field(

@@ -65,6 +65,9 @@ pub(crate) struct Runtime {
     /// CLI whose settings pwk knows nothing of, that.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub settings_unread: Vec<String>,
+    /// Set when the host's settings turn the role off: which key, where, and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disabled: Option<String>,
 }
 
 /// A settings key set in one of the host's own settings files.
@@ -320,8 +323,13 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
             (if on_pi { "pi" } else { "host-cli" }, model, None)
         }
     };
+    let mut max_turns = max_turns;
+    let mut disabled = None;
     let (settings, settings_unread) = match (&host.settings, &own) {
-        (Some(set), Some(own)) => (own.found(set, &role.name), set.unread.clone()),
+        (Some(set), Some(own)) => {
+            own.apply(set, role, &mut max_turns, &mut disabled);
+            (own.found(set, &role.name), set.unread.clone())
+        }
         _ if !on_pi => (
             Vec::new(),
             vec![format!(
@@ -341,6 +349,7 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
         config_files,
         settings,
         settings_unread,
+        disabled,
     }
 }
 
@@ -399,6 +408,57 @@ impl OwnSettings {
         self.files.iter().rev().find_map(|(display, json)| {
             crate::host::HostSettings::lookup(key, role, json).map(|v| (v, display.as_str()))
         })
+    }
+
+    /// What the settings change of the role: a turn limit they set (over the
+    /// file's own, or where it has none, as the host merges them), and whether
+    /// they turn the role off.
+    fn apply(
+        &self,
+        set: &crate::host::HostSettings,
+        role: &ResolvedRole,
+        max_turns: &mut Setting<u64>,
+        disabled: &mut Option<String>,
+    ) {
+        for k in &set.keys {
+            let Some((value, file)) = self.get(&k.key, &role.name) else {
+                continue;
+            };
+            let key = k.key.replace("<role>", &role.name);
+            if disabled.is_none() {
+                if k.disables.as_ref() == Some(value) {
+                    *disabled = Some(format!("`{key}: {value}` in {file}: {}", k.note));
+                }
+                if let Some(entry) = &k.disables_entry {
+                    let entry = entry.replace("<role>", &role.name);
+                    if value
+                        .as_array()
+                        .is_some_and(|a| a.iter().any(|e| e.as_str() == Some(entry.as_str())))
+                    {
+                        *disabled = Some(format!("`{entry}` in `{key}` of {file}: {}", k.note));
+                    }
+                }
+            }
+            if k.sets.as_deref() == Some("max-turns")
+                && let Some(n) = value.as_u64()
+            {
+                if k.over_file || max_turns.value.is_none() {
+                    let over = match max_turns.value {
+                        Some(own) => format!(", over the file's {own}"),
+                        None => String::new(),
+                    };
+                    *max_turns = Setting {
+                        value: Some(n),
+                        honoured: true,
+                        note: format!("`{key}` in {file}{over}"),
+                    };
+                } else {
+                    max_turns.note.push_str(&format!(
+                        "; `{key}: {n}` in {file} is not used: the file's own wins"
+                    ));
+                }
+            }
+        }
     }
 
     /// Every key of `set` that one of the files sets.
@@ -756,7 +816,17 @@ fn max_turns(host: Host, role: &ResolvedRole) -> Setting<u64> {
         (None, None) => Setting {
             value: None,
             honoured: true,
-            note: "not set: no turn budget".to_string(),
+            // A host with its own CLI: its default, or that it reads none.
+            note: match host.key("max_turns").and_then(|f| f.default.as_deref()) {
+                Some(d) if !host.host.is_pi() => {
+                    format!("not set: {}'s default, {d}", host.label())
+                }
+                None if !host.host.is_pi() && !host.reads("max_turns") => format!(
+                    "not set: {} reads no turn limit from a role file",
+                    host.label()
+                ),
+                _ => "not set: no turn budget".to_string(),
+            },
         },
     }
 }

@@ -927,6 +927,20 @@ pub struct SettingsKey {
     pub key: String,
     /// What it does to the sub-agent.
     pub note: String,
+    /// The role setting a whole number here sets (`max-turns`).
+    #[serde(default)]
+    pub sets: Option<String>,
+    /// Whether it wins over the role file's own key (Gemini CLI's overrides) or
+    /// only fills in where the file has none (OpenCode's `agent.<name>`).
+    #[serde(default)]
+    pub over_file: bool,
+    /// The value that turns the role off (`enabled: false`, `disable: true`).
+    #[serde(default)]
+    pub disables: Option<serde_json::Value>,
+    /// A list entry that turns the role off (`Agent(<role>)` in Claude Code's
+    /// `permissions.deny`).
+    #[serde(default)]
+    pub disables_entry: Option<String>,
     pub cite: Cite,
 }
 

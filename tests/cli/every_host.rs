@@ -495,6 +495,23 @@ fn each_cli_hosts_own_settings_files_and_model_chain() {
             assert_eq!(out.code, 0, "{h}: {}", out.stderr);
             serde_json::from_str(&out.stdout).unwrap()
         };
+        // A turn limit the role does not set is the host's own default, or the
+        // host reads none: never pi's "no turn budget".
+        let plain = show(&[]);
+        if plain["runtime"]["max_turns"]["value"].is_null() {
+            let note = plain["runtime"]["max_turns"]["note"].as_str().unwrap();
+            match profile
+                .keys
+                .values()
+                .find(|f| f.setting.as_deref() == Some("max-turns"))
+            {
+                Some(f) => {
+                    let d = f.default.as_deref().unwrap();
+                    assert!(note.contains(d), "{h}: `{note}` does not say `{d}`");
+                }
+                None => assert!(note.contains("reads no turn limit"), "{h}: {note}"),
+            }
+        }
         let Some(set) = &profile.settings else {
             let doc = show(&[]);
             let unread = doc["runtime"]["settings_unread"].to_string();
@@ -595,6 +612,53 @@ fn each_cli_hosts_own_settings_files_and_model_chain() {
         for k in &set.keys {
             let key = k.key.replace("<role>", "probe");
             assert!(found.contains(&key.as_str()), "{h}: {key} not in {found:?}");
+        }
+        // What a key does to the role, each alone in the project's top file: a
+        // turn limit it sets (over the file's own, or only where it has none), a
+        // value or list entry that turns the role off.
+        let file_turns = rt["max_turns"]["value"].as_u64();
+        for k in &set.keys {
+            let key = k.key.replace("<role>", "probe");
+            let mut effects: Vec<(Value, &str)> = Vec::new();
+            if k.sets.as_deref() == Some("max-turns") {
+                effects.push((Value::from(77), "turns"));
+            }
+            if let Some(v) = &k.disables {
+                effects.push((v.clone(), "off"));
+            }
+            if let Some(e) = &k.disables_entry {
+                effects.push((serde_json::json!([e.replace("<role>", "probe")]), "off"));
+            }
+            for (value, what) in effects {
+                let mut doc = serde_json::json!({});
+                set_dotted(&mut doc, &key, value.clone());
+                env.write(&top.path, doc.to_string());
+                let rt = show(&[])["runtime"].clone();
+                match what {
+                    "turns" if k.over_file || file_turns.is_none() => {
+                        assert_eq!(rt["max_turns"]["value"], 77, "{h} {key}: {rt}");
+                        assert!(rt["max_turns"]["note"].as_str().unwrap().contains(&key));
+                    }
+                    "turns" => {
+                        assert_eq!(rt["max_turns"]["value"].as_u64(), file_turns, "{h} {key}");
+                        assert!(
+                            rt["max_turns"]["note"]
+                                .as_str()
+                                .unwrap()
+                                .contains("not used")
+                        );
+                    }
+                    _ => {
+                        let why = rt["disabled"].as_str().unwrap_or_else(|| {
+                            panic!("{h}: {key} = {value} does not turn the role off: {rt}")
+                        });
+                        assert!(why.contains(&top.path), "{h}: {why}");
+                    }
+                }
+                if what == "turns" {
+                    assert!(rt["disabled"].is_null(), "{h} {key}: {rt}");
+                }
+            }
         }
     }
 }
