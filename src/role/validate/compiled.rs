@@ -3,7 +3,7 @@
 // Each validator is `Validator::compile` of `host::schema::host_schema` for its profile.
 use super::*;
 
-pub(crate) const INPUTS: u64 = 0x165dcc8cfd73ca13;
+pub(crate) const INPUTS: u64 = 0x2c6afe24bd2f035c;
 
 pub(crate) static VALIDATORS: &[(&str, Validator)] = &[
     ("role", Validator { root: Schema::Keywords(Own::Static(&K15)) }),
