@@ -586,8 +586,13 @@ pub fn host_of_path(path: &Path) -> Option<(HostId, &'static str)> {
     };
     ALL.into_iter()
         .filter(|h| !h.is_pi())
-        .find_map(|h| h.project_dirs().find(|d| holds(d)).map(|d| (h, d)))
+        .find_map(|h| h.own_project_dirs().find(|d| holds(d)).map(|d| (h, d)))
 }
+
+/// The project directories several hosts share: pi's (`.pi/agents`) and the PWK
+/// contract's (`.agents/agents`, which Antigravity CLI and goose read too). A file
+/// there says nothing about its host by where it is.
+pub const SHARED_DIRS: [&str; 2] = [".agents/agents", ".pi/agents"];
 
 /// What a file's own keys say about its host.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -707,9 +712,10 @@ impl std::hash::Hasher for Fnv {
     }
 }
 
-/// The hosts (bits over [`ALL`]) a file at `path` may be inferred to be for: the pi
-/// hosts that read its directory when it is one of pi's (`.pi/agents`,
-/// `.agents/agents`), else every pi host. The other hosts read only their own
+/// The hosts (bits over [`ALL`]) a file at `path` may be inferred to be for: the
+/// hosts that read its directory when it is a shared one (`.pi/agents`,
+/// `.agents/agents`: the pi hosts, and Antigravity CLI and goose there), else every
+/// pi host. The other hosts read only their own
 /// directories (step 1) or a plugin's (step 2), so their keys elsewhere say
 /// nothing: a `maxTurns` in a pi role is a misspelt `max_turns`, not a Claude Code
 /// agent.
@@ -719,13 +725,15 @@ fn candidates_for(path: &Path) -> u32 {
         let mask = |keep: &dyn Fn(HostId) -> bool| {
             ALL.iter()
                 .enumerate()
-                .filter(|(_, h)| **h != HostId::Pwk && h.is_pi() && keep(**h))
+                .filter(|(_, h)| **h != HostId::Pwk && keep(**h))
                 .fold(0u32, |m, (i, _)| m | 1 << i)
         };
+        // In a shared directory, every host that reads it (Antigravity CLI's
+        // `subagent` names it in `.agents/agents/`); elsewhere the pi hosts only.
         [
             mask(&|h| host_reads_dir(h, ".agents/agents")),
             mask(&|h| host_reads_dir(h, ".pi/agents")),
-            mask(&|_| true),
+            mask(&|h| h.is_pi()),
         ]
     });
     match project_dir_of(path) {
@@ -738,7 +746,7 @@ fn candidates_for(path: &Path) -> u32 {
 /// The well-known pi project directory holding `path` (`.agents/agents`,
 /// `.pi/agents`), if it is in one.
 pub fn project_dir_of(path: &Path) -> Option<&'static str> {
-    const DIRS: [&str; 2] = [".agents/agents", ".pi/agents"];
+    const DIRS: [&str; 2] = SHARED_DIRS;
     // Asked for every file, so bytes first: `Path::parent` and `Path::ends_with`
     // parse components, at ~10x the cost. The parent of `dir/name` (a plain file
     // name) is `dir`.
@@ -1102,11 +1110,10 @@ mod tests {
                     continue;
                 }
                 let host = hosts[0];
-                let candidate = host.is_pi()
-                    && match project_dir_of(Path::new(dir)) {
-                        Some(d) => host_reads_dir(host, d),
-                        None => true,
-                    };
+                let candidate = match project_dir_of(Path::new(dir)) {
+                    Some(d) => host_reads_dir(host, d),
+                    None => host.is_pi(),
+                };
                 if candidate {
                     inferred += 1;
                     assert_eq!(got, KeyEvidence::One(host, vec![*key]), "`{key}` in {dir}");
