@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod fake_llm;
+pub mod front_ends;
 pub mod lsp_client;
 pub mod process;
 pub mod tools;
