@@ -380,3 +380,38 @@ fn lint_knows_every_extracted_key_tool_and_alias() {
         wrong.join("\n")
     );
 }
+
+/// The contributing guide's worked drift example is the real output of the command
+/// it shows (an older pinned version's extraction, Gemini CLI 0.56.0, against the
+/// newest profile, `gemini@0.61`), not a hand-typed copy: each output line is the
+/// block's `# ` comment line. `PWK_WRITE_DOCS=1` rewrites the block.
+#[test]
+fn the_contributing_guides_drift_example_is_the_real_output() {
+    let Some(py) = python() else { return };
+    const COMMAND: &str = "scripts/host-extract/compare.py --profile gemini@0.61 schemas/extracted/gemini@0.56.0.json";
+    let out = run(Command::new(py)
+        .current_dir(repo_root())
+        .args(COMMAND.split(' ')));
+    assert_eq!(out.code, 1, "an older version differs: {}", out.stdout);
+    let mut block = format!("```sh\n{COMMAND}\n");
+    for line in out.stdout.lines() {
+        block.push_str(&format!("# {line}\n").replace("# \n", "#\n"));
+    }
+    block.push_str(&format!("# (exit {})\n```\n", out.code));
+    let path = repo_root().join("docs/src/contributing.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let start = text
+        .find(&format!("```sh\n{COMMAND}\n"))
+        .expect("the guide shows the drift example");
+    let end = start + text[start..].find("\n```\n").expect("the block ends") + "\n```\n".len();
+    if std::env::var_os("PWK_WRITE_DOCS").is_some() {
+        std::fs::write(&path, format!("{}{block}{}", &text[..start], &text[end..])).unwrap();
+        return;
+    }
+    assert_eq!(
+        &text[start..end],
+        block,
+        "docs/src/contributing.md's drift example is not what the command prints: \
+         PWK_WRITE_DOCS=1 cargo test --test cli host_extract::the_contributing"
+    );
+}
