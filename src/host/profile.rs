@@ -100,11 +100,34 @@ pub struct Profile {
     /// a role that sets it for every host in their own spellings is not warned.
     #[serde(default)]
     pub equivalents: Vec<Equivalent>,
+    /// How well the host is known as a whole: `docs` for a host pwk knows only from
+    /// its documentation and issues (no loader read, nothing run: Antigravity CLI,
+    /// goose), and then every finding under this profile is a warning at most.
+    #[serde(default)]
+    pub confidence: Confidence,
+    /// A key the host loads the file without but needs, with this value, before it
+    /// offers the agent for delegation (Antigravity CLI: `subagent: true`, else
+    /// `invoke_subagent` never reaches it): `not-invocable`.
+    #[serde(default)]
+    pub invocable: Option<Invocable>,
     /// Kinds of agent the host tells apart by one key's value, each with its own keys
     /// and required keys (Gemini CLI: `kind: local` and `kind: remote`): a key fact's
     /// and a required key's `kinds` say which kinds they belong to.
     #[serde(default)]
     pub variants: Option<Variants>,
+}
+
+/// The key and value that make a loaded agent callable ([`Profile::invocable`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Invocable {
+    pub key: String,
+    pub value: serde_json::Value,
+    /// What the host does without it, completing "`<host>` …".
+    pub note: String,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
 }
 
 /// Kinds of agent told apart by a key ([`Profile::variants`]).

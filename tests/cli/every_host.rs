@@ -13,6 +13,17 @@ fn cli_hosts() -> Vec<pwk::host::HostId> {
     pwk::host::ALL.into_iter().filter(|h| !h.is_pi()).collect()
 }
 
+/// Whether every project directory of `host` is its own, so that a role there is
+/// the host's by its place with no `--host` (Claude Code's `.claude/agents/`). A host
+/// that also reads a shared directory (`pwk::host::SHARED_DIRS`: Antigravity CLI and
+/// goose read `.agents/agents/`, where `new` writes for them) is named by `--host` or
+/// `host` in pwk.toml there: the place says nothing about its host.
+fn named_by_place(host: pwk::host::HostId) -> bool {
+    !host
+        .project_dirs()
+        .any(|d| pwk::host::SHARED_DIRS.contains(&d))
+}
+
 /// Words that would mean pi speaks for a host that is not pi.
 fn pi_words() -> regex::Regex {
     regex::Regex::new(
@@ -73,9 +84,16 @@ fn new_writes_a_clean_template_into_each_cli_hosts_directory() {
                     "{what}: {}",
                     out.stdout
                 );
+                // In a shared directory the host is named (pwk.toml, or `--host`).
+                let named: &[&str] = if by_config || named_by_place(host) {
+                    &[]
+                } else {
+                    &["--host", h]
+                };
                 let lint = run(env
                     .pwk()
-                    .args(["lint", "--deny-warnings", "--format", "concise"]));
+                    .args(["lint", "--deny-warnings", "--format", "concise"])
+                    .args(named));
                 assert_eq!(
                     lint.code,
                     0,
@@ -94,7 +112,10 @@ fn new_writes_a_clean_template_into_each_cli_hosts_directory() {
                     "{what}: {}",
                     lint.stdout
                 );
-                let show = run(env.pwk().args(["show", "fresh-role", "--format", "json"]));
+                let show = run(env
+                    .pwk()
+                    .args(["show", "fresh-role", "--format", "json"])
+                    .args(named));
                 assert_eq!(show.code, 0, "{what}: {}", show.stderr);
                 let doc: Value = serde_json::from_str(&show.stdout).unwrap();
                 assert_eq!(doc["host"], h, "{what}");
@@ -154,7 +175,7 @@ fn no_output_about_a_cli_hosts_role_speaks_of_pi() {
             outputs.push((with_host.join(" "), out));
             // Detected from the directory (`list` then lists pi's own roles too,
             // under pi's heading: only the role's own commands are checked).
-            if args[0] != "list" {
+            if args[0] != "list" && named_by_place(host) {
                 let out = run(env.pwk().args(args));
                 assert_eq!(out.code, 0, "{h} {args:?}: {}{}", out.stdout, out.stderr);
                 assert!(out.stdout.contains(h), "{h} {args:?}: {}", out.stdout);
@@ -361,7 +382,15 @@ fn lsp_hover_and_completion_speak_the_buffers_host() {
     for host in cli_hosts() {
         let h = host.as_str();
         let env = project();
-        let dir = host.project_dirs().last().expect("a project directory");
+        // A host whose only project directory is shared (Antigravity CLI) is
+        // named by pwk.toml there.
+        let dir = match host.own_project_dirs().last() {
+            Some(dir) => dir,
+            None => {
+                env.write("pwk.toml", format!("host = \"{h}\"\n"));
+                host.project_dirs().last().expect("a project directory")
+            }
+        };
         let text = "---\nname: probe\ndescription: Probes.\nmodel: \n---\nBody\n";
         let uri = file_uri(&env.write(&format!("{dir}/probe.md"), text));
         let mut cmd = env.pwk();
