@@ -794,6 +794,56 @@ mod tests {
         Ok(out)
     }
 
+    /// A host's own settings (`settings`): every file, key and chain link cites its
+    /// source; the chain names links `show` knows, the role's own once, and ends at
+    /// the parent's model; a key's effect is one `show` applies.
+    #[test]
+    fn every_hosts_own_settings_cite_and_chain_well() {
+        for h in ALL {
+            for p in load(h).unwrap() {
+                let Some(set) = &p.settings else { continue };
+                let label = format!("{h}@{}", p.version);
+                assert!(!h.is_pi(), "{label}: a pi host reads pi's settings");
+                assert!(!set.cite.is_empty(), "{label}");
+                for f in &set.files {
+                    assert!(!f.cite.is_empty(), "{label}: {}", f.path);
+                    assert!(!f.path.starts_with('/'), "{label}: {}", f.path);
+                }
+                for k in &set.keys {
+                    assert!(!k.cite.is_empty(), "{label}: {}", k.key);
+                    assert!(
+                        k.sets.as_deref().is_none_or(|s| s == "max-turns"),
+                        "{label}: {} sets {:?}",
+                        k.key,
+                        k.sets
+                    );
+                }
+                let links: Vec<&str> = set.model_chain.iter().map(|s| s.link.as_str()).collect();
+                for step in &set.model_chain {
+                    assert!(!step.cite.is_empty(), "{label}: {}", step.link);
+                    assert!(
+                        [
+                            "invocation",
+                            "frontmatter",
+                            "per-agent-config",
+                            "env",
+                            "parent-default"
+                        ]
+                        .contains(&step.link.as_str()),
+                        "{label}: unknown link {}",
+                        step.link
+                    );
+                }
+                assert_eq!(
+                    links.iter().filter(|l| **l == "frontmatter").count(),
+                    1,
+                    "{label}: {links:?}"
+                );
+                assert_eq!(links.last(), Some(&"parent-default"), "{label}");
+            }
+        }
+    }
+
     #[test]
     fn every_profile_loads_and_cites_its_facts() {
         for h in ALL {
