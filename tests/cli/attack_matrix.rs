@@ -44,6 +44,33 @@ enum Slot {
     Pi,
     /// `ci/`: a project subdirectory (the baseline's).
     Ci,
+    /// The agents directories of the hosts with their own CLI ([`CLI_HOST_DIRS`]):
+    /// where `new --host H` writes.
+    Host,
+}
+
+/// Each host with its own CLI: its name, the project agents directory `new --host`
+/// writes in, and the file name it gives `probe-role`.
+const CLI_HOST_DIRS: &[(&str, &str, &str)] = &[
+    ("claude-code", ".claude/agents", "probe-role.md"),
+    ("opencode", ".opencode/agents", "probe-role.md"),
+    ("gemini", ".gemini/agents", "probe-role.md"),
+    ("copilot", ".github/agents", "probe-role.agent.md"),
+];
+
+/// Stage each CLI host's agents directory (with a role in it) and its copy outside
+/// (`outside/host-<top>/agents/`, the target of the links the attacks plant), then
+/// apply `attack` to each `(top, agents dir, target file)`.
+fn each_cli_host(w: &World, attack: impl Fn(&str, &str, &str)) {
+    for (_, dir, file) in CLI_HOST_DIRS {
+        let top = dir.split('/').next().unwrap();
+        w.env.write(&format!("{dir}/r.md"), FIXABLE);
+        let out = w.outside.join(format!("host-{top}/agents"));
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("r.md"), FIXABLE).unwrap();
+        std::fs::write(out.join(file), FIXABLE).unwrap();
+        attack(top, dir, &format!("{dir}/{file}"));
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -233,6 +260,56 @@ const ATTACKS: &[Attack] = &[
         },
         file: Some(".agents/agents/evil\x1b[2J.md"),
     },
+    Attack {
+        name: "symlinked CLI host directory (.claude, .opencode, .gemini, .github)",
+        hits: &[Hits::Dir(Slot::Host)],
+        mentions: &["symbolic link"],
+        stage: |w| each_cli_host(w, |top, _, _| w.link_dir(top, &format!("host-{top}"))),
+        file: None,
+    },
+    Attack {
+        name: "symlinked CLI host agents directory (.claude/agents, …)",
+        hits: &[Hits::Dir(Slot::Host)],
+        mentions: &["symbolic link"],
+        stage: |w| {
+            each_cli_host(w, |top, dir, _| {
+                w.link_dir(dir, &format!("host-{top}/agents"));
+            })
+        },
+        file: None,
+    },
+    Attack {
+        name: "symlinked target file of new --host H",
+        hits: &[Hits::File(Slot::Host)],
+        mentions: &["symbolic link", "already exists"],
+        stage: |w| {
+            each_cli_host(w, |_, _, target| {
+                symlink(w.outside.join("victim.md"), w.env.path(target)).unwrap();
+            })
+        },
+        file: None,
+    },
+    Attack {
+        // A hard link: writing over the existing file would change the outside one.
+        name: "existing target file of new --host H (hard-linked outside)",
+        hits: &[Hits::File(Slot::Host)],
+        mentions: &["already exists", "hard link"],
+        stage: |w| {
+            each_cli_host(w, |top, _, target| {
+                let name = Path::new(target).file_name().unwrap();
+                let outside = w.outside.join(format!("host-{top}/agents")).join(name);
+                std::fs::hard_link(outside, w.env.path(target)).unwrap();
+            })
+        },
+        file: None,
+    },
+    Attack {
+        name: "FIFO at the target name of new --host H",
+        hits: &[Hits::File(Slot::Host)],
+        mentions: &["fifo", "already exists"],
+        stage: |w| each_cli_host(w, |_, _, target| w.mkfifo(target)),
+        file: None,
+    },
 ];
 
 const FRONT_ENDS: &[FrontEnd] = &[
@@ -298,6 +375,34 @@ const FRONT_ENDS: &[FrontEnd] = &[
         run: |w, _| cli(w, &["new", "probe-role"]),
     },
     FrontEnd {
+        name: "new --host claude-code",
+        dirs: &[Slot::Host],
+        files: &[Slot::Host],
+        findings: &[],
+        run: |w, _| new_for(w, "claude-code"),
+    },
+    FrontEnd {
+        name: "new --host opencode",
+        dirs: &[Slot::Host],
+        files: &[Slot::Host],
+        findings: &[],
+        run: |w, _| new_for(w, "opencode"),
+    },
+    FrontEnd {
+        name: "new --host gemini",
+        dirs: &[Slot::Host],
+        files: &[Slot::Host],
+        findings: &[],
+        run: |w, _| new_for(w, "gemini"),
+    },
+    FrontEnd {
+        name: "new --host copilot",
+        dirs: &[Slot::Host],
+        files: &[Slot::Host],
+        findings: &[],
+        run: |w, _| new_for(w, "copilot"),
+    },
+    FrontEnd {
         name: "setup",
         dirs: &[Slot::Agents],
         files: &[],
@@ -343,6 +448,23 @@ fn expects_message(attack: &Attack, fe: &FrontEnd) -> bool {
         Hits::File(s) => fe.files.contains(&s),
         Hits::Content(s) => fe.findings.contains(&s),
     })
+}
+
+/// `pwk new probe-role --host H`, then the same with hostile names (a path, a
+/// control sequence, a name over the host's own limits): each refused or written
+/// inside H's directory, and the output inert.
+fn new_for(w: &World, host: &str) -> Ran {
+    let mut ran = cli(w, &["new", "probe-role", "--host", host]);
+    for name in [
+        "../../outside-probe",
+        "/tmp/pwk-abs-probe",
+        "evil\x1b]0;pwned\x07\x1b[2J",
+        "dots..",
+        "-leading-dash",
+    ] {
+        ran = ran.then(cli(w, &["new", name, "--host", host]));
+    }
+    ran
 }
 
 /// Run `pwk ARGS` in the project, bounded.

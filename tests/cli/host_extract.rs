@@ -16,7 +16,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::support::tools::{Tool, required, skip, tool};
-use crate::support::{repo_root, run};
+use crate::support::{findings, repo_root, run};
 
 /// `python3` ([`crate::support::tools`]: a visible skip without it, a failure under CI).
 fn python() -> Option<PathBuf> {
@@ -243,18 +243,9 @@ fn lint_as(spec: &str, files: &[(String, String)]) -> Vec<(String, u64, String, 
     ]));
     assert!(out.code <= 1, "pwk lint --host {spec}: {}", out.stderr);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-    doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap().to_string(),
-                d["line"].as_u64().unwrap(),
-                d["rule"].as_str().unwrap().to_string(),
-                d["message"].as_str().unwrap().to_string(),
-            )
-        })
+    findings(&doc)
+        .into_iter()
+        .map(|f| (f.path, f.line, f.rule, f.message))
         .collect()
 }
 

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::oracle::{Host, oracle_bin, run_oracle_batch};
-use crate::support::{TestEnv, json, lint_doc, repo_root, run};
+use crate::support::{TestEnv, diagnostics, json, lint_doc, repo_root, run};
 
 /// Every host-fact case: (profile spec, case name, directory).
 fn cases() -> Vec<(String, String, PathBuf)> {
@@ -104,9 +104,7 @@ fn finding(d: &Value, path_key: &str) -> Finding {
 
 /// Every finding of a `pwk lint --format json` document.
 fn findings(doc: &Value) -> BTreeSet<Finding> {
-    doc["diagnostics"]
-        .as_array()
-        .unwrap()
+    diagnostics(doc)
         .iter()
         .map(|d| finding(d, "path"))
         .collect()
@@ -141,9 +139,7 @@ fn host_facts_lint_as_expected() {
             wrong.push(format!(
                 "{spec}/{case} ({}):\n  expected {want:?}\n  got      {got:?}\n  {}",
                 expect["shows"],
-                doc["diagnostics"]
-                    .as_array()
-                    .unwrap()
+                diagnostics(&doc)
                     .iter()
                     .map(|d| format!("{}: {}", d["rule"], d["message"]))
                     .collect::<Vec<_>>()
@@ -255,9 +251,7 @@ fn real_hosts_agree_with_lint() {
                     continue;
                 }
                 files_compared += 1;
-                let mine: Vec<&Value> = doc["diagnostics"]
-                    .as_array()
-                    .unwrap()
+                let mine: Vec<&Value> = diagnostics(&doc)
                     .iter()
                     .filter(|d| d["path"] == file)
                     .collect();
@@ -406,9 +400,7 @@ fn pi_parser_agrees_with_lint() {
             let doc = lint(env, own.unwrap_or("pwk"));
             for f in real["files"].as_array().unwrap() {
                 let file = f["file"].as_str().unwrap();
-                let yaml_claims: Vec<&Value> = doc["diagnostics"]
-                    .as_array()
-                    .unwrap()
+                let yaml_claims: Vec<&Value> = diagnostics(&doc)
                     .iter()
                     .filter(|d| {
                         d["path"] == file
@@ -424,9 +416,7 @@ fn pi_parser_agrees_with_lint() {
                         yaml_claims[0]["message"]
                     ));
                 }
-                let errors = doc["diagnostics"]
-                    .as_array()
-                    .unwrap()
+                let errors = diagnostics(&doc)
                     .iter()
                     .filter(|d| d["path"] == file && d["severity"] == "error")
                     .count();
@@ -508,7 +498,7 @@ fn real_cli_hosts_agree_with_lint() {
         for (((spec, case, _), env), real) in fixtures.iter().zip(&envs).zip(&docs) {
             let say = |what: String| format!("{spec}/{case}: {what}");
             let doc = lint(env, spec);
-            let diags = doc["diagnostics"].as_array().unwrap();
+            let diags = diagnostics(&doc);
             let errors_in = |file: &str| -> Vec<&Value> {
                 diags
                     .iter()
