@@ -32,6 +32,8 @@ const HOSTS: &[&str] = &[
     "opencode",
     "pi-example",
     "subagents-lite",
+    "antigravity",
+    "goose",
 ];
 
 /// Blank every source string (`cite`) below `v`: the light view keeps the facts, not

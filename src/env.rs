@@ -32,7 +32,18 @@ pub struct Env {
     /// `XDG_CACHE_HOME` (an absolute path; a relative one is ignored, as the XDG
     /// base directory specification says).
     pub xdg_cache_home: Option<PathBuf>,
+    /// The variables a host with its own CLI reads for a sub-agent's model
+    /// ([`HOST_VARS`]), those set.
+    pub host_vars: std::collections::BTreeMap<&'static str, String>,
 }
+
+/// The environment variables the host profiles' model chains name
+/// (`settings.model_chain[].env`; a test keeps the two in step).
+pub const HOST_VARS: &[&str] = &[
+    "ANTHROPIC_MODEL",
+    "CLAUDE_CODE_SUBAGENT_MODEL",
+    "GEMINI_MODEL",
+];
 
 /// pwk's cache directory: `base` is the user's own layout (opened following
 /// symbolic links, created when missing); `sub`, when set, is pwk's directory in it
@@ -77,6 +88,10 @@ impl Env {
             xdg_cache_home: non_empty("XDG_CACHE_HOME")
                 .map(PathBuf::from)
                 .filter(|p| p.is_absolute()),
+            host_vars: HOST_VARS
+                .iter()
+                .filter_map(|&k| Some((k, non_empty(k)?.to_string_lossy().into_owned())))
+                .collect(),
         }
     }
 

@@ -28,8 +28,9 @@ mod version;
 use std::sync::OnceLock;
 
 pub use detect::{
-    Basis, CHOOSE_HINT, Detection, Evidence, Found, KeyEvidence, claude_plugin_of, detect,
-    detect_dir, detect_from_paths, host_of_path, host_reads_dir, infer_from_keys, project_dir_of,
+    Basis, CHOOSE_HINT, Detection, Evidence, Found, KeyEvidence, SHARED_DIRS, claude_plugin_of,
+    detect, detect_dir, detect_from_paths, host_of_path, host_reads_dir, infer_from_keys,
+    project_dir_of,
 };
 pub use profile::*;
 
@@ -115,6 +116,12 @@ impl HostId {
             .map(|i| generated::PROFILES[i].6)
             .unwrap_or_default()
             .lines()
+    }
+
+    /// The project directories this host reads that no other host shares
+    /// ([`SHARED_DIRS`] left out): a file there is this host's by where it is.
+    pub fn own_project_dirs(self) -> impl Iterator<Item = &'static str> {
+        self.project_dirs().filter(|d| !SHARED_DIRS.contains(d))
     }
 
     /// Whether this is one of the pi subagent hosts (or the portable profile): a

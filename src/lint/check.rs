@@ -48,9 +48,29 @@ pub fn check_doc_full(
     }
     run(&mut cx);
     let mut out = cx.out;
+    documented_host(profile, &mut out);
     out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     out.dedup();
     (out, cx.host_specific)
+}
+
+/// A host pwk knows only from its documentation and issues (the profile's
+/// `confidence`: no loader read, nothing run) backs no error: every finding under
+/// it is a warning at most, and says why.
+fn documented_host(profile: &HostProfile, out: &mut [Diagnostic]) {
+    if profile.confidence.may_error() {
+        return;
+    }
+    for d in out
+        .iter_mut()
+        .filter(|d| d.severity == super::Severity::Error)
+    {
+        d.severity = super::Severity::Warning;
+        d.message.push_str(&format!(
+            " (pwk knows {} only from its documentation and issues, not from its loader)",
+            profile.label()
+        ));
+    }
 }
 
 /// The checks that look at the machine, not only the file: the skills a role
@@ -126,6 +146,7 @@ fn run_tree(cx: &mut Checker<'_>, fences: &Fences, tree: &Node) {
     rules::cli_model_without_cli::check(cx, tree);
     rules::adapter_visible::check(cx, tree);
     rules::missing_tools::check(cx, tree);
+    rules::not_invocable::check(cx, tree);
     rules::host_ignored_key::check(cx, tree);
     rules::host_rejected_key::check(cx, tree);
     rules::host_rejected_key::check_one_of(cx, tree);

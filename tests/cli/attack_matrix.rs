@@ -17,16 +17,14 @@
 //!
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::{MetadataExt, symlink};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::support::TestEnv;
+use crate::support::front_ends::{Ran, bounded, mcp_answered, mcp_session};
 use crate::support::lsp_client::{LspClient, file_uri};
 
 /// How long one front end may take on one attack before the cell is a hang.
@@ -46,6 +44,33 @@ enum Slot {
     Pi,
     /// `ci/`: a project subdirectory (the baseline's).
     Ci,
+    /// The agents directories of the hosts with their own CLI ([`CLI_HOST_DIRS`]):
+    /// where `new --host H` writes.
+    Host,
+}
+
+/// Each host with its own CLI: its name, the project agents directory `new --host`
+/// writes in, and the file name it gives `probe-role`.
+const CLI_HOST_DIRS: &[(&str, &str, &str)] = &[
+    ("claude-code", ".claude/agents", "probe-role.md"),
+    ("opencode", ".opencode/agents", "probe-role.md"),
+    ("gemini", ".gemini/agents", "probe-role.md"),
+    ("copilot", ".github/agents", "probe-role.agent.md"),
+];
+
+/// Stage each CLI host's agents directory (with a role in it) and its copy outside
+/// (`outside/host-<top>/agents/`, the target of the links the attacks plant), then
+/// apply `attack` to each `(top, agents dir, target file)`.
+fn each_cli_host(w: &World, attack: impl Fn(&str, &str, &str)) {
+    for (_, dir, file) in CLI_HOST_DIRS {
+        let top = dir.split('/').next().unwrap();
+        w.env.write(&format!("{dir}/r.md"), FIXABLE);
+        let out = w.outside.join(format!("host-{top}/agents"));
+        std::fs::create_dir_all(&out).unwrap();
+        std::fs::write(out.join("r.md"), FIXABLE).unwrap();
+        std::fs::write(out.join(file), FIXABLE).unwrap();
+        attack(top, dir, &format!("{dir}/{file}"));
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -78,14 +103,6 @@ struct FrontEnd {
     /// the baseline hides the findings it records, by design).
     findings: &'static [Slot],
     run: fn(&World, &Attack) -> Ran,
-}
-
-/// What one front end did.
-struct Ran {
-    /// `None`: still running at the limit (killed).
-    code: Option<i32>,
-    signal: Option<i32>,
-    out: Vec<u8>,
 }
 
 struct World {
@@ -243,6 +260,56 @@ const ATTACKS: &[Attack] = &[
         },
         file: Some(".agents/agents/evil\x1b[2J.md"),
     },
+    Attack {
+        name: "symlinked CLI host directory (.claude, .opencode, .gemini, .github)",
+        hits: &[Hits::Dir(Slot::Host)],
+        mentions: &["symbolic link"],
+        stage: |w| each_cli_host(w, |top, _, _| w.link_dir(top, &format!("host-{top}"))),
+        file: None,
+    },
+    Attack {
+        name: "symlinked CLI host agents directory (.claude/agents, …)",
+        hits: &[Hits::Dir(Slot::Host)],
+        mentions: &["symbolic link"],
+        stage: |w| {
+            each_cli_host(w, |top, dir, _| {
+                w.link_dir(dir, &format!("host-{top}/agents"));
+            })
+        },
+        file: None,
+    },
+    Attack {
+        name: "symlinked target file of new --host H",
+        hits: &[Hits::File(Slot::Host)],
+        mentions: &["symbolic link", "already exists"],
+        stage: |w| {
+            each_cli_host(w, |_, _, target| {
+                symlink(w.outside.join("victim.md"), w.env.path(target)).unwrap();
+            })
+        },
+        file: None,
+    },
+    Attack {
+        // A hard link: writing over the existing file would change the outside one.
+        name: "existing target file of new --host H (hard-linked outside)",
+        hits: &[Hits::File(Slot::Host)],
+        mentions: &["already exists", "hard link"],
+        stage: |w| {
+            each_cli_host(w, |top, _, target| {
+                let name = Path::new(target).file_name().unwrap();
+                let outside = w.outside.join(format!("host-{top}/agents")).join(name);
+                std::fs::hard_link(outside, w.env.path(target)).unwrap();
+            })
+        },
+        file: None,
+    },
+    Attack {
+        name: "FIFO at the target name of new --host H",
+        hits: &[Hits::File(Slot::Host)],
+        mentions: &["fifo", "already exists"],
+        stage: |w| each_cli_host(w, |_, _, target| w.mkfifo(target)),
+        file: None,
+    },
 ];
 
 const FRONT_ENDS: &[FrontEnd] = &[
@@ -274,14 +341,8 @@ const FRONT_ENDS: &[FrontEnd] = &[
         findings: &[],
         run: |w, _| {
             let b = "ci/pwk-baseline.json";
-            let mut first = cli(w, &["lint", "--write-baseline", "--baseline", b]);
-            let second = cli(w, &["lint", "--baseline", b]);
-            first.out.extend(second.out);
-            Ran {
-                code: first.code.and(second.code),
-                signal: first.signal.or(second.signal),
-                out: first.out,
-            }
+            cli(w, &["lint", "--write-baseline", "--baseline", b])
+                .then(cli(w, &["lint", "--baseline", b]))
         },
     },
     FrontEnd {
@@ -314,6 +375,34 @@ const FRONT_ENDS: &[FrontEnd] = &[
         run: |w, _| cli(w, &["new", "probe-role"]),
     },
     FrontEnd {
+        name: "new --host claude-code",
+        dirs: &[Slot::Host],
+        files: &[Slot::Host],
+        findings: &[],
+        run: |w, _| new_for(w, "claude-code"),
+    },
+    FrontEnd {
+        name: "new --host opencode",
+        dirs: &[Slot::Host],
+        files: &[Slot::Host],
+        findings: &[],
+        run: |w, _| new_for(w, "opencode"),
+    },
+    FrontEnd {
+        name: "new --host gemini",
+        dirs: &[Slot::Host],
+        files: &[Slot::Host],
+        findings: &[],
+        run: |w, _| new_for(w, "gemini"),
+    },
+    FrontEnd {
+        name: "new --host copilot",
+        dirs: &[Slot::Host],
+        files: &[Slot::Host],
+        findings: &[],
+        run: |w, _| new_for(w, "copilot"),
+    },
+    FrontEnd {
         name: "setup",
         dirs: &[Slot::Agents],
         files: &[],
@@ -325,16 +414,7 @@ const FRONT_ENDS: &[FrontEnd] = &[
         dirs: &[Slot::Agents, Slot::Pi],
         files: &[Slot::Agents, Slot::Pi],
         findings: &[],
-        run: |w, _| {
-            let mut first = cli(w, &["list", "--all"]);
-            let second = cli(w, &["show", "r"]);
-            first.out.extend(second.out);
-            Ran {
-                code: first.code.and(second.code),
-                signal: first.signal.or(second.signal),
-                out: first.out,
-            }
-        },
+        run: |w, _| cli(w, &["list", "--all"]).then(cli(w, &["show", "r"])),
     },
     FrontEnd {
         // Given a file's text on stdin: opens no directory and reads no file (the
@@ -370,70 +450,28 @@ fn expects_message(attack: &Attack, fe: &FrontEnd) -> bool {
     })
 }
 
+/// `pwk new probe-role --host H`, then the same with hostile names (a path, a
+/// control sequence, a name over the host's own limits): each refused or written
+/// inside H's directory, and the output inert.
+fn new_for(w: &World, host: &str) -> Ran {
+    let mut ran = cli(w, &["new", "probe-role", "--host", host]);
+    for name in [
+        "../../outside-probe",
+        "/tmp/pwk-abs-probe",
+        "evil\x1b]0;pwned\x07\x1b[2J",
+        "dots..",
+        "-leading-dash",
+    ] {
+        ran = ran.then(cli(w, &["new", name, "--host", host]));
+    }
+    ran
+}
+
 /// Run `pwk ARGS` in the project, bounded.
 fn cli(w: &World, args: &[&str]) -> Ran {
     let mut cmd = w.env.pwk();
     cmd.args(args);
-    bounded(cmd, b"", |_| false)
-}
-
-/// Run `cmd`, feed it `input` (stdin stays open until `done` says the output is
-/// complete, or the child exits), kill it at [`LIMIT`].
-fn bounded(mut cmd: Command, input: &[u8], done: fn(&[u8]) -> bool) -> Ran {
-    use std::os::unix::process::ExitStatusExt;
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn pwk");
-    let mut stdin = child.stdin.take();
-    if let Some(s) = stdin.as_mut() {
-        let _ = s.write_all(input);
-    }
-    let (tx, rx) = channel::<Vec<u8>>();
-    for r in [
-        Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
-        Box::new(child.stderr.take().unwrap()),
-    ] {
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            let mut r = r;
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = r.read(&mut buf) {
-                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                    break;
-                }
-            }
-        });
-    }
-    drop(tx);
-    let deadline = Instant::now() + LIMIT;
-    let mut out = Vec::new();
-    let mut killed = false;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left.min(Duration::from_millis(50))) {
-            Ok(chunk) => out.extend(chunk),
-            Err(RecvTimeoutError::Disconnected) => break,
-            Err(RecvTimeoutError::Timeout) => {}
-        }
-        if stdin.is_some() && (input.is_empty() || done(&out)) {
-            stdin = None;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            killed = true;
-            break;
-        }
-    }
-    let status = child.wait().expect("wait");
-    while let Ok(chunk) = rx.recv_timeout(Duration::from_millis(200)) {
-        out.extend(chunk);
-    }
-    Ran {
-        code: if killed { None } else { status.code() },
-        signal: if killed { None } else { status.signal() },
-        out,
-    }
+    bounded(cmd, b"", LIMIT, &|_| false)
 }
 
 /// `pwk lsp` through the test client: open the planted file's text (or the
@@ -457,7 +495,7 @@ fn stdin_lint(w: &World, attack: &Attack) -> Ran {
     let mut cmd = w.env.pwk();
     cmd.args(["lint", "-", "--stdin-filename", rel]);
     // stdin closes once written: `lint -` reads to its end.
-    bounded(cmd, &text, |_| true)
+    bounded(cmd, &text, LIMIT, &|_| true)
 }
 
 fn lsp(w: &World, attack: &Attack) -> Ran {
@@ -480,16 +518,25 @@ fn lsp(w: &World, attack: &Attack) -> Ran {
     );
     // Every other message too (the warnings the server shows the user).
     let messages = client.received();
-    let (status, stderr) = client.shutdown();
+    lsp_end(
+        start,
+        client,
+        json!({"diagnostics": diags, "hover": hover, "messages": messages}),
+    )
+}
+
+/// Shut the LSP client's server down: what it said (`seen`, then its stderr) as one
+/// run, ended only if it ended within [`LIMIT`] of `start`.
+fn lsp_end(start: Instant, client: LspClient, seen: serde_json::Value) -> Ran {
     use std::os::unix::process::ExitStatusExt;
-    let mut out =
-        serde_json::to_vec(&json!({"diagnostics": diags, "hover": hover, "messages": messages}))
-            .unwrap();
+    let (status, stderr) = client.shutdown();
+    let mut out = serde_json::to_vec(&seen).unwrap();
     out.extend(stderr.into_bytes());
     Ran {
         code: (start.elapsed() < LIMIT).then(|| status.code()).flatten(),
         signal: status.signal(),
         out,
+        killed: false,
     }
 }
 
@@ -499,34 +546,21 @@ fn mcp(w: &World, attack: &Attack) -> Ran {
     let mut cmd = w.env.pwk();
     cmd.arg("mcp");
     let paths: Vec<&str> = attack.file.into_iter().collect();
-    let lines = [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "attack-matrix", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-               "params": {"name": "lint", "arguments": {}}}),
-        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-               "params": {"name": "lint", "arguments": if paths.is_empty() { json!({}) } else { json!({"paths": paths}) }}}),
-        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
-               "params": {"name": "list_roles", "arguments": {"all": true}}}),
-        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
-               "params": {"name": "show_role", "arguments": {"name": "r"}}}),
+    let calls = [
+        ("lint", json!({})),
+        (
+            "lint",
+            if paths.is_empty() {
+                json!({})
+            } else {
+                json!({"paths": paths})
+            },
+        ),
+        ("list_roles", json!({"all": true})),
+        ("show_role", json!({"name": "r"})),
     ];
-    let mut input = Vec::new();
-    for l in lines {
-        input.extend(serde_json::to_vec(&l).unwrap());
-        input.push(b'\n');
-    }
-    bounded(cmd, &input, |out| {
-        let answered = |id: i64| {
-            BufReader::new(out)
-                .lines()
-                .map_while(Result::ok)
-                .any(|l| serde_json::from_str::<Value>(&l).is_ok_and(|v| v["id"] == id))
-        };
-        (2..=5).all(answered)
-    })
+    let input = mcp_session("attack-matrix", &calls);
+    bounded(cmd, &input, LIMIT, &|out| mcp_answered(out, calls.len()))
 }
 
 /// Every file and directory below `dir`, without following links: type, bytes or
@@ -562,11 +596,22 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, String> {
     out
 }
 
-/// The raw control characters in `out` (tab, LF and CR are text).
-fn raw_controls(out: &[u8]) -> Vec<u8> {
-    out.iter()
-        .copied()
-        .filter(|&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f)
+/// The entries that differ between two [`snapshot`]s: (path, how it is shown —
+/// its name, `(removed)` after one gone).
+fn changed(
+    before: &BTreeMap<PathBuf, String>,
+    after: &BTreeMap<PathBuf, String>,
+) -> Vec<(PathBuf, String)> {
+    after
+        .iter()
+        .filter(|(k, v)| before.get(*k) != Some(v))
+        .map(|(k, _)| (k.clone(), k.display().to_string()))
+        .chain(
+            before
+                .keys()
+                .filter(|k| !after.contains_key(*k))
+                .map(|k| (k.clone(), format!("{} (removed)", k.display()))),
+        )
         .collect()
 }
 
@@ -592,33 +637,15 @@ fn cell(attack: &Attack, fe: &FrontEnd) -> Vec<String> {
     let text = String::from_utf8_lossy(&ran.out).into_owned();
     let mut failed = Vec::new();
     let mut fail = |why: String| failed.push(format!("[{} × {}] {why}", attack.name, fe.name));
-    let after = snapshot(&w.outside);
-    if after != before {
-        let changed: Vec<_> = after
-            .iter()
-            .filter(|(k, v)| before.get(*k) != Some(v))
-            .map(|(k, _)| k.display().to_string())
-            .chain(
-                before
-                    .keys()
-                    .filter(|k| !after.contains_key(*k))
-                    .map(|k| format!("{} (removed)", k.display())),
-            )
-            .collect();
+    let changed: Vec<String> = changed(&before, &snapshot(&w.outside))
+        .into_iter()
+        .map(|(_, shown)| shown)
+        .collect();
+    if !changed.is_empty() {
         fail(format!("changed outside the project: {changed:?}"));
     }
-    match (ran.code, ran.signal) {
-        (None, None) => fail(format!("no end within {LIMIT:?} (a hang)")),
-        (_, Some(sig)) => fail(format!("killed by signal {sig}")),
-        (Some(101), _) => fail("exit 101 (a panic)".into()),
-        _ => {}
-    }
-    if text.contains("panicked") {
-        fail(format!("a panic: {text}"));
-    }
-    let raw = raw_controls(&ran.out);
-    if !raw.is_empty() {
-        fail(format!("raw control characters in the output: {raw:?}"));
+    for why in ran.faults(LIMIT) {
+        fail(why);
     }
     if expects_message(attack, fe) && !attack.mentions.is_empty() {
         let lower = text.to_lowercase();
@@ -944,7 +971,7 @@ const SLOTS: &[PathSlot] = &[
             let mut cmd = w.env.pwk();
             cmd.args(["setup", "--global"])
                 .env("PI_CODING_AGENT_DIR", w.env.root().join(p));
-            bounded(cmd, b"", |_| false)
+            bounded(cmd, b"", LIMIT, &|_| false)
         },
     },
     PathSlot {
@@ -957,25 +984,9 @@ const SLOTS: &[PathSlot] = &[
         run: |w, p| {
             let mut cmd = w.env.pwk();
             cmd.arg("mcp");
-            let lines = [
-                json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                    "protocolVersion": "2025-06-18", "capabilities": {},
-                    "clientInfo": {"name": "attack-matrix", "version": "0"}}}),
-                json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                       "params": {"name": "lint", "arguments": {"paths": [p]}}}),
-            ];
-            let mut input = Vec::new();
-            for l in lines {
-                input.extend(serde_json::to_vec(&l).unwrap());
-                input.push(b'\n');
-            }
-            bounded(cmd, &input, |out| {
-                BufReader::new(out)
-                    .lines()
-                    .map_while(Result::ok)
-                    .any(|l| serde_json::from_str::<Value>(&l).is_ok_and(|v| v["id"] == 2))
-            })
+            let calls = [("lint", json!({"paths": [p]}))];
+            let input = mcp_session("attack-matrix", &calls);
+            bounded(cmd, &input, LIMIT, &|out| mcp_answered(out, calls.len()))
         },
     },
     PathSlot {
@@ -1003,16 +1014,7 @@ const SLOTS: &[PathSlot] = &[
                 json!({"textDocument": {"uri": uri}, "position": {"line": 1, "character": 2}}),
             );
             let messages = client.received();
-            let (status, stderr) = client.shutdown();
-            use std::os::unix::process::ExitStatusExt;
-            let mut out =
-                serde_json::to_vec(&json!({"hover": hover, "messages": messages})).unwrap();
-            out.extend(stderr.into_bytes());
-            Ran {
-                code: (start.elapsed() < LIMIT).then(|| status.code()).flatten(),
-                signal: status.signal(),
-                out,
-            }
+            lsp_end(start, client, json!({"hover": hover, "messages": messages}))
         },
     },
 ];
@@ -1162,33 +1164,19 @@ fn path_cell(kind: PathKind, slot: &PathSlot) -> Vec<String> {
     let text = String::from_utf8_lossy(&ran.out).into_owned();
     let mut failed = Vec::new();
     let mut fail = |why: String| failed.push(format!("[{kind:?} × {}] P = {p}: {why}", slot.name));
-    let after = snapshot(&w.outside);
     let allowed = allowed_outside(&w, kind, slot, &p);
-    let changed: Vec<String> = after
-        .iter()
-        .filter(|(k, v)| before.get(*k) != Some(v))
-        .map(|(k, _)| k.clone())
-        .chain(before.keys().filter(|k| !after.contains_key(*k)).cloned())
-        .filter(|k| !allowed.as_ref().is_some_and(|a| k.starts_with(a)))
-        .map(|k| k.display().to_string())
+    let changed: Vec<String> = changed(&before, &snapshot(&w.outside))
+        .into_iter()
+        .filter(|(k, _)| !allowed.as_ref().is_some_and(|a| k.starts_with(a)))
+        .map(|(_, shown)| shown)
         .collect();
     if !changed.is_empty() {
         fail(format!(
             "WROTE OUTSIDE the project: {changed:?}; output: {text}"
         ));
     }
-    match (ran.code, ran.signal) {
-        (None, None) => fail(format!("no end within {LIMIT:?} (a hang)")),
-        (_, Some(sig)) => fail(format!("killed by signal {sig}")),
-        (Some(101), _) => fail("exit 101 (a panic)".into()),
-        _ => {}
-    }
-    if text.contains("panicked") {
-        fail(format!("a panic: {text}"));
-    }
-    let raw = raw_controls(&ran.out);
-    if !raw.is_empty() {
-        fail(format!("raw control characters in the output: {raw:?}"));
+    for why in ran.faults(LIMIT) {
+        fail(why);
     }
     if let Some((words, all)) = path_refusal(kind, slot) {
         let lower = text.to_lowercase();

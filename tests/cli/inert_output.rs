@@ -11,15 +11,28 @@
 //! `pwk lsp` (diagnostics, hover, document symbols of every role) and `pwk mcp`
 //! (`lint`, `list_roles`, `show_role` of every role).
 
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
-use std::sync::mpsc::{RecvTimeoutError, channel};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::TestEnv;
-use crate::support::lsp_client::file_uri;
+use crate::support::front_ends::{bounded, mcp_answered, mcp_session, raw_in};
+use crate::support::lsp_client::{file_uri, frame, frames};
+use crate::support::{TestEnv, of_rule};
+
+/// How long one front end may take over one class's project.
+const LIMIT: Duration = Duration::from_secs(30);
+
+/// Run `cmd` bounded by [`LIMIT`]: stdout and stderr together, a kill at the limit
+/// marked in the output.
+fn run_bounded(cmd: Command, input: &[u8], done: &dyn Fn(&[u8]) -> bool) -> Vec<u8> {
+    let ran = bounded(cmd, input, LIMIT, done);
+    let mut out = ran.out;
+    if ran.killed {
+        out.extend(b"\n[killed after 30 s]");
+    }
+    out
+}
 
 /// The character classes, each with the characters planted (several per class:
 /// one position in a class is not the class).
@@ -118,112 +131,6 @@ fn role(field: &str, x: &str) -> (String, String, String) {
     (format!(".agents/agents/{file}.md"), name, text)
 }
 
-/// The characters of `out` that must never be there raw: the planted ones, and
-/// every C0 control but tab, LF and CR.
-fn raw_in(out: &[u8], planted: &[char]) -> Vec<String> {
-    let text = String::from_utf8_lossy(out);
-    let mut found: Vec<String> = Vec::new();
-    for (i, c) in text.char_indices() {
-        let control = (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{7f}';
-        if control || planted.contains(&c) {
-            let from = text[..i].char_indices().rev().nth(30).map_or(0, |(j, _)| j);
-            let around: String = text[from..(i + c.len_utf8() + 20).min(text.len())]
-                .chars()
-                .filter(|c| c.is_ascii_graphic() || *c == ' ')
-                .collect();
-            found.push(format!("U+{:04X} near `{around}`", c as u32));
-        }
-    }
-    found.dedup();
-    found.truncate(3);
-    found
-}
-
-/// Run `cmd` with `input` on stdin (kept open until `done` says the output is
-/// complete, so a server answers before it sees EOF); stdout and stderr
-/// together. Killed after 30 s.
-fn run_bounded(mut cmd: Command, input: &[u8], done: &dyn Fn(&[u8]) -> bool) -> Vec<u8> {
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("spawn pwk");
-    let mut stdin = child.stdin.take();
-    if let Some(s) = stdin.as_mut() {
-        let _ = s.write_all(input);
-    }
-    let (tx, rx) = channel::<Vec<u8>>();
-    for r in [
-        Box::new(child.stdout.take().unwrap()) as Box<dyn Read + Send>,
-        Box::new(child.stderr.take().unwrap()),
-    ] {
-        let tx = tx.clone();
-        std::thread::spawn(move || {
-            let mut r = r;
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = r.read(&mut buf) {
-                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                    break;
-                }
-            }
-        });
-    }
-    drop(tx);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let mut out = Vec::new();
-    loop {
-        match rx.recv_timeout(Duration::from_millis(50)) {
-            Ok(chunk) => out.extend(chunk),
-            Err(RecvTimeoutError::Disconnected) => break,
-            Err(RecvTimeoutError::Timeout) => {}
-        }
-        if stdin.is_some() && (input.is_empty() || done(&out)) {
-            stdin = None;
-        }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            out.extend(b"\n[killed after 30 s]");
-            break;
-        }
-    }
-    let _ = child.wait();
-    while let Ok(chunk) = rx.recv_timeout(Duration::from_millis(200)) {
-        out.extend(chunk);
-    }
-    out
-}
-
-/// The JSON bodies of Content-Length framed `out`.
-fn frames(out: &[u8]) -> Vec<Value> {
-    let text = String::from_utf8_lossy(out);
-    let mut rest = &text[..];
-    let mut found = Vec::new();
-    while let Some(at) = rest.find("Content-Length: ") {
-        rest = &rest[at + 16..];
-        let Some(eol) = rest.find("\r\n\r\n") else {
-            break;
-        };
-        let Ok(n) = rest[..eol].trim().parse::<usize>() else {
-            continue;
-        };
-        let body = &rest[eol + 4..];
-        if body.len() < n {
-            break;
-        }
-        if let Ok(v) = serde_json::from_str(&body[..n]) {
-            found.push(v);
-        }
-        rest = &body[n..];
-    }
-    found
-}
-
-fn frame(v: &Value) -> Vec<u8> {
-    let body = serde_json::to_vec(v).unwrap();
-    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-    out.extend(body);
-    out
-}
-
 /// `pwk lsp`: open every role, ask hover on its name and description and its
 /// document symbols; the raw bytes of everything the server sent.
 fn lsp(env: &TestEnv, roles: &[(String, String, String)]) -> Vec<u8> {
@@ -268,37 +175,14 @@ fn lsp(env: &TestEnv, roles: &[(String, String, String)]) -> Vec<u8> {
 
 /// `pwk mcp`: `lint`, `list_roles` and `show_role` of every role.
 fn mcp(env: &TestEnv, roles: &[(String, String, String)]) -> Vec<u8> {
-    let mut lines = vec![
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "inert-output", "version": "0"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-               "params": {"name": "lint", "arguments": {}}}),
-        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
-               "params": {"name": "list_roles", "arguments": {"all": true}}}),
-    ];
-    for (n, (_, name, _)) in roles.iter().enumerate() {
-        lines.push(
-            json!({"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call",
-               "params": {"name": "show_role", "arguments": {"name": name}}}),
-        );
+    let mut calls = vec![("lint", json!({})), ("list_roles", json!({"all": true}))];
+    for (_, name, _) in roles {
+        calls.push(("show_role", json!({"name": name})));
     }
-    let ids: Vec<Value> = lines.iter().filter_map(|l| l.get("id").cloned()).collect();
-    let mut input = Vec::new();
-    for l in lines {
-        input.extend(serde_json::to_vec(&l).unwrap());
-        input.push(b'\n');
-    }
+    let input = mcp_session("inert-output", &calls);
     let mut cmd = env.pwk();
     cmd.arg("mcp");
-    run_bounded(cmd, &input, &|out| {
-        let got: Vec<Value> = String::from_utf8_lossy(out)
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect();
-        ids.iter().all(|id| got.iter().any(|v| &v["id"] == id))
-    })
+    run_bounded(cmd, &input, &|out| mcp_answered(out, calls.len()))
 }
 
 /// Every front end over one class's project: (front end, output bytes).
@@ -422,12 +306,7 @@ fn every_invisible_class_is_a_finding_and_separators_lose_nicobailons_key() {
                 ".pi/agents/r.md",
             ]));
             let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-            let hits: Vec<&Value> = doc["diagnostics"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|d| d["rule"] == "invisible-character")
-                .collect();
+            let hits: Vec<&Value> = of_rule(&doc, "invisible-character");
             let separator = matches!(c, '\u{2028}' | '\u{2029}');
             let want = if separator { "error" } else { "warning" };
             if hits.len() != 1 || hits[0]["severity"] != want {

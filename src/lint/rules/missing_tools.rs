@@ -21,6 +21,11 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     }
     // A host whose tool control is a permission ruleset (OpenCode).
     let p = cx.profile;
+    // A host whose agents take no tool list (goose: the session's extensions):
+    // there is no allow-list to add.
+    if !p.is_portable() && !p.reads("tools") {
+        return;
+    }
     // A kind of agent that takes no `tools` (a Gemini CLI remote agent).
     if let (Some(v), Some(f)) = (&p.variants, p.key("tools"))
         && !f.kinds.is_empty()

@@ -61,10 +61,8 @@ impl LspClient {
     }
 
     pub fn send(&mut self, msg: &Value) {
-        let body = serde_json::to_vec(msg).unwrap();
         let stdin = self.stdin.as_mut().expect("stdin open");
-        write!(stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
-        stdin.write_all(&body).unwrap();
+        stdin.write_all(&frame(msg)).unwrap();
         stdin.flush().unwrap();
     }
 
@@ -243,6 +241,40 @@ fn read_message(r: &mut impl BufRead) -> Option<Value> {
 }
 
 /// The `file:` URI of an absolute path (percent-encoded).
+/// `msg` as one Content-Length framed message.
+pub fn frame(msg: &Value) -> Vec<u8> {
+    let body = serde_json::to_vec(msg).unwrap();
+    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    out.extend(body);
+    out
+}
+
+/// The JSON bodies of the Content-Length framed messages in `out` (a server's raw
+/// output), up to the first incomplete one.
+pub fn frames(out: &[u8]) -> Vec<Value> {
+    let text = String::from_utf8_lossy(out);
+    let mut rest = &text[..];
+    let mut found = Vec::new();
+    while let Some(at) = rest.find("Content-Length: ") {
+        rest = &rest[at + 16..];
+        let Some(eol) = rest.find("\r\n\r\n") else {
+            break;
+        };
+        let Ok(n) = rest[..eol].trim().parse::<usize>() else {
+            continue;
+        };
+        let body = &rest[eol + 4..];
+        if body.len() < n {
+            break;
+        }
+        if let Ok(v) = serde_json::from_str(&body[..n]) {
+            found.push(v);
+        }
+        rest = &body[n..];
+    }
+    found
+}
+
 pub fn file_uri(path: &std::path::Path) -> String {
     let mut s = String::from("file://");
     for &b in path.to_str().unwrap().as_bytes() {
