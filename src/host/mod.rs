@@ -462,6 +462,8 @@ pub struct PiRow {
     instead: &'static [(&'static str, &'static str)],
     default_values: &'static [(&'static str, &'static str)],
     required: &'static [&'static str],
+    /// The keys whose text the host parses again as JSON (`parsed_as: json`).
+    json: &'static [&'static str],
 }
 
 impl PiRow {
@@ -543,6 +545,8 @@ pub struct KeyRows {
     pub readers: u64,
     /// Some row refuses a role with the key.
     pub rejected: bool,
+    /// Bit `i`: row `i` parses the key's text again as JSON (`parsed_as: json`).
+    pub json: u64,
 }
 
 impl PiTable {
@@ -626,7 +630,7 @@ pub fn pi_table() -> &'static PiTable {
         let rows: Vec<PiRow> = generated::PI_ROWS
             .iter()
             .map(
-                |&(host, version, keys, rejected, instead, default_values, required)| PiRow {
+                |&(host, version, keys, rejected, instead, default_values, required, json)| PiRow {
                     host: HostId::from_name(host).expect("a known host"),
                     version,
                     keys,
@@ -634,6 +638,7 @@ pub fn pi_table() -> &'static PiTable {
                     instead,
                     default_values,
                     required,
+                    json,
                 },
             )
             .collect();
@@ -651,6 +656,7 @@ pub fn pi_table() -> &'static PiTable {
                 id: 0,
                 readers: 0,
                 rejected: false,
+                json: 0,
             })
         }
         for (i, r) in rows.iter().enumerate() {
@@ -659,6 +665,9 @@ pub fn pi_table() -> &'static PiTable {
             }
             for &k in r.rejected {
                 entry(&mut keys, k).rejected = true;
+            }
+            for &k in r.json {
+                entry(&mut keys, k).json |= 1 << i;
             }
         }
         assert!(keys.len() <= 128, "the pi keys fit a KeySet");
@@ -966,6 +975,22 @@ mod tests {
                 "{}",
                 p.label()
             );
+            let json: Vec<&str> = p
+                .keys
+                .iter()
+                .filter(|(_, f)| f.parsed_as == Some(ParsedAs::Json))
+                .map(|(k, _)| k.as_str())
+                .collect();
+            assert_eq!(r.json, json.as_slice(), "{}", p.label());
+        }
+        // The table's bits are the rows' lists (some row parses a key as JSON, so
+        // the test sees a case that is not empty).
+        let table = pi_table();
+        assert!(rows.iter().any(|r| !r.json.is_empty()));
+        for (i, r) in rows.iter().enumerate() {
+            for &k in r.json {
+                assert_ne!(table.key(k).map_or(0, |e| e.json) & (1 << i), 0, "{k}");
+            }
         }
     }
 
