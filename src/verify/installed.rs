@@ -1,0 +1,141 @@
+//! Which hosts are installed on this machine, where, and at which version.
+//!
+//! Cheap by design (`pwk lint` and `pwk show` ask it for the "newer than pwk's
+//! facts" note): a PATH lookup and one bounded read of the `package.json` of the npm
+//! package the program belongs to. No host is started.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::host::HostId;
+
+/// The hosts `pwk verify` can ask, and the program each is found by on PATH.
+pub const VERIFIABLE: [(&str, &str); 4] = [
+    ("claude-code", "claude"),
+    ("opencode", "opencode"),
+    ("gemini", "gemini"),
+    ("copilot", "copilot"),
+];
+
+/// How an installed host was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Found {
+    /// Named with `--host-bin HOST=PATH`.
+    HostBin,
+    /// Its program on PATH.
+    Path,
+}
+
+/// One installed host.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Installed {
+    pub host: HostId,
+    /// The program as found (a link on PATH is resolved: `.js` programs run with Node).
+    pub program: PathBuf,
+    /// Its version, from the `package.json` of the npm package it belongs to.
+    pub version: Option<String>,
+    pub found: Found,
+}
+
+/// The program `host` runs as: `--host-bin` (`bins`), else its name on `path`.
+pub fn find(
+    host: HostId,
+    bins: &[(HostId, PathBuf)],
+    path: Option<&OsString>,
+) -> Option<Installed> {
+    let (program, found) = match bins.iter().find(|(h, _)| *h == host) {
+        Some((_, p)) => (p.clone(), Found::HostBin),
+        None => {
+            let name = VERIFIABLE.iter().find(|(h, _)| *h == host.as_str())?.1;
+            (crate::pi::find_on_path(path?, name)?, Found::Path)
+        }
+    };
+    let program = std::fs::canonicalize(&program).unwrap_or(program);
+    Some(Installed {
+        host,
+        version: package_version(&program),
+        program,
+        found,
+    })
+}
+
+/// The version of the npm package `program` belongs to: the `version` of the
+/// nearest `package.json` above it (at most 4 levels: `bin/x`, `bundle/x.js`,
+/// `node_modules/@scope/pkg-platform/x`), when it names a package.
+pub fn package_version(program: &Path) -> Option<String> {
+    let mut dir = program.parent();
+    for _ in 0..4 {
+        let d = dir?;
+        if let Ok(bytes) = crate::fs::read::read(&d.join("package.json"), crate::fs::Kind::Settings)
+        {
+            let doc: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+            doc["name"].as_str()?;
+            return doc["version"].as_str().map(str::to_string);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// `HOST=PATH` (`--host-bin`).
+pub fn parse_host_bin(s: &str) -> Result<(HostId, PathBuf), String> {
+    let (host, path) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not HOST=PATH"))?;
+    let id = HostId::from_name(host)
+        .filter(|h| VERIFIABLE.iter().any(|(v, _)| *v == h.as_str()))
+        .ok_or_else(|| {
+            let known: Vec<&str> = VERIFIABLE.iter().map(|(h, _)| *h).collect();
+            format!(
+                "`{host}` is not a host `pwk verify` can run; one of {}",
+                known.join(", ")
+            )
+        })?;
+    if path.is_empty() {
+        return Err(format!("`{s}` names no program"));
+    }
+    Ok((id, PathBuf::from(path)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_of_the_package_the_program_belongs_to() {
+        let t = tempfile::tempdir().unwrap();
+        let pkg = t.path().join("node_modules/@a/cli-linux-x64");
+        std::fs::create_dir_all(pkg.join("bin")).unwrap();
+        std::fs::write(
+            pkg.join("package.json"),
+            r#"{"name":"@a/cli-linux-x64","version":"2.1.340"}"#,
+        )
+        .unwrap();
+        std::fs::write(pkg.join("bin/cli"), "").unwrap();
+        assert_eq!(
+            package_version(&pkg.join("bin/cli")).as_deref(),
+            Some("2.1.340")
+        );
+        // A package.json that names no package (a project's) is not the host's.
+        std::fs::write(t.path().join("package.json"), r#"{"version":"9.9.9"}"#).unwrap();
+        std::fs::write(t.path().join("x"), "").unwrap();
+        assert_eq!(package_version(&t.path().join("x")), None);
+    }
+
+    #[test]
+    fn host_bin_names_a_verifiable_host() {
+        assert!(parse_host_bin("claude-code=/x/claude").is_ok());
+        assert!(
+            parse_host_bin("tintinweb=/x")
+                .unwrap_err()
+                .contains("one of")
+        );
+        assert!(parse_host_bin("claude").unwrap_err().contains("HOST=PATH"));
+        assert!(
+            parse_host_bin("gemini=")
+                .unwrap_err()
+                .contains("names no program")
+        );
+    }
+}
