@@ -78,6 +78,49 @@ pub fn package_version(program: &Path) -> Option<String> {
     None
 }
 
+/// The hosts of `profiles` (`claude-code@2.1`, `tintinweb@0.18`, as a lint report
+/// names them) whose installed version is newer than pwk's newest profile was measured
+/// on, each once, with the sentence `pwk lint` and `pwk show` say. Cheap: a PATH
+/// lookup and a `package.json` read per agent CLI; a pi extension's version is the
+/// one `--host auto` read (`detected`). No host is started.
+pub fn newer_than_facts<'a>(
+    profiles: impl IntoIterator<Item = &'a str>,
+    detected: &[crate::host::Found],
+    path: Option<&OsString>,
+) -> Vec<String> {
+    let mut seen: Vec<HostId> = Vec::new();
+    let mut out = Vec::new();
+    for p in profiles {
+        let Some(host) = HostId::from_name(p.split('@').next().unwrap_or(p)) else {
+            continue;
+        };
+        if seen.contains(&host) {
+            continue;
+        }
+        seen.push(host);
+        let version = if VERIFIABLE.iter().any(|(h, _)| *h == host.as_str()) {
+            find(host, &[], path).and_then(|i| i.version)
+        } else {
+            detected
+                .iter()
+                .find(|f| f.host == host)
+                .and_then(|f| f.version.clone())
+        };
+        let Some(version) = version else { continue };
+        if let Some(measured) = host.facts_older_than(&version) {
+            let check = if VERIFIABLE.iter().any(|(h, _)| *h == host.as_str()) {
+                "`pwk verify` checks them"
+            } else {
+                "findings about what changed since may be missing"
+            };
+            out.push(format!(
+                "{host} {version} is installed; pwk's facts are from {measured} — {check}"
+            ));
+        }
+    }
+    out
+}
+
 /// `HOST=PATH` (`--host-bin`).
 pub fn parse_host_bin(s: &str) -> Result<(HostId, PathBuf), String> {
     let (host, path) = s

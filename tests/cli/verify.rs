@@ -425,3 +425,56 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// An agent CLI installed at a version newer than pwk's facts: `lint` and `show` say
+/// so once, on stderr, from the program's `package.json` (no host started); at the
+/// measured version, nothing.
+#[test]
+fn lint_and_show_say_when_the_installed_host_is_newer() {
+    let env = project_of(&[
+        (
+            ".claude/agents/rev.md",
+            "---\nname: rev\ndescription: Reviews\ntools: Read\n---\nBody\n",
+            "",
+        ),
+        (
+            ".claude/agents/two.md",
+            "---\nname: two\ndescription: Also\ntools: Read\n---\nBody\n",
+            "",
+        ),
+    ]);
+    let install = |version: &str| {
+        let dir = format!("bin-{version}");
+        env.write(
+            &format!("{dir}/package.json"),
+            format!(r#"{{"name":"@anthropic-ai/claude-code-linux-x64","version":"{version}"}}"#),
+        );
+        let prog = env.write(
+            &format!("{dir}/claude"),
+            "#!/bin/sh\necho started >> \"$(dirname \"$0\")/started.log\"\n",
+        );
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o755)).unwrap();
+        env.path(&dir)
+    };
+    let newer = install("2.1.340");
+    let lint = run(env
+        .pwk()
+        .env("PATH", &newer)
+        .args(["lint", ".claude/agents"]));
+    let note =
+        "claude-code 2.1.340 is installed; pwk's facts are from 2.1.332 — `pwk verify` checks them";
+    assert_eq!(lint.stderr.matches(note).count(), 1, "{}", lint.stderr);
+    let show = run(env
+        .pwk()
+        .env("PATH", &newer)
+        .args(["show", "rev", "--host", "claude-code"]));
+    assert!(show.stderr.contains(note), "{}", show.stderr);
+    assert!(!newer.join("started.log").exists(), "the host was started");
+    let same = install("2.1.332");
+    let lint = run(env
+        .pwk()
+        .env("PATH", &same)
+        .args(["lint", ".claude/agents"]));
+    assert!(!lint.stderr.contains("is installed"), "{}", lint.stderr);
+}
