@@ -15,11 +15,8 @@ pub fn run(args: &VerifyArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let project = super::project(ctx, args.dir.as_deref())?;
     let mut hosts = Vec::new();
     for name in &args.only {
-        let known: Vec<&str> = verify::installed::VERIFIABLE
-            .iter()
-            .map(|(h, _)| *h)
-            .collect();
-        match HostId::from_name(name).filter(|h| known.contains(&h.as_str())) {
+        let known = verify::installed::verifiable_names();
+        match HostId::from_name(name).filter(|h| verify::installed::verifiable(*h)) {
             Some(h) => hosts.push(h),
             None => anyhow::bail!(
                 "--only `{name}` is not a host `pwk verify` can run; one of {}",
@@ -32,6 +29,7 @@ pub fn run(args: &VerifyArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         hosts,
         host_bins: args.host_bin.clone(),
         path: ctx.env.path.clone(),
+        agent_dir: ctx.env.agent_dir(),
         node: args.node.clone(),
         limit: Duration::from_secs(args.timeout.max(1)),
     };

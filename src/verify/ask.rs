@@ -12,6 +12,67 @@ use super::Installed;
 /// same file pwk's CI runs against the pinned hosts).
 const CLI_DRIVER: &str = include_str!("cli-hosts.mjs");
 
+/// The pi extensions' driver (tests/oracle/driver.mjs links to it): the extension's own
+/// loader code, imported through pi 1.6's extension module resolution, per file.
+const PI_DRIVER: &str = include_str!("pi-hosts.mjs");
+
+/// One project as the pi extensions' driver reports it.
+#[derive(Debug, Clone, Deserialize)]
+struct PiDoc {
+    #[serde(default)]
+    refuses_start: Option<String>,
+    files: Vec<PiFile>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct PiFile {
+    file: String,
+    outcome: String,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    identity: Option<String>,
+    #[serde(default)]
+    tools: Option<Vec<String>>,
+    #[serde(default)]
+    model: Option<serde_json::Value>,
+}
+
+impl PiDoc {
+    /// The same shape as the CLIs' answer: the loaded files as agents, the rest as
+    /// messages naming their file; a file pi does not start over as `fatal`.
+    fn into_host_doc(self, host: &str) -> HostDoc {
+        let mut doc = HostDoc {
+            host: host.to_string(),
+            fatal: None,
+            agents: Vec::new(),
+            messages: Vec::new(),
+            main_model: None,
+        };
+        for f in self.files {
+            let message = f.message.unwrap_or_default();
+            match f.outcome.as_str() {
+                "loaded" => doc.agents.push(HostAgent {
+                    name: f.identity.unwrap_or_default(),
+                    id: None,
+                    key: None,
+                    description: None,
+                    tools: f.tools,
+                    tools_deferred: None,
+                    model: f.model,
+                    error: None,
+                }),
+                "refuses-start" => doc.fatal = Some(format!("{}: {message}", f.file)),
+                _ => doc.messages.push(format!("{}: {message}", f.file)),
+            }
+        }
+        if doc.fatal.is_none() {
+            doc.fatal = self.refuses_start;
+        }
+        doc
+    }
+}
+
 /// The most the driver may print (its JSON answer and its stderr).
 const MAX_OUTPUT: usize = 16 << 20;
 
@@ -83,8 +144,28 @@ impl HostAgent {
     }
 }
 
-/// The driver's arguments for `inst` on `project`.
-fn args(inst: &Installed, driver: &str, project: &str) -> Vec<String> {
+/// The driver's arguments for `inst` on `project` (`cache`: jiti's, for a pi
+/// extension).
+fn args(inst: &Installed, driver: &str, project: &str, cache: &str) -> Vec<String> {
+    if inst.host.is_pi() {
+        let version = inst.version.as_deref().unwrap_or("0.0.0");
+        return vec![
+            driver.to_string(),
+            "--host".into(),
+            format!("{}@{version}", inst.host),
+            "--any-version".into(),
+            "--package".into(),
+            inst.program.display().to_string(),
+            "--pi".into(),
+            inst.pi.as_ref().map_or_else(
+                || "<no pi 1.6 found>".to_string(),
+                |p| p.display().to_string(),
+            ),
+            "--cache".into(),
+            cache.to_string(),
+            project.to_string(),
+        ];
+    }
     let mut a = vec![
         driver.to_string(),
         "--host".into(),
@@ -104,10 +185,16 @@ fn args(inst: &Installed, driver: &str, project: &str) -> Vec<String> {
 /// paths made at run time).
 pub fn command_line(node: Option<&Path>, inst: &Installed) -> Vec<String> {
     let mut c = vec![node.map_or_else(|| "node".to_string(), |n| n.display().to_string())];
+    let driver = if inst.host.is_pi() {
+        "<driver: pi-hosts.mjs>"
+    } else {
+        "<driver: cli-hosts.mjs>"
+    };
     c.extend(args(
         inst,
-        "<driver: cli-hosts.mjs>",
+        driver,
         "<staged copy of the project>",
+        "<scratch>",
     ));
     c
 }
@@ -122,15 +209,27 @@ pub fn ask(
 ) -> Result<HostDoc, String> {
     let scratch =
         super::Scratch::new("driver").map_err(|e| format!("no scratch directory: {e}"))?;
-    let driver = scratch.path().join("cli-hosts.mjs");
-    std::fs::write(&driver, CLI_DRIVER).map_err(|e| format!("could not write the driver: {e}"))?;
-    for sub in ["home", "tmp"] {
+    if inst.host.is_pi() && inst.pi.is_none() {
+        return Err(format!(
+            "no pi 1.6 package (`@earendil-works/pi-coding-agent`) to load {} with: none beside it, and no `pi` on PATH",
+            inst.host
+        ));
+    }
+    let (name, text) = if inst.host.is_pi() {
+        ("pi-hosts.mjs", PI_DRIVER)
+    } else {
+        ("cli-hosts.mjs", CLI_DRIVER)
+    };
+    let driver = scratch.path().join(name);
+    std::fs::write(&driver, text).map_err(|e| format!("could not write the driver: {e}"))?;
+    for sub in ["home", "tmp", "jiti"] {
         std::fs::create_dir(scratch.path().join(sub)).map_err(|e| e.to_string())?;
     }
     let args = args(
         inst,
         &driver.display().to_string(),
         &project.display().to_string(),
+        &scratch.path().join("jiti").display().to_string(),
     );
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     // Nothing of the user's environment but PATH (the hosts look up git and the
@@ -160,6 +259,21 @@ pub fn ask(
     )
     .map_err(|e| format!("the host {e}"))?;
     let text = captured.success().map_err(|e| format!("the driver {e}"))?;
+    if inst.host.is_pi() {
+        let mut docs =
+            serde_json::Deserializer::from_str(text.trim_start()).into_iter::<Vec<PiDoc>>();
+        let mut docs = docs
+            .next()
+            .ok_or("the driver printed nothing")?
+            .map_err(|e| format!("the driver's answer is not what pwk reads: {e}"))?;
+        if docs.len() != 1 {
+            return Err(format!(
+                "the driver answered {} documents for one project",
+                docs.len()
+            ));
+        }
+        return Ok(docs.remove(0).into_host_doc(inst.host.as_str()));
+    }
     let mut docs =
         serde_json::Deserializer::from_str(text.trim_start()).into_iter::<Vec<HostDoc>>();
     let mut docs = docs

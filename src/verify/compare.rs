@@ -233,7 +233,9 @@ impl PwkView {
                 cwd: &self.root,
             },
         );
-        let every = rt.tools.host_default || rt.tools.note.starts_with("every");
+        // An agent CLI reports "every tool" as `*`; a pi extension lists them.
+        let every =
+            !d.host.host.is_pi() && (rt.tools.host_default || rt.tools.note.starts_with("every"));
         v.tools = Some(if every {
             vec!["*".to_string()]
         } else {

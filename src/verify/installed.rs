@@ -17,6 +17,25 @@ pub const VERIFIABLE: [(&str, &str); 4] = [
     ("copilot", "copilot"),
 ];
 
+/// The pi extensions `pwk verify` can ask (their own loaders, run on pi 1.6's module
+/// resolution): found in pi's settings (`packages`), installed where `pi install` puts
+/// them, or named with `--host-bin HOST=PACKAGE_DIR`.
+pub const PI_EXTENSIONS: [&str; 2] = ["tintinweb", "nicobailon"];
+
+/// Whether `pwk verify` can ask `host`.
+pub fn verifiable(host: HostId) -> bool {
+    VERIFIABLE.iter().any(|(h, _)| *h == host.as_str()) || PI_EXTENSIONS.contains(&host.as_str())
+}
+
+/// The names of every host `pwk verify` can ask.
+pub fn verifiable_names() -> Vec<&'static str> {
+    VERIFIABLE
+        .iter()
+        .map(|(h, _)| *h)
+        .chain(PI_EXTENSIONS)
+        .collect()
+}
+
 /// How an installed host was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -25,6 +44,8 @@ pub enum Found {
     HostBin,
     /// Its program on PATH.
     Path,
+    /// A package pi's settings list, where `pi install` put it.
+    PiSettings,
 }
 
 /// One installed host.
@@ -36,6 +57,10 @@ pub struct Installed {
     /// Its version, from the `package.json` of the npm package it belongs to.
     pub version: Option<String>,
     pub found: Found,
+    /// A pi extension: the pi 1.6 package it is loaded with (the one Node resolves
+    /// from the extension's directory, else the `pi` on PATH's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pi: Option<PathBuf>,
 }
 
 /// The program `host` runs as: `--host-bin` (`bins`), else its name on `path`.
@@ -57,7 +82,71 @@ pub fn find(
         version: package_version(&program),
         program,
         found,
+        pi: None,
     })
+}
+
+/// A pi extension: `--host-bin HOST=PACKAGE_DIR`, else the npm package pi's settings
+/// (`<agent dir>/settings.json`, `<project>/.pi/settings.json`) list for it, where
+/// `pi install` put it.
+pub fn find_extension(
+    host: HostId,
+    bins: &[(HostId, PathBuf)],
+    agent_dir: Option<&Path>,
+    root: &Path,
+    path: Option<&OsString>,
+) -> Option<Installed> {
+    let package = host.package()?;
+    let (dir, found) = match bins.iter().find(|(h, _)| *h == host) {
+        Some((_, p)) => (p.clone(), Found::HostBin),
+        None => {
+            let bases = [agent_dir.map(Path::to_path_buf), Some(root.join(".pi"))];
+            bases.into_iter().flatten().find_map(|base| {
+                let settings =
+                    crate::pi::settings::read_json(&base.join("settings.json")).ok()??;
+                let listed = crate::pi::settings::package_sources(&settings)
+                    .iter()
+                    .any(|s| {
+                        s.strip_prefix("npm:")
+                            .is_some_and(|n| n == package || n.starts_with(&format!("{package}@")))
+                    });
+                let dir = crate::pi::settings::npm_install_dir(&base, package);
+                (listed && dir.join("package.json").is_file()).then_some((dir, Found::PiSettings))
+            })?
+        }
+    };
+    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+    let version = crate::fs::read::read(&dir.join("package.json"), crate::fs::Kind::Settings)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|d| d["version"].as_str().map(str::to_string));
+    Some(Installed {
+        host,
+        version,
+        pi: pi_package(&dir, path),
+        program: dir,
+        found,
+    })
+}
+
+/// The pi 1.6 package (`@earendil-works/pi-coding-agent`) an extension in `dir`
+/// loads with: the one Node resolves from there (a `node_modules` on the way up),
+/// else the package of the `pi` on PATH.
+fn pi_package(dir: &Path, path: Option<&OsString>) -> Option<PathBuf> {
+    const PI: &str = "node_modules/@earendil-works/pi-coding-agent";
+    if let Some(p) = dir
+        .ancestors()
+        .map(|a| a.join(PI))
+        .find(|p| p.join("package.json").is_file())
+    {
+        return Some(p);
+    }
+    let pi = std::fs::canonicalize(crate::pi::find_on_path(path?, "pi")?).ok()?;
+    pi.ancestors()
+        .find(|a| {
+            a.join("package.json").is_file() && a.ends_with("@earendil-works/pi-coding-agent")
+        })
+        .map(Path::to_path_buf)
 }
 
 /// The version of the npm package `program` belongs to: the `version` of the
@@ -127,12 +216,11 @@ pub fn parse_host_bin(s: &str) -> Result<(HostId, PathBuf), String> {
         .split_once('=')
         .ok_or_else(|| format!("`{s}` is not HOST=PATH"))?;
     let id = HostId::from_name(host)
-        .filter(|h| VERIFIABLE.iter().any(|(v, _)| *v == h.as_str()))
+        .filter(|h| verifiable(*h))
         .ok_or_else(|| {
-            let known: Vec<&str> = VERIFIABLE.iter().map(|(h, _)| *h).collect();
             format!(
                 "`{host}` is not a host `pwk verify` can run; one of {}",
-                known.join(", ")
+                verifiable_names().join(", ")
             )
         })?;
     if path.is_empty() {
@@ -169,11 +257,8 @@ mod tests {
     #[test]
     fn host_bin_names_a_verifiable_host() {
         assert!(parse_host_bin("claude-code=/x/claude").is_ok());
-        assert!(
-            parse_host_bin("tintinweb=/x")
-                .unwrap_err()
-                .contains("one of")
-        );
+        assert!(parse_host_bin("tintinweb=/x").is_ok());
+        assert!(parse_host_bin("herdr=/x").unwrap_err().contains("one of"));
         assert!(parse_host_bin("claude").unwrap_err().contains("HOST=PATH"));
         assert!(
             parse_host_bin("gemini=")

@@ -43,6 +43,8 @@ pub struct VerifyOptions {
     pub host_bins: Vec<(HostId, PathBuf)>,
     /// `PATH`, to find the hosts' programs and `node`.
     pub path: Option<std::ffi::OsString>,
+    /// pi's agent directory (its settings list the pi extensions installed).
+    pub agent_dir: Option<PathBuf>,
     /// `--node`: the Node that runs the driver (default: `node` on PATH).
     pub node: Option<PathBuf>,
     /// The longest one host may run.
@@ -99,16 +101,33 @@ pub fn plan(opts: &VerifyOptions) -> Plan {
     });
     let mut probes = Vec::new();
     let mut not_run = Vec::new();
-    for (name, program) in installed::VERIFIABLE {
+    for name in installed::verifiable_names() {
         let host = HostId::from_name(name).expect("a registered host");
         if !opts.hosts.is_empty() && !opts.hosts.contains(&host) {
             continue;
         }
-        let Some(inst) = installed::find(host, &opts.host_bins, opts.path.as_ref()) else {
-            not_run.push((
-                name.to_string(),
-                format!("not installed (`{program}` is not on PATH; name it with --host-bin {name}=PATH)"),
-            ));
+        let cli = installed::VERIFIABLE.iter().find(|(h, _)| *h == name);
+        let inst = match cli {
+            Some(_) => installed::find(host, &opts.host_bins, opts.path.as_ref()),
+            None => installed::find_extension(
+                host,
+                &opts.host_bins,
+                opts.agent_dir.as_deref(),
+                &opts.root,
+                opts.path.as_ref(),
+            ),
+        };
+        let Some(inst) = inst else {
+            let why = match cli {
+                Some((_, program)) => format!(
+                    "not installed (`{program}` is not on PATH; name it with --host-bin {name}=PATH)"
+                ),
+                None => format!(
+                    "not installed (no pi settings list `npm:{}`; name its package directory with --host-bin {name}=DIR)",
+                    host.package().unwrap_or_default()
+                ),
+            };
+            not_run.push((name.to_string(), why));
             continue;
         };
         let files = stage_list(&opts.root, host);
@@ -142,7 +161,13 @@ pub fn plan(opts: &VerifyOptions) -> Plan {
 /// followed), sorted.
 fn stage_list(root: &Path, host: HostId) -> Vec<StagedFile> {
     let mut out = Vec::new();
-    for dir in host.project_dirs() {
+    // A pi extension reads pi's directories too.
+    let pi_dirs = host
+        .is_pi()
+        .then_some(crate::lint::DEFAULT_DIRS)
+        .into_iter()
+        .flatten();
+    for dir in host.project_dirs().chain(pi_dirs) {
         let full = root.join(dir);
         // A host directory reached through a link is not read (as lint reports it).
         if let Some(link) = crate::fs::linked_dir(root, root, &full) {

@@ -31,12 +31,22 @@ fn program(root: &Path, host: &str) -> PathBuf {
         "copilot" => "copilot/node_modules/@github/copilot-linux-x64/copilot",
         "opencode" => "opencode/node_modules/opencode-linux-x64/bin/opencode",
         "gemini" => "gemini/node_modules/@google/gemini-cli/bundle/gemini.js",
+        // pi extensions: the package directory (pi 1.6 is installed beside it).
+        "tintinweb" => return root.join("tintinweb/node_modules/@tintinweb/pi-subagents"),
+        "nicobailon" => return root.join("nicobailon/node_modules/pi-subagents"),
         _ => unreachable!(),
     };
     root.join("cli").join(rel)
 }
 
-const HOSTS: [&str; 4] = ["claude-code", "opencode", "gemini", "copilot"];
+const HOSTS: [&str; 6] = [
+    "claude-code",
+    "opencode",
+    "gemini",
+    "copilot",
+    "tintinweb",
+    "nicobailon",
+];
 
 /// `pwk verify --format json` on `env` with every provisioned host named.
 fn verify(env: &TestEnv, root: &Path, node: &Path, extra: &[&str]) -> Output {
@@ -137,6 +147,49 @@ const CASES: &[(&str, &[Case])] = &[
             ),
         ],
     ),
+    (
+        "tintinweb",
+        &[
+            (
+                ".pi/agents/scout.md",
+                "---\ndescription: Scout\ntools: read, grep\nmodel: anthropic/claude-haiku-4-5\n---\nBody\n",
+                "loads:scout",
+            ),
+            // Misread: an unknown tool is dropped without a word.
+            (
+                ".pi/agents/named.md",
+                "---\nname: named\ndescription: Named\ntools: read, bogus\n---\nBody\n",
+                "loads:named",
+            ),
+            // Named by its file, whatever `name` says.
+            (
+                ".pi/agents/by-file.md",
+                "---\nname: other\ndescription: By file\ntools: read\n---\nBody\n",
+                "loads:by-file",
+            ),
+        ],
+    ),
+    (
+        "nicobailon",
+        &[
+            (
+                ".pi/agents/named.md",
+                "---\nname: named\ndescription: Named\ntools: read\n---\nBody\n",
+                "loads:named",
+            ),
+            // Dropped: no `name`; no `description`.
+            (
+                ".pi/agents/scout.md",
+                "---\ndescription: Scout\ntools: read\n---\nBody\n",
+                "drops",
+            ),
+            (
+                ".pi/agents/nodesc.md",
+                "---\nname: nodesc\n---\nBody\n",
+                "drops",
+            ),
+        ],
+    ),
 ];
 
 fn project_of(cases: &[Case]) -> TestEnv {
@@ -193,11 +246,23 @@ fn real_host_case(host: &str) {
         assert_eq!(outcome(r), *want, "{host} {file}: {r:#}");
         assert_eq!(r["agree"], true, "{host} {file}: {r:#}");
     }
-    // Claude Code shows the tools the child gets: the misread list lost MultiEdit.
-    if host == "claude-code" {
-        let r = row(h, ".claude/agents/multi.md");
-        assert_eq!(r["host"]["tools"], serde_json::json!(["Read"]), "{r:#}");
-        assert_eq!(r["pwk"]["tools"], serde_json::json!(["Read"]), "{r:#}");
+    // The tools the child gets, where the host shows them: the misread lists.
+    let tools = match host {
+        // MultiEdit no longer exists.
+        "claude-code" => Some((".claude/agents/multi.md", serde_json::json!(["Read"]))),
+        // `bogus` is dropped.
+        "tintinweb" => Some((".pi/agents/named.md", serde_json::json!(["read"]))),
+        // nicobailon adds its supervisor channel.
+        "nicobailon" => Some((
+            ".pi/agents/named.md",
+            serde_json::json!(["read", "contact_supervisor"]),
+        )),
+        _ => None,
+    };
+    if let Some((file, want)) = tools {
+        let r = row(h, file);
+        assert_eq!(r["host"]["tools"], want, "{r:#}");
+        assert_eq!(r["pwk"]["tools"], want, "{r:#}");
     }
     assert_eq!(doc["summary"]["disagree"], 0);
     // Nothing written in the project.
@@ -224,25 +289,41 @@ fn verify_copilot_real_host() {
     real_host_case("copilot");
 }
 
-/// OpenCode refuses to start at all over one bad agent file: verify says which, and
-/// agrees when pwk reports an error there.
 #[test]
-fn verify_opencode_refusing_to_start() {
+fn verify_tintinweb_real_host() {
+    real_host_case("tintinweb");
+}
+
+#[test]
+fn verify_nicobailon_real_host() {
+    real_host_case("nicobailon");
+}
+
+/// OpenCode, and pi with tintinweb loaded, refuse to start at all over one bad agent
+/// file: verify says which, and agrees when pwk reports an error there.
+#[test]
+fn verify_hosts_refusing_to_start() {
     let Some((root, node)) = hosts() else { return };
-    let env = project_of(&[(
-        ".opencode/agent/tools-string.md",
-        "---\ndescription: Tools as a string\ntools: Read, Grep\n---\nBody\n",
-        "",
-    )]);
-    let out = verify(&env, &root, &node, &["--only", "opencode"]);
-    let doc = json(&out);
-    let r = row(
-        host_doc(&doc, "opencode"),
-        ".opencode/agent/tools-string.md",
-    );
-    assert_eq!(r["host"]["outcome"], "refuses-start", "{r:#}");
-    assert_eq!(r["agree"], true, "{r:#}");
-    assert_eq!(out.code, 0, "{}", out.stdout);
+    for (host, file, text) in [
+        (
+            "opencode",
+            ".opencode/agent/tools-string.md",
+            "---\ndescription: Tools as a string\ntools: Read, Grep\n---\nBody\n",
+        ),
+        (
+            "tintinweb",
+            ".pi/agents/colon.md",
+            "---\ndescription: Use this: when\ntools: read\n---\nBody\n",
+        ),
+    ] {
+        let env = project_of(&[(file, text, "")]);
+        let out = verify(&env, &root, &node, &["--only", host]);
+        let doc = json(&out);
+        let r = row(host_doc(&doc, host), file);
+        assert_eq!(r["host"]["outcome"], "refuses-start", "{host}: {r:#}");
+        assert_eq!(r["agree"], true, "{host}: {r:#}");
+        assert_eq!(out.code, 0, "{host}: {}", out.stdout);
+    }
 }
 
 /// A profile that is wrong for the installed host (doctored: Claude Code made to
