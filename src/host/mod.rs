@@ -18,7 +18,8 @@
 
 mod detect;
 pub mod effective;
-#[cfg(test)]
+// build.rs's patching; the tests resolve the sources again with it, and a debug
+// build applies `PWK_DEBUG_PROFILE_PATCH` with it.
 mod merge;
 mod profile;
 pub mod schema;
@@ -130,6 +131,26 @@ impl HostId {
         self.kind() != HostKind::Cli
     }
 
+    /// The profile whose range (`applies`) holds the installed `version`, else the
+    /// newest: what `pwk verify` compares a host with.
+    pub fn profile_for_version(self, version: Option<&str>) -> &'static HostProfile {
+        version
+            .and_then(|v| {
+                self.profiles()
+                    .into_iter()
+                    .rev()
+                    .find(|p| version::satisfies(v, &p.applies))
+            })
+            .unwrap_or_else(|| self.newest())
+    }
+
+    /// When the installed `version` is newer than the version pwk's newest profile of
+    /// this host was measured on: that measured version (`2.1.332`).
+    pub fn facts_older_than(self, version: &str) -> Option<String> {
+        let measured = self.newest().measured_version()?;
+        (version::parse(version)? > version::parse(&measured)?).then_some(measured)
+    }
+
     /// The newest profile.
     pub fn newest(self) -> &'static HostProfile {
         full(self.rows().next_back().expect("every host has a version"))
@@ -168,8 +189,16 @@ fn light(i: usize) -> &'static HostProfile {
 
 fn parse(i: usize, json: &str) -> HostProfile {
     let (host, ..) = generated::PROFILES[i];
-    let profile: Profile = serde_json::from_str(json)
-        .unwrap_or_else(|e| panic!("schemas/hosts/{host}.json, row {i}: {e} (tested)"));
+    let profile: Profile = match crate::env::debug_profile_patch() {
+        Some((h, patch)) if h == host => {
+            let mut v: serde_json::Value = serde_json::from_str(json).expect("tested");
+            let patch = serde_json::from_str(&patch).expect("PWK_DEBUG_PROFILE_PATCH: JSON");
+            merge::merge_patch(&mut v, patch);
+            serde_json::from_value(v).expect("PWK_DEBUG_PROFILE_PATCH: a profile")
+        }
+        _ => serde_json::from_str(json)
+            .unwrap_or_else(|e| panic!("schemas/hosts/{host}.json, row {i}: {e} (tested)")),
+    };
     HostProfile {
         host: HostId::from_name(host).expect("a known host"),
         profile,
@@ -210,6 +239,21 @@ impl HostProfile {
     /// The host's name (`tintinweb`).
     pub fn as_str(&self) -> &'static str {
         self.host.as_str()
+    }
+
+    /// The version the profile was measured on: the leading `x.y.z` of `measured`.
+    pub fn measured_version(&self) -> Option<String> {
+        let v: String = self
+            .measured
+            .trim_start_matches(['v', ' '])
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        let v = v.trim_end_matches('.').to_string();
+        version::parse(&v)
+            .is_some()
+            .then_some(v)
+            .filter(|v| v.contains('.'))
     }
 
     /// `tintinweb@0.18`.

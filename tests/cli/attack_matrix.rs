@@ -447,6 +447,30 @@ const FRONT_ENDS: &[FrontEnd] = &[
         run: lsp,
     },
     FrontEnd {
+        // `pwk verify` reads the role files of a host's own directories (here
+        // `.claude/agents/`: the project's `.agents` renamed to `.claude`, the attack
+        // with it) through the bounded reader to stage them; `--dry-run` lists what
+        // it would stage and why a file is not, and starts nothing.
+        name: "verify --dry-run",
+        dirs: &[Slot::Agents],
+        files: &[Slot::Agents],
+        findings: &[],
+        run: |w, _| {
+            std::fs::rename(w.env.path(".agents"), w.env.path(".claude")).unwrap();
+            cli(
+                w,
+                &[
+                    "verify",
+                    "--dry-run",
+                    "--only",
+                    "claude-code",
+                    "--host-bin",
+                    "claude-code=/bin/true",
+                ],
+            )
+        },
+    },
+    FrontEnd {
         name: "mcp lint / list_roles / show_role",
         dirs: &[Slot::Agents, Slot::Pi],
         files: &[Slot::Agents, Slot::Pi],
