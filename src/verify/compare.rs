@@ -231,6 +231,10 @@ impl PwkView {
                 explicit_model: None,
                 agent_dir: None,
                 cwd: &self.root,
+                root: &self.root,
+                // The host runs under a fresh HOME with no settings of its own.
+                home: None,
+                host_vars: None,
             },
         );
         // An agent CLI reports "every tool" as `*`; a pi extension lists them.
