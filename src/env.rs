@@ -32,7 +32,18 @@ pub struct Env {
     /// `XDG_CACHE_HOME` (an absolute path; a relative one is ignored, as the XDG
     /// base directory specification says).
     pub xdg_cache_home: Option<PathBuf>,
+    /// The variables a host with its own CLI reads for a sub-agent's model
+    /// ([`HOST_VARS`]), those set.
+    pub host_vars: std::collections::BTreeMap<&'static str, String>,
 }
+
+/// The environment variables the host profiles' model chains name
+/// (`settings.model_chain[].env`; a test keeps the two in step).
+pub const HOST_VARS: &[&str] = &[
+    "ANTHROPIC_MODEL",
+    "CLAUDE_CODE_SUBAGENT_MODEL",
+    "GEMINI_MODEL",
+];
 
 /// pwk's cache directory: `base` is the user's own layout (opened following
 /// symbolic links, created when missing); `sub`, when set, is pwk's directory in it
@@ -60,6 +71,19 @@ pub fn debug_panic_requested() -> bool {
     cfg!(debug_assertions) && std::env::var_os("PWK_DEBUG_PANIC").is_some_and(|v| !v.is_empty())
 }
 
+/// `PWK_DEBUG_PROFILE_PATCH=HOST=JSON` in a debug build: an RFC 7396 merge patch pwk
+/// applies over every profile of HOST as it reads it. The tests' doctored profile
+/// (`pwk verify` must then disagree with the real host). A release build never reads
+/// it.
+pub fn debug_profile_patch() -> Option<(String, String)> {
+    if !cfg!(debug_assertions) {
+        return None;
+    }
+    let v = std::env::var("PWK_DEBUG_PROFILE_PATCH").ok()?;
+    let (host, patch) = v.split_once('=')?;
+    Some((host.to_string(), patch.to_string()))
+}
+
 impl Env {
     /// Read the real process environment.
     pub fn from_process() -> Env {
@@ -77,6 +101,10 @@ impl Env {
             xdg_cache_home: non_empty("XDG_CACHE_HOME")
                 .map(PathBuf::from)
                 .filter(|p| p.is_absolute()),
+            host_vars: HOST_VARS
+                .iter()
+                .filter_map(|&k| Some((k, non_empty(k)?.to_string_lossy().into_owned())))
+                .collect(),
         }
     }
 

@@ -744,7 +744,7 @@ pub(crate) fn agents_dir_names() -> Vec<(&'static str, Option<crate::host::HostI
         .map(|d| (*d, None))
         .collect();
     for h in crate::host::ALL.into_iter().filter(|h| !h.is_pi()) {
-        for rel in h.project_dirs() {
+        for rel in h.own_project_dirs() {
             if !out.iter().any(|(d, _)| *d == rel) {
                 out.push((rel, Some(h)));
             }

@@ -8,12 +8,19 @@ as text).
             `D.Record`, `D.Literals`, …);
   aliases   keys the decoder reads as another (`A=_.steps??_.maxSteps`), and the
             `tools` map it turns into `permission` rules;
-  dirs      the agent file glob of the config directories (`{agent,agents}/**/*.md`).
+  dirs      the agent file glob of the config directories (`{agent,agents}/**/*.md`);
+  tools     measured with the real CLI (offline, no model): `opencode debug agent` on one
+            `mode: subagent` agent without `tools` prints the tools map the agent gets —
+            its keys are the built-in tools, `true` the ones a subagent is given (`invalid`,
+            the handler of a malformed tool call, is no tool a role can name).
 """
 
+import json
 import mmap
 import os
 import re
+import subprocess
+import tempfile
 
 from common import fail, js_matching, js_object_entries, js_string_array, sha256
 
@@ -58,12 +65,38 @@ def _effect_type(expr, local):
     return {"unresolved": e}
 
 
+def _debug_agent_tools(binary):
+    """The tools map `opencode debug agent` prints for a `mode: subagent` agent
+    without `tools`, in a scratch project and home (nothing of the user's read)."""
+    with tempfile.TemporaryDirectory(prefix="pwk-opencode-") as d:
+        project, home = os.path.join(d, "project"), os.path.join(d, "home")
+        os.makedirs(os.path.join(project, ".opencode", "agents"))
+        os.makedirs(home)
+        with open(os.path.join(project, ".opencode", "agents", "probe.md"), "w") as f:
+            f.write("---\ndescription: Probe\nmode: subagent\n---\nBody.\n")
+        subprocess.run(["git", "init", "-q", project], check=True)
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home,
+               "XDG_CONFIG_HOME": os.path.join(home, ".config"), "XDG_DATA_HOME": os.path.join(home, ".data"),
+               "XDG_CACHE_HOME": os.path.join(home, ".cache"), "XDG_STATE_HOME": os.path.join(home, ".state"),
+               "OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1",
+               "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1"}
+        r = subprocess.run([binary, "debug", "agent", "probe", "--pure"], cwd=project, env=env,
+                           capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            fail(f"opencode: `debug agent` exited {r.returncode}: {r.stderr.strip()[-400:]}")
+        doc = json.loads(r.stdout[r.stdout.index("{"):])
+    tools = doc.get("tools")
+    if not isinstance(tools, dict) or not tools:
+        fail("opencode: `debug agent` printed no tools map")
+    tools.pop("invalid", None)
+    return tools
+
+
 def extract(hosts_root, measure_cli=True):
     nm = os.path.join(hosts_root, "cli", "opencode", "node_modules")
     binary = os.path.join(nm, BIN)
     if not os.path.isfile(binary):
         fail(f"opencode: no binary at {binary} (run scripts/provision-hosts.sh)")
-    import json
     version = json.load(open(os.path.join(nm, "opencode-ai", "package.json")))["version"]
     with open(binary, "rb") as f:
         m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
@@ -115,6 +148,18 @@ def extract(hosts_root, measure_cli=True):
             dirs.append({"path": f".opencode/{d}", "recursive": "**" in names.group(2), "glob": glob,
                          "cite": f"opencode@{glob_at} (the agent files of a config directory)"})
     cite = f"opencode@{start + brace} (the agent config schema; its keys at +{end - brace + ks.start()})"
+    facts_tools, not_extracted = {}, {}
+    if measure_cli:
+        tools = _debug_agent_tools(binary)
+        facts_tools = {"tools": {
+            "subagent": sorted(t for t, on in tools.items() if on),
+            "dropped": [],
+            "denied": sorted(t for t, on in tools.items() if not on),
+            "cite": "the real CLI: `opencode debug agent probe --pure` on a `mode: subagent` agent without "
+                    "`tools` (its tools map; `invalid`, the malformed-call handler, left out)",
+        }}
+    else:
+        not_extracted["tools"] = "measured with the real CLI, not read (--static)"
     return {
         "host": "opencode",
         "version": version,
@@ -126,8 +171,10 @@ def extract(hosts_root, measure_cli=True):
             "aliases": {"keys": aliases, "tools_to_permission": tools_to_permission,
                         "cite": f"opencode@{start + end + ks.end()} (the decoder after the schema)"},
             "dirs": dirs,
+            **facts_tools,
         },
         "not_extracted": {
+            **not_extracted,
             "values.unresolved": "members typed by an imported schema (steps, permission) are not followed",
         },
     }

@@ -39,7 +39,13 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     };
     let file_name = format!("{}{suffix}", args.name);
     let target: PathBuf = dir.join(&file_name);
-    if std::fs::symlink_metadata(&target).is_ok() {
+    // Through the one writer: anchored at the project root inside the project (a
+    // symlinked `.agents` is refused), else at the --agents-dir given.
+    let named: Vec<PathBuf> = args.agents_dir.iter().map(|d| ctx.cwd.join(d)).collect();
+    let anchors = crate::fs::Anchors::new(&ctx.cwd, &project.root, &named);
+    // A file seen through a symbolic link on the way is not the project's: the
+    // writer refuses the link below, and says so, rather than "already exists".
+    if anchors.symlink_on_the_way(&dir).is_none() && std::fs::symlink_metadata(&target).is_ok() {
         anyhow::bail!(
             "{} already exists; `pwk new` never overwrites a file (edit it, remove it, or choose another name)",
             ctx.display_path(&target)
@@ -59,10 +65,6 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
                 host.profile.label()
             )
         })?;
-    // Through the one writer: anchored at the project root inside the project (a
-    // symlinked `.agents` is refused), else at the --agents-dir given.
-    let named: Vec<PathBuf> = args.agents_dir.iter().map(|d| ctx.cwd.join(d)).collect();
-    let anchors = crate::fs::Anchors::new(&ctx.cwd, &project.root, &named);
     let hooks = &mut crate::fs::NoHooks;
     let by = match &args.agents_dir {
         Some(_) => crate::fs::NamedBy::User("--agents-dir".into()),

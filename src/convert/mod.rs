@@ -390,6 +390,24 @@ pub(crate) fn convert_doc(
             );
         }
     }
+    // A key the target needs before it delegates to the role (Antigravity CLI:
+    // `subagent: true`): a role converted for a host is meant to be delegated to.
+    if let Some(need) = &to.invocable {
+        let value = need.value.to_string();
+        if c.push(&need.key, format!("{}: {value}\n", need.key)) {
+            c.item(
+                Outcome::Converted,
+                &need.key,
+                Some(&need.key),
+                format!(
+                    "added `{}: {value}`: without it {} {}",
+                    need.key,
+                    to.label(),
+                    need.note
+                ),
+            );
+        }
+    }
     // File-wide comments (`# pwk: ignore-file[…]`, text before the first key)
     // first, those after the last key last.
     let (head, tail) = c.file_comments(&notes);

@@ -585,3 +585,36 @@ fn claude_code_converts_to_pi_example_with_its_four_keys() {
     );
     assert_eq!(frontmatter(&t)["max_turns"], 12);
 }
+
+/// A target that delegates only to agents with a key set (Antigravity CLI:
+/// `subagent: true`) gets it, and the report says why; the tools come in its names.
+#[test]
+fn a_role_converted_for_antigravity_is_invocable_there() {
+    let c = convert(
+        ".pi/agents/reviewer.md",
+        "---\nname: reviewer\ndescription: Reviews.\ntools: read, grep, find, ls\n---\nYou review.\n",
+        "tintinweb",
+        "antigravity",
+        &[],
+    );
+    assert!(c.text.contains("\nsubagent: true\n"), "{}", c.text);
+    assert!(
+        c.text
+            .contains("\ntools: view_file, grep_search, find_by_name, list_dir\n"),
+        "{}",
+        c.text
+    );
+    let added = item(&c, "subagent");
+    assert_eq!(added.outcome, Outcome::Converted);
+    assert!(added.note.contains("invoke_subagent"), "{}", added.note);
+    // And what it wrote lints without `not-invocable`.
+    let doc = RoleDoc::parse(
+        PathBuf::from(".agents/agents/reviewer.md"),
+        c.text.as_bytes(),
+    );
+    let found = crate::lint::lint_doc(&doc, spec("antigravity"), &Default::default());
+    assert!(
+        !found.iter().any(|d| d.rule == "not-invocable"),
+        "{found:#?}"
+    );
+}

@@ -677,6 +677,17 @@ pub(crate) fn runtime_human(d: &Discovery, rt: &Runtime, style: Style) -> String
             _ => "an external CLI".to_string(),
         },
     );
+    if let Some(why) = &rt.disabled {
+        field(
+            &mut out,
+            "disabled",
+            &format!(
+                "{} does not run this role: {}",
+                d.host.label(),
+                escape_line(why)
+            ),
+        );
+    }
     if let Some(cli) = &rt.cli {
         field(&mut out, "cli", &cli.cli);
         field(
@@ -685,10 +696,20 @@ pub(crate) fn runtime_human(d: &Discovery, rt: &Runtime, style: Style) -> String
             cli.cli_model.as_deref().unwrap_or("(not set)"),
         );
     }
+    // A tool the child may not use on every call carries its limit in the list
+    // itself (`Bash [read-only calls]`): it is no full grant.
     let tools = if rt.tools.effective.is_empty() {
         "none".to_string()
     } else {
-        rt.tools.effective.join(", ")
+        rt.tools
+            .effective
+            .iter()
+            .map(|t| match rt.tools.limits.iter().find(|l| &l.tool == t) {
+                Some(l) => format!("{t} [{}]", l.calls),
+                None => t.clone(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     };
     field(&mut out, "tools", &format!("{tools} ({})", rt.tools.note));
     if let Some(m) = &rt.tools.mcp {
@@ -785,17 +806,23 @@ pub(crate) fn runtime_human(d: &Discovery, rt: &Runtime, style: Style) -> String
             ));
             out.push('\n');
         }
-    } else if rt.kind == "host-cli" {
-        // None of pi's files apply, and pwk holds no fact on which of this host's
-        // own settings change a role: say so rather than list nothing.
+    }
+    for set in &rt.settings {
+        let value = set.value.to_string();
         field(
             &mut out,
-            "config",
+            "setting",
             &format!(
-                "none read: pwk has no facts on how {}'s own settings change a role",
-                d.host.label()
+                "`{}` = {} in {}: {}",
+                escape_line(&set.key),
+                escape_line(&truncate(&value, 80)),
+                escape_line(&set.file),
+                set.note
             ),
         );
+    }
+    for u in &rt.settings_unread {
+        field(&mut out, "unread", u);
     }
     out
 }
@@ -861,6 +888,9 @@ pub(crate) fn runtime_of(
         explicit_model,
         agent_dir: agent_dir.as_deref(),
         cwd,
+        root: &d.project_root,
+        home: env.home.as_deref(),
+        host_vars: Some(&env.host_vars),
     };
     crate::discover::runtime::resolve_runtime(role, &inputs)
 }

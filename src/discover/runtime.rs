@@ -37,6 +37,11 @@ pub(crate) struct RuntimeInputs<'a> {
     pub agent_dir: Option<&'a Path>,
     /// The directory pi would start in (project `.pi/settings.json` is read there).
     pub cwd: &'a Path,
+    /// The project root: a host's project settings files are read there.
+    pub root: &'a Path,
+    pub home: Option<&'a Path>,
+    /// The host variables set ([`crate::env::HOST_VARS`]; `None`: not known).
+    pub host_vars: Option<&'a std::collections::BTreeMap<&'static str, String>>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -53,6 +58,28 @@ pub(crate) struct Runtime {
     pub cli: Option<CliRuntime>,
     /// Every config file consulted, with what was found.
     pub config_files: Vec<ConfigFile>,
+    /// What the host's own settings files set for this role ([`crate::host::HostSettings`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<SettingFound>,
+    /// What else decides that pwk does not read, in words; for a host with its own
+    /// CLI whose settings pwk knows nothing of, that.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub settings_unread: Vec<String>,
+    /// Set when the host's settings turn the role off: which key, where, and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disabled: Option<String>,
+}
+
+/// A settings key set in one of the host's own settings files.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct SettingFound {
+    /// As written (`agents.overrides.finder.runConfig.maxTurns`).
+    pub key: String,
+    pub value: serde_json::Value,
+    /// The file that decides it (the highest-priority one that sets it).
+    pub file: String,
+    /// What it does to the sub-agent.
+    pub note: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -231,6 +258,11 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
     let mut config_files = Vec::new();
     // pi's settings matter only where the child runs on pi.
     let on_pi = host.host.is_pi();
+    // A host with its own CLI reads its own settings files, where pwk knows them.
+    let own = match (&host.settings, on_pi) {
+        (Some(set), false) => Some(OwnSettings::load(set, inputs, &mut config_files)),
+        _ => None,
+    };
     let settings = if on_pi {
         PiSettings::load(inputs, &mut config_files)
     } else {
@@ -284,12 +316,34 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
                 .model_config
                 .as_ref()
                 .map(|c| HerdrConfig::load(c, inputs, &role.name, &mut config_files));
-            (
-                if on_pi { "pi" } else { "host-cli" },
-                model_chain(role, inputs, herdr.as_ref(), &settings),
-                None,
-            )
+            let mut model = match (&host.settings, &own) {
+                (Some(set), Some(own)) => host_chain(role, inputs, set, own),
+                _ => model_chain(role, inputs, herdr.as_ref(), &settings),
+            };
+            if let (Some(m), false) = (inputs.explicit_model, on_pi) {
+                model.notes.push(format!(
+                    "`--model {m}` is not used: {} picks the model of a role it runs itself",
+                    host.label()
+                ));
+            }
+            (if on_pi { "pi" } else { "host-cli" }, model, None)
         }
+    };
+    let mut max_turns = max_turns;
+    let mut disabled = None;
+    let (settings, settings_unread) = match (&host.settings, &own) {
+        (Some(set), Some(own)) => {
+            own.apply(set, role, &mut max_turns, &mut disabled);
+            (own.found(set, &role.name), set.unread.clone())
+        }
+        _ if !on_pi => (
+            Vec::new(),
+            vec![format!(
+                "not known to pwk: which of {}'s own settings files change a role",
+                host.label()
+            )],
+        ),
+        _ => (Vec::new(), Vec::new()),
     };
     Runtime {
         kind,
@@ -299,6 +353,235 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
         model,
         cli,
         config_files,
+        settings,
+        settings_unread,
+        disabled,
+    }
+}
+
+/// A host's own settings files as read for one role, lowest priority first.
+struct OwnSettings {
+    files: Vec<(String, serde_json::Value)>,
+}
+
+impl OwnSettings {
+    fn load(
+        set: &'static crate::host::HostSettings,
+        inputs: &RuntimeInputs<'_>,
+        out: &mut Vec<ConfigFile>,
+    ) -> OwnSettings {
+        let mut files = Vec::new();
+        for f in &set.files {
+            let Some(path) = f.locate(inputs.home, inputs.root) else {
+                out.push(ConfigFile {
+                    path: f.display(),
+                    purpose: "the host's settings",
+                    status: "not read: HOME is not set".to_string(),
+                });
+                continue;
+            };
+            let display = crate::display::display_path(inputs.cwd, &path);
+            let read = if f.path.ends_with(".jsonc") {
+                crate::pi::settings::read_jsonc(&path)
+            } else {
+                read_json(&path)
+            };
+            let status = match read {
+                Ok(None) => "absent".to_string(),
+                Err(e) => format!("{e}: ignored"),
+                Ok(Some(json)) => {
+                    files.push((display.clone(), json));
+                    "read".to_string()
+                }
+            };
+            out.push(ConfigFile {
+                path: display,
+                purpose: match f.layer.as_str() {
+                    "user" => "the host's user settings",
+                    "project" => "the host's project settings",
+                    "local" => "the host's local settings",
+                    _ => "the host's settings",
+                },
+                status,
+            });
+        }
+        OwnSettings { files }
+    }
+
+    /// The value of `key` (`<role>` is `role`) in the highest-priority file that
+    /// sets it, with that file.
+    fn get(&self, key: &str, role: &str) -> Option<(&serde_json::Value, &str)> {
+        self.files.iter().rev().find_map(|(display, json)| {
+            crate::host::HostSettings::lookup(key, role, json).map(|v| (v, display.as_str()))
+        })
+    }
+
+    /// What the settings change of the role: a turn limit they set (over the
+    /// file's own, or where it has none, as the host merges them), and whether
+    /// they turn the role off.
+    fn apply(
+        &self,
+        set: &crate::host::HostSettings,
+        role: &ResolvedRole,
+        max_turns: &mut Setting<u64>,
+        disabled: &mut Option<String>,
+    ) {
+        for k in &set.keys {
+            let Some((value, file)) = self.get(&k.key, &role.name) else {
+                continue;
+            };
+            let key = k.key.replace("<role>", &role.name);
+            if disabled.is_none() {
+                if k.disables.as_ref() == Some(value) {
+                    *disabled = Some(format!("`{key}: {value}` in {file}: {}", k.note));
+                }
+                if let Some(entry) = &k.disables_entry {
+                    let entry = entry.replace("<role>", &role.name);
+                    if value
+                        .as_array()
+                        .is_some_and(|a| a.iter().any(|e| e.as_str() == Some(entry.as_str())))
+                    {
+                        *disabled = Some(format!("`{entry}` in `{key}` of {file}: {}", k.note));
+                    }
+                }
+            }
+            if k.sets.as_deref() == Some("max-turns")
+                && let Some(n) = value.as_u64()
+            {
+                if k.over_file || max_turns.value.is_none() {
+                    let over = match max_turns.value {
+                        Some(own) => format!(", over the file's {own}"),
+                        None => String::new(),
+                    };
+                    *max_turns = Setting {
+                        value: Some(n),
+                        honoured: true,
+                        note: format!("`{key}` in {file}{over}"),
+                    };
+                } else {
+                    max_turns.note.push_str(&format!(
+                        "; `{key}: {n}` in {file} is not used: the file's own wins"
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Every key of `set` that one of the files sets.
+    fn found(&self, set: &crate::host::HostSettings, role: &str) -> Vec<SettingFound> {
+        set.keys
+            .iter()
+            .filter_map(|k| {
+                let (value, file) = self.get(&k.key, role)?;
+                Some(SettingFound {
+                    key: k.key.replace("<role>", role),
+                    value: value.clone(),
+                    file: file.to_string(),
+                    note: k.note.clone(),
+                })
+            })
+            .collect()
+    }
+}
+
+/// The model chain of a host with its own CLI, as its profile's
+/// `settings.model_chain` describes it: each link read from the role, the
+/// environment or the host's settings files.
+fn host_chain(
+    role: &ResolvedRole,
+    inputs: &RuntimeInputs<'_>,
+    set: &'static crate::host::HostSettings,
+    own: &OwnSettings,
+) -> ModelResolution {
+    let host = inputs.host;
+    let path = role.path.display(inputs.cwd);
+    let mut links: Vec<ChainLink> = Vec::new();
+    for step in &set.model_chain {
+        let link = step.link.as_str();
+        if link == "frontmatter" {
+            let key = setting_key(host, Some(role), "model").map_or("model", |(k, _)| k);
+            links.push(ChainLink {
+                link,
+                from: format!("`{key}` in {path}"),
+                value: role.role.model.clone(),
+                status: LinkStatus::Unset,
+                note: step.note.clone(),
+            });
+            continue;
+        }
+        let from_env = step.env.iter().find_map(|name| {
+            let v = inputs.host_vars?.get(name.as_str())?;
+            Some((v.clone(), format!("`${name}` in the environment")))
+        });
+        let from_key = || {
+            let key = step.key.as_deref()?;
+            let (v, file) = own.get(key, &role.name)?;
+            Some((
+                v.as_str()?.to_string(),
+                format!("`{}` in {file}", key.replace("<role>", &role.name)),
+            ))
+        };
+        let (value, from) = match from_env.or_else(from_key) {
+            Some((v, where_)) => (Some(v), where_),
+            None => (None, step.from.clone()),
+        };
+        links.push(ChainLink {
+            link,
+            from,
+            value,
+            status: LinkStatus::Unset,
+            note: step.note.clone(),
+        });
+    }
+    let inherit = |v: &str| host.models.inherit.iter().any(|i| i == v);
+    let parent = links
+        .iter()
+        .rposition(|l| l.link == "parent-default")
+        .unwrap_or(links.len().saturating_sub(1));
+    let mut decided: Option<usize> = None;
+    let mut effective: Option<String> = None;
+    for i in 0..links.len() {
+        let Some(value) = links[i].value.clone() else {
+            if i == parent && decided.is_none() {
+                links[i].status = LinkStatus::Decides;
+                decided = Some(i);
+            }
+            continue;
+        };
+        if decided.is_some() {
+            links[i].status = LinkStatus::NotReached;
+            continue;
+        }
+        if inherit(&value) {
+            // `inherit` is the parent's model: the links between are skipped.
+            links[i].status = LinkStatus::Decides;
+            links[i].note = Some(format!("`{value}`: the parent's model (the last link)"));
+            effective = links.get(parent).and_then(|p| p.value.clone());
+            decided = Some(i);
+            continue;
+        }
+        match unusable_reason(host, &value) {
+            Some(why) => {
+                links[i].status = LinkStatus::FallsBack;
+                links[i].note = Some(format!("`{value}` {why}: falls back to the next link"));
+            }
+            None => {
+                links[i].status = LinkStatus::Decides;
+                effective = Some(value);
+                decided = Some(i);
+            }
+        }
+    }
+    let decided = decided.unwrap_or(parent);
+    ModelResolution {
+        effective,
+        decided_by: links.get(decided).map_or("parent-default", |l| l.link),
+        chain: links,
+        notes: vec![format!(
+            "model ids are not checked against {}'s models; one it cannot resolve: it {}",
+            host.label(),
+            host.unresolvable_model.note
+        )],
     }
 }
 
@@ -539,7 +822,17 @@ fn max_turns(host: Host, role: &ResolvedRole) -> Setting<u64> {
         (None, None) => Setting {
             value: None,
             honoured: true,
-            note: "not set: no turn budget".to_string(),
+            // A host with its own CLI: its default, or that it reads none.
+            note: match host.key("max_turns").and_then(|f| f.default.as_deref()) {
+                Some(d) if !host.host.is_pi() => {
+                    format!("not set: {}'s default, {d}", host.label())
+                }
+                None if !host.host.is_pi() && !host.reads("max_turns") => format!(
+                    "not set: {} reads no turn limit from a role file",
+                    host.label()
+                ),
+                _ => "not set: no turn budget".to_string(),
+            },
         },
     }
 }
@@ -566,35 +859,39 @@ fn model_chain(
 ) -> ModelResolution {
     let host = inputs.host;
     let path = role.path.display(inputs.cwd);
-    let mut links = vec![
-        ChainLink {
+    // `--model` is how pwk runs a role on pi; a host with its own CLI takes none.
+    let mut links: Vec<ChainLink> = host
+        .host
+        .is_pi()
+        .then(|| ChainLink {
             link: "invocation",
             from: "--model".to_string(),
             value: inputs.explicit_model.map(str::to_string),
             status: LinkStatus::Unset,
             note: None,
+        })
+        .into_iter()
+        .collect();
+    links.push(match setting_key(host, Some(role), "model") {
+        Some((key, _)) => ChainLink {
+            link: "frontmatter",
+            from: format!("`{key}` in {path}"),
+            value: role.role.model.clone(),
+            status: LinkStatus::Unset,
+            note: None,
         },
-        match setting_key(host, Some(role), "model") {
-            Some((key, _)) => ChainLink {
-                link: "frontmatter",
-                from: format!("`{key}` in {path}"),
-                value: role.role.model.clone(),
-                status: LinkStatus::Unset,
-                note: None,
-            },
-            // A host that takes the model per call only (subagents-lite).
-            None => ChainLink {
-                link: "frontmatter",
-                from: format!("`model` in {path}"),
-                value: None,
-                status: LinkStatus::NotRead,
-                note: Some(match host.instead.get("model") {
-                    Some(i) => i.clone(),
-                    None => format!("{} reads no model from a role file", host.label()),
-                }),
-            },
+        // A host that takes the model per call only (subagents-lite).
+        None => ChainLink {
+            link: "frontmatter",
+            from: format!("`model` in {path}"),
+            value: None,
+            status: LinkStatus::NotRead,
+            note: Some(match host.instead.get("model") {
+                Some(i) => i.clone(),
+                None => format!("{} reads no model from a role file", host.label()),
+            }),
         },
-    ];
+    });
     let not_read = |link: &'static str, what: &str| {
         ChainLink {
         link,

@@ -586,8 +586,13 @@ pub fn host_of_path(path: &Path) -> Option<(HostId, &'static str)> {
     };
     ALL.into_iter()
         .filter(|h| !h.is_pi())
-        .find_map(|h| h.project_dirs().find(|d| holds(d)).map(|d| (h, d)))
+        .find_map(|h| h.own_project_dirs().find(|d| holds(d)).map(|d| (h, d)))
 }
+
+/// The project directories several hosts share: pi's (`.pi/agents`) and the PWK
+/// contract's (`.agents/agents`, which Antigravity CLI and goose read too). A file
+/// there says nothing about its host by where it is.
+pub const SHARED_DIRS: [&str; 2] = [".agents/agents", ".pi/agents"];
 
 /// What a file's own keys say about its host.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -601,10 +606,14 @@ pub enum KeyEvidence {
 }
 
 /// The host a file's own `keys` name, among the pi hosts that read the file's
-/// directory ([`candidates_for`]): a key counts when exactly one candidate host
-/// reads it and the PWK contract (the role schema) does not document
-/// it (the portable vocabulary says nothing about the host). Asked for every key of
-/// every file whose host nothing else names: one lookup a key.
+/// directory ([`candidates_for`]): a key counts when exactly one known host — of
+/// every host pwk has a profile for, not only the candidates — reads it, that host
+/// is a candidate, and the PWK contract (the role schema) does not document it (the
+/// portable vocabulary says nothing about the host). A key several hosts read
+/// (`color`: tintinweb, Claude Code and OpenCode) is weak evidence and decides
+/// nothing, so the account's "which only <host> reads" is true of every key it
+/// names. Asked for every key of every file whose host nothing else names: one
+/// lookup a key.
 pub fn infer_from_keys<'k>(path: &Path, keys: impl IntoIterator<Item = &'k str>) -> KeyEvidence {
     let table = key_table();
     let mut candidates = None;
@@ -613,8 +622,11 @@ pub fn infer_from_keys<'k>(path: &Path, keys: impl IntoIterator<Item = &'k str>)
         let Some(&(key, readers)) = table.get(k) else {
             continue;
         };
+        if readers.count_ones() != 1 {
+            continue;
+        }
         let mine = readers & *candidates.get_or_insert_with(|| candidates_for(path));
-        if mine.count_ones() != 1 {
+        if mine == 0 {
             continue;
         }
         let host = ALL[mine.trailing_zeros() as usize];
@@ -700,9 +712,10 @@ impl std::hash::Hasher for Fnv {
     }
 }
 
-/// The hosts (bits over [`ALL`]) a file at `path` may be inferred to be for: the pi
-/// hosts that read its directory when it is one of pi's (`.pi/agents`,
-/// `.agents/agents`), else every pi host. The other hosts read only their own
+/// The hosts (bits over [`ALL`]) a file at `path` may be inferred to be for: the
+/// hosts that read its directory when it is a shared one (`.pi/agents`,
+/// `.agents/agents`: the pi hosts, and Antigravity CLI and goose there), else every
+/// pi host. The other hosts read only their own
 /// directories (step 1) or a plugin's (step 2), so their keys elsewhere say
 /// nothing: a `maxTurns` in a pi role is a misspelt `max_turns`, not a Claude Code
 /// agent.
@@ -712,13 +725,15 @@ fn candidates_for(path: &Path) -> u32 {
         let mask = |keep: &dyn Fn(HostId) -> bool| {
             ALL.iter()
                 .enumerate()
-                .filter(|(_, h)| **h != HostId::Pwk && h.is_pi() && keep(**h))
+                .filter(|(_, h)| **h != HostId::Pwk && keep(**h))
                 .fold(0u32, |m, (i, _)| m | 1 << i)
         };
+        // In a shared directory, every host that reads it (Antigravity CLI's
+        // `subagent` names it in `.agents/agents/`); elsewhere the pi hosts only.
         [
             mask(&|h| host_reads_dir(h, ".agents/agents")),
             mask(&|h| host_reads_dir(h, ".pi/agents")),
-            mask(&|_| true),
+            mask(&|h| h.is_pi()),
         ]
     });
     match project_dir_of(path) {
@@ -731,7 +746,7 @@ fn candidates_for(path: &Path) -> u32 {
 /// The well-known pi project directory holding `path` (`.agents/agents`,
 /// `.pi/agents`), if it is in one.
 pub fn project_dir_of(path: &Path) -> Option<&'static str> {
-    const DIRS: [&str; 2] = [".agents/agents", ".pi/agents"];
+    const DIRS: [&str; 2] = SHARED_DIRS;
     // Asked for every file, so bytes first: `Path::parent` and `Path::ends_with`
     // parse components, at ~10x the cost. The parent of `dir/name` (a plain file
     // name) is `dir`.
@@ -1047,6 +1062,78 @@ mod tests {
             infer_from_keys(p(".pi/agents/a.md"), ["prompt_mode", "toolBudget"]),
             KeyEvidence::Several(_)
         ));
+    }
+
+    /// The class, from the profiles: for every key some host outside the PWK
+    /// contract reads, the set of hosts (any version) that read it. A key read by
+    /// two or more hosts never infers one, in any directory (`color`: tintinweb,
+    /// Claude Code, OpenCode); a key exactly one host reads infers that host
+    /// wherever that host is a candidate, and the evidence names the key.
+    #[test]
+    fn only_a_key_exactly_one_known_host_reads_infers_it() {
+        let documented = crate::role::schema::schema()["properties"]
+            .as_object()
+            .unwrap();
+        let mut readers: std::collections::BTreeMap<&str, Vec<HostId>> = Default::default();
+        for h in ALL.into_iter().filter(|h| *h != HostId::Pwk) {
+            for p in h.profiles() {
+                for k in p.keys.keys() {
+                    if documented.contains_key(k) {
+                        continue;
+                    }
+                    let hosts = readers.entry(k.as_str()).or_default();
+                    if !hosts.contains(&h) {
+                        hosts.push(h);
+                    }
+                }
+            }
+        }
+        let shared: Vec<&str> = readers
+            .iter()
+            .filter(|(_, hs)| hs.len() > 1)
+            .map(|(k, _)| *k)
+            .collect();
+        assert!(shared.contains(&"color"), "{shared:?}");
+        let dirs = [
+            ".agents/agents/a.md",
+            ".pi/agents/a.md",
+            "agents/a.md",
+            "a.md",
+        ];
+        let (mut inferred, mut shared_seen) = (0, 0);
+        for (key, hosts) in &readers {
+            for dir in dirs {
+                let got = infer_from_keys(Path::new(dir), [*key]);
+                if hosts.len() > 1 {
+                    shared_seen += 1;
+                    assert_eq!(got, KeyEvidence::None, "`{key}` ({hosts:?}) in {dir}");
+                    continue;
+                }
+                let host = hosts[0];
+                let candidate = match project_dir_of(Path::new(dir)) {
+                    Some(d) => host_reads_dir(host, d),
+                    None => host.is_pi(),
+                };
+                if candidate {
+                    inferred += 1;
+                    assert_eq!(got, KeyEvidence::One(host, vec![*key]), "`{key}` in {dir}");
+                } else {
+                    assert_eq!(got, KeyEvidence::None, "`{key}` ({host}) in {dir}");
+                }
+            }
+        }
+        assert!(inferred > 0 && shared_seen > 0, "{inferred} {shared_seen}");
+        // The account names the deciding key, and it is true of it.
+        let d = Detection::from_keys(
+            HostId::Tintinweb,
+            vec!["prompt_mode"],
+            PathBuf::from(".pi/agents/a.md"),
+        );
+        assert!(
+            d.reason.contains("`prompt_mode`") && d.reason.contains("only tintinweb reads"),
+            "{}",
+            d.reason
+        );
     }
 
     /// The byte comparison answers as comparing components does, on every way of

@@ -79,6 +79,10 @@ pub struct Profile {
     /// per-agent and global links.
     #[serde(default)]
     pub model_config: Option<ModelConfig>,
+    /// A host with its own CLI: its own settings files, what in them changes a
+    /// sub-agent, and its model chain (`None`: not known to pwk).
+    #[serde(default)]
+    pub settings: Option<HostSettings>,
     /// How the host names models.
     #[serde(default)]
     pub models: Models,
@@ -96,11 +100,34 @@ pub struct Profile {
     /// a role that sets it for every host in their own spellings is not warned.
     #[serde(default)]
     pub equivalents: Vec<Equivalent>,
+    /// How well the host is known as a whole: `docs` for a host pwk knows only from
+    /// its documentation and issues (no loader read, nothing run: Antigravity CLI,
+    /// goose), and then every finding under this profile is a warning at most.
+    #[serde(default)]
+    pub confidence: Confidence,
+    /// A key the host loads the file without but needs, with this value, before it
+    /// offers the agent for delegation (Antigravity CLI: `subagent: true`, else
+    /// `invoke_subagent` never reaches it): `not-invocable`.
+    #[serde(default)]
+    pub invocable: Option<Invocable>,
     /// Kinds of agent the host tells apart by one key's value, each with its own keys
     /// and required keys (Gemini CLI: `kind: local` and `kind: remote`): a key fact's
     /// and a required key's `kinds` say which kinds they belong to.
     #[serde(default)]
     pub variants: Option<Variants>,
+}
+
+/// The key and value that make a loaded agent callable ([`Profile::invocable`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Invocable {
+    pub key: String,
+    pub value: serde_json::Value,
+    /// What the host does without it, completing "`<host>` …".
+    pub note: String,
+    pub cite: Cite,
+    #[serde(default)]
+    pub confidence: Confidence,
 }
 
 /// Kinds of agent told apart by a key ([`Profile::variants`]).
@@ -863,6 +890,115 @@ impl ModelConfig {
             return home.map(|h| h.join(rest));
         }
         Some(root.join(&self.file))
+    }
+}
+
+/// A host's own settings files ([`Profile::settings`]): Claude Code's
+/// `.claude/settings.json`, OpenCode's `opencode.json`, Gemini CLI's
+/// `.gemini/settings.json`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostSettings {
+    /// The files, lowest priority first.
+    pub files: Vec<SettingsFile>,
+    /// How the host combines them, in words.
+    pub merge: String,
+    /// The keys that change a sub-agent (dotted; `<role>` is the role's name).
+    pub keys: Vec<SettingsKey>,
+    /// The host's model chain for a sub-agent, first link first.
+    pub model_chain: Vec<ChainStep>,
+    /// What else decides that pwk does not read (managed settings, a flag), in words.
+    #[serde(default)]
+    pub unread: Vec<String>,
+    pub cite: Cite,
+}
+
+/// One settings file ([`HostSettings::files`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsFile {
+    /// `{home}/…`, or relative to the project root.
+    pub path: String,
+    /// `user`, `project`, `local`.
+    pub layer: String,
+    pub cite: Cite,
+}
+
+impl SettingsFile {
+    /// The file on this machine (`None`: it is under a home that is not known).
+    pub fn locate(
+        &self,
+        home: Option<&std::path::Path>,
+        root: &std::path::Path,
+    ) -> Option<std::path::PathBuf> {
+        match self.path.strip_prefix("{home}/") {
+            Some(rest) => home.map(|h| h.join(rest)),
+            None => Some(root.join(&self.path)),
+        }
+    }
+
+    /// The path as people write it (`~/.claude/settings.json`).
+    pub fn display(&self) -> String {
+        self.path.replace("{home}", "~")
+    }
+}
+
+/// A settings key that changes a sub-agent ([`HostSettings::keys`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsKey {
+    pub key: String,
+    /// What it does to the sub-agent.
+    pub note: String,
+    /// The role setting a whole number here sets (`max-turns`).
+    #[serde(default)]
+    pub sets: Option<String>,
+    /// Whether it wins over the role file's own key (Gemini CLI's overrides) or
+    /// only fills in where the file has none (OpenCode's `agent.<name>`).
+    #[serde(default)]
+    pub over_file: bool,
+    /// The value that turns the role off (`enabled: false`, `disable: true`).
+    #[serde(default)]
+    pub disables: Option<serde_json::Value>,
+    /// A list entry that turns the role off (`Agent(<role>)` in Claude Code's
+    /// `permissions.deny`).
+    #[serde(default)]
+    pub disables_entry: Option<String>,
+    pub cite: Cite,
+}
+
+/// One link of a host's own model chain ([`HostSettings::model_chain`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainStep {
+    /// `invocation`, `frontmatter`, `per-agent-config`, `env`, `parent-default`.
+    pub link: String,
+    /// Where the value comes from, in words.
+    pub from: String,
+    /// Environment variables that set it, first set wins (before `key`).
+    #[serde(default)]
+    pub env: Vec<String>,
+    /// The settings key that sets it (the highest-priority file that has it wins).
+    #[serde(default)]
+    pub key: Option<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+    pub cite: Cite,
+}
+
+impl HostSettings {
+    /// The value at `path` (`agent.<role>.model`) in `json`.
+    pub fn lookup<'a>(
+        path: &str,
+        role: &str,
+        json: &'a serde_json::Value,
+    ) -> Option<&'a serde_json::Value> {
+        let mut v = json;
+        for part in path.split('.') {
+            let part = if part == "<role>" { role } else { part };
+            v = v.get(part)?;
+        }
+        Some(v)
     }
 }
 

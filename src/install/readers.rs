@@ -23,6 +23,13 @@ pub(crate) struct Reader {
     pub(crate) loads: Vec<String>,
     /// Roles it skips or refuses, each with the reason (`pwk lint`'s error).
     pub(crate) skips: Vec<(String, String)>,
+    /// Loaded roles the reader never delegates to (`not-invocable`: Antigravity
+    /// CLI without `subagent: true`), and what it needs.
+    pub(crate) uncallable: Vec<String>,
+    /// What those roles lack, completing "… to none of them: …" (`no `subagent:
+    /// true``).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) uncallable_why: Option<String>,
     /// Rules `pwk lint --host <reader>` warns about on the loaded roles, with how
     /// many roles each.
     pub(crate) warns: Vec<(String, usize)>,
@@ -40,12 +47,24 @@ impl Reader {
         if self.warns.is_empty() && self.skips.is_empty() {
             out.push_str(" as written");
         }
-        if !self.warns.is_empty() {
-            let w: Vec<String> = self
-                .warns
-                .iter()
-                .map(|(r, n)| format!("{r} ×{n}"))
-                .collect();
+        if !self.uncallable.is_empty() {
+            let which = if self.uncallable.len() == self.loads.len() {
+                "none of them".to_string()
+            } else {
+                self.uncallable.join(", ")
+            };
+            out.push_str(&format!(
+                " but delegates to {which} ({})",
+                self.uncallable_why.as_deref().unwrap_or("not-invocable")
+            ));
+        }
+        let warns: Vec<&(String, usize)> = self
+            .warns
+            .iter()
+            .filter(|(r, _)| r != crate::lint::rules::not_invocable::RULE.id)
+            .collect();
+        if !warns.is_empty() {
+            let w: Vec<String> = warns.iter().map(|(r, n)| format!("{r} ×{n}")).collect();
             out.push_str(&format!("; `pwk lint` warns: {}", w.join(", ")));
         }
         for (role, why) in &self.skips {
@@ -90,6 +109,8 @@ fn reader(profile: &'static HostProfile, roles: &[BundledRole], dir: [&str; 2]) 
         profile: profile.label(),
         loads: Vec::new(),
         skips: Vec::new(),
+        uncallable: Vec::new(),
+        uncallable_why: None,
         warns: Vec::new(),
     };
     for role in roles {
@@ -99,6 +120,13 @@ fn reader(profile: &'static HostProfile, roles: &[BundledRole], dir: [&str; 2]) 
         match found.iter().find(|d| d.severity == Severity::Error) {
             Some(e) => r.skips.push((role.name.to_string(), e.message.clone())),
             None => r.loads.push(role.name.to_string()),
+        }
+        if let Some(d) = found
+            .iter()
+            .find(|d| d.rule == crate::lint::rules::not_invocable::RULE.id)
+        {
+            r.uncallable.push(role.name.to_string());
+            r.uncallable_why = Some(format!("{}: {}", d.rule, d.label));
         }
         for d in found.iter().filter(|d| d.severity == Severity::Warning) {
             match r.warns.iter_mut().find(|(rule, _)| rule == d.rule) {
@@ -129,8 +157,40 @@ mod tests {
                 && names.iter().any(|n| n.starts_with("nicobailon@")),
             "{names:?}"
         );
-        // herdr reads only `.pi/agents/`.
+        // herdr reads only `.pi/agents/`; Antigravity CLI and goose read it too.
         assert!(!names.iter().any(|n| n.starts_with("herdr@")), "{names:?}");
+        for host in [HostId::Antigravity, HostId::Goose] {
+            assert!(
+                crate::host::host_reads_dir(host, ".agents/agents"),
+                "{host}"
+            );
+            assert!(
+                names.iter().any(|n| n.starts_with(&format!("{host}@"))),
+                "{host}: {names:?}"
+            );
+        }
+        // Every reader pwk has a profile for is listed, and only those.
+        let want: Vec<HostId> = crate::host::ALL
+            .into_iter()
+            .filter(|h| *h != HostId::Pwk && crate::host::host_reads_dir(*h, ".agents/agents"))
+            .collect();
+        assert_eq!(readers.len(), want.len(), "{names:?}");
+        // Antigravity CLI loads them but delegates to none without `subagent: true`,
+        // and the summary says so; the others delegate to every one.
+        for r in &readers {
+            let s = r.summary();
+            if r.profile.starts_with("antigravity@") {
+                assert_eq!(r.uncallable.len(), roles.len(), "{s}");
+                assert!(
+                    s.contains(
+                        "but delegates to none of them (not-invocable: no `subagent: true`)"
+                    ),
+                    "{s}"
+                );
+            } else {
+                assert!(r.uncallable.is_empty(), "{s}");
+            }
+        }
         for r in &readers {
             assert!(r.skips.is_empty(), "{}: {:?}", r.profile, r.skips);
             assert_eq!(r.loads.len(), roles.len(), "{}", r.profile);

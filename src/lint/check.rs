@@ -48,9 +48,29 @@ pub fn check_doc_full(
     }
     run(&mut cx);
     let mut out = cx.out;
+    documented_host(profile, &mut out);
     out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     out.dedup();
     (out, cx.host_specific)
+}
+
+/// A host pwk knows only from its documentation and issues (the profile's
+/// `confidence`: no loader read, nothing run) backs no error: every finding under
+/// it is a warning at most, and says why.
+fn documented_host(profile: &HostProfile, out: &mut [Diagnostic]) {
+    if profile.confidence.may_error() {
+        return;
+    }
+    for d in out
+        .iter_mut()
+        .filter(|d| d.severity == super::Severity::Error)
+    {
+        d.severity = super::Severity::Warning;
+        d.message.push_str(&format!(
+            " (pwk knows {} only from its documentation and issues, not from its loader)",
+            profile.label()
+        ));
+    }
 }
 
 /// The checks that look at the machine, not only the file: the skills a role
@@ -126,6 +146,7 @@ fn run_tree(cx: &mut Checker<'_>, fences: &Fences, tree: &Node) {
     rules::cli_model_without_cli::check(cx, tree);
     rules::adapter_visible::check(cx, tree);
     rules::missing_tools::check(cx, tree);
+    rules::not_invocable::check(cx, tree);
     rules::host_ignored_key::check(cx, tree);
     rules::host_rejected_key::check(cx, tree);
     rules::host_rejected_key::check_one_of(cx, tree);
@@ -384,7 +405,12 @@ fn parsed_as_json_text(p: &HostProfile, tree: &Node, top: &str) -> bool {
         h.key(top)
             .is_some_and(|f| f.parsed_as == Some(crate::host::ParsedAs::Json))
     };
-    is_text && (json(p) || (p.is_portable() && crate::host::pi_profiles().any(json)))
+    is_text
+        && (json(p)
+            || (p.is_portable()
+                && crate::host::pi_table()
+                    .key(top)
+                    .is_some_and(|e| e.json != 0)))
 }
 
 /// Severity follows evidence: a value finding built on a key fact that only the
@@ -514,6 +540,11 @@ fn value_rule(
         {
             &rules::host_tools_list::RULE
         }
+        // A number out of range, quoted or not: the number is what is wrong
+        // (`autoCompactWindow: '1000'`), not its type.
+        (_, _) if whole && rules::invalid_value::out_of_range(cx, top, node).is_some() => {
+            &rules::invalid_value::RULE
+        }
         (_, Kind::Type { .. } | Kind::OneOfNotValid { .. } | Kind::AnyOf { .. }) => {
             &rules::invalid_type::RULE
         }
@@ -544,6 +575,11 @@ fn report_value(
         rules::host_tools_list::report(cx, top, node);
     } else if id == rules::invalid_type::RULE.id {
         rules::invalid_type::report(cx, top, pointer, node);
+    } else if let Some(range) = (pointer == format!("/{top}"))
+        .then(|| rules::invalid_value::out_of_range(cx, top, node))
+        .flatten()
+    {
+        rules::invalid_value::report_range(cx, top, node, &range);
     } else {
         rules::invalid_value::report(cx, top, kind, node);
     }

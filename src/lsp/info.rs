@@ -229,6 +229,11 @@ fn value_hover(
         explicit_model: None,
         agent_dir: ws.setup.agent_dir.as_deref(),
         cwd: &ws.setup.root,
+        root: &ws.setup.root,
+        home: ws.setup.home.as_deref(),
+        // The server does not keep the environment: a hover shows the settings
+        // files' links only.
+        host_vars: None,
     };
     let rt = resolve_runtime(&resolved, &inputs);
     let label = host.label();

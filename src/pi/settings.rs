@@ -172,8 +172,99 @@ pub(crate) fn read_json(path: &Path) -> Result<Option<serde_json::Value>, String
     }
 }
 
+/// [`read_json`] for a file that may hold `//` and `/* */` comments and trailing
+/// commas (OpenCode's `opencode.jsonc`): they are blanked before parsing.
+pub(crate) fn read_jsonc(path: &Path) -> Result<Option<serde_json::Value>, String> {
+    match crate::fs::read::read(path, Kind::Settings) {
+        Ok(bytes) => serde_json::from_slice(&strip_jsonc(&bytes))
+            .map(Some)
+            .map_err(|e| format!("not valid JSON with comments ({e})")),
+        Err(ReadError::NotFound) => Ok(None),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// `text` with its comments turned into spaces and every comma that only white
+/// space and comments separate from a closing `]` or `}` dropped: one pass,
+/// strings left alone.
+fn strip_jsonc(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    let mut in_string = false;
+    // Where a comma was written that a closing bracket may still cancel.
+    let mut pending_comma: Option<usize> = None;
+    while i < text.len() {
+        let c = text[i];
+        if in_string {
+            out.push(c);
+            if c == b'\\' && i + 1 < text.len() {
+                out.push(text[i + 1]);
+                i += 1;
+            } else if c == b'"' {
+                in_string = false;
+            }
+            i += 1;
+            continue;
+        }
+        match (c, text.get(i + 1)) {
+            (b'/', Some(b'/')) => {
+                while i < text.len() && text[i] != b'\n' {
+                    out.push(b' ');
+                    i += 1;
+                }
+                continue;
+            }
+            (b'/', Some(b'*')) => {
+                out.extend_from_slice(b"  ");
+                i += 2;
+                while i < text.len() && !(text[i] == b'*' && text.get(i + 1) == Some(&b'/')) {
+                    out.push(if text[i] == b'\n' { b'\n' } else { b' ' });
+                    i += 1;
+                }
+                out.extend_from_slice(b"  ");
+                i += 2;
+                continue;
+            }
+            (b'"', _) => {
+                in_string = true;
+                pending_comma = None;
+            }
+            (b',', _) => pending_comma = Some(out.len()),
+            (b']' | b'}', _) => {
+                if let Some(at) = pending_comma.take() {
+                    out[at] = b' ';
+                }
+            }
+            (c, _) if c.is_ascii_whitespace() => {}
+            _ => pending_comma = None,
+        }
+        out.push(c);
+        i += 1;
+    }
+    out.truncate(out.len().min(text.len()));
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn jsonc_comments_and_trailing_commas() {
+        let text = br#"{
+  // a comment, "with a quote"
+  "model": "a/b", /* block
+  comment */ "s": "http://x//y",
+  "agent": {"r": {"model": "c/d",},},
+}"#;
+        let v: serde_json::Value = serde_json::from_slice(&super::strip_jsonc(text)).unwrap();
+        assert_eq!(v["model"], "a/b");
+        assert_eq!(v["s"], "http://x//y");
+        assert_eq!(v["agent"]["r"]["model"], "c/d");
+        // Unterminated comments and strings end the text; nothing panics.
+        for bad in [&b"{/* x"[..], b"\"abc", b"//", b"/", b"[1,"] {
+            let _ = super::strip_jsonc(bad);
+        }
+    }
+
     use super::*;
 
     #[test]

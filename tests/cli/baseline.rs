@@ -1,6 +1,6 @@
 //! `pwk lint --baseline` / `--write-baseline`.
 
-use crate::support::{Output, TestEnv, json, lint_json, run};
+use crate::support::{Finding, Output, TestEnv, findings, json, lint_json, run};
 
 const ROLE: &str =
     "---\nname: r\ndescription: d\ntools: read\nowner: me\nmax_turns: \"20\"\n---\nBody\n";
@@ -17,18 +17,9 @@ fn lint(env: &TestEnv, extra: &[&str]) -> Output {
     lint_json(env, &[&["--host", "pwk"], extra].concat())
 }
 
+/// (path, rule) of every finding.
 fn rules(out: &Output) -> Vec<(String, String)> {
-    json(out)["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap().into(),
-                d["rule"].as_str().unwrap().into(),
-            )
-        })
-        .collect()
+    findings(&json(out)).iter().map(Finding::at_rule).collect()
 }
 
 #[test]
@@ -103,7 +94,7 @@ fn write_then_only_new_findings_fail() {
         [(".agents/agents/r.md".to_string(), "unknown-key".to_string())]
     );
     assert_eq!(
-        json(&out)["diagnostics"][0]["message"],
+        findings(&json(&out))[0].message,
         "unknown key `team`: no supported host reads it"
     );
 

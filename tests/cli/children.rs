@@ -28,9 +28,7 @@ fn slow_capture_pi(env: &TestEnv) -> (PathBuf, PathBuf) {
         pids.display(),
         fake_pi().display()
     );
-    let bin = env.write("slow-pi", script);
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = env.executable("slow-pi", script);
     (bin, pids)
 }
 

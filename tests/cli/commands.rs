@@ -2,7 +2,7 @@
 //! the project root everywhere, every result-printing command takes `--format
 //! human|json`, and fatal errors take one path.
 
-use crate::support::{TestEnv, json, run, run_with_stdin};
+use crate::support::{TestEnv, diagnostics, json, run, run_with_stdin};
 
 const ROLE: &str = "---\nname: reviewer\ndescription: Reviews a diff against its acceptance criteria and returns findings.\ntools: read, grep, find, ls\n---\n\nYou review the diff you are given.\n";
 
@@ -198,9 +198,7 @@ fn a_missing_path_is_counted_in_the_lint_document() {
         .args(["lint", "--format", "json", "missing.md", ".agents/agents"]));
     assert_eq!(out.code, 2, "{}", out.stderr);
     let doc = json(&out);
-    let rules: Vec<&str> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
+    let rules: Vec<&str> = diagnostics(&doc)
         .iter()
         .map(|d| d["rule"].as_str().unwrap())
         .collect();
@@ -227,7 +225,7 @@ fn shadowing_between_agent_dirs_is_a_warning_that_names_the_winner() {
         .args(["lint", "--host", "pwk", "--format", "json"]));
     assert_eq!(out.code, 0, "{}", out.stdout);
     let doc = json(&out);
-    let d = &doc["diagnostics"].as_array().unwrap();
+    let d = &diagnostics(&doc);
     assert_eq!(d.len(), 1, "{}", out.stdout);
     assert_eq!(d[0]["rule"], "shadowed-role");
     assert_eq!(d[0]["severity"], "warning");
@@ -246,9 +244,7 @@ fn shadowing_between_agent_dirs_is_a_warning_that_names_the_winner() {
         .args(["lint", "--host", "pwk", "--format", "json"]));
     assert_eq!(out.code, 1);
     let doc = json(&out);
-    let rules: Vec<&str> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
+    let rules: Vec<&str> = diagnostics(&doc)
         .iter()
         .map(|d| d["rule"].as_str().unwrap())
         .collect();

@@ -1,6 +1,6 @@
 //! `pwk.toml`: every key, precedence, located errors, `pwk config`, `pwk schema --config`.
 
-use crate::support::{Output, TestEnv, json, lint_json as lint, run};
+use crate::support::{Finding, Output, TestEnv, json, lint_json as lint, run};
 
 /// A role with a quoted `max_turns` (invalid-type, an error), a CRLF line (crlf,
 /// a warning) and `max_turns` (ignored by nicobailon).
@@ -17,24 +17,14 @@ fn project() -> TestEnv {
     env
 }
 
-/// (path, rule, severity) of every finding.
-fn findings(out: &Output) -> Vec<(String, String, String)> {
-    json(out)["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap().to_string(),
-                d["rule"].as_str().unwrap().to_string(),
-                d["severity"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
+/// Every finding of a lint run's JSON output.
+fn findings(out: &Output) -> Vec<Finding> {
+    crate::support::findings(&json(out))
 }
 
-fn has(f: &[(String, String, String)], path: &str, rule: &str, sev: &str) -> bool {
-    f.iter().any(|(p, r, s)| p == path && r == rule && s == sev)
+fn has(f: &[Finding], path: &str, rule: &str, sev: &str) -> bool {
+    f.iter()
+        .any(|f| f.path == path && f.rule == rule && f.severity == sev)
 }
 
 #[test]
@@ -56,11 +46,11 @@ fn rules_set_levels_and_turn_rules_off() {
         has(&after, "roles/a.md", "invalid-type", "warning"),
         "{after:?}"
     );
-    assert!(!after.iter().any(|(_, r, _)| r == "crlf"), "{after:?}");
+    assert!(!after.iter().any(|f| f.rule == "crlf"), "{after:?}");
     // `host-ignored-key` set to error: no host is named, so the keys only some
     // hosts read are the summary's note, not findings.
     assert!(
-        !after.iter().any(|(_, r, _)| r == "host-ignored-key"),
+        !after.iter().any(|f| f.rule == "host-ignored-key"),
         "{after:?}"
     );
     assert_eq!(out.code, 0);
@@ -85,16 +75,20 @@ fn paths_choose_the_files_and_exclude_leaves_some_out() {
     );
     let out = lint(&env, &["--host", "pwk"]);
     let paths: std::collections::BTreeSet<String> =
-        findings(&out).into_iter().map(|f| f.0).collect();
+        findings(&out).into_iter().map(|f| f.path).collect();
     assert_eq!(
         paths.into_iter().collect::<Vec<_>>(),
         ["drafts/wip.md", "roles/a.md", "roles/b.md"]
     );
     // A directory walk honours `exclude`; a file named on the command line is linted.
     let out = lint(&env, &["--host", "pwk", "-r", "roles"]);
-    assert!(!findings(&out).iter().any(|f| f.0.contains("legacy")));
+    assert!(!findings(&out).iter().any(|f| f.path.contains("legacy")));
     let out = lint(&env, &["--host", "pwk", "roles/legacy/old.md"]);
-    assert!(findings(&out).iter().any(|f| f.0 == "roles/legacy/old.md"));
+    assert!(
+        findings(&out)
+            .iter()
+            .any(|f| f.path == "roles/legacy/old.md")
+    );
     // `paths` that match nothing: exit 2, said so.
     env.write("pwk.toml", "paths = [\"nowhere/\"]\n");
     let out = lint(&env, &[]);
@@ -119,16 +113,14 @@ fn overrides_set_host_and_rules_for_their_files() {
     assert!(has(&f, "roles/a.md", "invalid-type", "error"), "{f:?}");
     assert!(
         !f.iter()
-            .any(|(p, r, _)| p == "roles/legacy/old.md" && r == "invalid-type"),
+            .any(|f| f.path == "roles/legacy/old.md" && f.rule == "invalid-type"),
         "{f:?}"
     );
     // Linted for nicobailon: it ignores `max_turns` (a nicobailon-only wording).
-    let old: Vec<_> = json(&out)["diagnostics"]
-        .as_array()
-        .unwrap()
+    let old: Vec<String> = f
         .iter()
-        .filter(|d| d["path"] == "roles/legacy/old.md" && d["rule"] == "host-ignored-key")
-        .map(|d| d["message"].as_str().unwrap().to_string())
+        .filter(|f| f.path == "roles/legacy/old.md" && f.rule == "host-ignored-key")
+        .map(|f| f.message.clone())
         .collect();
     assert!(old.iter().any(|m| m.starts_with("nicobailon@")), "{old:?}");
     assert!(
@@ -151,7 +143,7 @@ fn extend_reads_the_base_file_and_the_file_beats_it() {
         "extend = \"config/base.toml\"\n[rules]\ninvalid-type = \"warn\"\n",
     );
     let f = findings(&lint(&env, &["roles/a.md"]));
-    assert!(!f.iter().any(|(_, r, _)| r == "crlf"), "{f:?}");
+    assert!(!f.iter().any(|f| f.rule == "crlf"), "{f:?}");
     assert!(has(&f, "roles/a.md", "invalid-type", "warning"), "{f:?}");
     let out = run(env.pwk().args(["config", "--format", "json", "roles/a.md"]));
     let doc = json(&out);
@@ -223,7 +215,7 @@ fn precedence_is_flag_override_file_extended_default() {
     let f = findings(&lint(&env, &["roles/legacy/old.md", "roles/a.md"]));
     assert!(has(&f, "roles/legacy/old.md", "crlf", "warning"), "{f:?}");
     assert!(
-        !f.iter().any(|(p, r, _)| p == "roles/a.md" && r == "crlf"),
+        !f.iter().any(|f| f.path == "roles/a.md" && f.rule == "crlf"),
         "{f:?}"
     );
 }
@@ -236,12 +228,12 @@ fn the_config_is_found_walking_up_to_the_project_root_and_not_above() {
         .pwk()
         .current_dir(env.path("roles/legacy"))
         .args(["lint", "--format", "json", "--host", "pwk", "old.md"])));
-    assert!(!f.iter().any(|(_, r, _)| r == "invalid-type"), "{f:?}");
+    assert!(!f.iter().any(|f| f.rule == "invalid-type"), "{f:?}");
     // Above the project root (`.git` in `inner/`) it is not seen.
     env.write("inner/.git/HEAD", "");
     env.write("inner/r.md", ROLE.replace("NAME", "r"));
     let f = findings(&lint(&env, &["--host", "pwk", "inner/r.md"]));
-    assert!(f.iter().any(|(_, r, _)| r == "invalid-type"), "{f:?}");
+    assert!(f.iter().any(|f| f.rule == "invalid-type"), "{f:?}");
     // Both names in one directory: refused.
     env.write("pwk.toml", "");
     let out = lint(&env, &["--host", "pwk", "roles/a.md"]);
@@ -387,10 +379,10 @@ fn an_extended_files_globs_are_relative_to_that_file() {
     }
     env.write("sub/roles/legacy/old.md", ROLE.replace("NAME", "old"));
     let f = findings(&lint(&env, &["--host", "pwk", "-r", "sub/roles"]));
-    assert!(!f.iter().any(|(p, _, _)| p.contains("legacy")), "{f:?}");
+    assert!(!f.iter().any(|f| f.path.contains("legacy")), "{f:?}");
     assert!(
         !f.iter()
-            .any(|(p, r, _)| p == "sub/roles/a.md" && r == "invalid-type"),
+            .any(|f| f.path == "sub/roles/a.md" && f.rule == "invalid-type"),
         "{f:?}"
     );
     assert!(has(&f, "sub/roles/b.md", "invalid-type", "error"), "{f:?}");
@@ -546,17 +538,8 @@ fn extend_through_a_symlinked_directory_means_the_real_path() {
                     cmd.args(["-r", "."]);
                 }
                 let out = run(&mut cmd);
-                let mut got: Vec<(String, String)> = json(&out)["diagnostics"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|d| {
-                        (
-                            d["path"].as_str().unwrap().into(),
-                            d["rule"].as_str().unwrap().into(),
-                        )
-                    })
-                    .collect();
+                let mut got: Vec<(String, String)> =
+                    findings(&out).iter().map(Finding::at_rule).collect();
                 got.sort();
                 got
             };

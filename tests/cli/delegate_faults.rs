@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::process::fake_pi;
+use crate::support::process::{fake_pi, fake_pi_starts, pwk_on_fake_pi};
 use crate::support::{Output, TestEnv, run_with_stdin};
 
 struct Fake {
@@ -26,12 +26,8 @@ impl Fake {
     }
 
     fn cmd(&self, mode: &str) -> Command {
-        let mut c = self.env.pwk();
-        c.arg("delegate")
-            .env("PWK_PI_BIN", fake_pi())
-            .env("FAKE_PI_MODE", mode)
-            .env("FAKE_PI_LOG", &self.log)
-            .env("PI_CODING_AGENT_DIR", self.env.path("agent"));
+        let mut c = pwk_on_fake_pi(&self.env, &self.log);
+        c.arg("delegate").env("FAKE_PI_MODE", mode);
         c
     }
 
@@ -53,11 +49,7 @@ impl Fake {
     }
 
     fn starts(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
+        fake_pi_starts(&self.log)
     }
 }
 

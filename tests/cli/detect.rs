@@ -17,7 +17,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{TestEnv, repo_root, run};
+use crate::support::{TestEnv, diagnostics, findings, json, repo_root, run};
 
 /// A role every pi host loads, with no key only one host reads (so the settings,
 /// not the keys, decide).
@@ -122,11 +122,6 @@ const TREE_DIRS: [&str; 10] = [
     "gh/.github/agents",
 ];
 
-fn json(out: &crate::support::Output) -> Value {
-    serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", out.stdout, out.stderr))
-}
-
 /// One run, no `--host`: each project of the tree (every pi host, every host beyond
 /// pi) is linted for its own host, and the run says why, one line per decision.
 #[test]
@@ -179,16 +174,9 @@ fn each_project_in_a_tree_is_linted_for_its_own_host() {
     assert_eq!(sorted, want, "{doc}");
     // Each project's findings are its own host's: nothing about the missing `name` or
     // `description` (the PWK contract's), pi-example ignores `max_turns`.
-    let rules: Vec<(String, String)> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap().to_string(),
-                d["rule"].as_str().unwrap().to_string(),
-            )
-        })
+    let rules: Vec<(String, String)> = findings(&doc)
+        .into_iter()
+        .map(|f| (f.path, f.rule))
         .collect();
     assert!(
         !rules
@@ -253,9 +241,7 @@ fn each_project_in_a_tree_is_linted_for_its_own_host() {
         .args(["lint", "--format", "json"])
         .args(PI_DIRS)));
     assert_eq!(bare["host"]["profile"], "pwk", "{bare}");
-    let contract: Vec<&Value> = bare["diagnostics"]
-        .as_array()
-        .unwrap()
+    let contract: Vec<&Value> = diagnostics(&bare)
         .iter()
         .filter(|d| d["rule"] == "missing-name" || d["rule"] == "missing-description")
         .collect();

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::support::{TestEnv, run, run_with_stdin};
+use crate::support::{TestEnv, of_rule, run, run_with_stdin};
 
 const ROLE: &str = "---\nname: probe-role\ndescription: Answers smoke tests for pwk's own tests.\ntools: read, grep\nmax_turns: 3\n---\nYou are the probe role.\n";
 
@@ -39,7 +39,6 @@ fn non_snake_keys(v: &Value, path: &str, out: &mut Vec<String>) {
 
 /// A stand-in pi that prints a minimal successful event stream.
 fn stub_pi(env: &TestEnv) -> std::path::PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     let script = r#"#!/bin/sh
 cat > /dev/null
 printf '%s\n' '{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00Z","cwd":"/"}'
@@ -48,9 +47,7 @@ printf '%s\n' '{"type":"turn_start"}'
 printf '%s\n' '{"type":"message_end","message":{"role":"assistant","content":[{"type":"text","text":"probe-role: read, grep"}],"provider":"mock","model":"mock-model","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":0}}'
 printf '%s\n' '{"type":"agent_end","messages":[]}'
 "#;
-    let bin = env.write("bin/stub-pi", script);
-    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
-    bin
+    env.executable("bin/stub-pi", script)
 }
 
 /// A command whose stdout is one document: what, its arguments, `PWK_PI_BIN`, stdin.
@@ -239,11 +236,8 @@ fn a_rule_raising_two_severities_says_so_everywhere() {
         .pwk()
         .args(["lint", "--host", "tintinweb", "--format", "json"]));
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-    let severities: Vec<&str> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["rule"] == "unknown-tool")
+    let severities: Vec<&str> = of_rule(&doc, "unknown-tool")
+        .into_iter()
         .map(|d| d["severity"].as_str().unwrap())
         .collect();
     assert!(

@@ -13,10 +13,21 @@ fn cli_hosts() -> Vec<pwk::host::HostId> {
     pwk::host::ALL.into_iter().filter(|h| !h.is_pi()).collect()
 }
 
+/// Whether every project directory of `host` is its own, so that a role there is
+/// the host's by its place with no `--host` (Claude Code's `.claude/agents/`). A host
+/// that also reads a shared directory (`pwk::host::SHARED_DIRS`: Antigravity CLI and
+/// goose read `.agents/agents/`, where `new` writes for them) is named by `--host` or
+/// `host` in pwk.toml there: the place says nothing about its host.
+fn named_by_place(host: pwk::host::HostId) -> bool {
+    !host
+        .project_dirs()
+        .any(|d| pwk::host::SHARED_DIRS.contains(&d))
+}
+
 /// Words that would mean pi speaks for a host that is not pi.
 fn pi_words() -> regex::Regex {
     regex::Regex::new(
-        r"(?i)\bpi's\b|\bon pi\b|runs on\s+pi\b|\bpi\s+(host|settings|model|runs|clamps)\b|\.pi/|~/\.pi\b|PI_CODING_AGENT_DIR|pi-herdr|tintinweb|nicobailon|herdr",
+        r#"(?i)\bpi's\b|\bon pi\b|runs on\s+pi\b|\bpi\s+(host|settings|model|runs|clamps)\b|\.pi/|~/\.pi\b|PI_CODING_AGENT_DIR|pi-herdr|tintinweb|nicobailon|herdr|invocation\s+(unset|decides|not reached|falls back)\s+--model|invocation\s+\(--model\)|"from":\s*"--model""#,
     )
     .unwrap()
 }
@@ -73,9 +84,16 @@ fn new_writes_a_clean_template_into_each_cli_hosts_directory() {
                     "{what}: {}",
                     out.stdout
                 );
+                // In a shared directory the host is named (pwk.toml, or `--host`).
+                let named: &[&str] = if by_config || named_by_place(host) {
+                    &[]
+                } else {
+                    &["--host", h]
+                };
                 let lint = run(env
                     .pwk()
-                    .args(["lint", "--deny-warnings", "--format", "concise"]));
+                    .args(["lint", "--deny-warnings", "--format", "concise"])
+                    .args(named));
                 assert_eq!(
                     lint.code,
                     0,
@@ -94,7 +112,10 @@ fn new_writes_a_clean_template_into_each_cli_hosts_directory() {
                     "{what}: {}",
                     lint.stdout
                 );
-                let show = run(env.pwk().args(["show", "fresh-role", "--format", "json"]));
+                let show = run(env
+                    .pwk()
+                    .args(["show", "fresh-role", "--format", "json"])
+                    .args(named));
                 assert_eq!(show.code, 0, "{what}: {}", show.stderr);
                 let doc: Value = serde_json::from_str(&show.stdout).unwrap();
                 assert_eq!(doc["host"], h, "{what}");
@@ -154,7 +175,7 @@ fn no_output_about_a_cli_hosts_role_speaks_of_pi() {
             outputs.push((with_host.join(" "), out));
             // Detected from the directory (`list` then lists pi's own roles too,
             // under pi's heading: only the role's own commands are checked).
-            if args[0] != "list" {
+            if args[0] != "list" && named_by_place(host) {
                 let out = run(env.pwk().args(args));
                 assert_eq!(out.code, 0, "{h} {args:?}: {}{}", out.stdout, out.stderr);
                 assert!(out.stdout.contains(h), "{h} {args:?}: {}", out.stdout);
@@ -361,7 +382,15 @@ fn lsp_hover_and_completion_speak_the_buffers_host() {
     for host in cli_hosts() {
         let h = host.as_str();
         let env = project();
-        let dir = host.project_dirs().last().expect("a project directory");
+        // A host whose only project directory is shared (Antigravity CLI) is
+        // named by pwk.toml there.
+        let dir = match host.own_project_dirs().last() {
+            Some(dir) => dir,
+            None => {
+                env.write("pwk.toml", format!("host = \"{h}\"\n"));
+                host.project_dirs().last().expect("a project directory")
+            }
+        };
         let text = "---\nname: probe\ndescription: Probes.\nmodel: \n---\nBody\n";
         let uri = file_uri(&env.write(&format!("{dir}/probe.md"), text));
         let mut cmd = env.pwk();
@@ -455,4 +484,297 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         }
     }
     out
+}
+
+/// `value` at the dotted `key` of `doc` (objects made on the way).
+fn set_dotted(doc: &mut Value, key: &str, value: Value) {
+    let mut at = doc;
+    for part in key.split('.') {
+        at = at
+            .as_object_mut()
+            .expect("an object on the way")
+            .entry(part)
+            .or_insert_with(|| serde_json::json!({}));
+    }
+    *at = value;
+}
+
+/// A host with its own CLI is described with its own settings and model chain,
+/// generated over its profile's `settings` (issue 31 item 1): every file it reads
+/// is listed, every chain link its profile names comes in that order (no pi
+/// `--model` link), a link's settings key set in the project's highest file and
+/// its environment variable each show up as that link's value, each settings key
+/// set is reported with its file; a host whose settings pwk knows nothing of says
+/// "not known to pwk".
+#[test]
+fn each_cli_hosts_own_settings_files_and_model_chain() {
+    for host in cli_hosts() {
+        let h = host.as_str();
+        let profile = host.newest();
+        let env = project();
+        let new = run(env.pwk().args(["new", "probe", "--host", h]));
+        assert_eq!(new.code, 0, "{h}: {}", new.stderr);
+        let show = |extra: &[(&str, &str)]| -> Value {
+            let mut cmd = env.pwk();
+            cmd.args(["show", "probe", "--host", h, "--format", "json"]);
+            for (k, v) in extra {
+                cmd.env(k, v);
+            }
+            let out = run(&mut cmd);
+            assert_eq!(out.code, 0, "{h}: {}", out.stderr);
+            serde_json::from_str(&out.stdout).unwrap()
+        };
+        // A turn limit the role does not set is the host's own default, or the
+        // host reads none: never pi's "no turn budget".
+        let plain = show(&[]);
+        if plain["runtime"]["max_turns"]["value"].is_null() {
+            let note = plain["runtime"]["max_turns"]["note"].as_str().unwrap();
+            match profile
+                .keys
+                .values()
+                .find(|f| f.setting.as_deref() == Some("max-turns"))
+            {
+                Some(f) => {
+                    let d = f.default.as_deref().unwrap();
+                    assert!(note.contains(d), "{h}: `{note}` does not say `{d}`");
+                }
+                None => assert!(note.contains("reads no turn limit"), "{h}: {note}"),
+            }
+        }
+        // `--model` is how pwk runs a role on pi: for this host it is said unused.
+        let mut cmd = env.pwk();
+        cmd.args([
+            "show", "probe", "--host", h, "--model", "x/y", "--format", "json",
+        ]);
+        let with_model: Value = serde_json::from_str(&run(&mut cmd).stdout).unwrap();
+        let notes = with_model["runtime"]["model"]["notes"].to_string();
+        assert!(notes.contains("`--model x/y` is not used"), "{h}: {notes}");
+        assert_ne!(with_model["runtime"]["model"]["effective"], "x/y", "{h}");
+        let Some(set) = &profile.settings else {
+            let doc = show(&[]);
+            let unread = doc["runtime"]["settings_unread"].to_string();
+            assert!(unread.contains("not known to pwk"), "{h}: {unread}");
+            let links: Vec<&str> = doc["runtime"]["model"]["chain"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|l| l["link"].as_str().unwrap())
+                .collect();
+            assert!(!links.contains(&"invocation"), "{h}: {links:?}");
+            continue;
+        };
+        // The project's highest-priority file gets every chain link's key and
+        // every settings key (`<role>` is the role's name).
+        let top = set
+            .files
+            .iter()
+            .rev()
+            .find(|f| !f.path.starts_with('{'))
+            .expect("a project settings file");
+        let mut doc = serde_json::json!({});
+        for step in &set.model_chain {
+            if let Some(key) = &step.key {
+                set_dotted(
+                    &mut doc,
+                    &key.replace("<role>", "probe"),
+                    Value::String(format!("vendor/from-{}", step.link)),
+                );
+            }
+        }
+        for k in &set.keys {
+            let key = k.key.replace("<role>", "probe");
+            let mut probe = doc.clone();
+            // A key a chain link already set (or a parent of one) keeps its value.
+            if key.split('.').try_fold(&probe, |v, p| v.get(p)).is_none() {
+                set_dotted(&mut probe, &key, Value::String("set".into()));
+                doc = probe;
+            }
+        }
+        env.write(&top.path, serde_json::to_string_pretty(&doc).unwrap());
+        let got = show(&[]);
+        let rt = &got["runtime"];
+        let files: Vec<&str> = rt["config_files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap())
+            .collect();
+        for f in &set.files {
+            let tail = f.path.trim_start_matches("{home}/");
+            assert!(
+                files.iter().any(|p| p.ends_with(tail)),
+                "{h}: {tail} not in {files:?}"
+            );
+        }
+        let chain = rt["model"]["chain"].as_array().unwrap();
+        let links: Vec<&str> = chain.iter().map(|l| l["link"].as_str().unwrap()).collect();
+        let want: Vec<&str> = set.model_chain.iter().map(|s| s.link.as_str()).collect();
+        assert_eq!(links, want, "{h}");
+        for (step, link) in set.model_chain.iter().zip(chain) {
+            if step.key.is_some() {
+                assert_eq!(
+                    link["value"],
+                    format!("vendor/from-{}", step.link),
+                    "{h}: {link}"
+                );
+                assert!(
+                    link["from"].as_str().unwrap().contains(&top.path),
+                    "{h}: {link}"
+                );
+            }
+            for var in &step.env {
+                let by_env = show(&[(var.as_str(), "vendor/from-env")]);
+                let l = by_env["runtime"]["model"]["chain"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|l| l["link"] == step.link.as_str())
+                    .unwrap()
+                    .clone();
+                assert_eq!(l["value"], "vendor/from-env", "{h} ${var}: {l}");
+                assert!(
+                    l["from"].as_str().unwrap().contains(var.as_str()),
+                    "{h}: {l}"
+                );
+            }
+        }
+        let found: Vec<&str> = rt["settings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                assert_eq!(s["file"], top.path.as_str(), "{h}: {s}");
+                s["key"].as_str().unwrap()
+            })
+            .collect();
+        for k in &set.keys {
+            let key = k.key.replace("<role>", "probe");
+            assert!(found.contains(&key.as_str()), "{h}: {key} not in {found:?}");
+        }
+        // What a key does to the role, each alone in the project's top file: a
+        // turn limit it sets (over the file's own, or only where it has none), a
+        // value or list entry that turns the role off.
+        let file_turns = rt["max_turns"]["value"].as_u64();
+        for k in &set.keys {
+            let key = k.key.replace("<role>", "probe");
+            let mut effects: Vec<(Value, &str)> = Vec::new();
+            if k.sets.as_deref() == Some("max-turns") {
+                effects.push((Value::from(77), "turns"));
+            }
+            if let Some(v) = &k.disables {
+                effects.push((v.clone(), "off"));
+            }
+            if let Some(e) = &k.disables_entry {
+                effects.push((serde_json::json!([e.replace("<role>", "probe")]), "off"));
+            }
+            for (value, what) in effects {
+                let mut doc = serde_json::json!({});
+                set_dotted(&mut doc, &key, value.clone());
+                env.write(&top.path, doc.to_string());
+                let rt = show(&[])["runtime"].clone();
+                match what {
+                    "turns" if k.over_file || file_turns.is_none() => {
+                        assert_eq!(rt["max_turns"]["value"], 77, "{h} {key}: {rt}");
+                        assert!(rt["max_turns"]["note"].as_str().unwrap().contains(&key));
+                    }
+                    "turns" => {
+                        assert_eq!(rt["max_turns"]["value"].as_u64(), file_turns, "{h} {key}");
+                        assert!(
+                            rt["max_turns"]["note"]
+                                .as_str()
+                                .unwrap()
+                                .contains("not used")
+                        );
+                    }
+                    _ => {
+                        let why = rt["disabled"].as_str().unwrap_or_else(|| {
+                            panic!("{h}: {key} = {value} does not turn the role off: {rt}")
+                        });
+                        assert!(why.contains(&top.path), "{h}: {why}");
+                    }
+                }
+                if what == "turns" {
+                    assert!(rt["disabled"].is_null(), "{h} {key}: {rt}");
+                }
+            }
+        }
+    }
+}
+
+/// The host variables the profiles' model chains name are the ones pwk's
+/// environment snapshot keeps.
+#[test]
+fn host_variables_of_every_chain_are_kept() {
+    for host in pwk::host::ALL {
+        for p in host.profiles() {
+            for step in p.settings.iter().flat_map(|s| &s.model_chain) {
+                for var in &step.env {
+                    assert!(
+                        pwk::env::HOST_VARS.contains(&var.as_str()),
+                        "{host}: ${var} is not in env::HOST_VARS"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A tool the child gets only partly (Claude Code's `permissionMode: plan`, an
+/// OpenCode `ask`, a `Bash(<pattern>)` specifier) is marked in `show`'s human tool
+/// list with its limit, as the JSON's `tools.limits` says, never listed as a full
+/// grant.
+#[test]
+fn show_marks_partial_grants_in_the_tool_list() {
+    let env = project();
+    let roles = [
+        (
+            "claude-code",
+            ".claude/agents/planner.md",
+            "---\nname: planner\ndescription: Plans.\ntools: Read, Bash, Edit\npermissionMode: plan\n---\nP.\n",
+        ),
+        (
+            "claude-code",
+            ".claude/agents/tester.md",
+            "---\nname: tester\ndescription: Tests.\ntools: Read, Bash(cargo test:*)\n---\nT.\n",
+        ),
+        (
+            "opencode",
+            ".opencode/agents/asker.md",
+            "---\ndescription: Asks.\npermission:\n  edit: ask\n  bash: deny\n---\nA.\n",
+        ),
+    ];
+    for (_, path, text) in roles {
+        env.write(path, text);
+    }
+    for (host, path, _) in roles {
+        let name = path.rsplit('/').next().unwrap().trim_end_matches(".md");
+        let json = run(env
+            .pwk()
+            .args(["show", name, "--host", host, "--format", "json"]));
+        assert_eq!(json.code, 0, "{name}: {}", json.stderr);
+        let doc: Value = serde_json::from_str(&json.stdout).unwrap();
+        let limits = doc["runtime"]["tools"]["limits"].as_array().unwrap();
+        assert!(!limits.is_empty(), "{name}: no limit in {doc}");
+        let human = run(env.pwk().args(["show", name, "--host", host]));
+        assert_eq!(human.code, 0, "{name}: {}", human.stderr);
+        // The `tools` field with its wrapped lines joined.
+        let mut lines = human
+            .stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("  tools "));
+        let mut line = lines.next().unwrap_or_default().to_string();
+        for more in lines.take_while(|l| l.starts_with("      ")) {
+            line.push(' ');
+            line.push_str(more.trim());
+        }
+        assert!(!line.is_empty(), "{name}: no tools line:\n{}", human.stdout);
+        for l in limits {
+            let mark = format!(
+                "{} [{}]",
+                l["tool"].as_str().unwrap(),
+                l["calls"].as_str().unwrap()
+            );
+            assert!(line.contains(&mark), "{name}: `{mark}` not in {line}");
+        }
+    }
 }

@@ -5,7 +5,9 @@
 
 use std::path::PathBuf;
 
-use crate::support::{TestEnv, json, lint_json, repo_root, run};
+use crate::support::{
+    TestEnv, diagnostics, first_of_rule, json, lint_json, of_rule, repo_root, run,
+};
 
 /// (host, rule, before, after), sorted.
 fn fix_fixtures() -> Vec<(String, String, PathBuf, PathBuf)> {
@@ -34,11 +36,7 @@ fn findings(env: &TestEnv, host: &str, file: &str) -> serde_json::Value {
 }
 
 fn has_rule(doc: &serde_json::Value, rule: &str) -> bool {
-    doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .any(|d| d["rule"] == rule)
+    !of_rule(doc, rule).is_empty()
 }
 
 /// Before → after for each fix; a second `--fix` changes nothing; the fixed file
@@ -57,11 +55,8 @@ fn each_fix_turns_its_fixture_into_the_fixed_one() {
         env.write(&file, &input);
         // It fires, and carries its fix as data.
         let doc = findings(&env, &host, &file);
-        let fixes: Vec<_> = doc["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|d| d["rule"] == rule.as_str())
+        let fixes: Vec<_> = of_rule(&doc, rule.as_str())
+            .into_iter()
             .flat_map(|d| d["fixes"].as_array().cloned().unwrap_or_default())
             .collect();
         assert!(!fixes.is_empty(), "{host}/{case}: no fix offered:\n{doc:#}");
@@ -143,9 +138,7 @@ fn fix_reports_what_remains_and_exits_on_it() {
     // `tols` (a typo of `tools`, which the file sets) has no fix: it remains, an error.
     assert_eq!(out.code, 1, "{}", out.stderr);
     let doc = json(&out);
-    let rules: Vec<_> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
+    let rules: Vec<_> = diagnostics(&doc)
         .iter()
         .map(|d| d["rule"].clone())
         .collect();
@@ -166,13 +159,7 @@ fn fixes_in_json_and_sarif_are_byte_edits() {
     let text = "---\nname: r\ndescription: d\ntools: read\nmax_turns: \"20\"\n---\nBody\n";
     env.write("r.md", text);
     let doc = json(&run(env.pwk().args(["lint", "--format", "json", "r.md"])));
-    let d = doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["rule"] == "invalid-type")
-        .unwrap()
-        .clone();
+    let d = first_of_rule(&doc, "invalid-type").clone();
     assert_eq!(
         d["fixes"],
         serde_json::json!([{
@@ -199,9 +186,7 @@ fn fixes_in_json_and_sarif_are_byte_edits() {
     );
     // A finding without a fix has no `fixes` key.
     assert!(
-        doc["diagnostics"]
-            .as_array()
-            .unwrap()
+        diagnostics(&doc)
             .iter()
             .filter(|d| d["rule"] != "invalid-type")
             .all(|d| d.get("fixes").is_none())

@@ -16,7 +16,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::support::tools::{Tool, required, skip, tool};
-use crate::support::{repo_root, run};
+use crate::support::{findings, repo_root, run};
 
 /// `python3` ([`crate::support::tools`]: a visible skip without it, a failure under CI).
 fn python() -> Option<PathBuf> {
@@ -243,18 +243,9 @@ fn lint_as(spec: &str, files: &[(String, String)]) -> Vec<(String, u64, String, 
     ]));
     assert!(out.code <= 1, "pwk lint --host {spec}: {}", out.stderr);
     let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-    doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap().to_string(),
-                d["line"].as_u64().unwrap(),
-                d["rule"].as_str().unwrap().to_string(),
-                d["message"].as_str().unwrap().to_string(),
-            )
-        })
+    findings(&doc)
+        .into_iter()
+        .map(|f| (f.path, f.line, f.rule, f.message))
         .collect()
 }
 
@@ -387,5 +378,40 @@ fn lint_knows_every_extracted_key_tool_and_alias() {
         "pwk lint disagrees with the hosts' own artifacts (fix the profile in \
          schemas/hosts/):\n{}",
         wrong.join("\n")
+    );
+}
+
+/// The contributing guide's worked drift example is the real output of the command
+/// it shows (an older pinned version's extraction, Gemini CLI 0.56.0, against the
+/// newest profile, `gemini@0.61`), not a hand-typed copy: each output line is the
+/// block's `# ` comment line. `PWK_WRITE_DOCS=1` rewrites the block.
+#[test]
+fn the_contributing_guides_drift_example_is_the_real_output() {
+    let Some(py) = python() else { return };
+    const COMMAND: &str = "scripts/host-extract/compare.py --profile gemini@0.61 schemas/extracted/gemini@0.56.0.json";
+    let out = run(Command::new(py)
+        .current_dir(repo_root())
+        .args(COMMAND.split(' ')));
+    assert_eq!(out.code, 1, "an older version differs: {}", out.stdout);
+    let mut block = format!("```sh\n{COMMAND}\n");
+    for line in out.stdout.lines() {
+        block.push_str(&format!("# {line}\n").replace("# \n", "#\n"));
+    }
+    block.push_str(&format!("# (exit {})\n```\n", out.code));
+    let path = repo_root().join("docs/src/contributing.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let start = text
+        .find(&format!("```sh\n{COMMAND}\n"))
+        .expect("the guide shows the drift example");
+    let end = start + text[start..].find("\n```\n").expect("the block ends") + "\n```\n".len();
+    if std::env::var_os("PWK_WRITE_DOCS").is_some() {
+        std::fs::write(&path, format!("{}{block}{}", &text[..start], &text[end..])).unwrap();
+        return;
+    }
+    assert_eq!(
+        &text[start..end],
+        block,
+        "docs/src/contributing.md's drift example is not what the command prints: \
+         PWK_WRITE_DOCS=1 cargo test --test cli host_extract::the_contributing"
     );
 }

@@ -16,9 +16,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::TestEnv;
 use crate::support::front_ends::{bounded, mcp_answered, mcp_session, raw_in};
 use crate::support::lsp_client::{file_uri, frame, frames};
+use crate::support::{TestEnv, of_rule};
 
 /// How long one front end may take over one class's project.
 const LIMIT: Duration = Duration::from_secs(30);
@@ -306,12 +306,7 @@ fn every_invisible_class_is_a_finding_and_separators_lose_nicobailons_key() {
                 ".pi/agents/r.md",
             ]));
             let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-            let hits: Vec<&Value> = doc["diagnostics"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|d| d["rule"] == "invisible-character")
-                .collect();
+            let hits: Vec<&Value> = of_rule(&doc, "invisible-character");
             let separator = matches!(c, '\u{2028}' | '\u{2029}');
             let want = if separator { "error" } else { "warning" };
             if hits.len() != 1 || hits[0]["severity"] != want {

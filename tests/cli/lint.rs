@@ -4,7 +4,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{Output, TestEnv, json, repo_root, rules_of, run};
+use crate::support::{
+    Output, TestEnv, diagnostics, findings, first_of_rule, json, of_rule, repo_root, rules_of, run,
+};
 
 /// Run a command with a hard timeout, so a hang fails the test instead of stalling it.
 /// Both pipes are drained while it runs (a child blocked on a full pipe is not a hang).
@@ -229,13 +231,7 @@ fn host_profiles_change_what_is_reported() {
         ])))
     };
     let find = |doc: &serde_json::Value, rule: &str| -> Vec<serde_json::Value> {
-        doc["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|d| d["rule"] == rule)
-            .cloned()
-            .collect()
+        of_rule(doc, rule).into_iter().cloned().collect()
     };
 
     // tintinweb 0.14 never reads `name`: calling the role by it runs a
@@ -344,7 +340,7 @@ fn missing_or_misspelt_tools_says_what_the_child_gets() {
         let doc = json(&run(env
             .pwk()
             .args(["lint", "--format", "json", "--host", host, "r.md"])));
-        let diags = doc["diagnostics"].as_array().unwrap();
+        let diags = diagnostics(&doc);
         let unknown = diags
             .iter()
             .find(|d| d["rule"] == "unknown-key")
@@ -378,11 +374,8 @@ fn did_you_mean_for_keys_aliases_and_rules() {
         "---\nname: r\ndescription: d\ntools: read\nallowedTools: read\nmaxTurns: 3\nmodel_name: a/b\ndescriptoin: x\n---\nBody.\n",
     );
     let doc = json(&run(env.pwk().args(["lint", "--format", "json", "r.md"])));
-    let helps: Vec<(String, String)> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["rule"] == "unknown-key")
+    let helps: Vec<(String, String)> = of_rule(&doc, "unknown-key")
+        .into_iter()
         .map(|d| {
             (
                 d["message"].as_str().unwrap().to_string(),
@@ -422,9 +415,7 @@ fn columns_count_unicode_scalars_after_cjk_and_emoji() {
     );
     let out = run(env.pwk().args(["lint", "--format", "json", "r.md"]));
     let doc = json(&out);
-    let rd = doc["diagnostics"]
-        .as_array()
-        .unwrap()
+    let rd = diagnostics(&doc)
         .iter()
         .find(|d| d["message"].as_str().unwrap().contains("`Rd`"))
         .unwrap();
@@ -437,9 +428,7 @@ fn columns_count_unicode_scalars_after_cjk_and_emoji() {
         ),
         (Some(4), Some(17), Some(19))
     );
-    let emoji = doc["diagnostics"]
-        .as_array()
-        .unwrap()
+    let emoji = diagnostics(&doc)
         .iter()
         .find(|d| d["message"].as_str().unwrap().contains("`🎉`"))
         .unwrap();
@@ -512,16 +501,9 @@ fn fifo_socket_symlink_and_oversize_are_findings_not_hangs() {
     );
     assert_eq!(out.code, 1, "{}", out.stderr);
     let doc = json(&out);
-    let by_file: Vec<(String, String)> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap().to_string(),
-                d["rule"].as_str().unwrap().to_string(),
-            )
-        })
+    let by_file: Vec<(String, String)> = findings(&doc)
+        .into_iter()
+        .map(|f| (f.path, f.rule))
         .collect();
     let expect = [
         (".agents/agents/big.md", "file-too-large"),
@@ -531,7 +513,7 @@ fn fifo_socket_symlink_and_oversize_are_findings_not_hangs() {
         (".agents/agents/socket.md", "not-a-regular-file"),
     ];
     assert_eq!(by_file, expect.map(|(a, b)| (a.to_string(), b.to_string())));
-    for d in doc["diagnostics"].as_array().unwrap() {
+    for d in diagnostics(&doc) {
         assert_eq!(
             (d["line"].as_u64(), d["column"].as_u64()),
             (Some(1), Some(1))
@@ -649,17 +631,9 @@ fn output_is_sorted_by_path_then_position_and_deterministic() {
     let second = run(env.pwk().args(["lint", "--format", "json", "roles"]));
     assert_eq!(first.stdout, second.stdout);
     let doc = json(&first);
-    let keys: Vec<(String, u64, u64)> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap().to_string(),
-                d["line"].as_u64().unwrap(),
-                d["column"].as_u64().unwrap(),
-            )
-        })
+    let keys: Vec<(String, u64, u64)> = findings(&doc)
+        .into_iter()
+        .map(|f| (f.path, f.line, f.column))
         .collect();
     let mut sorted = keys.clone();
     sorted.sort();
@@ -683,12 +657,7 @@ fn duplicate_names_across_files_name_both_paths() {
     );
     let doc = json(&run(env.pwk().args(["lint", "--format", "json"])));
     // (a-reviewer.md also gets name-mismatch.)
-    let d: Vec<&serde_json::Value> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["rule"] == "duplicate-name")
-        .collect();
+    let d: Vec<&serde_json::Value> = of_rule(&doc, "duplicate-name");
     assert_eq!(d.len(), 2);
     assert_eq!(d[0]["path"], ".pi/agents/a-reviewer.md");
     assert!(
@@ -750,7 +719,7 @@ fn json_sarif_and_github_shapes() {
     );
     assert_eq!(doc["version"], 1);
     assert_eq!(doc["files"], 2);
-    for d in doc["diagnostics"].as_array().unwrap() {
+    for d in diagnostics(&doc) {
         // `fixes` is there only when the finding has a mechanical repair.
         let keys: Vec<&str> = d
             .as_object()
@@ -1519,14 +1488,12 @@ fn escape_sequences_from_files_never_reach_the_terminal() {
 /// pi's words (an error at startup, a role's report) printed by `review` are escaped.
 #[test]
 fn escape_sequences_from_pi_never_reach_the_terminal() {
-    use std::os::unix::fs::PermissionsExt;
     let env = TestEnv::new();
     env.write("packet.md", "## Requirement 1\nX\n");
-    let fake = env.write(
+    let fake = env.executable(
         "bin/pi",
         "#!/bin/sh\nprintf 'Error: \\033]0;pwned\\007 \\033[2J broke\\n' >&2\nexit 1\n",
     );
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     let out = run(env
         .pwk()
         .args([
@@ -1596,18 +1563,9 @@ fn control_characters_and_bidi_overrides_are_findings_and_roles_are_not_healthy(
     let out = run(env.pwk().args(["lint", "--format", "json"]));
     assert_eq!(out.code, 1, "{}", out.stdout);
     let doc = json(&out);
-    let found: Vec<(String, String, u64, u64)> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap().to_string(),
-                d["rule"].as_str().unwrap().to_string(),
-                d["line"].as_u64().unwrap(),
-                d["column"].as_u64().unwrap(),
-            )
-        })
+    let found: Vec<(String, String, u64, u64)> = findings(&doc)
+        .into_iter()
+        .map(|f| (f.path, f.rule, f.line, f.column))
         .collect();
     assert_eq!(
         found,
@@ -1701,12 +1659,7 @@ fn a_name_shared_by_many_files_names_a_few_and_counts_the_rest() {
         );
     }
     let doc = json(&run(env.pwk().args(["lint", "--format", "json", "roles"])));
-    let d: Vec<&serde_json::Value> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["rule"] == "duplicate-name")
-        .collect();
+    let d: Vec<&serde_json::Value> = of_rule(&doc, "duplicate-name");
     assert_eq!(d.len(), 40);
     assert_eq!(
         d[0]["message"],
@@ -1840,12 +1793,7 @@ fn tool_budget_as_a_yaml_mapping_is_refused_with_the_line_that_parses_it() {
         let doc = json(&run(env
             .pwk()
             .args(["lint", "--format", "json", "--host", host])));
-        let d = doc["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|d| d["rule"] == "invalid-value")
-            .unwrap_or_else(|| panic!("{host}: no invalid-value in {doc}"));
+        let d = first_of_rule(&doc, "invalid-value");
         assert_eq!(d["severity"], "error", "{host}: {doc}");
         let m = d["message"].as_str().unwrap();
         assert!(
@@ -1887,12 +1835,5 @@ fn tool_budget_as_a_yaml_mapping_is_refused_with_the_line_that_parses_it() {
         "--host",
         "nicobailon@0.67",
     ])));
-    assert!(
-        !doc["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|d| d["rule"] == "invalid-value"),
-        "{good}\n{doc}"
-    );
+    assert!(of_rule(&doc, "invalid-value").is_empty(), "{good}\n{doc}");
 }

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::support::{Output, TestEnv, json, run, run_with_stdin};
+use crate::support::{Output, TestEnv, diagnostics, first_of_rule, json, run, run_with_stdin};
 
 /// A role with a quoted integer (a safe fix), a misspelt key (an unsafe fix: the
 /// rename to `model`) and no `tools` (no fix).
@@ -41,12 +41,7 @@ fn extend_select_adds_to_the_selection_of_pwk_toml_and_of_select() {
         rules_of(&doc),
         ["invalid-type", "missing-tools", "unknown-key"]
     );
-    let missing = doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["rule"] == "missing-tools")
-        .unwrap();
+    let missing = first_of_rule(&doc, "missing-tools");
     assert_eq!(
         missing["severity"], "warning",
         "its own severity: {missing}"
@@ -97,9 +92,7 @@ fn concise_prints_one_line_per_finding_with_the_fixable_marker() {
         "--format",
         "json",
     ])));
-    let want: Vec<String> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
+    let want: Vec<String> = diagnostics(&doc)
         .iter()
         .map(|d| {
             format!(
@@ -167,7 +160,7 @@ fn fixable_findings_are_marked_and_counted_in_human_and_json() {
         "--format",
         "json",
     ])));
-    for d in doc["diagnostics"].as_array().unwrap() {
+    for d in diagnostics(&doc) {
         let want = d["rule"] == "invalid-type";
         assert_eq!(d["fixable"], want, "{d}");
     }
@@ -217,7 +210,7 @@ fn stdin_is_linted_as_the_file_stdin_filename_names() {
         "{doc}"
     );
     assert_eq!(doc["files"], 1);
-    for d in doc["diagnostics"].as_array().unwrap() {
+    for d in diagnostics(&doc) {
         assert_eq!(d["path"], ".claude/agents/reviewer.md", "{d}");
     }
     assert!(!env.path(".claude").exists(), "nothing is written");
@@ -253,7 +246,7 @@ fn stdin_is_linted_as_the_file_stdin_filename_names() {
     // name-mismatch for `name: reviewer`.
     let doc = json(&lint(&[]));
     assert_eq!(doc["host"]["profile"], "pwk");
-    for d in doc["diagnostics"].as_array().unwrap() {
+    for d in diagnostics(&doc) {
         assert_eq!(d["path"], "<stdin>", "{d}");
     }
     assert!(
@@ -414,7 +407,7 @@ fn baseline_in_pwk_toml_is_relative_to_the_file_that_declares_it() {
     let again = run(env.pwk().args(["lint", "--format", "json"]));
     assert_eq!(again.code, 0, "{}", again.stderr);
     let doc = json(&again);
-    assert_eq!(doc["diagnostics"].as_array().unwrap().len(), 0);
+    assert_eq!(diagnostics(&doc).len(), 0);
     assert_eq!(doc["summary"]["suppressed"], 3);
     // The same text on stdin, named as the file: the baseline hides its findings,
     // and the entries of other files are not called stale.

@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use crate::support::TestEnv;
 use crate::support::lsp_client::{LspClient, apply_edits, file_uri, utf16_position};
+use crate::support::{TestEnv, diagnostics};
 
 /// Planted problems, with non-ASCII text (2-unit and 4-byte characters) before the
 /// end of a flagged value.
@@ -73,9 +73,7 @@ fn lint_messages(env: &TestEnv) -> Vec<(String, String)> {
         .output()
         .unwrap();
     let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
-    doc["diagnostics"]
-        .as_array()
-        .unwrap()
+    diagnostics(&doc)
         .iter()
         .map(|d| {
             let mut m = d["message"].as_str().unwrap().to_string();
@@ -732,7 +730,7 @@ fn pwk_toml_levels_apply_and_are_reloaded_when_it_changes() {
     let m = c.wait_for(|m| {
         m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
     });
-    let diags = m["params"]["diagnostics"].as_array().unwrap().clone();
+    let diags = diagnostics(&m["params"]).clone();
     assert_eq!(messages(&diags), lint_messages(&env));
     assert!(
         diags.iter().all(|d| d["code"] != "invalid-thinking"),

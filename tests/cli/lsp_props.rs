@@ -6,8 +6,8 @@
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
-use crate::support::TestEnv;
 use crate::support::lsp_client::{LspClient, file_uri, utf16_position};
+use crate::support::{TestEnv, diagnostics};
 
 const SEEDS: [&str; 4] = [
     "---\nname: r\ndescription: Prüft — 日本語 😀\ntools: read, grep\nmax_turns: \"20\"\nthinking: lots\n---\n# R\n\nBody.\n",
@@ -122,9 +122,7 @@ fn from_lint(text: &str, doc: &Value) -> Vec<Finding> {
         let start: usize = lines[..line as usize - 1].iter().map(|l| l.len() + 1).sum();
         utf16_position(text, start + byte)
     };
-    doc["diagnostics"]
-        .as_array()
-        .unwrap()
+    diagnostics(doc)
         .iter()
         .map(|d| {
             let mut m = d["message"].as_str().unwrap().to_string();

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::delegate_e2e::{Gen, pi_bin};
-use crate::support::{TestEnv, repo_root, run};
+use crate::support::{TestEnv, of_rule, repo_root, run};
 
 /// A project with three roles and an agent dir whose models.json lists
 /// `mock/mock-model` and `mock/mock-small`; `enabled`: settings' `enabledModels`.
@@ -149,10 +149,7 @@ fn fake_pi(env: &TestEnv, rows: &[(&str, &str)]) -> PathBuf {
         "#!/bin/sh\necho x >> '{}'\nif [ \"$1\" = --list-models ]; then\ncat <<'TABLE'\n{table}TABLE\nexit 0\nfi\necho 'unexpected' >&2\nexit 1\n",
         count.display()
     );
-    let p = env.write("bin/pi", script);
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
-    p
+    env.executable("bin/pi", script)
 }
 
 fn lint_json(env: &TestEnv, pi: Option<&Path>, args: &[&str]) -> (i32, Value, String) {
@@ -166,13 +163,6 @@ fn lint_json(env: &TestEnv, pi: Option<&Path>, args: &[&str]) -> (i32, Value, St
     let out = run(&mut cmd);
     let v = serde_json::from_str(&out.stdout).unwrap_or(Value::Null);
     (out.code, v, out.stderr)
-}
-
-fn findings<'a>(v: &'a Value, rule: &str) -> Vec<&'a Value> {
-    v["diagnostics"]
-        .as_array()
-        .map(|d| d.iter().filter(|x| x["rule"] == rule).collect())
-        .unwrap_or_default()
 }
 
 #[test]
@@ -199,7 +189,7 @@ fn check_models_fires_on_an_unlisted_model_and_not_on_a_listed_one() {
             good.to_str().unwrap(),
         ],
     );
-    let f = findings(&v, "unresolved-model");
+    let f = of_rule(&v, "unresolved-model");
     assert_eq!(f.len(), 1, "{v:#}\n{stderr}");
     assert_eq!(code, 1);
     assert!(
@@ -225,7 +215,7 @@ fn check_models_fires_on_an_unlisted_model_and_not_on_a_listed_one() {
     );
     // Never by default, and never without pi.
     let (_, v, _) = lint_json(&env, Some(&pi), &["--host", "pwk", bad.to_str().unwrap()]);
-    assert!(findings(&v, "unresolved-model").is_empty(), "{v:#}");
+    assert!(of_rule(&v, "unresolved-model").is_empty(), "{v:#}");
     let (code, _, stderr) = lint_json(&env, None, &["--check-models", bad.to_str().unwrap()]);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--check-models needs pi"), "{stderr}");
@@ -239,7 +229,7 @@ fn check_models_fires_on_an_unlisted_model_and_not_on_a_listed_one() {
         Some(&pi),
         &["--check-models", "--host", "pwk", good.to_str().unwrap()],
     );
-    let f = findings(&v, "unresolved-model");
+    let f = of_rule(&v, "unresolved-model");
     assert_eq!(f.len(), 1, "{v:#}");
     assert_eq!(f[0]["severity"], "warning");
     assert!(
@@ -281,7 +271,7 @@ fn check_models_over_the_corpus_roles() {
             corpus.to_str().unwrap(),
         ],
     );
-    let f = findings(&v, "unresolved-model");
+    let f = of_rule(&v, "unresolved-model");
     let model_of = |d: &Value| -> String {
         let m = d["message"].as_str().unwrap();
         m.split('`')

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::delegate_e2e::{FAST_FAIL, Gen, World, both_generations, pi_bin, report_text};
 use crate::support::fake_llm::Reply;
-use crate::support::process::fake_pi;
+use crate::support::process::{executable, fake_pi};
 use crate::support::{Output, TestEnv, run_with_stdin};
 
 /// A pi launcher that logs every start (its arguments, one line) to `log`, then runs
@@ -21,16 +21,13 @@ use crate::support::{Output, TestEnv, run_with_stdin};
 fn logging_pi(dir: &Path, log: &Path, target: &str, extra: &str) -> PathBuf {
     let bin = dir.join("pi");
     let tmp = dir.join(".pi.new");
-    std::fs::write(
+    executable(
         &tmp,
-        format!(
+        &format!(
             "#!/bin/sh\n{extra}\nprintf '%s\\n' \"$*\" >> '{}'\nexec {target} \"$@\"\n",
             log.display()
         ),
-    )
-    .unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o755)).unwrap();
+    );
     // Replaced as a package manager does: a new file renamed over the old name.
     std::fs::rename(&tmp, &bin).unwrap();
     bin
@@ -397,15 +394,13 @@ fn a_rejected_cached_flag_is_asked_again() {
     // The launcher reads the generation from a file: replacing that file changes pi
     // but not the launcher's identity.
     let gen_file = f.env.write("generation", "new\n");
-    let rejecting = f.env.write(
+    let rejecting = f.env.executable(
         "rejecting-pi",
         format!(
             "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --no-mcp ] && {{ echo 'Error: Unknown option: --no-mcp' >&2; exit 1; }}; done\nexec python3 '{}' \"$@\"\n",
             fake_pi().display()
         ),
     );
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&rejecting, std::fs::Permissions::from_mode(0o755)).unwrap();
     logging_pi(
         &f.env.path("bin"),
         &f.log,

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use crate::mcp::RawMcp;
 use crate::support::lsp_client::{LspClient, file_uri};
-use crate::support::process::fake_pi;
+use crate::support::process::pwk_on_fake_pi;
 use crate::support::{Output, TestEnv, run_with_stdin};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,11 +68,8 @@ impl World {
 
     /// `pwk` with the fake pi, its probe fault and its logs.
     fn pwk(&self, fault: &[(&str, &str)]) -> Command {
-        let mut c = self.env.pwk();
-        c.env("PWK_PI_BIN", fake_pi())
-            .env("PI_CODING_AGENT_DIR", self.env.path("agent"))
-            .env("FAKE_PI_PROBE_PIDS", &self.pids)
-            .env("FAKE_PI_LOG", &self.log)
+        let mut c = pwk_on_fake_pi(&self.env, &self.log);
+        c.env("FAKE_PI_PROBE_PIDS", &self.pids)
             .env("FAKE_PI_HELP_NO_MCP", "1")
             .env("FAKE_PI_TEXT", "No findings.");
         for (k, v) in fault {

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::mcp::{client_cmd, drive, mcp_client};
 use crate::support::lsp_client::{LspClient, file_uri};
-use crate::support::{TestEnv, run};
+use crate::support::{TestEnv, rules_of, run};
 
 /// herdr, `missing-tools` off, and an override that makes `invalid-thinking` a
 /// warning for `legacy-*` files.
@@ -31,20 +31,9 @@ fn project() -> TestEnv {
 
 /// (path, rule, severity, line, column, message) of a lint JSON document.
 fn findings(doc: &Value) -> BTreeSet<(String, String, String, u64, u64, String)> {
-    doc["diagnostics"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no diagnostics in {doc}"))
-        .iter()
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap().to_string(),
-                d["rule"].as_str().unwrap().to_string(),
-                d["severity"].as_str().unwrap().to_string(),
-                d["line"].as_u64().unwrap(),
-                d["column"].as_u64().unwrap(),
-                d["message"].as_str().unwrap().to_string(),
-            )
-        })
+    crate::support::findings(doc)
+        .into_iter()
+        .map(|f| (f.path, f.rule, f.severity, f.line, f.column, f.message))
         .collect()
 }
 
@@ -149,15 +138,10 @@ fn list_show_and_smoke_take_the_configured_host_and_levels() {
     let out = run(env.pwk().args(["smoke", "r", "--format", "json"]));
     let smoke: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(smoke["host"], "herdr", "{smoke}");
-    let rules: BTreeSet<&str> = smoke["lint"]["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["rule"].as_str().unwrap())
-        .collect();
+    let rules: BTreeSet<String> = rules_of(&smoke["lint"]).into_iter().collect();
     assert_eq!(
         rules,
-        BTreeSet::from(["host-ignored-key", "invalid-thinking"]),
+        BTreeSet::from(["host-ignored-key".into(), "invalid-thinking".into()]),
         "{smoke}"
     );
     // A flag still beats the file.
@@ -199,12 +183,7 @@ fn root_walk_stops_at_a_directory_another_user_owns() {
             cmd.env("PWK_SAFE_DIRECTORIES", s);
         }
         let doc: Value = serde_json::from_str(&run(&mut cmd).stdout).unwrap();
-        doc["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d["rule"].as_str().unwrap().to_string())
-            .collect::<Vec<_>>()
+        rules_of(&doc)
     };
     // The other user's pwk.toml is not read: missing-tools is not off.
     assert!(lint(None).contains(&"missing-tools".to_string()));
@@ -320,12 +299,7 @@ fn select_ignore_and_quiet() {
             .args(["lint", "r.md", "--host", "pwk", "--format", "json"])
             .args(extra));
         let doc: Value = serde_json::from_str(&out.stdout).unwrap();
-        let mut v: Vec<String> = doc["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d["rule"].as_str().unwrap().to_string())
-            .collect();
+        let mut v = rules_of(&doc);
         v.sort();
         (out.code, v)
     };

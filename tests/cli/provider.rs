@@ -908,14 +908,12 @@ tests_or_checks: none ran (read-only review)\nrisks: none\nrecommended_parent_ac
 
 #[test]
 fn a_pi_that_dies_at_startup_fails_each_role_with_its_words() {
-    use std::os::unix::fs::PermissionsExt;
     let env = TestEnv::new();
     env.write("packet.md", "## Requirement 1\nX\n");
-    let fake = env.write(
+    let fake = env.executable(
         "bin/pi",
         "#!/bin/sh\necho 'Error: something broke at startup' >&2\nexit 1\n",
     );
-    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     for transport in ["rpc", "json"] {
         let out = run(env
             .pwk()

@@ -9,10 +9,11 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use crate::support::process::{
-    PATIENCE, fake_pi, group_alive, mkfifo, signal, spawn_with_stdin, wait_bounded, wait_for,
+    PATIENCE, fake_pi_starts, group_alive, mkfifo, pwk_on_fake_pi, signal, spawn_with_stdin,
+    wait_bounded, wait_for,
 };
 use crate::support::tools::pis;
-use crate::support::{Output, TestEnv};
+use crate::support::{TestEnv, json_of};
 
 /// The daemon the fake pi left behind (its pid file), killed when dropped.
 struct Daemon(PathBuf);
@@ -56,13 +57,10 @@ impl Fake {
 
     /// `pwk <args>` on the fake pi in `mode`, with its own TMPDIR.
     fn pwk(&self, mode: &str, args: &[&str]) -> Command {
-        let mut c = self.env.pwk();
+        let mut c = pwk_on_fake_pi(&self.env, &self.log);
         c.args(args)
-            .env("PWK_PI_BIN", fake_pi())
             .env("FAKE_PI_MODE", mode)
-            .env("FAKE_PI_LOG", &self.log)
             .env("FAKE_PI_DAEMON_PID", &self.daemon.0)
-            .env("PI_CODING_AGENT_DIR", self.env.path("agent"))
             .env("TMPDIR", self.env.path("tmp"));
         c
     }
@@ -74,11 +72,7 @@ impl Fake {
     }
 
     fn starts(&self) -> Vec<Value> {
-        std::fs::read_to_string(&self.log)
-            .unwrap_or_default()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect()
+        fake_pi_starts(&self.log)
     }
 
     fn temp_files(&self) -> Vec<String> {
@@ -89,15 +83,6 @@ impl Fake {
             .filter(|n| n.starts_with("pwk-"))
             .collect()
     }
-}
-
-fn json_of(out: &Output, what: &str) -> Value {
-    serde_json::from_str(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{what}: not one JSON document ({e}):\n{}\n{}",
-            out.stdout, out.stderr
-        )
-    })
 }
 
 const REVIEW: [&str; 7] = [

@@ -2,7 +2,7 @@
 //! refused, --dry-run, --check, --diff, --force, the manifest, the model hint
 //! rules, --fast-model, --global, JSON, and the reload notice.
 
-use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
+use std::os::unix::fs::{MetadataExt, symlink};
 
 use pwk::install::hint::{with_model_line, without_model_lines};
 
@@ -48,10 +48,7 @@ fn fake_pi(s: &Scene, models: &str) -> std::path::PathBuf {
     let script = format!(
         "#!/bin/sh\n[ \"$1\" = --list-models ] || exit 9\necho 'provider  model  context  max-out  thinking  images' >&2\nfor m in {models}; do echo \"$2  $m  128K  16K  no  no\" >&2; done\n"
     );
-    let path = s.env.path("fake-pi");
-    std::fs::write(&path, script).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
+    s.env.executable("fake-pi", script)
 }
 
 #[test]

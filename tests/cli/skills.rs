@@ -2,7 +2,7 @@
 //! host reads (its profile's `skill_dirs`), from the project root, HOME and pi's
 //! agent directory; a miss is a warning with the one did-you-mean.
 
-use crate::support::{TestEnv, lint_doc};
+use crate::support::{TestEnv, lint_doc, of_rule};
 use serde_json::Value;
 
 fn lint(env: &TestEnv, host: &str) -> Value {
@@ -10,11 +10,8 @@ fn lint(env: &TestEnv, host: &str) -> Value {
 }
 
 fn skill_findings(doc: &Value) -> Vec<(String, String)> {
-    doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|d| d["rule"] == "unknown-skill")
+    of_rule(doc, "unknown-skill")
+        .into_iter()
         .map(|d| {
             (
                 d["message"].as_str().unwrap().to_string(),

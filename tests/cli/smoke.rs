@@ -1,6 +1,5 @@
 //! `pwk smoke`: lint + resolution + the exact launch, and `--run` through the runner.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 
 use serde_json::Value;
@@ -35,8 +34,7 @@ printf '%s\n' '{{"type":"agent_end","messages":[]}}'
 "#,
         rec = rec.display()
     );
-    let bin = env.write("bin/recording-pi", script);
-    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = env.executable("bin/recording-pi", script);
     (bin, rec)
 }
 

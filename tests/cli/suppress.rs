@@ -1,6 +1,6 @@
 //! Inline suppressions: `# pwk: ignore[…] reason`, `# pwk: ignore-file[…] reason`.
 
-use crate::support::{Output, TestEnv, json, lint_json, run};
+use crate::support::{Output, TestEnv, diagnostics, findings, json, lint_json, run};
 
 /// (rule, line) of the reported findings, and of the suppressed ones with their
 /// kind and reason.
@@ -9,16 +9,9 @@ type Hidden = (String, u64, String, String);
 
 fn outcome(out: &Output) -> (Vec<(String, u64)>, Vec<Hidden>) {
     let doc = json(out);
-    let shown = doc["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            (
-                d["rule"].as_str().unwrap().into(),
-                d["line"].as_u64().unwrap(),
-            )
-        })
+    let shown = findings(&doc)
+        .into_iter()
+        .map(|f| (f.rule, f.line))
         .collect();
     let hidden = doc
         .get("suppressed")
@@ -141,9 +134,7 @@ fn an_unused_suppression_is_a_warning() {
     );
     let out = lint(&env, &["--deny-warnings"]);
     let doc = json(&out);
-    let found: Vec<_> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
+    let found: Vec<_> = diagnostics(&doc)
         .iter()
         .map(|d| {
             (
@@ -193,9 +184,7 @@ fn a_suppression_without_a_reason_is_not_applied() {
     );
     let out = lint(&env, &[]);
     let doc = json(&out);
-    let found: Vec<_> = doc["diagnostics"]
-        .as_array()
-        .unwrap()
+    let found: Vec<_> = diagnostics(&doc)
         .iter()
         .map(|d| {
             (

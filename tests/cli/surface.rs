@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::support::{Output, TestEnv, repo_root, run};
+use crate::support::{TestEnv, diagnostics, json, repo_root, run};
 
 /// A role with a safe fix (the quoted number), an error without one (the misspelt
 /// key) and a warning (no `tools`).
@@ -15,11 +15,6 @@ const BROKEN: &str =
     "---\nname: broken\ndescription: Reviews diffs.\ntols: read\nmax_turns: \"20\"\n---\nBody.\n";
 const CLEAN: &str =
     "---\nname: clean\ndescription: Reviews diffs.\ntools: read, grep\n---\nBody.\n";
-
-fn json(out: &Output) -> Value {
-    serde_json::from_str(&out.stdout)
-        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout, out.stderr))
-}
 
 #[test]
 fn exit_zero_reports_the_findings_and_exits_0() {
@@ -153,7 +148,7 @@ fn every_finding_links_its_rule_page() {
     env.write(".agents/agents/broken.md", BROKEN);
     let doc = json(&run(env.pwk().args(["lint", "--format", "json"])));
     let version = env!("CARGO_PKG_VERSION");
-    for d in doc["diagnostics"].as_array().unwrap() {
+    for d in diagnostics(&doc) {
         let rule = d["rule"].as_str().unwrap();
         assert_eq!(
             d["url"],

@@ -279,12 +279,30 @@ fn allow_list(p: &HostProfile, list: &[String]) -> (Vec<Grant>, String, Vec<Stri
     if !limited.is_empty() {
         note.push_str(&format!("; only {}", limited.join("; ")));
     }
-    if !dropped.is_empty() || !provided.is_empty() {
-        let names: Vec<&str> = provided
-            .iter()
-            .chain(dropped.iter().copied())
-            .map(String::as_str)
-            .collect();
+    // A prefix wildcard (Gemini CLI `mcp_*`, `mcp_<server>_*`) names MCP tools by
+    // the server, not one tool an extension may provide.
+    let wildcard = |x: &str| -> Option<String> {
+        t.prefix_wildcards.as_ref()?;
+        let rest = x.strip_prefix("mcp_")?.strip_suffix('*')?;
+        Some(match rest.strip_suffix('_') {
+            Some(server) if !server.is_empty() => {
+                format!("`{x}`: every tool of the MCP server `{server}`")
+            }
+            _ if rest.is_empty() => format!("`{x}`: every MCP tool of the session"),
+            _ => format!("`{x}`: the MCP tools whose names start `mcp_{rest}`"),
+        })
+    };
+    let wildcards: Vec<String> = provided.iter().filter_map(|x| wildcard(x)).collect();
+    if !wildcards.is_empty() {
+        note.push_str(&format!("; {}", wildcards.join("; ")));
+    }
+    let names: Vec<&str> = provided
+        .iter()
+        .filter(|x| wildcard(x).is_none())
+        .chain(dropped.iter().copied())
+        .map(String::as_str)
+        .collect();
+    if !names.is_empty() {
         note.push_str(&format!(
             "; not built-in, kept only if an extension provides it: {}",
             names.join(", ")

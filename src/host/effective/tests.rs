@@ -345,3 +345,37 @@ fn wildcards_match_as_opencode_does() {
         assert_eq!(wildcard(p, n), want, "{p} {n}");
     }
 }
+
+/// Gemini CLI's prefix wildcards are named as what they grant (every MCP tool, or
+/// every tool of one server), not as a tool an extension may provide; every host
+/// with such wildcards, and only those entries.
+#[test]
+fn prefix_wildcards_are_named_as_what_they_grant() {
+    for p in crate::host::ALL
+        .into_iter()
+        .flat_map(|h| h.profiles())
+        .filter(|p| p.tools.prefix_wildcards.is_some())
+    {
+        let text = "---\nname: r\ndescription: d\ntools: [read_file, \"mcp_*\", mcp_github_*, some_ext]\n---\nB.\n";
+        let g = grants(p, &RoleDoc::parse("agents/r.md", text.as_bytes()));
+        let label = p.label();
+        assert!(
+            g.note.contains("`mcp_*`: every MCP tool of the session"),
+            "{label}: {}",
+            g.note
+        );
+        assert!(
+            g.note
+                .contains("`mcp_github_*`: every tool of the MCP server `github`"),
+            "{label}: {}",
+            g.note
+        );
+        assert!(
+            g.note
+                .contains("kept only if an extension provides it: some_ext")
+                && !g.note.contains("provides it: mcp_"),
+            "{label}: {}",
+            g.note
+        );
+    }
+}

@@ -41,6 +41,7 @@ pub(crate) mod multiple_documents;
 pub(crate) mod name_mismatch;
 pub(crate) mod name_not_slug;
 pub(crate) mod not_a_regular_file;
+pub(crate) mod not_invocable;
 pub(crate) mod readme_in_agents_dir;
 pub(crate) mod shadowed_role;
 pub(crate) mod tab_indentation;
@@ -99,6 +100,7 @@ pub(crate) static RULES: &[&Rule] = &[
     &name_mismatch::RULE,
     &name_not_slug::RULE,
     &not_a_regular_file::RULE,
+    &not_invocable::RULE,
     &readme_in_agents_dir::RULE,
     &shadowed_role::RULE,
     &tab_indentation::RULE,

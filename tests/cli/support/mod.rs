@@ -4,10 +4,13 @@
 #![allow(dead_code)]
 
 pub mod fake_llm;
+pub mod findings;
 pub mod front_ends;
 pub mod lsp_client;
 pub mod process;
 pub mod tools;
+
+pub use findings::{Finding, diagnostics, findings, first_of_rule, of_rule};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -48,6 +51,11 @@ impl TestEnv {
         }
         std::fs::write(&p, content).expect("write file");
         p
+    }
+
+    /// Write `script` to `root/rel` as an executable (a stand-in pi, a wrapper).
+    pub fn executable(&self, rel: &str, script: impl AsRef<str>) -> PathBuf {
+        process::executable(&self.path(rel), script.as_ref())
     }
 
     pub fn read(&self, rel: &str) -> String {
@@ -136,9 +144,14 @@ pub fn run_with_stdin(cmd: &mut Command, stdin: &[u8]) -> Output {
 /// The command's stdout as one JSON document; a failure, with both streams, when it
 /// is not.
 pub fn json(out: &Output) -> serde_json::Value {
+    json_of(out, "pwk")
+}
+
+/// [`json`], the failure naming `what` ran.
+pub fn json_of(out: &Output, what: &str) -> serde_json::Value {
     serde_json::from_str(&out.stdout).unwrap_or_else(|e| {
         panic!(
-            "stdout is not one JSON document ({e}):\n{}\nstderr:\n{}",
+            "{what}: stdout is not one JSON document ({e}):\n{}\nstderr:\n{}",
             out.stdout, out.stderr
         )
     })
@@ -163,9 +176,7 @@ pub fn lint_doc(env: &TestEnv, args: &[&str]) -> serde_json::Value {
 
 /// The rule ids of a `pwk lint --format json` document's findings, in its order.
 pub fn rules_of(doc: &serde_json::Value) -> Vec<String> {
-    doc["diagnostics"]
-        .as_array()
-        .expect("a lint JSON document has `diagnostics`")
+    diagnostics(doc)
         .iter()
         .map(|d| d["rule"].as_str().unwrap().to_string())
         .collect()

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::{Output, repo_root};
+use super::{Output, TestEnv, repo_root};
 
 /// How long [`wait_for`] polls: generous, since a hang is what these tests catch,
 /// not slowness.
@@ -15,6 +15,38 @@ pub const PATIENCE: Duration = Duration::from_secs(90);
 /// The scripted fake pi (`tests/cli/support/fake_pi.py`).
 pub fn fake_pi() -> PathBuf {
     repo_root().join("tests/cli/support/fake_pi.py")
+}
+
+/// `pwk` in `env` on the scripted fake pi: `PWK_PI_BIN` the fake, its start log
+/// at `log` (`FAKE_PI_LOG`), and `agent/` as pi's agent directory.
+pub fn pwk_on_fake_pi(env: &TestEnv, log: &Path) -> Command {
+    let mut c = env.pwk();
+    c.env("PWK_PI_BIN", fake_pi())
+        .env("FAKE_PI_LOG", log)
+        .env("PI_CODING_AGENT_DIR", env.path("agent"));
+    c
+}
+
+/// The fake pi's start log (`FAKE_PI_LOG`): one JSON object a start; empty when
+/// pi never started.
+pub fn fake_pi_starts(log: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Write `script` to `path` (parents created) as an executable (mode 0755): a
+/// stand-in pi or a wrapper around one.
+pub fn executable(path: &Path, script: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).unwrap();
+    }
+    std::fs::write(path, script).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.to_path_buf()
 }
 
 /// Start `cmd` with piped output, write `stdin` to it and close it.
