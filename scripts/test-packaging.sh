@@ -11,6 +11,8 @@
 #               `npx pwk lint` run
 #   action      action/install.sh against a local directory laid out like a release
 #               (a tampered checksum is refused), action/run.sh's SARIF and annotations
+#   size        the release binary's size against what README.md and the book state
+#               (±5%; built under CI=true when missing)
 # Nothing here reaches the network except installing maturin, pre-commit and a
 # setuptools wheel from PyPI into the ignored .pkg-test/ the first time.
 # Without Python (wheel, pre-commit) or npm those parts are skipped, and say so;
@@ -294,6 +296,39 @@ assert any(s.get("uses", "").startswith("github/codeql-action/upload-sarif@") fo
 PY
 }
 section "action (install.sh from a local release, checksum, run.sh)" action
+
+# The size README.md and docs/src/install.md state ("one 11.7 MB binary", MB = 2^20
+# bytes), against the real release binary, within ±5%: PWK_RELEASE_BIN, else
+# target/release/pwk; under CI=true it is built when missing (fat LTO: minutes).
+release_bin=${PWK_RELEASE_BIN:-$root/target/release/pwk}
+release_size() {
+  if [ ! -x "$release_bin" ]; then
+    cargo build --release --locked --quiet --bin pwk
+  fi
+  python3 - "$release_bin" README.md docs/src/install.md <<'PY'
+import os, re, sys
+binary, docs = sys.argv[1], sys.argv[2:]
+size = os.path.getsize(binary)
+mb = size / 2**20
+stated = {}
+for doc in docs:
+    found = re.findall(r"one (\d+(?:\.\d+)?) MB binary", open(doc, encoding="utf-8").read())
+    assert len(found) == 1, f"{doc}: no (or more than one) `one N MB binary` ({found})"
+    stated[doc] = float(found[0])
+assert len(set(stated.values())) == 1, f"the docs disagree: {stated}"
+said = next(iter(stated.values()))
+assert abs(said - mb) <= 0.05 * mb, (
+    f"{', '.join(docs)} say {said} MB; the release binary is {mb:.1f} MB ({size} bytes): write {mb:.1f}")
+print(f"test-packaging: the release binary is {mb:.2f} MB ({size} bytes); the docs say {said} MB")
+PY
+}
+if [ -z "$only" ] || [ "$only" = size ]; then
+  if [ -x "$release_bin" ] || [ "$ci" = "true" ]; then
+    section "size (the release binary against the size README.md and install.md state)" release_size
+  else
+    skip "size" "no release binary at $release_bin (set PWK_RELEASE_BIN or cargo build --release)"
+  fi
+fi
 
 note "$passed passed, $failed failed, $skipped skipped"
 echo "$passed passed, $failed failed"

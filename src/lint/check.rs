@@ -405,7 +405,12 @@ fn parsed_as_json_text(p: &HostProfile, tree: &Node, top: &str) -> bool {
         h.key(top)
             .is_some_and(|f| f.parsed_as == Some(crate::host::ParsedAs::Json))
     };
-    is_text && (json(p) || (p.is_portable() && crate::host::pi_profiles().any(json)))
+    is_text
+        && (json(p)
+            || (p.is_portable()
+                && crate::host::pi_table()
+                    .key(top)
+                    .is_some_and(|e| e.json != 0)))
 }
 
 /// Severity follows evidence: a value finding built on a key fact that only the
@@ -535,6 +540,11 @@ fn value_rule(
         {
             &rules::host_tools_list::RULE
         }
+        // A number out of range, quoted or not: the number is what is wrong
+        // (`autoCompactWindow: '1000'`), not its type.
+        (_, _) if whole && rules::invalid_value::out_of_range(cx, top, node).is_some() => {
+            &rules::invalid_value::RULE
+        }
         (_, Kind::Type { .. } | Kind::OneOfNotValid { .. } | Kind::AnyOf { .. }) => {
             &rules::invalid_type::RULE
         }
@@ -565,6 +575,11 @@ fn report_value(
         rules::host_tools_list::report(cx, top, node);
     } else if id == rules::invalid_type::RULE.id {
         rules::invalid_type::report(cx, top, pointer, node);
+    } else if let Some(range) = (pointer == format!("/{top}"))
+        .then(|| rules::invalid_value::out_of_range(cx, top, node))
+        .flatten()
+    {
+        rules::invalid_value::report_range(cx, top, node, &range);
     } else {
         rules::invalid_value::report(cx, top, kind, node);
     }

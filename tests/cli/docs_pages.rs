@@ -451,3 +451,68 @@ fn relative_links_in_readme_and_book_resolve() {
         );
     }
 }
+
+/// `docs/src/hosts.md`'s `--host` table names every host of the registry (one row
+/// each, after `auto`) and, for a host with several profiles, every version label
+/// (`tintinweb@0.14`, `@0.14.2`, …), and no label the registry lacks: a profile
+/// version added or renamed in `schemas/hosts/` fails here until the table says so.
+#[test]
+fn the_host_table_names_every_host_and_version_of_the_registry() {
+    let text = std::fs::read_to_string(repo_root().join("docs/src/hosts.md")).unwrap();
+    let start = text
+        .find("| `--host` | profile |\n|---|---|\n")
+        .expect("the --host table");
+    let table = &text[start..];
+    let table = &table[..table.find("\n\n").unwrap_or(table.len())];
+    let mut listed: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for row in table.lines().skip(2) {
+        let first = row
+            .trim_start_matches('|')
+            .split(" | ")
+            .next()
+            .unwrap_or_default();
+        let tokens: Vec<&str> = first.split('`').skip(1).step_by(2).collect();
+        let Some(host) = tokens.first().map(|t| t.split('@').next().unwrap_or(t)) else {
+            panic!("a row without a host: {row}");
+        };
+        if host == "auto" {
+            continue;
+        }
+        assert!(!listed.contains_key(host), "two rows for {host}");
+        let versions = listed.entry(host.to_string()).or_default();
+        for t in &tokens {
+            if let Some((h, v)) = t.split_once('@') {
+                assert!(h.is_empty() || h == host, "{t} in the row of {host}");
+                versions.insert(v.to_string());
+            }
+        }
+    }
+    let mut want: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for h in pwk::host::ALL {
+        let versions: BTreeSet<String> = h.versions().iter().map(|(v, _)| v.to_string()).collect();
+        want.insert(h.as_str().to_string(), versions);
+    }
+    let mut wrong = Vec::new();
+    for (host, versions) in &want {
+        match listed.get(host) {
+            None => wrong.push(format!("no row for `{host}`")),
+            Some(got) if versions.len() > 1 && got != versions => wrong.push(format!(
+                "`{host}`: the table lists {got:?}, the registry has {versions:?}"
+            )),
+            Some(got) if !got.is_subset(versions) => wrong.push(format!(
+                "`{host}`: the table lists {got:?}, the registry has {versions:?}"
+            )),
+            _ => {}
+        }
+    }
+    for host in listed.keys().filter(|h| !want.contains_key(*h)) {
+        wrong.push(format!(
+            "a row for `{host}`, which the registry does not have"
+        ));
+    }
+    assert!(
+        wrong.is_empty(),
+        "docs/src/hosts.md's --host table is not the registry's:\n{}",
+        wrong.join("\n")
+    );
+}
