@@ -231,6 +231,11 @@ impl PwkView {
                 explicit_model: None,
                 agent_dir: None,
                 cwd: &self.root,
+                // The role files alone, as the host is run on them: neither the
+                // host's own settings files nor the environment.
+                root: None,
+                home: None,
+                host_vars: None,
             },
         );
         // An agent CLI reports "every tool" as `*`; a pi extension lists them.
