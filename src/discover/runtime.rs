@@ -38,8 +38,7 @@ pub(crate) struct RuntimeInputs<'a> {
     /// The directory pi would start in (project `.pi/settings.json` is read there).
     pub cwd: &'a Path,
     /// The project root: a host's project settings files are read there (`None`:
-    /// the host's own settings files are not read at all — `pwk verify` compares
-    /// what the role files alone say).
+    /// the host's own settings files are not read at all).
     pub root: Option<&'a Path>,
     pub home: Option<&'a Path>,
     /// The host variables set ([`crate::env::HOST_VARS`]; `None`: not known).

@@ -231,9 +231,8 @@ impl PwkView {
                 explicit_model: None,
                 agent_dir: None,
                 cwd: &self.root,
-                // The role files alone, as the host is run on them: neither the
-                // host's own settings files nor the environment.
-                root: None,
+                root: Some(&self.root),
+                // The host runs under a fresh HOME with no settings of its own.
                 home: None,
                 host_vars: None,
             },
