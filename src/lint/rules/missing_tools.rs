@@ -68,10 +68,19 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
 
 /// pi's read-only built-ins in the host's own names (`Read, Grep, Glob, LS` for
 /// Claude Code).
+/// A pi tool the host has no counterpart of (OpenCode 1.18.33 has no `ls`) is left
+/// out, and a name two pi tools share is said once.
 pub(crate) fn read_only(p: &crate::host::HostProfile) -> String {
-    ["read", "grep", "find", "ls"]
-        .iter()
-        .map(|t| p.tools.own_name(t).unwrap_or_else(|| t.to_string()))
-        .collect::<Vec<_>>()
-        .join(", ")
+    let mut names: Vec<String> = Vec::new();
+    for t in ["read", "grep", "find", "ls"] {
+        let own = match p.tools.own_name(t) {
+            Some(own) => own,
+            None if p.host.is_pi() => t.to_string(),
+            None => continue,
+        };
+        if !names.contains(&own) {
+            names.push(own);
+        }
+    }
+    names.join(", ")
 }
