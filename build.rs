@@ -83,9 +83,10 @@ fn main() {
     println!("cargo:rerun-if-changed=schemas/role.schema.json");
     // The real pi hosts' facts the portable profile consults on every run, as Rust
     // data: (host, version, keys read, keys rejected, instead, default_values, keys
-    // required) per profile, oldest first per host, in `host::PI_HOSTS` order.
+    // required, keys whose text the host parses as JSON) per profile, oldest first per
+    // host, in `host::PI_HOSTS` order.
     let mut pi_rows = String::from(
-        "#[allow(clippy::type_complexity)] // generated data, read by `host::pi_rows`\npub static PI_ROWS: &[(&str, &str, &[&str], &[&str], &[(&str, &str)], &[(&str, &str)], &[&str])] = &[\n",
+        "#[allow(clippy::type_complexity)] // generated data, read by `host::pi_rows`\npub static PI_ROWS: &[(&str, &str, &[&str], &[&str], &[(&str, &str)], &[(&str, &str)], &[&str], &[&str])] = &[\n",
     );
     // Every profile of each pi host, for the portable schema's extra keys (a key an
     // older profile reads is still read by a supported host).
@@ -187,14 +188,24 @@ fn main() {
                     .as_array()
                     .map(|a| a.iter().filter_map(|r| r["key"].as_str()).collect())
                     .unwrap_or_default();
+                let parsed_as_json: Vec<&String> = full["keys"]
+                    .as_object()
+                    .map(|m| {
+                        m.iter()
+                            .filter(|(_, f)| f["parsed_as"] == "json")
+                            .map(|(k, _)| k)
+                            .collect()
+                    })
+                    .unwrap_or_default();
                 writeln!(
                     pi_rows,
-                    "    ({host:?}, {version:?}, &{:?}, &{:?}, &{:?}, &{:?}, &{:?}),",
+                    "    ({host:?}, {version:?}, &{:?}, &{:?}, &{:?}, &{:?}, &{:?}, &{:?}),",
                     names(&full["keys"]),
                     names(&full["rejected"]),
                     pairs(&full["instead"]),
                     pairs(&full["default_values"]),
                     required,
+                    parsed_as_json,
                 )
                 .expect("write");
             }

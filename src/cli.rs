@@ -146,6 +146,26 @@ pwk setup --fast-model anthropic/claude-haiku-4-5"
     /// Smoke-test a role: lint it, resolve it, and print how `pi` would be launched.
     Smoke(SmokeArgs),
 
+    /// Ask the agent CLIs installed here which roles they really load, offline, and
+    /// compare with pwk's profile of each.
+    #[command(
+        long_about = "Ask each agent CLI installed on this machine (Claude Code, OpenCode, Gemini CLI, \
+Copilot CLI: found on PATH, or named with --host-bin) and each pi extension pi's settings list \
+(tintinweb, nicobailon: their own loaders, on pi 1.6) which of the project's roles it really loads, \
+with which name, description, tools and model, and compare with what pwk says under its profile of \
+that host (lint + show).\n\nEach host runs offline on a copy of the role files in its own \
+directories (never in the project), with a fresh temporary HOME, dummy credentials and its model \
+API pointed at a mock on 127.0.0.1; nothing leaves the machine. The hosts are asked through a small \
+Node driver shipped in pwk (they are Node programs), run with `node` from PATH (or --node), under a \
+time limit, its whole process tree stopped at the end.\n\nExit 0 when pwk and every host agree, \
+1 on a disagreement (pwk's profile is wrong for the installed version: the output says how to \
+report it), 2 when no host could be asked.",
+        after_long_help = "Examples:\n  pwk verify                          every installed host\n  \
+pwk verify --dry-run                what would run, nothing started\n  \
+pwk verify --host-bin claude-code=$HOME/.local/bin/claude --format json"
+    )]
+    Verify(VerifyArgs),
+
     #[command(
         about = convert_about(),
         long_about = "Convert role files written for one host into files another host reads: \
@@ -661,6 +681,46 @@ pub struct ListArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// The project root (default: the nearest directory upwards that holds `.git`,
+    /// `.agents` or `.pi`, else the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+
+    /// Only this host (repeatable): claude-code, opencode, gemini, copilot, tintinweb,
+    /// nicobailon.
+    #[arg(long = "only", value_name = "HOST")]
+    pub only: Vec<String>,
+
+    /// The program of a host, when it is not on PATH (repeatable), e.g.
+    /// `claude-code=/opt/claude/bin/claude`; for a pi extension, its package directory
+    /// (`tintinweb=…/node_modules/@tintinweb/pi-subagents`).
+    #[arg(long = "host-bin", value_name = "HOST=PATH", value_parser = parse_host_bin)]
+    pub host_bin: Vec<(crate::host::HostId, PathBuf)>,
+
+    /// The Node that runs pwk's driver (default: `node` on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub node: Option<PathBuf>,
+
+    /// The longest one host may run, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    pub timeout: u64,
+
+    /// List the hosts and files that would be checked and the commands pwk would run;
+    /// start nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+fn parse_host_bin(s: &str) -> Result<(crate::host::HostId, PathBuf), String> {
+    crate::verify::installed::parse_host_bin(s)
+}
+
+#[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The role name.
     pub name: String,
@@ -949,6 +1009,7 @@ impl Command {
             Command::Show(a) => json(a.format),
             Command::New(a) => json(a.format),
             Command::Smoke(a) => json(a.format),
+            Command::Verify(a) => json(a.format),
             Command::Convert(a) => json(a.format),
             Command::Recon(a) => json(a.run.format),
             Command::Review(a) => json(a.run.format),

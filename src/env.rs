@@ -71,6 +71,19 @@ pub fn debug_panic_requested() -> bool {
     cfg!(debug_assertions) && std::env::var_os("PWK_DEBUG_PANIC").is_some_and(|v| !v.is_empty())
 }
 
+/// `PWK_DEBUG_PROFILE_PATCH=HOST=JSON` in a debug build: an RFC 7396 merge patch pwk
+/// applies over every profile of HOST as it reads it. The tests' doctored profile
+/// (`pwk verify` must then disagree with the real host). A release build never reads
+/// it.
+pub fn debug_profile_patch() -> Option<(String, String)> {
+    if !cfg!(debug_assertions) {
+        return None;
+    }
+    let v = std::env::var("PWK_DEBUG_PROFILE_PATCH").ok()?;
+    let (host, patch) = v.split_once('=')?;
+    Some((host.to_string(), patch.to_string()))
+}
+
 impl Env {
     /// Read the real process environment.
     pub fn from_process() -> Env {

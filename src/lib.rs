@@ -37,6 +37,7 @@ pub mod roles;
 pub(crate) mod severity;
 pub(crate) mod suggest;
 pub mod text;
+pub mod verify;
 
 #[cfg(test)]
 mod testing;

@@ -172,6 +172,7 @@ fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         text.push_str(note);
     }
     say_decisions(args, ctx, &report);
+    say_newer_hosts(args, ctx, &report);
     write_stdout(text.as_bytes()).context("cannot write to stdout")?;
     if !report.failures.is_empty() || !fix_errors.is_empty() {
         let lines: Vec<String> = report
@@ -208,6 +209,26 @@ fn say_decisions(args: &LintArgs, ctx: &Context, report: &crate::lint::LintRepor
     };
     for line in crate::lint::render::decision_lines(report, &opts) {
         eprintln_safe(&line);
+    }
+}
+
+/// A host of the run installed here at a version newer than pwk's facts about it:
+/// said once per host on stderr (not with `--quiet`).
+fn say_newer_hosts(args: &LintArgs, ctx: &Context, report: &crate::lint::LintReport) {
+    if args.quiet {
+        return;
+    }
+    let detected: Vec<crate::host::Found> = report
+        .decisions
+        .iter()
+        .flat_map(|d| d.detection.found.iter().cloned())
+        .collect();
+    let profiles = std::iter::once(report.host.as_str())
+        .chain(report.decisions.iter().map(|d| d.profile.as_str()));
+    for line in
+        crate::verify::installed::newer_than_facts(profiles, &detected, ctx.env.path.as_ref())
+    {
+        eprintln_safe(&format!("pwk: note: {line}"));
     }
 }
 

@@ -29,6 +29,7 @@ pub mod schema;
 pub mod setup;
 pub mod show;
 pub mod smoke;
+pub mod verify;
 
 use std::path::{Path, PathBuf};
 
@@ -95,6 +96,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Show(args) => show::run(args, &ctx),
         Command::New(args) => new::run(args, &ctx),
         Command::Smoke(args) => smoke::run(args, &ctx),
+        Command::Verify(args) => verify::run(args, &ctx),
         Command::Convert(args) => convert::run(args, &ctx),
         Command::Delegate(args) => delegate::run(args, &ctx),
         Command::Recon(args) => recon::run(args, &ctx),

@@ -41,6 +41,13 @@ pub fn run(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             )
         })
         .flatten();
+    for line in crate::verify::installed::newer_than_facts(
+        [d.host.label().as_str()],
+        &[],
+        ctx.env.path.as_ref(),
+    ) {
+        crate::display::eprintln_safe(&format!("pwk: note: {line}"));
+    }
     match args.format {
         Format::Json => {
             let run = provider_run

@@ -93,136 +93,27 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         role.role.thinking.as_deref(),
         d.host,
     );
-
-    let outcome = if args.run {
+    let outcome = args.run.then(|| {
         let progress = |p: &crate::delegate::Progress| {
             crate::display::eprintln_safe(&format!("{} {p}", spec.label));
         };
-        Some(run_pi(&spec, &ctx.env, &progress))
-    } else {
-        None
+        run_pi(&spec, &ctx.env, &progress)
+    });
+    let out = PiSmoke {
+        d,
+        role,
+        diagnostics: &diagnostics,
+        errors,
+        warnings,
+        spec: &spec,
+        plan: &plan,
+        model_check: model_check.as_ref(),
+        outcome: outcome.as_ref(),
+        provider_run: provider_run.as_ref(),
     };
-
-    let path = role.path.display(&ctx.cwd);
     match args.format {
-        Format::Json => {
-            let diags = diagnostics_json(&diagnostics);
-            let run = outcome.as_ref().map(|o| {
-                serde_json::json!({
-                    "status": o.status,
-                    "error": o.error.as_ref().map(run_error_json),
-                    "final_text": o.final_text,
-                    "provider": o.provider,
-                    "model": o.model,
-                    "turns": o.turns,
-                    "tool_calls": o.tool_calls,
-                    "duration_ms": o.duration.as_millis() as u64,
-                    "launch": o.launch.as_ref().map(launch_json),
-                })
-            });
-            let doc = serde_json::json!({
-                "version": 1,
-                "host": d.host,
-                "runs_on": "pi",
-                "name": role.name,
-                "source": role.layer,
-                "path": path,
-                "shadows": role.shadows,
-                "host_notes": role.notes,
-                "lint": {"errors": errors, "warnings": warnings, "diagnostics": diags},
-                "launch": plan.as_ref().ok().map(launch_json),
-                "launch_error": plan.as_ref().err().map(run_error_json),
-                "prompt": SMOKE_PROMPT,
-                "max_turns": spec.max_turns,
-                "provider_run": provider_run,
-                "run": run,
-            });
-            let mut doc = doc;
-            if let Some(c) = &model_check {
-                doc["model_check"] = serde_json::to_value(c).expect("plain data serializes");
-            }
-            write_stdout(&json_line(&doc)?)?;
-        }
-        Format::Human => {
-            let mut t = String::new();
-            t.push_str(&format!(
-                "Smoke test of `{}` ({} host)\n\n",
-                role.name,
-                d.host.as_str()
-            ));
-            lint_and_resolution_human(&mut t, &path, role, &diagnostics, errors, warnings);
-            if let Some(c) = &model_check {
-                t.push_str(super::model_check::human(c).trim_start_matches('\n'));
-            }
-            match &plan {
-                Ok(l) => {
-                    t.push_str(&format!("Program:   {}\n", l.program.display()));
-                    t.push_str("Arguments:\n");
-                    for a in &l.args {
-                        t.push_str(&format!("  {}\n", shell_quote(a)));
-                    }
-                    t.push_str(&format!(
-                        "Prompt:    on {} ({} bytes), then stdin is closed\n",
-                        match l.prompt_transport {
-                            crate::delegate::PromptTransport::Stdin => "stdin",
-                            crate::delegate::PromptTransport::Argv => "the command line",
-                        },
-                        SMOKE_PROMPT.len()
-                    ));
-                    if spec.system_prompt.is_some() {
-                        t.push_str(&format!(
-                            "System:    the role body ({} bytes), written to a private temp file for --system-prompt\n",
-                            role.role.body.len()
-                        ));
-                    }
-                }
-                Err(e) => t.push_str(&format!(
-                    "Launch:    cannot be planned: {}: {}\n",
-                    e.code, e.message
-                )),
-            }
-            match spec.max_turns {
-                Some(n) => t.push_str(&format!(
-                    "Budget:    {n} turns (pi has no turn limit; the runner stops it past {n})\n"
-                )),
-                None => t.push_str(&format!(
-                    "Budget:    this definition sets no max_turns; the smoke run is bounded by its {} s timeout\n",
-                    SMOKE_TIMEOUT.as_secs()
-                )),
-            }
-            match (&outcome, &plan) {
-                // `--run` would fail the same way: it is not offered (issue #32).
-                (None, Err(e)) => t.push_str(&format!(
-                    "\nNothing was launched, and `--run` cannot launch it until the launch can be planned ({}).\n",
-                    e.code
-                )),
-                (None, Ok(_)) => {
-                    t.push_str("\nNothing was launched; `pwk smoke --run` starts it once.\n")
-                }
-                (Some(o), _) => {
-                    t.push_str(&format!(
-                        "\nRun:       {} after {:.1} s, {} turn(s), {} tool call(s)\n",
-                        o.status.as_str(),
-                        o.duration.as_secs_f64(),
-                        o.turns,
-                        o.tool_calls
-                    ));
-                    if let (Some(p), Some(m)) = (&o.provider, &o.model) {
-                        t.push_str(&format!("Model:     {p}/{m}\n"));
-                    }
-                    if let Some(e) = &o.error {
-                        t.push_str(&format!("Error:     {}: {}\n", e.code, e.message));
-                    }
-                    if let Some(text) = &o.final_text {
-                        t.push_str(&format!("Answer:    {}\n", text.trim()));
-                    }
-                }
-            }
-            if let Some(run) = &provider_run {
-                t.push_str(&provider_run_human(run));
-            }
-            write_stdout(tilde(&t, ctx).as_bytes())?;
-        }
+        Format::Json => write_stdout(&json_line(&out.json(&ctx.cwd))?)?,
+        Format::Human => write_stdout(tilde(&out.human(&ctx.cwd), ctx).as_bytes())?,
     }
     let run_ok = outcome
         .as_ref()
@@ -234,7 +125,155 @@ pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     })
 }
 
-/// `Lint:` and `Resolved:` lines, for every host.
+/// A smoke test of a role that runs on pi: its findings, the launch the runner
+/// plans for it, the model check and, with `--run`, the run.
+struct PiSmoke<'a> {
+    d: &'a crate::discover::Discovery,
+    role: &'a crate::discover::ResolvedRole,
+    diagnostics: &'a [crate::lint::Diagnostic],
+    errors: usize,
+    warnings: usize,
+    spec: &'a crate::delegate::PiRunSpec,
+    plan: &'a Result<crate::delegate::PiLaunch, crate::delegate::RunError>,
+    model_check: Option<&'a crate::pi::models::ModelCheck>,
+    outcome: Option<&'a crate::delegate::PiRunOutcome>,
+    provider_run: Option<&'a crate::provider::mapping::ProviderRun>,
+}
+
+impl PiSmoke<'_> {
+    fn json(&self, cwd: &std::path::Path) -> serde_json::Value {
+        let (d, role, plan) = (self.d, self.role, self.plan);
+        let run = self.outcome.map(|o| {
+            serde_json::json!({
+                "status": o.status,
+                "error": o.error.as_ref().map(run_error_json),
+                "final_text": o.final_text,
+                "provider": o.provider,
+                "model": o.model,
+                "turns": o.turns,
+                "tool_calls": o.tool_calls,
+                "duration_ms": o.duration.as_millis() as u64,
+                "launch": o.launch.as_ref().map(launch_json),
+            })
+        });
+        let mut doc = serde_json::json!({
+            "version": 1,
+            "host": d.host,
+            "runs_on": "pi",
+            "name": role.name,
+            "source": role.layer,
+            "path": role.path.display(cwd),
+            "shadows": role.shadows,
+            "host_notes": role.notes,
+            "lint": {
+                "errors": self.errors,
+                "warnings": self.warnings,
+                "diagnostics": diagnostics_json(self.diagnostics),
+            },
+            "launch": plan.as_ref().ok().map(launch_json),
+            "launch_error": plan.as_ref().err().map(run_error_json),
+            "prompt": SMOKE_PROMPT,
+            "max_turns": self.spec.max_turns,
+            "provider_run": self.provider_run,
+            "run": run,
+        });
+        if let Some(c) = self.model_check {
+            doc["model_check"] = serde_json::to_value(c).expect("plain data serializes");
+        }
+        doc
+    }
+
+    fn human(&self, cwd: &std::path::Path) -> String {
+        let (d, role, spec) = (self.d, self.role, self.spec);
+        let path = role.path.display(cwd);
+        let mut t = String::new();
+        t.push_str(&format!(
+            "Smoke test of `{}` ({} host)\n\n",
+            role.name,
+            d.host.as_str()
+        ));
+        lint_and_resolution_human(
+            &mut t,
+            &path,
+            role,
+            self.diagnostics,
+            self.errors,
+            self.warnings,
+        );
+        if let Some(c) = self.model_check {
+            t.push_str(super::model_check::human(c).trim_start_matches('\n'));
+        }
+        match self.plan {
+            Ok(l) => {
+                t.push_str(&format!("Program:   {}\n", l.program.display()));
+                t.push_str("Arguments:\n");
+                for a in &l.args {
+                    t.push_str(&format!("  {}\n", shell_quote(a)));
+                }
+                t.push_str(&format!(
+                    "Prompt:    on {} ({} bytes), then stdin is closed\n",
+                    match l.prompt_transport {
+                        crate::delegate::PromptTransport::Stdin => "stdin",
+                        crate::delegate::PromptTransport::Argv => "the command line",
+                    },
+                    SMOKE_PROMPT.len()
+                ));
+                if spec.system_prompt.is_some() {
+                    t.push_str(&format!(
+                        "System:    the role body ({} bytes), written to a private temp file for --system-prompt\n",
+                        role.role.body.len()
+                    ));
+                }
+            }
+            Err(e) => t.push_str(&format!(
+                "Launch:    cannot be planned: {}: {}\n",
+                e.code, e.message
+            )),
+        }
+        match spec.max_turns {
+            Some(n) => t.push_str(&format!(
+                "Budget:    {n} turns (pi has no turn limit; the runner stops it past {n})\n"
+            )),
+            None => t.push_str(&format!(
+                "Budget:    this definition sets no max_turns; the smoke run is bounded by its {} s timeout\n",
+                SMOKE_TIMEOUT.as_secs()
+            )),
+        }
+        match (self.outcome, self.plan) {
+            // `--run` would fail the same way: it is not offered (issue #32).
+            (None, Err(e)) => t.push_str(&format!(
+                "\nNothing was launched, and `--run` cannot launch it until the launch can be planned ({}).\n",
+                e.code
+            )),
+            (None, Ok(_)) => {
+                t.push_str("\nNothing was launched; `pwk smoke --run` starts it once.\n")
+            }
+            (Some(o), _) => {
+                t.push_str(&format!(
+                    "\nRun:       {} after {:.1} s, {} turn(s), {} tool call(s)\n",
+                    o.status.as_str(),
+                    o.duration.as_secs_f64(),
+                    o.turns,
+                    o.tool_calls
+                ));
+                if let (Some(p), Some(m)) = (&o.provider, &o.model) {
+                    t.push_str(&format!("Model:     {p}/{m}\n"));
+                }
+                if let Some(e) = &o.error {
+                    t.push_str(&format!("Error:     {}: {}\n", e.code, e.message));
+                }
+                if let Some(text) = &o.final_text {
+                    t.push_str(&format!("Answer:    {}\n", text.trim()));
+                }
+            }
+        }
+        if let Some(run) = self.provider_run {
+            t.push_str(&provider_run_human(run));
+        }
+        t
+    }
+}
+
 fn lint_and_resolution_human(
     t: &mut String,
     path: &str,

@@ -316,10 +316,16 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
                 .model_config
                 .as_ref()
                 .map(|c| HerdrConfig::load(c, inputs, &role.name, &mut config_files));
-            let model = match (&host.settings, &own) {
+            let mut model = match (&host.settings, &own) {
                 (Some(set), Some(own)) => host_chain(role, inputs, set, own),
                 _ => model_chain(role, inputs, herdr.as_ref(), &settings),
             };
+            if let (Some(m), false) = (inputs.explicit_model, on_pi) {
+                model.notes.push(format!(
+                    "`--model {m}` is not used: {} picks the model of a role it runs itself",
+                    host.label()
+                ));
+            }
             (if on_pi { "pi" } else { "host-cli" }, model, None)
         }
     };

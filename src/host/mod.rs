@@ -18,7 +18,8 @@
 
 mod detect;
 pub mod effective;
-#[cfg(test)]
+// build.rs's patching; the tests resolve the sources again with it, and a debug
+// build applies `PWK_DEBUG_PROFILE_PATCH` with it.
 mod merge;
 mod profile;
 pub mod schema;
@@ -130,6 +131,26 @@ impl HostId {
         self.kind() != HostKind::Cli
     }
 
+    /// The profile whose range (`applies`) holds the installed `version`, else the
+    /// newest: what `pwk verify` compares a host with.
+    pub fn profile_for_version(self, version: Option<&str>) -> &'static HostProfile {
+        version
+            .and_then(|v| {
+                self.profiles()
+                    .into_iter()
+                    .rev()
+                    .find(|p| version::satisfies(v, &p.applies))
+            })
+            .unwrap_or_else(|| self.newest())
+    }
+
+    /// When the installed `version` is newer than the version pwk's newest profile of
+    /// this host was measured on: that measured version (`2.1.332`).
+    pub fn facts_older_than(self, version: &str) -> Option<String> {
+        let measured = self.newest().measured_version()?;
+        (version::parse(version)? > version::parse(&measured)?).then_some(measured)
+    }
+
     /// The newest profile.
     pub fn newest(self) -> &'static HostProfile {
         full(self.rows().next_back().expect("every host has a version"))
@@ -168,8 +189,16 @@ fn light(i: usize) -> &'static HostProfile {
 
 fn parse(i: usize, json: &str) -> HostProfile {
     let (host, ..) = generated::PROFILES[i];
-    let profile: Profile = serde_json::from_str(json)
-        .unwrap_or_else(|e| panic!("schemas/hosts/{host}.json, row {i}: {e} (tested)"));
+    let profile: Profile = match crate::env::debug_profile_patch() {
+        Some((h, patch)) if h == host => {
+            let mut v: serde_json::Value = serde_json::from_str(json).expect("tested");
+            let patch = serde_json::from_str(&patch).expect("PWK_DEBUG_PROFILE_PATCH: JSON");
+            merge::merge_patch(&mut v, patch);
+            serde_json::from_value(v).expect("PWK_DEBUG_PROFILE_PATCH: a profile")
+        }
+        _ => serde_json::from_str(json)
+            .unwrap_or_else(|e| panic!("schemas/hosts/{host}.json, row {i}: {e} (tested)")),
+    };
     HostProfile {
         host: HostId::from_name(host).expect("a known host"),
         profile,
@@ -210,6 +239,21 @@ impl HostProfile {
     /// The host's name (`tintinweb`).
     pub fn as_str(&self) -> &'static str {
         self.host.as_str()
+    }
+
+    /// The version the profile was measured on: the leading `x.y.z` of `measured`.
+    pub fn measured_version(&self) -> Option<String> {
+        let v: String = self
+            .measured
+            .trim_start_matches(['v', ' '])
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        let v = v.trim_end_matches('.').to_string();
+        version::parse(&v)
+            .is_some()
+            .then_some(v)
+            .filter(|v| v.contains('.'))
     }
 
     /// `tintinweb@0.18`.
@@ -462,6 +506,8 @@ pub struct PiRow {
     instead: &'static [(&'static str, &'static str)],
     default_values: &'static [(&'static str, &'static str)],
     required: &'static [&'static str],
+    /// The keys whose text the host parses again as JSON (`parsed_as: json`).
+    json: &'static [&'static str],
 }
 
 impl PiRow {
@@ -543,6 +589,8 @@ pub struct KeyRows {
     pub readers: u64,
     /// Some row refuses a role with the key.
     pub rejected: bool,
+    /// Bit `i`: row `i` parses the key's text again as JSON (`parsed_as: json`).
+    pub json: u64,
 }
 
 impl PiTable {
@@ -626,7 +674,7 @@ pub fn pi_table() -> &'static PiTable {
         let rows: Vec<PiRow> = generated::PI_ROWS
             .iter()
             .map(
-                |&(host, version, keys, rejected, instead, default_values, required)| PiRow {
+                |&(host, version, keys, rejected, instead, default_values, required, json)| PiRow {
                     host: HostId::from_name(host).expect("a known host"),
                     version,
                     keys,
@@ -634,6 +682,7 @@ pub fn pi_table() -> &'static PiTable {
                     instead,
                     default_values,
                     required,
+                    json,
                 },
             )
             .collect();
@@ -651,6 +700,7 @@ pub fn pi_table() -> &'static PiTable {
                 id: 0,
                 readers: 0,
                 rejected: false,
+                json: 0,
             })
         }
         for (i, r) in rows.iter().enumerate() {
@@ -659,6 +709,9 @@ pub fn pi_table() -> &'static PiTable {
             }
             for &k in r.rejected {
                 entry(&mut keys, k).rejected = true;
+            }
+            for &k in r.json {
+                entry(&mut keys, k).json |= 1 << i;
             }
         }
         assert!(keys.len() <= 128, "the pi keys fit a KeySet");
@@ -794,6 +847,56 @@ mod tests {
         Ok(out)
     }
 
+    /// A host's own settings (`settings`): every file, key and chain link cites its
+    /// source; the chain names links `show` knows, the role's own once, and ends at
+    /// the parent's model; a key's effect is one `show` applies.
+    #[test]
+    fn every_hosts_own_settings_cite_and_chain_well() {
+        for h in ALL {
+            for p in load(h).unwrap() {
+                let Some(set) = &p.settings else { continue };
+                let label = format!("{h}@{}", p.version);
+                assert!(!h.is_pi(), "{label}: a pi host reads pi's settings");
+                assert!(!set.cite.is_empty(), "{label}");
+                for f in &set.files {
+                    assert!(!f.cite.is_empty(), "{label}: {}", f.path);
+                    assert!(!f.path.starts_with('/'), "{label}: {}", f.path);
+                }
+                for k in &set.keys {
+                    assert!(!k.cite.is_empty(), "{label}: {}", k.key);
+                    assert!(
+                        k.sets.as_deref().is_none_or(|s| s == "max-turns"),
+                        "{label}: {} sets {:?}",
+                        k.key,
+                        k.sets
+                    );
+                }
+                let links: Vec<&str> = set.model_chain.iter().map(|s| s.link.as_str()).collect();
+                for step in &set.model_chain {
+                    assert!(!step.cite.is_empty(), "{label}: {}", step.link);
+                    assert!(
+                        [
+                            "invocation",
+                            "frontmatter",
+                            "per-agent-config",
+                            "env",
+                            "parent-default"
+                        ]
+                        .contains(&step.link.as_str()),
+                        "{label}: unknown link {}",
+                        step.link
+                    );
+                }
+                assert_eq!(
+                    links.iter().filter(|l| **l == "frontmatter").count(),
+                    1,
+                    "{label}: {links:?}"
+                );
+                assert_eq!(links.last(), Some(&"parent-default"), "{label}");
+            }
+        }
+    }
+
     #[test]
     fn every_profile_loads_and_cites_its_facts() {
         for h in ALL {
@@ -916,6 +1019,22 @@ mod tests {
                 "{}",
                 p.label()
             );
+            let json: Vec<&str> = p
+                .keys
+                .iter()
+                .filter(|(_, f)| f.parsed_as == Some(ParsedAs::Json))
+                .map(|(k, _)| k.as_str())
+                .collect();
+            assert_eq!(r.json, json.as_slice(), "{}", p.label());
+        }
+        // The table's bits are the rows' lists (some row parses a key as JSON, so
+        // the test sees a case that is not empty).
+        let table = pi_table();
+        assert!(rows.iter().any(|r| !r.json.is_empty()));
+        for (i, r) in rows.iter().enumerate() {
+            for &k in r.json {
+                assert_ne!(table.key(k).map_or(0, |e| e.json) & (1 << i), 0, "{k}");
+            }
         }
     }
 

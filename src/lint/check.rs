@@ -405,7 +405,12 @@ fn parsed_as_json_text(p: &HostProfile, tree: &Node, top: &str) -> bool {
         h.key(top)
             .is_some_and(|f| f.parsed_as == Some(crate::host::ParsedAs::Json))
     };
-    is_text && (json(p) || (p.is_portable() && crate::host::pi_profiles().any(json)))
+    is_text
+        && (json(p)
+            || (p.is_portable()
+                && crate::host::pi_table()
+                    .key(top)
+                    .is_some_and(|e| e.json != 0)))
 }
 
 /// Severity follows evidence: a value finding built on a key fact that only the

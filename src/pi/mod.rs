@@ -52,12 +52,16 @@ pub(crate) fn locate(env: &Env) -> Result<PathBuf, LocateError> {
     }
     env.path
         .as_ref()
-        .and_then(|path| {
-            std::env::split_paths(path)
-                .map(|d| d.join("pi"))
-                .find(|p| is_executable_file(p))
-        })
+        .and_then(|path| find_on_path(path, "pi"))
         .ok_or(LocateError::NotOnPath)
+}
+
+/// The first executable file `name` in the directories of `path` (a `PATH` value):
+/// how pwk finds pi, and the agent CLIs `pwk verify` runs.
+pub(crate) fn find_on_path(path: &std::ffi::OsStr, name: &str) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .map(|d| d.join(name))
+        .find(|p| is_executable_file(p))
 }
 
 fn is_executable_file(p: &Path) -> bool {

@@ -297,7 +297,21 @@ pub(crate) fn capture_whole(
     limit: Duration,
     max: usize,
 ) -> Result<Captured, CaptureError> {
-    let c = capture_keeping(program, args, cwd, env, limit, &|| false, Keep::whole(max))?;
+    let c = capture_keeping(
+        Command::new(program),
+        args,
+        cwd,
+        env,
+        limit,
+        &|| false,
+        Keep::whole(max),
+    );
+    whole(c, max)
+}
+
+/// A capture that is only good whole: held open or cut is an error.
+fn whole(c: Result<Captured, CaptureError>, max: usize) -> Result<Captured, CaptureError> {
+    let c = c?;
     if c.held_open {
         Err(CaptureError::HeldOpen)
     } else if c.dropped > 0 {
@@ -316,11 +330,35 @@ pub(crate) fn capture_until(
     limit: Duration,
     stop: &dyn Fn() -> bool,
 ) -> Result<Captured, CaptureError> {
-    capture_keeping(program, args, cwd, env, limit, stop, Keep::HEAD_AND_TAIL)
+    capture_keeping(
+        Command::new(program),
+        args,
+        cwd,
+        env,
+        limit,
+        stop,
+        Keep::HEAD_AND_TAIL,
+    )
+}
+
+/// [`capture_whole`] with only `env` for an environment (nothing of pwk's own is
+/// passed on): `pwk verify`'s driver, which must not see the user's keys.
+pub(crate) fn capture_whole_clean(
+    program: &Path,
+    args: &[&str],
+    cwd: &Path,
+    env: &[(String, String)],
+    limit: Duration,
+    max: usize,
+) -> Result<Captured, CaptureError> {
+    let mut cmd = Command::new(program);
+    cmd.env_clear();
+    let c = capture_keeping(cmd, args, cwd, env, limit, &|| false, Keep::whole(max));
+    whole(c, max)
 }
 
 fn capture_keeping(
-    program: &Path,
+    mut cmd: Command,
     args: &[&str],
     cwd: &Path,
     env: &[(String, String)],
@@ -328,6 +366,7 @@ fn capture_keeping(
     stop: &dyn Fn() -> bool,
     keep: Keep,
 ) -> Result<Captured, CaptureError> {
+    let program = PathBuf::from(cmd.get_program());
     // The same descendant reaping as a run: while the capture lasts pwk is a child
     // subreaper, so a daemon that double-forked out of the command's group comes back
     // to pwk and is stopped (SIGTERM, grace, SIGKILL) before the capture returns,
@@ -335,8 +374,7 @@ fn capture_keeping(
     let run = super::children::begin_run();
     let mut sweep = super::children::Sweep::default();
     let out = capture_in_run(
-        Command::new(program)
-            .args(args)
+        cmd.args(args)
             .current_dir(cwd)
             .envs(env.iter().map(|(k, v)| (k, v))),
         limit,
@@ -352,10 +390,7 @@ fn capture_keeping(
     );
     run.end(sweep);
     out.map_err(|e| match e {
-        CaptureError::Spawn { source, .. } => CaptureError::Spawn {
-            program: program.to_path_buf(),
-            source,
-        },
+        CaptureError::Spawn { source, .. } => CaptureError::Spawn { program, source },
         e => e,
     })
 }

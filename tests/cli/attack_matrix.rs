@@ -44,31 +44,45 @@ enum Slot {
     Pi,
     /// `ci/`: a project subdirectory (the baseline's).
     Ci,
-    /// The agents directories of the hosts with their own CLI ([`CLI_HOST_DIRS`]):
+    /// The agents directories of the hosts with their own CLI ([`cli_host_dirs`]):
     /// where `new --host H` writes.
     Host,
 }
 
-/// Each host with its own CLI: its name, the project agents directory `new --host`
-/// writes in, and the file name it gives `probe-role`.
-const CLI_HOST_DIRS: &[(&str, &str, &str)] = &[
-    ("claude-code", ".claude/agents", "probe-role.md"),
-    ("opencode", ".opencode/agents", "probe-role.md"),
-    ("gemini", ".gemini/agents", "probe-role.md"),
-    ("copilot", ".github/agents", "probe-role.agent.md"),
-];
+/// Each host with its own CLI, from the registry: its name, the project agents
+/// directory `new --host` writes in, the file name it gives `probe-role`, and
+/// whether that directory is its own (`.agents/agents/`, which several hosts
+/// read, is [`Slot::Agents`]'s, attacked there).
+fn cli_host_dirs() -> Vec<(&'static str, &'static str, String, bool)> {
+    pwk::host::ALL
+        .into_iter()
+        .filter(|h| !h.is_pi())
+        .map(|h| {
+            let dir = h.project_dirs().last().expect("a project directory");
+            let suffix = match h.newest().discovery.suffix.as_str() {
+                "" => ".md",
+                s => s,
+            };
+            let own = h.own_project_dirs().any(|d| d == dir);
+            (h.as_str(), dir, format!("probe-role{suffix}"), own)
+        })
+        .collect()
+}
 
 /// Stage each CLI host's agents directory (with a role in it) and its copy outside
 /// (`outside/host-<top>/agents/`, the target of the links the attacks plant), then
 /// apply `attack` to each `(top, agents dir, target file)`.
 fn each_cli_host(w: &World, attack: impl Fn(&str, &str, &str)) {
-    for (_, dir, file) in CLI_HOST_DIRS {
+    for (_, dir, file, own) in cli_host_dirs() {
+        if !own {
+            continue;
+        }
         let top = dir.split('/').next().unwrap();
         w.env.write(&format!("{dir}/r.md"), FIXABLE);
         let out = w.outside.join(format!("host-{top}/agents"));
         std::fs::create_dir_all(&out).unwrap();
         std::fs::write(out.join("r.md"), FIXABLE).unwrap();
-        std::fs::write(out.join(file), FIXABLE).unwrap();
+        std::fs::write(out.join(&file), FIXABLE).unwrap();
         attack(top, dir, &format!("{dir}/{file}"));
     }
 }
@@ -261,7 +275,7 @@ const ATTACKS: &[Attack] = &[
         file: Some(".agents/agents/evil\x1b[2J.md"),
     },
     Attack {
-        name: "symlinked CLI host directory (.claude, .opencode, .gemini, .github)",
+        name: "symlinked CLI host directory (.claude, .github, … of each)",
         hits: &[Hits::Dir(Slot::Host)],
         mentions: &["symbolic link"],
         stage: |w| each_cli_host(w, |top, _, _| w.link_dir(top, &format!("host-{top}"))),
@@ -375,32 +389,32 @@ const FRONT_ENDS: &[FrontEnd] = &[
         run: |w, _| cli(w, &["new", "probe-role"]),
     },
     FrontEnd {
-        name: "new --host claude-code",
+        // Every host with its own CLI, from the registry, one after another.
+        name: "new --host H (each CLI host)",
         dirs: &[Slot::Host],
         files: &[Slot::Host],
         findings: &[],
-        run: |w, _| new_for(w, "claude-code"),
-    },
-    FrontEnd {
-        name: "new --host opencode",
-        dirs: &[Slot::Host],
-        files: &[Slot::Host],
-        findings: &[],
-        run: |w, _| new_for(w, "opencode"),
-    },
-    FrontEnd {
-        name: "new --host gemini",
-        dirs: &[Slot::Host],
-        files: &[Slot::Host],
-        findings: &[],
-        run: |w, _| new_for(w, "gemini"),
-    },
-    FrontEnd {
-        name: "new --host copilot",
-        dirs: &[Slot::Host],
-        files: &[Slot::Host],
-        findings: &[],
-        run: |w, _| new_for(w, "copilot"),
+        run: |w, attack| {
+            let hits = attack
+                .hits
+                .iter()
+                .any(|h| matches!(h, Hits::Dir(Slot::Host) | Hits::File(Slot::Host)));
+            cli_host_dirs()
+                .into_iter()
+                .map(|(h, _, _, own)| {
+                    let ran = new_for(w, h);
+                    // Each host's own run names the attack, not just one of them.
+                    let text = String::from_utf8_lossy(&ran.out).to_lowercase();
+                    assert!(
+                        !hits || !own || attack.mentions.iter().any(|m| text.contains(m)),
+                        "new --host {h} does not name the attack (one of {:?}): {text}",
+                        attack.mentions
+                    );
+                    ran
+                })
+                .reduce(Ran::then)
+                .expect("a CLI host")
+        },
     },
     FrontEnd {
         name: "setup",
@@ -431,6 +445,30 @@ const FRONT_ENDS: &[FrontEnd] = &[
         files: &[],
         findings: &[Slot::Agents],
         run: lsp,
+    },
+    FrontEnd {
+        // `pwk verify` reads the role files of a host's own directories (here
+        // `.claude/agents/`: the project's `.agents` renamed to `.claude`, the attack
+        // with it) through the bounded reader to stage them; `--dry-run` lists what
+        // it would stage and why a file is not, and starts nothing.
+        name: "verify --dry-run",
+        dirs: &[Slot::Agents],
+        files: &[Slot::Agents],
+        findings: &[],
+        run: |w, _| {
+            std::fs::rename(w.env.path(".agents"), w.env.path(".claude")).unwrap();
+            cli(
+                w,
+                &[
+                    "verify",
+                    "--dry-run",
+                    "--only",
+                    "claude-code",
+                    "--host-bin",
+                    "claude-code=/bin/true",
+                ],
+            )
+        },
     },
     FrontEnd {
         name: "mcp lint / list_roles / show_role",

@@ -27,7 +27,7 @@ fn named_by_place(host: pwk::host::HostId) -> bool {
 /// Words that would mean pi speaks for a host that is not pi.
 fn pi_words() -> regex::Regex {
     regex::Regex::new(
-        r#"(?i)\bpi's\b|\bon pi\b|runs on\s+pi\b|\bpi\s+(host|settings|model|runs|clamps)\b|\.pi/|~/\.pi\b|PI_CODING_AGENT_DIR|pi-herdr|tintinweb|nicobailon|herdr|invocation\s+(unset|decides|not reached|falls back)\s+--model|"from":\s*"--model""#,
+        r#"(?i)\bpi's\b|\bon pi\b|runs on\s+pi\b|\bpi\s+(host|settings|model|runs|clamps)\b|\.pi/|~/\.pi\b|PI_CODING_AGENT_DIR|pi-herdr|tintinweb|nicobailon|herdr|invocation\s+(unset|decides|not reached|falls back)\s+--model|invocation\s+\(--model\)|"from":\s*"--model""#,
     )
     .unwrap()
 }
@@ -541,6 +541,15 @@ fn each_cli_hosts_own_settings_files_and_model_chain() {
                 None => assert!(note.contains("reads no turn limit"), "{h}: {note}"),
             }
         }
+        // `--model` is how pwk runs a role on pi: for this host it is said unused.
+        let mut cmd = env.pwk();
+        cmd.args([
+            "show", "probe", "--host", h, "--model", "x/y", "--format", "json",
+        ]);
+        let with_model: Value = serde_json::from_str(&run(&mut cmd).stdout).unwrap();
+        let notes = with_model["runtime"]["model"]["notes"].to_string();
+        assert!(notes.contains("`--model x/y` is not used"), "{h}: {notes}");
+        assert_ne!(with_model["runtime"]["model"]["effective"], "x/y", "{h}");
         let Some(set) = &profile.settings else {
             let doc = show(&[]);
             let unread = doc["runtime"]["settings_unread"].to_string();

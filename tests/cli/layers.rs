@@ -31,7 +31,7 @@ pub const LAYERS: &[(&str, &[&str])] = &[
     // The long-running front ends over the features.
     ("servers", &["lsp", "mcp"]),
     // Requests → role runs through `delegate`, roles mapped through `discover`.
-    ("provider", &["provider"]),
+    ("provider", &["provider", "verify"]),
     // The Project every front end takes: root, configuration, host, file set.
     ("project", &["project"]),
     // pwk.toml: read, merged, validated against the rule registry.

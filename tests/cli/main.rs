@@ -49,3 +49,4 @@ mod smoke;
 mod suppress;
 mod surface;
 mod validate_equiv;
+mod verify;

@@ -152,7 +152,7 @@ fn prepare(spec: &PiRunSpec, env: &Env, start: Instant) -> Result<Prepared, Box<
     Ok(Prepared {
         program,
         sys_file,
-        probed,
+        spec: probed.unwrap_or_else(|| spec.clone()),
         warnings,
     })
 }
@@ -160,9 +160,9 @@ fn prepare(spec: &PiRunSpec, env: &Env, start: Instant) -> Result<Prepared, Box<
 struct Prepared {
     program: PathBuf,
     sys_file: Option<TempFile>,
-    /// The spec with the flags `pi --help` showed this pi has (`--no-mcp`), when
-    /// that changed it.
-    probed: Option<PiRunSpec>,
+    /// The spec to run: the caller's, with the flags `pi --help` showed this pi has
+    /// (`--no-mcp`).
+    spec: PiRunSpec,
     warnings: Vec<String>,
 }
 
@@ -245,25 +245,70 @@ fn confirmed_before_start(attempt: &Supervised) -> bool {
         && attempt.status.is_some_and(|s| !s.success())
 }
 
-/// Forget what was learnt about `program`, ask `pi --help` again, and say so.
-fn reprobe(
-    base: &PiRunSpec,
-    program: &std::path::Path,
-    env: &Env,
+/// The one retry both run modes allow after pi rejected a flag the `pi --help`
+/// probe added: asked after every attempt.
+struct Reprobe<'a> {
+    /// The spec before the probe.
+    base: &'a PiRunSpec,
+    program: &'a std::path::Path,
+    env: &'a Env,
     start: Instant,
-    rejected: &[String],
-    warnings: &mut Vec<String>,
-    progress: &(dyn Fn(&Progress) + Sync),
-) -> PiRunSpec {
-    crate::pi::help::forget(program, env.cache_dir().as_ref());
-    let w = format!(
-        "pi rejected {} before starting, although what pwk had learnt from its `pi --help` listed it (pi was replaced); asked `pi --help` again and retried once",
-        rejected.join(", ")
-    );
-    progress(&Progress::Warning(w.clone()));
-    warnings.push(w);
-    probe_flags(base, program, env, remaining(base, start), warnings)
-        .unwrap_or_else(|| base.clone())
+    progress: &'a (dyn Fn(&Progress) + Sync),
+    done: bool,
+}
+
+impl Reprobe<'_> {
+    /// After `attempt` ran `spec`: once per run, when pi rejected before starting a
+    /// flag only the probe had put there, forget what was learnt about this pi, ask
+    /// `pi --help` again, say so, and return the spec to run again.
+    fn after(
+        &mut self,
+        attempt: &Supervised,
+        spec: &PiRunSpec,
+        warnings: &mut Vec<String>,
+    ) -> Option<PiRunSpec> {
+        if self.done {
+            return None;
+        }
+        let rejected = rejected_probed(attempt, self.base, spec);
+        if rejected.is_empty() {
+            return None;
+        }
+        self.done = true;
+        crate::pi::help::forget(self.program, self.env.cache_dir().as_ref());
+        let w = format!(
+            "pi rejected {} before starting, although what pwk had learnt from its `pi --help` listed it (pi was replaced); asked `pi --help` again and retried once",
+            rejected.join(", ")
+        );
+        (self.progress)(&Progress::Warning(w.clone()));
+        warnings.push(w);
+        let base = self.base;
+        Some(
+            probe_flags(
+                base,
+                self.program,
+                self.env,
+                remaining(base, self.start),
+                warnings,
+            )
+            .unwrap_or_else(|| base.clone()),
+        )
+    }
+}
+
+/// What every run mode fills in the same way once pi is done: the run's own
+/// warnings before pi's, the launch, the session file.
+fn settle(
+    mut outcome: PiRunOutcome,
+    mut warnings: Vec<String>,
+    launch: PiLaunch,
+    spec: &PiRunSpec,
+) -> PiRunOutcome {
+    warnings.append(&mut outcome.warnings);
+    outcome.warnings = warnings;
+    outcome.launch = Some(launch);
+    outcome.session_file = session_file_after(spec);
+    outcome
 }
 
 fn limits(spec: &PiRunSpec, turns: Option<TurnLimit>) -> Limits {
@@ -290,17 +335,16 @@ fn spawn_of<'a>(spec: &'a PiRunSpec, launch: &'a PiLaunch) -> Spawn<'a> {
 /// behaviour; every failure is classified into the outcome.
 pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)) -> PiRunOutcome {
     let start = Instant::now();
+    let base = spec;
     let Prepared {
         program,
         sys_file,
-        probed,
+        mut spec,
         mut warnings,
-    } = match prepare(spec, env, start) {
+    } = match prepare(base, env, start) {
         Ok(p) => p,
         Err(o) => return *o,
     };
-    let base = spec;
-    let mut spec = probed.unwrap_or_else(|| base.clone());
     let turns = spec.max_turns.map(|max| TurnLimit {
         budget: max,
         stop_after: max,
@@ -308,7 +352,14 @@ pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)
     let mut transport = PromptTransport::Stdin;
     let mut mode = OutputMode::Json;
     let mut fallback_used = None;
-    let mut reprobed = false;
+    let mut reprobe = Reprobe {
+        base,
+        program: &program,
+        env,
+        start,
+        progress,
+        done: false,
+    };
     let (attempt, launch) = loop {
         let args = build_args(
             &spec,
@@ -332,18 +383,8 @@ pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)
             start,
             progress,
         );
-        let rejected = rejected_probed(&attempt, base, &spec);
-        if !rejected.is_empty() && !reprobed {
-            reprobed = true;
-            spec = reprobe(
-                base,
-                &program,
-                env,
-                start,
-                &rejected,
-                &mut warnings,
-                progress,
-            );
+        if let Some(next) = reprobe.after(&attempt, &spec, &mut warnings) {
+            spec = next;
             continue;
         }
         if confirmed_before_start(&attempt) && fallback_used.is_none() {
@@ -379,10 +420,7 @@ pub fn run_pi(spec: &PiRunSpec, env: &Env, progress: &(dyn Fn(&Progress) + Sync)
     let mut outcome = finish(&spec, &program, attempt, start, mode, None);
     outcome.prompt_transport = transport;
     outcome.fallback_used = fallback_used;
-    warnings.append(&mut outcome.warnings);
-    outcome.warnings = warnings;
-    outcome.launch = Some(launch);
-    outcome.session_file = session_file_after(&spec);
+    let outcome = settle(outcome, warnings, launch, &spec);
     drop(sys_file);
     outcome
 }
@@ -397,18 +435,24 @@ pub fn run_pi_rpc(
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> PiRunOutcome {
     let start = Instant::now();
+    let base = spec;
     let Prepared {
         program,
         sys_file,
-        probed,
+        mut spec,
         mut warnings,
-    } = match prepare(spec, env, start) {
+    } = match prepare(base, env, start) {
         Ok(p) => p,
         Err(o) => return *o,
     };
-    let base = spec;
-    let mut spec = probed.unwrap_or_else(|| base.clone());
-    let mut reprobed = false;
+    let mut reprobe = Reprobe {
+        base,
+        program: &program,
+        env,
+        start,
+        progress,
+        done: false,
+    };
     let (attempt, rpc, launch) = loop {
         let launch = PiLaunch {
             program: program.clone(),
@@ -432,29 +476,16 @@ pub fn run_pi_rpc(
             start,
             progress,
         );
-        let rejected = rejected_probed(&attempt, base, &spec);
-        if !rejected.is_empty() && !reprobed {
-            reprobed = true;
-            spec = reprobe(
-                base,
-                &program,
-                env,
-                start,
-                &rejected,
-                &mut warnings,
-                progress,
-            );
+        if let Some(next) = reprobe.after(&attempt, &spec, &mut warnings) {
+            spec = next;
             continue;
         }
         break (attempt, rpc, launch);
     };
     let mut outcome = finish(&spec, &program, attempt, start, OutputMode::Rpc, Some(&rpc));
-    warnings.append(&mut outcome.warnings);
-    outcome.warnings = warnings;
     outcome.steered = rpc.steered;
     outcome.turn_budget_reached |= rpc.steered;
-    outcome.launch = Some(launch);
-    outcome.session_file = session_file_after(&spec);
+    let outcome = settle(outcome, warnings, launch, &spec);
     drop(sys_file);
     outcome
 }

@@ -194,17 +194,23 @@ pub(crate) fn check_parsed(cx: &mut Checker<'_>, tree: &Node) {
                 .is_some_and(|f| f.parsed_as == Some(ParsedAs::Json))
         };
         let who = if p.is_portable() {
-            if crate::host::pi_table().key(k).is_none() {
+            // Asked for every key of every file: the pi table's bits (build.rs's
+            // data), so no profile is parsed at run time.
+            let table = crate::host::pi_table();
+            let json = table.key(k).map_or(0, |e| e.json);
+            if json == 0 {
                 continue;
             }
             let dir = crate::host::project_dir_of(&cx.doc.path);
-            let (hosts, _) = crate::host::split_profiles(|h| {
-                parses(h) && dir.is_none_or(|d| crate::host::host_reads_dir(h.host, d))
-            });
+            let hosts: Vec<(crate::host::HostId, &str)> = table
+                .select(json)
+                .filter(|r| dir.is_none_or(|d| crate::host::host_reads_dir(r.host, d)))
+                .map(|r| (r.host, r.version))
+                .collect();
             if hosts.is_empty() {
                 continue;
             }
-            crate::host::name_profiles(&hosts)
+            crate::host::name_versions(&hosts)
         } else if parses(p) {
             p.label()
         } else {

@@ -59,28 +59,59 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         span,
         "no `tools` in this frontmatter",
         format!("the role has no `tools` allow-list; {effect}"),
-        Some(format!(
-            "add `tools:` with exactly what the role needs, e.g. `tools: {}`",
-            read_only(p)
-        )),
+        Some(match read_only(p) {
+            Some(tools) => {
+                format!("add `tools:` with exactly what the role needs, e.g. `tools: {tools}`")
+            }
+            None => "add `tools:` with exactly what the role needs".to_string(),
+        }),
     );
 }
 
 /// pi's read-only built-ins in the host's own names (`Read, Grep, Glob, LS` for
-/// Claude Code).
-/// A pi tool the host has no counterpart of (OpenCode 1.18.33 has no `ls`) is left
-/// out, and a name two pi tools share is said once.
-pub(crate) fn read_only(p: &crate::host::HostProfile) -> String {
+/// Claude Code): each named once, and only those the host has (OpenCode has no
+/// `ls`; Copilot's `search` covers both grep and find). `None` when the host has
+/// none of them under any name.
+pub(crate) fn read_only(p: &crate::host::HostProfile) -> Option<String> {
     let mut names: Vec<String> = Vec::new();
     for t in ["read", "grep", "find", "ls"] {
-        let own = match p.tools.own_name(t) {
-            Some(own) => own,
-            None if p.host.is_pi() => t.to_string(),
-            None => continue,
-        };
-        if !names.contains(&own) {
+        if let Some(own) = p.tools.own_name(t)
+            && !names.contains(&own)
+        {
             names.push(own);
         }
     }
-    names.join(", ")
+    (!names.is_empty()).then(|| names.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_only;
+    use crate::host::ALL;
+
+    /// The help's example allow-list, for every profile of every host: each tool
+    /// named once, and each one the host has (a built-in of its own), so that
+    /// following the help never earns an `unknown-tool` finding.
+    #[test]
+    fn the_example_names_only_tools_the_host_has_once_each() {
+        for host in ALL {
+            for p in host.profiles() {
+                let Some(example) = read_only(p) else {
+                    continue;
+                };
+                let names: Vec<&str> = example.split(", ").collect();
+                let mut unique = names.clone();
+                unique.sort_unstable();
+                unique.dedup();
+                assert_eq!(unique.len(), names.len(), "{}: {example}", p.label());
+                for n in names {
+                    assert!(
+                        p.tools.builtins.iter().any(|b| b == n),
+                        "{}: `{n}` in `{example}` is not a built-in of the host",
+                        p.label()
+                    );
+                }
+            }
+        }
+    }
 }

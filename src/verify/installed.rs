@@ -1,0 +1,269 @@
+//! Which hosts are installed on this machine, where, and at which version.
+//!
+//! Cheap by design (`pwk lint` and `pwk show` ask it for the "newer than pwk's
+//! facts" note): a PATH lookup and one bounded read of the `package.json` of the npm
+//! package the program belongs to. No host is started.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use crate::host::HostId;
+
+/// The hosts `pwk verify` can ask, and the program each is found by on PATH.
+pub const VERIFIABLE: [(&str, &str); 4] = [
+    ("claude-code", "claude"),
+    ("opencode", "opencode"),
+    ("gemini", "gemini"),
+    ("copilot", "copilot"),
+];
+
+/// The pi extensions `pwk verify` can ask (their own loaders, run on pi 1.6's module
+/// resolution): found in pi's settings (`packages`), installed where `pi install` puts
+/// them, or named with `--host-bin HOST=PACKAGE_DIR`.
+pub const PI_EXTENSIONS: [&str; 2] = ["tintinweb", "nicobailon"];
+
+/// Whether `pwk verify` can ask `host`.
+pub fn verifiable(host: HostId) -> bool {
+    VERIFIABLE.iter().any(|(h, _)| *h == host.as_str()) || PI_EXTENSIONS.contains(&host.as_str())
+}
+
+/// The names of every host `pwk verify` can ask.
+pub fn verifiable_names() -> Vec<&'static str> {
+    VERIFIABLE
+        .iter()
+        .map(|(h, _)| *h)
+        .chain(PI_EXTENSIONS)
+        .collect()
+}
+
+/// How an installed host was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Found {
+    /// Named with `--host-bin HOST=PATH`.
+    HostBin,
+    /// Its program on PATH.
+    Path,
+    /// A package pi's settings list, where `pi install` put it.
+    PiSettings,
+}
+
+/// One installed host.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Installed {
+    pub host: HostId,
+    /// The program as found (a link on PATH is resolved: `.js` programs run with Node).
+    pub program: PathBuf,
+    /// Its version, from the `package.json` of the npm package it belongs to.
+    pub version: Option<String>,
+    pub found: Found,
+    /// A pi extension: the pi 1.6 package it is loaded with (the one Node resolves
+    /// from the extension's directory, else the `pi` on PATH's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pi: Option<PathBuf>,
+}
+
+/// The program `host` runs as: `--host-bin` (`bins`), else its name on `path`.
+pub fn find(
+    host: HostId,
+    bins: &[(HostId, PathBuf)],
+    path: Option<&OsString>,
+) -> Option<Installed> {
+    let (program, found) = match bins.iter().find(|(h, _)| *h == host) {
+        Some((_, p)) => (p.clone(), Found::HostBin),
+        None => {
+            let name = VERIFIABLE.iter().find(|(h, _)| *h == host.as_str())?.1;
+            (crate::pi::find_on_path(path?, name)?, Found::Path)
+        }
+    };
+    let program = std::fs::canonicalize(&program).unwrap_or(program);
+    Some(Installed {
+        host,
+        version: package_version(&program),
+        program,
+        found,
+        pi: None,
+    })
+}
+
+/// A pi extension: `--host-bin HOST=PACKAGE_DIR`, else the npm package pi's settings
+/// (`<agent dir>/settings.json`, `<project>/.pi/settings.json`) list for it, where
+/// `pi install` put it.
+pub fn find_extension(
+    host: HostId,
+    bins: &[(HostId, PathBuf)],
+    agent_dir: Option<&Path>,
+    root: &Path,
+    path: Option<&OsString>,
+) -> Option<Installed> {
+    let package = host.package()?;
+    let (dir, found) = match bins.iter().find(|(h, _)| *h == host) {
+        Some((_, p)) => (p.clone(), Found::HostBin),
+        None => {
+            let bases = [agent_dir.map(Path::to_path_buf), Some(root.join(".pi"))];
+            bases.into_iter().flatten().find_map(|base| {
+                let settings =
+                    crate::pi::settings::read_json(&base.join("settings.json")).ok()??;
+                let listed = crate::pi::settings::package_sources(&settings)
+                    .iter()
+                    .any(|s| {
+                        s.strip_prefix("npm:")
+                            .is_some_and(|n| n == package || n.starts_with(&format!("{package}@")))
+                    });
+                let dir = crate::pi::settings::npm_install_dir(&base, package);
+                (listed && dir.join("package.json").is_file()).then_some((dir, Found::PiSettings))
+            })?
+        }
+    };
+    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+    let version = crate::fs::read::read(&dir.join("package.json"), crate::fs::Kind::Settings)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|d| d["version"].as_str().map(str::to_string));
+    Some(Installed {
+        host,
+        version,
+        pi: pi_package(&dir, path),
+        program: dir,
+        found,
+    })
+}
+
+/// The pi 1.6 package (`@earendil-works/pi-coding-agent`) an extension in `dir`
+/// loads with: the one Node resolves from there (a `node_modules` on the way up),
+/// else the package of the `pi` on PATH.
+fn pi_package(dir: &Path, path: Option<&OsString>) -> Option<PathBuf> {
+    const PI: &str = "node_modules/@earendil-works/pi-coding-agent";
+    if let Some(p) = dir
+        .ancestors()
+        .map(|a| a.join(PI))
+        .find(|p| p.join("package.json").is_file())
+    {
+        return Some(p);
+    }
+    let pi = std::fs::canonicalize(crate::pi::find_on_path(path?, "pi")?).ok()?;
+    pi.ancestors()
+        .find(|a| {
+            a.join("package.json").is_file() && a.ends_with("@earendil-works/pi-coding-agent")
+        })
+        .map(Path::to_path_buf)
+}
+
+/// The version of the npm package `program` belongs to: the `version` of the
+/// nearest `package.json` above it (at most 4 levels: `bin/x`, `bundle/x.js`,
+/// `node_modules/@scope/pkg-platform/x`), when it names a package.
+pub fn package_version(program: &Path) -> Option<String> {
+    let mut dir = program.parent();
+    for _ in 0..4 {
+        let d = dir?;
+        if let Ok(bytes) = crate::fs::read::read(&d.join("package.json"), crate::fs::Kind::Settings)
+        {
+            let doc: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+            doc["name"].as_str()?;
+            return doc["version"].as_str().map(str::to_string);
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// The hosts of `profiles` (`claude-code@2.1`, `tintinweb@0.18`, as a lint report
+/// names them) whose installed version is newer than pwk's newest profile was measured
+/// on, each once, with the sentence `pwk lint` and `pwk show` say. Cheap: a PATH
+/// lookup and a `package.json` read per agent CLI; a pi extension's version is the
+/// one `--host auto` read (`detected`). No host is started.
+pub fn newer_than_facts<'a>(
+    profiles: impl IntoIterator<Item = &'a str>,
+    detected: &[crate::host::Found],
+    path: Option<&OsString>,
+) -> Vec<String> {
+    let mut seen: Vec<HostId> = Vec::new();
+    let mut out = Vec::new();
+    for p in profiles {
+        let Some(host) = HostId::from_name(p.split('@').next().unwrap_or(p)) else {
+            continue;
+        };
+        if seen.contains(&host) {
+            continue;
+        }
+        seen.push(host);
+        let version = if VERIFIABLE.iter().any(|(h, _)| *h == host.as_str()) {
+            find(host, &[], path).and_then(|i| i.version)
+        } else {
+            detected
+                .iter()
+                .find(|f| f.host == host)
+                .and_then(|f| f.version.clone())
+        };
+        let Some(version) = version else { continue };
+        if let Some(measured) = host.facts_older_than(&version) {
+            let check = if VERIFIABLE.iter().any(|(h, _)| *h == host.as_str()) {
+                "`pwk verify` checks them"
+            } else {
+                "findings about what changed since may be missing"
+            };
+            out.push(format!(
+                "{host} {version} is installed; pwk's facts are from {measured} — {check}"
+            ));
+        }
+    }
+    out
+}
+
+/// `HOST=PATH` (`--host-bin`).
+pub fn parse_host_bin(s: &str) -> Result<(HostId, PathBuf), String> {
+    let (host, path) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not HOST=PATH"))?;
+    let id = HostId::from_name(host)
+        .filter(|h| verifiable(*h))
+        .ok_or_else(|| {
+            format!(
+                "`{host}` is not a host `pwk verify` can run; one of {}",
+                verifiable_names().join(", ")
+            )
+        })?;
+    if path.is_empty() {
+        return Err(format!("`{s}` names no program"));
+    }
+    Ok((id, PathBuf::from(path)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_of_the_package_the_program_belongs_to() {
+        let t = tempfile::tempdir().unwrap();
+        let pkg = t.path().join("node_modules/@a/cli-linux-x64");
+        std::fs::create_dir_all(pkg.join("bin")).unwrap();
+        std::fs::write(
+            pkg.join("package.json"),
+            r#"{"name":"@a/cli-linux-x64","version":"2.1.340"}"#,
+        )
+        .unwrap();
+        std::fs::write(pkg.join("bin/cli"), "").unwrap();
+        assert_eq!(
+            package_version(&pkg.join("bin/cli")).as_deref(),
+            Some("2.1.340")
+        );
+        // A package.json that names no package (a project's) is not the host's.
+        std::fs::write(t.path().join("package.json"), r#"{"version":"9.9.9"}"#).unwrap();
+        std::fs::write(t.path().join("x"), "").unwrap();
+        assert_eq!(package_version(&t.path().join("x")), None);
+    }
+
+    #[test]
+    fn host_bin_names_a_verifiable_host() {
+        assert!(parse_host_bin("claude-code=/x/claude").is_ok());
+        assert!(parse_host_bin("tintinweb=/x").is_ok());
+        assert!(parse_host_bin("herdr=/x").unwrap_err().contains("one of"));
+        assert!(parse_host_bin("claude").unwrap_err().contains("HOST=PATH"));
+        assert!(
+            parse_host_bin("gemini=")
+                .unwrap_err()
+                .contains("names no program")
+        );
+    }
+}

@@ -1,0 +1,561 @@
+//! `pwk verify` against the real pinned agent CLIs (provisioned under `.host-test/`
+//! by scripts/provision-hosts.sh; `PWK_TEST_CLI_ORACLE` names its launcher, whose Node
+//! runs pwk's driver), on fixtures where each host loads, drops and misreads a role;
+//! with a doctored profile (`PWK_DEBUG_PROFILE_PATCH`, debug builds only) so that verify
+//! must report the disagreement; and under `strace` to show that nothing but loopback
+//! was connected to. Without the provisioned hosts these tests record the skip (and
+//! fail under `CI=true`, as every real-host test does).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::support::{Output, TestEnv, json, run};
+
+/// The provisioned hosts: (the `.host-test` root, the Node the launcher runs).
+fn hosts() -> Option<(PathBuf, PathBuf)> {
+    let launcher = crate::oracle::cli_oracle_bin()?;
+    let text = std::fs::read_to_string(&launcher).unwrap();
+    // `exec "<node>" "<driver>" --hosts-root "<root>" "$@"`
+    let quoted: Vec<&str> = text.split('"').skip(1).step_by(2).collect();
+    let node = PathBuf::from(quoted[0]);
+    let root = PathBuf::from(quoted[2]);
+    assert!(node.is_file() && root.is_dir(), "launcher {text}");
+    Some((root, node))
+}
+
+/// Each CLI host's program in the provisioned install.
+fn program(root: &Path, host: &str) -> PathBuf {
+    let rel = match host {
+        "claude-code" => "claude-code/node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+        "copilot" => "copilot/node_modules/@github/copilot-linux-x64/copilot",
+        "opencode" => "opencode/node_modules/opencode-linux-x64/bin/opencode",
+        "gemini" => "gemini/node_modules/@google/gemini-cli/bundle/gemini.js",
+        // pi extensions: the package directory (pi 1.6 is installed beside it).
+        "tintinweb" => return root.join("tintinweb/node_modules/@tintinweb/pi-subagents"),
+        "nicobailon" => return root.join("nicobailon/node_modules/pi-subagents"),
+        _ => unreachable!(),
+    };
+    root.join("cli").join(rel)
+}
+
+const HOSTS: [&str; 6] = [
+    "claude-code",
+    "opencode",
+    "gemini",
+    "copilot",
+    "tintinweb",
+    "nicobailon",
+];
+
+/// `pwk verify --format json` on `env` with every provisioned host named.
+fn verify(env: &TestEnv, root: &Path, node: &Path, extra: &[&str]) -> Output {
+    let mut cmd = env.pwk();
+    cmd.args(["verify", "--format", "json", "--node"]).arg(node);
+    for h in HOSTS {
+        cmd.arg("--host-bin")
+            .arg(format!("{h}={}", program(root, h).display()));
+    }
+    cmd.args(extra);
+    run(&mut cmd)
+}
+
+/// (file, what the host does with it: `loads:<name>`, `drops`, `refuses-start`).
+type Case = (&'static str, &'static str, &'static str);
+
+/// Per host: a role it loads, one it drops, one it misreads (loads, but not as
+/// written: a tool dropped, a name other than the file's, a repaired YAML line).
+const CASES: &[(&str, &[Case])] = &[
+    (
+        "claude-code",
+        &[
+            (
+                ".claude/agents/rev.md",
+                "---\nname: rev\ndescription: Reviews code\ntools: Read, Grep\nmodel: haiku\n---\nBody\n",
+                "loads:rev",
+            ),
+            (
+                ".claude/agents/nodesc.md",
+                "---\nname: nodesc\ntools: Read\n---\nBody\n",
+                "drops",
+            ),
+            // Misread: MultiEdit no longer exists and is dropped silently.
+            (
+                ".claude/agents/multi.md",
+                "---\nname: multi\ndescription: Edits\ntools: Read, MultiEdit\n---\nBody\n",
+                "loads:multi",
+            ),
+            // Misread: strict YAML rejects the line; Claude Code quotes it and loads.
+            (
+                ".claude/agents/colon.md",
+                "---\nname: colon\ndescription: Use this agent when: you need reviews\n---\nBody\n",
+                "loads:colon",
+            ),
+        ],
+    ),
+    (
+        "opencode",
+        &[
+            (
+                ".opencode/agent/planner.md",
+                "---\ndescription: Plans work\nmode: subagent\n---\nBody\n",
+                "loads:planner",
+            ),
+            // Misread: known by its `name`, not its file.
+            (
+                ".opencode/agent/file-stem.md",
+                "---\nname: other-name\ndescription: Named otherwise\nmode: subagent\n---\nBody\n",
+                "loads:other-name",
+            ),
+        ],
+    ),
+    (
+        "gemini",
+        &[
+            (
+                ".gemini/agents/finder.md",
+                "---\nname: finder\ndescription: Finds files\ntools: [read_file, grep_search]\n---\nBody\n",
+                "loads:finder",
+            ),
+            (
+                ".gemini/agents/bad.md",
+                "---\nname: bad\ndescription: Bad\nfoo: bar\n---\nBody\n",
+                "drops",
+            ),
+            // Misread: a `_` file is skipped without a word.
+            (
+                ".gemini/agents/_skip.md",
+                "---\nname: skip\ndescription: Skipped\n---\nBody\n",
+                "drops",
+            ),
+        ],
+    ),
+    (
+        "copilot",
+        &[
+            (
+                ".github/agents/helper.agent.md",
+                "---\nname: helper\ndescription: Helps\ntools: [read]\n---\nBody\n",
+                "loads:helper",
+            ),
+            (".github/agents/nofm.agent.md", "no frontmatter\n", "drops"),
+            // Misread: `name` is a display label, the id is the file's.
+            (
+                ".github/agents/upper-space.agent.md",
+                "---\nname: My Agent\ndescription: Spaced\n---\nBody\n",
+                "loads:My Agent",
+            ),
+        ],
+    ),
+    (
+        "tintinweb",
+        &[
+            (
+                ".pi/agents/scout.md",
+                "---\ndescription: Scout\ntools: read, grep\nmodel: anthropic/claude-haiku-4-5\n---\nBody\n",
+                "loads:scout",
+            ),
+            // Misread: an unknown tool is dropped without a word.
+            (
+                ".pi/agents/named.md",
+                "---\nname: named\ndescription: Named\ntools: read, bogus\n---\nBody\n",
+                "loads:named",
+            ),
+            // Named by its file, whatever `name` says.
+            (
+                ".pi/agents/by-file.md",
+                "---\nname: other\ndescription: By file\ntools: read\n---\nBody\n",
+                "loads:by-file",
+            ),
+        ],
+    ),
+    (
+        "nicobailon",
+        &[
+            (
+                ".pi/agents/named.md",
+                "---\nname: named\ndescription: Named\ntools: read\n---\nBody\n",
+                "loads:named",
+            ),
+            // Dropped: no `name`; no `description`.
+            (
+                ".pi/agents/scout.md",
+                "---\ndescription: Scout\ntools: read\n---\nBody\n",
+                "drops",
+            ),
+            (
+                ".pi/agents/nodesc.md",
+                "---\nname: nodesc\n---\nBody\n",
+                "drops",
+            ),
+        ],
+    ),
+];
+
+fn project_of(cases: &[Case]) -> TestEnv {
+    let env = TestEnv::new();
+    std::fs::create_dir_all(env.path(".git")).unwrap();
+    for (file, text, _) in cases {
+        env.write(file, text);
+    }
+    env
+}
+
+fn host_doc<'a>(doc: &'a Value, host: &str) -> &'a Value {
+    doc["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["host"] == host)
+        .unwrap_or_else(|| panic!("no {host} in {doc:#}"))
+}
+
+fn row<'a>(h: &'a Value, file: &str) -> &'a Value {
+    h["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["file"] == file)
+        .unwrap_or_else(|| panic!("no row for {file} in {h:#}"))
+}
+
+/// What the host did with a file, as the case states it.
+fn outcome(r: &Value) -> String {
+    match r["host"]["outcome"].as_str().unwrap() {
+        "loads" => format!("loads:{}", r["host"]["name"].as_str().unwrap()),
+        o => o.to_string(),
+    }
+}
+
+fn real_host_case(host: &str) {
+    let Some((root, node)) = hosts() else { return };
+    let cases = CASES.iter().find(|(h, _)| *h == host).unwrap().1;
+    let env = project_of(cases);
+    let before = snapshot(env.root());
+    let out = verify(&env, &root, &node, &["--only", host]);
+    let doc = json(&out);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let h = host_doc(&doc, host);
+    assert!(h["error"].is_null(), "{h:#}");
+    assert!(
+        h["version"].is_string(),
+        "the installed version is read: {h:#}"
+    );
+    for (file, _, want) in cases {
+        let r = row(h, file);
+        assert_eq!(outcome(r), *want, "{host} {file}: {r:#}");
+        assert_eq!(r["agree"], true, "{host} {file}: {r:#}");
+    }
+    // The tools the child gets, where the host shows them: the misread lists.
+    let tools = match host {
+        // MultiEdit no longer exists.
+        "claude-code" => Some((".claude/agents/multi.md", serde_json::json!(["Read"]))),
+        // `bogus` is dropped.
+        "tintinweb" => Some((".pi/agents/named.md", serde_json::json!(["read"]))),
+        // nicobailon adds its supervisor channel.
+        "nicobailon" => Some((
+            ".pi/agents/named.md",
+            serde_json::json!(["read", "contact_supervisor"]),
+        )),
+        _ => None,
+    };
+    if let Some((file, want)) = tools {
+        let r = row(h, file);
+        assert_eq!(r["host"]["tools"], want, "{r:#}");
+        assert_eq!(r["pwk"]["tools"], want, "{r:#}");
+    }
+    assert_eq!(doc["summary"]["disagree"], 0);
+    // Nothing written in the project.
+    assert_eq!(snapshot(env.root()), before, "verify wrote in the project");
+}
+
+#[test]
+fn verify_claude_code_real_host() {
+    real_host_case("claude-code");
+}
+
+#[test]
+fn verify_opencode_real_host() {
+    real_host_case("opencode");
+}
+
+#[test]
+fn verify_gemini_real_host() {
+    real_host_case("gemini");
+}
+
+#[test]
+fn verify_copilot_real_host() {
+    real_host_case("copilot");
+}
+
+#[test]
+fn verify_tintinweb_real_host() {
+    real_host_case("tintinweb");
+}
+
+#[test]
+fn verify_nicobailon_real_host() {
+    real_host_case("nicobailon");
+}
+
+/// OpenCode, and pi with tintinweb loaded, refuse to start at all over one bad agent
+/// file: verify says which, and agrees when pwk reports an error there.
+#[test]
+fn verify_hosts_refusing_to_start() {
+    let Some((root, node)) = hosts() else { return };
+    for (host, file, text) in [
+        (
+            "opencode",
+            ".opencode/agent/tools-string.md",
+            "---\ndescription: Tools as a string\ntools: Read, Grep\n---\nBody\n",
+        ),
+        (
+            "tintinweb",
+            ".pi/agents/colon.md",
+            "---\ndescription: Use this: when\ntools: read\n---\nBody\n",
+        ),
+    ] {
+        let env = project_of(&[(file, text, "")]);
+        let out = verify(&env, &root, &node, &["--only", host]);
+        let doc = json(&out);
+        let r = row(host_doc(&doc, host), file);
+        assert_eq!(r["host"]["outcome"], "refuses-start", "{host}: {r:#}");
+        assert_eq!(r["agree"], true, "{host}: {r:#}");
+        assert_eq!(out.code, 0, "{host}: {}", out.stdout);
+    }
+}
+
+/// A profile that is wrong for the installed host (doctored: Claude Code made to
+/// name roles by their file) is reported as such: exit 1, the row, the sentence.
+#[test]
+fn verify_reports_a_doctored_profile_as_wrong() {
+    let Some((root, node)) = hosts() else { return };
+    let env = project_of(&[(
+        ".claude/agents/reviewer-file.md",
+        "---\nname: code-reviewer\ndescription: Reviews\ntools: Read\n---\nBody\n",
+        "",
+    )]);
+    let mut cmd = env.pwk();
+    cmd.env(
+        "PWK_DEBUG_PROFILE_PATCH",
+        r#"claude-code={"identity":{"by":"stem"}}"#,
+    );
+    cmd.args(["verify", "--only", "claude-code", "--node"])
+        .arg(&node)
+        .arg("--host-bin")
+        .arg(format!(
+            "claude-code={}",
+            program(&root, "claude-code").display()
+        ));
+    let human = run(cmd.arg("--format").arg("human"));
+    assert_eq!(human.code, 1, "{}\n{}", human.stdout, human.stderr);
+    assert!(human.stdout.contains("DISAGREE"), "{}", human.stdout);
+    assert!(
+        human
+            .stdout
+            .contains("pwk's profile for claude-code 2.1.332 is wrong here"),
+        "{}",
+        human.stdout
+    );
+    assert!(
+        human
+            .stdout
+            .contains("claude-code calls it `code-reviewer`, pwk `reviewer-file`"),
+        "{}",
+        human.stdout
+    );
+    // Undoctored, the same file agrees.
+    let out = verify(&env, &root, &node, &["--only", "claude-code"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+}
+
+/// Every connect(2) pwk and its children make goes to loopback or a local socket:
+/// the whole run under `strace -f -e trace=connect`, every host at once.
+#[test]
+fn verify_connects_to_nothing_but_loopback() {
+    let Some((root, node)) = hosts() else { return };
+    let strace = std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join("strace"))
+            .find(|p| p.is_file())
+    });
+    let Some(strace) = strace else {
+        let why = "strace not installed (apt-get install strace)";
+        assert!(!crate::support::tools::required(), "CI=true: {why}");
+        crate::support::tools::skip(why);
+        return;
+    };
+    let all: Vec<Case> = CASES.iter().flat_map(|(_, c)| c.iter().copied()).collect();
+    let env = project_of(&all);
+    let log = env.path("strace.log");
+    let pwk = env.pwk();
+    let mut cmd = std::process::Command::new(strace);
+    cmd.current_dir(env.root())
+        .args(["-f", "-qq", "-e", "trace=connect", "-o"])
+        .arg(&log)
+        .arg(pwk.get_program())
+        .args(["verify", "--format", "json", "--node"])
+        .arg(&node);
+    for (k, v) in pwk.get_envs() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    for h in HOSTS {
+        cmd.arg("--host-bin")
+            .arg(format!("{h}={}", program(&root, h).display()));
+    }
+    let out = run(&mut cmd);
+    let doc = json(&out);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert_eq!(doc["summary"]["failed_hosts"], 0, "{doc:#}");
+    let trace = std::fs::read_to_string(&log).unwrap();
+    let mut inet = 0;
+    let mut outside = Vec::new();
+    for line in trace.lines().filter(|l| l.contains("connect(")) {
+        if line.contains("AF_UNIX") || line.contains("AF_UNSPEC") {
+            continue;
+        }
+        inet += 1;
+        let loopback = line.contains("inet_addr(\"127.0.0.1\")")
+            || line.contains("inet_pton(AF_INET6, \"::1\"")
+            || line.contains("inet_pton(AF_INET6, \"::ffff:127.0.0.1\"");
+        if !loopback {
+            outside.push(line.to_string());
+        }
+    }
+    assert!(inet > 0, "no inet connect traced at all: {trace}");
+    assert!(
+        outside.is_empty(),
+        "connects to other than loopback:\n{}",
+        outside.join("\n")
+    );
+}
+
+/// `--dry-run` starts nothing and lists the hosts, their versions and files; with no
+/// host installed (an empty PATH) verify says so and exits 2.
+#[test]
+fn verify_dry_run_and_no_host() {
+    let env = project_of(&[(
+        ".claude/agents/rev.md",
+        "---\nname: rev\ndescription: Reviews\n---\nBody\n",
+        "",
+    )]);
+    // A fake install: a program inside an npm package of a newer version.
+    let pkg = env.path("fake/node_modules/@anthropic-ai/claude-code-linux-x64");
+    env.write(
+        "fake/node_modules/@anthropic-ai/claude-code-linux-x64/package.json",
+        r#"{"name":"@anthropic-ai/claude-code-linux-x64","version":"2.1.340"}"#,
+    );
+    env.write(
+        "fake/node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+        "#!/bin/sh\necho started >> started.log\n",
+    );
+    let out = run(env.pwk().env("PATH", "/nonexistent").args([
+        "verify",
+        "--dry-run",
+        "--host-bin",
+        &format!("claude-code={}", pkg.join("claude").display()),
+    ]));
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("would run claude-code 2.1.340"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains(".claude/agents/rev.md"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("not run: gemini: not installed"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !env.path("started.log").exists(),
+        "dry run started the host"
+    );
+    let none = run(env.pwk().env("PATH", "/nonexistent").args(["verify"]));
+    assert_eq!(none.code, 2, "{}\n{}", none.stdout, none.stderr);
+    assert!(none.stdout.contains("not installed"), "{}", none.stdout);
+}
+
+/// Every file under `dir` (relative path → bytes), links as their target.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let meta = std::fs::symlink_metadata(&p).unwrap();
+            if meta.is_dir() {
+                stack.push(p.clone());
+            }
+            let bytes = if meta.is_file() {
+                std::fs::read(&p).unwrap()
+            } else {
+                Vec::new()
+            };
+            out.push((p.strip_prefix(dir).unwrap().to_path_buf(), bytes));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// An agent CLI installed at a version newer than pwk's facts: `lint` and `show` say
+/// so once, on stderr, from the program's `package.json` (no host started); at the
+/// measured version, nothing.
+#[test]
+fn lint_and_show_say_when_the_installed_host_is_newer() {
+    let env = project_of(&[
+        (
+            ".claude/agents/rev.md",
+            "---\nname: rev\ndescription: Reviews\ntools: Read\n---\nBody\n",
+            "",
+        ),
+        (
+            ".claude/agents/two.md",
+            "---\nname: two\ndescription: Also\ntools: Read\n---\nBody\n",
+            "",
+        ),
+    ]);
+    let install = |version: &str| {
+        let dir = format!("bin-{version}");
+        env.write(
+            &format!("{dir}/package.json"),
+            format!(r#"{{"name":"@anthropic-ai/claude-code-linux-x64","version":"{version}"}}"#),
+        );
+        let prog = env.write(
+            &format!("{dir}/claude"),
+            "#!/bin/sh\necho started >> \"$(dirname \"$0\")/started.log\"\n",
+        );
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&prog, std::fs::Permissions::from_mode(0o755)).unwrap();
+        env.path(&dir)
+    };
+    let newer = install("2.1.340");
+    let lint = run(env
+        .pwk()
+        .env("PATH", &newer)
+        .args(["lint", ".claude/agents"]));
+    let note =
+        "claude-code 2.1.340 is installed; pwk's facts are from 2.1.332 — `pwk verify` checks them";
+    assert_eq!(lint.stderr.matches(note).count(), 1, "{}", lint.stderr);
+    let show = run(env
+        .pwk()
+        .env("PATH", &newer)
+        .args(["show", "rev", "--host", "claude-code"]));
+    assert!(show.stderr.contains(note), "{}", show.stderr);
+    assert!(!newer.join("started.log").exists(), "the host was started");
+    let same = install("2.1.332");
+    let lint = run(env
+        .pwk()
+        .env("PATH", &same)
+        .args(["lint", ".claude/agents"]));
+    assert!(!lint.stderr.contains("is installed"), "{}", lint.stderr);
+}
