@@ -888,7 +888,7 @@ pub(crate) fn runtime_of(
         explicit_model,
         agent_dir: agent_dir.as_deref(),
         cwd,
-        root: &d.project_root,
+        root: Some(&d.project_root),
         home: env.home.as_deref(),
         host_vars: Some(&env.host_vars),
     };

@@ -37,8 +37,9 @@ pub(crate) struct RuntimeInputs<'a> {
     pub agent_dir: Option<&'a Path>,
     /// The directory pi would start in (project `.pi/settings.json` is read there).
     pub cwd: &'a Path,
-    /// The project root: a host's project settings files are read there.
-    pub root: &'a Path,
+    /// The project root: a host's project settings files are read there (`None`:
+    /// the host's own settings files are not read at all).
+    pub root: Option<&'a Path>,
     pub home: Option<&'a Path>,
     /// The host variables set ([`crate::env::HOST_VARS`]; `None`: not known).
     pub host_vars: Option<&'a std::collections::BTreeMap<&'static str, String>>,
@@ -260,7 +261,9 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
     let on_pi = host.host.is_pi();
     // A host with its own CLI reads its own settings files, where pwk knows them.
     let own = match (&host.settings, on_pi) {
-        (Some(set), false) => Some(OwnSettings::load(set, inputs, &mut config_files)),
+        (Some(set), false) => inputs
+            .root
+            .map(|root| OwnSettings::load(set, root, inputs, &mut config_files)),
         _ => None,
     };
     let settings = if on_pi {
@@ -336,7 +339,7 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
             own.apply(set, role, &mut max_turns, &mut disabled);
             (own.found(set, &role.name), set.unread.clone())
         }
-        _ if !on_pi => (
+        (None, _) if !on_pi => (
             Vec::new(),
             vec![format!(
                 "not known to pwk: which of {}'s own settings files change a role",
@@ -367,12 +370,13 @@ struct OwnSettings {
 impl OwnSettings {
     fn load(
         set: &'static crate::host::HostSettings,
+        root: &Path,
         inputs: &RuntimeInputs<'_>,
         out: &mut Vec<ConfigFile>,
     ) -> OwnSettings {
         let mut files = Vec::new();
         for f in &set.files {
-            let Some(path) = f.locate(inputs.home, inputs.root) else {
+            let Some(path) = f.locate(inputs.home, root) else {
                 out.push(ConfigFile {
                     path: f.display(),
                     purpose: "the host's settings",

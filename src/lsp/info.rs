@@ -229,7 +229,7 @@ fn value_hover(
         explicit_model: None,
         agent_dir: ws.setup.agent_dir.as_deref(),
         cwd: &ws.setup.root,
-        root: &ws.setup.root,
+        root: Some(&ws.setup.root),
         home: ws.setup.home.as_deref(),
         // The server does not keep the environment: a hover shows the settings
         // files' links only.

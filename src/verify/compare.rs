@@ -231,7 +231,7 @@ impl PwkView {
                 explicit_model: None,
                 agent_dir: None,
                 cwd: &self.root,
-                root: &self.root,
+                root: Some(&self.root),
                 // The host runs under a fresh HOME with no settings of its own.
                 home: None,
                 host_vars: None,

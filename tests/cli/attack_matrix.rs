@@ -456,6 +456,14 @@ const FRONT_ENDS: &[FrontEnd] = &[
         files: &[Slot::Agents],
         findings: &[],
         run: |w, _| {
+            // An attack on the CLI hosts' directories staged a `.claude` (a
+            // directory or a link): the project's `.agents` takes its place.
+            let claude = w.env.path(".claude");
+            match std::fs::symlink_metadata(&claude) {
+                Ok(m) if m.is_dir() => std::fs::remove_dir_all(&claude).unwrap(),
+                Ok(_) => std::fs::remove_file(&claude).unwrap(),
+                Err(_) => {}
+            }
             std::fs::rename(w.env.path(".agents"), w.env.path(".claude")).unwrap();
             cli(
                 w,
