@@ -231,6 +231,10 @@ impl PwkView {
                 explicit_model: None,
                 agent_dir: None,
                 cwd: &self.root,
+                root: &self.root,
+                // The host runs with a fresh HOME and none of its variables set.
+                home: None,
+                host_vars: Some(&std::collections::BTreeMap::new()),
             },
         );
         // An agent CLI reports "every tool" as `*`; a pi extension lists them.
