@@ -86,57 +86,15 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let path = target.clone();
     let shown = ctx.display_path(&path);
 
-    // Where the new file stands among the layers its host reads (pwk's own for a
-    // pi host: the portable view of pi's directories).
-    let view = if host.profile.host.is_pi() {
-        HostId::Pwk.newest()
-    } else {
-        host.profile
-    };
-    let d = crate::discover::resolve_in(&project.roots(), view);
-    let read_here = d
-        .sources
-        .iter()
-        .any(|s| s.path.as_deref().is_some_and(|p| same_path(p, &dir)));
-    let mut shadows = Vec::new();
-    let mut notes = Vec::new();
-    if !dropped.is_empty() {
-        notes.push(format!(
-            "written for {}, which does not read {}: left out",
-            host.profile.label(),
-            dropped
-                .iter()
-                .map(|k| format!("`{k}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
-    match d.find(&args.name) {
-        Some(r) if r.path.as_file().is_some_and(|p| same_path(p, &path)) => {
-            shadows.extend(r.shadows.iter().map(|s| (s.path.clone(), s.source)));
-        }
-        Some(r) if read_here => notes.push(format!(
-            "{} ({}) wins over it: a higher-priority definition of `{}` exists.",
-            r.path.display(&ctx.cwd),
-            r.layer.as_str(),
-            args.name
-        )),
-        _ => {}
-    }
-    if !read_here {
-        let places: Vec<String> = d
-            .sources
-            .iter()
-            .filter_map(|s| s.path.as_deref())
-            .map(|p| ctx.display_path(p))
-            .collect();
-        notes.push(format!(
-            "{} reads roles from {}; {} is none of them.",
-            view.label(),
-            places.join(", "),
-            ctx.display_path(&dir)
-        ));
-    }
+    let (shadows, notes) = standing(
+        ctx,
+        &project,
+        host.profile,
+        &dir,
+        &path,
+        &args.name,
+        &dropped,
+    );
     let next = format!(
         "replace the description and the body, then run `pwk lint {shown}` and `pwk show {}`",
         args.name
@@ -277,4 +235,72 @@ fn same_path(a: &std::path::Path, b: &std::path::Path) -> bool {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     }
+}
+
+/// Where a file just written for `profile` stands among the layers its host reads
+/// (pwk's own for a pi host: the portable view of pi's directories): the
+/// definitions it shadows (path as shown, layer), and what the user should know —
+/// keys the host does not read that were left out (`dropped`), a higher-priority
+/// definition that wins over it, a directory the host does not read.
+fn standing(
+    ctx: &Context,
+    project: &crate::project::Project,
+    profile: &'static crate::host::HostProfile,
+    dir: &std::path::Path,
+    path: &std::path::Path,
+    name: &str,
+    dropped: &[String],
+) -> (Vec<(String, crate::discover::Layer)>, Vec<String>) {
+    // Where the new file stands among the layers its host reads (pwk's own for a
+    // pi host: the portable view of pi's directories).
+    let view = if profile.host.is_pi() {
+        HostId::Pwk.newest()
+    } else {
+        profile
+    };
+    let d = crate::discover::resolve_in(&project.roots(), view);
+    let read_here = d
+        .sources
+        .iter()
+        .any(|s| s.path.as_deref().is_some_and(|p| same_path(p, dir)));
+    let mut shadows = Vec::new();
+    let mut notes = Vec::new();
+    if !dropped.is_empty() {
+        notes.push(format!(
+            "written for {}, which does not read {}: left out",
+            profile.label(),
+            dropped
+                .iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    match d.find(name) {
+        Some(r) if r.path.as_file().is_some_and(|p| same_path(p, path)) => {
+            shadows.extend(r.shadows.iter().map(|s| (s.path.clone(), s.source)));
+        }
+        Some(r) if read_here => notes.push(format!(
+            "{} ({}) wins over it: a higher-priority definition of `{}` exists.",
+            r.path.display(&ctx.cwd),
+            r.layer.as_str(),
+            name
+        )),
+        _ => {}
+    }
+    if !read_here {
+        let places: Vec<String> = d
+            .sources
+            .iter()
+            .filter_map(|s| s.path.as_deref())
+            .map(|p| ctx.display_path(p))
+            .collect();
+        notes.push(format!(
+            "{} reads roles from {}; {} is none of them.",
+            view.label(),
+            places.join(", "),
+            ctx.display_path(dir)
+        ));
+    }
+    (shadows, notes)
 }
