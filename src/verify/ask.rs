@@ -272,7 +272,10 @@ pub fn ask(
                 docs.len()
             ));
         }
-        return Ok(docs.remove(0).into_host_doc(inst.host.as_str()));
+        return Ok(relative(
+            docs.remove(0).into_host_doc(inst.host.as_str()),
+            project,
+        ));
     }
     let mut docs =
         serde_json::Deserializer::from_str(text.trim_start()).into_iter::<Vec<HostDoc>>();
@@ -286,5 +289,15 @@ pub fn ask(
             docs.len()
         ));
     }
-    Ok(docs.remove(0))
+    Ok(relative(docs.remove(0), project))
+}
+
+/// The host's messages with the scratch project's path left out (the files are named
+/// as in the user's project).
+fn relative(mut doc: HostDoc, project: &Path) -> HostDoc {
+    let prefix = format!("{}/", project.display());
+    for m in doc.messages.iter_mut().chain(doc.fatal.as_mut()) {
+        *m = m.replace(&prefix, "");
+    }
+    doc
 }

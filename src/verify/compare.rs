@@ -232,9 +232,9 @@ impl PwkView {
                 agent_dir: None,
                 cwd: &self.root,
                 root: Some(&self.root),
-                // The host runs under a fresh HOME with no settings of its own.
+                // The host runs with a fresh HOME and none of its variables set.
                 home: None,
-                host_vars: None,
+                host_vars: Some(&std::collections::BTreeMap::new()),
             },
         );
         // An agent CLI reports "every tool" as `*`; a pi extension lists them.

@@ -207,6 +207,15 @@ fn row_line(row: &Row, width: usize) -> String {
     {
         line.push_str(&format!("  {:<width$}  tools {}\n", "", tools(&row.host)));
     }
+    // Why the host did not load it, in its own words.
+    if row.agree == Some(true)
+        && matches!(row.host.outcome, Outcome::Drops | Outcome::RefusesStart)
+        && let Some(m) = row.host.messages.first()
+    {
+        let m: String = m.split_whitespace().collect::<Vec<_>>().join(" ");
+        let m: String = m.chars().take(160).collect();
+        line.push_str(&format!("  {:<width$}  host: {}\n", "", escape_line(&m)));
+    }
     if let Some(why) = &row.why {
         line.push_str(&format!("  {:<width$}  {}\n", "", escape_line(why)));
     }

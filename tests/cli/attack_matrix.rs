@@ -447,35 +447,25 @@ const FRONT_ENDS: &[FrontEnd] = &[
         run: lsp,
     },
     FrontEnd {
-        // `pwk verify` reads the role files of a host's own directories (here
-        // `.claude/agents/`: the project's `.agents` renamed to `.claude`, the attack
-        // with it) through the bounded reader to stage them; `--dry-run` lists what
-        // it would stage and why a file is not, and starts nothing.
+        // `pwk verify` reads the role files of each host's own directories (the CLI
+        // hosts', and pi's `.agents/agents/` and `.pi/agents/` for tintinweb) through
+        // the bounded reader to stage them; `--dry-run` lists what it would stage and
+        // why a file is not, and starts nothing. (A hard-linked file in a CLI host's
+        // directory is read as it is, as lint reads it: nothing is written.)
         name: "verify --dry-run",
-        dirs: &[Slot::Agents],
-        files: &[Slot::Agents],
+        dirs: &[Slot::Agents, Slot::Pi, Slot::Host],
+        files: &[Slot::Agents, Slot::Pi],
         findings: &[],
         run: |w, _| {
-            // An attack on the CLI hosts' directories staged a `.claude` (a
-            // directory or a link): the project's `.agents` takes its place.
-            let claude = w.env.path(".claude");
-            match std::fs::symlink_metadata(&claude) {
-                Ok(m) if m.is_dir() => std::fs::remove_dir_all(&claude).unwrap(),
-                Ok(_) => std::fs::remove_file(&claude).unwrap(),
-                Err(_) => {}
+            let mut args = vec!["verify".to_string(), "--dry-run".to_string()];
+            for (h, _) in pwk::verify::installed::VERIFIABLE {
+                args.push("--host-bin".into());
+                args.push(format!("{h}=/bin/true"));
             }
-            std::fs::rename(w.env.path(".agents"), w.env.path(".claude")).unwrap();
-            cli(
-                w,
-                &[
-                    "verify",
-                    "--dry-run",
-                    "--only",
-                    "claude-code",
-                    "--host-bin",
-                    "claude-code=/bin/true",
-                ],
-            )
+            args.push("--host-bin".into());
+            args.push("tintinweb=/nonexistent/pi-subagents".into());
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            cli(w, &args)
         },
     },
     FrontEnd {

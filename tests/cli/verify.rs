@@ -326,48 +326,48 @@ fn verify_hosts_refusing_to_start() {
     }
 }
 
-/// A profile that is wrong for the installed host (doctored: Claude Code made to
-/// name roles by their file) is reported as such: exit 1, the row, the sentence.
+/// A profile that is wrong for the installed host (doctored: Claude Code made to name
+/// roles by their file, tintinweb by their `name`) is reported as such: exit 1, the
+/// row, the sentence.
 #[test]
 fn verify_reports_a_doctored_profile_as_wrong() {
     let Some((root, node)) = hosts() else { return };
-    let env = project_of(&[(
-        ".claude/agents/reviewer-file.md",
-        "---\nname: code-reviewer\ndescription: Reviews\ntools: Read\n---\nBody\n",
-        "",
-    )]);
-    let mut cmd = env.pwk();
-    cmd.env(
-        "PWK_DEBUG_PROFILE_PATCH",
-        r#"claude-code={"identity":{"by":"stem"}}"#,
-    );
-    cmd.args(["verify", "--only", "claude-code", "--node"])
-        .arg(&node)
-        .arg("--host-bin")
-        .arg(format!(
-            "claude-code={}",
-            program(&root, "claude-code").display()
-        ));
-    let human = run(cmd.arg("--format").arg("human"));
-    assert_eq!(human.code, 1, "{}\n{}", human.stdout, human.stderr);
-    assert!(human.stdout.contains("DISAGREE"), "{}", human.stdout);
-    assert!(
-        human
-            .stdout
-            .contains("pwk's profile for claude-code 2.1.332 is wrong here"),
-        "{}",
-        human.stdout
-    );
-    assert!(
-        human
-            .stdout
-            .contains("claude-code calls it `code-reviewer`, pwk `reviewer-file`"),
-        "{}",
-        human.stdout
-    );
-    // Undoctored, the same file agrees.
-    let out = verify(&env, &root, &node, &["--only", "claude-code"]);
-    assert_eq!(out.code, 0, "{}", out.stdout);
+    // (host, the patch, the file, its text, what verify must say)
+    let cases = [
+        (
+            "claude-code",
+            r#"claude-code={"identity":{"by":"stem"}}"#,
+            ".claude/agents/reviewer-file.md",
+            "---\nname: code-reviewer\ndescription: Reviews\ntools: Read\n---\nBody\n",
+            "claude-code calls it `code-reviewer`, pwk `reviewer-file`",
+            "pwk's profile for claude-code 2.1.332 is wrong here",
+        ),
+        (
+            "tintinweb",
+            r#"tintinweb={"identity":{"by":"name"}}"#,
+            ".pi/agents/by-file.md",
+            "---\nname: other\ndescription: By file\ntools: read\n---\nBody\n",
+            "tintinweb calls it `by-file`, pwk `other`",
+            "pwk's profile for tintinweb 0.14.1 is wrong here",
+        ),
+    ];
+    for (host, patch, file, text, says, wrong) in cases {
+        let env = project_of(&[(file, text, "")]);
+        let mut cmd = env.pwk();
+        cmd.env("PWK_DEBUG_PROFILE_PATCH", patch);
+        cmd.args(["verify", "--only", host, "--node"])
+            .arg(&node)
+            .arg("--host-bin")
+            .arg(format!("{host}={}", program(&root, host).display()));
+        let human = run(cmd.arg("--format").arg("human"));
+        assert_eq!(human.code, 1, "{host}: {}\n{}", human.stdout, human.stderr);
+        assert!(human.stdout.contains("DISAGREE"), "{}", human.stdout);
+        assert!(human.stdout.contains(wrong), "{}", human.stdout);
+        assert!(human.stdout.contains(says), "{}", human.stdout);
+        // Undoctored, the same file agrees.
+        let out = verify(&env, &root, &node, &["--only", host]);
+        assert_eq!(out.code, 0, "{host}: {}", out.stdout);
+    }
 }
 
 /// Every connect(2) pwk and its children make goes to loopback or a local socket:
