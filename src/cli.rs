@@ -698,6 +698,9 @@ pub struct VerifyArgs {
     #[arg(long = "host-bin", value_name = "HOST=PATH", value_parser = parse_host_bin)]
     pub host_bin: Vec<(crate::host::HostId, PathBuf)>,
 
+    #[command(flatten)]
+    pub config: ConfigFileArg,
+
     /// The Node that runs pwk's driver (default: `node` on PATH).
     #[arg(long, value_name = "PATH")]
     pub node: Option<PathBuf>,

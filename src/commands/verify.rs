@@ -12,7 +12,14 @@ use crate::{Context, ExitStatus};
 /// `pwk verify`: 0 when pwk and every host asked agree, 1 on a disagreement, 2 when
 /// no host could be asked (none installed, none with role files, or each failed).
 pub fn run(args: &VerifyArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    let project = super::project(ctx, args.dir.as_deref())?;
+    let project = super::open_project(
+        ctx,
+        super::ProjectFlags {
+            dir: args.dir.as_deref(),
+            config: args.config.file.as_deref(),
+            ..Default::default()
+        },
+    )?;
     let mut hosts = Vec::new();
     for name in &args.only {
         let known = verify::installed::verifiable_names();
