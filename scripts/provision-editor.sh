@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Provisions the real editor the language-server test drives: Neovim (Debian package
-# `neovim`), installed with apt-get when it is missing and we are root (or have
-# passwordless sudo). Idempotent. Prints nothing when nvim is already there.
-# Under CI=true a missing nvim is an error: the test that needs it fails, never skips.
+# Provisions the real tools the tests drive from the system's packages: Neovim
+# (Debian package `neovim`) for the language-server test in a real editor, and strace
+# for `pwk verify`'s loopback-only test (verify::verify_connects_to_nothing_but_loopback).
+# Installed with apt-get when missing and we are root (or have passwordless sudo).
+# Idempotent. Prints nothing when both are already there.
+# Under CI=true a missing tool is an error: the test that needs it fails, never skips.
 set -euo pipefail
-if command -v nvim >/dev/null 2>&1; then
-  exit 0
-fi
 run_root() {
   if [ "$(id -u)" = "0" ]; then
     "$@"
@@ -16,18 +15,25 @@ run_root() {
     return 1
   fi
 }
-if command -v apt-get >/dev/null 2>&1; then
-  echo "provision-editor.sh: installing neovim with apt-get" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  if ! run_root apt-get install -y --no-install-recommends neovim >/dev/null 2>&1; then
-    run_root apt-get update >/dev/null 2>&1 || true
-    run_root apt-get install -y --no-install-recommends neovim >/dev/null 2>&1 || true
+status=0
+for pair in nvim:neovim strace:strace; do
+  cmd=${pair%%:*} pkg=${pair#*:}
+  if command -v "$cmd" >/dev/null 2>&1; then
+    continue
   fi
-fi
-if ! command -v nvim >/dev/null 2>&1; then
-  echo "provision-editor.sh: Neovim is not installed and could not be (needs apt-get and root or sudo); the editor test cannot run" >&2
-  if [ "${CI:-}" = "true" ]; then
-    exit 1
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "provision-editor.sh: installing $pkg with apt-get" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    if ! run_root apt-get install -y --no-install-recommends "$pkg" >/dev/null 2>&1; then
+      run_root apt-get update >/dev/null 2>&1 || true
+      run_root apt-get install -y --no-install-recommends "$pkg" >/dev/null 2>&1 || true
+    fi
   fi
-fi
-exit 0
+  if ! command -v "$cmd" >/dev/null 2>&1; then
+    echo "provision-editor.sh: $pkg is not installed and could not be (needs apt-get and root or sudo); the test that drives it cannot run" >&2
+    if [ "${CI:-}" = "true" ]; then
+      status=1
+    fi
+  fi
+done
+exit $status
