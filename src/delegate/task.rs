@@ -359,6 +359,7 @@ pub(crate) fn delegate_with(
     };
     if let Some(rest) = timeout.checked_sub(start.elapsed()) {
         spec.timeout = Some(rest.max(Duration::from_millis(1)));
+        spec.timeout_stated = Some(timeout);
     }
 
     let label = spec.label.clone();

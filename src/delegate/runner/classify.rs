@@ -299,7 +299,7 @@ pub(crate) fn finish(
                 ErrorCode::Timeout,
                 format!(
                     "pi did not finish within {}; its process group was terminated",
-                    human_duration(t)
+                    human_duration(spec.timeout_stated.unwrap_or(t))
                 ),
             ));
         }

@@ -205,7 +205,7 @@ fn out_of_time(spec: &PiRunSpec, start: Instant) -> Option<Box<PiRunOutcome>> {
                 ErrorCode::Timeout,
                 format!(
                     "the time limit of {} was used up {why}",
-                    super::process::human_duration(t)
+                    super::process::human_duration(spec.timeout_stated.unwrap_or(t))
                 ),
             ),
         )

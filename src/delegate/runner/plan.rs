@@ -59,6 +59,10 @@ pub struct PiRunSpec {
     pub session: SessionChoice,
     /// Overall wall-clock limit.
     pub timeout: Option<Duration>,
+    /// The limit as the request stated it, when [`Self::timeout`] is what was left
+    /// of it after waiting (for a lock): messages name the stated one (`timeoutMs
+    /// 2000` is "within 2 s", never "within 1999 ms").
+    pub timeout_stated: Option<Duration>,
     /// Longest time without any output from pi, once it has printed something, while
     /// no tool is running (a silent `cargo build` is not a stall).
     pub stall_timeout: Option<Duration>,
@@ -100,6 +104,7 @@ impl PiRunSpec {
             thinking: None,
             session: SessionChoice::Ephemeral,
             timeout: None,
+            timeout_stated: None,
             stall_timeout: None,
             max_turns: None,
             budget: crate::delegate::budget::Budget::default(),
