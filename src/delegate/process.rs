@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 pub(crate) use crate::pi::process::{
-    BoundedCapture, GroupStopper, KILL_GRACE, human_duration, kill_group_and_wait, read_chunks,
-    read_chunks_sized,
+    BoundedCapture, GroupStopper, KILL_GRACE, human_duration, kill_reap_group_and_wait,
+    read_chunks, read_chunks_sized,
 };
 
 pub(crate) use crate::pi::children::received;

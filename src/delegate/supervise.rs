@@ -474,8 +474,9 @@ pub(crate) fn supervise<T: Transport>(
         Some((st, _)) => Some(st),
         None => child.wait().ok(),
     };
-    // No tool child survives the run: SIGKILL the group and wait until it is gone.
-    let group_left = !process::kill_group_and_wait(pgid, GROUP_GONE_WAIT);
+    // No tool child survives the run: SIGKILL the group and wait until it is gone
+    // (pi's status is taken: its group's zombies are reaped while waiting).
+    let group_left = !process::kill_reap_group_and_wait(pgid, GROUP_GONE_WAIT);
     if let Some(r) = spawn.remote {
         r.detach(pgid);
     }

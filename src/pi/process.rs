@@ -11,7 +11,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// The process-group primitives, used here and by [`super::children`].
-pub(crate) use super::group::{Signal, kill_group_and_wait, signal_group};
+pub(crate) use super::group::{Signal, kill_reap_group_and_wait, signal_group};
 
 /// Time between SIGTERM and SIGKILL for pi's process group.
 pub(crate) const KILL_GRACE: Duration = Duration::from_secs(3);

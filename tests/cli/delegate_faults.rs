@@ -197,6 +197,14 @@ fn timeout_kills_the_whole_process_group() {
     // (N34: `timeoutMs 2000` was reported as "within 1999 ms").
     let message = v["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("within 1500 ms"), "{message}");
+    // The tool child's zombie (re-parented to pwk) is reaped, not reported as a
+    // survivor after a 2 s wait (N34).
+    assert!(
+        !v["warnings"]
+            .to_string()
+            .contains("still there after SIGKILL"),
+        "{v:#}"
+    );
     assert!(
         t.elapsed() < Duration::from_secs(15),
         "took {:?}",
