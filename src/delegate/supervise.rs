@@ -300,6 +300,7 @@ pub(crate) fn supervise<T: Transport>(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let run = children::begin_run();
+    run.tag(&mut cmd);
     let mut tracked = match children::spawn(&mut cmd) {
         Ok(c) => c,
         Err(e) => {
@@ -362,7 +363,7 @@ pub(crate) fn supervise<T: Transport>(
     let mut exited: Option<(ExitStatus, Instant)> = None;
     let mut reader_done = reader.is_none();
     let mut abandoned = None;
-    let mut sweep = Sweep::default();
+    let mut sweep = run.sweep();
     loop {
         match ev_rx.recv_timeout(Duration::from_millis(25)) {
             Ok(ev) => {
@@ -457,11 +458,9 @@ pub(crate) fn supervise<T: Transport>(
             }
             if at.elapsed() >= GROUP_SWEEP_AFTER {
                 stopper.kill();
-                // What holds stdout now left pi's group: when no other run is going
-                // on, it came from this one.
-                if run.sole() {
-                    sweep.tick();
-                }
+                // What holds stdout now left pi's group: stop what carries this
+                // run's tag.
+                sweep.tick();
             }
             if at.elapsed() >= READER_GRACE {
                 abandoned = Some(Abandoned::AfterExit);

@@ -611,7 +611,7 @@ pub enum KeyEvidence {
 /// is a candidate, and the PWK contract (the role schema) does not document it (the
 /// portable vocabulary says nothing about the host). A key several hosts read
 /// (`color`: tintinweb, Claude Code and OpenCode) is weak evidence and decides
-/// nothing, so the account's "which only <host> reads" is true of every key it
+/// nothing, so the account's "which only `<host>` reads" is true of every key it
 /// names. Asked for every key of every file whose host nothing else names: one
 /// lookup a key.
 pub fn infer_from_keys<'k>(path: &Path, keys: impl IntoIterator<Item = &'k str>) -> KeyEvidence {

@@ -55,6 +55,9 @@ struct State {
     groups: Vec<u32>,
     /// Supervised runs now.
     runs: usize,
+    /// Runs begun since pwk last had none (one pass: a review's roles, a probe
+    /// beside them).
+    pass_runs: usize,
     /// pwk is exiting: no new child.
     closing: bool,
     /// The subreaper attribute is set.
@@ -64,6 +67,7 @@ struct State {
 static STATE: Mutex<State> = Mutex::new(State {
     groups: Vec::new(),
     runs: 0,
+    pass_runs: 0,
     closing: false,
     subreaper: false,
 });
@@ -214,33 +218,57 @@ pub(crate) fn spawn(cmd: &mut Command) -> std::io::Result<Tracked> {
     Ok(Tracked { child, pgid })
 }
 
+/// The environment variable that tags a run's process and everything it starts
+/// (environments are inherited through `setsid` and double forks), so a process that
+/// left the run's group is known to be that run's.
+pub(crate) const RUN_TAG_VAR: &str = "PWK_RUN";
+
 /// A supervised run is going on: the pwk binary is a child subreaper until the last
-/// run ends ([`RunToken::end`]).
+/// run ends ([`RunToken::end`]). Tag the run's command with [`RunToken::tag`].
 pub(crate) fn begin_run() -> RunToken {
+    static NEXT: AtomicUsize = AtomicUsize::new(1);
     let mut st = state();
     st.runs += 1;
+    st.pass_runs += 1;
     if owner() && !st.subreaper {
         st.subreaper = set_subreaper(true);
     }
-    RunToken { ended: false }
+    RunToken {
+        ended: false,
+        tag: format!(
+            "{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ),
+    }
 }
 
 /// One supervised run; [`RunToken::end`] (or drop) ends it.
 #[derive(Debug)]
 pub(crate) struct RunToken {
     ended: bool,
+    tag: String,
 }
 
 impl RunToken {
-    /// Whether this is the only run going on (so a process re-parented to pwk now
-    /// came from it).
-    pub(crate) fn sole(&self) -> bool {
-        state().runs == 1
+    /// Tag `cmd`'s environment with this run ([`RUN_TAG_VAR`]).
+    pub(crate) fn tag(&self, cmd: &mut Command) {
+        cmd.env(RUN_TAG_VAR, &self.tag);
     }
 
-    /// End the run. When it was the last one, stop and reap every process that
-    /// escaped a run's process group (continuing `sweep`, which the run may have
-    /// started while waiting for pi's stdout), and return what was stopped.
+    /// A sweep of the processes that left this run's group (tagged with it).
+    pub(crate) fn sweep(&self) -> Sweep {
+        Sweep {
+            tag: Some(self.tag.clone()),
+            ..Sweep::default()
+        }
+    }
+
+    /// End the run: stop and reap every process that escaped its process group and
+    /// carries its tag (continuing `sweep`, which the run may have started while
+    /// waiting for pi's stdout). When it was the last run, stop every other process
+    /// re-parented to pwk as well: those are this run's when it was the only one of
+    /// the pass, and said to be of unknown origin otherwise.
     pub(crate) fn end(mut self, sweep: Sweep) -> Escaped {
         self.finish(sweep)
     }
@@ -250,15 +278,37 @@ impl RunToken {
             return Escaped::default();
         }
         self.ended = true;
-        let last = {
+        let (last, alone) = {
             let mut st = state();
             st.runs = st.runs.saturating_sub(1);
-            st.runs == 0
+            let alone = st.pass_runs <= 1;
+            if st.runs == 0 {
+                st.pass_runs = 0;
+            }
+            (st.runs == 0, alone)
         };
-        if !last || !owner() {
+        if !owner() {
             return sweep.take();
         }
-        let out = sweep.run(ESCAPED_LIMIT);
+        if sweep.tag.as_deref() != Some(self.tag.as_str()) {
+            // A sweep of every process (`Sweep::default()`): only the last run may.
+            sweep = Sweep {
+                tag: Some(self.tag.clone()),
+                ..sweep
+            };
+        }
+        let mut out = sweep.run(ESCAPED_LIMIT);
+        if !last {
+            return out;
+        }
+        let rest = Sweep::default().run(ESCAPED_LIMIT);
+        if alone {
+            out.stopped.extend(rest.stopped);
+            out.left.extend(rest.left);
+        } else {
+            out.unattributed.extend(rest.stopped);
+            out.unattributed_left.extend(rest.left);
+        }
         let mut st = state();
         if st.runs == 0 && st.subreaper {
             set_subreaper(false);
@@ -281,13 +331,21 @@ pub(crate) struct Escaped {
     pub stopped: Vec<(u32, String)>,
     /// Processes still there when the sweep gave up.
     pub left: Vec<(u32, String)>,
+    /// Processes stopped that no run's tag names (they changed their environment),
+    /// when several runs shared the pass: not known to be this run's.
+    pub unattributed: Vec<(u32, String)>,
+    /// The same, still there when the sweep gave up.
+    pub unattributed_left: Vec<(u32, String)>,
 }
 
-/// Stops pwk's children that are not registered group leaders (processes
-/// re-parented to pwk as a subreaper): SIGTERM once, SIGKILL [`ESCAPED_GRACE`] later,
-/// reaped when gone. Call [`Sweep::tick`] from a wait loop, or [`Sweep::run`].
+/// Stops pwk's children that are not registered group leaders nor in a registered
+/// group (processes re-parented to pwk as a subreaper): SIGTERM once, SIGKILL
+/// [`ESCAPED_GRACE`] later, reaped when gone. Call [`Sweep::tick`] from a wait loop,
+/// or [`Sweep::run`]. [`RunToken::sweep`] stops only the processes tagged with that
+/// run; `Sweep::default()` every one.
 #[derive(Debug, Default)]
 pub(crate) struct Sweep {
+    tag: Option<String>,
     seen: Vec<(u32, String, Instant)>,
     gone: Vec<(u32, String)>,
 }
@@ -300,7 +358,12 @@ impl Sweep {
         }
         let st = state();
         let me = std::process::id();
-        let found = orphans_of(me, &st.groups);
+        let mut found = orphans_of(me, &st.groups);
+        if let Some(tag) = &self.tag {
+            // A finished process is reaped whoever it came from (its environment is
+            // gone); a live one is this sweep's only when it carries the run's tag.
+            found.retain(|o| o.zombie || run_tag(o.pid).as_deref() == Some(tag.as_str()));
+        }
         let live: Vec<u32> = found.iter().map(|o| o.pid).collect();
         for o in &found {
             if o.zombie {
@@ -341,6 +404,7 @@ impl Sweep {
         Escaped {
             stopped: std::mem::take(&mut self.gone),
             left: self.seen.drain(..).map(|(p, comm, _)| (p, comm)).collect(),
+            ..Escaped::default()
         }
     }
 }
@@ -392,8 +456,11 @@ fn orphans_of(me: u32, registered: &[u32]) -> Vec<Orphan> {
         let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
             continue;
         };
+        // A member of a registered group (pi's tool child, re-parented when pi
+        // exited) has not left it: the group's own kill stops it.
         if let Some(o) = parse_stat(pid, &stat)
             && o.0 == me
+            && (o.1.zombie || !registered.contains(&o.1.pgid))
         {
             out.push(o.1);
         }
@@ -424,6 +491,23 @@ fn parse_stat(pid: u32, stat: &str) -> Option<(u32, Orphan)> {
             zombie: state == "Z" || state == "X",
         },
     ))
+}
+
+/// The run tag ([`RUN_TAG_VAR`]) in `p`'s environment, if it can be read.
+fn run_tag(p: u32) -> Option<String> {
+    use std::io::Read;
+    let mut env = Vec::new();
+    std::fs::File::open(format!("/proc/{p}/environ"))
+        .ok()?
+        .take(4 << 20)
+        .read_to_end(&mut env)
+        .ok()?;
+    let key = RUN_TAG_VAR.as_bytes();
+    env.split(|b| *b == 0).find_map(|kv| {
+        kv.strip_prefix(key)
+            .and_then(|r| r.strip_prefix(b"="))
+            .map(|v| String::from_utf8_lossy(v).into_owned())
+    })
 }
 
 fn stop_escaped(o: &Orphan, sig: Signal) {

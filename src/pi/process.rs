@@ -342,7 +342,8 @@ pub(crate) fn capture_until(
 }
 
 /// [`capture_whole`] with only `env` for an environment (nothing of pwk's own is
-/// passed on): `pwk verify`'s driver, which must not see the user's keys.
+/// passed on but the run tag, [`super::children::RUN_TAG_VAR`]): `pwk verify`'s
+/// driver, which must not see the user's keys.
 pub(crate) fn capture_whole_clean(
     program: &Path,
     args: &[&str],
@@ -372,7 +373,8 @@ fn capture_keeping(
     // to pwk and is stopped (SIGTERM, grace, SIGKILL) before the capture returns,
     // whichever way it ends.
     let run = super::children::begin_run();
-    let mut sweep = super::children::Sweep::default();
+    let mut sweep = run.sweep();
+    run.tag(&mut cmd);
     let out = capture_in_run(
         cmd.args(args)
             .current_dir(cwd)
@@ -380,12 +382,10 @@ fn capture_keeping(
         limit,
         stop,
         keep,
+        // What holds a stream open now left the group: stop what carries this
+        // capture's tag.
         &mut || {
-            // What holds a stream open now left the group: when no run is going on
-            // besides this capture, it came from it.
-            if run.sole() {
-                sweep.tick();
-            }
+            sweep.tick();
         },
     );
     run.end(sweep);

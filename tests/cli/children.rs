@@ -273,6 +273,150 @@ fn a_setsid_daemon_does_not_outlive_review_on_either_transport() {
     }
 }
 
+/// Two roles of one review each leave a `setsid` daemon: each role's result names
+/// its own daemon and no other (the run's tag in the daemon's environment says whose
+/// it is), and neither daemon outlives pwk.
+#[test]
+fn each_review_role_is_told_of_its_own_daemon_only() {
+    for transport in ["rpc", "json"] {
+        for detach in [true, false] {
+            let what = format!("review {transport}, detach {detach}");
+            let d = DaemonRun::new();
+            let log = d.env.path("pi.log");
+            let args = [
+                "review",
+                "--roles",
+                "smell,hazard",
+                "--packet",
+                "packet.md",
+                "--format",
+                "json",
+                "--transport",
+                transport,
+            ];
+            let mut cmd = d.pwk(detach, &args);
+            cmd.env("FAKE_PI_DAEMON_PER_RUN", "1")
+                .env("FAKE_PI_LOG", &log);
+            let child = spawn_with_stdin(&mut cmd, b"");
+            let out = wait_bounded(child, PATIENCE, &what);
+            let v: Value = serde_json::from_str(&out.stdout)
+                .unwrap_or_else(|e| panic!("{what}: {e}: {}\n{}", out.stdout, out.stderr));
+            // pi's pid -> the role it ran (the system prompt it was given names it).
+            let starts: Vec<Value> = std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            let results = v["results"].as_array().expect("results");
+            assert_eq!(results.len(), 2, "{what}: {v:#}");
+            let mut named = Vec::new();
+            for r in results {
+                let role = r["role"].as_str().unwrap_or_default().to_string();
+                let short = role
+                    .trim_start_matches("pwk-")
+                    .trim_end_matches("-reviewer");
+                let pi = starts
+                    .iter()
+                    .find(|s| s["systemPrompt"].to_string().to_lowercase().contains(short))
+                    .unwrap_or_else(|| panic!("{what}: no pi start for {role}: {starts:?}"));
+                let pidfile = format!("{}.{}", d.env.path("daemon.pid").display(), pi["pid"]);
+                let daemon: i32 = std::fs::read_to_string(&pidfile)
+                    .unwrap_or_else(|e| panic!("{what}: {pidfile}: {e}"))
+                    .trim()
+                    .parse()
+                    .unwrap();
+                assert!(
+                    !alive(daemon),
+                    "{what}: {role}'s daemon {daemon} outlived pwk"
+                );
+                let warnings = r["notes"].to_string();
+                assert!(
+                    warnings.contains(&format!("{daemon} `")),
+                    "{what}: {role} is told of its daemon {daemon}: {warnings}\n{v:#}"
+                );
+                named.push((role, daemon, warnings));
+            }
+            let (a, b) = (&named[0], &named[1]);
+            assert_ne!(a.1, b.1, "{what}");
+            assert!(
+                !a.2.contains(&format!("{} `", b.1)) && !b.2.contains(&format!("{} `", a.1)),
+                "{what}: a role is told only of its own daemon: {named:#?}"
+            );
+        }
+    }
+}
+
+/// A daemon that replaced its environment carries no run's tag: alone in a pass
+/// (`delegate`) it is still that run's; beside another run (a review of two roles)
+/// it is stopped all the same and said to be of unknown origin, never pinned on a
+/// role.
+#[test]
+fn a_daemon_without_its_run_tag_is_stopped_and_not_misattributed() {
+    let d = DaemonRun::new();
+    let req = json!({"action": "delegate", "taskId": "d-1", "cwd": d.work,
+        "objective": "Summarise the README", "scope": ["README.md"], "constraints": [],
+        "acceptance": ["a summary"], "profile": "readonly"});
+    let mut cmd = d.pwk(true, &["delegate"]);
+    cmd.env_remove("FAKE_PI_TEXT")
+        .env("FAKE_PI_DAEMON_ENV_CLEAR", "1");
+    let out = wait_bounded(
+        spawn_with_stdin(&mut cmd, req.to_string().as_bytes()),
+        PATIENCE,
+        "delegate",
+    );
+    assert_daemon_stopped(&d, &out, "delegate, cleared environment");
+    let v: Value = serde_json::from_str(&out.stdout).unwrap();
+    let daemon = d.daemon().unwrap();
+    assert!(
+        v["warnings"].to_string().contains(&format!("had left pi's process group (e.g. a daemon a tool started with setsid): {daemon} `sleep`")),
+        "the only run of the pass owns it: {v:#}"
+    );
+
+    let d = DaemonRun::new();
+    let args = [
+        "review",
+        "--roles",
+        "smell,hazard",
+        "--packet",
+        "packet.md",
+        "--format",
+        "json",
+    ];
+    let mut cmd = d.pwk(true, &args);
+    cmd.env("FAKE_PI_DAEMON_PER_RUN", "1")
+        .env("FAKE_PI_DAEMON_ENV_CLEAR", "1");
+    let out = wait_bounded(spawn_with_stdin(&mut cmd, b""), PATIENCE, "review");
+    let v: Value = serde_json::from_str(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", out.stdout, out.stderr));
+    let daemons: Vec<i32> = std::fs::read_dir(d.env.path(""))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("daemon.pid."))
+        .filter(|e| !e.file_name().to_string_lossy().ends_with(".tmp"))
+        .map(|e| {
+            std::fs::read_to_string(e.path())
+                .unwrap()
+                .trim()
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(daemons.len(), 2, "{v:#}");
+    let notes = v["results"].to_string();
+    for p in &daemons {
+        assert!(!alive(*p), "review: the daemon {p} outlived pwk");
+        assert!(
+            notes.contains(&format!("{p} `sleep`")),
+            "{p} is reported: {notes}"
+        );
+    }
+    assert!(notes.contains("not known to be this role's"), "{notes}");
+    assert!(
+        !notes.contains("had left pi's process group"),
+        "no role is told a daemon of unknown origin was its own: {notes}"
+    );
+}
+
 use crate::delegate_e2e::both_generations;
 
 both_generations! {

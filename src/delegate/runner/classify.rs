@@ -701,6 +701,20 @@ fn escaped_warnings(e: &crate::pi::children::Escaped) -> Vec<String> {
             list(&e.left)
         ));
     }
+    if !e.unattributed.is_empty() {
+        w.push(format!(
+            "pwk stopped {} process(es) that had left the process group of a run in this pass and no longer said which (their environment was replaced), so not known to be this role's: {}",
+            e.unattributed.len(),
+            list(&e.unattributed)
+        ));
+    }
+    if !e.unattributed_left.is_empty() {
+        w.push(format!(
+            "{} process(es) of unknown origin that had left a run's process group in this pass were still running after SIGTERM, SIGKILL and a wait: {}",
+            e.unattributed_left.len(),
+            list(&e.unattributed_left)
+        ));
+    }
     w
 }
 

@@ -18,7 +18,9 @@ Modes:
   usage              assistant messages with the raw usage values of FAKE_PI_USAGE_RAW
   huge-end           the final message_end is a 9 MiB line (over pwk's 8 MiB limit)
   daemon             a complete run, then a forked `setsid` daemon keeps stdout open
-                     (its pid goes to FAKE_PI_DAEMON_PID) while pi itself exits;
+                     (its pid goes to FAKE_PI_DAEMON_PID, or FAKE_PI_DAEMON_PID.<pi pid>
+                     with FAKE_PI_DAEMON_PER_RUN=1) while pi itself exits; with
+                     FAKE_PI_DAEMON_ENV_CLEAR=1 it execs `sleep` with an empty environment
                      with FAKE_PI_DAEMON_DETACH=1 the daemon closes stdio instead
                      (nothing holds pi's pipes: only a subreaper sees it)
 
@@ -69,7 +71,9 @@ def finish():
 
 
 def spawn_daemon():
-    """Double-fork a daemon in its own session that inherits (and holds) stdout."""
+    """Double-fork a daemon in its own session that inherits (and holds) stdout.
+    With FAKE_PI_DAEMON_PER_RUN=1 its pid goes to FAKE_PI_DAEMON_PID.<pi's pid>."""
+    pi_pid = os.getpid()
     pid = os.fork()
     if pid == 0:
         os.setsid()
@@ -80,11 +84,16 @@ def spawn_daemon():
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
         pidfile = os.environ.get("FAKE_PI_DAEMON_PID")
+        if pidfile and os.environ.get("FAKE_PI_DAEMON_PER_RUN") == "1":
+            pidfile += "." + str(pi_pid)
         if pidfile:
             with open(pidfile + ".tmp", "w") as f:
                 f.write(str(os.getpid()))
             os.rename(pidfile + ".tmp", pidfile)
-        time.sleep(float(os.environ.get("FAKE_PI_DAEMON_SECS", "120")))
+        secs = os.environ.get("FAKE_PI_DAEMON_SECS", "120")
+        if os.environ.get("FAKE_PI_DAEMON_ENV_CLEAR") == "1":
+            os.execve("/bin/sleep", ["sleep", secs], {})
+        time.sleep(float(secs))
         os._exit(0)
     os.waitpid(pid, 0)
 
@@ -93,8 +102,14 @@ def log_start(stdin_text):
     log = os.environ.get("FAKE_PI_LOG")
     if log:
         with open(log, "a") as f:
-            f.write(json.dumps({"argv": args, "stdin": stdin_text, "pid": os.getpid(),
-                                "pgid": os.getpgid(0)}) + "\n")
+            entry = {"argv": args, "stdin": stdin_text, "pid": os.getpid(), "pgid": os.getpgid(0)}
+            if "--system-prompt" in args[:-1]:
+                try:
+                    with open(args[args.index("--system-prompt") + 1]) as sp:
+                        entry["systemPrompt"] = sp.read(4000)
+                except OSError:
+                    pass
+            f.write(json.dumps(entry) + "\n")
 
 
 def probe(kind):
