@@ -150,8 +150,10 @@ pwk setup --fast-model anthropic/claude-haiku-4-5"
     /// compare with pwk's profile of each.
     #[command(
         long_about = "Ask each agent CLI installed on this machine (Claude Code, OpenCode, Gemini CLI, \
-Copilot CLI: found on PATH, or named with --host-bin) and each pi extension pi's settings list \
-(tintinweb, nicobailon: their own loaders, on pi 1.6) which of the project's roles it really loads, \
+Copilot CLI: found on PATH, or named with --host-bin), each pi extension pi's settings list \
+(tintinweb, nicobailon) and pi's example subagent extension (pi-example: vendored into \
+.pi/extensions/subagent/, else the one the installed pi package ships) — the extensions' own \
+loaders, on pi 1.6 — which of the project's roles it really loads, \
 with which name, description, tools and model, and compare with what pwk says under its profile of \
 that host (lint + show).\n\nEach host runs offline on a copy of the role files in its own \
 directories (never in the project), with a fresh temporary HOME, dummy credentials and its model \
@@ -688,13 +690,15 @@ pub struct VerifyArgs {
     pub dir: Option<PathBuf>,
 
     /// Only this host (repeatable): claude-code, opencode, gemini, copilot, tintinweb,
-    /// nicobailon.
+    /// nicobailon, pi-example.
     #[arg(long = "only", value_name = "HOST")]
     pub only: Vec<String>,
 
     /// The program of a host, when it is not on PATH (repeatable), e.g.
     /// `claude-code=/opt/claude/bin/claude`; for a pi extension, its package directory
-    /// (`tintinweb=…/node_modules/@tintinweb/pi-subagents`).
+    /// (`tintinweb=…/node_modules/@tintinweb/pi-subagents`); for pi's example
+    /// extension, the directory holding its `agents.ts`
+    /// (`pi-example=…/pi-coding-agent/examples/extensions/subagent`).
     #[arg(long = "host-bin", value_name = "HOST=PATH", value_parser = parse_host_bin)]
     pub host_bin: Vec<(crate::host::HostId, PathBuf)>,
 

@@ -410,7 +410,7 @@ fn detect_in(
             });
         }
         // pi's example extension, copied in.
-        let example = base.join("extensions").join("subagent");
+        let example = example_extension_dir(base);
         if marker(&example.join("agents.ts"), unreadable)
             & marker(&example.join("index.ts"), unreadable)
         {
@@ -423,6 +423,14 @@ fn detect_in(
         }
     }
     Detection::decide(Basis::Settings, project_root.to_path_buf(), found, looked)
+}
+
+/// Where pi's example subagent extension is vendored under a pi base directory (the
+/// agent dir, or a project's `.pi/`): its `index.ts` and `agents.ts` copied into
+/// `extensions/subagent/` (`@earendil-works/pi-coding-agent@1.6.0
+/// examples/extensions/subagent/README.md:38-40`).
+pub fn example_extension_dir(base: &Path) -> PathBuf {
+    base.join("extensions").join("subagent")
 }
 
 /// Whether the host's marker file `p` is there: a regular file, or a symbolic link

@@ -30,8 +30,8 @@ use std::sync::OnceLock;
 
 pub use detect::{
     Basis, CHOOSE_HINT, Detection, Evidence, Found, KeyEvidence, SHARED_DIRS, claude_plugin_of,
-    detect, detect_dir, detect_from_paths, host_of_path, host_reads_dir, infer_from_keys,
-    project_dir_of,
+    detect, detect_dir, detect_from_paths, example_extension_dir, host_of_path, host_reads_dir,
+    infer_from_keys, project_dir_of,
 };
 pub use profile::*;
 

@@ -18,9 +18,11 @@ pub const VERIFIABLE: [(&str, &str); 4] = [
 ];
 
 /// The pi extensions `pwk verify` can ask (their own loaders, run on pi 1.6's module
-/// resolution): found in pi's settings (`packages`), installed where `pi install` puts
-/// them, or named with `--host-bin HOST=PACKAGE_DIR`.
-pub const PI_EXTENSIONS: [&str; 2] = ["tintinweb", "nicobailon"];
+/// resolution): tintinweb and nicobailon found in pi's settings (`packages`), installed
+/// where `pi install` puts them; pi's example extension vendored into
+/// `extensions/subagent/` of the project's `.pi/` or the agent dir, else the one the
+/// installed pi package ships; or named with `--host-bin HOST=DIR`.
+pub const PI_EXTENSIONS: [&str; 3] = ["tintinweb", "nicobailon", "pi-example"];
 
 /// Whether `pwk verify` can ask `host`.
 pub fn verifiable(host: HostId) -> bool {
@@ -46,6 +48,12 @@ pub enum Found {
     Path,
     /// A package pi's settings list, where `pi install` put it.
     PiSettings,
+    /// pi's example extension, copied into `extensions/subagent/` of the project's
+    /// `.pi/` or the agent dir.
+    Vendored,
+    /// pi's example extension as the installed pi package ships it
+    /// (`examples/extensions/subagent/`).
+    PiPackage,
 }
 
 /// One installed host.
@@ -62,6 +70,13 @@ pub struct Installed {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pi: Option<PathBuf>,
 }
+
+/// The files of pi's example extension in its directory (`index.ts` registers the
+/// `subagent` tool, `agents.ts` is the loader pwk runs).
+const EXAMPLE_FILES: [&str; 2] = ["index.ts", "agents.ts"];
+
+/// Where the pi package keeps its example extension.
+const EXAMPLE_IN_PI: &str = "examples/extensions/subagent";
 
 /// The program `host` runs as: `--host-bin` (`bins`), else its name on `path`.
 pub fn find(
@@ -86,9 +101,9 @@ pub fn find(
     })
 }
 
-/// A pi extension: `--host-bin HOST=PACKAGE_DIR`, else the npm package pi's settings
+/// A pi extension: `--host-bin HOST=DIR`, else the npm package pi's settings
 /// (`<agent dir>/settings.json`, `<project>/.pi/settings.json`) list for it, where
-/// `pi install` put it.
+/// `pi install` put it; pi's example extension: [`find_example`].
 pub fn find_extension(
     host: HostId,
     bins: &[(HostId, PathBuf)],
@@ -96,6 +111,9 @@ pub fn find_extension(
     root: &Path,
     path: Option<&OsString>,
 ) -> Option<Installed> {
+    if host == HostId::PiExample {
+        return find_example(bins, agent_dir, root, path);
+    }
     let package = host.package()?;
     let (dir, found) = match bins.iter().find(|(h, _)| *h == host) {
         Some((_, p)) => (p.clone(), Found::HostBin),
@@ -116,17 +134,57 @@ pub fn find_extension(
         }
     };
     let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
-    let version = crate::fs::read::read(&dir.join("package.json"), crate::fs::Kind::Settings)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-        .and_then(|d| d["version"].as_str().map(str::to_string));
     Some(Installed {
         host,
-        version,
+        version: dir_version(&dir),
         pi: pi_package(&dir, path),
         program: dir,
         found,
     })
+}
+
+/// pi's example subagent extension: `--host-bin pi-example=DIR` (the directory that
+/// holds its `agents.ts`), else vendored into `extensions/subagent/` of the project's
+/// `.pi/` or the agent dir (as `pwk lint`'s host detection finds it), else the one the
+/// pi 1.6 package on PATH ships in `examples/extensions/subagent/`. It is no package
+/// of its own: its version is the version of the pi that loads it.
+fn find_example(
+    bins: &[(HostId, PathBuf)],
+    agent_dir: Option<&Path>,
+    root: &Path,
+    path: Option<&OsString>,
+) -> Option<Installed> {
+    let has_files = |d: &Path| EXAMPLE_FILES.iter().all(|f| d.join(f).is_file());
+    let (dir, found) = match bins.iter().find(|(h, _)| *h == HostId::PiExample) {
+        Some((_, p)) => (p.clone(), Found::HostBin),
+        None => [Some(root.join(".pi")), agent_dir.map(Path::to_path_buf)]
+            .into_iter()
+            .flatten()
+            .map(|base| crate::host::example_extension_dir(&base))
+            .find(|d| has_files(d))
+            .map(|d| (d, Found::Vendored))
+            .or_else(|| {
+                let d = pi_package(root, path)?.join(EXAMPLE_IN_PI);
+                has_files(&d).then_some((d, Found::PiPackage))
+            })?,
+    };
+    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+    let pi = pi_package(&dir, path);
+    Some(Installed {
+        host: HostId::PiExample,
+        version: pi.as_deref().and_then(dir_version),
+        pi,
+        program: dir,
+        found,
+    })
+}
+
+/// The `version` of the npm package at `dir` (an extension's, pi's).
+fn dir_version(dir: &Path) -> Option<String> {
+    crate::fs::read::read(&dir.join("package.json"), crate::fs::Kind::Settings)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|d| d["version"].as_str().map(str::to_string))
 }
 
 /// The pi 1.6 package (`@earendil-works/pi-coding-agent`) an extension in `dir`
@@ -255,9 +313,58 @@ mod tests {
     }
 
     #[test]
+    fn pi_example_vendored_or_shipped_by_pi() {
+        let t = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let p = t.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        // A pi 1.6 package beside the project, and its example extension.
+        let pi = "node_modules/@earendil-works/pi-coding-agent";
+        write(
+            &format!("{pi}/package.json"),
+            r#"{"name":"@earendil-works/pi-coding-agent","version":"1.6.0"}"#,
+        );
+        for f in EXAMPLE_FILES {
+            write(&format!("{pi}/{EXAMPLE_IN_PI}/{f}"), "//\n");
+        }
+        let root = t.path().join("project");
+        std::fs::create_dir_all(&root).unwrap();
+        let find = || find_extension(HostId::PiExample, &[], None, &root, None).unwrap();
+        let shipped = find();
+        assert_eq!(shipped.found, Found::PiPackage);
+        assert_eq!(shipped.version.as_deref(), Some("1.6.0"));
+        assert!(shipped.program.ends_with(EXAMPLE_IN_PI), "{shipped:?}");
+        // One of its two files vendored is not the extension; both are.
+        write("project/.pi/extensions/subagent/agents.ts", "//\n");
+        assert_eq!(find().found, Found::PiPackage);
+        write("project/.pi/extensions/subagent/index.ts", "//\n");
+        let vendored = find();
+        assert_eq!(vendored.found, Found::Vendored);
+        assert!(vendored.program.ends_with(".pi/extensions/subagent"));
+        assert_eq!(vendored.version.as_deref(), Some("1.6.0"));
+        assert!(vendored.pi.as_deref().is_some_and(|p| p.ends_with(pi)));
+        // --host-bin wins.
+        let named = find_extension(
+            HostId::PiExample,
+            &[(HostId::PiExample, t.path().join("elsewhere"))],
+            None,
+            &root,
+            None,
+        )
+        .unwrap();
+        assert_eq!(named.found, Found::HostBin);
+        // No pi anywhere and nothing vendored: not installed.
+        let bare = tempfile::tempdir().unwrap();
+        assert!(find_extension(HostId::PiExample, &[], None, bare.path(), None).is_none());
+    }
+
+    #[test]
     fn host_bin_names_a_verifiable_host() {
         assert!(parse_host_bin("claude-code=/x/claude").is_ok());
         assert!(parse_host_bin("tintinweb=/x").is_ok());
+        assert!(parse_host_bin("pi-example=/x").is_ok());
         assert!(parse_host_bin("herdr=/x").unwrap_err().contains("one of"));
         assert!(parse_host_bin("claude").unwrap_err().contains("HOST=PATH"));
         assert!(

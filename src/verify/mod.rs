@@ -122,6 +122,9 @@ pub fn plan(opts: &VerifyOptions) -> Plan {
                 Some((_, program)) => format!(
                     "not installed (`{program}` is not on PATH; name it with --host-bin {name}=PATH)"
                 ),
+                None if host == HostId::PiExample => format!(
+                    "not installed (no `.pi/extensions/subagent/` in the project or the agent dir, and no pi 1.6 package on PATH that ships `examples/extensions/subagent/`; name its directory with --host-bin {name}=DIR)"
+                ),
                 None => format!(
                     "not installed (no pi settings list `npm:{}`; name its package directory with --host-bin {name}=DIR)",
                     host.package().unwrap_or_default()

@@ -3,15 +3,18 @@
 // package (scripts/provision-hosts.sh puts them in .host-test/) and prints, as one JSON
 // document, what that host made of every role file in a project directory.
 //
-//   oracle --host tintinweb@0.14.1|nicobailon@0.67.0|pi@0.73.1|pi@1.6.0 --project DIR
-//          [--agent-dir DIR] [--any-version]
+//   oracle --host tintinweb@0.14.1|nicobailon@0.67.0|pi-example@1.6.0|pi@0.73.1|pi@1.6.0
+//          --project DIR [--agent-dir DIR] [--any-version]
 //   oracle --host … [--agent-dir DIR] PROJECT...
-//   node pi-hosts.mjs --host tintinweb@X.Y.Z|nicobailon@X.Y.Z --any-version
+//   node pi-hosts.mjs --host tintinweb@X.Y.Z|nicobailon@X.Y.Z|pi-example@X.Y.Z --any-version
 //          --package DIR --pi DIR --cache DIR PROJECT...
 //
 // The third form is `pwk verify`'s (src/verify/ embeds this file): the extension's
-// installed package directory (`--package`), the pi 1.6 package it loads with
+// installed package directory (`--package`; for pi-example, the directory holding the
+// example extension's agents.ts: a project's vendored `.pi/extensions/subagent/` or
+// the pi package's `examples/extensions/subagent/`), the pi 1.6 package it loads with
 // (`--pi`), and where jiti caches what it transpiled (`--cache`), wherever they are.
+// pi-example's version is the version of the pi that loads it.
 //
 // The second form runs the host on each project in turn in this one process (node and
 // pi's bundle start once: the tests' fixture sweeps pass hundreds of projects) and
@@ -55,7 +58,7 @@ import { pathToFileURL } from "node:url";
 
 const WATCHDOG_MS = 60_000;
 const MAX_FILES = 5_000;
-const HOSTS = ["tintinweb@0.14.1", "nicobailon@0.67.0", "pi@0.73.1", "pi@1.6.0"];
+const HOSTS = ["tintinweb@0.14.1", "nicobailon@0.67.0", "pi-example@1.6.0", "pi@0.73.1", "pi@1.6.0"];
 
 function usage(msg) {
   process.stderr.write(`oracle: ${msg}\nusage: oracle --host ${HOSTS.join("|")} (--project DIR | PROJECT...) [--agent-dir DIR]\n`);
@@ -84,7 +87,7 @@ function parseArgs(argv) {
   }
   // scripts/host-drift.sh runs a version the provisioning does not pin, installed the
   // same way into a scratch hosts root: any x.y.z of a host whose loader this file drives.
-  const other = out.anyVersion && /^(tintinweb|nicobailon)@\d+\.\d+\.\d+$/.test(out.host ?? "");
+  const other = out.anyVersion && /^(tintinweb|nicobailon|pi-example)@\d+\.\d+\.\d+$/.test(out.host ?? "");
   if (!out.host || !(HOSTS.includes(out.host) || other)) usage(`--host must be one of ${HOSTS.join(", ")}`);
   if (!out.project && out.projects.length === 0) usage("--project DIR or PROJECT... is required");
   if (out.project && out.projects.length > 0) usage("--project DIR and PROJECT... do not go together");
@@ -476,6 +479,161 @@ function tintinwebRole(stem, config, agentTypes, runner) {
 }
 
 // ---------------------------------------------------------------------------
+// pi's example subagent extension (examples/extensions/subagent in pi's package, which
+// a project vendors into .pi/extensions/subagent/): its own agents.ts, on pi 1.6.
+
+/** The directory holding the example extension's agents.ts: `--package`, else the
+ * provisioned pi 1.6's examples/extensions/subagent. */
+const exampleDir = () =>
+  packageDir("tintinweb", path.join("@earendil-works", "pi-coding-agent", "examples", "extensions", "subagent"));
+
+async function runPiExample() {
+  const hostDir = hostsRoot && path.join(hostsRoot, "tintinweb");
+  const { jiti, pi, piVersion } = await pi16Loader(hostDir);
+  const agentsMod = await jiti.import(path.join(exampleDir(), "agents.ts"));
+
+  // The directories discoverAgents reads with agentScope "both" (index.ts: what a call
+  // that asks for project roles passes): <agent dir>/agents and the nearest .pi/agents
+  // above the cwd (agents.ts: findNearestProjectAgentsDir), their own *.md files only,
+  // user roles first, so a project role replaces a user role of the same name.
+  const userDir = path.join(pi.getAgentDir(), "agents");
+  const readByHost = []; // files in the order the host reads them
+  const readDir = (dir) => {
+    let entries;
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (e.name.endsWith(".md") && (e.isFile() || e.isSymbolicLink())) readByHost.push(path.join(dir, e.name));
+    }
+  };
+  let discovery;
+  let startError;
+  try {
+    discovery = agentsMod.discoverAgents(process.cwd(), "both");
+  } catch (e) {
+    startError = e;
+  }
+  readDir(userDir);
+  const projectDir = discovery?.projectAgentsDir ?? findUp(process.cwd(), path.join(".pi", "agents"));
+  if (projectDir) readDir(projectDir);
+  const notRead =
+    "not read: pi's example extension reads only *.md directly in <agent-dir>/agents/ and the nearest .pi/agents/ (with agentScope \"both\" or \"project\")";
+
+  const files = [];
+  if (startError) {
+    // parseFrontmatter has no try around it (agents.ts: loadAgentsFromDir): one file it
+    // cannot parse fails every call that reads the roles. Which one: the same
+    // parseFrontmatter, in the host's read order.
+    let culprit;
+    for (const file of readByHost) {
+      try {
+        pi.parseFrontmatter(fs.readFileSync(file, "utf8"));
+      } catch (e) {
+        culprit = { file, message: errText(e) };
+        break;
+      }
+    }
+    for (const file of candidateFiles(readByHost)) {
+      if (culprit && file === culprit.file) {
+        files.push(entry(file, {
+          outcome: "refuses-start",
+          message: `discoverAgents threw, so every \`subagent\` call that reads project roles fails: ${culprit.message}`,
+        }));
+      } else {
+        files.push(entry(file, {
+          outcome: "skipped",
+          message: !readByHost.includes(file)
+            ? notRead
+            : culprit
+              ? `not loaded: every call fails because ${display(culprit.file)} cannot be parsed`
+              : `not loaded: discoverAgents threw: ${errText(startError)}`,
+        }));
+      }
+    }
+    return { files, startError: errText(startError), actual: piVersion };
+  }
+
+  const byFile = new Map(discovery.agents.map((a) => [path.resolve(a.filePath), a]));
+  const byName = new Map(discovery.agents.map((a) => [a.name, a]));
+  // What the child gets: `pi --tools <the role's tools>` (index.ts: runSingleAgent), which
+  // starts it with the built-ins it knows of those; no `tools`: pi's default tools.
+  const builtins = new Set([...pi.createCodingTools("."), ...pi.createReadOnlyTools(".")].map((t) => t.name));
+  const piDefaultTools = pi.createCodingTools(".").map((t) => t.name);
+  for (const file of candidateFiles(readByHost)) {
+    const abs = path.resolve(file);
+    if (!readByHost.includes(file)) {
+      files.push(entry(file, { outcome: "skipped", message: notRead }));
+      continue;
+    }
+    const agent = byFile.get(abs);
+    if (!agent) {
+      let fm = {};
+      try {
+        fm = pi.parseFrontmatter(fs.readFileSync(file, "utf8")).frontmatter ?? {};
+      } catch {
+        // unreadable: the host skips it silently too (agents.ts: loadAgentsFromDir)
+      }
+      if (typeof fm.name !== "string" || typeof fm.description !== "string") {
+        files.push(entry(file, {
+          outcome: "skipped",
+          message: `no \`${typeof fm.name !== "string" ? "name" : "description"}\` string: skipped silently (agents.ts: loadAgentsFromDir)`,
+        }));
+        continue;
+      }
+      const winner = byName.get(fm.name);
+      files.push(entry(file, {
+        outcome: "skipped",
+        message: winner
+          ? `shadowed: ${display(winner.filePath)} registers the same name \`${winner.name}\``
+          : "not registered",
+        identity: fm.name,
+      }));
+      continue;
+    }
+    let tools = piDefaultTools;
+    const messages = [];
+    if (agent.tools) {
+      if (agent.tools.some((t) => t.includes("*") || t.startsWith("+") || t.startsWith("-"))) {
+        tools = null;
+        messages.push(`tools ${agent.tools.join(",")}: a pattern or modifier pi resolves at start`);
+      } else {
+        tools = agent.tools.filter((t) => builtins.has(t));
+        const unknown = agent.tools.filter((t) => !builtins.has(t));
+        if (unknown.length > 0) messages.push(`pi starts the child without the unknown tools ${unknown.join(", ")}`);
+      }
+    } else {
+      messages.push("no tools: pi's default tools");
+    }
+    files.push(entry(file, {
+      outcome: "loaded",
+      message: messages.join("; ") || null,
+      identity: agent.name,
+      tools,
+      model: agent.model ?? null,
+      config: { name: agent.name, description: agent.description, tools: agent.tools ?? null, model: agent.model ?? null, source: agent.source },
+      details: { requested_tools: agent.tools ?? null, body_chars: agent.systemPrompt.length },
+    }));
+  }
+  return { files, actual: piVersion };
+}
+
+/** The nearest `rel` directory at or above `dir`. */
+function findUp(dir, rel) {
+  for (let d = dir; ; d = path.dirname(d)) {
+    const p = path.join(d, rel);
+    try {
+      if (fs.statSync(p).isDirectory()) return p;
+    } catch {
+      // not here
+    }
+    if (path.dirname(d) === d) return null;
+  }
+}
+
+// ---------------------------------------------------------------------------
 // nicobailon pi-subagents 0.67.0.
 
 async function runNicobailon() {
@@ -688,8 +846,7 @@ async function writeSettings(name, kind) {
     pm.addSourceToSettings(kind.slice("package:".length), { local: true });
     await settingsManager.flush();
   } else if (name === "pi" && kind === "example-extension") {
-    const pkg = path.join(hostsRoot, "tintinweb", "node_modules", "@earendil-works", "pi-coding-agent");
-    const from = path.join(pkg, "examples", "extensions", "subagent");
+    const from = exampleDir();
     const to = path.join(project, ".pi", "extensions", "subagent");
     fs.mkdirSync(to, { recursive: true });
     for (const f of ["index.ts", "agents.ts"]) fs.copyFileSync(path.join(from, f), path.join(to, f));
@@ -735,6 +892,10 @@ async function runProject() {
   } else if (name === "tintinweb") {
     actual = packageVersion(packageDir("tintinweb", "@tintinweb/pi-subagents"));
     result = await runTintinweb();
+  } else if (name === "pi-example") {
+    // Not a package of its own: its version is the loading pi's.
+    result = await runPiExample();
+    actual = result.actual;
   } else {
     actual = packageVersion(packageDir("nicobailon", "pi-subagents"));
     result = await runNicobailon();

@@ -448,10 +448,11 @@ const FRONT_ENDS: &[FrontEnd] = &[
     },
     FrontEnd {
         // `pwk verify` reads the role files of each host's own directories (the CLI
-        // hosts', and pi's `.agents/agents/` and `.pi/agents/` for tintinweb) through
-        // the bounded reader to stage them; `--dry-run` lists what it would stage and
-        // why a file is not, and starts nothing. (A hard-linked file in a CLI host's
-        // directory is read as it is, as lint reads it: nothing is written.)
+        // hosts', and pi's `.agents/agents/` and `.pi/agents/` for tintinweb and pi's
+        // example extension) through the bounded reader to stage them; `--dry-run`
+        // lists what it would stage and why a file is not, and starts nothing. (A
+        // hard-linked file in a CLI host's directory is read as it is, as lint reads
+        // it: nothing is written.)
         name: "verify --dry-run",
         dirs: &[Slot::Agents, Slot::Pi, Slot::Host],
         files: &[Slot::Agents, Slot::Pi],
@@ -462,8 +463,13 @@ const FRONT_ENDS: &[FrontEnd] = &[
                 args.push("--host-bin".into());
                 args.push(format!("{h}=/bin/true"));
             }
-            args.push("--host-bin".into());
-            args.push("tintinweb=/nonexistent/pi-subagents".into());
+            for ext in [
+                "tintinweb=/nonexistent/pi-subagents",
+                "pi-example=/nonexistent/subagent",
+            ] {
+                args.push("--host-bin".into());
+                args.push(ext.into());
+            }
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             cli(w, &args)
         },

@@ -34,18 +34,26 @@ fn program(root: &Path, host: &str) -> PathBuf {
         // pi extensions: the package directory (pi 1.6 is installed beside it).
         "tintinweb" => return root.join("tintinweb/node_modules/@tintinweb/pi-subagents"),
         "nicobailon" => return root.join("nicobailon/node_modules/pi-subagents"),
+        // pi's example extension: the directory of its agents.ts, in the pinned pi 1.6.
+        "pi-example" => return pi16(root).join("examples/extensions/subagent"),
         _ => unreachable!(),
     };
     root.join("cli").join(rel)
 }
 
-const HOSTS: [&str; 6] = [
+/// The pinned pi 1.6 package (installed beside tintinweb).
+fn pi16(root: &Path) -> PathBuf {
+    root.join("tintinweb/node_modules/@earendil-works/pi-coding-agent")
+}
+
+const HOSTS: [&str; 7] = [
     "claude-code",
     "opencode",
     "gemini",
     "copilot",
     "tintinweb",
     "nicobailon",
+    "pi-example",
 ];
 
 /// `pwk verify --format json` on `env` with every provisioned host named.
@@ -190,6 +198,35 @@ const CASES: &[(&str, &[Case])] = &[
             ),
         ],
     ),
+    (
+        "pi-example",
+        &[
+            (
+                ".pi/agents/example-scout.md",
+                "---\nname: example-scout\ndescription: Scout\ntools: read, grep\nmodel: anthropic/claude-haiku-4-5\n---\nBody\n",
+                "loads:example-scout",
+            ),
+            // Dropped: in a subfolder (only files directly in .pi/agents/ are read); no
+            // `description`.
+            (
+                ".pi/agents/nested/example-deep.md",
+                "---\nname: example-deep\ndescription: Deep\n---\nBody\n",
+                "drops",
+            ),
+            (
+                ".pi/agents/example-nodesc.md",
+                "---\nname: example-nodesc\ntools: read\n---\nBody\n",
+                "drops",
+            ),
+            // Misread: known by its `name`, not its file; an unknown tool is passed to
+            // `pi --tools`, which starts the child without it.
+            (
+                ".pi/agents/example-file.md",
+                "---\nname: example-named\ndescription: Named\ntools: read, bogus\n---\nBody\n",
+                "loads:example-named",
+            ),
+        ],
+    ),
 ];
 
 fn project_of(cases: &[Case]) -> TestEnv {
@@ -257,6 +294,8 @@ fn real_host_case(host: &str) {
             ".pi/agents/named.md",
             serde_json::json!(["read", "contact_supervisor"]),
         )),
+        // `bogus` is dropped by pi.
+        "pi-example" => Some((".pi/agents/example-file.md", serde_json::json!(["read"]))),
         _ => None,
     };
     if let Some((file, want)) = tools {
@@ -299,8 +338,129 @@ fn verify_nicobailon_real_host() {
     real_host_case("nicobailon");
 }
 
+#[test]
+fn verify_pi_example_real_host() {
+    real_host_case("pi-example");
+}
+
+/// pi's example extension is found without `--host-bin`: vendored into the project's
+/// `.pi/extensions/subagent/` (its own files, copied from the pinned pi), else the one
+/// the pi package on PATH ships; each at the loading pi's version, and run.
+#[test]
+fn verify_finds_the_pi_example_extension() {
+    let Some((root, node)) = hosts() else { return };
+    let cases = CASES.iter().find(|(h, _)| *h == "pi-example").unwrap().1;
+    let env = project_of(cases);
+    // `pi` on PATH: a link to the pinned pi 1.6's program, as npm installs it.
+    let pi = pi16(&root);
+    let bin = env.path("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(pi.join("dist/bundle/cli.js"), bin.join("pi")).unwrap();
+    let ask = |env: &TestEnv| {
+        let out = run(env
+            .pwk()
+            .env("PATH", &bin)
+            .args([
+                "verify",
+                "--only",
+                "pi-example",
+                "--format",
+                "json",
+                "--node",
+            ])
+            .arg(&node));
+        assert_eq!(
+            out.code, 0,
+            "{}
+{}",
+            out.stdout, out.stderr
+        );
+        json(&out)
+    };
+    let shipped = pi.join("examples/extensions/subagent");
+    let dry = |env: &TestEnv| {
+        let out = run(env.pwk().env("PATH", &bin).args([
+            "verify",
+            "--dry-run",
+            "--only",
+            "pi-example",
+            "--format",
+            "json",
+        ]));
+        assert_eq!(
+            out.code, 0,
+            "{}
+{}",
+            out.stdout, out.stderr
+        );
+        json(&out)["would_run"][0]["installed"].clone()
+    };
+    // The one the pi package ships.
+    let found = dry(&env);
+    assert_eq!(found["found"], "pi-package", "{found:#}");
+    assert_eq!(found["version"], "1.6.0", "{found:#}");
+    assert_eq!(
+        found["program"].as_str().unwrap(),
+        std::fs::canonicalize(&shipped).unwrap().to_str().unwrap()
+    );
+    let doc = ask(&env);
+    let h = host_doc(&doc, "pi-example");
+    assert!(h["error"].is_null(), "{h:#}");
+    for (file, _, want) in cases {
+        let r = row(h, file);
+        assert_eq!(outcome(r), *want, "{file}: {r:#}");
+        assert_eq!(r["agree"], true, "{file}: {r:#}");
+    }
+    // Vendored into the project, as its README installs it: that copy is the one run.
+    for f in ["index.ts", "agents.ts"] {
+        env.write(
+            &format!(".pi/extensions/subagent/{f}"),
+            std::fs::read_to_string(shipped.join(f)).unwrap(),
+        );
+    }
+    let vendored = std::fs::canonicalize(env.path(".pi/extensions/subagent")).unwrap();
+    let found = dry(&env);
+    assert_eq!(found["found"], "vendored", "{found:#}");
+    assert_eq!(found["version"], "1.6.0", "{found:#}");
+    assert_eq!(
+        found["program"].as_str().unwrap(),
+        vendored.to_str().unwrap()
+    );
+    let before = snapshot(env.root());
+    let doc = ask(&env);
+    let h = host_doc(&doc, "pi-example");
+    assert!(h["error"].is_null(), "{h:#}");
+    assert_eq!(h["program"].as_str().unwrap(), vendored.to_str().unwrap());
+    for (file, _, want) in cases {
+        let r = row(h, file);
+        assert_eq!(outcome(r), *want, "{file}: {r:#}");
+        assert_eq!(r["agree"], true, "{file}: {r:#}");
+    }
+    assert_eq!(snapshot(env.root()), before, "verify wrote in the project");
+    // Neither: not installed, and how to name it.
+    let bare = project_of(cases);
+    let out = run(bare.pwk().env("PATH", "/nonexistent").args([
+        "verify",
+        "--dry-run",
+        "--only",
+        "pi-example",
+    ]));
+    assert!(
+        out.stdout
+            .contains("not run: pi-example: not installed (no `.pi/extensions/subagent/`"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("--host-bin pi-example=DIR"),
+        "{}",
+        out.stdout
+    );
+}
+
 /// OpenCode, and pi with tintinweb loaded, refuse to start at all over one bad agent
-/// file: verify says which, and agrees when pwk reports an error there.
+/// file (pi's example extension fails every call that reads the project's roles):
+/// verify says which, and agrees when pwk reports an error there.
 #[test]
 fn verify_hosts_refusing_to_start() {
     let Some((root, node)) = hosts() else { return };
@@ -315,6 +475,11 @@ fn verify_hosts_refusing_to_start() {
             ".pi/agents/colon.md",
             "---\ndescription: Use this: when\ntools: read\n---\nBody\n",
         ),
+        (
+            "pi-example",
+            ".pi/agents/colon.md",
+            "---\nname: colon\ndescription: Use this: when\ntools: read\n---\nBody\n",
+        ),
     ] {
         let env = project_of(&[(file, text, "")]);
         let out = verify(&env, &root, &node, &["--only", host]);
@@ -326,8 +491,9 @@ fn verify_hosts_refusing_to_start() {
     }
 }
 
-/// A profile that is wrong for the installed host (doctored: Claude Code made to name
-/// roles by their file, tintinweb by their `name`) is reported as such: exit 1, the
+/// A profile that is wrong for the installed host (doctored: Claude Code and pi's
+/// example extension made to name roles by their file, tintinweb by their `name`) is
+/// reported as such: exit 1, the
 /// row, the sentence.
 #[test]
 fn verify_reports_a_doctored_profile_as_wrong() {
@@ -349,6 +515,14 @@ fn verify_reports_a_doctored_profile_as_wrong() {
             "---\nname: other\ndescription: By file\ntools: read\n---\nBody\n",
             "tintinweb calls it `by-file`, pwk `other`",
             "pwk's profile for tintinweb 0.14.1 is wrong here",
+        ),
+        (
+            "pi-example",
+            r#"pi-example={"identity":{"by":"stem"}}"#,
+            ".pi/agents/by-file.md",
+            "---\nname: other\ndescription: By file\ntools: read\n---\nBody\n",
+            "pi-example calls it `other`, pwk `by-file`",
+            "pwk's profile for pi-example 1.6.0 is wrong here",
         ),
     ];
     for (host, patch, file, text, says, wrong) in cases {
