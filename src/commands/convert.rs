@@ -57,6 +57,8 @@ struct Done {
     conversion: Conversion,
     write: Option<WriteResult>,
     write_error: Option<String>,
+    /// The write was tried and failed (exit 2).
+    write_failed: bool,
     /// Why this source host.
     from_reason: String,
 }
@@ -65,30 +67,7 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let to = args.to.profile()?;
     let model_map = model_map(&args.model_map)?;
     let paths: Vec<PathBuf> = args.paths.iter().map(|p| ctx.cwd.join(p)).collect();
-    let collected = collect_files(&paths, args.recursive);
-    if let Some(e) = collected.errors.first() {
-        anyhow::bail!(
-            "cannot convert `{}`: {}",
-            escape_line(&ctx.display_path(e.path())),
-            e.reason()
-        );
-    }
-    let files = collected.files;
-    if files.is_empty() {
-        anyhow::bail!(
-            "nothing to convert: no `*.md` file in {}{}",
-            args.paths
-                .iter()
-                .map(|p| format!("`{}`", escape_line(&p.display().to_string())))
-                .collect::<Vec<_>>()
-                .join(", "),
-            if args.recursive {
-                ""
-            } else {
-                " (use --recursive to look in subdirectories)"
-            }
-        );
-    }
+    let files = files_to_convert(args, &paths, ctx)?;
     let project = super::open_project(
         ctx,
         super::ProjectFlags {
@@ -96,8 +75,6 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             ..Default::default()
         },
     )?;
-    let root = project.root.clone();
-    let opts = ConvertOptions { to, model_map };
     let dest = match (&args.out, args.in_place) {
         (Some(d), _) => Destination::Dir(ctx.cwd.join(d)),
         (None, true) => Destination::InPlace,
@@ -110,96 +87,28 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     if let Destination::Dir(d) = &dest {
         named.push(d.clone());
     }
-    let anchors = crate::fs::Anchors::new(&ctx.cwd, &root, &named);
+    let batch = Batch {
+        args,
+        ctx,
+        project: &project,
+        opts: ConvertOptions { to, model_map },
+        anchors: crate::fs::Anchors::new(&ctx.cwd, &project.root, &named),
+        dest,
+    };
     let mut done: Vec<Done> = Vec::new();
     // Files that could not be converted: named once each after the report of the
     // others. A file its own host cannot load is refused (exit 1); anything else
     // (unreadable, no source host, two files to one target) is an error (exit 2).
     let mut errors: Vec<String> = Vec::new();
     let mut refused: Vec<String> = Vec::new();
-    let mut failed = false;
     let mut targets: Vec<PathBuf> = Vec::new();
     for file in &files {
-        let shown = ctx.display_path(file);
-        let (from, from_reason) = match source_host(&args.from, file, &project, ctx) {
-            Ok(x) => x,
-            Err(msg) => {
-                errors.push(format!("`{}`: {msg}", escape_line(&shown)));
-                continue;
-            }
-        };
-        let bytes = match crate::fs::read::read_role_file(file) {
-            Ok(b) => b,
-            Err(e) => {
-                errors.push(format!("cannot read `{}`: {e}", escape_line(&shown)));
-                continue;
-            }
-        };
-        let doc = RoleDoc::parse(file.clone(), &bytes);
-        // The output is linted at its destination with the configuration that
-        // governs that path (its rule levels and overrides), as `pwk lint` would.
-        let settings_at = |at: &Path| project.resolve_file(at).map(|r| r.settings());
-        let conversion = match convert_to(&doc, from, &opts, &dest, settings_at) {
-            Ok(c) => c,
-            Err(ConvertOrSettingsError::Convert(e)) => {
-                let e = e.shown_as(PathBuf::from(&shown));
-                refused.push(escape_line(&e.to_string()).into_owned());
-                continue;
-            }
-            Err(ConvertOrSettingsError::Settings(e)) => {
-                errors.push(escape_line(&e.relative_to(&ctx.cwd).to_string()).into_owned());
-                continue;
-            }
-        };
-        let target = crate::convert::target_path(&conversion, &dest);
-        if targets.contains(&target) {
-            errors.push(format!(
-                "`{}` and an earlier file both convert to `{}`; convert them separately or rename one",
-                escape_line(&shown),
-                escape_line(&ctx.display_path(&target))
-            ));
-            continue;
+        match batch.one(file, &mut targets) {
+            Ok(d) => done.push(d),
+            Err(NotConverted::Refused(r)) => refused.push(r),
+            Err(NotConverted::Error(e)) => errors.push(e),
         }
-        targets.push(target);
-        let (write_result, write_error) = if args.out.is_none() && !args.in_place {
-            // --dry-run with no destination.
-            (None, None)
-        } else if conversion.widening().next().is_some() {
-            // Never written: the host would load it and grant more than the source.
-            (
-                None,
-                Some("it would let the role do more than the source role (see `decide`)".into()),
-            )
-        } else {
-            match write(&conversion, &dest, &anchors, args.force, args.dry_run) {
-                Ok(w) => (Some(w), None),
-                Err(e) => {
-                    failed = true;
-                    (None, Some(e.to_string()))
-                }
-            }
-        };
-        done.push(Done {
-            conversion,
-            write: write_result,
-            write_error,
-            from_reason,
-        });
     }
-    let lint_failed = done
-        .iter()
-        .any(|d| d.conversion.lint_errors().next().is_some());
-    let kept = done
-        .iter()
-        .any(|d| d.write.as_ref().is_some_and(|w| w.written == Written::Kept));
-    let widens = done
-        .iter()
-        .any(|d| d.conversion.widening().next().is_some());
-    // A decision (a restriction the target cannot say, a model it cannot name, …)
-    // leaves the output short of the source until the user decides.
-    let decide = done
-        .iter()
-        .any(|d| d.conversion.limiting().next().is_some());
     let not_converted: Vec<String> = refused.iter().chain(&errors).cloned().collect();
     let text = match args.format {
         // Nothing converted: no report, only the errors (no success summary).
@@ -222,19 +131,160 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     for r in &refused {
         crate::display::eprintln_safe(&format!("pwk: not converted: {r}"));
     }
-    Ok(if failed {
+    Ok(exit_status(&done, !refused.is_empty()))
+}
+
+/// The `*.md` files the paths name (an error when there are none).
+fn files_to_convert(
+    args: &ConvertArgs,
+    paths: &[PathBuf],
+    ctx: &Context,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let collected = collect_files(paths, args.recursive);
+    if let Some(e) = collected.errors.first() {
+        anyhow::bail!(
+            "cannot convert `{}`: {}",
+            escape_line(&ctx.display_path(e.path())),
+            e.reason()
+        );
+    }
+    if collected.files.is_empty() {
+        anyhow::bail!(
+            "nothing to convert: no `*.md` file in {}{}",
+            args.paths
+                .iter()
+                .map(|p| format!("`{}`", escape_line(&p.display().to_string())))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if args.recursive {
+                ""
+            } else {
+                " (use --recursive to look in subdirectories)"
+            }
+        );
+    }
+    Ok(collected.files)
+}
+
+/// 2 when a write failed; 1 when a converted file has lint errors, a different
+/// file was kept, the output would widen or needs a decision, or a file was
+/// refused; else 0.
+fn exit_status(done: &[Done], refused: bool) -> ExitStatus {
+    let failed = done.iter().any(|d| d.write_failed);
+    let lint_failed = done
+        .iter()
+        .any(|d| d.conversion.lint_errors().next().is_some());
+    let kept = done
+        .iter()
+        .any(|d| d.write.as_ref().is_some_and(|w| w.written == Written::Kept));
+    let widens = done
+        .iter()
+        .any(|d| d.conversion.widening().next().is_some());
+    // A decision (a restriction the target cannot say, a model it cannot name, …)
+    // leaves the output short of the source until the user decides.
+    let decide = done
+        .iter()
+        .any(|d| d.conversion.limiting().next().is_some());
+    if failed {
         ExitStatus::Error
-    } else if lint_failed || kept || widens || decide || !refused.is_empty() {
+    } else if lint_failed || kept || widens || decide || refused {
         ExitStatus::Failure
     } else {
         ExitStatus::Success
-    })
+    }
 }
 
-/// The host a file is written for, and why: `--from`; else the host its
-/// directory names (`.claude/agents/` → claude-code); else `host` in the
-/// configuration governing the file (pwk.toml, its overrides, `--config`); else
-/// pi's settings.
+/// A file that was not converted: refused because its own host cannot load it
+/// (exit 1), or an error (exit 2). The text names the file.
+enum NotConverted {
+    Refused(String),
+    Error(String),
+}
+
+/// What every file of one `convert` shares.
+struct Batch<'a> {
+    args: &'a ConvertArgs,
+    ctx: &'a Context,
+    project: &'a Project,
+    opts: ConvertOptions,
+    dest: Destination,
+    anchors: crate::fs::Anchors,
+}
+
+impl Batch<'_> {
+    /// Convert one file, lint the output where it would go, and write it unless
+    /// this is a dry run or the output would widen. `targets` holds the outputs so
+    /// far (two files to one target is an error).
+    fn one(&self, file: &Path, targets: &mut Vec<PathBuf>) -> Result<Done, NotConverted> {
+        let (args, ctx, project) = (self.args, self.ctx, self.project);
+        let shown = ctx.display_path(file);
+        let (from, from_reason) = source_host(&args.from, file, project, ctx)
+            .map_err(|msg| NotConverted::Error(format!("`{}`: {msg}", escape_line(&shown))))?;
+        let bytes = crate::fs::read::read_role_file(file).map_err(|e| {
+            NotConverted::Error(format!("cannot read `{}`: {e}", escape_line(&shown)))
+        })?;
+        let doc = RoleDoc::parse(file.to_path_buf(), &bytes);
+        // The output is linted at its destination with the configuration that
+        // governs that path (its rule levels and overrides), as `pwk lint` would.
+        let settings_at = |at: &Path| project.resolve_file(at).map(|r| r.settings());
+        let conversion = match convert_to(&doc, from, &self.opts, &self.dest, settings_at) {
+            Ok(c) => c,
+            Err(ConvertOrSettingsError::Convert(e)) => {
+                let e = e.shown_as(PathBuf::from(&shown));
+                return Err(NotConverted::Refused(
+                    escape_line(&e.to_string()).into_owned(),
+                ));
+            }
+            Err(ConvertOrSettingsError::Settings(e)) => {
+                return Err(NotConverted::Error(
+                    escape_line(&e.relative_to(&ctx.cwd).to_string()).into_owned(),
+                ));
+            }
+        };
+        let target = crate::convert::target_path(&conversion, &self.dest);
+        if targets.contains(&target) {
+            return Err(NotConverted::Error(format!(
+                "`{}` and an earlier file both convert to `{}`; convert them separately or rename one",
+                escape_line(&shown),
+                escape_line(&ctx.display_path(&target))
+            )));
+        }
+        targets.push(target);
+        let mut write_failed = false;
+        let (write_result, write_error) = if args.out.is_none() && !args.in_place {
+            // --dry-run with no destination.
+            (None, None)
+        } else if conversion.widening().next().is_some() {
+            // Never written: the host would load it and grant more than the source.
+            (
+                None,
+                Some("it would let the role do more than the source role (see `decide`)".into()),
+            )
+        } else {
+            match write(
+                &conversion,
+                &self.dest,
+                &self.anchors,
+                args.force,
+                args.dry_run,
+            ) {
+                Ok(w) => (Some(w), None),
+                Err(e) => {
+                    write_failed = true;
+                    (None, Some(e.to_string()))
+                }
+            }
+        };
+        Ok(Done {
+            conversion,
+            write: write_result,
+            write_error,
+            write_failed,
+            from_reason,
+        })
+    }
+}
+
 fn source_host(
     choice: &HostChoice,
     file: &Path,

@@ -1,34 +1,16 @@
-//! Command glue for `pwk setup`: resolve the target, open it safely, plan, apply,
-//! write the manifest, report.
+//! Command glue for `pwk setup`: pick the host and the target, check the model
+//! hint, install ([`crate::install::ops`]), report.
 
-use std::path::{Path, PathBuf};
-
-use anyhow::Context as _;
+use std::path::Path;
 
 use crate::cli::{Format, SetupArgs};
 use crate::display::{eprintln_safe, write_stdout};
-use crate::fs::write::{self as safe, Inspect, NoHooks, Replace, SafeDir, WriteOptions};
 use crate::install::hint::ModelHint;
-use crate::install::manifest::{MANIFEST_NAME, Manifest};
+use crate::install::ops::{self, Target};
 use crate::install::pi_check::{self, ModelCheck};
-use crate::install::plan::{self, Options, Outcome};
+use crate::install::plan::{Options, Outcome};
 use crate::install::render::Report;
 use crate::{Context, ExitStatus};
-
-/// Where the roles go: a trust anchor the user named, and the directories below
-/// it that are opened without following symlinks.
-struct Target {
-    root: PathBuf,
-    below: Vec<&'static str>,
-    /// The root may be created (pi's agent dir); a project dir must exist.
-    create_root: bool,
-}
-
-impl Target {
-    fn agents_dir(&self) -> PathBuf {
-        self.below.iter().fold(self.root.clone(), |p, c| p.join(c))
-    }
-}
 
 pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let fast_model = args
@@ -58,130 +40,29 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         );
     }
     let (roles, project_dir) = crate::install::bundled::rendered_for(chosen.profile);
-    let target = if args.global {
-        let Some(global) = ctx.env.global_agents_dir() else {
-            anyhow::bail!(
-                "--global needs PI_CODING_AGENT_DIR or HOME to find pi's agent directory"
-            );
-        };
-        // pi's agent dir is the anchor; `agents` below it is opened no-follow.
-        let root = global
-            .parent()
-            .map_or_else(|| global.clone(), Path::to_path_buf);
-        Target {
-            root,
-            below: vec!["agents"],
-            create_root: true,
-        }
-    } else {
-        Target {
-            root: project.root.clone(),
-            below: project_dir.to_vec(),
-            create_root: false,
-        }
-    };
+    let target = target(args, ctx, &project.root, &project_dir)?;
     let agents_path = target.agents_dir();
     let look_only = args.dry_run || args.check;
-    let mut hooks = NoHooks;
-    let mut warnings = Vec::new();
-
     // The model check asks pi only; it changes nothing, so dry runs do it too.
-    if let Some(m) = &fast_model {
-        match pi_check::check_model(&ctx.env, m, pi_check::LIST_MODELS_TIMEOUT) {
-            ModelCheck::Resolvable => {}
-            ModelCheck::NotListed { pi, listed } => warnings.push(format!(
-                "pi (`{}`) does not list the model `{}` (it lists {} for provider `{}`). \
-                 nicobailon's pi-subagents refuses to launch a role whose model it cannot resolve, \
-                 so the reviewers given this hint would be out of service there; check `pi --list-models {}`",
-                pi.display(),
-                m.as_str(),
-                if listed.is_empty() { "no models".to_string() } else { listed.join(", ") },
-                m.provider(),
-                m.provider(),
-            )),
-            ModelCheck::Unchecked { why } => warnings.push(format!(
-                "could not check that pi can resolve `{}` ({why}); hosts that cannot resolve it \
-                 (nicobailon's pi-subagents) refuse to launch the role",
-                m.as_str()
-            )),
-        }
-    }
-
-    // Open the anchor, then the agents directory below it, never through a symlink.
-    let root_exists = std::fs::metadata(&target.root).is_ok();
-    if !root_exists && !target.create_root {
-        anyhow::bail!(
-            "`{}` does not exist; give an existing project directory",
-            ctx.display_path(&target.root)
-        );
-    }
-    if !root_exists && !look_only {
-        std::fs::create_dir_all(&target.root)
-            .with_context(|| format!("cannot create `{}`", ctx.display_path(&target.root)))?;
-    }
-    let dir = if root_exists || !look_only {
-        match open_agents_dir(&target, !look_only, ctx) {
-            Ok(d) => d,
-            Err(e) => anyhow::bail!(
-                "{e}\n  pwk setup only writes into a real directory `{}`; move what is in the way and re-run",
-                ctx.display_path(&agents_path)
-            ),
-        }
-    } else {
-        None
-    };
-
-    // Hold the directory lock from the first read to the last write, so two runs
-    // at once see each other's results rather than interleaving.
-    let mut stray_temps_removed = 0;
-    if let Some(d) = &dir {
-        d.lock(!look_only).map_err(anyhow::Error::from)?;
-        if !look_only {
-            let mut names: Vec<String> = roles.iter().map(|r| r.file_name()).collect();
-            names.push(MANIFEST_NAME.to_string());
-            // Backups are written through temps too: `.bak`, then `.bak.1` … `.bak.99`
-            // (fs::write::SafeDir::write_backup), and an interrupted --force leaves those behind.
-            for r in roles.iter() {
-                let file = r.file_name();
-                names.push(format!("{file}.bak"));
-                names.extend((1..100).map(|n| format!("{file}.bak.{n}")));
-            }
-            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-            stray_temps_removed = d.remove_stray_temps(&refs);
-        }
-    }
-
-    let (manifest, manifest_state) = read_manifest(dir.as_ref(), &mut warnings);
-    let opts = Options {
-        force: args.force,
-        fast_model,
-        all_roles: args.all_roles,
-        want_diff: args.diff,
-    };
-    let planned = plan::plan(
-        &roles,
-        dir.as_ref(),
-        &agents_path,
-        &manifest,
-        &opts,
-        &mut hooks,
-    )?;
-
-    let results = match (&dir, look_only) {
-        (Some(d), false) => {
-            let results = plan::apply(planned, d, &mut hooks);
-            let next = plan::next_manifest(&manifest, &results);
-            if let Err(e) = write_manifest(d, &next, &manifest_state) {
-                warnings.push(e);
-            }
-            results
-        }
-        _ => planned.into_iter().map(|p| p.result).collect(),
-    };
-
-    let manifest_failed = warnings
-        .iter()
-        .any(|w| w.starts_with("the install manifest was not written"));
+    let mut warnings: Vec<String> = fast_model
+        .as_ref()
+        .and_then(|m| model_hint_warning(ctx, m))
+        .into_iter()
+        .collect();
+    let installed = ops::install(ops::Request {
+        roles: &roles,
+        target: &target,
+        options: Options {
+            force: args.force,
+            fast_model,
+            all_roles: args.all_roles,
+            want_diff: args.diff,
+        },
+        look_only,
+        cwd: &ctx.cwd,
+    })?;
+    warnings.extend(installed.warnings);
+    let results = installed.results;
     // With no host named, the roles go to the PWK contract's shared directory: say
     // who reads it and what each does with them.
     let (readers, not_readers) = if chosen.profile.is_portable() && !args.global {
@@ -201,7 +82,7 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         dry_run: args.dry_run,
         check: args.check,
         warnings,
-        stray_temps_removed,
+        stray_temps_removed: installed.stray_temps_removed,
     };
     for w in &report.warnings {
         eprintln_safe(&format!("pwk: warning: {w}"));
@@ -216,6 +97,67 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         Format::Human => write_stdout(report.to_human(ctx.color_stdout).as_bytes())?,
     }
 
+    Ok(exit_status(&report, args.check, installed.manifest_failed))
+}
+
+/// A warning when pi cannot resolve the `--fast-model` hint (or could not be asked).
+fn model_hint_warning(ctx: &Context, m: &ModelHint) -> Option<String> {
+    match pi_check::check_model(&ctx.env, m, pi_check::LIST_MODELS_TIMEOUT) {
+        ModelCheck::Resolvable => None,
+        ModelCheck::NotListed { pi, listed } => Some(format!(
+            "pi (`{}`) does not list the model `{}` (it lists {} for provider `{}`). \
+             nicobailon's pi-subagents refuses to launch a role whose model it cannot resolve, \
+             so the reviewers given this hint would be out of service there; check `pi --list-models {}`",
+            pi.display(),
+            m.as_str(),
+            if listed.is_empty() {
+                "no models".to_string()
+            } else {
+                listed.join(", ")
+            },
+            m.provider(),
+            m.provider(),
+        )),
+        ModelCheck::Unchecked { why } => Some(format!(
+            "could not check that pi can resolve `{}` ({why}); hosts that cannot resolve it \
+             (nicobailon's pi-subagents) refuse to launch the role",
+            m.as_str()
+        )),
+    }
+}
+
+/// Where `setup` writes: pi's agent directory with `--global`, else the project's
+/// agents directory for its host.
+fn target(
+    args: &SetupArgs,
+    ctx: &Context,
+    project_root: &Path,
+    project_dir: &[&'static str],
+) -> anyhow::Result<Target> {
+    if !args.global {
+        return Ok(Target {
+            root: project_root.to_path_buf(),
+            below: project_dir.to_vec(),
+            create_root: false,
+        });
+    }
+    let Some(global) = ctx.env.global_agents_dir() else {
+        anyhow::bail!("--global needs PI_CODING_AGENT_DIR or HOME to find pi's agent directory");
+    };
+    // pi's agent dir is the anchor; `agents` below it is opened no-follow.
+    let root = global
+        .parent()
+        .map_or_else(|| global.clone(), Path::to_path_buf);
+    Ok(Target {
+        root,
+        below: vec!["agents"],
+        create_root: true,
+    })
+}
+
+/// 1 when a role conflicts or is refused (or `--check` finds a change), 2 when a
+/// write failed or the manifest could not be written.
+fn exit_status(report: &Report, check: bool, manifest_failed: bool) -> ExitStatus {
     let mut status = ExitStatus::Success;
     for r in &report.results {
         status = status.max(match r.outcome {
@@ -224,113 +166,11 @@ pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             _ => ExitStatus::Success,
         });
     }
-    if args.check && report.would_change() {
+    if check && report.would_change() {
         status = status.max(ExitStatus::Failure);
     }
     if manifest_failed {
         status = status.max(ExitStatus::Error);
     }
-    Ok(status)
-}
-
-fn open_agents_dir(
-    target: &Target,
-    create: bool,
-    ctx: &Context,
-) -> Result<Option<SafeDir>, safe::SafeWriteError> {
-    // Through the one confinement check (`crate::fs`): the anchor is the project
-    // root, or pi's agent directory for --global (the output directory the
-    // environment names); the agents directory below it is pwk's choice.
-    let anchors = crate::fs::Anchors::new(&ctx.cwd, &target.root, &[]);
-    let dir = anchors.open_dir(
-        &target.agents_dir(),
-        &crate::fs::NamedBy::Pwk,
-        create,
-        &mut NoHooks,
-    )?;
-    // Messages name paths relative to the current directory, as everywhere.
-    Ok(dir.map(|d| d.with_display_path(PathBuf::from(ctx.display_path(&target.agents_dir())))))
-}
-
-/// What was at the manifest's name when it was read.
-enum ManifestState {
-    Absent,
-    File {
-        bytes: Vec<u8>,
-        ident: safe::Ident,
-        mode: u32,
-    },
-    /// Something pwk will not replace (symlink, FIFO, …): leave it.
-    Untouchable,
-}
-
-fn read_manifest(dir: Option<&SafeDir>, warnings: &mut Vec<String>) -> (Manifest, ManifestState) {
-    let Some(d) = dir else {
-        return (Manifest::new(), ManifestState::Absent);
-    };
-    match d.inspect(MANIFEST_NAME, crate::fs::Kind::Role, &mut NoHooks) {
-        Ok(Inspect::Absent) => (Manifest::new(), ManifestState::Absent),
-        Ok(Inspect::File(ex)) => {
-            let m = Manifest::parse(&ex.content).unwrap_or_else(|why| {
-                warnings.push(format!(
-                    "ignoring the unreadable install manifest {} ({why}); it will be rewritten",
-                    d.path().join(MANIFEST_NAME).display()
-                ));
-                Manifest::new()
-            });
-            (
-                m,
-                ManifestState::File {
-                    bytes: ex.content,
-                    ident: ex.ident,
-                    mode: ex.mode & 0o777,
-                },
-            )
-        }
-        Ok(Inspect::Refused(r)) => {
-            warnings.push(format!(
-                "the install manifest {} is left alone ({}); edited roles cannot be told from pwk's own copies",
-                d.path().join(MANIFEST_NAME).display(),
-                r.reason()
-            ));
-            (Manifest::new(), ManifestState::Untouchable)
-        }
-        Err(e) => {
-            warnings.push(format!("cannot read the install manifest: {e}"));
-            (Manifest::new(), ManifestState::Untouchable)
-        }
-    }
-}
-
-/// Write the manifest only when its content changes (a no-op run writes nothing).
-fn write_manifest(d: &SafeDir, next: &Manifest, state: &ManifestState) -> Result<(), String> {
-    let bytes = next.to_bytes();
-    let written = match state {
-        ManifestState::Untouchable => return Ok(()),
-        ManifestState::File { bytes: old, .. } if *old == bytes => return Ok(()),
-        ManifestState::File {
-            bytes: old,
-            ident,
-            mode,
-        } => d.write_file(
-            MANIFEST_NAME,
-            &bytes,
-            Replace::Existing(crate::fs::Expected::of(*ident, old)),
-            WriteOptions {
-                mode: *mode,
-                ..WriteOptions::default()
-            },
-            &mut NoHooks,
-        ),
-        ManifestState::Absent => d.write_file(
-            MANIFEST_NAME,
-            &bytes,
-            Replace::Fresh,
-            WriteOptions::default(),
-            &mut NoHooks,
-        ),
-    };
-    written
-        .map(|_| ())
-        .map_err(|e| format!("the install manifest was not written: {e}"))
+    status
 }

@@ -2,6 +2,7 @@
 //!
 //! - [`bundled`]: the five roles, compiled in from `roles/`.
 //! - The files are written through [`crate::fs`], the one writer.
+//! - [`ops`]: one install: open, lock, plan, apply, write the manifest.
 //! - [`plan`]: one outcome per role from what is on disk, then apply.
 //! - [`hint`], [`history`], [`manifest`]: whose file is it.
 //! - [`readers`]: who else reads the shared `.agents/agents/`, and what each does
@@ -11,6 +12,7 @@ pub mod bundled;
 pub mod hint;
 pub mod history;
 pub(crate) mod manifest;
+pub(crate) mod ops;
 pub(crate) mod pi_check;
 pub(crate) mod plan;
 pub(crate) mod readers;
