@@ -6,11 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::roles::BundledRole;
 use super::manifest::{MANIFEST_NAME, Manifest};
 use super::plan::{self, Options, RoleResult};
 use crate::display::display_path;
 use crate::fs::write::{self as safe, Inspect, NoHooks, Replace, SafeDir, WriteOptions};
+use crate::roles::BundledRole;
 
 /// Where the roles go: a trust anchor the user named, and the directories below
 /// it that are opened without following symlinks.
