@@ -220,6 +220,9 @@ pub fn ask(
     } else {
         ("cli-hosts.mjs", CLI_DRIVER)
     };
+    if let Some(why) = node_too_old(node, inst) {
+        return Err(why);
+    }
     let driver = scratch.path().join(name);
     std::fs::write(&driver, text).map_err(|e| format!("could not write the driver: {e}"))?;
     for sub in ["home", "tmp", "jiti"] {
@@ -258,7 +261,14 @@ pub fn ask(
         MAX_OUTPUT,
     )
     .map_err(|e| format!("the host {e}"))?;
-    let text = captured.success().map_err(|e| format!("the driver {e}"))?;
+    if !captured.status.success() {
+        return Err(format!(
+            "the driver failed ({}): {}",
+            captured.status,
+            failure_line(&captured.text)
+        ));
+    }
+    let text = captured.text;
     if inst.host.is_pi() {
         let mut docs =
             serde_json::Deserializer::from_str(text.trim_start()).into_iter::<Vec<PiDoc>>();
@@ -292,6 +302,67 @@ pub fn ask(
     Ok(relative(docs.remove(0), project))
 }
 
+/// Why `node` cannot run the host `inst` names, when the package that runs in it
+/// declares a least Node version (`engines.node`) that `node --version` is below:
+/// pi 1.6, which loads the pi extensions, needs `>=22.19.0`. `None` when it can
+/// run, or when either version cannot be read (the driver then says what it says).
+fn node_too_old(node: &Path, inst: &Installed) -> Option<String> {
+    let package = if inst.host.is_pi() {
+        inst.pi.clone()?
+    } else if inst.program.extension().is_some_and(|e| e == "js") {
+        inst.program
+            .ancestors()
+            .skip(1)
+            .take(4)
+            .find(|d| d.join("package.json").is_file())?
+            .to_path_buf()
+    } else {
+        return None;
+    };
+    let (least, wanted) = super::installed::node_required(&package)?;
+    let said = crate::pi::process::capture_whole_clean(
+        node,
+        &["--version"],
+        Path::new("/"),
+        &[],
+        Duration::from_secs(10),
+        4096,
+    )
+    .ok()?
+    .success()
+    .ok()?;
+    let have = super::installed::parse_node_version(said.trim())?;
+    (have < least).then(|| {
+        format!(
+            "{} runs in Node {wanted} (`engines` in {}), and `{}` is {}.{}.{}: name a newer Node with --node PATH",
+            inst.host,
+            crate::text::escape_line(&package.join("package.json").display().to_string()),
+            crate::text::escape_line(&node.display().to_string()),
+            have.0,
+            have.1,
+            have.2
+        )
+    })
+}
+
+/// The line of a failed driver's output that says what went wrong: Node's
+/// `SomethingError: …` line when there is one (an uncaught error prints the source
+/// line and a stack around it), else the last line; clipped.
+fn failure_line(text: &str) -> String {
+    let is_error = |l: &&str| {
+        l.split_once(": ").is_some_and(|(head, _)| {
+            head.ends_with("Error") && head.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+    };
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(is_error)
+        .or_else(|| text.lines().map(str::trim).rev().find(|l| !l.is_empty()))
+        .unwrap_or("");
+    crate::text::escape_line(&crate::text::clip(line)).into_owned()
+}
+
 /// The host's messages with the scratch project's path left out (the files are named
 /// as in the user's project).
 fn relative(mut doc: HostDoc, project: &Path) -> HostDoc {
@@ -300,4 +371,29 @@ fn relative(mut doc: HostDoc, project: &Path) -> HostDoc {
         *m = m.replace(&prefix, "");
     }
     doc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::failure_line;
+
+    #[test]
+    fn a_failed_driver_is_summed_up_by_its_error_line() {
+        let node = "file:///tmp/x/pi-hosts.mjs:876\n})},State=class{gen;threads=[]}\n   ^\n\nSyntaxError: Invalid regular expression flags\n    at compileSourceTextModule (node:internal)\n    at async main (file:///tmp/x/pi-hosts.mjs:876:46)\n";
+        assert_eq!(
+            failure_line(node),
+            "SyntaxError: Invalid regular expression flags"
+        );
+        assert_eq!(
+            failure_line("Error: Cannot find module 'x'\n    at y\n"),
+            "Error: Cannot find module 'x'"
+        );
+        assert_eq!(failure_line("something odd\nthe end\n\n"), "the end");
+        let long = format!("TypeError: {}", "x".repeat(5000));
+        assert!(failure_line(&long).chars().count() < 200);
+        assert_eq!(
+            failure_line("RangeError: bad \u{1b}[31m"),
+            "RangeError: bad \\u{1b}[31m"
+        );
+    }
 }

@@ -207,6 +207,30 @@ fn pi_package(dir: &Path, path: Option<&OsString>) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// The least Node version the npm package at `dir` declares (`engines.node`, when
+/// written as `>=X.Y.Z` or `>=X`), with the text as written.
+pub fn node_required(dir: &Path) -> Option<((u64, u64, u64), String)> {
+    let bytes = crate::fs::read::read(&dir.join("package.json"), crate::fs::Kind::Settings).ok()?;
+    let doc: serde_json::Value = serde_json::from_slice(&bytes).ok()?;
+    let text = doc["engines"]["node"].as_str()?.trim();
+    let least = parse_node_version(text.strip_prefix(">=")?.trim())?;
+    Some((least, text.to_string()))
+}
+
+/// `v22.19.0`, `22.19.0`, `22.19` or `22` as (major, minor, patch).
+pub fn parse_node_version(text: &str) -> Option<(u64, u64, u64)> {
+    let mut parts = text.trim().trim_start_matches('v').split('.');
+    let major = parts.next()?.parse().ok()?;
+    let mut next = || -> Option<u64> {
+        match parts.next() {
+            None => Some(0),
+            Some(p) => p.parse().ok(),
+        }
+    };
+    let (minor, patch) = (next()?, next()?);
+    parts.next().is_none().then_some((major, minor, patch))
+}
+
 /// The version of the npm package `program` belongs to: the `version` of the
 /// nearest `package.json` above it (at most 4 levels: `bin/x`, `bundle/x.js`,
 /// `node_modules/@scope/pkg-platform/x`), when it names a package.
@@ -366,6 +390,30 @@ mod tests {
         assert!(parse_host_bin("tintinweb=/x").is_ok());
         assert!(parse_host_bin("pi-example=/x").is_ok());
         assert!(parse_host_bin("herdr=/x").unwrap_err().contains("one of"));
+    }
+
+    #[test]
+    fn node_versions_and_engine_floors_parse() {
+        assert_eq!(parse_node_version("v20.20.2"), Some((20, 20, 2)));
+        assert_eq!(parse_node_version("22.19"), Some((22, 19, 0)));
+        assert_eq!(parse_node_version("22"), Some((22, 0, 0)));
+        for bad in ["", "v", "x.1", "22.x", "1.2.3.4", "^22"] {
+            assert_eq!(parse_node_version(bad), None, "{bad}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        for (engines, want) in [
+            (r#"">=22.19.0""#, Some((22, 19, 0))),
+            (r#"">= 20""#, Some((20, 0, 0))),
+            (r#""^20 || ^22""#, None),
+            ("22", None),
+        ] {
+            std::fs::write(
+                dir.path().join("package.json"),
+                format!(r#"{{"name":"p","engines":{{"node":{engines}}}}}"#),
+            )
+            .unwrap();
+            assert_eq!(node_required(dir.path()).map(|r| r.0), want, "{engines}");
+        }
         assert!(parse_host_bin("claude").unwrap_err().contains("HOST=PATH"));
         assert!(
             parse_host_bin("gemini=")

@@ -733,3 +733,68 @@ fn lint_and_show_say_when_the_installed_host_is_newer() {
         .args(["lint", ".claude/agents"]));
     assert!(!lint.stderr.contains("is installed"), "{}", lint.stderr);
 }
+
+/// A Node older than the one the host's package declares (`engines.node`: pi 1.6,
+/// which loads the pi extensions, needs `>=22.19.0`) is named as the reason, before
+/// anything is started with it; a driver that fails is summed up by Node's error
+/// line, not by the minified source line or the stack around it.
+#[test]
+fn verify_names_a_node_too_old_for_the_host_and_the_drivers_error_line() {
+    let env = project_of(&[(
+        ".pi/agents/scout.md",
+        "---\nname: scout\ndescription: Looks\n---\nBody\n",
+        "",
+    )]);
+    env.write(
+        "fake/node_modules/@earendil-works/pi-coding-agent/package.json",
+        r#"{"name":"@earendil-works/pi-coding-agent","version":"1.6.0","engines":{"node":">=22.19.0"}}"#,
+    );
+    env.write("fake/ext/subagent/agents.ts", "export {};\n");
+    env.write("fake/ext/subagent/index.ts", "export {};\n");
+    let ext = env.path("fake/ext/subagent");
+    for (version, want) in [
+        (
+            "v20.1.0",
+            "pi-example runs in Node >=22.19.0 (`engines` in ".to_string(),
+        ),
+        (
+            "v22.19.0",
+            "the driver failed (exit status: 1): SyntaxError: Unexpected token '}'".to_string(),
+        ),
+    ] {
+        let node = crate::support::process::executable(
+            &env.path("fake/node"),
+            &format!(
+                "#!/bin/sh\nif [ \"$1\" = --version ]; then echo {version}; exit 0; fi\n\
+                 echo 'file:///x/pi-hosts.mjs:876' >&2\necho '}}}},State=class{{gen;threads=[]}}' >&2\n\
+                 echo '   ^' >&2\necho \"SyntaxError: Unexpected token '}}'\" >&2\n\
+                 echo '    at async main (file:///x/pi-hosts.mjs:876:46)' >&2\nexit 1\n"
+            ),
+        );
+        let out = run(env
+            .pwk()
+            .args(["verify", "--format", "json", "--node"])
+            .arg(&node)
+            .args([
+                "--only",
+                "pi-example",
+                "--host-bin",
+                &format!("pi-example={}", ext.display()),
+            ]));
+        assert_eq!(out.code, 2, "{version}: {}\n{}", out.stdout, out.stderr);
+        let v: Value = json(&out);
+        let error = v["hosts"][0]["error"].as_str().unwrap_or_default();
+        assert!(error.starts_with(&want), "{version}: {error}\n{v:#}");
+        if version == "v20.1.0" {
+            assert!(
+                error.ends_with("is 20.1.0: name a newer Node with --node PATH"),
+                "{error}"
+            );
+        } else {
+            assert!(
+                !error.contains("State=class") && !error.contains("at async"),
+                "{error}"
+            );
+        }
+    }
+}
