@@ -200,6 +200,23 @@ pub fn escape_block(s: &str) -> Cow<'_, str> {
     escape(s, Escape::Block)
 }
 
+/// `s` on one line (each run of whitespace one space), cut to at most `max`
+/// characters with an ellipsis when cut. Reads a bounded prefix only.
+pub fn snippet(s: &str, max: usize) -> String {
+    // Look at a bounded prefix only: the text may be megabytes long.
+    let end = s
+        .char_indices()
+        .nth(max.saturating_mul(4) + 16)
+        .map_or(s.len(), |(i, _)| i);
+    let one_line: String = s[..end].split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= max {
+        return one_line;
+    }
+    let mut out: String = one_line.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 /// The most characters of a user's own text (a key, a glob, a value) a message
 /// echoes: enough to recognise it, never the whole of a 6,000-character line.
 pub const ECHO_MAX: usize = 80;

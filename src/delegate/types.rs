@@ -187,18 +187,4 @@ impl std::fmt::Display for Progress {
     }
 }
 
-/// Cut `s` to at most `max` characters on one line, with an ellipsis when cut.
-pub fn snippet(s: &str, max: usize) -> String {
-    // Look at a bounded prefix only: the text may be megabytes long.
-    let end = s
-        .char_indices()
-        .nth(max.saturating_mul(4) + 16)
-        .map_or(s.len(), |(i, _)| i);
-    let one_line: String = s[..end].split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() <= max {
-        return one_line;
-    }
-    let mut out: String = one_line.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
+pub use crate::text::snippet;

@@ -212,8 +212,7 @@ fn row_line(row: &Row, width: usize) -> String {
         && matches!(row.host.outcome, Outcome::Drops | Outcome::RefusesStart)
         && let Some(m) = row.host.messages.first()
     {
-        let m: String = m.split_whitespace().collect::<Vec<_>>().join(" ");
-        let m: String = m.chars().take(160).collect();
+        let m = crate::text::snippet(m, 160);
         line.push_str(&format!("  {:<width$}  host: {}\n", "", escape_line(&m)));
     }
     if let Some(why) = &row.why {
@@ -221,7 +220,7 @@ fn row_line(row: &Row, width: usize) -> String {
     }
     if row.agree == Some(false) {
         for m in row.host.messages.iter().take(2) {
-            let m: String = m.chars().take(200).collect();
+            let m = crate::text::snippet(m, 200);
             line.push_str(&format!("  {:<width$}  host: {}\n", "", escape_line(&m)));
         }
         for m in row.pwk.messages.iter().take(2) {
