@@ -163,10 +163,12 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/host_profiles.rs"));
 }
 
-fn cell(
-    cells: &'static OnceLock<Vec<OnceLock<HostProfile>>>,
-    i: usize,
-) -> &'static OnceLock<HostProfile> {
+/// One cell per row of the table. A profile is boxed: inline, the 21 cells of ~3 KB
+/// each were 64 KB that a run using one profile wrote a word of every 3 KB in (16
+/// pages faulted in at start-up).
+type Cells = OnceLock<Vec<OnceLock<Box<HostProfile>>>>;
+
+fn cell(cells: &'static Cells, i: usize) -> &'static OnceLock<Box<HostProfile>> {
     &cells.get_or_init(|| {
         (0..generated::PROFILES.len())
             .map(|_| OnceLock::new())
@@ -176,15 +178,15 @@ fn cell(
 
 /// Row `i` of the table, fully (what `--host` uses).
 fn full(i: usize) -> &'static HostProfile {
-    static CELLS: OnceLock<Vec<OnceLock<HostProfile>>> = OnceLock::new();
-    cell(&CELLS, i).get_or_init(|| parse(i, generated::PROFILES[i].4))
+    static CELLS: Cells = OnceLock::new();
+    cell(&CELLS, i).get_or_init(|| Box::new(parse(i, generated::PROFILES[i].4)))
 }
 
 /// Row `i`, as the light view (every fact but the key facts' notes and sources):
 /// what the portable profile consults about every host.
 fn light(i: usize) -> &'static HostProfile {
-    static CELLS: OnceLock<Vec<OnceLock<HostProfile>>> = OnceLock::new();
-    cell(&CELLS, i).get_or_init(|| parse(i, generated::PROFILES[i].5))
+    static CELLS: Cells = OnceLock::new();
+    cell(&CELLS, i).get_or_init(|| Box::new(parse(i, generated::PROFILES[i].5)))
 }
 
 fn parse(i: usize, json: &str) -> HostProfile {
@@ -629,22 +631,27 @@ impl PiTable {
 /// std's SipHash map (or a binary search over the ~80 keys) cost a few hundred
 /// instructions a lookup.
 struct KeyIndex {
-    /// Open addressing, linear probing, at most a quarter full.
-    slots: Vec<Option<KeyRows>>,
+    /// Open addressing, linear probing, at most a quarter full: 0 for an empty
+    /// slot, else 1 + the key's place in `entries` (a byte: the slots of ~100 keys
+    /// as `Option<KeyRows>` were 20 KB, five pages written at start-up).
+    slots: Vec<u8>,
+    entries: Vec<KeyRows>,
 }
 
 impl KeyIndex {
     fn new(entries: impl ExactSizeIterator<Item = KeyRows>) -> KeyIndex {
         let size = (entries.len() * 4).next_power_of_two().max(16);
-        let mut slots = vec![None; size];
-        for e in entries {
+        let mut slots = vec![0u8; size];
+        let entries: Vec<KeyRows> = entries.collect();
+        assert!(entries.len() < 256, "a key's place fits a byte");
+        for (n, e) in entries.iter().enumerate() {
             let mut i = Self::hash(e.key) & (size - 1);
-            while slots[i].is_some() {
+            while slots[i] != 0 {
                 i = (i + 1) & (size - 1);
             }
-            slots[i] = Some(e);
+            slots[i] = (n + 1) as u8;
         }
-        KeyIndex { slots }
+        KeyIndex { slots, entries }
     }
 
     fn hash(key: &str) -> usize {
@@ -657,7 +664,8 @@ impl KeyIndex {
     fn get(&self, key: &str) -> Option<KeyRows> {
         let mask = self.slots.len() - 1;
         let mut i = Self::hash(key) & mask;
-        while let Some(e) = self.slots[i] {
+        while let Some(n) = (self.slots[i] as usize).checked_sub(1) {
+            let e = self.entries[n];
             if e.key == key {
                 return Some(e);
             }
