@@ -508,7 +508,9 @@ pub struct PiRow {
     instead: &'static [(&'static str, &'static str)],
     default_values: &'static [(&'static str, &'static str)],
     required: &'static [&'static str],
-    /// The keys whose text the host parses again as JSON (`parsed_as: json`).
+    /// The keys whose text the host parses again as JSON (`parsed_as: json`); the
+    /// run reads them from build.rs's `PI_KEYS`, the test of that table from here.
+    #[cfg_attr(not(test), allow(dead_code))]
     json: &'static [&'static str],
 }
 
@@ -698,38 +700,22 @@ pub fn pi_table() -> &'static PiTable {
             (1..=64).contains(&rows.len()),
             "the pi rows fit one u64 bit set"
         );
-        let mut keys = std::collections::BTreeMap::<&'static str, KeyRows>::new();
-        fn entry<'m>(
-            keys: &'m mut std::collections::BTreeMap<&'static str, KeyRows>,
-            key: &'static str,
-        ) -> &'m mut KeyRows {
-            keys.entry(key).or_insert(KeyRows {
-                key,
-                id: 0,
-                readers: 0,
-                rejected: false,
-                json: 0,
-            })
-        }
-        for (i, r) in rows.iter().enumerate() {
-            for &k in r.keys {
-                entry(&mut keys, k).readers |= 1 << i;
-            }
-            for &k in r.rejected {
-                entry(&mut keys, k).rejected = true;
-            }
-            for &k in r.json {
-                entry(&mut keys, k).json |= 1 << i;
-            }
-        }
+        // Each key's readers, refusal and JSON readers, worked out by build.rs
+        // (sorted: a key's place is its id).
+        let keys = generated::PI_KEYS;
         assert!(keys.len() <= 128, "the pi keys fit a KeySet");
-        for (id, e) in keys.values_mut().enumerate() {
-            e.id = id as u8;
-        }
         PiTable {
             rows,
-            names: keys.keys().copied().collect(),
-            keys: KeyIndex::new(keys.into_values()),
+            names: keys.iter().map(|k| k.0).collect(),
+            keys: KeyIndex::new(keys.iter().enumerate().map(
+                |(id, &(key, readers, rejected, json))| KeyRows {
+                    key,
+                    id: id as u8,
+                    readers,
+                    rejected,
+                    json,
+                },
+            )),
         }
     })
 }
@@ -812,6 +798,32 @@ mod tests {
                 .filter(|(_, r)| r.reads(k))
                 .fold(0u64, |m, (i, _)| m | 1 << i);
             assert_eq!(table.readers(k), want, "{k:?}");
+        }
+        // build.rs's table: every key a row reads or refuses, sorted, each with its
+        // place, the rows that read it, whether one refuses it and the rows that
+        // parse it as JSON.
+        let mut all: Vec<&str> = table
+            .rows
+            .iter()
+            .flat_map(|r| r.keys.iter().chain(r.rejected).copied())
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(table.names, all);
+        let bits = |f: &dyn Fn(&PiRow) -> bool| {
+            table
+                .rows
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| f(r))
+                .fold(0u64, |m, (i, _)| m | 1 << i)
+        };
+        for (id, k) in all.iter().enumerate() {
+            let e = table.key(k).expect("indexed");
+            assert_eq!((e.key, e.id as usize), (*k, id));
+            assert_eq!(e.readers, bits(&|r| r.reads(k)), "{k:?}");
+            assert_eq!(e.rejected, table.rows.iter().any(|r| r.rejects(k)), "{k:?}");
+            assert_eq!(e.json, bits(&|r| r.json.contains(k)), "{k:?}");
         }
     }
 
