@@ -176,7 +176,11 @@ fn main() {
                 for k in full["keys"].as_object().into_iter().flat_map(|m| m.keys()) {
                     pi_keys.entry(k.clone()).or_default().0 |= row;
                 }
-                for k in full["rejected"].as_object().into_iter().flat_map(|m| m.keys()) {
+                for k in full["rejected"]
+                    .as_object()
+                    .into_iter()
+                    .flat_map(|m| m.keys())
+                {
                     pi_keys.entry(k.clone()).or_default().1 = true;
                 }
                 for (k, f) in full["keys"].as_object().into_iter().flatten() {
