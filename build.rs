@@ -91,6 +91,9 @@ fn main() {
     // Every profile of each pi host, for the portable schema's extra keys (a key an
     // older profile reads is still read by a supported host).
     let mut every_pi: Vec<(String, Value)> = Vec::new();
+    // The pi rows' keys (`PI_KEYS`): readers, refused, parsed as JSON, by key.
+    let mut pi_keys: std::collections::BTreeMap<String, (u64, bool, u64)> = Default::default();
+    let mut pi_row_count = 0;
     // What the compiled-in validators (`src/role/validate/compiled.rs`) are derived
     // from: when these bytes change, pwk compiles validators at run time until the
     // file is regenerated (and its freshness test fails until then).
@@ -168,6 +171,23 @@ fn main() {
                 .collect();
             let dirs = dirs.join("\n");
             if pi_hosts.contains(&host) {
+                let row = 1u64 << pi_row_count;
+                pi_row_count += 1;
+                for k in full["keys"].as_object().into_iter().flat_map(|m| m.keys()) {
+                    pi_keys.entry(k.clone()).or_default().0 |= row;
+                }
+                for k in full["rejected"]
+                    .as_object()
+                    .into_iter()
+                    .flat_map(|m| m.keys())
+                {
+                    pi_keys.entry(k.clone()).or_default().1 = true;
+                }
+                for (k, f) in full["keys"].as_object().into_iter().flatten() {
+                    if f["parsed_as"] == "json" {
+                        pi_keys.entry(k.clone()).or_default().2 |= row;
+                    }
+                }
                 let names = |v: &Value| -> Vec<String> {
                     v.as_object()
                         .map(|m| m.keys().cloned().collect())
@@ -230,6 +250,18 @@ fn main() {
     code.push_str("];\n");
     pi_rows.push_str("];\n");
     code.push_str(&pi_rows);
+    // Every key some pi row reads or refuses, sorted (a key's place is its id in
+    // `host::KeySet`), with the rows that read it and that parse it as JSON as bits
+    // over PI_ROWS, and whether some row refuses it: `host::pi_table` built this
+    // with a BTreeMap at every start (~0.1M instructions).
+    assert!(pi_row_count <= 64, "the pi rows fit one u64 bit set");
+    code.push_str(
+        "/// (key, rows reading it, some row refuses it, rows parsing it as JSON), sorted.\npub static PI_KEYS: &[(&str, u64, bool, u64)] = &[\n",
+    );
+    for (k, (readers, rejected, json)) in &pi_keys {
+        writeln!(code, "    ({k:?}, {readers}, {rejected}, {json}),").expect("write");
+    }
+    code.push_str("];\n");
     // The portable schema's extra properties: every key some pi host profile (any
     // version) reads that the role schema does not document, with the labels of the
     // profiles that read it (`host::schema::derive` for `pwk`; a test compares it with the derivation
@@ -280,6 +312,40 @@ fn main() {
     )
     .expect("write");
     pi_facts(Path::new(&out));
+    link_order();
+}
+
+/// Lay out the functions a start-up runs next to each other in the release binary
+/// (`link/startup.order`, written by `scripts/startup-order.sh`: what `pwk
+/// --version` and `pwk lint` execute). Scattered over the 8 MB of code, one-file
+/// `pwk lint` took ~70 page faults in the text (each maps 16 pages the kernel looks
+/// up in the page cache); laid out together, ~25, and `--version` fewer too. The
+/// file names symbols: names a newer build no longer has are skipped (`lld`'s
+/// `--no-warn-symbol-ordering`), so a stale list makes start-up slower, never
+/// wrong. Only where rustc links with its own `lld` (x86-64 Linux, glibc, no linker
+/// of the user's own in RUSTFLAGS); `PWK_LINK_ORDER=0` turns it off.
+fn link_order() {
+    const FILE: &str = "link/startup.order";
+    println!("cargo:rerun-if-changed={FILE}");
+    println!("cargo:rerun-if-env-changed=PWK_LINK_ORDER");
+    let env = |k: &str| std::env::var(k).unwrap_or_default();
+    let own_linker = env("CARGO_ENCODED_RUSTFLAGS").contains("linker")
+        || std::env::var_os("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER").is_some();
+    if env("TARGET") != "x86_64-unknown-linux-gnu"
+        || env("PROFILE") != "release"
+        || env("PWK_LINK_ORDER") == "0"
+        || own_linker
+    {
+        return;
+    }
+    let path = Path::new(&env("CARGO_MANIFEST_DIR")).join(FILE);
+    if path.is_file() {
+        println!(
+            "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
+            path.display()
+        );
+        println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
+    }
 }
 
 /// pi's own facts (`schemas/pi.json`): its built-in and default tools for `host`, its

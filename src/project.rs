@@ -238,7 +238,7 @@ impl Project {
         if let Some(d) = self.detections().get(&dir) {
             return d.clone();
         }
-        let found = crate::fs::root::find_root(&dir, self.home.as_deref());
+        let found = self.configs().root_of(&dir);
         let project = match found.marker {
             Some(_) => found.root,
             None => self.root.clone(),

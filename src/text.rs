@@ -4,6 +4,8 @@
 
 use std::borrow::Cow;
 
+pub mod scan;
+
 /// Whether `c` is a control character that has no business in frontmatter: C0 other
 /// than tab, line feed and carriage return, DEL, and C1.
 pub fn is_forbidden_control(c: char) -> bool {

@@ -6,15 +6,19 @@ use std::path::{Path, PathBuf};
 use super::{Config, ConfigError, FILE_NAMES, ResolvedConfig};
 
 /// The configuration file for `path` (a file or directory): the first
-/// `pwk.toml` or `.pwk.toml` from its directory up to the project root.
-pub(super) fn find(path: &Path, home: Option<&Path>) -> Result<Option<PathBuf>, ConfigError> {
+/// `pwk.toml` or `.pwk.toml` from its directory up to the project root
+/// (`root_of` the directory: [`Configs::root_of`]).
+pub(super) fn find(
+    path: &Path,
+    root_of: impl FnOnce(&Path) -> PathBuf,
+) -> Result<Option<PathBuf>, ConfigError> {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let start = if abs.is_dir() {
         abs.clone()
     } else {
         abs.parent().map(Path::to_path_buf).unwrap_or(abs.clone())
     };
-    let root = crate::fs::root::find_root(&start, home).root;
+    let root = root_of(&start);
     for dir in start.ancestors() {
         // Never a configuration from a directory another user owns (as git's
         // `safe.directory`): the walk ends there.
@@ -53,6 +57,8 @@ pub(crate) struct Configs {
     loaded: std::collections::HashMap<PathBuf, Config>,
     /// `--config FILE`: the one configuration of every path.
     fixed: Option<PathBuf>,
+    /// The project root above each directory asked ([`Configs::root_of`]).
+    roots: std::collections::HashMap<PathBuf, crate::fs::root::RootFound>,
 }
 
 impl Configs {
@@ -89,9 +95,22 @@ impl Configs {
         if let Some(f) = self.by_dir.get(&dir) {
             return Ok(f.clone());
         }
-        let f = find(&dir, self.home.as_deref())?;
+        let f = find(&dir, |start| self.root_of(start).root)?;
         self.by_dir.insert(dir, f.clone());
         Ok(f)
+    }
+
+    /// The project root above the absolute directory `dir` by the one root rule
+    /// ([`crate::fs::root::find_root`]), each directory walked once a run: the
+    /// configuration lookup and `--host auto`'s detection both ask it for the
+    /// directory of the files they are given (a walk up to `/` is a dozen `stat`s).
+    pub(crate) fn root_of(&mut self, dir: &Path) -> crate::fs::root::RootFound {
+        if let Some(found) = self.roots.get(dir) {
+            return found.clone();
+        }
+        let found = crate::fs::root::find_root(dir, self.home.as_deref());
+        self.roots.insert(dir.to_path_buf(), found.clone());
+        found
     }
 
     /// [`Configs::for_path`] for a path known to be a file (one a walk found).

@@ -163,10 +163,12 @@ mod generated {
     include!(concat!(env!("OUT_DIR"), "/host_profiles.rs"));
 }
 
-fn cell(
-    cells: &'static OnceLock<Vec<OnceLock<HostProfile>>>,
-    i: usize,
-) -> &'static OnceLock<HostProfile> {
+/// One cell per row of the table. A profile is boxed: inline, the 21 cells of ~3 KB
+/// each were 64 KB that a run using one profile wrote a word of every 3 KB in (16
+/// pages faulted in at start-up).
+type Cells = OnceLock<Vec<OnceLock<Box<HostProfile>>>>;
+
+fn cell(cells: &'static Cells, i: usize) -> &'static OnceLock<Box<HostProfile>> {
     &cells.get_or_init(|| {
         (0..generated::PROFILES.len())
             .map(|_| OnceLock::new())
@@ -176,15 +178,15 @@ fn cell(
 
 /// Row `i` of the table, fully (what `--host` uses).
 fn full(i: usize) -> &'static HostProfile {
-    static CELLS: OnceLock<Vec<OnceLock<HostProfile>>> = OnceLock::new();
-    cell(&CELLS, i).get_or_init(|| parse(i, generated::PROFILES[i].4))
+    static CELLS: Cells = OnceLock::new();
+    cell(&CELLS, i).get_or_init(|| Box::new(parse(i, generated::PROFILES[i].4)))
 }
 
 /// Row `i`, as the light view (every fact but the key facts' notes and sources):
 /// what the portable profile consults about every host.
 fn light(i: usize) -> &'static HostProfile {
-    static CELLS: OnceLock<Vec<OnceLock<HostProfile>>> = OnceLock::new();
-    cell(&CELLS, i).get_or_init(|| parse(i, generated::PROFILES[i].5))
+    static CELLS: Cells = OnceLock::new();
+    cell(&CELLS, i).get_or_init(|| Box::new(parse(i, generated::PROFILES[i].5)))
 }
 
 fn parse(i: usize, json: &str) -> HostProfile {
@@ -506,7 +508,9 @@ pub struct PiRow {
     instead: &'static [(&'static str, &'static str)],
     default_values: &'static [(&'static str, &'static str)],
     required: &'static [&'static str],
-    /// The keys whose text the host parses again as JSON (`parsed_as: json`).
+    /// The keys whose text the host parses again as JSON (`parsed_as: json`); the
+    /// run reads them from build.rs's `PI_KEYS`, the test of that table from here.
+    #[cfg_attr(not(test), allow(dead_code))]
     json: &'static [&'static str],
 }
 
@@ -629,22 +633,27 @@ impl PiTable {
 /// std's SipHash map (or a binary search over the ~80 keys) cost a few hundred
 /// instructions a lookup.
 struct KeyIndex {
-    /// Open addressing, linear probing, at most a quarter full.
-    slots: Vec<Option<KeyRows>>,
+    /// Open addressing, linear probing, at most a quarter full: 0 for an empty
+    /// slot, else 1 + the key's place in `entries` (a byte: the slots of ~100 keys
+    /// as `Option<KeyRows>` were 20 KB, five pages written at start-up).
+    slots: Vec<u8>,
+    entries: Vec<KeyRows>,
 }
 
 impl KeyIndex {
     fn new(entries: impl ExactSizeIterator<Item = KeyRows>) -> KeyIndex {
         let size = (entries.len() * 4).next_power_of_two().max(16);
-        let mut slots = vec![None; size];
-        for e in entries {
+        let mut slots = vec![0u8; size];
+        let entries: Vec<KeyRows> = entries.collect();
+        assert!(entries.len() < 256, "a key's place fits a byte");
+        for (n, e) in entries.iter().enumerate() {
             let mut i = Self::hash(e.key) & (size - 1);
-            while slots[i].is_some() {
+            while slots[i] != 0 {
                 i = (i + 1) & (size - 1);
             }
-            slots[i] = Some(e);
+            slots[i] = (n + 1) as u8;
         }
-        KeyIndex { slots }
+        KeyIndex { slots, entries }
     }
 
     fn hash(key: &str) -> usize {
@@ -657,7 +666,8 @@ impl KeyIndex {
     fn get(&self, key: &str) -> Option<KeyRows> {
         let mask = self.slots.len() - 1;
         let mut i = Self::hash(key) & mask;
-        while let Some(e) = self.slots[i] {
+        while let Some(n) = (self.slots[i] as usize).checked_sub(1) {
+            let e = self.entries[n];
             if e.key == key {
                 return Some(e);
             }
@@ -690,38 +700,22 @@ pub fn pi_table() -> &'static PiTable {
             (1..=64).contains(&rows.len()),
             "the pi rows fit one u64 bit set"
         );
-        let mut keys = std::collections::BTreeMap::<&'static str, KeyRows>::new();
-        fn entry<'m>(
-            keys: &'m mut std::collections::BTreeMap<&'static str, KeyRows>,
-            key: &'static str,
-        ) -> &'m mut KeyRows {
-            keys.entry(key).or_insert(KeyRows {
-                key,
-                id: 0,
-                readers: 0,
-                rejected: false,
-                json: 0,
-            })
-        }
-        for (i, r) in rows.iter().enumerate() {
-            for &k in r.keys {
-                entry(&mut keys, k).readers |= 1 << i;
-            }
-            for &k in r.rejected {
-                entry(&mut keys, k).rejected = true;
-            }
-            for &k in r.json {
-                entry(&mut keys, k).json |= 1 << i;
-            }
-        }
+        // Each key's readers, refusal and JSON readers, worked out by build.rs
+        // (sorted: a key's place is its id).
+        let keys = generated::PI_KEYS;
         assert!(keys.len() <= 128, "the pi keys fit a KeySet");
-        for (id, e) in keys.values_mut().enumerate() {
-            e.id = id as u8;
-        }
         PiTable {
             rows,
-            names: keys.keys().copied().collect(),
-            keys: KeyIndex::new(keys.into_values()),
+            names: keys.iter().map(|k| k.0).collect(),
+            keys: KeyIndex::new(keys.iter().enumerate().map(
+                |(id, &(key, readers, rejected, json))| KeyRows {
+                    key,
+                    id: id as u8,
+                    readers,
+                    rejected,
+                    json,
+                },
+            )),
         }
     })
 }
@@ -804,6 +798,32 @@ mod tests {
                 .filter(|(_, r)| r.reads(k))
                 .fold(0u64, |m, (i, _)| m | 1 << i);
             assert_eq!(table.readers(k), want, "{k:?}");
+        }
+        // build.rs's table: every key a row reads or refuses, sorted, each with its
+        // place, the rows that read it, whether one refuses it and the rows that
+        // parse it as JSON.
+        let mut all: Vec<&str> = table
+            .rows
+            .iter()
+            .flat_map(|r| r.keys.iter().chain(r.rejected).copied())
+            .collect();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(table.names, all);
+        let bits = |f: &dyn Fn(&PiRow) -> bool| {
+            table
+                .rows
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| f(r))
+                .fold(0u64, |m, (i, _)| m | 1 << i)
+        };
+        for (id, k) in all.iter().enumerate() {
+            let e = table.key(k).expect("indexed");
+            assert_eq!((e.key, e.id as usize), (*k, id));
+            assert_eq!(e.readers, bits(&|r| r.reads(k)), "{k:?}");
+            assert_eq!(e.rejected, table.rows.iter().any(|r| r.rejects(k)), "{k:?}");
+            assert_eq!(e.json, bits(&|r| r.json.contains(k)), "{k:?}");
         }
     }
 

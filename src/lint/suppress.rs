@@ -405,7 +405,7 @@ pub(crate) fn apply(
     diagnostics: Vec<Diagnostic>,
 ) -> (Vec<Diagnostic>, Vec<Suppressed>) {
     // Most files have no directive: one substring search, no comment scan.
-    if memchr::memmem::find(doc.text.as_bytes(), b"pwk:").is_none() {
+    if crate::text::scan::find(doc.text.as_bytes(), b"pwk:").is_none() {
         return (diagnostics, Vec::new());
     }
     let mut problems = Vec::new();
@@ -569,7 +569,7 @@ pub(crate) fn suppression_for(
     profile: &'static HostProfile,
     d: &Diagnostic,
 ) -> Option<(SuppressionKind, String)> {
-    memchr::memmem::find(doc.text.as_bytes(), b"pwk:")?;
+    crate::text::scan::find(doc.text.as_bytes(), b"pwk:")?;
     let dirs = directives(doc, profile, &mut Vec::new());
     for pass in [false, true] {
         for dir in &dirs {

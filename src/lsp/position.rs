@@ -57,7 +57,7 @@ impl Lines {
     pub(crate) fn new(text: &str) -> Lines {
         let mut starts = Vec::with_capacity(text.len() / 32 + 2);
         starts.push(0);
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        starts.extend(crate::text::scan::byte_positions(b'\n', text.as_bytes()).map(|i| i + 1));
         Lines { starts }
     }
 

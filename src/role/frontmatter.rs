@@ -58,7 +58,7 @@ pub(crate) fn early_dashes(text: &str, f: &Fences) -> Option<usize> {
         return None;
     }
     let from = f.open.start + 3;
-    let at = from + memchr::memmem::find(&text.as_bytes()[from..f.close.start], b"---")?;
+    let at = from + crate::text::scan::find(&text.as_bytes()[from..f.close.start], b"---")?;
     Some(at)
 }
 
@@ -67,7 +67,7 @@ pub(crate) fn early_dashes(text: &str, f: &Fences) -> Option<usize> {
 /// host ends the frontmatter anyway.
 pub(crate) fn dashes_after_open(text: &str, open: &Range<usize>) -> Option<usize> {
     let from = (open.end + 1).min(text.len());
-    Some(from + memchr::memmem::find(&text.as_bytes()[from..], b"---")?)
+    Some(from + crate::text::scan::find(&text.as_bytes()[from..], b"---")?)
 }
 
 const BOM: &str = "\u{feff}";
@@ -90,7 +90,7 @@ fn lines_from(text: &str, from: usize) -> impl Iterator<Item = (Range<usize>, us
             return None;
         }
         let start = pos;
-        let (end, next) = match memchr::memchr(b'\n', &text.as_bytes()[start..]) {
+        let (end, next) = match crate::text::scan::find_byte(b'\n', &text.as_bytes()[start..]) {
             Some(i) => (start + i, start + i + 1),
             None => (text.len(), text.len()),
         };

@@ -32,7 +32,7 @@ impl LineIndex {
         // A SIMD search, not a byte-by-byte loop; a presized Vec.
         let mut starts = Vec::with_capacity(text.len() / 32 + 2);
         starts.push(0);
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        starts.extend(crate::text::scan::byte_positions(b'\n', text.as_bytes()).map(|i| i + 1));
         // A checkpoint at every multiple of BLOCK up to the end (the end included:
         // a position at the very end of a text of whole blocks).
         let mut chars = Vec::with_capacity(text.len() / BLOCK + 1);

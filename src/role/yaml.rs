@@ -402,7 +402,8 @@ fn parse_simple(file: &str, yaml: &Span) -> Option<Node> {
     let mut seen: HashSet<&str> = HashSet::new();
     let mut pos = 0;
     while pos < slice.len() {
-        let nl = memchr::memchr(b'\n', &slice.as_bytes()[pos..]).map_or(slice.len(), |i| pos + i);
+        let nl = crate::text::scan::find_byte(b'\n', &slice.as_bytes()[pos..])
+            .map_or(slice.len(), |i| pos + i);
         let line = &slice[pos..nl];
         let base = yaml.start + pos;
         meter::add(Work::Scan, nl + 1 - pos);
@@ -786,7 +787,7 @@ fn collection_end(
 /// lone `\r`).
 fn line_end(file: &str, at: usize) -> usize {
     let rest = &file.as_bytes()[at..];
-    let len = memchr::memchr2(b'\n', b'\r', rest).unwrap_or(rest.len());
+    let len = crate::text::scan::find_byte2(b'\n', b'\r', rest).unwrap_or(rest.len());
     meter::add(Work::Scan, len + 1);
     at + len
 }

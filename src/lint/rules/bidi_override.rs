@@ -21,7 +21,7 @@ pub(crate) fn check(cx: &mut Checker<'_>) {
     let text = &cx.doc.text;
     // All of them are encoded as E2 80 AA–AE or E2 81 A6–A9: decode only at an E2
     // (an em dash or a curly quote starts with E2 too, so the byte alone says little).
-    let found: Vec<(usize, char)> = memchr::memchr_iter(0xE2, text.as_bytes())
+    let found: Vec<(usize, char)> = crate::text::scan::byte_positions(0xE2, text.as_bytes())
         .filter_map(|at| {
             let c = text[at..].chars().next()?;
             is_bidi_control(c).then_some((at, c))

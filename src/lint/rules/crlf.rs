@@ -24,7 +24,7 @@ pub(crate) fn check(cx: &mut Checker<'_>) {
         return;
     };
     let count = cx.doc.text.matches("\r\n").count();
-    let edits: Vec<Edit> = memchr::memmem::find_iter(cx.doc.text.as_bytes(), b"\r\n")
+    let edits: Vec<Edit> = crate::text::scan::find_iter(cx.doc.text.as_bytes(), b"\r\n")
         .map(|i| Edit {
             range: i..i + 1,
             replacement: String::new(),

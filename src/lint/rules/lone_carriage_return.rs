@@ -42,7 +42,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
         return;
     }
     let base = fences.yaml.start;
-    let lone: Vec<usize> = memchr::memchr_iter(b'\r', yaml.as_bytes())
+    let lone: Vec<usize> = crate::text::scan::byte_positions(b'\r', yaml.as_bytes())
         .filter(|&i| yaml.as_bytes().get(i + 1) != Some(&b'\n'))
         .map(|i| base + i)
         .collect();
@@ -138,7 +138,7 @@ pub(crate) fn check_line_endings(cx: &mut Checker<'_>, original: &crate::role::R
         return;
     };
     let b = original.text.as_bytes();
-    let lone: Vec<usize> = memchr::memchr_iter(b'\r', b)
+    let lone: Vec<usize> = crate::text::scan::byte_positions(b'\r', b)
         .filter(|&i| b.get(i + 1) != Some(&b'\n'))
         .collect();
     let Some(&first) = lone.first() else {
