@@ -323,13 +323,21 @@ fn main() {
 /// file names symbols: names a newer build no longer has are skipped (`lld`'s
 /// `--no-warn-symbol-ordering`), so a stale list makes start-up slower, never
 /// wrong. Only where rustc links with its own `lld` (x86-64 Linux, glibc, no linker
-/// of the user's own in RUSTFLAGS); `PWK_LINK_ORDER=0` turns it off.
+/// of the user's own: none configured for the target, none chosen in RUSTFLAGS);
+/// `PWK_LINK_ORDER=0` turns it off.
 fn link_order() {
     const FILE: &str = "link/startup.order";
     println!("cargo:rerun-if-changed={FILE}");
     println!("cargo:rerun-if-env-changed=PWK_LINK_ORDER");
     let env = |k: &str| std::env::var(k).unwrap_or_default();
-    let own_linker = env("CARGO_ENCODED_RUSTFLAGS").contains("linker")
+    // Rust >= 1.90 links x86-64 Linux with its own lld; any sign of another linker
+    // (one configured for the target, which cargo passes as RUSTC_LINKER, or flags
+    // choosing one) and the lld-only flags stay out.
+    let flags = env("CARGO_ENCODED_RUSTFLAGS");
+    let own_linker = ["linker", "fuse-ld", "link-self-contained"]
+        .iter()
+        .any(|f| flags.contains(f))
+        || std::env::var_os("RUSTC_LINKER").is_some()
         || std::env::var_os("CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_LINKER").is_some();
     if env("TARGET") != "x86_64-unknown-linux-gnu"
         || env("PROFILE") != "release"
