@@ -269,27 +269,18 @@ pub fn ask(
         ));
     }
     let text = captured.text;
-    if inst.host.is_pi() {
-        let mut docs =
-            serde_json::Deserializer::from_str(text.trim_start()).into_iter::<Vec<PiDoc>>();
-        let mut docs = docs
-            .next()
-            .ok_or("the driver printed nothing")?
-            .map_err(|e| format!("the driver's answer is not what pwk reads: {e}"))?;
-        if docs.len() != 1 {
-            return Err(format!(
-                "the driver answered {} documents for one project",
-                docs.len()
-            ));
-        }
-        return Ok(relative(
-            docs.remove(0).into_host_doc(inst.host.as_str()),
-            project,
-        ));
-    }
-    let mut docs =
-        serde_json::Deserializer::from_str(text.trim_start()).into_iter::<Vec<HostDoc>>();
-    let mut docs = docs
+    let doc = if inst.host.is_pi() {
+        one_doc::<PiDoc>(&text)?.into_host_doc(inst.host.as_str())
+    } else {
+        one_doc::<HostDoc>(&text)?
+    };
+    Ok(relative(doc, project))
+}
+
+/// The driver's answer: a JSON array holding one document (one project asked).
+fn one_doc<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    let mut docs: Vec<T> = serde_json::Deserializer::from_str(text.trim_start())
+        .into_iter::<Vec<T>>()
         .next()
         .ok_or("the driver printed nothing")?
         .map_err(|e| format!("the driver's answer is not what pwk reads: {e}"))?;
@@ -299,7 +290,7 @@ pub fn ask(
             docs.len()
         ));
     }
-    Ok(relative(docs.remove(0), project))
+    Ok(docs.remove(0))
 }
 
 /// Why `node` cannot run the host `inst` names, when the package that runs in it
