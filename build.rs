@@ -17,6 +17,11 @@ use serde_json::Value;
 #[path = "src/host/merge.rs"]
 mod merge;
 use merge::merge_patch;
+#[path = "src/host/key_index.rs"]
+#[allow(dead_code)] // `find` is pwk's
+mod key_index;
+#[path = "src/host/packed.rs"]
+mod packed;
 
 /// The host registry: one line per host, in the order `host::ALL` lists them (help
 /// texts, `--host auto`'s search, the docs). Everything else about a host is in its
@@ -117,9 +122,22 @@ fn main() {
     let mut host_keys: Vec<(&str, std::collections::BTreeSet<String>)> = Vec::new();
     let mut code = String::from(
         "/// (host, package, version, applies, resolved profile, light view, project\n\
-         /// discovery dirs one a line), oldest first.\n\
-         pub static PROFILES: &[(&str, &str, &str, &str, &str, &str, &str)] = &[\n",
+         /// discovery dirs one a line), oldest first; a profile and a view are the\n\
+         /// (start, end) of their packed form (`host::packed`) in [`PACKED`].\n\
+         #[allow(clippy::type_complexity)] // generated data, read by `host`\n\
+         pub static PROFILES: &[(&str, &str, &str, &str, (u32, u32), (u32, u32), &str)] = &[\n",
     );
+    // Every profile and light view, packed, one after the other.
+    let mut packed_all = packed::Packer::default();
+    let mut pack = |v: &Value| -> (u32, u32) {
+        let start = packed_all.bytes.len();
+        packed::pack(v, &mut packed_all);
+        let end = packed_all.bytes.len();
+        (
+            u32::try_from(start).expect("< 4 GiB"),
+            u32::try_from(end).expect("< 4 GiB"),
+        )
+    };
     let files: Vec<(&str, Value)> = HOSTS
         .iter()
         .map(|&host| {
@@ -159,8 +177,8 @@ fn main() {
             full.as_object_mut().expect("object").remove("notes");
             let version = full["version"].as_str().expect("version").to_string();
             let applies = full["applies"].as_str().expect("applies").to_string();
-            let full_text = serde_json::to_string(&full).expect("json");
-            let light_text = serde_json::to_string(&light(&full)).expect("json");
+            let full_range = pack(&full);
+            let light_range = pack(&light(&full));
             // What `--host auto` matches a path against, without parsing a profile.
             let dirs: Vec<&str> = full["discovery"]["dirs"]
                 .as_array()
@@ -231,7 +249,7 @@ fn main() {
             }
             writeln!(
                 code,
-                "    ({host:?}, {package:?}, {version:?}, {applies:?}, {full_text:?}, {light_text:?}, {dirs:?}),"
+                "    ({host:?}, {package:?}, {version:?}, {applies:?}, {full_range:?}, {light_range:?}, {dirs:?}),"
             )
             .expect("write");
             if pi_hosts.contains(&host) {
@@ -248,6 +266,12 @@ fn main() {
         }
     }
     code.push_str("];\n");
+    std::fs::write(Path::new(&out).join("profiles.packed"), &packed_all.bytes).expect("write");
+    std::fs::write(Path::new(&out).join("profiles.text"), &packed_all.text).expect("write");
+    code.push_str(
+        "/// Every profile and light view, packed (`host::packed`).\npub static PACKED: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/profiles.packed\"));\n\
+         /// Their strings, each once.\npub static PACKED_TEXT: &str = include_str!(concat!(env!(\"OUT_DIR\"), \"/profiles.text\"));\n",
+    );
     pi_rows.push_str("];\n");
     code.push_str(&pi_rows);
     // Every key some pi row reads or refuses, sorted (a key's place is its id in
@@ -262,6 +286,13 @@ fn main() {
         writeln!(code, "    ({k:?}, {readers}, {rejected}, {json}),").expect("write");
     }
     code.push_str("];\n");
+    let names: Vec<&str> = pi_keys.keys().map(String::as_str).collect();
+    writeln!(
+        code,
+        "/// `PI_KEYS` indexed (`host::key_index`).\npub static PI_KEY_SLOTS: &[u8] = &{:?};",
+        key_index::slots(&names)
+    )
+    .expect("write");
     // The portable schema's extra properties: every key some pi host profile (any
     // version) reads that the role schema does not document, with the labels of the
     // profiles that read it (`host::schema::derive` for `pwk`; a test compares it with the derivation
@@ -291,15 +322,30 @@ fn main() {
         writeln!(code, "    ({k:?}, &{who:?}),").expect("write");
     }
     code.push_str("];\n");
-    code.push_str(
-        "/// (host, keys some version of it reads that the role schema does not document).\n",
-    );
-    code.push_str("pub static HOST_KEYS: &[(&str, &[&str])] = &[\n");
+
+    // The same keys the other way round, for `--host auto`'s inference: each key,
+    // sorted, with the hosts that read it as bits over `host::ALL` (the registry's
+    // order), indexed.
+    let mut readers: std::collections::BTreeMap<&str, u32> = Default::default();
     for (h, keys) in &host_keys {
-        let keys: Vec<&String> = keys.iter().collect();
-        writeln!(code, "    ({h:?}, &{keys:?}),").expect("write");
+        let bit = 1u32 << HOSTS.iter().position(|x| x == h).expect("a registry host");
+        for k in keys {
+            *readers.entry(k.as_str()).or_default() |= bit;
+        }
+    }
+    code.push_str("/// (key, the hosts reading it as bits over `host::ALL`), sorted (`host::detect` infers a host from them).\n");
+    code.push_str("pub static KEY_READERS: &[(&str, u32)] = &[\n");
+    for (k, bits) in &readers {
+        writeln!(code, "    ({k:?}, {bits}),").expect("write");
     }
     code.push_str("];\n");
+    let names: Vec<&str> = readers.keys().copied().collect();
+    writeln!(
+        code,
+        "/// `KEY_READERS` indexed (`host::key_index`).\npub static KEY_READER_SLOTS: &[u8] = &{:?};",
+        key_index::slots(&names)
+    )
+    .expect("write");
     std::fs::write(Path::new(&out).join("host_profiles.rs"), code).expect("write");
     // The fingerprint of the schema inputs, for `role::validate`, which checks its
     // compiled-in validators against it (role sits below host: its own file).

@@ -623,11 +623,10 @@ pub enum KeyEvidence {
 /// names. Asked for every key of every file whose host nothing else names: one
 /// lookup a key.
 pub fn infer_from_keys<'k>(path: &Path, keys: impl IntoIterator<Item = &'k str>) -> KeyEvidence {
-    let table = key_table();
     let mut candidates = None;
     let mut by_host: Vec<(HostId, Vec<&'static str>)> = Vec::new();
     for k in keys {
-        let Some(&(key, readers)) = table.get(k) else {
+        let Some((key, readers)) = key_readers(k) else {
             continue;
         };
         if readers.count_ones() != 1 {
@@ -671,53 +670,13 @@ impl Detection {
     }
 }
 
-/// Each key some host reads outside the PWK contract, with its readers as bits over
-/// [`ALL`] (build.rs's `HOST_KEYS`), made once.
-fn key_table() -> &'static KeyTable {
-    static TABLE: OnceLock<KeyTable> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let mut t = KeyTable::default();
-        for (host, keys) in super::generated::HOST_KEYS {
-            let Some(i) = ALL.iter().position(|h| h.as_str() == *host) else {
-                continue;
-            };
-            for &k in *keys {
-                t.entry(k).or_insert((k, 0u32)).1 |= 1 << i;
-            }
-        }
-        t
-    })
-}
-
-/// [`key_table`]'s map: asked for every key of every file whose host nothing else
-/// names, so hashed with FNV-1a (std's SipHash costs several times more on keys this
-/// short).
-type KeyTable = std::collections::HashMap<
-    &'static str,
-    (&'static str, u32),
-    std::hash::BuildHasherDefault<Fnv>,
->;
-
-/// FNV-1a, 64 bits (not for untrusted keys in bulk: the table is fixed, only looked
-/// up).
-#[derive(Default)]
-struct Fnv(u64);
-
-impl std::hash::Hasher for Fnv {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for b in bytes {
-            h = (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        self.0 = h;
-    }
+/// A key some host reads outside the PWK contract, with its readers as bits over
+/// [`ALL`] (build.rs's `KEY_READERS`, indexed at build time: asked for every key of
+/// every file whose host nothing else names, and built by no run).
+fn key_readers(key: &str) -> Option<(&'static str, u32)> {
+    let table = super::generated::KEY_READERS;
+    super::key_index::find(super::generated::KEY_READER_SLOTS, key, |n| table[n].0)
+        .map(|n| table[n])
 }
 
 /// The hosts (bits over [`ALL`]) a file at `path` may be inferred to be for: the
@@ -1108,6 +1067,16 @@ mod tests {
             "agents/a.md",
             "a.md",
         ];
+        // build.rs's table (`key_readers`) is this, exactly.
+        for (key, hosts) in &readers {
+            let bits = hosts.iter().fold(0u32, |m, h| {
+                m | 1 << ALL.iter().position(|x| x == h).expect("in ALL")
+            });
+            assert_eq!(key_readers(key), Some((*key, bits)), "{key}");
+        }
+        assert_eq!(super::super::generated::KEY_READERS.len(), readers.len());
+        assert_eq!(key_readers("no-such-key"), None);
+        assert_eq!(key_readers(""), None);
         let (mut inferred, mut shared_seen) = (0, 0);
         for (key, hosts) in &readers {
             for dir in dirs {

@@ -20,10 +20,13 @@ mod detect;
 pub mod effective;
 // build.rs's patching; the tests resolve the sources again with it, and a debug
 // build applies `PWK_DEBUG_PROFILE_PATCH` with it.
+mod key_index;
 mod merge;
+mod packed;
 mod profile;
 pub mod schema;
 pub(crate) mod skills;
+mod unpack;
 mod version;
 
 use std::sync::OnceLock;
@@ -189,16 +192,19 @@ fn light(i: usize) -> &'static HostProfile {
     cell(&CELLS, i).get_or_init(|| Box::new(parse(i, generated::PROFILES[i].5)))
 }
 
-fn parse(i: usize, json: &str) -> HostProfile {
+/// Row `i`'s profile or view, read from its packed form (`range` in the table).
+fn parse(i: usize, (start, end): (u32, u32)) -> HostProfile {
     let (host, ..) = generated::PROFILES[i];
+    let packed = &generated::PACKED[start as usize..end as usize];
     let profile: Profile = match crate::env::debug_profile_patch() {
         Some((h, patch)) if h == host => {
-            let mut v: serde_json::Value = serde_json::from_str(json).expect("tested");
+            let mut v: serde_json::Value =
+                unpack::from_packed(packed, generated::PACKED_TEXT).expect("tested");
             let patch = serde_json::from_str(&patch).expect("PWK_DEBUG_PROFILE_PATCH: JSON");
             merge::merge_patch(&mut v, patch);
             serde_json::from_value(v).expect("PWK_DEBUG_PROFILE_PATCH: a profile")
         }
-        _ => serde_json::from_str(json)
+        _ => unpack::from_packed(packed, generated::PACKED_TEXT)
             .unwrap_or_else(|e| panic!("schemas/hosts/{host}.json, row {i}: {e} (tested)")),
     };
     HostProfile {
@@ -553,9 +559,9 @@ pub fn pi_rows() -> impl Iterator<Item = PiRow> {
 /// sets over them: what the portable profile asks for every key of every file.
 pub struct PiTable {
     pub rows: Vec<PiRow>,
-    /// Every key some row reads or refuses.
-    keys: KeyIndex,
-    /// The same keys, sorted: `names[id]`.
+    /// Every key some row reads or refuses, sorted (`names[id]`), looked up at the
+    /// cost of a short FNV-1a hash and one comparison ([`key_index`], laid out by
+    /// build.rs): asked for every key of every file under the portable profile.
     names: Vec<&'static str>,
 }
 
@@ -600,7 +606,16 @@ pub struct KeyRows {
 impl PiTable {
     /// What the rows do with `key`; `None` when no row reads or refuses it.
     pub fn key(&self, key: &str) -> Option<KeyRows> {
-        self.keys.get(key)
+        let keys = generated::PI_KEYS;
+        let id = key_index::find(generated::PI_KEY_SLOTS, key, |n| keys[n].0)?;
+        let (key, readers, rejected, json) = keys[id];
+        Some(KeyRows {
+            key,
+            id: id as u8,
+            readers,
+            rejected,
+            json,
+        })
     }
 
     /// The rows that read `key`, as bits.
@@ -625,55 +640,6 @@ impl PiTable {
             .enumerate()
             .filter(move |(i, _)| mask & (1 << i) != 0)
             .map(|(_, r)| *r)
-    }
-}
-
-/// A fixed set of keys, looked up at the cost of a short FNV-1a hash and one
-/// comparison: asked for every key of every file under the portable profile, where
-/// std's SipHash map (or a binary search over the ~80 keys) cost a few hundred
-/// instructions a lookup.
-struct KeyIndex {
-    /// Open addressing, linear probing, at most a quarter full: 0 for an empty
-    /// slot, else 1 + the key's place in `entries` (a byte: the slots of ~100 keys
-    /// as `Option<KeyRows>` were 20 KB, five pages written at start-up).
-    slots: Vec<u8>,
-    entries: Vec<KeyRows>,
-}
-
-impl KeyIndex {
-    fn new(entries: impl ExactSizeIterator<Item = KeyRows>) -> KeyIndex {
-        let size = (entries.len() * 4).next_power_of_two().max(16);
-        let mut slots = vec![0u8; size];
-        let entries: Vec<KeyRows> = entries.collect();
-        assert!(entries.len() < 256, "a key's place fits a byte");
-        for (n, e) in entries.iter().enumerate() {
-            let mut i = Self::hash(e.key) & (size - 1);
-            while slots[i] != 0 {
-                i = (i + 1) & (size - 1);
-            }
-            slots[i] = (n + 1) as u8;
-        }
-        KeyIndex { slots, entries }
-    }
-
-    fn hash(key: &str) -> usize {
-        let h = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-        });
-        (h ^ (h >> 32)) as usize
-    }
-
-    fn get(&self, key: &str) -> Option<KeyRows> {
-        let mask = self.slots.len() - 1;
-        let mut i = Self::hash(key) & mask;
-        while let Some(n) = (self.slots[i] as usize).checked_sub(1) {
-            let e = self.entries[n];
-            if e.key == key {
-                return Some(e);
-            }
-            i = (i + 1) & mask;
-        }
-        None
     }
 }
 
@@ -707,15 +673,6 @@ pub fn pi_table() -> &'static PiTable {
         PiTable {
             rows,
             names: keys.iter().map(|k| k.0).collect(),
-            keys: KeyIndex::new(keys.iter().enumerate().map(
-                |(id, &(key, readers, rejected, json))| KeyRows {
-                    key,
-                    id: id as u8,
-                    readers,
-                    rejected,
-                    json,
-                },
-            )),
         }
     })
 }
@@ -865,6 +822,30 @@ mod tests {
             });
         }
         Ok(out)
+    }
+
+    /// The packed table reads as the source files do: each row's profile is its
+    /// host's file resolved to that version (`notes` left out), and its light view
+    /// reads too, with the same keys.
+    #[test]
+    fn packed_rows_read_as_the_source_files() {
+        for h in ALL {
+            let from_source = load(h).unwrap();
+            let rows: Vec<usize> = h.rows().collect();
+            assert_eq!(rows.len(), from_source.len(), "{h}");
+            for (i, mut want) in rows.into_iter().zip(from_source) {
+                want.profile.notes.clear();
+                let got = full(i);
+                assert_eq!(
+                    format!("{:?}", got.profile),
+                    format!("{:?}", want.profile),
+                    "{h}@{}",
+                    want.version
+                );
+                let view = light(i);
+                assert!(view.keys.keys().eq(got.keys.keys()), "{h}@{}", got.version);
+            }
+        }
     }
 
     /// A host's own settings (`settings`): every file, key and chain link cites its

@@ -1,0 +1,358 @@
+//! Read a packed profile ([`super::packed`]) with the profile types' own
+//! `Deserialize`, as `serde_json` reads their JSON: the same values, the same
+//! enum and option forms, so either source gives the same profile.
+
+use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
+
+use super::packed::{ARRAY, FALSE, FLOAT, INT, NULL, OBJECT, STR, TRUE, UINT};
+
+/// A packed value that does not read as the type asked for (or is cut short).
+#[derive(Debug)]
+pub(super) struct Error(String);
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl de::Error for Error {
+    fn custom<T: std::fmt::Display>(msg: T) -> Self {
+        Error(msg.to_string())
+    }
+}
+
+/// `T` from the packed value `bytes` holds, all of it, its strings in `text`.
+pub(super) fn from_packed<T: de::Deserialize<'static>>(
+    bytes: &'static [u8],
+    text: &'static str,
+) -> Result<T, Error> {
+    let mut u = Unpacker {
+        bytes,
+        text,
+        pos: 0,
+    };
+    let value = T::deserialize(&mut u)?;
+    if u.pos != bytes.len() {
+        return Err(Error(format!(
+            "{} bytes after the value",
+            bytes.len() - u.pos
+        )));
+    }
+    Ok(value)
+}
+
+struct Unpacker {
+    bytes: &'static [u8],
+    text: &'static str,
+    pos: usize,
+}
+
+impl Unpacker {
+    fn peek(&self) -> Result<u8, Error> {
+        self.bytes
+            .get(self.pos)
+            .copied()
+            .ok_or_else(|| Error("cut short".into()))
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'static [u8], Error> {
+        let bytes = self.bytes;
+        let part = self
+            .pos
+            .checked_add(n)
+            .and_then(|end| bytes.get(self.pos..end))
+            .ok_or_else(|| Error("cut short".into()))?;
+        self.pos += n;
+        Ok(part)
+    }
+
+    fn tag(&mut self) -> Result<u8, Error> {
+        let t = self.peek()?;
+        self.pos += 1;
+        Ok(t)
+    }
+
+    fn word(&mut self) -> Result<u64, Error> {
+        let b = self.take(8)?;
+        Ok(u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    }
+
+    fn len(&mut self) -> Result<usize, Error> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
+    }
+
+    /// A string: its place in the text (checked to be whole characters there).
+    fn str(&mut self) -> Result<&'static str, Error> {
+        let start = self.len()?;
+        let end = self.len()?;
+        let text = self.text;
+        text.get(start..end)
+            .ok_or_else(|| Error(format!("no string at {start}..{end}")))
+    }
+}
+
+/// The items of an array, counted.
+struct Items<'a> {
+    u: &'a mut Unpacker,
+    left: usize,
+}
+
+impl<'de> de::SeqAccess<'de> for Items<'_>
+where
+    'de: 'static,
+{
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        seed.deserialize(&mut *self.u).map(Some)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+/// The members of an object, counted.
+struct Members<'a> {
+    u: &'a mut Unpacker,
+    left: usize,
+}
+
+impl<'de> de::MapAccess<'de> for Members<'_>
+where
+    'de: 'static,
+{
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
+        if self.left == 0 {
+            return Ok(None);
+        }
+        self.left -= 1;
+        let key = self.u.str()?;
+        seed.deserialize(de::value::BorrowedStrDeserializer::new(key))
+            .map(Some)
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        seed.deserialize(&mut *self.u)
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.left)
+    }
+}
+
+/// An enum written as `{"variant": value}` (a unit variant is its name alone).
+struct Variant<'a> {
+    u: &'a mut Unpacker,
+}
+
+impl<'de> de::EnumAccess<'de> for Variant<'_>
+where
+    'de: 'static,
+{
+    type Error = Error;
+    type Variant = Self;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, Self), Error> {
+        let name = self.u.str()?;
+        let v = seed.deserialize(de::value::BorrowedStrDeserializer::new(name))?;
+        Ok((v, self))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for Variant<'_>
+where
+    'de: 'static,
+{
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<(), Error> {
+        de::Deserialize::deserialize(self.u)
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
+        seed.deserialize(self.u)
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_seq(self.u, visitor)
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        de::Deserializer::deserialize_map(self.u, visitor)
+    }
+}
+
+impl<'de> de::Deserializer<'de> for &mut Unpacker
+where
+    'de: 'static,
+{
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.tag()? {
+            NULL => visitor.visit_unit(),
+            FALSE => visitor.visit_bool(false),
+            TRUE => visitor.visit_bool(true),
+            UINT => visitor.visit_u64(self.word()?),
+            INT => visitor.visit_i64(self.word()? as i64),
+            FLOAT => visitor.visit_f64(f64::from_bits(self.word()?)),
+            STR => visitor.visit_borrowed_str(self.str()?),
+            ARRAY => {
+                let left = self.len()?;
+                let mut items = Items { u: self, left };
+                let v = visitor.visit_seq(&mut items)?;
+                match items.left {
+                    0 => Ok(v),
+                    n => Err(Error(format!("{n} array items left unread"))),
+                }
+            }
+            OBJECT => {
+                let left = self.len()?;
+                let mut members = Members { u: self, left };
+                let v = visitor.visit_map(&mut members)?;
+                match members.left {
+                    0 => Ok(v),
+                    n => Err(Error(format!("{n} object members left unread"))),
+                }
+            }
+            t => Err(Error(format!("unknown tag {t}"))),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        if self.peek()? == NULL {
+            self.pos += 1;
+            visitor.visit_none()
+        } else {
+            visitor.visit_some(self)
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self.tag()? {
+            STR => visitor.visit_enum(self.str()?.into_deserializer()),
+            OBJECT if self.len()? == 1 => visitor.visit_enum(Variant { u: self }),
+            _ => Err(Error(
+                "an enum is a variant's name or an object of one member".into(),
+            )),
+        }
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
+        identifier ignored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn packed(v: &serde_json::Value) -> (&'static [u8], &'static str) {
+        let mut out = super::super::packed::Packer::default();
+        super::super::packed::pack(v, &mut out);
+        (out.bytes.leak(), out.text.leak())
+    }
+
+    fn read<T: de::Deserialize<'static>>(
+        (b, t): (&'static [u8], &'static str),
+    ) -> Result<T, Error> {
+        from_packed(b, t)
+    }
+
+    /// Any JSON value reads back as itself.
+    #[test]
+    fn values_read_back_as_themselves() {
+        let v = serde_json::json!({
+            "s": "tab\there \"quoted\" é", "n": null, "t": true, "f": false,
+            "u": 18446744073709551615u64, "i": -3, "x": 0.5,
+            "a": [1, [], {}, "x"], "o": {"k": {"deep": [null]}}
+        });
+        let back: serde_json::Value = read(packed(&v)).unwrap();
+        assert_eq!(back, v);
+    }
+
+    /// Enums, options and structs read as serde_json reads them, and a value cut
+    /// short or followed by more is an error, not a panic.
+    #[test]
+    fn typed_reads_match_serde_json_and_bad_input_is_an_error() {
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        enum E {
+            Unit,
+            New(u8),
+            Pair(u8, String),
+            Rec { a: bool },
+        }
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct S {
+            e: Vec<E>,
+            o: Option<String>,
+            #[serde(default)]
+            d: Option<u8>,
+        }
+        let v = serde_json::json!({
+            "e": ["unit", {"new": 3}, {"pair": [1, "x"]}, {"rec": {"a": true}}],
+            "o": null
+        });
+        let want: S = serde_json::from_value(v.clone()).unwrap();
+        let got: S = read(packed(&v)).unwrap();
+        assert_eq!(got, want);
+
+        let unknown = serde_json::json!({"e": [], "o": "x", "z": 1});
+        assert!(read::<S>(packed(&unknown)).is_err());
+        let (bytes, text) = packed(&v);
+        for cut in 0..bytes.len() {
+            assert!(
+                from_packed::<serde_json::Value>(&bytes[..cut], text).is_err(),
+                "{cut}"
+            );
+        }
+        let mut longer = bytes.to_vec();
+        longer.push(NULL);
+        assert!(from_packed::<serde_json::Value>(longer.leak(), text).is_err());
+        // A string whose place is outside the text, or splits a character.
+        let (b, t) = packed(&serde_json::json!("é"));
+        assert_eq!(read::<String>((b, t)).unwrap(), "é");
+        assert!(from_packed::<String>(b, "").is_err());
+        let mut split = b.to_vec();
+        split[5] = 1; // the end: inside the two bytes of `é`
+        assert!(from_packed::<String>(split.leak(), t).is_err());
+    }
+}
