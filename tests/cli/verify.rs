@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::support::{Output, TestEnv, json, run};
 
 /// The provisioned hosts: (the `.host-test` root, the Node the launcher runs).
-fn hosts() -> Option<(PathBuf, PathBuf)> {
+pub(crate) fn hosts() -> Option<(PathBuf, PathBuf)> {
     let launcher = crate::oracle::cli_oracle_bin()?;
     let text = std::fs::read_to_string(&launcher).unwrap();
     // `exec "<node>" "<driver>" --hosts-root "<root>" "$@"`
