@@ -859,7 +859,7 @@ fn canary(marker: &Path) -> String {
 
 /// pi's example extension with the canary in its `agents.ts` (else as pi ships it),
 /// written to `dir` (absolute).
-fn example_with_canary(p: &Planting, dir: &Path) {
+fn example_with_canary(p: &Planting<'_>, dir: &Path) {
     let shipped = p.pi.join("examples/extensions/subagent");
     std::fs::create_dir_all(dir).unwrap();
     for f in ["index.ts", "agents.ts"] {
@@ -873,7 +873,7 @@ fn example_with_canary(p: &Planting, dir: &Path) {
 
 /// A fake pi 1.6 package at `dir` (absolute) whose loader chunk and example extension
 /// are canaries.
-fn fake_pi_package(p: &Planting, dir: &Path) {
+fn fake_pi_package(p: &Planting<'_>, dir: &Path) {
     let write = |rel: &str, text: &str| {
         let f = dir.join(rel);
         std::fs::create_dir_all(f.parent().unwrap()).unwrap();
@@ -899,7 +899,7 @@ fn fake_pi_package(p: &Planting, dir: &Path) {
 
 /// An npm package pi's project settings list (`.pi/settings.json`), installed where
 /// `pi install -l` puts it (`.pi/npm/node_modules/NAME`), its loader a canary.
-fn project_npm_package(p: &Planting, name: &str, loader: &str) {
+fn project_npm_package(p: &Planting<'_>, name: &str, loader: &str) {
     p.env.write(
         ".pi/settings.json",
         format!(r#"{{"packages":["npm:{name}"]}}"#),
@@ -918,7 +918,7 @@ fn project_npm_package(p: &Planting, name: &str, loader: &str) {
 /// instead (the `found` of the copy asked, or `None`: not checked).
 struct Plant {
     host: &'static str,
-    plant: fn(&Planting) -> Option<PathBuf>,
+    plant: fn(&Planting<'_>) -> Option<PathBuf>,
     fallback: Option<&'static str>,
 }
 
