@@ -1152,3 +1152,65 @@ fn verify_host_bin_in_the_project_is_consent() {
     assert_eq!(h["found"], "host-bin", "{h:#}");
     assert!(marker.exists(), "the named copy did not run");
 }
+
+/// An agent CLI and `node` on a PATH entry inside the project (`node_modules/.bin`
+/// first on PATH, as a direnv or an npm script puts it) are passed over for the next
+/// ones on PATH, outside; the run does not start the project's.
+#[test]
+fn verify_project_code_programs_on_a_path_entry_in_the_project() {
+    let env = project_of(CASES.iter().find(|(h, _)| *h == "claude-code").unwrap().1);
+    let user = tempfile::Builder::new()
+        .prefix("pwk-user-")
+        .tempdir()
+        .unwrap();
+    let marker = user.path().join("ran");
+    let script = format!("#!/bin/sh\necho ran >> '{}'\nexit 1\n", marker.display());
+    let inside = env.path("node_modules/.bin");
+    for name in ["claude", "node"] {
+        crate::support::process::executable(&inside.join(name), &script);
+        crate::support::process::executable(
+            &user.path().join(format!("bin/{name}")),
+            "#!/bin/sh\nexit 1\n",
+        );
+    }
+    let path = std::env::join_paths([inside.clone(), user.path().join("bin")]).unwrap();
+    let verify = |extra: &[&str]| {
+        run(env
+            .pwk()
+            .env("PATH", &path)
+            .args(["verify", "--only", "claude-code", "--format", "json"])
+            .args(extra))
+    };
+    // Run first: the outside stand-ins fail, the project's are not started.
+    let _ = verify(&[]);
+    assert!(!marker.exists(), "a program in the project was started");
+    let doc = json(&verify(&["--dry-run"]));
+    let outside = |p: &Value| {
+        let p = p.as_str().unwrap_or_default();
+        assert!(p.starts_with(user.path().to_str().unwrap()), "{doc:#}");
+    };
+    outside(&doc["node"]);
+    assert_eq!(
+        doc["node_skipped"][0]["path"], "node_modules/.bin/node",
+        "{doc:#}"
+    );
+    let inst = &doc["would_run"][0]["installed"];
+    outside(&inst["program"]);
+    assert_eq!(
+        inst["project_code_skipped"][0]["path"], "node_modules/.bin/claude",
+        "{doc:#}"
+    );
+    // With consent the first on PATH is taken, as a shell would.
+    let doc = json(&verify(&["--dry-run", "--run-project-code"]));
+    assert!(
+        doc["node"]
+            .as_str()
+            .unwrap()
+            .starts_with(env.root().to_str().unwrap()),
+        "{doc:#}"
+    );
+    assert_eq!(
+        doc["would_run"][0]["installed"]["project_code"], true,
+        "{doc:#}"
+    );
+}
