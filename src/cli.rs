@@ -704,7 +704,8 @@ pub struct VerifyArgs {
     /// `claude-code=/opt/claude/bin/claude`; for a pi extension, its package directory
     /// (`tintinweb=…/node_modules/@tintinweb/pi-subagents`); for pi's example
     /// extension, the directory holding its `agents.ts`
-    /// (`pi-example=…/pi-coding-agent/examples/extensions/subagent`).
+    /// (`pi-example=…/pi-coding-agent/examples/extensions/subagent`). Naming a copy
+    /// inside the project is consent to run it.
     #[arg(long = "host-bin", value_name = "HOST=PATH", value_parser = parse_host_bin)]
     pub host_bin: Vec<(crate::host::HostId, PathBuf)>,
 
