@@ -152,10 +152,15 @@ pwk setup --fast-model anthropic/claude-haiku-4-5"
         long_about = "Ask each agent CLI installed on this machine (Claude Code, OpenCode, Gemini CLI, \
 Copilot CLI: found on PATH, or named with --host-bin), each pi extension pi's settings list \
 (tintinweb, nicobailon) and pi's example subagent extension (pi-example: vendored into \
-.pi/extensions/subagent/, else the one the installed pi package ships) — the extensions' own \
+the agent dir's extensions/subagent/, else the one the installed pi package ships) — the extensions' own \
 loaders, on pi 1.6 — which of the project's roles it really loads, \
 with which name, description, tools and model, and compare with what pwk says under its profile of \
-that host (lint + show).\n\nEach host runs offline on a copy of the role files in its own \
+that host (lint + show).\n\nNo code that lies in the project is run unless you say so: an \
+extension vendored in .pi/extensions/, a package installed under .pi/npm/ that .pi/settings.json \
+lists, a pi package in the project's node_modules, a program on a PATH entry inside the project \
+(links included, wherever they lead) is passed over for the user's or pi's own copy, and the \
+output says so; --run-project-code runs them as pi would (--host-bin is consent for the host it \
+names). --dry-run shows which copy of each host would run.\n\nEach host runs offline on a copy of the role files in its own \
 directories (never in the project), with a fresh temporary HOME, dummy credentials and its model \
 API pointed at a mock on 127.0.0.1; nothing leaves the machine. The hosts are asked through a small \
 Node driver shipped in pwk (they are Node programs), run with `node` from PATH (or --node), under a \
@@ -164,6 +169,7 @@ time limit, its whole process tree stopped at the end.\n\nExit 0 when pwk and ev
 report it), 2 when no host could be asked.",
         after_long_help = "Examples:\n  pwk verify                          every installed host\n  \
 pwk verify --dry-run                what would run, nothing started\n  \
+pwk verify --run-project-code       also the project's own copies (.pi/extensions/, .pi/npm/)\n  \
 pwk verify --host-bin claude-code=$HOME/.local/bin/claude --format json"
     )]
     Verify(VerifyArgs),
@@ -698,7 +704,8 @@ pub struct VerifyArgs {
     /// `claude-code=/opt/claude/bin/claude`; for a pi extension, its package directory
     /// (`tintinweb=…/node_modules/@tintinweb/pi-subagents`); for pi's example
     /// extension, the directory holding its `agents.ts`
-    /// (`pi-example=…/pi-coding-agent/examples/extensions/subagent`).
+    /// (`pi-example=…/pi-coding-agent/examples/extensions/subagent`). Naming a copy
+    /// inside the project is consent to run it.
     #[arg(long = "host-bin", value_name = "HOST=PATH", value_parser = parse_host_bin)]
     pub host_bin: Vec<(crate::host::HostId, PathBuf)>,
 
@@ -713,8 +720,16 @@ pub struct VerifyArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 120)]
     pub timeout: u64,
 
-    /// List the hosts and files that would be checked and the commands pwk would run;
-    /// start nothing.
+    /// Also run host code that lies in the project, as pi would: an extension
+    /// vendored in `.pi/extensions/`, a package installed under `.pi/npm/`, a pi
+    /// package in its `node_modules`, a program on a PATH entry in it. Without it
+    /// such a copy is passed over for the user's or pi's own, and the output says so.
+    #[arg(long)]
+    pub run_project_code: bool,
+
+    /// List the hosts and files that would be checked, which copy of each host would
+    /// run (and which copies in the project would not), and the commands pwk would
+    /// run; start nothing.
     #[arg(long)]
     pub dry_run: bool,
 

@@ -39,6 +39,7 @@ pub fn run(args: &VerifyArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         agent_dir: ctx.env.agent_dir(),
         node: args.node.clone(),
         limit: Duration::from_secs(args.timeout.max(1)),
+        run_project_code: args.run_project_code,
     };
     let plan = verify::plan(&opts);
     if args.dry_run {

@@ -363,6 +363,56 @@ pub(crate) fn canonical_dir_path(cwd: &Path, path: &Path) -> PathBuf {
     }
 }
 
+/// Whether `path` is the project's: it lies in the project `root` (the root itself
+/// included) as written or where it leads. Each of these makes it the project's:
+/// - `path` made absolute (against the current directory) with `..` applied
+///   lexically lies beneath `root` (as given, or with its links resolved: a root
+///   that is itself a link counts under both names);
+/// - its canonical form (every link and `..` resolved, as the kernel opens it) does;
+/// - a symbolic link strictly beneath the root is on its way (`.pi/x -> /elsewhere`,
+///   or `root/.pi/link/../../..` that leaves through one): the project chose where
+///   it leads.
+///
+/// For deciding whether code pwk would run is the project's (`pwk verify`): errs
+/// towards "the project's".
+pub(crate) fn in_project(root: &Path, path: &Path) -> bool {
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut roots = vec![lexical(&abs(root))];
+    if let Ok(real) = std::fs::canonicalize(root)
+        && !roots.contains(&real)
+    {
+        roots.push(real);
+    }
+    let beneath = |p: &Path, strictly: bool| {
+        roots
+            .iter()
+            .any(|r| p.starts_with(r) && (!strictly || p != r.as_path()))
+    };
+    let path = abs(path);
+    if beneath(&lexical(&path), false)
+        || std::fs::canonicalize(&path).is_ok_and(|real| beneath(&real, false))
+    {
+        return true;
+    }
+    // Every prefix of the path as written: a link strictly beneath the root.
+    let mut at = PathBuf::new();
+    for c in path.components() {
+        at.push(c);
+        if !matches!(c, Component::Normal(_)) {
+            continue;
+        }
+        let under = beneath(&lexical(&at), true)
+            || at
+                .parent()
+                .and_then(|p| std::fs::canonicalize(p).ok())
+                .is_some_and(|p| beneath(&p.join(c), true));
+        if under && std::fs::symlink_metadata(&at).is_ok_and(|m| m.file_type().is_symlink()) {
+            return true;
+        }
+    }
+    false
+}
+
 /// The first symbolic link on the way from the project `root` to `dir` (`dir`
 /// included; `None` for a directory outside the project). Every front end that
 /// reads the project's roles — lint and its `--fix`/`--diff`/baseline, list, show,

@@ -59,9 +59,18 @@ pub(crate) fn locate(env: &Env) -> Result<PathBuf, LocateError> {
 /// The first executable file `name` in the directories of `path` (a `PATH` value):
 /// how pwk finds pi, and the agent CLIs `pwk verify` runs.
 pub(crate) fn find_on_path(path: &std::ffi::OsStr, name: &str) -> Option<PathBuf> {
+    all_on_path(path, name).next()
+}
+
+/// Every executable `name` on `path`, in `PATH` order ([`find_on_path`] takes the
+/// first; `pwk verify` passes over the ones in the project).
+pub(crate) fn all_on_path<'a>(
+    path: &'a std::ffi::OsStr,
+    name: &'a str,
+) -> impl Iterator<Item = PathBuf> + 'a {
     std::env::split_paths(path)
-        .map(|d| d.join(name))
-        .find(|p| is_executable_file(p))
+        .map(move |d| d.join(name))
+        .filter(|p| is_executable_file(p))
 }
 
 fn is_executable_file(p: &Path) -> bool {

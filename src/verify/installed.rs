@@ -56,6 +56,91 @@ pub enum Found {
     PiPackage,
 }
 
+/// Which code `pwk verify` may run: none that lies in the project (see
+/// [`crate::fs::in_project`]: a vendored extension, a package the project installed
+/// under `.pi/npm/`, a pi package in its `node_modules`, a program on a `PATH` entry
+/// in it), unless the user consented (`--run-project-code`; `--host-bin` for the host
+/// it names).
+#[derive(Debug, Clone)]
+pub struct Gate {
+    root: PathBuf,
+    consent: bool,
+}
+
+impl Gate {
+    /// For the project at `root`; `consent`: `--run-project-code`.
+    pub fn new(root: &Path, consent: bool) -> Gate {
+        Gate {
+            root: root.to_path_buf(),
+            consent,
+        }
+    }
+
+    /// Every copy allowed (a lookup that runs nothing: the version notes).
+    pub fn open() -> Gate {
+        Gate {
+            root: PathBuf::new(),
+            consent: true,
+        }
+    }
+
+    /// The same, with consent (`--host-bin` for its host).
+    fn consenting(&self) -> Gate {
+        Gate {
+            consent: true,
+            ..self.clone()
+        }
+    }
+
+    /// Whether `path` lies in the project (whether or not it may run).
+    pub fn is_project(&self, path: &Path) -> bool {
+        !self.root.as_os_str().is_empty() && crate::fs::in_project(&self.root, path)
+    }
+
+    /// Whether the copy at `path` (`what` it is) may run; if not, it is noted in
+    /// `skipped`.
+    pub fn allows(&self, path: &Path, what: &str, skipped: &mut Vec<Skipped>) -> bool {
+        if self.consent || !self.is_project(path) {
+            return true;
+        }
+        let shown = path
+            .strip_prefix(&self.root)
+            .ok()
+            .filter(|r| !r.as_os_str().is_empty())
+            .map_or_else(|| path.to_path_buf(), Path::to_path_buf);
+        if !skipped.iter().any(|s| s.path == shown) {
+            skipped.push(Skipped {
+                what: what.to_string(),
+                path: shown,
+            });
+        }
+        false
+    }
+}
+
+/// A copy of a host's code found in the project and not run (no consent).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Skipped {
+    /// What it is ("pi's example extension vendored in the project").
+    pub what: String,
+    /// Where, relative to the project root when it is written beneath it.
+    pub path: PathBuf,
+}
+
+impl Skipped {
+    /// "the project's copy of X at `P` was not run (code in the project)".
+    pub fn sentence(&self) -> String {
+        format!(
+            "{} at `{}` was not run: it is code in the project",
+            self.what,
+            self.path.display()
+        )
+    }
+}
+
+/// How to run the project's copies anyway.
+pub const OPT_IN: &str = "run it with --run-project-code if you trust this repository's code";
+
 /// One installed host.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Installed {
@@ -69,6 +154,12 @@ pub struct Installed {
     /// from the extension's directory, else the `pi` on PATH's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pi: Option<PathBuf>,
+    /// What runs (the program, or the pi that loads the extension) lies in the
+    /// project: run with consent (`--run-project-code`, or `--host-bin`).
+    pub project_code: bool,
+    /// Copies in the project passed over for this one (no consent).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub project_code_skipped: Vec<Skipped>,
 }
 
 /// The files of pi's example extension in its directory (`index.ts` registers the
@@ -78,47 +169,66 @@ const EXAMPLE_FILES: [&str; 2] = ["index.ts", "agents.ts"];
 /// Where the pi package keeps its example extension.
 const EXAMPLE_IN_PI: &str = "examples/extensions/subagent";
 
-/// The program `host` runs as: `--host-bin` (`bins`), else its name on `path`.
+/// The program `host` runs as: `--host-bin` (`bins`), else its name on `path` (the
+/// first one `gate` allows; the ones passed over are noted in `skipped`).
 pub fn find(
     host: HostId,
     bins: &[(HostId, PathBuf)],
     path: Option<&OsString>,
+    gate: &Gate,
+    skipped: &mut Vec<Skipped>,
 ) -> Option<Installed> {
     let (program, found) = match bins.iter().find(|(h, _)| *h == host) {
         Some((_, p)) => (p.clone(), Found::HostBin),
         None => {
             let name = VERIFIABLE.iter().find(|(h, _)| *h == host.as_str())?.1;
-            (crate::pi::find_on_path(path?, name)?, Found::Path)
+            let what = format!("`{name}` on PATH");
+            let program =
+                crate::pi::all_on_path(path?, name).find(|p| gate.allows(p, &what, skipped))?;
+            (program, Found::Path)
         }
     };
     let program = std::fs::canonicalize(&program).unwrap_or(program);
     Some(Installed {
         host,
         version: package_version(&program),
+        project_code: gate.is_project(&program),
         program,
         found,
         pi: None,
+        project_code_skipped: Vec::new(),
     })
 }
 
 /// A pi extension: `--host-bin HOST=DIR`, else the npm package pi's settings
 /// (`<agent dir>/settings.json`, `<project>/.pi/settings.json`) list for it, where
 /// `pi install` put it; pi's example extension: [`find_example`].
+///
+/// Copies in the project that `gate` does not allow are passed over (and noted in
+/// `skipped`); `--host-bin` is consent for its host.
 pub fn find_extension(
     host: HostId,
     bins: &[(HostId, PathBuf)],
     agent_dir: Option<&Path>,
     root: &Path,
     path: Option<&OsString>,
+    gate: &Gate,
+    skipped: &mut Vec<Skipped>,
 ) -> Option<Installed> {
     if host == HostId::PiExample {
-        return find_example(bins, agent_dir, root, path);
+        return find_example(bins, agent_dir, root, path, gate, skipped);
     }
     let package = host.package()?;
-    let (dir, found) = match bins.iter().find(|(h, _)| *h == host) {
+    let named = bins.iter().find(|(h, _)| *h == host);
+    let gate = &match named {
+        Some(_) => gate.consenting(),
+        None => gate.clone(),
+    };
+    let (dir, found) = match named {
         Some((_, p)) => (p.clone(), Found::HostBin),
         None => {
             let bases = [agent_dir.map(Path::to_path_buf), Some(root.join(".pi"))];
+            let what = format!("{host} (`npm:{package}` in pi's settings) installed");
             bases.into_iter().flatten().find_map(|base| {
                 let settings =
                     crate::pi::settings::read_json(&base.join("settings.json")).ok()??;
@@ -129,17 +239,21 @@ pub fn find_extension(
                             .is_some_and(|n| n == package || n.starts_with(&format!("{package}@")))
                     });
                 let dir = crate::pi::settings::npm_install_dir(&base, package);
-                (listed && dir.join("package.json").is_file()).then_some((dir, Found::PiSettings))
+                (listed && dir.join("package.json").is_file() && gate.allows(&dir, &what, skipped))
+                    .then_some((dir, Found::PiSettings))
             })?
         }
     };
     let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+    let pi = pi_package(&dir, path, gate, skipped);
     Some(Installed {
         host,
         version: dir_version(&dir),
-        pi: pi_package(&dir, path),
+        project_code: gate.is_project(&dir) || pi.as_deref().is_some_and(|p| gate.is_project(p)),
+        pi,
         program: dir,
         found,
+        project_code_skipped: Vec::new(),
     })
 }
 
@@ -153,29 +267,39 @@ fn find_example(
     agent_dir: Option<&Path>,
     root: &Path,
     path: Option<&OsString>,
+    gate: &Gate,
+    skipped: &mut Vec<Skipped>,
 ) -> Option<Installed> {
     let has_files = |d: &Path| EXAMPLE_FILES.iter().all(|f| d.join(f).is_file());
-    let (dir, found) = match bins.iter().find(|(h, _)| *h == HostId::PiExample) {
+    let named = bins.iter().find(|(h, _)| *h == HostId::PiExample);
+    let gate = &match named {
+        Some(_) => gate.consenting(),
+        None => gate.clone(),
+    };
+    let vendored = "pi's example extension vendored";
+    let (dir, found) = match named {
         Some((_, p)) => (p.clone(), Found::HostBin),
         None => [Some(root.join(".pi")), agent_dir.map(Path::to_path_buf)]
             .into_iter()
             .flatten()
             .map(|base| crate::host::example_extension_dir(&base))
-            .find(|d| has_files(d))
+            .find(|d| has_files(d) && gate.allows(d, vendored, skipped))
             .map(|d| (d, Found::Vendored))
             .or_else(|| {
-                let d = pi_package(root, path)?.join(EXAMPLE_IN_PI);
+                let d = pi_package(root, path, gate, skipped)?.join(EXAMPLE_IN_PI);
                 has_files(&d).then_some((d, Found::PiPackage))
             })?,
     };
     let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
-    let pi = pi_package(&dir, path);
+    let pi = pi_package(&dir, path, gate, skipped);
     Some(Installed {
         host: HostId::PiExample,
         version: pi.as_deref().and_then(dir_version),
+        project_code: gate.is_project(&dir) || pi.as_deref().is_some_and(|p| gate.is_project(p)),
         pi,
         program: dir,
         found,
+        project_code_skipped: Vec::new(),
     })
 }
 
@@ -189,21 +313,31 @@ fn dir_version(dir: &Path) -> Option<String> {
 
 /// The pi 1.6 package (`@earendil-works/pi-coding-agent`) an extension in `dir`
 /// loads with: the one Node resolves from there (a `node_modules` on the way up),
-/// else the package of the `pi` on PATH.
-fn pi_package(dir: &Path, path: Option<&OsString>) -> Option<PathBuf> {
+/// else the package of the `pi` on PATH; each the first `gate` allows (a pi package
+/// in the project's `node_modules` is the project's code).
+fn pi_package(
+    dir: &Path,
+    path: Option<&OsString>,
+    gate: &Gate,
+    skipped: &mut Vec<Skipped>,
+) -> Option<PathBuf> {
     const PI: &str = "node_modules/@earendil-works/pi-coding-agent";
     if let Some(p) = dir
         .ancestors()
         .map(|a| a.join(PI))
-        .find(|p| p.join("package.json").is_file())
+        .filter(|p| p.join("package.json").is_file())
+        .find(|p| gate.allows(p, "the pi package", skipped))
     {
         return Some(p);
     }
-    let pi = std::fs::canonicalize(crate::pi::find_on_path(path?, "pi")?).ok()?;
+    let pi =
+        crate::pi::all_on_path(path?, "pi").find(|p| gate.allows(p, "`pi` on PATH", skipped))?;
+    let pi = std::fs::canonicalize(pi).ok()?;
     pi.ancestors()
         .find(|a| {
             a.join("package.json").is_file() && a.ends_with("@earendil-works/pi-coding-agent")
         })
+        .filter(|a| gate.allows(a, "the pi package", skipped))
         .map(Path::to_path_buf)
 }
 
@@ -270,7 +404,7 @@ pub fn newer_than_facts<'a>(
         }
         seen.push(host);
         let version = if VERIFIABLE.iter().any(|(h, _)| *h == host.as_str()) {
-            find(host, &[], path).and_then(|i| i.version)
+            find(host, &[], path, &Gate::open(), &mut Vec::new()).and_then(|i| i.version)
         } else {
             detected
                 .iter()
@@ -355,7 +489,19 @@ mod tests {
         }
         let root = t.path().join("project");
         std::fs::create_dir_all(&root).unwrap();
-        let find = || find_extension(HostId::PiExample, &[], None, &root, None).unwrap();
+        let consent = Gate::new(&root, true);
+        let find = || {
+            find_extension(
+                HostId::PiExample,
+                &[],
+                None,
+                &root,
+                None,
+                &consent,
+                &mut Vec::new(),
+            )
+            .unwrap()
+        };
         let shipped = find();
         assert_eq!(shipped.found, Found::PiPackage);
         assert_eq!(shipped.version.as_deref(), Some("1.6.0"));
@@ -376,12 +522,164 @@ mod tests {
             None,
             &root,
             None,
+            &consent,
+            &mut Vec::new(),
         )
         .unwrap();
         assert_eq!(named.found, Found::HostBin);
         // No pi anywhere and nothing vendored: not installed.
         let bare = tempfile::tempdir().unwrap();
-        assert!(find_extension(HostId::PiExample, &[], None, bare.path(), None).is_none());
+        let gate = Gate::new(bare.path(), false);
+        let none = find_extension(
+            HostId::PiExample,
+            &[],
+            None,
+            bare.path(),
+            None,
+            &gate,
+            &mut Vec::new(),
+        );
+        assert!(none.is_none());
+    }
+
+    /// Without consent the copy vendored in the project is passed over (and noted) for
+    /// the agent dir's, else the pi package's; a pi package in the project's
+    /// `node_modules` is passed over too; `--host-bin` in the project is consent.
+    #[test]
+    fn project_copies_are_passed_over_without_consent() {
+        let t = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let p = t.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        let pi = "node_modules/@earendil-works/pi-coding-agent";
+        for base in ["", "project/"] {
+            write(
+                &format!("{base}{pi}/package.json"),
+                r#"{"name":"@earendil-works/pi-coding-agent","version":"1.6.0"}"#,
+            );
+            for f in EXAMPLE_FILES {
+                write(&format!("{base}{pi}/{EXAMPLE_IN_PI}/{f}"), "//\n");
+                write(&format!("project/.pi/extensions/subagent/{f}"), "//\n");
+            }
+        }
+        let root = t.path().join("project");
+        let find = |gate: &Gate, agent: Option<&Path>, bins: &[(HostId, PathBuf)]| {
+            let mut skipped = Vec::new();
+            let found = find_extension(
+                HostId::PiExample,
+                bins,
+                agent,
+                &root,
+                None,
+                gate,
+                &mut skipped,
+            );
+            (found, skipped)
+        };
+        let default = Gate::new(&root, false);
+        // The project's vendored copy and its node_modules pi: passed over for the pi
+        // package beside the project.
+        let (found, skipped) = find(&default, None, &[]);
+        let found = found.unwrap();
+        assert_eq!(found.found, Found::PiPackage);
+        assert!(!found.project_code);
+        assert!(!found.program.starts_with(&root), "{found:?}");
+        assert!(
+            !found.pi.as_deref().unwrap().starts_with(&root),
+            "{found:?}"
+        );
+        let paths: Vec<&Path> = skipped.iter().map(|s| s.path.as_path()).collect();
+        assert_eq!(
+            paths,
+            [Path::new(".pi/extensions/subagent"), Path::new(pi)],
+            "{skipped:?}"
+        );
+        assert!(skipped[0].sentence().contains("was not run"), "{skipped:?}");
+        // The agent dir's vendored copy is the user's.
+        for f in EXAMPLE_FILES {
+            write(&format!("agent/extensions/subagent/{f}"), "//\n");
+        }
+        let agent = t.path().join("agent");
+        let (found, skipped) = find(&default, Some(&agent), &[]);
+        let found = found.unwrap();
+        assert_eq!(found.found, Found::Vendored);
+        assert!(
+            found
+                .program
+                .starts_with(std::fs::canonicalize(&agent).unwrap())
+        );
+        assert_eq!(skipped.len(), 1, "{skipped:?}");
+        // Consent: the project's, as pi would load it.
+        let (found, skipped) = find(&Gate::new(&root, true), Some(&agent), &[]);
+        let found = found.unwrap();
+        assert!(found.project_code && skipped.is_empty(), "{found:?}");
+        assert!(found.program.ends_with("project/.pi/extensions/subagent"));
+        // --host-bin inside the project is consent for that host.
+        let named = [(HostId::PiExample, root.join(".pi/extensions/subagent"))];
+        let (found, skipped) = find(&default, None, &named);
+        let found = found.unwrap();
+        assert!(found.project_code && skipped.is_empty(), "{found:?}");
+        assert_eq!(found.found, Found::HostBin);
+        // Nothing outside the project: not installed, the project's copies noted.
+        std::fs::remove_dir_all(t.path().join("node_modules")).unwrap();
+        let (found, skipped) = find(&default, None, &[]);
+        assert!(found.is_none());
+        assert_eq!(skipped.len(), 2, "{skipped:?}");
+    }
+
+    /// What lies in the project: as written or where it leads; a link in the project
+    /// on the way; `..` either way; the root itself a link.
+    #[test]
+    fn inside_the_project_as_written_or_where_it_leads() {
+        use std::os::unix::fs::symlink;
+        let t = tempfile::tempdir().unwrap();
+        let t = std::fs::canonicalize(t.path()).unwrap();
+        let root = t.join("project");
+        let outside = t.join("outside");
+        for d in [".pi/real", "node_modules/x"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        std::fs::create_dir_all(outside.join("copy/deep/er")).unwrap();
+        std::fs::create_dir_all(t.join("project2")).unwrap();
+        symlink(outside.join("copy"), root.join(".pi/link")).unwrap();
+        symlink(root.join(".pi/real"), outside.join("into")).unwrap();
+        symlink(&root, t.join("rootlink")).unwrap();
+        let gate = Gate::new(&root, false);
+        let inside = |p: PathBuf| gate.is_project(&p);
+        assert!(inside(root.clone()), "the root itself");
+        assert!(inside(root.join(".pi/real")));
+        assert!(inside(root.join("node_modules/x/missing")), "not there yet");
+        assert!(!inside(outside.join("copy")));
+        assert!(
+            !inside(t.join("project2/x")),
+            "a sibling sharing the name's start"
+        );
+        // A link in the project that leads out is the project's choice.
+        assert!(inside(root.join(".pi/link")));
+        assert!(inside(root.join(".pi/link/deep")));
+        // Leaving through it with `..` still went through it.
+        assert!(inside(root.join(".pi/link/deep/er/../../../outside")));
+        // A link outside that leads in.
+        assert!(inside(outside.join("into")));
+        // `..`: lexically out of a real directory is out; in from outside is in.
+        assert!(!inside(root.join(".pi/real/../../../outside/copy")));
+        assert!(inside(outside.join("../project/.pi/real")));
+        assert!(inside(outside.join("copy/../../project")));
+        // The root named through a link: both names are the project's.
+        assert!(inside(t.join("rootlink/.pi/real")));
+        let by_link = Gate::new(&t.join("rootlink"), false);
+        assert!(by_link.is_project(&root.join(".pi/real")));
+        assert!(by_link.is_project(&t.join("rootlink/node_modules/x")));
+        assert!(!by_link.is_project(&outside.join("copy")));
+        // Consent does not change what is the project's, only what may run.
+        let mut skipped = Vec::new();
+        assert!(Gate::new(&root, true).allows(&root.join(".pi/real"), "x", &mut skipped));
+        assert!(!gate.allows(&root.join(".pi/real"), "x", &mut skipped));
+        assert!(gate.allows(&outside.join("copy"), "x", &mut skipped));
+        assert_eq!(skipped.len(), 1);
+        assert!(!Gate::open().is_project(&root));
     }
 
     #[test]

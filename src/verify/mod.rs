@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use crate::host::HostId;
 
-pub use installed::{Found, Installed};
+pub use installed::{Found, Gate, Installed, Skipped};
 
 /// What `pwk verify` was asked.
 #[derive(Debug, Clone)]
@@ -49,6 +49,12 @@ pub struct VerifyOptions {
     pub node: Option<PathBuf>,
     /// The longest one host may run.
     pub limit: Duration,
+    /// `--run-project-code`: run the hosts' code that lies in the project (a
+    /// vendored extension, a package installed under `.pi/npm/`, a pi package in
+    /// its `node_modules`, a program on a `PATH` entry in it), as pi would. Without
+    /// it such a copy is passed over for the user's or pi's own, and the output says
+    /// so.
+    pub run_project_code: bool,
 }
 
 /// One role file the host's directories hold, as it was staged (or why not).
@@ -83,9 +89,22 @@ pub struct Probe {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Plan {
     pub node: Option<PathBuf>,
+    /// `node` programs on PATH that lie in the project, passed over.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub node_skipped: Vec<Skipped>,
     pub probes: Vec<Probe>,
     /// Hosts not run, and why (not installed; no role files for it).
-    pub not_run: Vec<(String, String)>,
+    pub not_run: Vec<NotRun>,
+}
+
+/// A host not run, and why.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct NotRun {
+    pub host: String,
+    pub reason: String,
+    /// Its copies in the project, not run (no consent).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub project_code_skipped: Vec<Skipped>,
 }
 
 /// The deepest a host directory is walked, and the most files staged per host.
@@ -94,10 +113,12 @@ const MAX_FILES: usize = 2_000;
 
 /// Find the installed hosts and the files each would be asked about.
 pub fn plan(opts: &VerifyOptions) -> Plan {
+    let gate = Gate::new(&opts.root, opts.run_project_code);
+    let mut node_skipped = Vec::new();
+    // `--node` is the user's choice, wherever it is.
     let node = opts.node.clone().or_else(|| {
-        opts.path
-            .as_deref()
-            .and_then(|p| crate::pi::find_on_path(p, "node"))
+        crate::pi::all_on_path(opts.path.as_deref()?, "node")
+            .find(|n| gate.allows(n, "`node` on PATH", &mut node_skipped))
     });
     let mut probes = Vec::new();
     let mut not_run = Vec::new();
@@ -107,17 +128,39 @@ pub fn plan(opts: &VerifyOptions) -> Plan {
             continue;
         }
         let cli = installed::VERIFIABLE.iter().find(|(h, _)| *h == name);
+        let mut skipped = Vec::new();
         let inst = match cli {
-            Some(_) => installed::find(host, &opts.host_bins, opts.path.as_ref()),
+            Some(_) => installed::find(
+                host,
+                &opts.host_bins,
+                opts.path.as_ref(),
+                &gate,
+                &mut skipped,
+            ),
             None => installed::find_extension(
                 host,
                 &opts.host_bins,
                 opts.agent_dir.as_deref(),
                 &opts.root,
                 opts.path.as_ref(),
+                &gate,
+                &mut skipped,
             ),
         };
-        let Some(inst) = inst else {
+        let Some(mut inst) = inst else {
+            if !skipped.is_empty() {
+                let said: Vec<String> = skipped.iter().map(Skipped::sentence).collect();
+                not_run.push(NotRun {
+                    host: name.to_string(),
+                    reason: format!(
+                        "not checked: {}; no copy outside the project was found ({}, or name one with --host-bin {name}=PATH)",
+                        said.join("; "),
+                        installed::OPT_IN
+                    ),
+                    project_code_skipped: skipped,
+                });
+                continue;
+            }
             let why = match cli {
                 Some((_, program)) => format!(
                     "not installed (`{program}` is not on PATH; name it with --host-bin {name}=PATH)"
@@ -130,16 +173,22 @@ pub fn plan(opts: &VerifyOptions) -> Plan {
                     host.package().unwrap_or_default()
                 ),
             };
-            not_run.push((name.to_string(), why));
+            not_run.push(NotRun {
+                host: name.to_string(),
+                reason: why,
+                project_code_skipped: Vec::new(),
+            });
             continue;
         };
+        inst.project_code_skipped = skipped;
         let files = stage_list(&opts.root, host);
         if files.is_empty() {
             let dirs: Vec<String> = host.project_dirs().map(|d| format!("{d}/")).collect();
-            not_run.push((
-                name.to_string(),
-                format!("no role files in {}", dirs.join(", ")),
-            ));
+            not_run.push(NotRun {
+                host: name.to_string(),
+                reason: format!("no role files in {}", dirs.join(", ")),
+                project_code_skipped: Vec::new(),
+            });
             continue;
         }
         let profile = host.profile_for_version(inst.version.as_deref());
@@ -155,6 +204,7 @@ pub fn plan(opts: &VerifyOptions) -> Plan {
     }
     Plan {
         node,
+        node_skipped,
         probes,
         not_run,
     }
@@ -326,6 +376,13 @@ pub struct HostReport {
     pub measured: String,
     /// The host could not be asked (then `rows` is empty).
     pub error: Option<String>,
+    /// How the copy asked was found.
+    pub found: Found,
+    /// What ran lies in the project (run with consent).
+    pub project_code: bool,
+    /// Copies in the project passed over for the one asked.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub project_code_skipped: Vec<Skipped>,
     pub rows: Vec<compare::Row>,
     pub seconds: f64,
 }
@@ -340,11 +397,16 @@ impl HostReport {
 pub fn run(plan: &Plan, opts: &VerifyOptions) -> Vec<HostReport> {
     plan.probes
         .iter()
-        .map(|p| run_one(plan.node.as_deref(), p, opts))
+        .map(|p| run_one(plan.node.as_deref(), &plan.node_skipped, p, opts))
         .collect()
 }
 
-fn run_one(node: Option<&Path>, probe: &Probe, opts: &VerifyOptions) -> HostReport {
+fn run_one(
+    node: Option<&Path>,
+    plan_node_skipped: &[Skipped],
+    probe: &Probe,
+    opts: &VerifyOptions,
+) -> HostReport {
     let started = std::time::Instant::now();
     let mut report = HostReport {
         host: probe.installed.host.as_str().to_string(),
@@ -353,12 +415,20 @@ fn run_one(node: Option<&Path>, probe: &Probe, opts: &VerifyOptions) -> HostRepo
         profile: probe.profile.clone(),
         measured: probe.measured.clone(),
         error: None,
+        found: probe.installed.found,
+        project_code: probe.installed.project_code,
+        project_code_skipped: probe.installed.project_code_skipped.clone(),
         rows: Vec::new(),
         seconds: 0.0,
     };
     let result = (|| -> Result<Vec<compare::Row>, String> {
-        let node = node.ok_or_else(|| {
-            "`node` was not found on PATH (the hosts are Node programs; pwk asks them through Node): name it with --node PATH".to_string()
+        let node = node.ok_or_else(|| match plan_node_skipped {
+            [] => "`node` was not found on PATH (the hosts are Node programs; pwk asks them through Node): name it with --node PATH".to_string(),
+            skipped => format!(
+                "no `node` outside the project on PATH ({}): name one with --node PATH, or {}",
+                skipped.iter().map(Skipped::sentence).collect::<Vec<_>>().join("; "),
+                installed::OPT_IN
+            ),
         })?;
         let project =
             stage(&probe.files).map_err(|e| format!("could not stage the role files: {e}"))?;

@@ -2,7 +2,7 @@
 //! text that comes from a role file or a host is escaped here.
 
 use super::compare::{Outcome, Row, Verdict};
-use super::{HostReport, Plan};
+use super::{Found, HostReport, Plan, Skipped};
 use crate::text::escape_line;
 
 /// Where a profile that is wrong for a host is reported.
@@ -10,16 +10,14 @@ pub const REPORT_HOW: &str = "report it with the output of `pwk verify --format 
 
 /// The JSON document of a run (`reports` empty under `--dry-run`).
 pub fn doc(plan: &Plan, reports: Option<&[HostReport]>) -> serde_json::Value {
-    let not_run: Vec<serde_json::Value> = plan
-        .not_run
-        .iter()
-        .map(|(h, why)| serde_json::json!({"host": h, "reason": why}))
-        .collect();
     let mut doc = serde_json::json!({
         "version": 1,
         "node": plan.node,
-        "not_run": not_run,
+        "not_run": plan.not_run,
     });
+    if !plan.node_skipped.is_empty() {
+        doc["node_skipped"] = serde_json::to_value(&plan.node_skipped).expect("plain data");
+    }
     match reports {
         None => {
             doc["dry_run"] = serde_json::Value::Bool(true);
@@ -77,6 +75,41 @@ fn wrong_profile(r: &HostReport) -> String {
     )
 }
 
+/// Where the copy asked came from, for the note that says a project's copy was not.
+fn found_as(found: Found) -> &'static str {
+    match found {
+        Found::HostBin => "the copy named with --host-bin",
+        Found::Path => "the one on PATH",
+        Found::PiSettings => "the one the agent dir's pi settings list",
+        Found::Vendored => "the copy in the agent dir",
+        Found::PiPackage => "the one the pi package ships",
+    }
+}
+
+/// The lines under a host that say whose code runs: a project's copy passed over
+/// (and which copy is asked instead), or the project's code run with consent.
+fn project_code_lines(project_code: bool, found: Found, skipped: &[Skipped]) -> String {
+    let mut out = String::new();
+    for s in skipped {
+        out.push_str(&format!(
+            "  {}; {} is asked instead ({})\n",
+            escape_line(&s.sentence()),
+            found_as(found),
+            super::installed::OPT_IN
+        ));
+    }
+    if project_code {
+        let how = match found {
+            Found::HostBin => "--host-bin names it",
+            _ => "--run-project-code",
+        };
+        out.push_str(&format!(
+            "  this is code in the project, run as pi would ({how})\n"
+        ));
+    }
+    out
+}
+
 /// What `--dry-run` prints.
 pub fn dry_run_human(plan: &Plan) -> String {
     let mut out = String::new();
@@ -97,6 +130,11 @@ pub fn dry_run_human(plan: &Plan) -> String {
             p.profile,
             escape_line(&p.command.join(" "))
         ));
+        out.push_str(&project_code_lines(
+            p.installed.project_code,
+            p.installed.found,
+            &p.installed.project_code_skipped,
+        ));
         for f in &p.files {
             out.push_str(&format!("    {}", escape_line(&f.file)));
             if let Some(why) = &f.not_staged {
@@ -110,8 +148,19 @@ pub fn dry_run_human(plan: &Plan) -> String {
 }
 
 fn not_run(plan: &Plan, out: &mut String) {
-    for (h, why) in &plan.not_run {
-        out.push_str(&format!("not run: {h}: {}\n", escape_line(why)));
+    for s in &plan.node_skipped {
+        out.push_str(&format!(
+            "node: {} ({})\n",
+            escape_line(&s.sentence()),
+            super::installed::OPT_IN
+        ));
+    }
+    for n in &plan.not_run {
+        out.push_str(&format!(
+            "not run: {}: {}\n",
+            n.host,
+            escape_line(&n.reason)
+        ));
     }
 }
 
@@ -149,6 +198,11 @@ pub fn human(plan: &Plan, reports: &[HostReport]) -> String {
             escape_line(&r.program.display().to_string()),
             r.profile,
             r.seconds
+        ));
+        out.push_str(&project_code_lines(
+            r.project_code,
+            r.found,
+            &r.project_code_skipped,
         ));
         if let Some(e) = &r.error {
             out.push_str(&format!("  could not ask it: {}\n\n", escape_line(e)));

@@ -47,6 +47,10 @@ enum Slot {
     /// The agents directories of the hosts with their own CLI ([`cli_host_dirs`]):
     /// where `new --host H` writes.
     Host,
+    /// Host code where `pwk verify` finds it in the project: pi's example extension
+    /// vendored in `.pi/extensions/subagent/`, a package `.pi/settings.json` lists
+    /// installed in `.pi/npm/`, a pi package in `node_modules/`.
+    HostCode,
 }
 
 /// Each host with its own CLI, from the registry: its name, the project agents
@@ -171,6 +175,51 @@ impl World {
 
     fn mkfifo(&self, rel: &str) {
         crate::support::process::mkfifo(&self.env.path(rel));
+    }
+}
+
+/// Code that, when run, writes `outside/ran-NAME` (outside the project: the
+/// snapshot of the outside directory shows it ran).
+fn canary(w: &World, name: &str) -> String {
+    format!(
+        "import {{ writeFileSync as pwkCanary }} from \"node:fs\";\npwkCanary({:?}, \"ran\\n\");\nexport const VIRTUAL_MODULES = {{}};\n",
+        w.outside.join(format!("ran-{name}")).display().to_string()
+    )
+}
+
+/// Plant host code where `pwk verify` finds it in the project ([`Slot::HostCode`]),
+/// each a canary.
+fn plant_host_code(w: &World) {
+    for f in ["index.ts", "agents.ts"] {
+        w.env.write(
+            &format!(".pi/extensions/subagent/{f}"),
+            canary(w, "vendored"),
+        );
+    }
+    let pi = "node_modules/@earendil-works/pi-coding-agent";
+    w.env.write(
+        &format!("{pi}/package.json"),
+        r#"{"name":"@earendil-works/pi-coding-agent","version":"1.6.0","type":"module"}"#,
+    );
+    w.env.write(
+        &format!("{pi}/dist/bundle/chunks/virtual-modules-pwk.js"),
+        canary(w, "pi-package"),
+    );
+    w.env.write(
+        ".pi/settings.json",
+        r#"{"packages":["npm:@tintinweb/pi-subagents","npm:pi-subagents"]}"#,
+    );
+    for (name, loader) in [
+        ("@tintinweb/pi-subagents", "custom-agents.ts"),
+        ("pi-subagents", "agents/agents.ts"),
+    ] {
+        let dir = format!(".pi/npm/node_modules/{name}");
+        w.env.write(
+            &format!("{dir}/package.json"),
+            format!(r#"{{"name":"{name}","version":"0.18.0","type":"module"}}"#),
+        );
+        w.env
+            .write(&format!("{dir}/src/{loader}"), canary(w, "npm-package"));
     }
 }
 
@@ -324,6 +373,15 @@ const ATTACKS: &[Attack] = &[
         stage: |w| each_cli_host(w, |_, _, target| w.mkfifo(target)),
         file: None,
     },
+    Attack {
+        // A cloned repository's own code where pi (and `pwk verify`) finds host code:
+        // run without the user's consent, it would write outside.
+        name: "host code planted in the project (vendored example, .pi/npm package, node_modules pi)",
+        hits: &[Hits::File(Slot::HostCode)],
+        mentions: &["code in the project"],
+        stage: plant_host_code,
+        file: None,
+    },
 ];
 
 const FRONT_ENDS: &[FrontEnd] = &[
@@ -472,6 +530,28 @@ const FRONT_ENDS: &[FrontEnd] = &[
             }
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
             cli(w, &args)
+        },
+    },
+    FrontEnd {
+        // `pwk verify` finding the pi extensions as pi does (no --host-bin), run for
+        // real when Node is provisioned: no code in the project runs without
+        // `--run-project-code`, and the output names what was not run.
+        name: "verify (pi extensions found as pi finds them)",
+        dirs: &[],
+        files: &[Slot::HostCode],
+        findings: &[],
+        run: |w, _| {
+            let node = crate::verify::hosts().map(|(_, node)| node);
+            let mut cmd = w.env.pwk();
+            cmd.env("PATH", "/nonexistent")
+                .env("PI_CODING_AGENT_DIR", w.outside.join("no-agent-dir"))
+                .args(["verify", "--only", "pi-example"])
+                .args(["--only", "tintinweb", "--only", "nicobailon"]);
+            match node {
+                Some(node) => cmd.arg("--node").arg(node),
+                None => cmd.arg("--dry-run"),
+            };
+            bounded(cmd, b"", LIMIT, &|_| false)
         },
     },
     FrontEnd {

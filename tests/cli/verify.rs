@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::support::{Output, TestEnv, json, run};
 
 /// The provisioned hosts: (the `.host-test` root, the Node the launcher runs).
-fn hosts() -> Option<(PathBuf, PathBuf)> {
+pub(crate) fn hosts() -> Option<(PathBuf, PathBuf)> {
     let launcher = crate::oracle::cli_oracle_bin()?;
     let text = std::fs::read_to_string(&launcher).unwrap();
     // `exec "<node>" "<driver>" --hosts-root "<root>" "$@"`
@@ -343,20 +343,36 @@ fn verify_pi_example_real_host() {
     real_host_case("pi-example");
 }
 
+/// A directory outside the project: `bin/pi`, a link to the pinned pi 1.6's program
+/// (as npm installs it), for PATH; `agent/`, for `PI_CODING_AGENT_DIR`.
+fn user_side(root: &Path) -> tempfile::TempDir {
+    let user = tempfile::Builder::new()
+        .prefix("pwk-user-")
+        .tempdir()
+        .unwrap();
+    std::fs::create_dir_all(user.path().join("bin")).unwrap();
+    std::fs::create_dir_all(user.path().join("agent")).unwrap();
+    std::os::unix::fs::symlink(
+        pi16(root).join("dist/bundle/cli.js"),
+        user.path().join("bin/pi"),
+    )
+    .unwrap();
+    user
+}
+
 /// pi's example extension is found without `--host-bin`: vendored into the project's
-/// `.pi/extensions/subagent/` (its own files, copied from the pinned pi), else the one
-/// the pi package on PATH ships; each at the loading pi's version, and run.
+/// `.pi/extensions/subagent/` (its own files, copied from the pinned pi: run only with
+/// `--run-project-code`), else the one the pi package on PATH ships; each at the
+/// loading pi's version, and run.
 #[test]
 fn verify_finds_the_pi_example_extension() {
     let Some((root, node)) = hosts() else { return };
     let cases = CASES.iter().find(|(h, _)| *h == "pi-example").unwrap().1;
     let env = project_of(cases);
-    // `pi` on PATH: a link to the pinned pi 1.6's program, as npm installs it.
     let pi = pi16(&root);
-    let bin = env.path("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(pi.join("dist/bundle/cli.js"), bin.join("pi")).unwrap();
-    let ask = |env: &TestEnv| {
+    let user = user_side(&root);
+    let bin = user.path().join("bin");
+    let ask_with = |env: &TestEnv, extra: &[&str]| {
         let out = run(env
             .pwk()
             .env("PATH", &bin)
@@ -368,7 +384,8 @@ fn verify_finds_the_pi_example_extension() {
                 "json",
                 "--node",
             ])
-            .arg(&node));
+            .arg(&node)
+            .args(extra));
         assert_eq!(
             out.code, 0,
             "{}
@@ -377,16 +394,21 @@ fn verify_finds_the_pi_example_extension() {
         );
         json(&out)
     };
+    let ask = |env: &TestEnv| ask_with(env, &[]);
     let shipped = pi.join("examples/extensions/subagent");
-    let dry = |env: &TestEnv| {
-        let out = run(env.pwk().env("PATH", &bin).args([
-            "verify",
-            "--dry-run",
-            "--only",
-            "pi-example",
-            "--format",
-            "json",
-        ]));
+    let dry_with = |env: &TestEnv, extra: &[&str]| {
+        let out = run(env
+            .pwk()
+            .env("PATH", &bin)
+            .args([
+                "verify",
+                "--dry-run",
+                "--only",
+                "pi-example",
+                "--format",
+                "json",
+            ])
+            .args(extra));
         assert_eq!(
             out.code, 0,
             "{}
@@ -395,6 +417,7 @@ fn verify_finds_the_pi_example_extension() {
         );
         json(&out)["would_run"][0]["installed"].clone()
     };
+    let dry = |env: &TestEnv| dry_with(env, &[]);
     // The one the pi package ships.
     let found = dry(&env);
     assert_eq!(found["found"], "pi-package", "{found:#}");
@@ -411,7 +434,8 @@ fn verify_finds_the_pi_example_extension() {
         assert_eq!(outcome(r), *want, "{file}: {r:#}");
         assert_eq!(r["agree"], true, "{file}: {r:#}");
     }
-    // Vendored into the project, as its README installs it: that copy is the one run.
+    // Vendored into the project, as its README installs it: that copy is the project's
+    // code, passed over for pi's own (and said); with --run-project-code it is run.
     for f in ["index.ts", "agents.ts"] {
         env.write(
             &format!(".pi/extensions/subagent/{f}"),
@@ -420,14 +444,23 @@ fn verify_finds_the_pi_example_extension() {
     }
     let vendored = std::fs::canonicalize(env.path(".pi/extensions/subagent")).unwrap();
     let found = dry(&env);
+    assert_eq!(found["found"], "pi-package", "{found:#}");
+    assert_eq!(found["project_code"], false, "{found:#}");
+    assert_eq!(
+        found["project_code_skipped"][0]["path"], ".pi/extensions/subagent",
+        "{found:#}"
+    );
+    let consent = ["--run-project-code"];
+    let found = dry_with(&env, &consent);
     assert_eq!(found["found"], "vendored", "{found:#}");
+    assert_eq!(found["project_code"], true, "{found:#}");
     assert_eq!(found["version"], "1.6.0", "{found:#}");
     assert_eq!(
         found["program"].as_str().unwrap(),
         vendored.to_str().unwrap()
     );
     let before = snapshot(env.root());
-    let doc = ask(&env);
+    let doc = ask_with(&env, &consent);
     let h = host_doc(&doc, "pi-example");
     assert!(h["error"].is_null(), "{h:#}");
     assert_eq!(h["program"].as_str().unwrap(), vendored.to_str().unwrap());
@@ -797,4 +830,387 @@ fn verify_names_a_node_too_old_for_the_host_and_the_drivers_error_line() {
             );
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// Project code, as a class: every way a cloned repository can put code where
+// `pwk verify` would run it. Each plant's code writes a canary file outside the
+// project; by default verify runs (for real) and the canary must stay absent, the
+// output naming the copy passed over; with consent the project's copy runs.
+
+/// Where a plant puts its canary, and what it is given.
+struct Planting<'a> {
+    env: &'a TestEnv,
+    /// The pinned pi 1.6 package.
+    pi: &'a Path,
+    /// The user's side, outside the project ([`user_side`]).
+    user: &'a Path,
+    /// The canary: written by the planted code when it runs.
+    marker: &'a Path,
+}
+
+/// Code that writes the canary when it is loaded (TypeScript and ES modules alike).
+fn canary(marker: &Path) -> String {
+    format!(
+        "import {{ writeFileSync as pwkCanary }} from \"node:fs\";\npwkCanary({:?}, \"ran\\n\");\n",
+        marker.display().to_string()
+    )
+}
+
+/// pi's example extension with the canary in its `agents.ts` (else as pi ships it),
+/// written to `dir` (absolute).
+fn example_with_canary(p: &Planting<'_>, dir: &Path) {
+    let shipped = p.pi.join("examples/extensions/subagent");
+    std::fs::create_dir_all(dir).unwrap();
+    for f in ["index.ts", "agents.ts"] {
+        let mut text = std::fs::read_to_string(shipped.join(f)).unwrap();
+        if f == "agents.ts" {
+            text = canary(p.marker) + &text;
+        }
+        std::fs::write(dir.join(f), text).unwrap();
+    }
+}
+
+/// A fake pi 1.6 package at `dir` (absolute) whose loader chunk and example extension
+/// are canaries.
+fn fake_pi_package(p: &Planting<'_>, dir: &Path) {
+    let write = |rel: &str, text: &str| {
+        let f = dir.join(rel);
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+        std::fs::write(f, text).unwrap();
+    };
+    write(
+        "package.json",
+        r#"{"name":"@earendil-works/pi-coding-agent","version":"1.6.0","type":"module"}"#,
+    );
+    write(
+        "dist/bundle/chunks/virtual-modules-pwkcanary.js",
+        &(canary(p.marker) + "export const VIRTUAL_MODULES = {};\n"),
+    );
+    write("dist/bundle/cli.js", &canary(p.marker));
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        dir.join("dist/bundle/cli.js"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    example_with_canary(p, &dir.join("examples/extensions/subagent"));
+}
+
+/// An npm package pi's project settings list (`.pi/settings.json`), installed where
+/// `pi install -l` puts it (`.pi/npm/node_modules/NAME`), its loader a canary.
+fn project_npm_package(p: &Planting<'_>, name: &str, loader: &str) {
+    p.env.write(
+        ".pi/settings.json",
+        format!(r#"{{"packages":["npm:{name}"]}}"#),
+    );
+    let dir = format!(".pi/npm/node_modules/{name}");
+    p.env.write(
+        &format!("{dir}/package.json"),
+        format!(r#"{{"name":"{name}","version":"0.18.0","type":"module"}}"#),
+    );
+    p.env
+        .write(&format!("{dir}/src/{loader}"), canary(p.marker));
+}
+
+/// One way a project plants code for verify: the host it is for; what is planted
+/// (the test's PATH, when the plant changes it); how the default run asks the host
+/// instead (the `found` of the copy asked, or `None`: not checked).
+struct Plant {
+    host: &'static str,
+    plant: fn(&Planting<'_>) -> Option<PathBuf>,
+    fallback: Option<&'static str>,
+}
+
+fn plant_case(plant: &Plant) {
+    let Some((root, node)) = hosts() else { return };
+    let cases = CASES.iter().find(|(h, _)| *h == plant.host).unwrap().1;
+    let env = project_of(cases);
+    let user = user_side(&root);
+    let marker = user.path().join("ran");
+    let pi = pi16(&root);
+    let p = Planting {
+        env: &env,
+        pi: &pi,
+        user: user.path(),
+        marker: &marker,
+    };
+    let path = (plant.plant)(&p).unwrap_or_else(|| user.path().join("bin"));
+    let verify = |extra: &[&str]| {
+        run(env
+            .pwk()
+            .env("PATH", &path)
+            .env("PI_CODING_AGENT_DIR", user.path().join("agent"))
+            .args(["verify", "--only", plant.host, "--node"])
+            .arg(&node)
+            .args(extra))
+    };
+    // By default: run for real, and the project's code is not.
+    let out = verify(&["--format", "json"]);
+    let doc = json(&out);
+    assert!(
+        !marker.exists(),
+        "{}: the project's code ran without consent: {doc:#}",
+        plant.host
+    );
+    let skipped = match plant.fallback {
+        Some(found) => {
+            assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+            let h = host_doc(&doc, plant.host);
+            assert_eq!(h["found"], found, "{h:#}");
+            assert_eq!(h["project_code"], false, "{h:#}");
+            assert!(h["error"].is_null(), "{h:#}");
+            assert!(
+                !h["program"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(env.root().to_str().unwrap()),
+                "{h:#}"
+            );
+            h["project_code_skipped"].clone()
+        }
+        None => {
+            assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+            let n = doc["not_run"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|n| n["host"] == plant.host)
+                .unwrap_or_else(|| panic!("{doc:#}"))
+                .clone();
+            let reason = n["reason"].as_str().unwrap();
+            assert!(
+                reason.starts_with("not checked: ") && reason.contains("--run-project-code"),
+                "{n:#}"
+            );
+            n["project_code_skipped"].clone()
+        }
+    };
+    assert!(
+        skipped.as_array().is_some_and(|s| !s.is_empty()),
+        "the output names the copy not run: {doc:#}"
+    );
+    // --dry-run says which copy would run and which of the project's would not.
+    let dry = verify(&["--dry-run"]);
+    assert!(
+        dry.stdout
+            .contains("was not run: it is code in the project")
+            && dry.stdout.contains("--run-project-code"),
+        "{}\n{}",
+        dry.stdout,
+        dry.stderr
+    );
+    // The human table says so too.
+    let human = verify(&[]);
+    assert!(
+        human
+            .stdout
+            .contains("was not run: it is code in the project"),
+        "{}",
+        human.stdout
+    );
+    assert!(!marker.exists(), "{}", human.stdout);
+    // With consent, the project's copy is the one run, as pi would.
+    let _ = verify(&["--run-project-code", "--format", "json"]);
+    assert!(
+        marker.exists(),
+        "{}: --run-project-code did not run the project's copy",
+        plant.host
+    );
+}
+
+macro_rules! plants {
+    ($($name:ident: $plant:expr;)*) => {
+        $(
+            #[test]
+            fn $name() {
+                plant_case(&$plant);
+            }
+        )*
+    };
+}
+
+plants! {
+    // pi's example extension vendored into `.pi/extensions/subagent/`: pi's own copy
+    // (the pi package on PATH) is asked instead.
+    verify_project_code_vendored_example: Plant {
+        host: "pi-example",
+        plant: |p| {
+            example_with_canary(p, &p.env.path(".pi/extensions/subagent"));
+            None
+        },
+        fallback: Some("pi-package"),
+    };
+    // The same, with the user's own vendored copy in the agent dir: that one is asked.
+    verify_project_code_vendored_example_user_copy: Plant {
+        host: "pi-example",
+        plant: |p| {
+            example_with_canary(p, &p.env.path(".pi/extensions/subagent"));
+            let shipped = p.pi.join("examples/extensions/subagent");
+            let mine = p.user.join("agent/extensions/subagent");
+            std::fs::create_dir_all(&mine).unwrap();
+            for f in ["index.ts", "agents.ts"] {
+                std::fs::copy(shipped.join(f), mine.join(f)).unwrap();
+            }
+            None
+        },
+        fallback: Some("vendored"),
+    };
+    // `.pi/extensions/subagent` a link to a copy outside: the project chose it.
+    verify_project_code_symlinked_example: Plant {
+        host: "pi-example",
+        plant: |p| {
+            let copy = p.user.join("elsewhere/subagent");
+            example_with_canary(p, &copy);
+            std::fs::create_dir_all(p.env.path(".pi/extensions")).unwrap();
+            std::os::unix::fs::symlink(&copy, p.env.path(".pi/extensions/subagent")).unwrap();
+            None
+        },
+        fallback: Some("pi-package"),
+    };
+    // A pi package planted in the project's `node_modules`: the one on PATH is used.
+    verify_project_code_planted_pi_package: Plant {
+        host: "pi-example",
+        plant: |p| {
+            fake_pi_package(p, &p.env.path("node_modules/@earendil-works/pi-coding-agent"));
+            None
+        },
+        fallback: Some("pi-package"),
+    };
+    // `pi` on a PATH entry inside the project (`node_modules/.bin`): not checked.
+    verify_project_code_pi_on_a_path_entry_in_the_project: Plant {
+        host: "pi-example",
+        plant: |p| {
+            let pkg = p.env.path("tools/node_modules/@earendil-works/pi-coding-agent");
+            fake_pi_package(p, &pkg);
+            let bin = p.env.path("tools/node_modules/.bin");
+            std::fs::create_dir_all(&bin).unwrap();
+            std::os::unix::fs::symlink(pkg.join("dist/bundle/cli.js"), bin.join("pi")).unwrap();
+            Some(bin)
+        },
+        fallback: None,
+    };
+    // tintinweb installed in the project (`.pi/npm/`, listed in `.pi/settings.json`):
+    // no copy of the user's, so not checked.
+    verify_project_code_tintinweb_project_package: Plant {
+        host: "tintinweb",
+        plant: |p| {
+            project_npm_package(p, "@tintinweb/pi-subagents", "custom-agents.ts");
+            None
+        },
+        fallback: None,
+    };
+    verify_project_code_nicobailon_project_package: Plant {
+        host: "nicobailon",
+        plant: |p| {
+            project_npm_package(p, "pi-subagents", "agents/agents.ts");
+            None
+        },
+        fallback: None,
+    };
+}
+
+/// `--host-bin` naming a copy inside the project is consent for that host: it runs
+/// without `--run-project-code`, and the output says it is the project's code.
+#[test]
+fn verify_host_bin_in_the_project_is_consent() {
+    let Some((root, node)) = hosts() else { return };
+    let cases = CASES.iter().find(|(h, _)| *h == "pi-example").unwrap().1;
+    let env = project_of(cases);
+    let user = user_side(&root);
+    let marker = user.path().join("ran");
+    let pi = pi16(&root);
+    let p = Planting {
+        env: &env,
+        pi: &pi,
+        user: user.path(),
+        marker: &marker,
+    };
+    example_with_canary(&p, &env.path("vendor/subagent"));
+    let verify = |extra: &[&str]| {
+        run(env
+            .pwk()
+            .env("PATH", user.path().join("bin"))
+            .args(["verify", "--only", "pi-example", "--node"])
+            .arg(&node)
+            .args(["--host-bin", "pi-example=vendor/subagent"])
+            .args(extra))
+    };
+    let dry = verify(&["--dry-run"]);
+    assert!(
+        dry.stdout
+            .contains("this is code in the project, run as pi would (--host-bin names it)"),
+        "{}",
+        dry.stdout
+    );
+    assert!(!marker.exists());
+    let out = verify(&["--format", "json"]);
+    let doc = json(&out);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let h = host_doc(&doc, "pi-example");
+    assert_eq!(h["project_code"], true, "{h:#}");
+    assert_eq!(h["found"], "host-bin", "{h:#}");
+    assert!(marker.exists(), "the named copy did not run");
+}
+
+/// An agent CLI and `node` on a PATH entry inside the project (`node_modules/.bin`
+/// first on PATH, as a direnv or an npm script puts it) are passed over for the next
+/// ones on PATH, outside; the run does not start the project's.
+#[test]
+fn verify_project_code_programs_on_a_path_entry_in_the_project() {
+    let env = project_of(CASES.iter().find(|(h, _)| *h == "claude-code").unwrap().1);
+    let user = tempfile::Builder::new()
+        .prefix("pwk-user-")
+        .tempdir()
+        .unwrap();
+    let marker = user.path().join("ran");
+    let script = format!("#!/bin/sh\necho ran >> '{}'\nexit 1\n", marker.display());
+    let inside = env.path("node_modules/.bin");
+    for name in ["claude", "node"] {
+        crate::support::process::executable(&inside.join(name), &script);
+        crate::support::process::executable(
+            &user.path().join(format!("bin/{name}")),
+            "#!/bin/sh\nexit 1\n",
+        );
+    }
+    let path = std::env::join_paths([inside.clone(), user.path().join("bin")]).unwrap();
+    let verify = |extra: &[&str]| {
+        run(env
+            .pwk()
+            .env("PATH", &path)
+            .args(["verify", "--only", "claude-code", "--format", "json"])
+            .args(extra))
+    };
+    // Run first: the outside stand-ins fail, the project's are not started.
+    let _ = verify(&[]);
+    assert!(!marker.exists(), "a program in the project was started");
+    let doc = json(&verify(&["--dry-run"]));
+    let outside = |p: &Value| {
+        let p = p.as_str().unwrap_or_default();
+        assert!(p.starts_with(user.path().to_str().unwrap()), "{doc:#}");
+    };
+    outside(&doc["node"]);
+    assert_eq!(
+        doc["node_skipped"][0]["path"], "node_modules/.bin/node",
+        "{doc:#}"
+    );
+    let inst = &doc["would_run"][0]["installed"];
+    outside(&inst["program"]);
+    assert_eq!(
+        inst["project_code_skipped"][0]["path"], "node_modules/.bin/claude",
+        "{doc:#}"
+    );
+    // With consent the first on PATH is taken, as a shell would.
+    let doc = json(&verify(&["--dry-run", "--run-project-code"]));
+    assert!(
+        doc["node"]
+            .as_str()
+            .unwrap()
+            .starts_with(env.root().to_str().unwrap()),
+        "{doc:#}"
+    );
+    assert_eq!(
+        doc["would_run"][0]["installed"]["project_code"], true,
+        "{doc:#}"
+    );
 }
