@@ -93,9 +93,12 @@ pub struct Project {
 impl Project {
     /// Find the project for `opts`; `--dir` and `--config` must exist.
     pub fn open(opts: ProjectOptions) -> Result<Project, ProjectError> {
+        // The configuration lookup walks to the root again for each directory of
+        // files: this walk is its first (each directory is walked once a run).
+        let mut configs = Configs::new(opts.home.as_deref());
         let (root, cwd, stopped_at, ignored) = match &opts.dir {
             None => {
-                let found = crate::fs::root::find_root(&opts.cwd, opts.home.as_deref());
+                let found = configs.root_of(&opts.cwd);
                 (
                     found.root,
                     opts.cwd.clone(),
@@ -131,7 +134,6 @@ impl Project {
                 Some(abs)
             }
         };
-        let mut configs = Configs::new(opts.home.as_deref());
         if let Some(f) = &config_file {
             configs = configs.with_file(f.clone());
             // Read it now: a bad file named on the command line stops every command.

@@ -108,7 +108,9 @@ impl Configs {
         if let Some(found) = self.roots.get(dir) {
             return found.clone();
         }
-        let found = crate::fs::root::find_root(dir, self.home.as_deref());
+        let roots = &self.roots;
+        let found =
+            crate::fs::root::find_root(dir, self.home.as_deref(), |d| roots.get(d).cloned());
         self.roots.insert(dir.to_path_buf(), found.clone());
         found
     }
@@ -190,5 +192,56 @@ impl Config {
         }
         out.sort();
         Some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A walk that stops at a directory another walk started from gives what a
+    /// walk of its own gives, whichever walk came first: for every placement of
+    /// markers on a five-level path, with one level (or none) another user's, every
+    /// home on it (or none), and every pair of starting directories. The tests run
+    /// as root (`chown`); "another user" is uid 54321.
+    #[test]
+    fn a_walk_cut_short_by_an_earlier_one_ends_where_its_own_would() {
+        let levels = ["a", "b", "c", "d", "e"];
+        let cases = (0u32..(1 << levels.len()))
+            .flat_map(|m| (0..=levels.len()).map(move |other| (m, other)));
+        for (markers, other) in cases {
+            let t = tempfile::tempdir().unwrap();
+            let base = t.path().canonicalize().unwrap();
+            let dirs: Vec<PathBuf> = (1..=levels.len())
+                .map(|n| base.join(levels[..n].join("/")))
+                .collect();
+            std::fs::create_dir_all(dirs.last().unwrap()).unwrap();
+            for (i, d) in dirs.iter().enumerate() {
+                if markers & (1 << i) != 0 {
+                    let m = [".git", ".agents", ".pi"][i % 3];
+                    std::fs::create_dir(d.join(m)).unwrap();
+                }
+            }
+            if let Some(d) = dirs.get(other) {
+                rustix::fs::chown(d, Some(rustix::process::Uid::from_raw(54321)), None)
+                    .expect("the tests run as root (chown)");
+            }
+            let homes = std::iter::once(None).chain(dirs.iter().map(Some));
+            for home in homes {
+                let fresh =
+                    |d: &Path| crate::fs::root::find_root(d, home.map(PathBuf::as_path), |_| None);
+                for first in &dirs {
+                    for second in &dirs {
+                        let mut c = Configs::new(home.map(PathBuf::as_path));
+                        assert_eq!(c.root_of(first), fresh(first));
+                        assert_eq!(
+                            c.root_of(second),
+                            fresh(second),
+                            "markers {markers:05b}, home {home:?}, {first:?} then {second:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -37,7 +37,15 @@ pub(crate) struct RootFound {
 /// at what another user controls ([`super::trust::trust_dir`], [`super::trust::trust_entry`]; as git's
 /// `safe.directory`) unless `PWK_SAFE_DIRECTORIES` lists it. Without a marker the
 /// root is `cwd`.
-pub(crate) fn find_root(cwd: &Path, home: Option<&Path>) -> RootFound {
+///
+/// `known` is what a walk from a directory above `cwd` found, if one was made:
+/// reaching it, this walk is done (`Configs::root_of` walks each directory once a
+/// run, whichever walk reaches it first).
+pub(crate) fn find_root(
+    cwd: &Path,
+    home: Option<&Path>,
+    known: impl Fn(&Path) -> Option<RootFound>,
+) -> RootFound {
     let stop = |dir: &Path, ignored: Option<super::trust::Untrusted>| RootFound {
         root: cwd.to_path_buf(),
         marker: None,
@@ -47,6 +55,18 @@ pub(crate) fn find_root(cwd: &Path, home: Option<&Path>) -> RootFound {
     for dir in cwd.ancestors() {
         if home.is_some_and(|h| h == dir) && dir != cwd {
             break;
+        }
+        if dir != cwd
+            && let Some(found) = known(dir)
+        {
+            // The same end; without a marker the root is this walk's start.
+            return match found.marker {
+                Some(_) => found,
+                None => RootFound {
+                    root: cwd.to_path_buf(),
+                    ..found
+                },
+            };
         }
         if let Err(u) = super::trust::trust_dir(dir) {
             // Said only when it holds something pwk would have used.
@@ -91,15 +111,15 @@ mod tests {
         std::fs::create_dir_all(t.join("home/.pi/agent")).unwrap();
         std::fs::create_dir_all(t.join("home/work/sub")).unwrap();
         let RootFound { root, marker, .. } =
-            find_root(&t.join("home/work/sub"), Some(&t.join("home")));
+            find_root(&t.join("home/work/sub"), Some(&t.join("home")), |_| None);
         assert_eq!(root, t.join("home/work/sub"));
         assert_eq!(marker, None);
         std::fs::create_dir_all(t.join("home/work/.git")).unwrap();
         let RootFound { root, marker, .. } =
-            find_root(&t.join("home/work/sub"), Some(&t.join("home")));
+            find_root(&t.join("home/work/sub"), Some(&t.join("home")), |_| None);
         assert_eq!(root, t.join("home/work"));
         assert_eq!(marker, Some(".git"));
-        let root = find_root(&t.join("home"), Some(&t.join("home"))).root;
+        let root = find_root(&t.join("home"), Some(&t.join("home")), |_| None).root;
         assert_eq!(root, t.join("home"));
     }
 }
