@@ -45,6 +45,7 @@ impl PiDoc {
         let mut doc = HostDoc {
             host: host.to_string(),
             fatal: None,
+            calls_fail: false,
             agents: Vec::new(),
             messages: Vec::new(),
             main_model: None,
@@ -62,7 +63,10 @@ impl PiDoc {
                     model: f.model,
                     error: None,
                 }),
-                "refuses-start" => doc.fatal = Some(format!("{}: {message}", f.file)),
+                "refuses-start" | "fails-calls" => {
+                    doc.calls_fail = f.outcome == "fails-calls";
+                    doc.fatal = Some(format!("{}: {message}", f.file));
+                }
                 _ => doc.messages.push(format!("{}: {message}", f.file)),
             }
         }
@@ -83,6 +87,10 @@ pub struct HostDoc {
     /// The host refused to start because of the project's agent files (OpenCode's
     /// "Configuration is invalid"), with its text.
     pub fatal: Option<String>,
+    /// `fatal` is no refusal to start: the host starts, and every call of its tool
+    /// that reads the roles fails over that file (pi's example extension).
+    #[serde(default)]
+    pub calls_fail: bool,
     #[serde(default)]
     pub agents: Vec<HostAgent>,
     /// The host's own warnings and errors about agent files, verbatim.

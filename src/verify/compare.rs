@@ -75,6 +75,9 @@ pub enum Outcome {
     Drops,
     /// The host refuses to start at all because of this file.
     RefusesStart,
+    /// The host starts, but every call of its tool that reads the roles fails
+    /// because of this file (pi's example extension: discovery throws).
+    FailsCalls,
     /// Not judged (not staged; shadowed; the host refused to start over another file).
     NotChecked,
 }
@@ -275,7 +278,11 @@ fn host_verdict(doc: &HostDoc, file: &str, mine: &Verdict) -> Verdict {
         .collect();
     if let Some(fatal) = &doc.fatal {
         let mut v = Verdict::of(if fatal.contains(file) || fatal.contains(base) {
-            Outcome::RefusesStart
+            if doc.calls_fail {
+                Outcome::FailsCalls
+            } else {
+                Outcome::RefusesStart
+            }
         } else {
             Outcome::NotChecked
         });
@@ -356,18 +363,22 @@ fn judge(doc: &HostDoc, mine: &Verdict, theirs: &Verdict) -> (Option<bool>, Opti
     match (theirs.outcome, mine.outcome) {
         (NotChecked, _) => (
             None,
-            Some(format!("{host} refused to start over another file")),
+            Some(if doc.calls_fail {
+                format!("{host}'s calls fail over another file")
+            } else {
+                format!("{host} refused to start over another file")
+            }),
         ),
         (_, NotChecked) => (None, mine.messages.first().cloned()),
-        (RefusesStart | Drops, Loads) => no(format!(
+        (RefusesStart | FailsCalls | Drops, Loads) => no(format!(
             "{host} {} it, pwk reports no error",
-            if theirs.outcome == RefusesStart {
-                "refuses to start over"
-            } else {
-                "does not load"
+            match theirs.outcome {
+                RefusesStart => "refuses to start over",
+                FailsCalls => "fails every call that reads the roles over",
+                _ => "does not load",
             }
         )),
-        (RefusesStart | Drops, _) => (Some(true), None),
+        (RefusesStart | FailsCalls | Drops, _) => (Some(true), None),
         (Loads | LoadsWithErrors, Drops) => no(format!(
             "{host} loads it as `{}`, pwk says it does not{}",
             theirs.name.as_deref().unwrap_or_default(),

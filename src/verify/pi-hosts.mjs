@@ -46,8 +46,9 @@
 // Output: {"host","version","project","agent_dir","files":[{file, outcome, message,
 // identity, tools, model, thinking, max_turns, prompt_mode, config, details}], ...}.
 // `outcome` is "loaded" (the host registers the role), "skipped" (it does not; `message`
-// says why, with the host's own error text when it has one) or "refuses-start" (this
-// file makes pi fail to start with the host loaded). Paths are relative to the project;
+// says why, with the host's own error text when it has one), "refuses-start" (this
+// file makes pi fail to start with the host loaded) or "fails-calls" (pi starts, but
+// every call of the host's tool that reads the roles fails over this file). Paths are relative to the project;
 // files in the agent dir are reported as "<agent-dir>/…".
 
 import fs from "node:fs";
@@ -539,7 +540,7 @@ async function runPiExample() {
     for (const file of candidateFiles(readByHost)) {
       if (culprit && file === culprit.file) {
         files.push(entry(file, {
-          outcome: "refuses-start",
+          outcome: "fails-calls",
           message: `discoverAgents threw, so every \`subagent\` call that reads project roles fails: ${culprit.message}`,
         }));
       } else {

@@ -170,6 +170,7 @@ fn short(v: &Verdict) -> String {
         Outcome::LoadsWithErrors => "loads (errors)",
         Outcome::Drops => "drops",
         Outcome::RefusesStart => "refuses to start",
+        Outcome::FailsCalls => "fails every call",
         Outcome::NotChecked => "-",
     };
     match (&v.name, v.outcome) {
@@ -263,7 +264,10 @@ fn row_line(row: &Row, width: usize) -> String {
     }
     // Why the host did not load it, in its own words.
     if row.agree == Some(true)
-        && matches!(row.host.outcome, Outcome::Drops | Outcome::RefusesStart)
+        && matches!(
+            row.host.outcome,
+            Outcome::Drops | Outcome::RefusesStart | Outcome::FailsCalls
+        )
         && let Some(m) = row.host.messages.first()
     {
         let m = crate::text::snippet(m, 160);

@@ -492,33 +492,55 @@ fn verify_finds_the_pi_example_extension() {
 }
 
 /// OpenCode, and pi with tintinweb loaded, refuse to start at all over one bad agent
-/// file (pi's example extension fails every call that reads the project's roles):
-/// verify says which, and agrees when pwk reports an error there.
+/// file, and pi's example extension lets pi start but fails every call that reads the
+/// project's roles: verify says which (not "refuses to start" for a host that
+/// starts), and agrees when pwk reports an error there.
 #[test]
 fn verify_hosts_refusing_to_start() {
     let Some((root, node)) = hosts() else { return };
-    for (host, file, text) in [
+    for (host, file, text, outcome, words) in [
         (
             "opencode",
             ".opencode/agent/tools-string.md",
             "---\ndescription: Tools as a string\ntools: Read, Grep\n---\nBody\n",
+            "refuses-start",
+            "refuses to start",
         ),
         (
             "tintinweb",
             ".pi/agents/colon.md",
             "---\ndescription: Use this: when\ntools: read\n---\nBody\n",
+            "refuses-start",
+            "refuses to start",
         ),
         (
             "pi-example",
             ".pi/agents/colon.md",
             "---\nname: colon\ndescription: Use this: when\ntools: read\n---\nBody\n",
+            "fails-calls",
+            "fails every call",
         ),
     ] {
         let env = project_of(&[(file, text, "")]);
         let out = verify(&env, &root, &node, &["--only", host]);
         let doc = json(&out);
         let r = row(host_doc(&doc, host), file);
-        assert_eq!(r["host"]["outcome"], "refuses-start", "{host}: {r:#}");
+        assert_eq!(r["host"]["outcome"], outcome, "{host}: {r:#}");
+        let mut cmd = env.pwk();
+        cmd.args(["verify", "--only", host, "--node"]).arg(&node);
+        for h in HOSTS {
+            cmd.arg("--host-bin")
+                .arg(format!("{h}={}", program(&root, h).display()));
+        }
+        let human = run(&mut cmd);
+        assert!(human.stdout.contains(words), "{host}: {}", human.stdout);
+        if outcome == "fails-calls" {
+            assert!(
+                !human.stdout.contains("refuses to start"),
+                "{}",
+                human.stdout
+            );
+        }
         assert_eq!(r["agree"], true, "{host}: {r:#}");
         assert_eq!(out.code, 0, "{host}: {}", out.stdout);
     }
