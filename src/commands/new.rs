@@ -33,7 +33,7 @@ pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         Some(d) => ctx.cwd.join(d),
         None => agents_dir(host.profile, &project.root),
     };
-    let suffix = match host.profile.discovery.suffix.as_str() {
+    let suffix = match host.profile.discovery.suffix {
         "" => ".md",
         s => s,
     };
@@ -151,7 +151,7 @@ fn agents_dir(host: &'static crate::host::HostProfile, root: &std::path::Path) -
         .dirs
         .iter()
         .filter(|d| d.layer == crate::host::DirLayer::Project && !d.path.starts_with('{'))
-        .map(|d| root.join(&d.path))
+        .map(|d| root.join(d.path))
         .collect();
     dirs.iter()
         .rev()

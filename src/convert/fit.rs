@@ -28,7 +28,7 @@ impl Convert {
     /// The target key the tools are written under (OpenCode: `permission`).
     pub(super) fn tools_key(&self) -> Option<String> {
         match &self.to.tools.ruleset {
-            Some(rs) => Some(rs.permission_key.clone()),
+            Some(rs) => Some(rs.permission_key.to_string()),
             None => self.target_key("tools"),
         }
     }
@@ -36,7 +36,7 @@ impl Convert {
     /// The target key denials are written under.
     pub(super) fn deny_key(&self) -> Option<String> {
         match &self.to.tools.ruleset {
-            Some(rs) => Some(rs.permission_key.clone()),
+            Some(rs) => Some(rs.permission_key.to_string()),
             None => self.target_key("deny-tools"),
         }
     }
@@ -108,15 +108,15 @@ impl Convert {
             c.lines[i].text = text;
         };
         if let Some(rs) = &to.tools.ruleset {
-            let key = rs.permission_key.clone();
+            let key = rs.permission_key;
             if self.plan.allow.is_none() && self.plan.deny.is_empty() && self.plan.ask.is_empty() {
                 if self.lines.iter().any(|l| l.key == key) {
-                    set(self, &key, String::new());
+                    set(self, key, String::new());
                 }
                 return;
             }
             let text = match &self.plan.allow {
-                Some(v) if v.is_empty() => emit::string_entry(&key, "deny"),
+                Some(v) if v.is_empty() => emit::string_entry(key, "deny"),
                 _ => {
                     let mut rules: Vec<(String, &str)> = Vec::new();
                     let mut put = |perm: String, action: &'static str| {
@@ -147,14 +147,14 @@ impl Convert {
                     for t in &self.plan.deny {
                         put(rs.permission(t).to_string(), "deny");
                     }
-                    let mut s = format!("{}:\n", emit::key(&key));
+                    let mut s = format!("{}:\n", emit::key(key));
                     for (perm, action) in rules {
                         s.push_str(&format!("  {}: {action}\n", emit::key(&perm)));
                     }
                     s
                 }
             };
-            set(self, &key, text);
+            set(self, key, text);
             return;
         }
         if let (Some(key), Some(allow)) = (self.plan.allow_key.clone(), self.plan.allow.clone()) {
@@ -176,8 +176,8 @@ impl Convert {
             set(self, &key, text);
         }
         if let (Some(mode), Some(pm)) = (self.plan.mode.clone(), &to.permission_modes) {
-            let key = pm.key.clone();
-            set(self, &key, emit::string_entry(&key, &mode));
+            let key = pm.key;
+            set(self, key, emit::string_entry(key, &mode));
         }
     }
 
@@ -259,7 +259,7 @@ impl Convert {
         let Some(pm) = &self.to.permission_modes else {
             return false;
         };
-        if self.plan.mode.is_some() || !self.to.reads(&pm.key) {
+        if self.plan.mode.is_some() || !self.to.reads(pm.key) {
             return false;
         }
         let restrictive = |e: &crate::host::ModeEffect| {
@@ -268,24 +268,24 @@ impl Convert {
                 .filter(|a| **a != crate::host::ModeAccess::Full)
                 .count()
         };
-        let mut modes: Vec<(&String, &crate::host::ModeEffect)> = pm.modes.iter().collect();
+        let mut modes: Vec<(&&str, &crate::host::ModeEffect)> = pm.modes.iter().collect();
         modes.sort_by_key(|(_, e)| restrictive(e));
         for (mode, effect) in modes {
             if restrictive(effect) == 0 {
                 continue;
             }
-            self.plan.mode = Some(mode.clone());
+            self.plan.mode = Some(mode.to_string());
             self.render();
             let target = grants(
                 self.to,
                 &RoleDoc::parse("out.md", assemble(self).as_bytes()),
             );
             if target.reach(self.to).beyond(source).is_empty() {
-                let key = pm.key.clone();
+                let key = pm.key;
                 self.item(
                     Outcome::Converted,
                     "tools",
-                    Some(&key),
+                    Some(key),
                     format!(
                         "{} asks before the calls the source role makes ask: `{key}: {mode}` ({})",
                         self.to.label(),
@@ -296,7 +296,7 @@ impl Convert {
             }
         }
         self.plan.mode = None;
-        let key = pm.key.clone();
+        let key = pm.key;
         if let Some(i) = self.lines.iter().position(|l| l.key == key && l.slot) {
             self.lines[i].text.clear();
         }
@@ -396,14 +396,14 @@ impl Convert {
                     did = allow.len() != before;
                 }
                 if !did {
-                    let key = rs.permission_key.clone();
+                    let key = rs.permission_key;
                     let new: Vec<String> = offending
                         .iter()
                         .filter(|t| !self.plan.deny.contains(t))
                         .cloned()
                         .collect();
                     did = !new.is_empty();
-                    self.plan_deny(&key, new);
+                    self.plan_deny(key, new);
                 }
             } else if let Some(allow) = &mut self.plan.allow
                 && allow.iter().any(|a| offending.iter().any(|o| same(a, o)))
@@ -425,7 +425,7 @@ impl Convert {
                     .tools
                     .iter()
                     .map(|g| g.tool.clone())
-                    .filter(|t| !to.tools.injected.contains(t))
+                    .filter(|t| !to.tools.injected.contains(&t.as_str()))
                     .filter(|t| !offending.iter().any(|o| same(o, t)))
                     .collect();
                 if target.open.is_some() && self.source.open.is_some() {
@@ -498,7 +498,7 @@ impl Convert {
             .default
             .iter()
             .filter(|t| !self.to.tools.injected.contains(t))
-            .cloned()
+            .map(|t| t.to_string())
             .collect()
     }
 
@@ -516,8 +516,8 @@ impl Convert {
             return owns;
         }
         if to.knows_tool(tool)
-            && !to.tools.all_tokens.iter().any(|t| t == tool)
-            && !to.tools.none_tokens.iter().any(|t| t == tool)
+            && !to.tools.all_tokens.contains(&tool)
+            && !to.tools.none_tokens.contains(&tool)
         {
             return vec![tool.to_string()];
         }
@@ -535,9 +535,9 @@ impl Convert {
         let effect = from
             .permission_modes
             .as_ref()
-            .and_then(|pm| pm.modes.get(&word));
+            .and_then(|pm| pm.modes.get(word.as_str()));
         let note = effect.map_or("is not a mode the host knows".to_string(), |e| {
-            e.note.clone()
+            e.note.to_string()
         });
         let none = effect.is_none_or(|e| {
             [e.edits, e.shell, e.other]

@@ -104,7 +104,9 @@ impl Convert {
 
     /// The setting a source key carries.
     pub(super) fn setting_of(&self, key: &str) -> Option<String> {
-        self.from.key(key).and_then(|f| f.setting.clone())
+        self.from
+            .key(key)
+            .and_then(|f| f.setting.map(str::to_string))
     }
 
     /// The source's key for a setting.
@@ -215,7 +217,7 @@ impl Convert {
             && to
                 .permission_modes
                 .as_ref()
-                .is_none_or(|pm| !to.reads(&pm.key))
+                .is_none_or(|pm| !to.reads(pm.key))
         {
             self.plan.mode_key = Some(k.to_string());
             return;
@@ -244,20 +246,20 @@ impl Convert {
             }
             return;
         };
-        let setting = fact.setting.clone();
-        let target = match setting.as_deref() {
+        let setting = fact.setting;
+        let target = match setting {
             // A target with a ruleset takes its tools and denials in one entry.
             Some("tools" | "deny-tools") if to.tools.ruleset.is_some() => to
                 .tools
                 .ruleset
                 .as_ref()
-                .map(|rs| rs.permission_key.clone()),
+                .map(|rs| rs.permission_key.to_string()),
             Some(s) => self.target_key(s),
             // A host-specific key without a setting: only the same key carries it.
             None => to.reads(k).then(|| k.to_string()),
         };
         if let Some(tk) = &target
-            && !matches!(setting.as_deref(), Some("tools" | "deny-tools"))
+            && !matches!(setting, Some("tools" | "deny-tools"))
             && self.already(k, tk, node)
         {
             return;
@@ -272,7 +274,7 @@ impl Convert {
                     .unwrap_or_default()
             );
             // Leaving out a tool list widens what the role may do: the user decides.
-            match setting.as_deref() {
+            match setting {
                 Some("tools") => self.widening(
                     k,
                     format!("{note}: without it the child gets {}", to.tools.missing),
@@ -285,7 +287,7 @@ impl Convert {
             }
             return;
         };
-        match setting.as_deref() {
+        match setting {
             Some("tools") => self.tools(k, &tk, node, false),
             Some("deny-tools") => self.tools(k, &tk, node, true),
             Some("model") => self.model(k, &tk, node, model_map),
@@ -376,7 +378,7 @@ impl Convert {
                 format!(
                     "{} reads `{tk}` as {}, not {shown}",
                     to.label(),
-                    fact.note.as_deref().unwrap_or("another kind of value")
+                    fact.note.unwrap_or("another kind of value")
                 ),
             );
             return;
@@ -388,7 +390,7 @@ impl Convert {
         } else {
             format!("{} reads it as `{tk}`", to.label())
         };
-        if to.key(tk).and_then(|f| f.setting.as_deref()) == Some("skills") {
+        if to.key(tk).and_then(|f| f.setting) == Some("skills") {
             // nicobailon refuses to launch a role whose skill it cannot find.
             note.push_str(&format!(
                 "; the skills must exist where {} looks for them",
@@ -419,8 +421,8 @@ pub(super) fn list_value(to: &HostProfile, key: &str, items: &[String]) -> Strin
 pub(super) fn key_for(p: &HostProfile, setting: &str) -> Option<String> {
     p.keys
         .iter()
-        .find(|(_, f)| f.setting.as_deref() == Some(setting))
-        .map(|(k, _)| k.clone())
+        .find(|(_, f)| f.setting == Some(setting))
+        .map(|(k, _)| k.to_string())
 }
 
 pub(super) fn short(s: &str) -> String {

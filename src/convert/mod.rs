@@ -141,7 +141,7 @@ impl Conversion {
             return;
         };
         let stem = source
-            .strip_suffix(to.discovery.suffix.as_str())
+            .strip_suffix(to.discovery.suffix)
             .or_else(|| source.strip_suffix(".md"))
             .unwrap_or(&source);
         // Hosts that read `name` get it written; only a host that names roles
@@ -280,7 +280,7 @@ pub(crate) fn convert_doc(
         .file_name()
         .and_then(|n| n.to_str())
         .and_then(|n| {
-            n.strip_suffix(from.discovery.suffix.as_str())
+            n.strip_suffix(from.discovery.suffix)
                 .or_else(|| n.strip_suffix(".md"))
         })
         .or(doc.stem())
@@ -384,7 +384,7 @@ pub(crate) fn convert_doc(
         if !c.lines.iter().any(|l| l.key == req.key) {
             c.item(
                 Outcome::Decision,
-                &req.key,
+                req.key,
                 None,
                 format!("{}: add `{}`", req.note, req.key),
             );
@@ -394,11 +394,11 @@ pub(crate) fn convert_doc(
     // `subagent: true`): a role converted for a host is meant to be delegated to.
     if let Some(need) = &to.invocable {
         let value = need.value.to_string();
-        if c.push(&need.key, format!("{}: {value}\n", need.key)) {
+        if c.push(need.key, format!("{}: {value}\n", need.key)) {
             c.item(
                 Outcome::Converted,
-                &need.key,
-                Some(&need.key),
+                need.key,
+                Some(need.key),
                 format!(
                     "added `{}: {value}`: without it {} {}",
                     need.key,
@@ -437,7 +437,7 @@ pub(crate) fn convert_doc(
     c.fit(&assemble);
     let out = assemble(&c);
     c.slot_comments();
-    let file_name = file_name(&identity, &stem, &to.discovery.suffix);
+    let file_name = file_name(&identity, &stem, to.discovery.suffix);
     if doc.path.file_name().and_then(|n| n.to_str()) != Some(file_name.as_str()) {
         c.item(
             Outcome::Converted,

@@ -14,10 +14,7 @@ impl Convert {
             self.item(Outcome::Dropped, k, None, "not a string".into());
             return;
         };
-        let default = to
-            .key(tk)
-            .and_then(|f| f.default.clone())
-            .unwrap_or_else(|| "its default".into());
+        let default = to.key(tk).and_then(|f| f.default).unwrap_or("its default");
         if let Some(m) = map.get(v) {
             self.push(tk, emit::string_entry(tk, m));
             self.item(
@@ -28,8 +25,8 @@ impl Convert {
             );
             return;
         }
-        if from.models.inherit.iter().any(|i| i == v) {
-            if to.models.inherit.iter().any(|i| i == v) {
+        if from.models.inherit.contains(&v) {
+            if to.models.inherit.contains(&v) {
                 self.push(tk, emit::string_entry(tk, v));
                 self.item(Outcome::Converted, k, Some(tk), "as written".into());
             } else {
@@ -44,8 +41,8 @@ impl Convert {
         }
         let to_own = !to.models.provider_form();
         let from_own = !from.models.provider_form();
-        if from_own && from.models.aliases.iter().any(|a| a == v) {
-            if to_own && to.models.aliases.iter().any(|a| a == v) {
+        if from_own && from.models.aliases.contains(&v) {
+            if to_own && to.models.aliases.contains(&v) {
                 self.push(tk, emit::string_entry(tk, v));
                 self.item(Outcome::Converted, k, Some(tk), "as written".into());
                 return;
@@ -66,12 +63,8 @@ impl Convert {
         let converted = match (from_own, to_own) {
             (true, false) => from.models.provider.as_ref().map(|p| format!("{p}/{v}")),
             (false, true) => v.split_once('/').and_then(|(p, id)| {
-                (to.models.provider.as_deref() == Some(p)
-                    && to
-                        .models
-                        .id_prefixes
-                        .iter()
-                        .any(|x| id.starts_with(x.as_str())))
+                (to.models.provider == Some(p)
+                    && to.models.id_prefixes.iter().any(|x| id.starts_with(*x)))
                 .then(|| id.to_string())
             }),
             _ => Some(v.to_string()),

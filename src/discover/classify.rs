@@ -22,7 +22,7 @@ pub(super) fn classify(
     let stem = file_name
         .file_name()
         .and_then(|n| n.to_str())
-        .and_then(|n| n.strip_suffix(host.discovery.suffix.as_str()))
+        .and_then(|n| n.strip_suffix(host.discovery.suffix))
         .filter(|s| !s.is_empty())
         .map(str::to_string)
         .or_else(|| {
@@ -87,7 +87,7 @@ pub(super) fn classify(
         RolePath::Builtin(_) => None,
     };
     let problem = match excluded {
-        Some(e) => Some(e.note.clone()),
+        Some(e) => Some(e.note.to_string()),
         None => problem,
     };
     let loadable = excluded.is_none()
@@ -148,13 +148,16 @@ fn loadable_by(host: Host, doc: &RoleDoc, role: &Role) -> bool {
         _ => None,
     };
     if let Some(seen) = &line_keys
-        && host.required.iter().any(|r| !seen.contains(&r.key))
+        && host
+            .required
+            .iter()
+            .any(|r| !seen.iter().any(|s| s == r.key))
     {
         return false;
     }
     // The keys without which the host skips the role (pwk: both `name` and
     // `description`, as its schema; nicobailon the same; tintinweb and herdr none).
-    host.required.iter().all(|r| match r.key.as_str() {
+    host.required.iter().all(|r| match r.key {
         "name" => present(&role.name),
         "description" if r.empty_ok => role.description.is_some(),
         "description" => present(&role.description),
@@ -234,7 +237,7 @@ fn reader_problem(doc: &RoleDoc, host: Host) -> Option<String> {
     }
     let mapping = doc.mapping()?;
     for required in &host.required {
-        let key = required.key.as_str();
+        let key = required.key;
         match mapping.get(key) {
             None => return Some(format!("missing `{key}`")),
             Some(node) => match node.as_str() {

@@ -97,11 +97,7 @@ pub(super) fn pick_winners(
 /// Notes about how the host names this file.
 fn identity_notes(host: Host, f: &RoleFile) -> Vec<String> {
     let label = host.label();
-    let unknown = host
-        .identity
-        .on_unknown
-        .clone()
-        .unwrap_or_else(|| "finds no role".to_string());
+    let unknown = host.identity.on_unknown.unwrap_or("finds no role");
     let Some(name) = f.role.as_ref().and_then(|r| r.name.as_deref()) else {
         return match host.identity.by {
             IdentityBy::NameThenStem => {

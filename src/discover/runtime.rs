@@ -138,7 +138,7 @@ pub(crate) struct McpReach {
 
 /// What pi makes of an allow-list (`None`: no `tools`) for MCP, per `fact`.
 fn mcp_reach(fact: &crate::host::McpReach, list: Option<&[String]>) -> Option<McpReach> {
-    let pi = fact.pi.clone();
+    let pi = fact.pi.to_string();
     let Some(list) = list else {
         return fact.missing_reaches.then(|| McpReach {
             pi: pi.clone(),
@@ -337,7 +337,10 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
     let (settings, settings_unread) = match (&host.settings, &own) {
         (Some(set), Some(own)) => {
             own.apply(set, role, &mut max_turns, &mut disabled);
-            (own.found(set, &role.name), set.unread.clone())
+            (
+                own.found(set, &role.name),
+                set.unread.iter().map(|s| s.to_string()).collect(),
+            )
         }
         (None, _) if !on_pi => (
             Vec::new(),
@@ -400,7 +403,7 @@ impl OwnSettings {
             };
             out.push(ConfigFile {
                 path: display,
-                purpose: match f.layer.as_str() {
+                purpose: match f.layer {
                     "user" => "the host's user settings",
                     "project" => "the host's project settings",
                     "local" => "the host's local settings",
@@ -431,7 +434,7 @@ impl OwnSettings {
         disabled: &mut Option<String>,
     ) {
         for k in &set.keys {
-            let Some((value, file)) = self.get(&k.key, &role.name) else {
+            let Some((value, file)) = self.get(k.key, &role.name) else {
                 continue;
             };
             let key = k.key.replace("<role>", &role.name);
@@ -449,7 +452,7 @@ impl OwnSettings {
                     }
                 }
             }
-            if k.sets.as_deref() == Some("max-turns")
+            if k.sets == Some("max-turns")
                 && let Some(n) = value.as_u64()
             {
                 if k.over_file || max_turns.value.is_none() {
@@ -476,12 +479,12 @@ impl OwnSettings {
         set.keys
             .iter()
             .filter_map(|k| {
-                let (value, file) = self.get(&k.key, role)?;
+                let (value, file) = self.get(k.key, role)?;
                 Some(SettingFound {
                     key: k.key.replace("<role>", role),
                     value: value.clone(),
                     file: file.to_string(),
-                    note: k.note.clone(),
+                    note: k.note.to_string(),
                 })
             })
             .collect()
@@ -501,7 +504,7 @@ fn host_chain(
     let path = role.path.display(inputs.cwd);
     let mut links: Vec<ChainLink> = Vec::new();
     for step in &set.model_chain {
-        let link = step.link.as_str();
+        let link = step.link;
         if link == "frontmatter" {
             let key = setting_key(host, Some(role), "model").map_or("model", |(k, _)| k);
             links.push(ChainLink {
@@ -509,16 +512,16 @@ fn host_chain(
                 from: format!("`{key}` in {path}"),
                 value: role.role.model.clone(),
                 status: LinkStatus::Unset,
-                note: step.note.clone(),
+                note: step.note.map(str::to_string),
             });
             continue;
         }
         let from_env = step.env.iter().find_map(|name| {
-            let v = inputs.host_vars?.get(name.as_str())?;
+            let v = inputs.host_vars?.get(*name)?;
             Some((v.clone(), format!("`${name}` in the environment")))
         });
         let from_key = || {
-            let key = step.key.as_deref()?;
+            let key = step.key?;
             let (v, file) = own.get(key, &role.name)?;
             Some((
                 v.as_str()?.to_string(),
@@ -527,17 +530,17 @@ fn host_chain(
         };
         let (value, from) = match from_env.or_else(from_key) {
             Some((v, where_)) => (Some(v), where_),
-            None => (None, step.from.clone()),
+            None => (None, step.from.to_string()),
         };
         links.push(ChainLink {
             link,
             from,
             value,
             status: LinkStatus::Unset,
-            note: step.note.clone(),
+            note: step.note.map(str::to_string),
         });
     }
-    let inherit = |v: &str| host.models.inherit.iter().any(|i| i == v);
+    let inherit = |v: &str| host.models.inherit.contains(&v);
     let parent = links
         .iter()
         .rposition(|l| l.link == "parent-default")
@@ -663,7 +666,7 @@ fn setting_key(
             "model" => "model",
             _ => return None,
         };
-        return host.keys.get_key_value(key).map(|(k, f)| (k.as_str(), f));
+        return host.keys.get_key_value(key).map(|(k, f)| (*k, f));
     }
     // Two spellings of one setting (OpenCode: `steps`, and `maxSteps`, read only when
     // `steps` is absent): the current one, unless the role has only the old one.
@@ -671,16 +674,14 @@ fn setting_key(
         |k: &str| role.is_some_and(|r| r.doc.mapping().is_some_and(|m| m.get(k).is_some()));
     host.keys
         .iter()
-        .filter(|(_, f)| f.setting.as_deref() == Some(setting))
+        .filter(|(_, f)| f.setting == Some(setting))
         .min_by_key(|(k, f)| {
             (
                 !present(k),
-                f.note
-                    .as_deref()
-                    .is_some_and(|n| n.starts_with("deprecated")),
+                f.note.is_some_and(|n| n.starts_with("deprecated")),
             )
         })
-        .map(|(k, f)| (k.as_str(), f))
+        .map(|(k, f)| (*k, f))
 }
 
 /// A setting the host reads under a key of its own (Claude Code `effort`,
@@ -693,7 +694,7 @@ fn own_setting<T>(
     value: impl Fn(&crate::role::Node) -> Option<T>,
 ) -> Setting<T> {
     let label = host.label();
-    let default = fact.default.as_deref().unwrap_or("the host's default");
+    let default = fact.default.unwrap_or("the host's default");
     match role.doc.mapping().and_then(|m| m.get(key)) {
         Some(node) => match value(node) {
             Some(v) => Setting {
@@ -827,7 +828,7 @@ fn max_turns(host: Host, role: &ResolvedRole) -> Setting<u64> {
             value: None,
             honoured: true,
             // A host with its own CLI: its default, or that it reads none.
-            note: match host.key("max_turns").and_then(|f| f.default.as_deref()) {
+            note: match host.key("max_turns").and_then(|f| f.default) {
                 Some(d) if !host.host.is_pi() => {
                     format!("not set: {}'s default, {d}", host.label())
                 }
@@ -891,7 +892,7 @@ fn model_chain(
             value: None,
             status: LinkStatus::NotRead,
             note: Some(match host.instead.get("model") {
-                Some(i) => i.clone(),
+                Some(i) => i.to_string(),
                 None => format!("{} reads no model from a role file", host.label()),
             }),
         },
@@ -948,8 +949,8 @@ fn model_chain(
                 "{}'s default: {}",
                 host.label(),
                 setting_key(host, Some(role), "model")
-                    .and_then(|(_, f)| f.default.clone())
-                    .unwrap_or_else(|| "the parent's model".to_string())
+                    .and_then(|(_, f)| f.default)
+                    .unwrap_or("the parent's model")
             ),
         },
         value: settings.default_model.as_ref().map(|(m, _)| m.clone()),
@@ -1044,7 +1045,7 @@ impl HerdrConfig {
                 .replace("{agent_dir}/", "")
                 .replace("{home}/", "~/"),
             per_agent_key: config.per_agent.replace("<role>", name),
-            default_key: config.default.clone(),
+            default_key: config.default.to_string(),
             per_agent: None,
             default: None,
             problem: None,
@@ -1055,7 +1056,7 @@ impl HerdrConfig {
         };
         let display = crate::display::display_path(inputs.cwd, &path);
         cfg.display = display.clone();
-        let purpose = config.note.as_str();
+        let purpose = config.note;
         match read_json(&path) {
             Ok(None) => files.push(ConfigFile {
                 path: display,
@@ -1071,8 +1072,8 @@ impl HerdrConfig {
                 });
             }
             Ok(Some(json)) => {
-                cfg.per_agent = crate::host::ModelConfig::lookup(&config.per_agent, name, &json);
-                cfg.default = crate::host::ModelConfig::lookup(&config.default, name, &json);
+                cfg.per_agent = crate::host::ModelConfig::lookup(config.per_agent, name, &json);
+                cfg.default = crate::host::ModelConfig::lookup(config.default, name, &json);
                 files.push(ConfigFile {
                     path: display,
                     purpose,

@@ -99,12 +99,12 @@ pub(super) fn profile_sources(
         (DirLayer::Project, Layer::Project),
     ] {
         // (path, recursive, skip_dirs, why not read)
-        let mut dirs: Vec<(&str, bool, &[String], Option<String>)> = Vec::new();
+        let mut dirs: Vec<(&str, bool, &[&str], Option<String>)> = Vec::new();
         for u in discovery.unread.iter().filter(|u| u.layer == dir_layer) {
-            dirs.push((&u.path, false, &[], Some(u.note.clone())));
+            dirs.push((u.path, false, &[], Some(u.note.to_string())));
         }
         for d in discovery.dirs.iter().filter(|d| d.layer == dir_layer) {
-            dirs.push((&d.path, d.recursive, &d.skip_dirs, None));
+            dirs.push((d.path, d.recursive, &d.skip_dirs, None));
         }
         // A host that reads project roles from where it starts does not see the
         // project root's: scanned, and said so.
@@ -120,7 +120,7 @@ pub(super) fn profile_sources(
                 if let Some(p) = resolve(path, root) {
                     let mut s = SourceDir::new(layer, Some(p), Some(why.clone()));
                     s.recursive = *recursive;
-                    s.skip_dirs = skip.to_vec();
+                    s.skip_dirs = skip.iter().map(|s| s.to_string()).collect();
                     out.push(s);
                 }
             }
@@ -129,7 +129,7 @@ pub(super) fn profile_sources(
             if let Some(p) = resolve(path, base) {
                 let mut s = SourceDir::new(layer, Some(p), unread);
                 s.recursive = recursive;
-                s.skip_dirs = skip.to_vec();
+                s.skip_dirs = skip.iter().map(|s| s.to_string()).collect();
                 out.push(s);
             }
         }

@@ -347,10 +347,10 @@ pub(crate) fn for_host(
         out.push_str("permission:\n  edit: deny\n  bash: deny\n");
         shown.push("permission");
     }
-    let others: Vec<(&String, &crate::host::KeyFact)> = host
+    let others: Vec<(&&str, &crate::host::KeyFact)> = host
         .keys
         .iter()
-        .filter(|(k, _)| !shown.contains(&k.as_str()))
+        .filter(|(k, _)| !shown.contains(*k))
         .collect();
     if !others.is_empty() {
         out.push('\n');
@@ -358,7 +358,7 @@ pub(crate) fn for_host(
             out.push_str(&line);
         }
         for (key, fact) in others {
-            let mut text = format!("{key}: {}", fact.note.as_deref().unwrap_or("(no note)"));
+            let mut text = format!("{key}: {}", fact.note.unwrap_or("(no note)"));
             if let Some(d) = &fact.default {
                 text.push_str(&format!(" (absent: {d})"));
             }

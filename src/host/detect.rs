@@ -1045,10 +1045,10 @@ mod tests {
         for h in ALL.into_iter().filter(|h| *h != HostId::Pwk) {
             for p in h.profiles() {
                 for k in p.keys.keys() {
-                    if documented.contains_key(k) {
+                    if documented.contains_key(*k) {
                         continue;
                     }
-                    let hosts = readers.entry(k.as_str()).or_default();
+                    let hosts = readers.entry(*k).or_default();
                     if !hosts.contains(&h) {
                         hosts.push(h);
                     }

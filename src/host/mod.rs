@@ -142,7 +142,7 @@ impl HostId {
                 self.profiles()
                     .into_iter()
                     .rev()
-                    .find(|p| version::satisfies(v, &p.applies))
+                    .find(|p| version::satisfies(v, p.applies))
             })
             .unwrap_or_else(|| self.newest())
     }
@@ -202,7 +202,13 @@ fn parse(i: usize, (start, end): (u32, u32)) -> HostProfile {
                 unpack::from_packed(packed, generated::PACKED_TEXT).expect("tested");
             let patch = serde_json::from_str(&patch).expect("PWK_DEBUG_PROFILE_PATCH: JSON");
             merge::merge_patch(&mut v, patch);
-            serde_json::from_value(v).expect("PWK_DEBUG_PROFILE_PATCH: a profile")
+            // The profile borrows its strings for the whole run, and a `Value`
+            // cannot lend them: pack the patched value and leak the packed form.
+            // Debug-only, and once per process (the profile is cached).
+            let mut out = packed::Packer::default();
+            packed::pack(&v, &mut out);
+            unpack::from_packed(out.bytes.leak(), out.text.leak())
+                .expect("PWK_DEBUG_PROFILE_PATCH: a profile")
         }
         _ => unpack::from_packed(packed, generated::PACKED_TEXT)
             .unwrap_or_else(|e| panic!("schemas/hosts/{host}.json, row {i}: {e} (tested)")),
@@ -302,7 +308,7 @@ impl HostProfile {
         self.discovery.exclude.iter().find(|e| {
             (!e.suffix.is_empty() || !e.prefix.is_empty())
                 && file_name.ends_with(&e.suffix)
-                && file_name.starts_with(&e.prefix)
+                && file_name.starts_with(e.prefix)
         })
     }
 
@@ -322,12 +328,12 @@ impl HostProfile {
             .iter()
             .any(|list| list.iter().any(|b| b.to_lowercase() == lower));
         }
-        t.builtins.iter().any(|b| b == name)
+        t.builtins.contains(&name)
             || t.aliases.contains_key(name)
-            || t.injected.iter().any(|b| b == name)
-            || t.provided.iter().any(|b| b == name)
-            || t.all_tokens.iter().any(|b| b == name)
-            || t.none_tokens.iter().any(|b| b == name)
+            || t.injected.contains(&name)
+            || t.provided.contains(&name)
+            || t.all_tokens.contains(&name)
+            || t.none_tokens.contains(&name)
     }
 }
 
@@ -686,10 +692,7 @@ pub fn portable_extra_keys() -> &'static [(&'static str, &'static [&'static str]
 /// Profiles named compactly: a host whose every version is in `profiles` by its
 /// bare name, otherwise each version (`tintinweb@0.18, nicobailon`).
 pub fn name_profiles(profiles: &[&HostProfile]) -> String {
-    let v: Vec<(HostId, &str)> = profiles
-        .iter()
-        .map(|p| (p.host, p.version.as_str()))
-        .collect();
+    let v: Vec<(HostId, &str)> = profiles.iter().map(|p| (p.host, p.version)).collect();
     name_versions(&v)
 }
 
@@ -813,8 +816,10 @@ mod tests {
         for patch in file.versions {
             let label = patch["version"].clone();
             merge_patch(&mut current, patch);
+            // Tests may leak: a profile borrows its strings for `'static`.
+            let value: &'static serde_json::Value = Box::leak(Box::new(current.clone()));
             let profile =
-                Profile::deserialize(&current).map_err(|e| format!("{host}@{label}: {e}"))?;
+                Profile::deserialize(value).map_err(|e| format!("{host}@{label}: {e}"))?;
             out.push(HostProfile {
                 host,
                 profile,
@@ -866,13 +871,13 @@ mod tests {
                 for k in &set.keys {
                     assert!(!k.cite.is_empty(), "{label}: {}", k.key);
                     assert!(
-                        k.sets.as_deref().is_none_or(|s| s == "max-turns"),
+                        k.sets.is_none_or(|s| s == "max-turns"),
                         "{label}: {} sets {:?}",
                         k.key,
                         k.sets
                     );
                 }
-                let links: Vec<&str> = set.model_chain.iter().map(|s| s.link.as_str()).collect();
+                let links: Vec<&str> = set.model_chain.iter().map(|s| s.link).collect();
                 for step in &set.model_chain {
                     assert!(!step.cite.is_empty(), "{label}: {}", step.link);
                     assert!(
@@ -883,7 +888,7 @@ mod tests {
                             "env",
                             "parent-default"
                         ]
-                        .contains(&step.link.as_str()),
+                        .contains(&step.link),
                         "{label}: unknown link {}",
                         step.link
                     );
@@ -991,9 +996,9 @@ mod tests {
             serde_json::json!({"models": {"agents": {"a": ["x/1", "y/2"]}, "default": "z/3"}});
         let cfg = HostId::Herdr.newest().model_config.as_ref().unwrap();
         let at = |path: &str, role: &str| ModelConfig::lookup(path, role, &json);
-        assert_eq!(at(&cfg.per_agent, "a").as_deref(), Some("x/1"));
-        assert_eq!(at(&cfg.per_agent, "b"), None);
-        assert_eq!(at(&cfg.default, "a").as_deref(), Some("z/3"));
+        assert_eq!(at(cfg.per_agent, "a").as_deref(), Some("x/1"));
+        assert_eq!(at(cfg.per_agent, "b"), None);
+        assert_eq!(at(cfg.default, "a").as_deref(), Some("z/3"));
         assert!(HostId::Tintinweb.newest().model_config.is_none());
     }
 
@@ -1003,16 +1008,18 @@ mod tests {
         let profiles: Vec<&HostProfile> = pi_profiles().collect();
         assert_eq!(rows.len(), profiles.len());
         for (r, p) in rows.iter().zip(&profiles) {
-            assert_eq!((r.host, r.version), (p.host, p.version.as_str()));
-            let keys: Vec<&str> = p.keys.keys().map(String::as_str).collect();
+            assert_eq!((r.host, r.version), (p.host, p.version));
+            let keys: Vec<&str> = p.keys.keys().copied().collect();
             assert_eq!(r.keys, keys.as_slice(), "{}", p.label());
-            let rejected: Vec<&str> = p.rejected.keys().map(String::as_str).collect();
+            let rejected: Vec<&str> = p.rejected.keys().copied().collect();
             assert_eq!(r.rejected, rejected.as_slice(), "{}", p.label());
-            fn pairs(m: &std::collections::BTreeMap<String, String>) -> Vec<(&str, &str)> {
-                m.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect()
+            fn pairs(
+                m: &std::collections::BTreeMap<&'static str, &'static str>,
+            ) -> Vec<(&'static str, &'static str)> {
+                m.iter().map(|(k, v)| (*k, *v)).collect()
             }
             assert_eq!(r.instead, pairs(&p.instead).as_slice(), "{}", p.label());
-            let required: Vec<&str> = p.required.iter().map(|q| q.key.as_str()).collect();
+            let required: Vec<&str> = p.required.iter().map(|q| q.key).collect();
             assert_eq!(r.required, required.as_slice(), "{}", p.label());
             assert_eq!(
                 r.default_values,
@@ -1024,7 +1031,7 @@ mod tests {
                 .keys
                 .iter()
                 .filter(|(_, f)| f.parsed_as == Some(ParsedAs::Json))
-                .map(|(k, _)| k.as_str())
+                .map(|(k, _)| *k)
                 .collect();
             assert_eq!(r.json, json.as_slice(), "{}", p.label());
         }

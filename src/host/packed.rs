@@ -38,7 +38,6 @@ pub(super) const OBJECT: u8 = 8;
 
 /// What [`pack`] writes to: the values and the strings' text.
 #[derive(Default)]
-#[cfg_attr(not(test), allow(dead_code))] // build.rs packs; pwk only reads
 pub(super) struct Packer {
     pub bytes: Vec<u8>,
     pub text: String,
@@ -46,8 +45,7 @@ pub(super) struct Packer {
     places: std::collections::HashMap<String, (u32, u32)>,
 }
 
-/// Append `v`, packed, to `out`.
-#[cfg_attr(not(test), allow(dead_code))] // build.rs packs; pwk only reads
+/// Append `v`, packed, to `out` (build.rs, and pwk's `PWK_DEBUG_PROFILE_PATCH`).
 pub(super) fn pack(v: &serde_json::Value, out: &mut Packer) {
     use serde_json::Value;
     match v {
@@ -87,7 +85,6 @@ pub(super) fn pack(v: &serde_json::Value, out: &mut Packer) {
     }
 }
 
-#[cfg_attr(not(test), allow(dead_code))]
 fn pack_str(s: &str, out: &mut Packer) {
     let (start, end) = match out.places.get(s) {
         Some(&place) => place,
@@ -103,7 +100,6 @@ fn pack_str(s: &str, out: &mut Packer) {
     pack_u32(end as usize, &mut out.bytes);
 }
 
-#[cfg_attr(not(test), allow(dead_code))]
 fn pack_u32(n: usize, out: &mut Vec<u8>) {
     let n = u32::try_from(n).expect("the profiles are shorter than 4 GiB");
     out.extend_from_slice(&n.to_le_bytes());

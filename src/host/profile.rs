@@ -5,6 +5,9 @@
 //! over the one before, so a version lists only what changed. Every fact carries its
 //! source (`cite`): `package@version path:line`, `owner/repo@commit path:line`, an
 //! observation (`observed: …`) or a changelog line (then it is at most a warning).
+//!
+//! Every string is `&'static str`, borrowed from the profile text compiled into the
+//! binary ([`super::unpack`] lends it): reading a profile allocates no strings.
 
 use std::collections::BTreeMap;
 
@@ -13,22 +16,22 @@ use serde::Deserialize;
 use crate::severity::Severity;
 
 /// A fact's provenance.
-pub type Cite = String;
+pub type Cite = &'static str;
 
 /// One host at one version, fully resolved (patches applied).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Profile {
     /// What users type after `@` (`0.18`).
-    pub version: String,
+    pub version: &'static str,
     /// The package versions this profile describes (`>=0.17.0`, `>=0.14.0 <0.17.0`).
-    pub applies: String,
+    pub applies: &'static str,
     /// The exact version whose source or behaviour was read.
-    pub measured: String,
+    pub measured: &'static str,
     /// Where the facts come from, as a whole.
-    pub source: String,
+    pub source: &'static str,
     /// Human name, e.g. `@tintinweb/pi-subagents 0.18`.
-    pub title: String,
+    pub title: &'static str,
     pub discovery: Discovery,
     pub identity: Identity,
     pub parser: Parser,
@@ -40,7 +43,7 @@ pub struct Profile {
     #[serde(default)]
     pub required: Vec<Required>,
     /// Every frontmatter key the host's loader reads, and nothing else.
-    pub keys: BTreeMap<String, KeyFact>,
+    pub keys: BTreeMap<&'static str, KeyFact>,
     /// Keys the host reads only as one unquoted `key: value` line, and what it does
     /// with a YAML list or a quoted value there (herdr 3.x: removes the role).
     #[serde(default)]
@@ -51,14 +54,14 @@ pub struct Profile {
     pub unknown_keys: Option<Fact>,
     /// For documented keys the host does not read: what it reads instead.
     #[serde(default)]
-    pub instead: BTreeMap<String, String>,
+    pub instead: BTreeMap<&'static str, &'static str>,
     /// For an unread key, the value that matches what the host does anyway (then
     /// the key is harmless there and not reported).
     #[serde(default)]
-    pub default_values: BTreeMap<String, String>,
+    pub default_values: BTreeMap<&'static str, &'static str>,
     /// Keys that make the host refuse the role.
     #[serde(default)]
-    pub rejected: BTreeMap<String, Fact>,
+    pub rejected: BTreeMap<&'static str, Fact>,
     /// Set when the host refuses a role that declares a hook under a key other
     /// than `hooks` (Claude Code: a misplaced permission guard).
     #[serde(default)]
@@ -88,11 +91,11 @@ pub struct Profile {
     pub models: Models,
     /// Rule severities that differ for this host.
     #[serde(default)]
-    pub severity: BTreeMap<String, Severity>,
+    pub severity: BTreeMap<&'static str, Severity>,
     /// Other facts worth knowing, each with its source: for people reading the file
     /// (build.rs leaves them out of the binary, so this is empty at run time).
     #[serde(default)]
-    pub notes: Vec<String>,
+    pub notes: Vec<&'static str>,
     /// The role's permission mode, where the host has one (Claude Code).
     #[serde(default)]
     pub permission_modes: Option<PermissionModes>,
@@ -121,10 +124,10 @@ pub struct Profile {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Invocable {
-    pub key: String,
+    pub key: &'static str,
     pub value: serde_json::Value,
     /// What the host does without it, completing "`<host>` …".
-    pub note: String,
+    pub note: &'static str,
     pub cite: Cite,
     #[serde(default)]
     pub confidence: Confidence,
@@ -135,47 +138,47 @@ pub struct Invocable {
 #[serde(deny_unknown_fields)]
 pub struct Variants {
     /// The key whose value names the kind (`kind`).
-    pub key: String,
+    pub key: &'static str,
     /// The kind of an agent without that key.
-    pub default: String,
+    pub default: &'static str,
     /// Groups of keys of which a kind needs exactly one (a remote agent's
     /// `agent_card_url` or `agent_card_json`).
     #[serde(default)]
     pub one_of: Vec<OneOf>,
     /// The kinds whose body is the agent's prompt (a remote agent has none).
     #[serde(default)]
-    pub prompt_kinds: Vec<String>,
+    pub prompt_kinds: Vec<&'static str>,
     pub cite: Cite,
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OneOf {
-    pub keys: Vec<String>,
-    pub kinds: Vec<String>,
+    pub keys: Vec<&'static str>,
+    pub kinds: Vec<&'static str>,
     /// What the host does otherwise, completing "`<host>` …".
-    pub note: String,
+    pub note: &'static str,
 }
 
 impl Variants {
     /// Whether the body is the prompt of an agent of this kind.
     pub fn has_prompt(&self, kind: &str) -> bool {
-        self.prompt_kinds.is_empty() || self.prompt_kinds.iter().any(|k| k == kind)
+        self.prompt_kinds.is_empty() || self.prompt_kinds.contains(&kind)
     }
 
     /// The kind of the agent `tree` describes.
     pub fn kind_of<'a>(&'a self, tree: &'a crate::role::Node) -> &'a str {
-        tree.get(&self.key)
+        tree.get(self.key)
             .and_then(|n| n.as_scalar())
-            .map_or(self.default.as_str(), str::trim)
+            .map_or(self.default, str::trim)
     }
 }
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Equivalent {
-    pub keys: Vec<String>,
-    pub note: String,
+    pub keys: Vec<&'static str>,
+    pub note: &'static str,
 }
 
 /// What a host does with a file without frontmatter keys.
@@ -184,7 +187,7 @@ pub struct Equivalent {
 pub struct NoFrontmatter {
     pub action: NoFrontmatterAction,
     /// Completes "\<host> …".
-    pub note: String,
+    pub note: &'static str,
     pub cite: Cite,
 }
 
@@ -200,7 +203,7 @@ pub enum NoFrontmatterAction {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fact {
-    pub note: String,
+    pub note: &'static str,
     pub cite: Cite,
     #[serde(default)]
     pub confidence: Confidence,
@@ -210,9 +213,9 @@ pub struct Fact {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StrictLines {
-    pub keys: Vec<String>,
+    pub keys: Vec<&'static str>,
     /// What the host does otherwise, as a clause.
-    pub note: String,
+    pub note: &'static str,
     pub cite: Cite,
     #[serde(default)]
     pub confidence: Confidence,
@@ -253,7 +256,7 @@ pub struct Discovery {
     pub exclude: Vec<Exclude>,
     /// The file-name suffix of a role file (`.md`; Copilot: `.agent.md`).
     #[serde(default = "md")]
-    pub suffix: String,
+    pub suffix: &'static str,
     /// Where project directories are resolved from.
     pub base: Base,
     pub cite: Cite,
@@ -278,10 +281,10 @@ pub enum Base {
 #[serde(deny_unknown_fields)]
 pub struct UnreadDir {
     /// Relative to the base, as [`DiscoveryDir::path`].
-    pub path: String,
+    pub path: &'static str,
     pub layer: DirLayer,
     /// Why the host does not see a role there, and what to do.
-    pub note: String,
+    pub note: &'static str,
     pub cite: Cite,
 }
 
@@ -289,13 +292,13 @@ pub struct UnreadDir {
 #[serde(deny_unknown_fields)]
 pub struct DiscoveryDir {
     /// `{agent_dir}/agents`, `{home}/.agents`, or a path relative to the base.
-    pub path: String,
+    pub path: &'static str,
     pub layer: DirLayer,
     #[serde(default)]
     pub recursive: bool,
     /// Sub-directories a recursive scan leaves out.
     #[serde(default)]
-    pub skip_dirs: Vec<String>,
+    pub skip_dirs: Vec<&'static str>,
     pub cite: Cite,
 }
 
@@ -320,11 +323,11 @@ pub enum DirLayer {
 pub struct Exclude {
     /// A file-name suffix (`.chain.md`).
     #[serde(default)]
-    pub suffix: String,
+    pub suffix: &'static str,
     /// A file-name prefix (Gemini CLI: `_`).
     #[serde(default)]
-    pub prefix: String,
-    pub note: String,
+    pub prefix: &'static str,
+    pub note: &'static str,
     pub cite: Cite,
 }
 
@@ -339,7 +342,7 @@ pub struct Identity {
     /// What the host does when called by a name it does not know, completing
     /// "\<host> …" (tintinweb: runs a general-purpose child with all seven tools).
     #[serde(default)]
-    pub on_unknown: Option<String>,
+    pub on_unknown: Option<&'static str>,
     /// Set when the host matches a called name without regard to case, when no
     /// role has it exactly (tintinweb).
     #[serde(default)]
@@ -375,7 +378,7 @@ impl IdentityBy {
 pub struct Parser {
     pub kind: ParserKind,
     /// Which parser, in words (`pi's parseFrontmatter (yaml 2.x)`).
-    pub library: String,
+    pub library: &'static str,
     /// Whether a quoted value is read without its quotes.
     pub quotes: Quotes,
     /// What the host makes of a flow list (`[a, b]`) in a list-valued key.
@@ -406,7 +409,7 @@ pub struct Parser {
     /// What a UTF-8 byte order mark before `---` does.
     pub bom: BomReading,
     /// The same, in words, with its source.
-    pub bom_note: String,
+    pub bom_note: &'static str,
     pub cite: Cite,
 }
 
@@ -414,8 +417,8 @@ fn yes() -> bool {
     true
 }
 
-fn md() -> String {
-    ".md".to_string()
+fn md() -> &'static str {
+    ".md"
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -463,7 +466,7 @@ pub struct BadFile {
     pub action: BadFileAction,
     /// The host's own words, when it says anything.
     #[serde(default)]
-    pub message: Option<String>,
+    pub message: Option<&'static str>,
     pub cite: Cite,
 }
 
@@ -504,14 +507,14 @@ impl BadFileAction {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Required {
-    pub key: String,
+    pub key: &'static str,
     /// Whether an empty string counts as present (Copilot CLI loads `description: ""`).
     #[serde(default)]
     pub empty_ok: bool,
     /// The kinds of agent that need it ([`Profile::variants`]); empty: every kind.
     #[serde(default)]
-    pub kinds: Vec<String>,
-    pub note: String,
+    pub kinds: Vec<&'static str>,
+    pub note: &'static str,
     pub cite: Cite,
 }
 
@@ -525,10 +528,10 @@ pub struct KeyFact {
     pub schema: serde_json::Value,
     /// Human description of the key under this host.
     #[serde(default)]
-    pub note: Option<String>,
+    pub note: Option<&'static str>,
     /// What the host does when the key is absent.
     #[serde(default)]
-    pub default: Option<String>,
+    pub default: Option<&'static str>,
     pub cite: Cite,
     #[serde(default)]
     pub confidence: Confidence,
@@ -536,13 +539,13 @@ pub struct KeyFact {
     /// different hosts with the same setting are one another's spelling
     /// (`max-turns`: tintinweb `max_turns`, Claude Code `maxTurns`).
     #[serde(default)]
-    pub setting: Option<String>,
+    pub setting: Option<&'static str>,
     /// What the host does with the whole role when this key's value is not what
     /// `schema` allows, completing "`<host>` …", when that is worse than ignoring the
     /// value (Claude Code drops an agent whose `hooks` is not a hooks mapping): the
     /// finding is then an error that says so.
     #[serde(default)]
-    pub on_invalid: Option<String>,
+    pub on_invalid: Option<&'static str>,
     /// How the host parses the value's text after reading it (nicobailon: `toolBudget`
     /// with `JSON.parse`, a value that does not parse drops the role).
     #[serde(default)]
@@ -550,7 +553,7 @@ pub struct KeyFact {
     /// The kinds of agent this key belongs to ([`Profile::variants`]); empty: every
     /// kind. The host refuses an agent of another kind that has it.
     #[serde(default)]
-    pub kinds: Vec<String>,
+    pub kinds: Vec<&'static str>,
 }
 
 /// How a host re-parses a key's text ([`KeyFact::parsed_as`]).
@@ -569,30 +572,30 @@ fn any_schema() -> serde_json::Value {
 #[serde(deny_unknown_fields)]
 pub struct Tools {
     /// Built-in tool names the host hands to the child.
-    pub builtins: Vec<String>,
+    pub builtins: Vec<&'static str>,
     /// Tools the host adds to every child, whatever `tools` says.
     #[serde(default)]
-    pub injected: Vec<String>,
+    pub injected: Vec<&'static str>,
     /// Tools of the host's own that a role may list.
     #[serde(default)]
-    pub provided: Vec<String>,
+    pub provided: Vec<&'static str>,
     /// Entries that mean every built-in.
     #[serde(default)]
-    pub all_tokens: Vec<String>,
+    pub all_tokens: Vec<&'static str>,
     /// Entries that mean no tools.
     #[serde(default)]
-    pub none_tokens: Vec<String>,
+    pub none_tokens: Vec<&'static str>,
     /// Entry prefixes that name extension tools (`ext:`).
     #[serde(default)]
-    pub extension_prefixes: Vec<String>,
+    pub extension_prefixes: Vec<&'static str>,
     /// The key that loads extensions whose tools a role may then name plainly.
     #[serde(default)]
-    pub extension_key: Option<String>,
+    pub extension_key: Option<&'static str>,
     /// This host's tool names that stand for pi built-ins under another name
     /// (Claude Code `Glob` → `find`; Copilot `search` → `grep`, `find`): the shared
     /// vocabulary `pwk convert` maps through. A pi built-in maps to itself.
     #[serde(default)]
-    pub maps_to: BTreeMap<String, Vec<String>>,
+    pub maps_to: BTreeMap<&'static str, Vec<&'static str>>,
     /// Whether `tools:` with no value gives the child no tools (Claude Code
     /// 2.1.332: `bgn(null)` is `[]`) rather than the default.
     #[serde(default)]
@@ -601,11 +604,11 @@ pub struct Tools {
     /// (Claude Code 2.1.332: with `Bash`, no `Grep` or `Glob`; the child searches
     /// through Bash).
     #[serde(default)]
-    pub folded_into: BTreeMap<String, Vec<String>>,
+    pub folded_into: BTreeMap<&'static str, Vec<&'static str>>,
     /// Entries the host renames to another of its tools (Claude Code 2.1.332:
     /// `Task` → `Agent`): known, and the child gets the tool it names.
     #[serde(default)]
-    pub aliases: BTreeMap<String, String>,
+    pub aliases: BTreeMap<&'static str, &'static str>,
     /// Names the host accepts in `tools` but never gives the child (Claude Code
     /// 2.1.332: `TaskCreate`, `Search`; Gemini CLI 0.61: `read_many_files`).
     #[serde(default)]
@@ -624,13 +627,13 @@ pub struct Tools {
     /// What the host does when no entry of `tools` names a tool it knows, when that
     /// is worse than running without them (Claude Code refuses to spawn the child).
     #[serde(default)]
-    pub all_unknown: Option<String>,
+    pub all_unknown: Option<&'static str>,
     /// What the host does with a name it does not know.
-    pub unknown: String,
+    pub unknown: &'static str,
     /// What the child gets when `tools` is absent, completing "the child gets …".
-    pub missing: String,
+    pub missing: &'static str,
     /// The same, as tool names (pi's defaults and the host's own tools).
-    pub default: Vec<String>,
+    pub default: Vec<&'static str>,
     /// Whether the child's default (no `tools`) includes mutating tools.
     pub missing_is_mutating: bool,
     /// What pi's own MCP support makes of the role's tools, where the host hands
@@ -649,7 +652,7 @@ pub struct Tools {
     /// Tools the host adds to an allow-list when a key is set (Claude Code:
     /// `memory` adds Read, Write and Edit), by key.
     #[serde(default)]
-    pub added_by: BTreeMap<String, AddedTools>,
+    pub added_by: BTreeMap<&'static str, AddedTools>,
     /// Set when an entry `<tool>/<name>` names the tool before the `/` (Copilot:
     /// `search/codebase` is `search`, `execute/*` is `execute`); any other
     /// `<server>/<tool>` names an MCP server's tool.
@@ -670,19 +673,19 @@ pub struct Tools {
 #[serde(deny_unknown_fields)]
 pub struct Ruleset {
     /// The key of the tool map (`tools`).
-    pub tools_key: String,
+    pub tools_key: &'static str,
     /// The key of the permission map (`permission`).
-    pub permission_key: String,
+    pub permission_key: &'static str,
     /// Entries of the tool map that become another permission (`write`, `patch` →
     /// `edit`).
     #[serde(default)]
-    pub tools_as: BTreeMap<String, String>,
+    pub tools_as: BTreeMap<&'static str, &'static str>,
     /// Tools whose calls are governed by another tool's permission (`write`,
     /// `apply_patch` by `edit`).
     #[serde(default)]
-    pub permission_of: BTreeMap<String, String>,
+    pub permission_of: BTreeMap<&'static str, &'static str>,
     /// What everything gets before the role's rules (`*`: allow).
-    pub base: String,
+    pub base: &'static str,
     pub cite: Cite,
     #[serde(default)]
     pub confidence: Confidence,
@@ -692,9 +695,9 @@ pub struct Ruleset {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Dropped {
-    pub names: Vec<String>,
+    pub names: Vec<&'static str>,
     /// Why the child never gets them, completing "`<host>` …".
-    pub note: String,
+    pub note: &'static str,
     pub cite: Cite,
     #[serde(default)]
     pub confidence: Confidence,
@@ -703,15 +706,16 @@ pub struct Dropped {
 impl Ruleset {
     /// The permission that governs `tool`.
     pub fn permission<'a>(&'a self, tool: &'a str) -> &'a str {
-        self.permission_of.get(tool).map_or(tool, String::as_str)
+        self.permission_of.get(tool).map_or(tool, |s| *s)
     }
 }
 
 /// Tools a key adds ([`Tools::added_by`]).
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+// serde borrows a `&'static str` field by itself, but not one behind `Cite` or in a `Vec`.
+#[serde(deny_unknown_fields, bound(deserialize = "'de: 'static"))]
 pub struct AddedTools {
-    pub tools: Vec<String>,
+    pub tools: Vec<&'static str>,
     pub cite: Cite,
     #[serde(default)]
     pub confidence: Confidence,
@@ -723,16 +727,16 @@ pub struct AddedTools {
 #[serde(deny_unknown_fields)]
 pub struct PermissionModes {
     /// The key (`permissionMode`).
-    pub key: String,
+    pub key: &'static str,
     /// Tools that change files (`Edit`, `Write`, …).
-    pub edits: Vec<String>,
+    pub edits: Vec<&'static str>,
     /// Tools that run commands (`Bash`).
-    pub shell: Vec<String>,
+    pub shell: Vec<&'static str>,
     /// Tools no mode restricts (`Read`, `Grep`, …); every other tool, MCP tools and
     /// the session's others included, is `other`.
-    pub read_only: Vec<String>,
+    pub read_only: Vec<&'static str>,
     /// Mode → what it does.
-    pub modes: BTreeMap<String, ModeEffect>,
+    pub modes: BTreeMap<&'static str, ModeEffect>,
     pub cite: Cite,
     #[serde(default)]
     pub confidence: Confidence,
@@ -746,7 +750,7 @@ pub struct ModeEffect {
     pub shell: ModeAccess,
     pub other: ModeAccess,
     /// What the mode is, completing "`permissionMode: plan` …".
-    pub note: String,
+    pub note: &'static str,
 }
 
 /// How far a permission mode lets a kind of tool go.
@@ -771,7 +775,7 @@ impl Tools {
     pub fn drops(&self, name: &str) -> bool {
         self.dropped
             .as_ref()
-            .is_some_and(|d| d.names.iter().any(|n| n == name))
+            .is_some_and(|d| d.names.contains(&name))
     }
 }
 
@@ -783,13 +787,13 @@ impl Tools {
 pub struct McpReach {
     /// The pi versions this holds on (`>=1.0.4`): the generation the host must run
     /// on for it to matter.
-    pub pi: String,
+    pub pi: &'static str,
     /// Tool names that open every configured MCP tool, mutating ones too.
-    pub gateways: Vec<String>,
+    pub gateways: Vec<&'static str>,
     /// Whether a role without `tools` reaches the MCP tools too.
     pub missing_reaches: bool,
     /// What happens, completing "on pi … ".
-    pub note: String,
+    pub note: &'static str,
     pub cite: Cite,
     #[serde(default)]
     pub confidence: Confidence,
@@ -798,7 +802,7 @@ pub struct McpReach {
 impl McpReach {
     /// Whether `name` is one of the gateway tools.
     pub fn is_gateway(&self, name: &str) -> bool {
-        self.gateways.iter().any(|g| g == name)
+        self.gateways.contains(&name)
     }
 }
 
@@ -811,7 +815,7 @@ pub struct SkillDirs {
     /// Other places the host also looks that pwk does not search (packages,
     /// settings), as a list for "not searched: …".
     #[serde(default)]
-    pub also: Option<String>,
+    pub also: Option<&'static str>,
     pub cite: Cite,
     #[serde(default)]
     pub confidence: Confidence,
@@ -824,7 +828,7 @@ pub struct SkillDirs {
 pub struct SkillDir {
     /// `{agent_dir}/skills`, `{home}/.agents/skills`, or relative to the project
     /// root (`.pi/skills`).
-    pub path: String,
+    pub path: &'static str,
     /// A `<name>.md` file directly in the directory is a skill too.
     #[serde(default)]
     pub flat_md: bool,
@@ -847,13 +851,13 @@ impl SkillDir {
 #[serde(deny_unknown_fields)]
 pub struct ModelConfig {
     /// `{agent_dir}/…`, `{home}/…`, or relative to the project root.
-    pub file: String,
+    pub file: &'static str,
     /// The dotted path of a role's model in it; `<role>` is the role's name.
-    pub per_agent: String,
+    pub per_agent: &'static str,
     /// The dotted path of the model every role defaults to.
-    pub default: String,
+    pub default: &'static str,
     /// What the file is for, in words.
-    pub note: String,
+    pub note: &'static str,
     pub cite: Cite,
     #[serde(default)]
     pub confidence: Confidence,
@@ -889,7 +893,7 @@ impl ModelConfig {
         if let Some(rest) = self.file.strip_prefix("{home}/") {
             return home.map(|h| h.join(rest));
         }
-        Some(root.join(&self.file))
+        Some(root.join(self.file))
     }
 }
 
@@ -902,14 +906,14 @@ pub struct HostSettings {
     /// The files, lowest priority first.
     pub files: Vec<SettingsFile>,
     /// How the host combines them, in words.
-    pub merge: String,
+    pub merge: &'static str,
     /// The keys that change a sub-agent (dotted; `<role>` is the role's name).
     pub keys: Vec<SettingsKey>,
     /// The host's model chain for a sub-agent, first link first.
     pub model_chain: Vec<ChainStep>,
     /// What else decides that pwk does not read (managed settings, a flag), in words.
     #[serde(default)]
-    pub unread: Vec<String>,
+    pub unread: Vec<&'static str>,
     pub cite: Cite,
 }
 
@@ -918,9 +922,9 @@ pub struct HostSettings {
 #[serde(deny_unknown_fields)]
 pub struct SettingsFile {
     /// `{home}/…`, or relative to the project root.
-    pub path: String,
+    pub path: &'static str,
     /// `user`, `project`, `local`.
-    pub layer: String,
+    pub layer: &'static str,
     pub cite: Cite,
 }
 
@@ -933,7 +937,7 @@ impl SettingsFile {
     ) -> Option<std::path::PathBuf> {
         match self.path.strip_prefix("{home}/") {
             Some(rest) => home.map(|h| h.join(rest)),
-            None => Some(root.join(&self.path)),
+            None => Some(root.join(self.path)),
         }
     }
 
@@ -947,12 +951,12 @@ impl SettingsFile {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SettingsKey {
-    pub key: String,
+    pub key: &'static str,
     /// What it does to the sub-agent.
-    pub note: String,
+    pub note: &'static str,
     /// The role setting a whole number here sets (`max-turns`).
     #[serde(default)]
-    pub sets: Option<String>,
+    pub sets: Option<&'static str>,
     /// Whether it wins over the role file's own key (Gemini CLI's overrides) or
     /// only fills in where the file has none (OpenCode's `agent.<name>`).
     #[serde(default)]
@@ -963,7 +967,7 @@ pub struct SettingsKey {
     /// A list entry that turns the role off (`Agent(<role>)` in Claude Code's
     /// `permissions.deny`).
     #[serde(default)]
-    pub disables_entry: Option<String>,
+    pub disables_entry: Option<&'static str>,
     pub cite: Cite,
 }
 
@@ -972,17 +976,17 @@ pub struct SettingsKey {
 #[serde(deny_unknown_fields)]
 pub struct ChainStep {
     /// `invocation`, `frontmatter`, `per-agent-config`, `env`, `parent-default`.
-    pub link: String,
+    pub link: &'static str,
     /// Where the value comes from, in words.
-    pub from: String,
+    pub from: &'static str,
     /// Environment variables that set it, first set wins (before `key`).
     #[serde(default)]
-    pub env: Vec<String>,
+    pub env: Vec<&'static str>,
     /// The settings key that sets it (the highest-priority file that has it wins).
     #[serde(default)]
-    pub key: Option<String>,
+    pub key: Option<&'static str>,
     #[serde(default)]
-    pub note: Option<String>,
+    pub note: Option<&'static str>,
     pub cite: Cite,
 }
 
@@ -1009,18 +1013,18 @@ pub struct Models {
     /// Short names the host resolves itself (Claude Code `sonnet`, `opus`,
     /// `haiku`): no other host resolves them, so `pwk convert` needs a mapping.
     #[serde(default)]
-    pub aliases: Vec<String>,
+    pub aliases: Vec<&'static str>,
     /// Values that mean "the parent's model" (`inherit`).
     #[serde(default)]
-    pub inherit: Vec<String>,
+    pub inherit: Vec<&'static str>,
     /// Prefixes of the host's own full model ids (`claude-`), when it takes bare
     /// ids and no `provider/` form.
     #[serde(default)]
-    pub id_prefixes: Vec<String>,
+    pub id_prefixes: Vec<&'static str>,
     /// The pi provider those ids belong to (`anthropic`): a bare id converts to
     /// `provider/id` for a pi host, and back.
     #[serde(default)]
-    pub provider: Option<String>,
+    pub provider: Option<&'static str>,
     /// The host takes any model name (Copilot's display names, `Claude Sonnet
     /// 4.5`): nothing to check, and nothing `pwk convert` can map by itself.
     #[serde(default)]
@@ -1028,10 +1032,10 @@ pub struct Models {
     /// Model ids the host runs as another id (Gemini CLI 0.61: `gemini-3-pro-preview`
     /// and `gemini-3-flash` become a newer model, depending on the account).
     #[serde(default)]
-    pub rewritten: Vec<String>,
+    pub rewritten: Vec<&'static str>,
     /// What the host does with them, completing "`<host>` …".
     #[serde(default)]
-    pub rewritten_note: Option<String>,
+    pub rewritten_note: Option<&'static str>,
     pub cite: Option<Cite>,
     #[serde(default)]
     pub confidence: Confidence,
@@ -1058,10 +1062,10 @@ impl Tools {
             }
         };
         if let Some((_, t)) = self.maps_to.iter().find(|(own, _)| same(own, base)) {
-            return t.clone();
+            return t.iter().map(|s| s.to_string()).collect();
         }
         match self.builtins.iter().find(|b| same(b, base)) {
-            Some(b) if super::pi_builtins().contains(&b.as_str()) => vec![b.clone()],
+            Some(b) if super::pi_builtins().contains(b) => vec![b.to_string()],
             _ => Vec::new(),
         }
     }
@@ -1070,21 +1074,21 @@ impl Tools {
     /// a tool that stands for that built-in alone.
     pub fn own_name(&self, pi: &str) -> Option<String> {
         let itself = match self.maps_to.get(pi) {
-            Some(to) => to.iter().any(|t| t == pi),
-            None => self.builtins.iter().any(|b| b == pi),
+            Some(to) => to.contains(&pi),
+            None => self.builtins.contains(&pi),
         };
         if itself {
             return Some(pi.to_string());
         }
-        let mut candidates: Vec<(&String, &Vec<String>)> = self
+        let mut candidates: Vec<(&&'static str, &Vec<&'static str>)> = self
             .maps_to
             .iter()
-            .filter(|(own, to)| to.iter().any(|t| t == pi) && self.builtins.contains(own))
+            .filter(|(own, to)| to.contains(&pi) && self.builtins.contains(own))
             .collect();
         // The narrowest tool, and a host's lowercase primary name over its
         // compatibility spellings (Copilot `search` over `Grep`).
         candidates.sort_by_key(|(own, to)| (to.len(), own.chars().any(char::is_uppercase)));
-        candidates.first().map(|(own, _)| (*own).clone())
+        candidates.first().map(|(own, _)| own.to_string())
     }
 
     /// The tool an entry names: without its specifier when the host reads them.

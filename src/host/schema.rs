@@ -70,9 +70,9 @@ fn derive(p: &HostProfile) -> Value {
         "measured": p.measured,
         "source": p.source,
         "identity": p.identity.by.describe(),
-        "discovers": p.discovery.dirs.iter().map(|d| d.path.as_str()).collect::<Vec<_>>(),
+        "discovers": p.discovery.dirs.iter().map(|d| d.path).collect::<Vec<_>>(),
     });
-    let required: Vec<&str> = p.required.iter().map(|r| r.key.as_str()).collect();
+    let required: Vec<&str> = p.required.iter().map(|r| r.key).collect();
     schema["required"] = json!(required);
     let role_props = role["properties"].as_object().expect("properties");
     let mut props = serde_json::Map::new();
@@ -81,14 +81,14 @@ fn derive(p: &HostProfile) -> Value {
             continue;
         }
         let desc = role_prop["description"].as_str().unwrap_or_default();
-        let (marker, note) = match p.rejected.get(key) {
+        let (marker, note) = match p.rejected.get(key.as_str()) {
             Some(f) => (
                 "x-pwk-rejected",
                 format!("[rejected by {}: {}]", p.label(), f.note),
             ),
             None => (
                 "x-pwk-ignored",
-                match p.instead.get(key) {
+                match p.instead.get(key.as_str()) {
                     Some(i) => format!("[ignored by {}: {i}]", p.label()),
                     None => format!("[ignored by {}]", p.label()),
                 },
@@ -101,15 +101,15 @@ fn derive(p: &HostProfile) -> Value {
     }
     for (key, fact) in &p.keys {
         let mut prop = if fact.schema.as_str() == Some("role") {
-            role_props.get(key).cloned().unwrap_or_else(|| json!({}))
+            role_props.get(*key).cloned().unwrap_or_else(|| json!({}))
         } else {
             fact.schema.clone()
         };
         if let Some(note) = &fact.note {
             prop["description"] = format!("{}: {note}", p.label()).into();
         }
-        prop["x-pwk-source"] = fact.cite.clone().into();
-        props.insert(key.clone(), prop);
+        prop["x-pwk-source"] = fact.cite.into();
+        props.insert(key.to_string(), prop);
     }
     schema["properties"] = Value::Object(props);
     schema
@@ -153,11 +153,11 @@ mod tests {
         let mut out: Vec<(String, Vec<String>)> = Vec::new();
         for h in pi_profiles() {
             for key in h.keys.keys() {
-                if documented.contains_key(key) || out.iter().any(|(k, _)| k == key) {
+                if documented.contains_key(*key) || out.iter().any(|(k, _)| k == *key) {
                     continue;
                 }
                 let who = readers(key).iter().map(|r| r.label()).collect();
-                out.push((key.clone(), who));
+                out.push((key.to_string(), who));
             }
         }
         out

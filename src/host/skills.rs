@@ -37,7 +37,7 @@ impl SkillPlaces {
         if let Some(rest) = dir.path.strip_prefix("{home}/") {
             return self.home.as_ref().map(|h| h.join(rest));
         }
-        Some(self.root.join(&dir.path))
+        Some(self.root.join(dir.path))
     }
 }
 

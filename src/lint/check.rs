@@ -293,7 +293,7 @@ fn yaml_error(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlErro
         let missing: Vec<String> = p
             .required
             .iter()
-            .map(|r| r.key.clone())
+            .map(|r| r.key.to_string())
             .filter(|k| !has(k))
             .collect();
         for d in &mut cx.out[before..] {
@@ -438,7 +438,7 @@ fn documented_only(cx: &mut Checker<'_>, top: &str, before: usize) {
 /// (the profile's `variants`: Gemini CLI needs no `description` of a remote agent).
 fn required_of_kind(p: &HostProfile, tree: &Node, key: &str) -> bool {
     match (p.requires(key), &p.variants) {
-        (Some(r), Some(v)) if !r.kinds.is_empty() => r.kinds.iter().any(|k| k == v.kind_of(tree)),
+        (Some(r), Some(v)) if !r.kinds.is_empty() => r.kinds.iter().any(|k| *k == v.kind_of(tree)),
         _ => true,
     }
 }

@@ -530,7 +530,7 @@ pub fn lint_files(files: &[PathBuf], opts: &LintOptions) -> LintReport {
                 Some(e) => {
                     skipped.push(Skipped {
                         path: p.to_path_buf(),
-                        reason: e.note.clone(),
+                        reason: e.note.to_string(),
                     });
                     false
                 }

@@ -78,10 +78,7 @@ pub(super) fn complete(
         }
         Context::Value { key, written, .. } => {
             // The key this host reads the setting from (`disallowedTools`, `effort`).
-            let what = host
-                .key(key)
-                .and_then(|f| f.setting.as_deref())
-                .unwrap_or(key);
+            let what = host.key(key).and_then(|f| f.setting).unwrap_or(key);
             let values: Vec<(String, Option<String>)> = match what {
                 "tools" | "deny-tools" => {
                     let t = &host.tools;
@@ -89,8 +86,13 @@ pub(super) fn complete(
                     [&t.builtins, &t.provided, &t.all_tokens, &t.none_tokens]
                         .into_iter()
                         .flatten()
-                        .filter(|n| !have.contains(n))
-                        .map(|n| (n.clone(), Some(format!("a tool {} knows", host.label()))))
+                        .filter(|n| !have.iter().any(|h| h == *n))
+                        .map(|n| {
+                            (
+                                n.to_string(),
+                                Some(format!("a tool {} knows", host.label())),
+                            )
+                        })
                         .collect()
                 }
                 "skills" | "skill" => {
@@ -105,11 +107,11 @@ pub(super) fn complete(
                     let label = host.label();
                     m.aliases
                         .iter()
-                        .map(|a| (a.clone(), Some(format!("an alias {label} resolves"))))
+                        .map(|a| (a.to_string(), Some(format!("an alias {label} resolves"))))
                         .chain(
                             m.inherit
                                 .iter()
-                                .map(|i| (i.clone(), Some("the parent's model".to_string()))),
+                                .map(|i| (i.to_string(), Some("the parent's model".to_string()))),
                         )
                         .collect()
                 }
@@ -217,7 +219,7 @@ fn keys(host: &'static HostProfile) -> Vec<&'static str> {
             .map(|(k, _)| k.as_str())
             .collect();
     }
-    host.keys.keys().map(String::as_str).collect()
+    host.keys.keys().copied().collect()
 }
 
 fn key_item(

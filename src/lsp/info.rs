@@ -238,10 +238,7 @@ fn value_hover(
     let rt = resolve_runtime(&resolved, &inputs);
     let label = host.label();
     // The key this host reads the setting from (`maxTurns`, `effort`, `steps`).
-    let what = host
-        .key(key)
-        .and_then(|f| f.setting.as_deref())
-        .unwrap_or(key);
+    let what = host.key(key).and_then(|f| f.setting).unwrap_or(key);
     let extra = match what {
         "tools" | "deny-tools" => {
             let t = &rt.tools;

@@ -196,7 +196,7 @@ pub fn plan(opts: &VerifyOptions) -> Plan {
         probes.push(Probe {
             spec: profile.label(),
             profile: profile.label(),
-            measured: profile.measured.clone(),
+            measured: profile.measured.to_string(),
             installed: inst,
             files,
             command,

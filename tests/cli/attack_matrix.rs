@@ -63,7 +63,7 @@ fn cli_host_dirs() -> Vec<(&'static str, &'static str, String, bool)> {
         .filter(|h| !h.is_pi())
         .map(|h| {
             let dir = h.project_dirs().last().expect("a project directory");
-            let suffix = match h.newest().discovery.suffix.as_str() {
+            let suffix = match h.newest().discovery.suffix {
                 "" => ".md",
                 s => s,
             };

@@ -532,10 +532,10 @@ fn each_cli_hosts_own_settings_files_and_model_chain() {
             match profile
                 .keys
                 .values()
-                .find(|f| f.setting.as_deref() == Some("max-turns"))
+                .find(|f| f.setting == Some("max-turns"))
             {
                 Some(f) => {
-                    let d = f.default.as_deref().unwrap();
+                    let d = f.default.unwrap();
                     assert!(note.contains(d), "{h}: `{note}` does not say `{d}`");
                 }
                 None => assert!(note.contains("reads no turn limit"), "{h}: {note}"),
@@ -590,7 +590,7 @@ fn each_cli_hosts_own_settings_files_and_model_chain() {
                 doc = probe;
             }
         }
-        env.write(&top.path, serde_json::to_string_pretty(&doc).unwrap());
+        env.write(top.path, serde_json::to_string_pretty(&doc).unwrap());
         let got = show(&[]);
         let rt = &got["runtime"];
         let files: Vec<&str> = rt["config_files"]
@@ -608,7 +608,7 @@ fn each_cli_hosts_own_settings_files_and_model_chain() {
         }
         let chain = rt["model"]["chain"].as_array().unwrap();
         let links: Vec<&str> = chain.iter().map(|l| l["link"].as_str().unwrap()).collect();
-        let want: Vec<&str> = set.model_chain.iter().map(|s| s.link.as_str()).collect();
+        let want: Vec<&str> = set.model_chain.iter().map(|s| s.link).collect();
         assert_eq!(links, want, "{h}");
         for (step, link) in set.model_chain.iter().zip(chain) {
             if step.key.is_some() {
@@ -618,24 +618,21 @@ fn each_cli_hosts_own_settings_files_and_model_chain() {
                     "{h}: {link}"
                 );
                 assert!(
-                    link["from"].as_str().unwrap().contains(&top.path),
+                    link["from"].as_str().unwrap().contains(top.path),
                     "{h}: {link}"
                 );
             }
             for var in &step.env {
-                let by_env = show(&[(var.as_str(), "vendor/from-env")]);
+                let by_env = show(&[(*var, "vendor/from-env")]);
                 let l = by_env["runtime"]["model"]["chain"]
                     .as_array()
                     .unwrap()
                     .iter()
-                    .find(|l| l["link"] == step.link.as_str())
+                    .find(|l| l["link"] == step.link)
                     .unwrap()
                     .clone();
                 assert_eq!(l["value"], "vendor/from-env", "{h} ${var}: {l}");
-                assert!(
-                    l["from"].as_str().unwrap().contains(var.as_str()),
-                    "{h}: {l}"
-                );
+                assert!(l["from"].as_str().unwrap().contains(*var), "{h}: {l}");
             }
         }
         let found: Vec<&str> = rt["settings"]
@@ -643,7 +640,7 @@ fn each_cli_hosts_own_settings_files_and_model_chain() {
             .unwrap()
             .iter()
             .map(|s| {
-                assert_eq!(s["file"], top.path.as_str(), "{h}: {s}");
+                assert_eq!(s["file"], top.path, "{h}: {s}");
                 s["key"].as_str().unwrap()
             })
             .collect();
@@ -658,7 +655,7 @@ fn each_cli_hosts_own_settings_files_and_model_chain() {
         for k in &set.keys {
             let key = k.key.replace("<role>", "probe");
             let mut effects: Vec<(Value, &str)> = Vec::new();
-            if k.sets.as_deref() == Some("max-turns") {
+            if k.sets == Some("max-turns") {
                 effects.push((Value::from(77), "turns"));
             }
             if let Some(v) = &k.disables {
@@ -670,7 +667,7 @@ fn each_cli_hosts_own_settings_files_and_model_chain() {
             for (value, what) in effects {
                 let mut doc = serde_json::json!({});
                 set_dotted(&mut doc, &key, value.clone());
-                env.write(&top.path, doc.to_string());
+                env.write(top.path, doc.to_string());
                 let rt = show(&[])["runtime"].clone();
                 match what {
                     "turns" if k.over_file || file_turns.is_none() => {
@@ -690,7 +687,7 @@ fn each_cli_hosts_own_settings_files_and_model_chain() {
                         let why = rt["disabled"].as_str().unwrap_or_else(|| {
                             panic!("{h}: {key} = {value} does not turn the role off: {rt}")
                         });
-                        assert!(why.contains(&top.path), "{h}: {why}");
+                        assert!(why.contains(top.path), "{h}: {why}");
                     }
                 }
                 if what == "turns" {
@@ -710,7 +707,7 @@ fn host_variables_of_every_chain_are_kept() {
             for step in p.settings.iter().flat_map(|s| &s.model_chain) {
                 for var in &step.env {
                     assert!(
-                        pwk::env::HOST_VARS.contains(&var.as_str()),
+                        pwk::env::HOST_VARS.contains(var),
                         "{host}: ${var} is not in env::HOST_VARS"
                     );
                 }

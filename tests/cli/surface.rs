@@ -672,8 +672,8 @@ fn read_places() -> Vec<ReadPlace> {
                 let place = ReadPlace {
                     dir: d.path.trim_end_matches('/').to_string(),
                     recursive: d.recursive,
-                    skip: d.skip_dirs.clone(),
-                    suffix: p.discovery.suffix.clone(),
+                    skip: d.skip_dirs.iter().map(|s| s.to_string()).collect(),
+                    suffix: p.discovery.suffix.to_string(),
                 };
                 if !out.contains(&place) {
                     out.push(place);

@@ -17,8 +17,8 @@ pub(super) fn lists(p: &HostProfile, m: Option<&Node>, text: &str) -> Grants {
     let declared = raw.and_then(split);
     let with_injected = |mut v: Vec<String>| {
         for i in &t.injected {
-            if !v.contains(i) {
-                v.push(i.clone());
+            if !v.iter().any(|x| x == i) {
+                v.push(i.to_string());
             }
         }
         v
@@ -55,7 +55,7 @@ pub(super) fn lists(p: &HostProfile, m: Option<&Node>, text: &str) -> Grants {
             host_default = true;
             open = open_access();
             (
-                full(t.default.clone()),
+                full(t.default.iter().map(|s| s.to_string()).collect()),
                 format!("absent: {label} gives {}", t.missing),
             )
         }
@@ -67,7 +67,9 @@ pub(super) fn lists(p: &HostProfile, m: Option<&Node>, text: &str) -> Grants {
             // The token gives what the child gets without `tools`.
             open = open_access();
             (
-                full(with_injected(t.default.clone())),
+                full(with_injected(
+                    t.default.iter().map(|s| s.to_string()).collect(),
+                )),
                 format!("every built-in tool ({label} expands the token)"),
             )
         }
@@ -86,21 +88,16 @@ pub(super) fn lists(p: &HostProfile, m: Option<&Node>, text: &str) -> Grants {
             if m.and_then(|m| m.get(key))
                 .is_some_and(|n| !n.to_json().is_null())
             {
-                let new: Vec<&String> = add
+                let new: Vec<&str> = add
                     .tools
                     .iter()
                     .filter(|a| !tools.iter().any(|g| same(&g.tool, a)))
+                    .copied()
                     .collect();
                 if !new.is_empty() {
-                    note.push_str(&format!(
-                        "; `{key}` adds {}",
-                        new.iter()
-                            .map(|s| s.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ));
+                    note.push_str(&format!("; `{key}` adds {}", new.join(", ")));
                     tools.extend(new.into_iter().map(|tool| Grant {
-                        tool: tool.clone(),
+                        tool: tool.to_string(),
                         access: Access::Full,
                     }));
                 }
@@ -115,7 +112,7 @@ pub(super) fn lists(p: &HostProfile, m: Option<&Node>, text: &str) -> Grants {
     if let Some(deny) = &denied {
         let canon = |x: &str| -> String {
             let b = t.base(x);
-            t.aliases.get(b).cloned().unwrap_or_else(|| b.to_string())
+            t.aliases.get(b).copied().unwrap_or(b).to_string()
         };
         let gone: Vec<String> = deny
             .iter()
@@ -142,7 +139,7 @@ pub(super) fn lists(p: &HostProfile, m: Option<&Node>, text: &str) -> Grants {
     // The permission mode: what it lets each kind of tool do when called.
     let mut mode = None;
     if let Some(pm) = &p.permission_modes
-        && let Some(word) = m.and_then(|m| m.get(&pm.key)).and_then(Node::as_str)
+        && let Some(word) = m.and_then(|m| m.get(pm.key)).and_then(Node::as_str)
         && let Some(effect) = pm.modes.get(word)
     {
         let why = format!("`{}: {word}` {}", pm.key, effect.note);
@@ -206,7 +203,7 @@ fn allow_list(p: &HostProfile, list: &[String]) -> (Vec<Grant>, String, Vec<Stri
             .is_some_and(|m| m.is_gateway(x) || x.starts_with("mcp__"))
             || t.extension_prefixes
                 .iter()
-                .any(|pre| !pre.is_empty() && x.starts_with(pre.as_str()))
+                .any(|pre| !pre.is_empty() && x.starts_with(*pre))
     };
     for x in list {
         let mut base = t.base(x);
@@ -228,7 +225,7 @@ fn allow_list(p: &HostProfile, list: &[String]) -> (Vec<Grant>, String, Vec<Stri
             }
             continue;
         }
-        let b = t.aliases.get(base).map_or(base, String::as_str).to_string();
+        let b = t.aliases.get(base).map_or(base, |s| *s).to_string();
         let spec = (base != x.as_str() && !x.contains('/')).then(|| x.clone());
         match only.get_mut(&b) {
             Some(specs) => match spec {
@@ -249,21 +246,21 @@ fn allow_list(p: &HostProfile, list: &[String]) -> (Vec<Grant>, String, Vec<Stri
     let folded: Vec<String> = t
         .folded_into
         .iter()
-        .filter(|(into, _)| known.contains(*into))
+        .filter(|(into, _)| known.iter().any(|k| k == *into))
         .filter_map(|(into, gone)| {
             let g: Vec<&str> = gone
                 .iter()
-                .filter(|g| known.contains(*g))
-                .map(String::as_str)
+                .filter(|g| known.iter().any(|k| k == *g))
+                .copied()
                 .collect();
             (!g.is_empty())
                 .then(|| format!("no separate {} (the child uses {into})", g.join(" or ")))
         })
         .collect();
     known.retain(|k| {
-        !t.folded_into
-            .iter()
-            .any(|(into, gone)| gone.contains(k) && list.iter().any(|x| t.base(x) == into))
+        !t.folded_into.iter().any(|(into, gone)| {
+            gone.contains(&k.as_str()) && list.iter().any(|x| t.base(x) == *into)
+        })
     });
     if !folded.is_empty() {
         note.push_str(&format!("; {label} gives {}", folded.join("; ")));
@@ -323,7 +320,7 @@ fn allow_list(p: &HostProfile, list: &[String]) -> (Vec<Grant>, String, Vec<Stri
     for i in &t.injected {
         if !grants.iter().any(|g| &g.tool == i) {
             grants.push(Grant {
-                tool: i.clone(),
+                tool: i.to_string(),
                 access: Access::Full,
             });
         }

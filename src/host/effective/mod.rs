@@ -156,8 +156,8 @@ pub(super) fn key_of(p: &HostProfile, setting: &str, portable: &str) -> Option<S
     }
     p.keys
         .iter()
-        .find(|(_, f)| f.setting.as_deref() == Some(setting))
-        .map(|(k, _)| k.clone())
+        .find(|(_, f)| f.setting == Some(setting))
+        .map(|(k, _)| k.to_string())
 }
 
 /// The entries of a tool list as `p` reads them: a list, or a string split on

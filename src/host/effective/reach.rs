@@ -28,7 +28,7 @@ impl Grants {
             }
             // The host's own tools that come with its default (nicobailon's
             // `bg_wait`) are the host's, as those it adds to every child are.
-            if self.host_default && p.tools.provided.contains(&g.tool) {
+            if self.host_default && p.tools.provided.contains(&g.tool.as_str()) {
                 continue;
             }
             for cap in caps_of(p, &g.tool) {
@@ -72,7 +72,7 @@ impl Grants {
 /// host adds to every child.
 pub fn caps_of(p: &HostProfile, tool: &str) -> Vec<String> {
     let t = &p.tools;
-    if t.injected.iter().any(|i| i == tool) {
+    if t.injected.contains(&tool) {
         return Vec::new();
     }
     let pi = t.pi_names(tool);

@@ -26,16 +26,19 @@ pub fn rules(rs: &Ruleset, m: Option<&Node>) -> Vec<Rule> {
         None => obj.push((k, v)),
     };
     if let Some(map) = m
-        .and_then(|m| m.get(&rs.tools_key))
+        .and_then(|m| m.get(rs.tools_key))
         .and_then(Node::as_mapping)
     {
         for (k, v) in map {
-            let perm = rs.tools_as.get(&k.text).unwrap_or(&k.text).clone();
+            let perm = rs
+                .tools_as
+                .get(k.text.as_str())
+                .map_or_else(|| k.text.clone(), |s| s.to_string());
             let action = if truthy(v) { "allow" } else { "deny" };
             set(&mut obj, perm, PermValue::Action(action.into()));
         }
     }
-    if let Some(n) = m.and_then(|m| m.get(&rs.permission_key)) {
+    if let Some(n) = m.and_then(|m| m.get(rs.permission_key)) {
         match &n.value {
             Value::Mapping(map) => {
                 for (k, v) in map.iter() {
@@ -65,7 +68,7 @@ pub fn rules(rs: &Ruleset, m: Option<&Node>) -> Vec<Rule> {
     let mut out = vec![Rule {
         permission: "*".into(),
         pattern: "*".into(),
-        action: rs.base.clone(),
+        action: rs.base.to_string(),
     }];
     for (perm, v) in obj {
         match v {
@@ -182,8 +185,8 @@ pub(super) fn ruleset(p: &HostProfile, rs: &Ruleset, m: Option<&Node>) -> Grants
     let label = p.label();
     let t = &p.tools;
     let rules = rules(rs, m);
-    let tools_map = m.and_then(|m| m.get(&rs.tools_key));
-    let perm = m.and_then(|m| m.get(&rs.permission_key));
+    let tools_map = m.and_then(|m| m.get(rs.tools_key));
+    let perm = m.and_then(|m| m.get(rs.permission_key));
     let host_default = tools_map.is_none() && perm.is_none();
     let declared = (!host_default).then(|| {
         rules[1..]
@@ -198,7 +201,7 @@ pub(super) fn ruleset(p: &HostProfile, rs: &Ruleset, m: Option<&Node>) -> Grants
             .collect::<Vec<_>>()
     });
     // Every built-in, and every other tool the maps name that is no pattern.
-    let mut names: Vec<String> = t.builtins.clone();
+    let mut names: Vec<String> = t.builtins.iter().map(|s| s.to_string()).collect();
     for r in &rules[1..] {
         if !r.permission.contains(['*', '?']) && !names.contains(&r.permission) {
             names.push(r.permission.clone());
@@ -209,7 +212,9 @@ pub(super) fn ruleset(p: &HostProfile, rs: &Ruleset, m: Option<&Node>) -> Grants
     let mut gone = Vec::new();
     for name in names {
         match rule_access(&rules, rs.permission(&name)) {
-            Some(access) if t.builtins.contains(&name) => tools.push(Grant { tool: name, access }),
+            Some(access) if t.builtins.contains(&name.as_str()) => {
+                tools.push(Grant { tool: name, access })
+            }
             Some(_) => provided.push(name),
             None => gone.push(name),
         }
@@ -227,10 +232,10 @@ pub(super) fn ruleset(p: &HostProfile, rs: &Ruleset, m: Option<&Node>) -> Grants
         let mut n = format!("the ruleset {label} makes of `{}`", {
             let mut keys = Vec::new();
             if tools_map.is_some() {
-                keys.push(rs.tools_key.as_str());
+                keys.push(rs.tools_key);
             }
             if perm.is_some() {
-                keys.push(rs.permission_key.as_str());
+                keys.push(rs.permission_key);
             }
             keys.join("` and `")
         });

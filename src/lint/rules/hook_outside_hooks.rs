@@ -155,7 +155,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         return;
     };
     let label = cx.profile.label();
-    let note = fact.note.clone();
+    let note = fact.note;
     let (span, what) = match found {
         Some(k) => (
             k.span.clone(),

@@ -29,7 +29,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     if !p.is_portable()
         && entries
             .iter()
-            .any(|(k, _)| p.rejected.contains_key(&k.text))
+            .any(|(k, _)| p.rejected.contains_key(k.text.as_str()))
     {
         return;
     }
@@ -59,7 +59,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         }
         if p.default_values
             .get(k)
-            .is_some_and(|d| value.as_scalar() == Some(d.as_str()))
+            .is_some_and(|d| value.as_scalar() == Some(*d))
         {
             continue;
         }
@@ -137,11 +137,11 @@ fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node, looking: u64) {
         .profile
         .equivalents
         .iter()
-        .find(|e| e.keys.iter().any(|x| x == k))
+        .find(|e| e.keys.contains(&k))
         .map(|e| {
             e.keys
                 .iter()
-                .map(String::as_str)
+                .copied()
                 .filter(|x| cx.doc.mapping().is_some_and(|m| m.get(x).is_some()))
                 .collect()
         })
@@ -179,7 +179,7 @@ fn portable(cx: &mut Checker<'_>, key: &Key, value: &Node, looking: u64) {
         .profile
         .equivalents
         .iter()
-        .find(|e| e.keys.iter().any(|x| x == k))
+        .find(|e| e.keys.contains(&k))
         .map(|e| format!("; {}", e.note))
         .unwrap_or_default();
     let first_reader = table

@@ -40,7 +40,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
                 continue;
             };
             let who = host::name_profiles(&rejecting);
-            let note = fact.note.clone();
+            let note = fact.note;
             let d = cx.emit(
                 &RULE,
                 key.span.clone(),
@@ -55,7 +55,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         // A key of another kind of agent (Gemini CLI: `tools` in a remote agent).
         if let (Some(v), Some(f)) = (&p.variants, p.key(k))
             && !f.kinds.is_empty()
-            && !f.kinds.iter().any(|x| x == v.kind_of(tree))
+            && !f.kinds.iter().any(|x| *x == v.kind_of(tree))
         {
             let (label, kind, of) = (p.label(), v.kind_of(tree), f.kinds.join(" or "));
             cx.emit(
@@ -73,7 +73,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         let Some(fact) = p.rejected.get(k) else {
             continue;
         };
-        let (label, note) = (p.label(), fact.note.clone());
+        let (label, note) = (p.label(), fact.note);
         cx.emit(
             &RULE,
             key.span.clone(),
@@ -90,12 +90,8 @@ pub(crate) fn check_one_of(cx: &mut Checker<'_>, tree: &Node) {
     let p = cx.profile;
     let Some(v) = &p.variants else { return };
     let kind = v.kind_of(tree);
-    for group in v
-        .one_of
-        .iter()
-        .filter(|g| g.kinds.iter().any(|k| k == kind))
-    {
-        let present: Vec<&String> = group
+    for group in v.one_of.iter().filter(|g| g.kinds.contains(&kind)) {
+        let present: Vec<&&str> = group
             .keys
             .iter()
             .filter(|k| tree.get(k).is_some())
@@ -107,7 +103,7 @@ pub(crate) fn check_one_of(cx: &mut Checker<'_>, tree: &Node) {
         let keys = quoted.join(" or ");
         let (span, what) = match present.as_slice() {
             [] => (
-                cx.mapping_key_span(&v.key)
+                cx.mapping_key_span(v.key)
                     .unwrap_or_else(|| cx.open_fence()),
                 format!("has neither {}", quoted.join(" nor ")),
             ),

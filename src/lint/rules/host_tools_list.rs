@@ -70,7 +70,7 @@ pub(crate) fn strict_line_broken(cx: &Checker<'_>, tree: &Node, key: &str) -> bo
     let Some(strict) = &cx.profile.strict_lines else {
         return false;
     };
-    if !strict.keys.iter().any(|k| k == key) {
+    if !strict.keys.contains(&key) {
         return false;
     }
     let Some(node) = tree.get(key) else {

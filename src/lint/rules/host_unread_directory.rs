@@ -42,7 +42,7 @@ pub(crate) fn check(cx: &mut Checker<'_>) {
         });
         if !read {
             let label = p.label();
-            let cite = p.discovery.cite.clone();
+            let cite = p.discovery.cite;
             cx.emit(
                 &RULE,
                 0..0,
@@ -85,10 +85,8 @@ pub(crate) fn reading_dir<'p>(p: &'p HostProfile, path: &Path) -> Option<&'p Dis
             .filter(|d| d.layer == DirLayer::Project)
     };
     project()
-        .find(|d| d.recursive && after(&comps, &d.path).is_some())
-        .or_else(|| {
-            project().find(|d| after(&comps, &d.path).is_some_and(|i| i + 1 == comps.len()))
-        })
+        .find(|d| d.recursive && after(&comps, d.path).is_some())
+        .or_else(|| project().find(|d| after(&comps, d.path).is_some_and(|i| i + 1 == comps.len())))
 }
 
 /// A role in a subdirectory of a project directory the host reads only one level
@@ -105,7 +103,7 @@ fn in_subdirectory(cx: &mut Checker<'_>, comps: &[Component<'_>]) {
         .iter()
         .filter(|d| d.layer == DirLayer::Project && !d.recursive)
     {
-        let Some(i) = after(comps, &d.path) else {
+        let Some(i) = after(comps, d.path) else {
             continue;
         };
         // Directly inside: comps[i] is the file itself.

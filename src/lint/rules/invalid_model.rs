@@ -65,7 +65,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     // The portable profile's note is a sentence about the hosts; a host's note says
     // what that host does (`falls back to the parent's model …`).
     let effect = if p.is_portable() {
-        p.unresolvable_model.note.clone()
+        p.unresolvable_model.note.to_string()
     } else {
         format!("{} {}", p.label(), p.unresolvable_model.note)
     };
@@ -98,8 +98,8 @@ fn own_names(cx: &mut Checker<'_>, node: &Node, text: &str) {
         // Aliases resolve without regard to case (Claude Code 2.1.332, measured:
         // `model: Sonnet` runs on Sonnet).
         || m.aliases.iter().any(|a| a.eq_ignore_ascii_case(text))
-        || m.inherit.iter().any(|a| a == text)
-        || m.id_prefixes.iter().any(|x| text.starts_with(x.as_str()))
+        || m.inherit.contains(&text)
+        || m.id_prefixes.iter().any(|x| text.starts_with(*x))
     {
         return;
     }

@@ -81,7 +81,7 @@ pub(crate) fn report_required(
             )
         }
     } else {
-        let note = p.requires(key).map(|r| r.note.clone()).unwrap_or_default();
+        let note = p.requires(key).map(|r| r.note).unwrap_or_default();
         (
             format!("the frontmatter has no `{key}`; {}: {note}", p.label()),
             Severity::Error,

@@ -20,7 +20,7 @@ pub(crate) const RULE: Rule = Rule {
 pub(crate) fn effect(cx: &Checker<'_>) -> String {
     let p = cx.profile;
     if p.is_portable() {
-        p.no_frontmatter.note.clone()
+        p.no_frontmatter.note.to_string()
     } else {
         format!("{} {}", p.label(), p.no_frontmatter.note)
     }

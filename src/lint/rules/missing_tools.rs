@@ -29,7 +29,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     // A kind of agent that takes no `tools` (a Gemini CLI remote agent).
     if let (Some(v), Some(f)) = (&p.variants, p.key("tools"))
         && !f.kinds.is_empty()
-        && !f.kinds.iter().any(|k| k == v.kind_of(tree))
+        && !f.kinds.iter().any(|k| *k == v.kind_of(tree))
     {
         return;
     }
@@ -106,7 +106,7 @@ mod tests {
                 assert_eq!(unique.len(), names.len(), "{}: {example}", p.label());
                 for n in names {
                     assert!(
-                        p.tools.builtins.iter().any(|b| b == n),
+                        p.tools.builtins.contains(&n),
                         "{}: `{n}` in `{example}` is not a built-in of the host",
                         p.label()
                     );

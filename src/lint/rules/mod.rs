@@ -121,7 +121,7 @@ pub(crate) static RULES: &[&Rule] = &[
 /// does not depend on the host.
 pub(crate) fn host_fact(rule: &str, p: &crate::host::HostProfile) -> Option<String> {
     use crate::host::ListReading;
-    let list = |v: &[String]| {
+    let list = |v: &[&str]| {
         if v.is_empty() {
             "none".to_string()
         } else {
@@ -132,7 +132,7 @@ pub(crate) fn host_fact(rule: &str, p: &crate::host::HostProfile) -> Option<Stri
         "missing-name" | "missing-description" => {
             let key = rule.trim_start_matches("missing-");
             match p.requires(key) {
-                Some(r) => r.note.clone(),
+                Some(r) => r.note.to_string(),
                 None => format!("loads a role without `{key}`"),
             }
         }
@@ -223,7 +223,7 @@ pub(crate) fn host_fact(rule: &str, p: &crate::host::HostProfile) -> Option<Stri
         | "frontmatter-not-mapping" => {
             format!("a file without frontmatter: {}", p.no_frontmatter.note)
         }
-        "bom" => p.parser.bom_note.clone(),
+        "bom" => p.parser.bom_note.to_string(),
         "invalid-model" => format!("an unresolvable model: {}", p.unresolvable_model.note),
         _ => return None,
     })

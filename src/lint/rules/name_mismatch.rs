@@ -34,12 +34,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         |f| f.to_string_lossy().into_owned(),
     );
     let p = cx.profile;
-    let unknown = |p: &HostProfile| {
-        p.identity
-            .on_unknown
-            .clone()
-            .unwrap_or_else(|| "finds no role".to_string())
-    };
+    let unknown = |p: &HostProfile| p.identity.on_unknown.unwrap_or("finds no role");
     let (message, severity) = if p.is_portable() {
         let (by_stem, by_name) = host::split_profiles(|h| h.identity.by == IdentityBy::Stem);
         let m = match by_stem.first() {

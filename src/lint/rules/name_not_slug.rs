@@ -62,9 +62,7 @@ pub(crate) fn report(cx: &mut Checker<'_>, node: &Node) {
             format!(
                 "{} refuses this `name` (`{value}`); its rule: {}",
                 p.label(),
-                p.key("name")
-                    .and_then(|k| k.note.clone())
-                    .unwrap_or_else(|| "a slug".into())
+                p.key("name").and_then(|k| k.note).unwrap_or("a slug")
             ),
             Severity::Error,
         )

@@ -22,7 +22,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         return;
     };
     let want = need.value.to_string();
-    let (span, label, found) = match tree.get(&need.key) {
+    let (span, label, found) = match tree.get(need.key) {
         Some(v) if v.to_json() == need.value => return,
         Some(v) => (
             v.span.clone(),

@@ -50,7 +50,7 @@ pub(crate) fn check(cx: &mut Checker<'_>) -> bool {
         if !skips(p) {
             return false;
         }
-        (d.path.clone(), p.label())
+        (d.path.to_string(), p.label())
     };
     let why = if p.is_portable() {
         format!("hosts that read `{dir}/` ({readers}) skip a file without frontmatter")

@@ -111,12 +111,12 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             if key == "tools" && p.tools.mcp.as_ref().is_some_and(|m| m.is_gateway(name)) {
                 continue;
             }
-            if p.tools.builtins.iter().any(|b| b == name)
+            if p.tools.builtins.contains(&name)
                 || (p.tools.case_insensitive && p.knows_tool(name))
                 || p.tools
                     .extension_prefixes
                     .iter()
-                    .any(|x| name.starts_with(x.as_str()))
+                    .any(|x| name.starts_with(*x))
                 || name.contains(':')
                 || name.contains('/')
             {
@@ -158,13 +158,13 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
                 .iter()
                 .find(|b| b.eq_ignore_ascii_case(name))
             {
-                Some(b.clone())
+                Some(b.to_string())
             } else if let Some((_, pi)) = FOREIGN.iter().find(|(f, _)| *f == lower) {
                 p.tools.own_name(pi)
             } else if let Some(own) = p.tools.own_name(&lower) {
                 Some(own)
             } else {
-                did_you_mean(name, p.tools.builtins.iter().map(String::as_str)).map(str::to_string)
+                did_you_mean(name, p.tools.builtins.iter().copied()).map(str::to_string)
             };
             let is_token = ["*", "all", "none"].contains(&lower.as_str());
             if loads_extensions(p) && guess.is_none() && !is_token {
@@ -233,20 +233,20 @@ fn portable(
     }
     let lower = name.to_lowercase();
     let builtins = &cx.profile.tools.builtins;
-    let guess = if builtins.contains(&lower) {
+    let guess = if builtins.contains(&lower.as_str()) {
         Some(lower.clone())
     } else if let Some((_, pi)) = FOREIGN.iter().find(|(f, _)| *f == lower) {
         Some((*pi).to_string())
     } else {
-        did_you_mean(name, builtins.iter().map(String::as_str)).map(str::to_string)
+        did_you_mean(name, builtins.iter().copied()).map(str::to_string)
     };
     let meaning = |h: &HostProfile| {
-        if h.tools.all_tokens.iter().any(|t| t == name) {
+        if h.tools.all_tokens.contains(&name) {
             "every built-in tool (bash, edit and write included)".to_string()
-        } else if h.tools.none_tokens.iter().any(|t| t == name) {
+        } else if h.tools.none_tokens.contains(&name) {
             "no tools".to_string()
         } else {
-            h.tools.unknown.clone()
+            h.tools.unknown.to_string()
         }
     };
     let message = if knowing.is_empty() {
