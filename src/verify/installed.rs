@@ -65,6 +65,9 @@ pub enum Found {
 pub struct Gate {
     root: PathBuf,
     consent: bool,
+    /// pi's agent dir: the user's own, even where the project holds it (`pwk verify`
+    /// run in the home directory, whose `.pi` makes it the project root).
+    own: Option<PathBuf>,
 }
 
 impl Gate {
@@ -73,6 +76,15 @@ impl Gate {
         Gate {
             root: root.to_path_buf(),
             consent,
+            own: None,
+        }
+    }
+
+    /// The same, with pi's agent dir (the user's own code, wherever it lies).
+    pub fn with_agent_dir(self, agent_dir: Option<&Path>) -> Gate {
+        Gate {
+            own: agent_dir.map(Path::to_path_buf),
+            ..self
         }
     }
 
@@ -81,6 +93,7 @@ impl Gate {
         Gate {
             root: PathBuf::new(),
             consent: true,
+            own: None,
         }
     }
 
@@ -94,7 +107,12 @@ impl Gate {
 
     /// Whether `path` lies in the project (whether or not it may run).
     pub fn is_project(&self, path: &Path) -> bool {
-        !self.root.as_os_str().is_empty() && crate::fs::in_project(&self.root, path)
+        !self.root.as_os_str().is_empty()
+            && crate::fs::in_project(&self.root, path)
+            && !self
+                .own
+                .as_deref()
+                .is_some_and(|own| crate::fs::in_project(own, path))
     }
 
     /// Whether the copy at `path` (`what` it is) may run; if not, it is noted in
@@ -627,6 +645,30 @@ mod tests {
         let (found, skipped) = find(&default, None, &[]);
         assert!(found.is_none());
         assert_eq!(skipped.len(), 2, "{skipped:?}");
+        // Run in the home directory, the agent dir lies in the project root: it is
+        // still the user's own (and the project's vendored copy still is not).
+        for f in EXAMPLE_FILES {
+            write(
+                &format!("project/.pi/agent/extensions/subagent/{f}"),
+                "//\n",
+            );
+        }
+        let home_agent = root.join(".pi/agent");
+        let home = Gate::new(&root, false).with_agent_dir(Some(&home_agent));
+        let (found, skipped) = find(&home, Some(&home_agent), &[]);
+        let found = found.unwrap();
+        assert_eq!(found.found, Found::Vendored);
+        assert!(!found.project_code, "{found:?}");
+        assert!(found.program.ends_with(".pi/agent/extensions/subagent"));
+        let paths: Vec<&Path> = skipped.iter().map(|s| s.path.as_path()).collect();
+        assert_eq!(
+            paths,
+            [Path::new(".pi/extensions/subagent"), Path::new(pi)],
+            "{skipped:?}"
+        );
+        // Without it named, the same copy is the project's.
+        let (found, _) = find(&default, Some(&home_agent), &[]);
+        assert!(found.is_none(), "{found:?}");
     }
 
     /// What lies in the project: as written or where it leads; a link in the project

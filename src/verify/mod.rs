@@ -113,7 +113,8 @@ const MAX_FILES: usize = 2_000;
 
 /// Find the installed hosts and the files each would be asked about.
 pub fn plan(opts: &VerifyOptions) -> Plan {
-    let gate = Gate::new(&opts.root, opts.run_project_code);
+    let gate =
+        Gate::new(&opts.root, opts.run_project_code).with_agent_dir(opts.agent_dir.as_deref());
     let mut node_skipped = Vec::new();
     // `--node` is the user's choice, wherever it is.
     let node = opts.node.clone().or_else(|| {
