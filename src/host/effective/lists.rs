@@ -185,6 +185,7 @@ pub(super) fn lists(p: &HostProfile, m: Option<&Node>, text: &str) -> Grants {
         denied,
         open_except,
         mode,
+        settings_denied: Vec::new(),
         note,
     }
 }
