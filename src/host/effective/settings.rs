@@ -107,14 +107,20 @@ impl Grants {
                 continue;
             }
             // A tool the role names only as an extension's or MCP server's, or one
-            // of the open set (every tool of the session) that it does not list.
+            // of the open set (every tool of the session) that it does not list: a
+            // built-in of the host, or an extension's (`mcp__…`) by its exact name.
             let before = self.provided.len();
             self.provided.retain(|x| !same(x, base));
             let provided = self.provided.len() != before;
-            if self.open.is_some() {
+            let of_session = self.open.is_some()
+                && (t.builtins.iter().any(|b| same(b, base))
+                    || t.extension_prefixes
+                        .iter()
+                        .any(|pre| !pre.is_empty() && base.starts_with(pre.as_str())));
+            if of_session {
                 self.open_except.push(base.to_string());
             }
-            if provided || self.open.is_some() {
+            if provided || of_session {
                 self.settings_denied.push(denial(base));
             }
         }
