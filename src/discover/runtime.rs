@@ -100,9 +100,13 @@ pub(crate) struct Tools {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub open: Option<String>,
     /// Tools the child gets but may not use on every call (a specifier, a
-    /// permission mode, a ruleset's `ask`).
+    /// permission mode, a ruleset's `ask`, the host's settings' deny rules).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub limits: Vec<Limit>,
+    /// The deny rules of the host's own settings that reach the role's tools: the
+    /// tool, the rule, its key and file, and whether it denies every call.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub settings_deny: Vec<crate::host::effective::SettingsDenial>,
     /// The permission mode the role sets, where the host reads one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
@@ -118,7 +122,8 @@ pub(crate) struct Tools {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Limit {
     pub tool: String,
-    /// `asks first`, `read-only calls`, `some calls`, `no call`.
+    /// `asks first`, `read-only calls`, `some calls`, `no call`; `denied by
+    /// settings`, `partly denied by settings` for the host's settings' deny rules.
     pub calls: &'static str,
     pub why: String,
 }
@@ -274,7 +279,11 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
             default_thinking: None,
         }
     };
-    let tools = tools(host, role);
+    let denies = match (&host.settings, &own) {
+        (Some(set), Some(own)) => own.deny_rules(set),
+        _ => Vec::new(),
+    };
+    let tools = tools(host, role, &denies);
     let thinking = match setting_key(host, Some(role), "thinking") {
         Some((key, fact)) if key != "thinking" => {
             own_setting(host, role, key, fact, |n| n.as_str().map(str::to_string))
@@ -423,6 +432,41 @@ impl OwnSettings {
         })
     }
 
+    /// Every value of `key` (`<role>` is `role`), each with its file, lowest
+    /// priority first: for lists whose entries add up across the files.
+    fn every<'a>(
+        &'a self,
+        key: &'a str,
+        role: &'a str,
+    ) -> impl Iterator<Item = (&'a serde_json::Value, &'a str)> {
+        self.files.iter().filter_map(move |(display, json)| {
+            crate::host::HostSettings::lookup(key, role, json).map(|v| (v, display.as_str()))
+        })
+    }
+
+    /// The deny rules of the keys that deny tools ([`crate::host::SettingsKey::denies_tools`]),
+    /// every file's (the rules add up), lowest priority first.
+    fn deny_rules(&self, set: &crate::host::HostSettings) -> Vec<crate::host::effective::DenyRule> {
+        let mut out = Vec::new();
+        for k in set.keys.iter().filter(|k| k.denies_tools.is_some()) {
+            for (value, file) in self.every(k.key, "") {
+                for rule in value
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|e| e.as_str())
+                {
+                    out.push(crate::host::effective::DenyRule {
+                        rule: rule.to_string(),
+                        key: k.key.to_string(),
+                        file: file.to_string(),
+                    });
+                }
+            }
+        }
+        out
+    }
+
     /// What the settings change of the role: a turn limit they set (over the
     /// file's own, or where it has none, as the host merges them), and whether
     /// they turn the role off.
@@ -442,12 +486,16 @@ impl OwnSettings {
                 if k.disables.as_ref() == Some(value) {
                     *disabled = Some(format!("`{key}: {value}` in {file}: {}", k.note));
                 }
+                // A list entry: the lists of every file add up (permission rules).
                 if let Some(entry) = &k.disables_entry {
                     let entry = entry.replace("<role>", &role.name);
-                    if value
-                        .as_array()
-                        .is_some_and(|a| a.iter().any(|e| e.as_str() == Some(entry.as_str())))
-                    {
+                    let has = |v: &serde_json::Value| {
+                        v.as_array()
+                            .is_some_and(|a| a.iter().any(|e| e.as_str() == Some(entry.as_str())))
+                    };
+                    let files: Vec<(&serde_json::Value, &str)> =
+                        self.every(k.key, &role.name).collect();
+                    if let Some((_, file)) = files.into_iter().rev().find(|(v, _)| has(v)) {
                         *disabled = Some(format!("`{entry}` in `{key}` of {file}: {}", k.note));
                     }
                 }
@@ -595,8 +643,9 @@ fn host_chain(
 /// The tools the child gets under `host`: the host's own computation
 /// ([`crate::host::effective`], which `pwk convert` compares too), with what pi's
 /// MCP support adds where the host hands `tools` to pi.
-fn tools(host: Host, role: &ResolvedRole) -> Tools {
-    let g = crate::host::effective::grants(host, &role.doc);
+fn tools(host: Host, role: &ResolvedRole, denies: &[crate::host::effective::DenyRule]) -> Tools {
+    let mut g = crate::host::effective::grants(host, &role.doc);
+    g.deny_by_settings(host, denies);
     let mut note = g.note.clone();
     let mutating = g.mutating(host);
     if mutating {
@@ -624,15 +673,39 @@ fn tools(host: Host, role: &ResolvedRole) -> Tools {
         (Some(fact), Some(list)) => mcp_reach(fact, list),
         _ => None,
     };
+    // A tool the settings deny says so, over the word for its access.
+    let by_settings = |tool: &str| -> Option<&'static str> {
+        let mut d = g
+            .settings_denied
+            .iter()
+            .filter(|d| d.tool == tool)
+            .peekable();
+        d.peek()?;
+        Some(if d.any(|d| d.whole()) {
+            "denied by settings"
+        } else {
+            "partly denied by settings"
+        })
+    };
     let limits: Vec<Limit> = g
         .tools
         .iter()
         .filter_map(|t| {
             t.access.why().map(|why| Limit {
                 tool: t.tool.clone(),
-                calls: t.access.word(),
+                calls: by_settings(&t.tool).unwrap_or(t.access.word()),
                 why: why.to_string(),
             })
+        })
+        .collect();
+    // Tools of the open set (or named as an MCP server's) the settings take away.
+    let open_denied: Vec<String> = g
+        .settings_denied
+        .iter()
+        .filter(|d| !g.tools.iter().any(|t| t.tool == d.tool))
+        .map(|d| {
+            let rule = crate::text::snippet(&d.rule, 80);
+            format!("`{rule}` (in `{}` of {})", d.key, d.file)
         })
         .collect();
     Tools {
@@ -641,10 +714,17 @@ fn tools(host: Host, role: &ResolvedRole) -> Tools {
         host_default: g.host_default,
         mutating,
         deny_tools: g.denied,
-        open: g.open.map(|a| match a.why() {
-            Some(why) => format!("every other tool of the session ({}: {why})", a.word()),
-            None => "every other tool of the session, MCP tools included".to_string(),
+        open: g.open.map(|a| {
+            let mut open = match a.why() {
+                Some(why) => format!("every other tool of the session ({}: {why})", a.word()),
+                None => "every other tool of the session, MCP tools included".to_string(),
+            };
+            if !open_denied.is_empty() {
+                open.push_str(&format!(", but {}", open_denied.join(", ")));
+            }
+            open
         }),
+        settings_deny: g.settings_denied,
         limits,
         mode: g.mode,
         note,

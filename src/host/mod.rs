@@ -870,6 +870,13 @@ mod tests {
                 }
                 for k in &set.keys {
                     assert!(!k.cite.is_empty(), "{label}: {}", k.key);
+                    if let Some(d) = &k.denies_tools {
+                        assert!(
+                            !d.cite.is_empty() && !d.note.is_empty(),
+                            "{label}: {}",
+                            k.key
+                        );
+                    }
                     assert!(
                         k.sets.is_none_or(|s| s == "max-turns"),
                         "{label}: {} sets {:?}",

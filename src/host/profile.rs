@@ -968,6 +968,21 @@ pub struct SettingsKey {
     /// `permissions.deny`).
     #[serde(default)]
     pub disables_entry: Option<&'static str>,
+    /// The list's entries are permission rules that deny tools (Claude Code's
+    /// `permissions.deny`), and they add up across the files: a bare tool name
+    /// denies every call of that tool, `Tool(specifier)` the calls it matches.
+    #[serde(default)]
+    pub denies_tools: Option<DeniesTools>,
+    pub cite: Cite,
+}
+
+/// What a settings list of deny rules does to a role's tools
+/// ([`SettingsKey::denies_tools`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeniesTools {
+    /// What the rules do, and what of them pwk does not model, in words.
+    pub note: &'static str,
     pub cite: Cite,
 }
 

@@ -775,3 +775,253 @@ fn show_marks_partial_grants_in_the_tool_list() {
         }
     }
 }
+
+/// The profiles whose settings hold deny rules over tools (Claude Code's
+/// `permissions.deny`), with that key, the files and tools to generate over.
+fn deny_hosts() -> Vec<(pwk::host::HostId, String, Vec<String>, Vec<String>)> {
+    let mut out = Vec::new();
+    for host in cli_hosts() {
+        let p = host.newest();
+        let Some(set) = &p.settings else { continue };
+        for k in set.keys.iter().filter(|k| k.denies_tools.is_some()) {
+            let files = set.files.iter().map(|f| f.path.to_string()).collect();
+            // Three tools the host gives a subagent that names them (not `Agent`,
+            // whose rules also name subagents, nor one it folds into another).
+            let tools = p
+                .tools
+                .default
+                .iter()
+                .filter(|t| **t != "Agent")
+                .filter(|t| !p.tools.folded_into.values().any(|f| f.contains(t)))
+                .take(3)
+                .map(|t| t.to_string())
+                .collect();
+            out.push((host, k.key.to_string(), files, tools));
+        }
+    }
+    assert!(!out.is_empty(), "no profile has settings that deny tools");
+    out
+}
+
+/// `show --format json` of `name` under `host`: the runtime's tools.
+fn shown_tools(env: &TestEnv, host: &str, name: &str) -> (Value, String) {
+    let json = run(env
+        .pwk()
+        .args(["show", name, "--host", host, "--format", "json"]));
+    assert_eq!(json.code, 0, "{name}: {}", json.stderr);
+    let doc: Value = serde_json::from_str(&json.stdout).unwrap();
+    let human = run(env.pwk().args(["show", name, "--host", host]));
+    assert_eq!(human.code, 0, "{name}: {}", human.stderr);
+    (doc["runtime"].clone(), human.stdout)
+}
+
+/// The settings file `path` of a profile (`{home}/…` under the test's HOME) with
+/// `rules` at `key`.
+fn write_rules(env: &TestEnv, path: &str, key: &str, rules: &[&str]) {
+    let mut doc = serde_json::json!({});
+    set_dotted(&mut doc, key, serde_json::json!(rules));
+    let text = doc.to_string();
+    match path.strip_prefix("{home}/") {
+        Some(rest) => {
+            let p = env.home.join(rest);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        None => {
+            env.write(path, text);
+        }
+    }
+}
+
+fn clear_rules(env: &TestEnv, files: &[String]) {
+    for f in files {
+        let p = match f.strip_prefix("{home}/") {
+            Some(rest) => env.home.join(rest),
+            None => env.path(f),
+        };
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+/// The tool's mark in `show`: its limit's words in JSON and in the human list.
+fn mark(rt: &Value, human: &str, tool: &str) -> Option<String> {
+    let limit = rt["tools"]["limits"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|l| l["tool"] == tool)?;
+    let calls = limit["calls"].as_str().unwrap().to_string();
+    let joined = human.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        joined.contains(&format!("{tool} [{calls}]")),
+        "{tool} [{calls}] not in:\n{human}"
+    );
+    Some(format!("{calls}: {}", limit["why"].as_str().unwrap()))
+}
+
+/// A deny rule in the host's own settings reaches the role's tools, in each of its
+/// settings files and all of them at once (the rules add up): a bare tool name
+/// marks that tool denied by settings, `Tool(specifier)` partly denied, each with
+/// its rule and file, in `show` and `show --format json`; another spelling of the
+/// name, or a tool the role does not get, changes nothing.
+#[test]
+fn settings_deny_rules_mark_the_tools_they_name() {
+    for (host, key, files, tools) in deny_hosts() {
+        let h = host.as_str();
+        let env = project();
+        let dir = host.project_dirs().next().unwrap().to_string();
+        env.write(
+            &format!("{dir}/lister.md"),
+            format!(
+                "---\nname: lister\ndescription: Lists.\ntools: {}\n---\nL.\n",
+                tools.join(", ")
+            ),
+        );
+        let (plain, _) = shown_tools(&env, h, "lister");
+        assert!(plain["tools"]["settings_deny"].is_null(), "{h}: {plain}");
+        let (t1, t2, t3) = (&tools[0], &tools[1], &tools[2]);
+        let spec = format!("{t2}(./.env)");
+        for f in &files {
+            clear_rules(&env, &files);
+            // Firing: a bare name and a specifier.
+            write_rules(&env, f, &key, &[t1, &spec]);
+            let (rt, human) = shown_tools(&env, h, "lister");
+            let tail = f.trim_start_matches("{home}/");
+            let m1 = mark(&rt, &human, t1).unwrap_or_else(|| panic!("{h} {f}: {t1}: {rt}"));
+            assert!(m1.starts_with("denied by settings"), "{h} {f}: {m1}");
+            assert!(m1.contains(&format!("`{t1}`")) && m1.contains(tail), "{m1}");
+            let m2 = mark(&rt, &human, t2).unwrap_or_else(|| panic!("{h} {f}: {t2}: {rt}"));
+            assert!(m2.starts_with("partly denied by settings"), "{h} {f}: {m2}");
+            assert!(m2.contains(&spec) && m2.contains(tail), "{m2}");
+            assert_eq!(mark(&rt, &human, t3), None, "{h} {f}");
+            let deny = rt["tools"]["settings_deny"].as_array().unwrap();
+            assert_eq!(deny.len(), 2, "{h} {f}: {deny:?}");
+            assert!(
+                deny.iter()
+                    .all(|d| d["file"].as_str().unwrap().ends_with(tail))
+            );
+            assert_eq!(rt["tools"]["effective"], plain["tools"]["effective"]);
+            // Not firing: other spellings, a tool the role does not get.
+            let other = host
+                .newest()
+                .tools
+                .builtins
+                .iter()
+                .find(|t| !tools.iter().any(|x| x == **t) && **t != "Agent")
+                .unwrap()
+                .to_string();
+            let lower = t1.to_lowercase();
+            let upper = format!("{}(./.env)", t2.to_uppercase());
+            write_rules(&env, f, &key, &[&lower, &upper, &other]);
+            let (rt, _) = shown_tools(&env, h, "lister");
+            assert_eq!(rt["tools"], plain["tools"], "{h} {f}");
+        }
+        // Every file at once: each rule marks its tool, naming its own file.
+        clear_rules(&env, &files);
+        let rules = [t1.clone(), spec.clone(), t3.clone()];
+        for (f, r) in files.iter().zip(rules.iter().cycle()) {
+            write_rules(&env, f, &key, &[r]);
+        }
+        let (rt, human) = shown_tools(&env, h, "lister");
+        for (f, r) in files.iter().zip(rules.iter().cycle()) {
+            let tool = r.split('(').next().unwrap();
+            let m = mark(&rt, &human, tool).unwrap_or_else(|| panic!("{h}: {r}: {rt}"));
+            assert!(m.contains(f.trim_start_matches("{home}/")), "{h} {r}: {m}");
+        }
+    }
+}
+
+/// A role that names no tools inherits every tool of the session: a tool a bare
+/// rule names is marked denied among them, and one it does not list is taken from
+/// the rest of the session; another spelling changes nothing.
+#[test]
+fn settings_deny_rules_reach_inherited_tools() {
+    for (host, key, files, tools) in deny_hosts() {
+        let h = host.as_str();
+        let env = project();
+        let dir = host.project_dirs().next().unwrap().to_string();
+        env.write(
+            &format!("{dir}/heir.md"),
+            "---\nname: heir\ndescription: Inherits.\n---\nH.\n",
+        );
+        let (plain, _) = shown_tools(&env, h, "heir");
+        assert_eq!(plain["tools"]["host_default"], true, "{h}");
+        let t1 = &tools[0];
+        let project_file = files.iter().rev().find(|f| !f.starts_with('{')).unwrap();
+        write_rules(&env, project_file, &key, &[t1, "mcp__srv__tool"]);
+        let (rt, human) = shown_tools(&env, h, "heir");
+        let m = mark(&rt, &human, t1).unwrap_or_else(|| panic!("{h}: {rt}"));
+        assert!(m.starts_with("denied by settings"), "{h}: {m}");
+        let also = rt["tools"]["open"].as_str().unwrap();
+        assert!(also.contains("`mcp__srv__tool`"), "{h}: {also}");
+        write_rules(&env, project_file, &key, &[&t1.to_lowercase()]);
+        let (rt, _) = shown_tools(&env, h, "heir");
+        assert_eq!(rt["tools"], plain["tools"], "{h}");
+    }
+}
+
+/// `Agent(<role>)` still turns the role off from any settings file, also when a
+/// file above it has deny rules of its own (the lists add up); `Agent(<other>)`
+/// does not.
+#[test]
+fn settings_deny_entry_turns_the_role_off_from_any_file() {
+    for host in cli_hosts() {
+        let h = host.as_str();
+        let Some(set) = &host.newest().settings else {
+            continue;
+        };
+        for k in set.keys.iter().filter(|k| k.disables_entry.is_some()) {
+            let entry = k.disables_entry.unwrap();
+            let env = project();
+            let dir = host.project_dirs().next().unwrap().to_string();
+            env.write(
+                &format!("{dir}/probe.md"),
+                "---\nname: probe\ndescription: Probes.\ntools: Read\n---\nP.\n",
+            );
+            let files: Vec<String> = set.files.iter().map(|f| f.path.to_string()).collect();
+            for (i, f) in files.iter().enumerate() {
+                for (name, off) in [("probe", true), ("other", false)] {
+                    clear_rules(&env, &files);
+                    write_rules(&env, f, k.key, &[&entry.replace("<role>", name)]);
+                    // A file above with rules of its own.
+                    if let Some(above) = files.get(i + 1) {
+                        write_rules(&env, above, k.key, &["WebSearch"]);
+                    }
+                    let (rt, _) = shown_tools(&env, h, "probe");
+                    match rt["disabled"].as_str() {
+                        Some(why) if off => {
+                            assert!(why.contains(f.trim_start_matches("{home}/")), "{why}")
+                        }
+                        None if !off => {}
+                        got => panic!("{h} {f} {name}: disabled {got:?}"),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The human `show` of a Claude Code role whose tools the settings deny, whole and
+/// in part, from the project's and the local settings file, with one rule that
+/// names a tool the role does not get.
+#[test]
+fn show_human_of_tools_the_settings_deny() {
+    let env = project();
+    env.write(
+        ".claude/agents/fetcher.md",
+        "---\nname: fetcher\ndescription: Fetches.\ntools: Read, Bash, WebFetch\n---\nF.\n",
+    );
+    env.write(
+        ".claude/settings.json",
+        r#"{"permissions": {"deny": ["Bash", "Read(./.env)", "NotebookEdit"]}}"#,
+    );
+    env.write(
+        ".claude/settings.local.json",
+        r#"{"permissions": {"deny": ["WebFetch"]}}"#,
+    );
+    let show = run(env.pwk().args(["show", "fetcher"]));
+    assert_eq!(show.code, 0, "{}", show.stderr);
+    env.insta_settings().bind(|| {
+        insta::assert_snapshot!("every_host_show_claude_settings_deny_human", show.stdout)
+    });
+}

@@ -182,6 +182,7 @@ pub(super) fn lists(p: &HostProfile, m: Option<&Node>, text: &str) -> Grants {
         denied,
         open_except,
         mode,
+        settings_denied: Vec::new(),
         note,
     }
 }

@@ -19,6 +19,10 @@
 //! - and what no list gives: the host's default, which on some hosts is every tool
 //!   of the session (MCP tools included), not only the names pwk knows.
 //!
+//! The deny rules of the host's own settings files (Claude Code's `permissions.deny`)
+//! are no part of the role: [`Grants::deny_by_settings`] applies those read for a
+//! session (`pwk show`), over what the role's keys give.
+//!
 //! [`Grants::reach`] puts a host's grants in one vocabulary across hosts (pi's
 //! built-ins, MCP tools, other tools by their name folded to lower-case letters
 //! and digits) and [`Reach::beyond`] says what one reach grants that another does
@@ -35,9 +39,11 @@ use crate::role::{Node, RoleDoc};
 mod lists;
 mod reach;
 mod ruleset;
+mod settings;
 
 pub use reach::{Beyond, Reach, caps_of};
 pub use ruleset::{Rule, rule_access, rules, wildcard};
+pub use settings::{DenyRule, SettingsDenial};
 
 /// How far the child may use a tool it gets.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -138,6 +144,10 @@ pub struct Grants {
     /// The permission mode the role sets, where the host reads one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
+    /// The deny rules of the host's own settings that reach these tools
+    /// ([`Grants::deny_by_settings`]; none until they are applied).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub settings_denied: Vec<SettingsDenial>,
     /// Why, in words.
     pub note: String,
 }

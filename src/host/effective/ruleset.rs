@@ -264,6 +264,7 @@ pub(super) fn ruleset(p: &HostProfile, rs: &Ruleset, m: Option<&Node>) -> Grants
         denied: None,
         open_except,
         mode: None,
+        settings_denied: Vec::new(),
         note,
     }
 }

@@ -332,3 +332,89 @@ fn prefix_wildcards_are_named_as_what_they_grant() {
         );
     }
 }
+
+/// Claude Code's `permissions.deny` rules over a role's tools, generated over the
+/// tools each role gets: a bare name denies every call of exactly that tool (case
+/// counts), `Tool(specifier)` some calls of it, a tool the role does not get is
+/// left alone (but taken from the open set of a role that inherits every tool),
+/// and with no rule the grants are what the role alone gives.
+#[test]
+fn settings_deny_rules_reach_exactly_the_tools_they_name() {
+    let p = profile("claude-code");
+    let rule = |r: &str| DenyRule {
+        rule: r.to_string(),
+        key: "permissions.deny".to_string(),
+        file: ".claude/settings.json".to_string(),
+    };
+    let cases = [
+        "tools: Read, Bash, WebFetch\n",
+        "tools: Read, Bash, Edit\npermissionMode: plan\n",
+        "",
+    ];
+    for fm in cases {
+        let plain = of("claude-code", fm);
+        // No rule: nothing changes.
+        let mut same = plain.clone();
+        same.deny_by_settings(p, &[]);
+        assert_eq!(same.tools, plain.tools, "{fm}");
+        assert!(same.settings_denied.is_empty(), "{fm}");
+        for tool in plain.names() {
+            let others = |g: &Grants| -> Vec<Grant> {
+                g.tools.iter().filter(|t| t.tool != tool).cloned().collect()
+            };
+            // A bare name: every call of that tool, whatever the role said.
+            let mut g = plain.clone();
+            g.deny_by_settings(p, &[rule(&tool)]);
+            let got = g.tools.iter().find(|t| t.tool == tool).unwrap();
+            match &got.access {
+                Access::Denied(why) => {
+                    assert!(why.contains(&format!("`{tool}`")), "{fm} {tool}: {why}");
+                    assert!(why.contains(".claude/settings.json"), "{why}");
+                }
+                a => panic!("{fm} {tool}: {a:?}"),
+            }
+            assert_eq!(others(&g), others(&plain), "{fm} {tool}");
+            assert_eq!(g.settings_denied.len(), 1, "{fm} {tool}");
+            assert!(g.settings_denied[0].whole());
+            // `Tool(specifier)`: some calls of it, never more than before.
+            let spec = format!("{tool}(./.env)");
+            let mut g = plain.clone();
+            g.deny_by_settings(p, &[rule(&spec)]);
+            let got = g.tools.iter().find(|t| t.tool == tool).unwrap();
+            let before = &plain.tools.iter().find(|t| t.tool == tool).unwrap().access;
+            match before {
+                Access::Denied(_) => assert_eq!(&got.access, before, "{fm} {spec}"),
+                _ => {
+                    assert!(
+                        matches!(&got.access, Access::Limited(w) if w.contains(&spec)),
+                        "{fm} {spec}: {:?}",
+                        got.access
+                    );
+                }
+            }
+            assert!(!g.settings_denied[0].whole(), "{fm} {spec}");
+            assert_eq!(others(&g), others(&plain), "{fm} {spec}");
+            // Another spelling of the name is another tool to Claude Code.
+            assert!(!p.tools.case_insensitive);
+            for other in [tool.to_lowercase(), tool.to_uppercase()] {
+                if other == tool {
+                    continue;
+                }
+                let mut g = plain.clone();
+                g.deny_by_settings(p, &[rule(&other)]);
+                assert_eq!(g.tools, plain.tools, "{fm} {other}");
+            }
+        }
+        // A tool the role does not get: nothing, unless it inherits every tool.
+        let mut g = plain.clone();
+        g.deny_by_settings(p, &[rule("NotebookEdit"), rule("NotebookEdit(x)")]);
+        assert_eq!(g.tools, plain.tools, "{fm}");
+        if plain.open.is_some() {
+            assert_eq!(g.open_except, ["NotebookEdit"], "{fm}");
+            assert_eq!(g.settings_denied.len(), 1, "{fm}");
+        } else {
+            assert!(g.settings_denied.is_empty(), "{fm}");
+            assert!(g.open_except.is_empty(), "{fm}");
+        }
+    }
+}

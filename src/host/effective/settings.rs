@@ -1,0 +1,128 @@
+//! The deny rules of a host's own settings files (Claude Code's `permissions.deny`,
+//! the profile's `settings.keys[].denies_tools`): what they take from a role's tools.
+
+use serde::Serialize;
+
+use super::{Access, Grants};
+use crate::host::HostProfile;
+
+/// One deny rule of a host's settings, as written, with where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DenyRule {
+    /// As written (`Bash`, `Read(./.env)`).
+    pub rule: String,
+    /// The settings key that holds it (`permissions.deny`).
+    pub key: String,
+    /// The file, as the output shows paths.
+    pub file: String,
+}
+
+/// A deny rule of the host's settings that reaches one of the role's tools.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SettingsDenial {
+    /// The tool, in the host's name.
+    pub tool: String,
+    /// The rule as written.
+    pub rule: String,
+    /// The settings key that holds it (`permissions.deny`).
+    pub key: String,
+    /// The file it is in.
+    pub file: String,
+    /// `every-call` (a bare tool name) or `some-calls` (`Tool(specifier)`).
+    pub denies: &'static str,
+}
+
+impl SettingsDenial {
+    /// Whether the rule denies every call of the tool.
+    pub fn whole(&self) -> bool {
+        self.denies == "every-call"
+    }
+}
+
+/// How much of a rule's text goes into a reason in words (the rule itself is
+/// untrusted and may be long; [`SettingsDenial::rule`] keeps it whole).
+const RULE_IN_WORDS: usize = 80;
+
+impl Grants {
+    /// Apply `rules`, the deny rules of the host's settings (every file's, lowest
+    /// priority first): a bare tool name denies every call of the tool it names
+    /// exactly, `Tool(specifier)` the calls it matches. A rule naming a tool the
+    /// role does not get changes nothing, but one that names a tool of the open set
+    /// (a role that inherits every tool of the session) takes it from that set.
+    pub fn deny_by_settings(&mut self, p: &HostProfile, rules: &[DenyRule]) {
+        let t = &p.tools;
+        let same = |a: &str, b: &str| {
+            if t.case_insensitive {
+                a.eq_ignore_ascii_case(b)
+            } else {
+                a == b
+            }
+        };
+        for r in rules {
+            let rule = r.rule.trim();
+            let base = t.base(rule);
+            if base.is_empty() {
+                continue;
+            }
+            let whole = base == rule;
+            let shown = crate::text::snippet(rule, RULE_IN_WORDS);
+            let why = if whole {
+                format!(
+                    "`{shown}` in `{}` of {}: every call is denied",
+                    r.key, r.file
+                )
+            } else {
+                format!(
+                    "`{shown}` in `{}` of {}: the calls it matches are denied",
+                    r.key, r.file
+                )
+            };
+            let denial = |tool: &str| SettingsDenial {
+                tool: tool.to_string(),
+                rule: r.rule.clone(),
+                key: r.key.clone(),
+                file: r.file.clone(),
+                denies: if whole { "every-call" } else { "some-calls" },
+            };
+            // The first rule that denies a tool whole says why.
+            let already = |d: &[SettingsDenial], tool: &str| {
+                d.iter().any(|d| d.whole() && same(&d.tool, tool))
+            };
+            let mut hit = false;
+            for g in self.tools.iter_mut().filter(|g| same(&g.tool, base)) {
+                hit = true;
+                if already(&self.settings_denied, &g.tool) {
+                    continue;
+                }
+                let before = std::mem::replace(&mut g.access, Access::Full);
+                // A bare name takes the tool whatever the role's own keys say.
+                g.access = if whole {
+                    Access::Denied(why.clone())
+                } else {
+                    before.and(Access::Limited(why.clone()))
+                };
+                self.settings_denied.push(denial(&g.tool));
+            }
+            if hit || !whole || already(&self.settings_denied, base) {
+                continue;
+            }
+            // A tool the role names only as an extension's or MCP server's, or one
+            // of the open set (every tool of the session) that it does not list: a
+            // built-in of the host, or an extension's (`mcp__…`) by its exact name.
+            let before = self.provided.len();
+            self.provided.retain(|x| !same(x, base));
+            let provided = self.provided.len() != before;
+            let of_session = self.open.is_some()
+                && (t.builtins.iter().any(|b| same(b, base))
+                    || t.extension_prefixes
+                        .iter()
+                        .any(|pre| !pre.is_empty() && base.starts_with(*pre)));
+            if of_session {
+                self.open_except.push(base.to_string());
+            }
+            if provided || of_session {
+                self.settings_denied.push(denial(base));
+            }
+        }
+    }
+}
