@@ -6,8 +6,10 @@
 //! view of every profile (which keys each reads, what it refuses, how it names roles).
 //! Resolving and parsing all of that on every start would cost more than linting a
 //! file, so this script writes, per version, the resolved profile (without the
-//! `notes`) and its light view (key facts reduced to their schemas) as minified JSON,
-//! and `src/host/mod.rs` parses only what a run asks for.
+//! `notes`) and its light view (key facts reduced to their schemas) in packed form
+//! (`src/host/packed.rs`: lexed once, strings borrowed from one text), and
+//! `src/host/mod.rs` reads only what a run asks for. The key tables a run looks
+//! keys up in come with their slots laid out (`src/host/key_index.rs`).
 
 use std::fmt::Write as _;
 use std::path::Path;
