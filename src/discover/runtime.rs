@@ -77,7 +77,8 @@ pub(crate) struct SettingFound {
     /// As written (`agents.overrides.finder.runConfig.maxTurns`).
     pub key: String,
     pub value: serde_json::Value,
-    /// The file that decides it (the highest-priority one that sets it).
+    /// The file that decides it (the highest-priority one that sets it), or, for a
+    /// list whose entries add up across the files, the file of this part of it.
     pub file: String,
     /// What it does to the sub-agent.
     pub note: String,
@@ -522,20 +523,25 @@ impl OwnSettings {
         }
     }
 
-    /// Every key of `set` that one of the files sets.
+    /// Every key of `set` that one of the files sets: the highest-priority file's
+    /// value, or, for a list whose entries add up across the files (permission
+    /// rules), every file's, lowest priority first.
     fn found(&self, set: &crate::host::HostSettings, role: &str) -> Vec<SettingFound> {
-        set.keys
-            .iter()
-            .filter_map(|k| {
-                let (value, file) = self.get(k.key, role)?;
-                Some(SettingFound {
-                    key: k.key.replace("<role>", role),
-                    value: value.clone(),
-                    file: file.to_string(),
-                    note: k.note.to_string(),
-                })
-            })
-            .collect()
+        let mut out = Vec::new();
+        for k in &set.keys {
+            let found = |(value, file): (&serde_json::Value, &str)| SettingFound {
+                key: k.key.replace("<role>", role),
+                value: value.clone(),
+                file: file.to_string(),
+                note: k.note.to_string(),
+            };
+            if k.disables_entry.is_some() || k.denies_tools.is_some() {
+                out.extend(self.every(k.key, role).map(found));
+            } else {
+                out.extend(self.get(k.key, role).map(found));
+            }
+        }
+        out
     }
 }
 

@@ -988,6 +988,21 @@ fn settings_deny_entry_turns_the_role_off_from_any_file() {
                         write_rules(&env, above, k.key, &["WebSearch"]);
                     }
                     let (rt, _) = shown_tools(&env, h, "probe");
+                    // The settings found: this list from every file that sets it
+                    // (they add up), not only the highest one's.
+                    let from: Vec<&str> = rt["settings"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .filter(|s| s["key"] == k.key)
+                        .map(|s| s["file"].as_str().unwrap())
+                        .collect();
+                    let want = if files.get(i + 1).is_some() { 2 } else { 1 };
+                    assert_eq!(from.len(), want, "{h} {f}: {from:?}");
+                    assert!(
+                        from[0].ends_with(f.trim_start_matches("{home}/")),
+                        "{h} {f}: {from:?}"
+                    );
                     match rt["disabled"].as_str() {
                         Some(why) if off => {
                             assert!(why.contains(f.trim_start_matches("{home}/")), "{why}")
