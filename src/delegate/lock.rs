@@ -26,7 +26,7 @@ pub(crate) fn state_dir(env: &Env) -> Result<PathBuf, LockError> {
     if let Some(dir) = env.agent_dir() {
         return Ok(dir.join("pwk"));
     }
-    let uid = rustix::process::geteuid().as_raw();
+    let uid = crate::fs::trust::euid();
     let dir = match &env.xdg_runtime_dir {
         Some(x) if x.is_absolute() => x.join("pwk"),
         _ => std::env::temp_dir().join(format!("pwk-{uid}")),

@@ -6,9 +6,15 @@ use std::path::{Path, PathBuf};
 
 /// The marker that makes `dir` a project root, if any.
 pub(crate) fn root_marker_of(dir: &Path) -> Option<&'static str> {
+    marker_in(dir).map(|(m, _)| m)
+}
+
+/// The marker in `dir` and what `symlink_metadata` says of it (the trust rule
+/// reads its owner).
+fn marker_in(dir: &Path) -> Option<(&'static str, std::fs::Metadata)> {
     PROJECT_MARKERS
         .into_iter()
-        .find(|m| std::fs::symlink_metadata(dir.join(m)).is_ok())
+        .find_map(|m| Some((m, std::fs::symlink_metadata(dir.join(m)).ok()?)))
 }
 
 /// What makes a directory a project root.
@@ -72,8 +78,8 @@ pub(crate) fn find_root(
             // Said only when it holds something pwk would have used.
             return stop(dir, holds_project_files(dir).then_some(u));
         }
-        if let Some(marker) = root_marker_of(dir) {
-            if let Err(u) = super::trust::trust_entry(&dir.join(marker)) {
+        if let Some((marker, meta)) = marker_in(dir) {
+            if let Err(u) = super::trust::trust_entry_seen(&dir.join(marker), &meta) {
                 return stop(dir, Some(u));
             }
             return RootFound {

@@ -71,15 +71,20 @@ pub(crate) fn trusted_dir(dir: &Path) -> bool {
     trust_dir(dir).is_ok()
 }
 
+/// The user pwk runs as (the effective uid), asked once: the trust rule compares
+/// every directory of a walk with it, and it does not change while pwk runs.
+pub(crate) fn euid() -> u32 {
+    static EUID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *EUID.get_or_init(|| rustix::process::geteuid().as_raw())
+}
+
 /// [`trusted_dir`], saying why not.
 pub(crate) fn trust_dir(dir: &Path) -> Result<(), Untrusted> {
     use std::os::unix::fs::MetadataExt as _;
     let Ok(meta) = std::fs::metadata(dir) else {
         return Ok(());
     };
-    if meta.uid() == rustix::process::geteuid().as_raw()
-        || crate::env::safe_directories().allows(dir)
-    {
+    if meta.uid() == euid() || crate::env::safe_directories().allows(dir) {
         return Ok(());
     }
     Err(Untrusted {
@@ -97,11 +102,16 @@ pub(crate) fn trust_dir(dir: &Path) -> Result<(), Untrusted> {
 /// entry of another user in a directory only its owner can write was put there by
 /// that owner. `PWK_SAFE_DIRECTORIES` listing the directory trusts it.
 pub(crate) fn trust_entry(path: &Path) -> Result<(), Untrusted> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) => trust_entry_seen(path, &meta),
+        Err(_) => Ok(()),
+    }
+}
+
+/// [`trust_entry`] for an entry whose `symlink_metadata` the caller has in hand.
+pub(crate) fn trust_entry_seen(path: &Path, meta: &std::fs::Metadata) -> Result<(), Untrusted> {
     use std::os::unix::fs::MetadataExt as _;
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return Ok(());
-    };
-    if meta.uid() == rustix::process::geteuid().as_raw() {
+    if meta.uid() == euid() {
         return Ok(());
     }
     let Some(dir) = path.parent() else {

@@ -417,15 +417,19 @@ pub(crate) fn stop_all() {
         st.closing = true;
         st.groups.clone()
     };
-    for g in &groups {
-        signal_group(*g, Signal::TERM);
-    }
-    let until = Instant::now() + EXIT_GRACE;
-    while groups.iter().any(|g| group_alive(*g)) && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    for g in &groups {
-        signal_group(*g, Signal::KILL);
+    // No child was started (every command but the runners): nothing to wait for,
+    // and no clock to read.
+    if !groups.is_empty() {
+        for g in &groups {
+            signal_group(*g, Signal::TERM);
+        }
+        let until = Instant::now() + EXIT_GRACE;
+        while groups.iter().any(|g| group_alive(*g)) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        for g in &groups {
+            signal_group(*g, Signal::KILL);
+        }
     }
     if owner() && state().subreaper {
         Sweep::default().run(ESCAPED_LIMIT);
