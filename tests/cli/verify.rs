@@ -861,6 +861,41 @@ fn verify_names_a_node_too_old_for_the_host_and_the_drivers_error_line() {
 // output naming the copy passed over; with consent the project's copy runs.
 
 /// Where a plant puts its canary, and what it is given.
+/// What a planting test owns: the project of `host`'s cases, the user's side, the
+/// canary's path, pi 1.6's package and `node`; [`Planted::planting`] lends them.
+struct Planted {
+    env: TestEnv,
+    user: tempfile::TempDir,
+    marker: PathBuf,
+    pi: PathBuf,
+    node: PathBuf,
+}
+
+impl Planted {
+    /// `None` where the hosts are not installed ([`hosts`]).
+    fn new(host: &str) -> Option<Planted> {
+        let (root, node) = hosts()?;
+        let cases = CASES.iter().find(|(h, _)| *h == host).unwrap().1;
+        let user = user_side(&root);
+        Some(Planted {
+            env: project_of(cases),
+            marker: user.path().join("ran"),
+            user,
+            pi: pi16(&root),
+            node,
+        })
+    }
+
+    fn planting(&self) -> Planting<'_> {
+        Planting {
+            env: &self.env,
+            pi: &self.pi,
+            user: self.user.path(),
+            marker: &self.marker,
+        }
+    }
+}
+
 struct Planting<'a> {
     env: &'a TestEnv,
     /// The pinned pi 1.6 package.
@@ -945,18 +980,17 @@ struct Plant {
 }
 
 fn plant_case(plant: &Plant) {
-    let Some((root, node)) = hosts() else { return };
-    let cases = CASES.iter().find(|(h, _)| *h == plant.host).unwrap().1;
-    let env = project_of(cases);
-    let user = user_side(&root);
-    let marker = user.path().join("ran");
-    let pi = pi16(&root);
-    let p = Planting {
-        env: &env,
-        pi: &pi,
-        user: user.path(),
-        marker: &marker,
+    let Some(planted) = Planted::new(plant.host) else {
+        return;
     };
+    let Planted {
+        env,
+        user,
+        marker,
+        node,
+        ..
+    } = &planted;
+    let p = planted.planting();
     let path = (plant.plant)(&p).unwrap_or_else(|| user.path().join("bin"));
     let verify = |extra: &[&str]| {
         run(env
@@ -964,7 +998,7 @@ fn plant_case(plant: &Plant) {
             .env("PATH", &path)
             .env("PI_CODING_AGENT_DIR", user.path().join("agent"))
             .args(["verify", "--only", plant.host, "--node"])
-            .arg(&node)
+            .arg(node)
             .args(extra))
     };
     // By default: run for real, and the project's code is not.
@@ -1136,25 +1170,23 @@ plants! {
 /// without `--run-project-code`, and the output says it is the project's code.
 #[test]
 fn verify_host_bin_in_the_project_is_consent() {
-    let Some((root, node)) = hosts() else { return };
-    let cases = CASES.iter().find(|(h, _)| *h == "pi-example").unwrap().1;
-    let env = project_of(cases);
-    let user = user_side(&root);
-    let marker = user.path().join("ran");
-    let pi = pi16(&root);
-    let p = Planting {
-        env: &env,
-        pi: &pi,
-        user: user.path(),
-        marker: &marker,
+    let Some(planted) = Planted::new("pi-example") else {
+        return;
     };
-    example_with_canary(&p, &env.path("vendor/subagent"));
+    let Planted {
+        env,
+        user,
+        marker,
+        node,
+        ..
+    } = &planted;
+    example_with_canary(&planted.planting(), &env.path("vendor/subagent"));
     let verify = |extra: &[&str]| {
         run(env
             .pwk()
             .env("PATH", user.path().join("bin"))
             .args(["verify", "--only", "pi-example", "--node"])
-            .arg(&node)
+            .arg(node)
             .args(["--host-bin", "pi-example=vendor/subagent"])
             .args(extra))
     };
