@@ -13,3 +13,10 @@ pub(crate) fn fuzz_config() -> proptest::prelude::ProptestConfig {
         ..proptest::prelude::ProptestConfig::default()
     }
 }
+
+/// Write `text` to `root/rel`, creating the directories on the way (a test's tree).
+pub(crate) fn write_tree_file(root: &std::path::Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().expect("a file under root")).unwrap();
+    std::fs::write(p, text).unwrap();
+}

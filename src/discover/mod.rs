@@ -321,11 +321,7 @@ pub fn resolve_in(roots: &Roots, host: Host) -> Discovery {
 mod tests {
     use super::*;
 
-    fn write(dir: &Path, rel: &str, text: &str) {
-        let p = dir.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
+    use crate::testing::write_tree_file as write;
 
     fn role(name: &str, desc: &str) -> String {
         format!("---\nname: {name}\ndescription: {desc}\ntools: read, grep\n---\nBody of {name}.\n")

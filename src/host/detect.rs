@@ -918,9 +918,7 @@ mod tests {
         let case = |name: &str, files: &[(&str, &str)]| {
             let root = t.path().join(name);
             for (rel, text) in files {
-                let p = root.join(rel);
-                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-                std::fs::write(p, text).unwrap();
+                crate::testing::write_tree_file(&root, rel, text);
             }
             detect(&root, None)
         };

@@ -491,11 +491,7 @@ mod tests {
     #[test]
     fn pi_example_vendored_or_shipped_by_pi() {
         let t = tempfile::tempdir().unwrap();
-        let write = |rel: &str, text: &str| {
-            let p = t.path().join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
+        let write = |rel: &str, text: &str| crate::testing::write_tree_file(t.path(), rel, text);
         // A pi 1.6 package beside the project, and its example extension.
         let pi = "node_modules/@earendil-works/pi-coding-agent";
         write(
@@ -566,11 +562,7 @@ mod tests {
     #[test]
     fn project_copies_are_passed_over_without_consent() {
         let t = tempfile::tempdir().unwrap();
-        let write = |rel: &str, text: &str| {
-            let p = t.path().join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        };
+        let write = |rel: &str, text: &str| crate::testing::write_tree_file(t.path(), rel, text);
         let pi = "node_modules/@earendil-works/pi-coding-agent";
         for base in ["", "project/"] {
             write(
