@@ -158,7 +158,8 @@ with which name, description, tools and model, and compare with what pwk says un
 that host (lint + show).\n\nNo code that lies in the project is run unless you say so: an \
 extension vendored in .pi/extensions/, a package installed under .pi/npm/ that .pi/settings.json \
 lists, a pi package in the project's node_modules, a program on a PATH entry inside the project \
-(links included, wherever they lead) is passed over for the user's or pi's own copy, and the \
+(links included, wherever they lead) is passed over for the user's or pi's own copy, the hosts run \
+without such PATH entries (a program a host starts by name, such as git, is not the project's), and the \
 output says so; --run-project-code runs them as pi would (--host-bin is consent for the host it \
 names). --dry-run shows which copy of each host would run.\n\nEach host runs offline on a copy of the role files in its own \
 directories (never in the project), with a fresh temporary HOME, dummy credentials and its model \

@@ -4,7 +4,7 @@
 //! facts" note): a PATH lookup and one bounded read of the `package.json` of the npm
 //! package the program belongs to. No host is started.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use crate::host::HostId;
@@ -133,6 +133,26 @@ impl Gate {
             });
         }
         false
+    }
+}
+
+impl Gate {
+    /// `path` (a `PATH` value) without its entries in the project, each noted in
+    /// `skipped`: what a host runs with, so that a program it starts by name (git,
+    /// rg, a shell's tools) is not the project's. A relative entry stays: the host
+    /// runs in pwk's scratch directory, where it names nothing of the project.
+    pub fn path_outside(&self, path: &OsStr, skipped: &mut Vec<Skipped>) -> OsString {
+        let kept: Vec<PathBuf> = std::env::split_paths(path)
+            .filter(|dir| {
+                dir.is_relative()
+                    || self.allows(
+                        dir,
+                        "any program the host would start from the `PATH` entry",
+                        skipped,
+                    )
+            })
+            .collect();
+        std::env::join_paths(kept).expect("entries split at `:` hold none")
     }
 }
 
@@ -554,6 +574,57 @@ mod tests {
             &mut Vec::new(),
         );
         assert!(none.is_none());
+    }
+
+    /// The PATH a host runs with: every entry in the project (as written, or through a
+    /// link into it) left out and noted, relative entries and the rest kept in order;
+    /// with consent, all of it.
+    #[test]
+    fn path_entries_in_the_project_are_left_out() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("project");
+        for d in [
+            "project/node_modules/.bin",
+            "project/tools",
+            "user/bin",
+            "usr/bin",
+        ] {
+            std::fs::create_dir_all(t.path().join(d)).unwrap();
+        }
+        std::os::unix::fs::symlink(root.join("tools"), t.path().join("user/linked")).unwrap();
+        let entries = [
+            root.join("node_modules/.bin"),
+            t.path().join("user/bin"),
+            PathBuf::from("relative/bin"),
+            t.path().join("user/linked"),
+            root.join("missing/bin"),
+            t.path().join("usr/bin"),
+        ];
+        let path = std::env::join_paths(&entries).unwrap();
+        let mut skipped = Vec::new();
+        let kept = Gate::new(&root, false).path_outside(&path, &mut skipped);
+        let kept: Vec<PathBuf> = std::env::split_paths(&kept).collect();
+        assert_eq!(
+            kept,
+            [
+                t.path().join("user/bin"),
+                PathBuf::from("relative/bin"),
+                t.path().join("usr/bin")
+            ]
+        );
+        let noted: Vec<&Path> = skipped.iter().map(|s| s.path.as_path()).collect();
+        assert_eq!(
+            noted,
+            [
+                Path::new("node_modules/.bin"),
+                t.path().join("user/linked").as_path(),
+                Path::new("missing/bin")
+            ]
+        );
+        let mut none = Vec::new();
+        let all = Gate::new(&root, true).path_outside(&path, &mut none);
+        assert_eq!(all, path);
+        assert!(none.is_empty());
     }
 
     /// Without consent the copy vendored in the project is passed over (and noted) for

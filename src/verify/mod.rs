@@ -83,6 +83,10 @@ pub struct Probe {
     spec: String,
     /// What is run (the driver's command line, paths as on this machine).
     pub command: Vec<String>,
+    /// The `PATH` the host runs with: the user's, less its entries in the project
+    /// unless `--run-project-code` ([`Gate::path_outside`]).
+    #[serde(skip)]
+    path: Option<std::ffi::OsString>,
 }
 
 /// What `pwk verify` would do (`--dry-run`), and what it did.
@@ -181,6 +185,10 @@ pub fn plan(opts: &VerifyOptions) -> Plan {
             });
             continue;
         };
+        let path = opts
+            .path
+            .as_deref()
+            .map(|p| gate.path_outside(p, &mut skipped));
         inst.project_code_skipped = skipped;
         let files = stage_list(&opts.root, host);
         if files.is_empty() {
@@ -201,6 +209,7 @@ pub fn plan(opts: &VerifyOptions) -> Plan {
             installed: inst,
             files,
             command,
+            path,
         });
     }
     Plan {
@@ -438,7 +447,7 @@ fn run_one(
             &probe.installed,
             project.path(),
             opts.limit,
-            opts.path.as_deref(),
+            probe.path.as_deref(),
         )?;
         let pwk = compare::pwk_view(project.path(), &probe.spec)?;
         Ok(compare::compare(&probe.files, &pwk, &doc))

@@ -1209,7 +1209,8 @@ fn verify_host_bin_in_the_project_is_consent() {
 
 /// An agent CLI and `node` on a PATH entry inside the project (`node_modules/.bin`
 /// first on PATH, as a direnv or an npm script puts it) are passed over for the next
-/// ones on PATH, outside; the run does not start the project's.
+/// ones on PATH, outside; the run does not start the project's, nor a program the
+/// host starts by name (git, rg) from that entry: the host runs without it.
 #[test]
 fn verify_project_code_programs_on_a_path_entry_in_the_project() {
     let env = project_of(CASES.iter().find(|(h, _)| *h == "claude-code").unwrap().1);
@@ -1220,12 +1221,16 @@ fn verify_project_code_programs_on_a_path_entry_in_the_project() {
     let marker = user.path().join("ran");
     let script = format!("#!/bin/sh\necho ran >> '{}'\nexit 1\n", marker.display());
     let inside = env.path("node_modules/.bin");
-    for name in ["claude", "node"] {
+    for name in ["claude", "node", "git", "rg"] {
         crate::support::process::executable(&inside.join(name), &script);
-        crate::support::process::executable(
-            &user.path().join(format!("bin/{name}")),
-            "#!/bin/sh\nexit 1\n",
-        );
+    }
+    // The user's own stand-ins fail; their `node` first starts what a host starts by
+    // name, from the PATH it was given.
+    for (name, text) in [
+        ("claude", "#!/bin/sh\nexit 1\n"),
+        ("node", "#!/bin/sh\ngit --version\nrg --version\nexit 1\n"),
+    ] {
+        crate::support::process::executable(&user.path().join(format!("bin/{name}")), text);
     }
     let path = std::env::join_paths([inside.clone(), user.path().join("bin")]).unwrap();
     let verify = |extra: &[&str]| {
@@ -1250,9 +1255,28 @@ fn verify_project_code_programs_on_a_path_entry_in_the_project() {
     );
     let inst = &doc["would_run"][0]["installed"];
     outside(&inst["program"]);
+    let skipped: Vec<&str> = inst["project_code_skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
     assert_eq!(
-        inst["project_code_skipped"][0]["path"], "node_modules/.bin/claude",
+        skipped,
+        ["node_modules/.bin/claude", "node_modules/.bin"],
         "{doc:#}"
+    );
+    let human =
+        run(env
+            .pwk()
+            .env("PATH", &path)
+            .args(["verify", "--only", "claude-code", "--dry-run"]));
+    assert!(
+        human.stdout.contains(
+            "any program the host would start from the `PATH` entry at `node_modules/.bin` was not run"
+        ),
+        "{}",
+        human.stdout
     );
     // With consent the first on PATH is taken, as a shell would.
     let doc = json(&verify(&["--dry-run", "--run-project-code"]));
@@ -1265,6 +1289,12 @@ fn verify_project_code_programs_on_a_path_entry_in_the_project() {
     );
     assert_eq!(
         doc["would_run"][0]["installed"]["project_code"], true,
+        "{doc:#}"
+    );
+    assert!(
+        doc["would_run"][0]["installed"]["project_code_skipped"]
+            .as_array()
+            .is_none_or(|s| s.is_empty()),
         "{doc:#}"
     );
 }
