@@ -111,6 +111,15 @@ def read_binary(path):
         facts["permission_aliases"] = {alias.group(1).decode(): alias.group(2).decode()} if alias else {}
         if alias:
             cites["permission_aliases"] = f"{name}@{alias.start()} (a permission mode read as another)"
+        # tools: the map of a tool's old names to the tool it is now, the one that
+        # holds `Task:"Agent"` (a role's `tools` entry and a permission rule's tool
+        # name are read through it).
+        renames = re.search(rb'\{((?:\w+:"\w+",)*Task:"Agent"(?:,\w+:"\w+")*)\}', m)
+        if not renames:
+            fail("claude-code: the tool rename map (`Task:\"Agent\"`) is not in the binary")
+        facts["tool_renames"] = dict(
+            (k.decode(), v.decode()) for k, v in re.findall(rb'(\w+):"(\w+)"', renames.group(1)))
+        cites["tool_renames"] = f"{name}@{renames.start()} (the map of old tool names, `Task:\"Agent\"`)"
     return facts, cites
 
 
@@ -292,7 +301,9 @@ def extract(hosts_root, measure_cli=True):
                       "the loader checks values one by one (measured under `values`)",
     }
     if measure_cli:
-        measured, mcites = measure(hosts_root, CANDIDATE_TOOLS)
+        # Every old name the binary maps is asked too: the CLI confirms the rename.
+        candidates = sorted(set(CANDIDATE_TOOLS) | set(static["tool_renames"]))
+        measured, mcites = measure(hosts_root, candidates)
         values = measured["values"]
         if static["permission_aliases"] and "permissionMode" in values:
             values["permissionMode"]["aliases"] = static["permission_aliases"]
@@ -305,6 +316,8 @@ def extract(hosts_root, measure_cli=True):
             "cite": mcites["hooks"],
         }}
         facts["tools"] = dict(measured["tools"], cite=mcites["tools"])
+        facts["tools"]["renames_in_binary"] = static["tool_renames"]
+        facts["tools"]["cite"] += "; renames_in_binary: " + cites["tool_renames"]
         facts["dirs"] = [dict(d, cite=mcites["dirs"]) for d in measured["dirs"]]
     else:
         not_extracted["measured"] = "not measured (--static)"

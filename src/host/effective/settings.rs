@@ -46,9 +46,12 @@ const RULE_IN_WORDS: usize = 80;
 impl Grants {
     /// Apply `rules`, the deny rules of the host's settings (every file's, lowest
     /// priority first): a bare tool name denies every call of the tool it names
-    /// exactly, `Tool(specifier)` the calls it matches. A rule naming a tool the
-    /// role does not get changes nothing, but one that names a tool of the open set
-    /// (a role that inherits every tool of the session) takes it from that set.
+    /// exactly (an old name, `Task`, the tool it is now: `Agent`), and so do
+    /// `Tool(*)` and `Tool()`; `Tool(specifier)` denies the calls it matches. A rule
+    /// naming a tool the role does not get changes nothing, but one that names a
+    /// tool of the open set (a role that inherits every tool of the session) takes it
+    /// from that set. (Claude Code 2.1.332 reads a rule so: `(*)` and `()` are no
+    /// specifier, and the name goes through its alias map.)
     pub fn deny_by_settings(&mut self, p: &HostProfile, rules: &[DenyRule]) {
         let t = &p.tools;
         let same = |a: &str, b: &str| {
@@ -60,11 +63,16 @@ impl Grants {
         };
         for r in rules {
             let rule = r.rule.trim();
-            let base = t.base(rule);
-            if base.is_empty() {
+            let written = t.base(rule);
+            if written.is_empty() {
                 continue;
             }
-            let whole = base == rule;
+            let base = t.aliases.get(written).copied().unwrap_or(written);
+            let specifier = rule
+                .split_once('(')
+                .filter(|_| written != rule)
+                .map(|(_, rest)| rest.strip_suffix(')').unwrap_or(rest));
+            let whole = matches!(specifier, None | Some("" | "*"));
             let shown = crate::text::snippet(rule, RULE_IN_WORDS);
             let why = if whole {
                 format!(

@@ -362,38 +362,52 @@ fn settings_deny_rules_reach_exactly_the_tools_they_name() {
             let others = |g: &Grants| -> Vec<Grant> {
                 g.tools.iter().filter(|t| t.tool != tool).cloned().collect()
             };
-            // A bare name: every call of that tool, whatever the role said.
-            let mut g = plain.clone();
-            g.deny_by_settings(p, &[rule(&tool)]);
-            let got = g.tools.iter().find(|t| t.tool == tool).unwrap();
-            match &got.access {
-                Access::Denied(why) => {
-                    assert!(why.contains(&format!("`{tool}`")), "{fm} {tool}: {why}");
-                    assert!(why.contains(".claude/settings.json"), "{why}");
+            // A bare name, `Tool(*)`, `Tool()`, and each old name of the tool
+            // (`Task` for `Agent`): every call of it, whatever the role said.
+            let old_names = p.tools.aliases.iter().filter(|(_, now)| **now == tool);
+            let names: Vec<String> = std::iter::once(tool.clone())
+                .chain(old_names.map(|(old, _)| old.to_string()))
+                .collect();
+            let whole_forms = names
+                .iter()
+                .flat_map(|n| [n.clone(), format!("{n}(*)"), format!("{n}()")]);
+            for form in whole_forms {
+                let mut g = plain.clone();
+                g.deny_by_settings(p, &[rule(&form)]);
+                let got = g.tools.iter().find(|t| t.tool == tool).unwrap();
+                match &got.access {
+                    Access::Denied(why) => {
+                        assert!(why.contains(&format!("`{form}`")), "{fm} {form}: {why}");
+                        assert!(why.contains(".claude/settings.json"), "{why}");
+                    }
+                    a => panic!("{fm} {form}: {a:?}"),
                 }
-                a => panic!("{fm} {tool}: {a:?}"),
+                assert_eq!(others(&g), others(&plain), "{fm} {form}");
+                assert_eq!(g.settings_denied.len(), 1, "{fm} {form}");
+                assert!(g.settings_denied[0].whole(), "{fm} {form}");
+                assert_eq!(g.settings_denied[0].tool, tool, "{fm} {form}");
             }
-            assert_eq!(others(&g), others(&plain), "{fm} {tool}");
-            assert_eq!(g.settings_denied.len(), 1, "{fm} {tool}");
-            assert!(g.settings_denied[0].whole());
-            // `Tool(specifier)`: some calls of it, never more than before.
-            let spec = format!("{tool}(./.env)");
-            let mut g = plain.clone();
-            g.deny_by_settings(p, &[rule(&spec)]);
-            let got = g.tools.iter().find(|t| t.tool == tool).unwrap();
-            let before = &plain.tools.iter().find(|t| t.tool == tool).unwrap().access;
-            match before {
-                Access::Denied(_) => assert_eq!(&got.access, before, "{fm} {spec}"),
-                _ => {
-                    assert!(
-                        matches!(&got.access, Access::Limited(w) if w.contains(&spec)),
-                        "{fm} {spec}: {:?}",
-                        got.access
-                    );
+            // `Tool(specifier)`: some calls of it, never more than before (an old
+            // name's too).
+            for name in &names {
+                let spec = format!("{name}(./.env)");
+                let mut g = plain.clone();
+                g.deny_by_settings(p, &[rule(&spec)]);
+                let got = g.tools.iter().find(|t| t.tool == tool).unwrap();
+                let before = &plain.tools.iter().find(|t| t.tool == tool).unwrap().access;
+                match before {
+                    Access::Denied(_) => assert_eq!(&got.access, before, "{fm} {spec}"),
+                    _ => {
+                        assert!(
+                            matches!(&got.access, Access::Limited(w) if w.contains(&spec)),
+                            "{fm} {spec}: {:?}",
+                            got.access
+                        );
+                    }
                 }
+                assert!(!g.settings_denied[0].whole(), "{fm} {spec}");
+                assert_eq!(others(&g), others(&plain), "{fm} {spec}");
             }
-            assert!(!g.settings_denied[0].whole(), "{fm} {spec}");
-            assert_eq!(others(&g), others(&plain), "{fm} {spec}");
             // Another spelling of the name is another tool to Claude Code.
             assert!(!p.tools.case_insensitive);
             for other in [tool.to_lowercase(), tool.to_uppercase()] {
