@@ -134,9 +134,7 @@ impl Gate {
         }
         false
     }
-}
 
-impl Gate {
     /// `path` (a `PATH` value) without its entries in the project, each noted in
     /// `skipped`: what a host runs with, so that a program it starts by name (git,
     /// rg, a shell's tools) is not the project's. A relative entry stays: the host
