@@ -886,6 +886,15 @@ impl Planted {
         })
     }
 
+    /// `pwk verify --only HOST --node <node>` in the project, with `path` as `PATH`.
+    fn verify(&self, host: &str, path: &Path) -> std::process::Command {
+        let mut cmd = self.env.pwk();
+        cmd.env("PATH", path)
+            .args(["verify", "--only", host, "--node"])
+            .arg(&self.node);
+        cmd
+    }
+
     fn planting(&self) -> Planting<'_> {
         Planting {
             env: &self.env,
@@ -984,21 +993,13 @@ fn plant_case(plant: &Plant) {
         return;
     };
     let Planted {
-        env,
-        user,
-        marker,
-        node,
-        ..
+        env, user, marker, ..
     } = &planted;
-    let p = planted.planting();
-    let path = (plant.plant)(&p).unwrap_or_else(|| user.path().join("bin"));
+    let path = (plant.plant)(&planted.planting()).unwrap_or_else(|| user.path().join("bin"));
     let verify = |extra: &[&str]| {
-        run(env
-            .pwk()
-            .env("PATH", &path)
+        run(planted
+            .verify(plant.host, &path)
             .env("PI_CODING_AGENT_DIR", user.path().join("agent"))
-            .args(["verify", "--only", plant.host, "--node"])
-            .arg(node)
             .args(extra))
     };
     // By default: run for real, and the project's code is not.
@@ -1174,19 +1175,12 @@ fn verify_host_bin_in_the_project_is_consent() {
         return;
     };
     let Planted {
-        env,
-        user,
-        marker,
-        node,
-        ..
+        env, user, marker, ..
     } = &planted;
     example_with_canary(&planted.planting(), &env.path("vendor/subagent"));
     let verify = |extra: &[&str]| {
-        run(env
-            .pwk()
-            .env("PATH", user.path().join("bin"))
-            .args(["verify", "--only", "pi-example", "--node"])
-            .arg(node)
+        run(planted
+            .verify("pi-example", &user.path().join("bin"))
             .args(["--host-bin", "pi-example=vendor/subagent"])
             .args(extra))
     };
