@@ -125,6 +125,12 @@ pub fn plan(opts: &VerifyOptions) -> Plan {
         crate::pi::all_on_path(opts.path.as_deref()?, "node")
             .find(|n| gate.allows(n, "`node` on PATH", &mut node_skipped))
     });
+    // The PATH every host runs with, and the entries left out (named for each host).
+    let mut path_skipped = Vec::new();
+    let path = opts
+        .path
+        .as_deref()
+        .map(|p| gate.path_outside(p, &mut path_skipped));
     let mut probes = Vec::new();
     let mut not_run = Vec::new();
     for name in installed::verifiable_names() {
@@ -185,10 +191,11 @@ pub fn plan(opts: &VerifyOptions) -> Plan {
             });
             continue;
         };
-        let path = opts
-            .path
-            .as_deref()
-            .map(|p| gate.path_outside(p, &mut skipped));
+        for s in &path_skipped {
+            if !skipped.iter().any(|k| k.path == s.path) {
+                skipped.push(s.clone());
+            }
+        }
         inst.project_code_skipped = skipped;
         let files = stage_list(&opts.root, host);
         if files.is_empty() {
@@ -209,7 +216,7 @@ pub fn plan(opts: &VerifyOptions) -> Plan {
             installed: inst,
             files,
             command,
-            path,
+            path: path.clone(),
         });
     }
     Plan {
