@@ -27,14 +27,11 @@ both_generations! {
 }
 
 /// A model that calls `ls` for ever.
+/// pi calling `ls` for ever; calls after the third are answered after 3 s, so a
+/// budget crossed by the second or third call stops the run within one more.
 fn endless_tools(generation: Gen, pi: PathBuf) -> World {
-    World::new(
-        generation,
-        pi,
-        vec![],
-        Reply::tool("ls", r#"{"path":"."}"#),
-        FAST_FAIL,
-    )
+    let (script, then) = Reply::ls_for_ever(3, 3000);
+    World::new(generation, pi, script, then, FAST_FAIL)
 }
 
 fn expect_budget_exceeded(w: &World, v: &Value, code: i32, what: &str) {
@@ -222,7 +219,10 @@ fn pwk_toml_budget_applies(generation: Gen, pi: PathBuf) {
 }
 
 /// A project whose four reviewers answer at once (spec: its table; the others:
-/// "No findings" or the hazard list) — or, for `looping`, call `ls` for ever.
+/// "No findings" or the hazard list) — or, for `looping`, call `ls` for ever: the
+/// first three calls are answered at once, later ones after 3 s, so a stop at the
+/// third call's usage leaves at most one more request (pi may send it before the
+/// stop lands), however loaded the machine.
 fn review_project(looping: Option<&str>) -> (RoutedLlm, crate::support::TestEnv) {
     let mut routes = vec![
         ("ROUTE-SPEC", Act::Text(SPEC_REPORT.into())),
@@ -233,7 +233,7 @@ fn review_project(looping: Option<&str>) -> (RoutedLlm, crate::support::TestEnv)
     if let Some(marker) = looping {
         for (m, act) in routes.iter_mut() {
             if *m == marker {
-                *act = Act::LoopUntilSteered("never steered".into());
+                *act = Act::LoopSlowingAfter(3, 3000);
             }
         }
     }

@@ -945,7 +945,8 @@ fn duplicate_keys_in_tool_arguments_are_refused_and_nothing_is_launched() {
 /// request's `maxTokens` (which beats the looser `[delegate] budget` of the server's
 /// pwk.toml): BUDGET_EXCEEDED, usage in the result, no pi left.
 fn stopped_by_its_budget(generation: Gen, pi: PathBuf, client: PathBuf) {
-    let llm = FakeLlm::start(vec![], Reply::tool("ls", r#"{"path":"."}"#));
+    let (script, then) = Reply::ls_for_ever(3, 3000);
+    let llm = FakeLlm::start(script, then);
     let w = world(&llm, SETTINGS);
     w.env
         .write("pwk.toml", "[delegate]\nbudget = { max_tokens = 100000 }\n");

@@ -38,6 +38,9 @@ pub(crate) mod routed {
         LoopUntilSteered(String),
         /// Wait this long (ms), then answer `text`.
         Delay(u64, String),
+        /// `Reply::ls_for_ever(fast, ms)`, the k-th request of the conversation
+        /// counted by tool results so far.
+        LoopSlowingAfter(usize, u64),
     }
 
     impl Act {
@@ -57,6 +60,13 @@ pub(crate) mod routed {
                     }
                 }
                 Act::Delay(ms, t) => Reply::Delayed(*ms, Box::new(Reply::text(t))),
+                Act::LoopSlowingAfter(fast, ms) => {
+                    let (script, then) = Reply::ls_for_ever(*fast, *ms);
+                    script
+                        .get(fake_llm::tool_results(body))
+                        .cloned()
+                        .unwrap_or(then)
+                }
             }
         }
     }

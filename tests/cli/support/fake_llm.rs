@@ -56,6 +56,15 @@ impl Reply {
             args: args.to_string(),
         }
     }
+    /// A model that calls `ls` for ever, as `FakeLlm::start` arguments: the first
+    /// `fast` requests are answered at once, every later one after `ms`. A run its
+    /// budget stops at the `fast`-th call's usage then sends at most one request past
+    /// it (pi may send that before the stop lands), however loaded the machine, as
+    /// long as the stop lands within `ms`.
+    pub fn ls_for_ever(fast: usize, ms: u64) -> (Vec<Reply>, Reply) {
+        let ls = Reply::tool("ls", r#"{"path":"."}"#);
+        (vec![ls.clone(); fast], Reply::Delayed(ms, Box::new(ls)))
+    }
     pub fn status(code: u16) -> Reply {
         let message = match code {
             401 => "Incorrect API key provided: mock-key.",
