@@ -368,9 +368,10 @@ fn main() {
 /// --version` and `pwk lint` execute). Scattered over the 8 MB of code, one-file
 /// `pwk lint` took ~70 page faults in the text (each maps 16 pages the kernel looks
 /// up in the page cache); laid out together, ~25, and `--version` fewer too. The
-/// file names symbols: names a newer build no longer has are skipped (`lld`'s
-/// `--no-warn-symbol-ordering`), so a stale list makes start-up slower, never
-/// wrong. Only where rustc links with its own `lld` (x86-64 Linux, glibc, no linker
+/// file names symbols, v0-mangled (`.cargo/config.toml`: a legacy name's hash moves
+/// when unrelated code changes): names a newer build no longer has are skipped
+/// (`lld`'s `--no-warn-symbol-ordering`), so a stale list makes start-up slower,
+/// never wrong. Only where rustc links with its own `lld` (x86-64 Linux, glibc, no linker
 /// of the user's own: none configured for the target, none chosen in RUSTFLAGS);
 /// `PWK_LINK_ORDER=0` turns it off.
 fn link_order() {

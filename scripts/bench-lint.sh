@@ -145,3 +145,5 @@ awk -v one="$one" -v oneh="$one_host" -v ver="$version" -v n1="$one_runs" \
   printf "  scaling 10k/1k (wall): pwk %.2f, cat %.2f (target <= 11)\n", p10 / p1, c10 / c1
 }'
 compare_portable
+# Start-up times hold for a binary laid out by a current link/startup.order.
+echo "  $(PWK_BIN=$pwk "$root/scripts/startup-order.sh" --check)"

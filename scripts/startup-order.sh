@@ -7,9 +7,11 @@
 #   scripts/startup-order.sh           # builds --release, rewrites link/startup.order
 #   scripts/startup-order.sh --check   # how many listed functions the binary still has
 #
-# Names are the binary's symbols as valgrind's callgrind sees them (--demangle=no):
-# regenerate after a toolchain update or a change of start-up code, and commit the
-# file. A stale list costs start-up time, never correctness.
+# Names are the binary's symbols as valgrind's callgrind sees them (--demangle=no),
+# v0-mangled (.cargo/config.toml), so other code's changes leave them as they are:
+# regenerate after a toolchain or dependency update or a change of start-up code
+# (`--check` says how many still match), and commit the file. A stale list costs
+# start-up time, never correctness.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,6 +29,10 @@ if [[ ${1:-} == --check ]]; then
 fi
 
 command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 2; }
+if nm --defined-only "$pwk" | grep -q ' _ZN3pwk'; then
+  echo "$pwk has legacy-mangled names (a RUSTFLAGS of your own replaces .cargo/config.toml's v0): a list of them goes stale with any code change" >&2
+  exit 2
+fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/pwk-order.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 python3 "$root/scripts/gen-roles.py" 40 "$work/roles" >/dev/null
