@@ -88,7 +88,9 @@ pub(crate) struct SettingFound {
 pub(crate) struct Tools {
     /// The `tools` value as written; `None` when absent.
     pub declared: Option<Vec<String>>,
-    /// The tools the child gets.
+    /// The tools the child gets from its role and host; one the host's settings
+    /// deny every call of stays here, marked in `limits` (`denied by settings`:
+    /// Claude Code takes it out of the child's context).
     pub effective: Vec<String>,
     /// The host's default applies because `tools` is absent.
     pub host_default: bool,

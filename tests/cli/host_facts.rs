@@ -601,7 +601,20 @@ fn real_cli_hosts_agree_with_lint() {
                             .unwrap_or_default()
                     };
                     let theirs = set(&Value::Array(theirs));
-                    let ours = set(&show["runtime"]["tools"]["effective"]);
+                    // A tool the host's settings deny every call of stays in
+                    // `effective`, marked in `limits`: the host takes it out of the
+                    // child's context.
+                    let denied: BTreeSet<String> = show["runtime"]["tools"]["limits"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter(|l| l["calls"] == "denied by settings")
+                        .filter_map(|l| l["tool"].as_str().map(str::to_string))
+                        .collect();
+                    let ours: BTreeSet<String> = set(&show["runtime"]["tools"]["effective"])
+                        .difference(&denied)
+                        .cloned()
+                        .collect();
                     // `*` (the oracle: what the built-in general-purpose agent gets):
                     // pwk must give the host's default set.
                     let every = show["runtime"]["tools"]["host_default"] == true

@@ -46,12 +46,13 @@ const RULE_IN_WORDS: usize = 80;
 impl Grants {
     /// Apply `rules`, the deny rules of the host's settings (every file's, lowest
     /// priority first): a bare tool name denies every call of the tool it names
-    /// exactly (an old name, `Task`, the tool it is now: `Agent`), and so do
-    /// `Tool(*)` and `Tool()`; `Tool(specifier)` denies the calls it matches. A rule
-    /// naming a tool the role does not get changes nothing, but one that names a
-    /// tool of the open set (a role that inherits every tool of the session) takes it
-    /// from that set. (Claude Code 2.1.332 reads a rule so: `(*)` and `()` are no
-    /// specifier, and the name goes through its alias map.)
+    /// exactly (an old name, `Task`, the tool it is now: `Agent`), and so does
+    /// `Tool(*)`; `Tool(specifier)` denies the calls it matches. A rule naming a tool
+    /// the role does not get changes nothing, but one that names a tool of the open
+    /// set (a role that inherits every tool of the session) takes it from that set.
+    /// A rule the host drops as invalid ([`read_rule`]) denies nothing. (Claude Code
+    /// 2.1.332 reads a rule so: `(*)` is no specifier, and the name goes through its
+    /// alias map.)
     pub fn deny_by_settings(&mut self, p: &HostProfile, rules: &[DenyRule]) {
         let t = &p.tools;
         let same = |a: &str, b: &str| {
@@ -62,17 +63,12 @@ impl Grants {
             }
         };
         for r in rules {
-            let rule = r.rule.trim();
-            let written = t.base(rule);
-            if written.is_empty() {
+            let rule = r.rule.as_str();
+            let Some((written, specifier)) = read_rule(rule) else {
                 continue;
-            }
+            };
             let base = t.aliases.get(written).copied().unwrap_or(written);
-            let specifier = rule
-                .split_once('(')
-                .filter(|_| written != rule)
-                .map(|(_, rest)| rest.strip_suffix(')').unwrap_or(rest));
-            let whole = matches!(specifier, None | Some("" | "*"));
+            let whole = matches!(specifier, None | Some("*"));
             let shown = crate::text::snippet(rule, RULE_IN_WORDS);
             let why = if whole {
                 format!(
@@ -133,4 +129,67 @@ impl Grants {
             }
         }
     }
+}
+
+/// A deny rule as Claude Code 2.1.332 reads it: its tool name as written and its
+/// specifier (`Bash(rm *)`: `Bash`, `rm *`), or `None` for a rule it drops as
+/// invalid, which then denies nothing. Read in the binary (`bD`, the rule's shape;
+/// `Jpe`, the validator that drops a rule from the settings) and confirmed by the
+/// real CLI (tests/cli/every_host.rs): nothing is trimmed (`"Bash "` is valid and
+/// names no tool); a rule is malformed, and dropped, when it has a parenthesis
+/// but no unescaped `(` before an unescaped `)` that ends it, or one in the tool
+/// name (`Bash(ls`, `Bash(*) `); `Tool()` is dropped ("Empty parentheses"), and so
+/// are an empty or blank rule, an empty tool name, a name that starts with a
+/// lower-case letter and has no `_` (`bash`), and an MCP tool's rule with a
+/// specifier (`mcp__x(y)`).
+fn read_rule(rule: &str) -> Option<(&str, Option<&str>)> {
+    if rule.trim().is_empty() {
+        return None;
+    }
+    // A parenthesis after an odd number of backslashes is escaped.
+    let escaped = |at: usize| {
+        rule.as_bytes()[..at]
+            .iter()
+            .rev()
+            .take_while(|b| **b == b'\\')
+            .count()
+            % 2
+            == 1
+    };
+    let (name, specifier) = if !rule.contains(['(', ')']) {
+        (rule, None)
+    } else {
+        let open = rule
+            .match_indices('(')
+            .map(|(i, _)| i)
+            .find(|&i| !escaped(i));
+        let close = rule
+            .rmatch_indices(')')
+            .map(|(i, _)| i)
+            .find(|&i| !escaped(i));
+        match (open, close) {
+            (None, None) => (rule, None),
+            (Some(open), Some(close))
+                if open < close
+                    && close == rule.len() - 1
+                    && !rule[..open].contains(['(', ')']) =>
+            {
+                let content = &rule[open + 1..close];
+                if content.is_empty() {
+                    return None;
+                }
+                (&rule[..open], Some(content))
+            }
+            _ => return None,
+        }
+    };
+    // An MCP tool's rule takes no specifier.
+    if name.starts_with("mcp__") && specifier.is_some() {
+        return None;
+    }
+    let first = name.chars().next()?;
+    if !name.contains('_') && !first.to_uppercase().eq([first]) {
+        return None;
+    }
+    Some((name, specifier))
 }

@@ -362,15 +362,13 @@ fn settings_deny_rules_reach_exactly_the_tools_they_name() {
             let others = |g: &Grants| -> Vec<Grant> {
                 g.tools.iter().filter(|t| t.tool != tool).cloned().collect()
             };
-            // A bare name, `Tool(*)`, `Tool()`, and each old name of the tool
-            // (`Task` for `Agent`): every call of it, whatever the role said.
+            // A bare name, `Tool(*)`, and each old name of the tool (`Task` for
+            // `Agent`): every call of it, whatever the role said.
             let old_names = p.tools.aliases.iter().filter(|(_, now)| **now == tool);
             let names: Vec<String> = std::iter::once(tool.clone())
                 .chain(old_names.map(|(old, _)| old.to_string()))
                 .collect();
-            let whole_forms = names
-                .iter()
-                .flat_map(|n| [n.clone(), format!("{n}(*)"), format!("{n}()")]);
+            let whole_forms = names.iter().flat_map(|n| [n.clone(), format!("{n}(*)")]);
             for form in whole_forms {
                 let mut g = plain.clone();
                 g.deny_by_settings(p, &[rule(&form)]);
@@ -407,6 +405,32 @@ fn settings_deny_rules_reach_exactly_the_tools_they_name() {
                 }
                 assert!(!g.settings_denied[0].whole(), "{fm} {spec}");
                 assert_eq!(others(&g), others(&plain), "{fm} {spec}");
+            }
+            // A rule Claude Code drops as invalid, or reads as naming another tool
+            // (nothing is trimmed): nothing changes, for any of the tool's names.
+            for name in &names {
+                let dropped = [
+                    format!("{name}()"),
+                    format!("{name} "),
+                    format!(" {name}"),
+                    format!("{name}(*) "),
+                    format!("{name}("),
+                    format!("{name}(x"),
+                    format!("{name})"),
+                    format!("{name}()x"),
+                    format!("{name}(a)(b"),
+                    format!("({name})"),
+                    format!("{name}\\(x\\)"),
+                    format!("{name}\\(x)"),
+                    name[..1].to_lowercase() + &name[1..],
+                ];
+                for form in dropped {
+                    let mut g = plain.clone();
+                    g.deny_by_settings(p, &[rule(&form)]);
+                    assert_eq!(g.tools, plain.tools, "{fm} {form:?}");
+                    assert!(g.settings_denied.is_empty(), "{fm} {form:?}");
+                    assert!(g.open_except.is_empty(), "{fm} {form:?}");
+                }
             }
             // Another spelling of the name is another tool to Claude Code.
             assert!(!p.tools.case_insensitive);
