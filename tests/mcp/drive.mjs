@@ -37,6 +37,21 @@ const transport = new StdioClientTransport({
 });
 const client = new Client({ name: "pwk-test-client", version: "1.0.0" });
 await client.connect(transport);
+// What arrived, in the order it arrived: the SDK hands a notification to its
+// handler a microtask after reading it but a response at once, so under load a
+// progress notification read in one chunk with its call's response reaches no
+// handler. The wire order says what the server sent before it answered.
+const wire = [];
+const onmessage = transport.onmessage;
+transport.onmessage = (message, extra) => {
+  if (message.method === "notifications/progress") {
+    // As the SDK hands it to `onprogress`: without the token.
+    const { progressToken, ...params } = message.params;
+    wire.push({ progress: params });
+  }
+  else if (message.id !== undefined && message.method === undefined) wire.push({ response: message.id });
+  onmessage?.(message, extra);
+};
 emit({ event: "connected", serverPid: transport.pid, server: client.getServerVersion(),
   protocolVersion: transport._protocolVersion ?? null });
 
@@ -142,12 +157,18 @@ switch (scenario) {
   }
   case "review": {
     const progress = [];
+    const from = wire.length;
     const res = await call("review", args.review, {
       onprogress: (p) => progress.push(p),
       timeout: 300000,
       resetTimeoutOnProgress: true,
     });
-    result = { review: sc(res), isError: res.isError ?? false, content: res.structuredContent ? null : res.content, progress };
+    // The progress the server sent before its response (one call in flight).
+    const after = wire.slice(from);
+    const answered = after.findIndex((m) => m.response !== undefined);
+    const sent = after.slice(0, answered < 0 ? after.length : answered)
+      .filter((m) => m.progress).map((m) => m.progress);
+    result = { review: sc(res), isError: res.isError ?? false, content: res.structuredContent ? null : res.content, progress, progressSent: sent };
     break;
   }
   case "killed": {
