@@ -742,6 +742,18 @@ pub(crate) fn runtime_human(d: &Discovery, rt: &Runtime, style: Style) -> String
             &format!("{}: {} ({})", l.tool, l.calls, l.why),
         );
     }
+    for i in &rt.tools.settings_ignored {
+        // Whole (up to a bound): its spaces may be why it names no tool.
+        let rule = crate::text::clip(&i.rule);
+        field(
+            &mut out,
+            "ignored",
+            &format!(
+                "`{rule}` in `{}` of {}: denies nothing; {}",
+                i.key, i.file, i.why
+            ),
+        );
+    }
     let thinking = rt.thinking.value.clone().unwrap_or_else(|| "-".to_string());
     field(
         &mut out,

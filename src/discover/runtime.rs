@@ -110,6 +110,10 @@ pub(crate) struct Tools {
     /// tool, the rule, its key and file, and whether it denies every call.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub settings_deny: Vec<crate::host::effective::SettingsDenial>,
+    /// The deny rules of the host's own settings that deny nothing (the host drops
+    /// them, or they name no tool as written), each with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub settings_ignored: Vec<crate::host::effective::IgnoredRule>,
     /// The permission mode the role sets, where the host reads one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
@@ -733,6 +737,7 @@ fn tools(host: Host, role: &ResolvedRole, denies: &[crate::host::effective::Deny
             open
         }),
         settings_deny: g.settings_denied,
+        settings_ignored: g.settings_ignored,
         limits,
         mode: g.mode,
         note,

@@ -863,7 +863,9 @@ fn mark(rt: &Value, human: &str, tool: &str) -> Option<String> {
 /// settings files and all of them at once (the rules add up): a bare tool name
 /// marks that tool denied by settings, `Tool(specifier)` partly denied, each with
 /// its rule and file, in `show` and `show --format json`; another spelling of the
-/// name, or a tool the role does not get, changes nothing.
+/// name, or a tool the role does not get, changes nothing, and a rule the host drops
+/// (`Tool()`, a lower-case name) or one that names no tool as written (`"Tool "`) is
+/// shown as ignored, with why.
 #[test]
 fn settings_deny_rules_mark_the_tools_they_name() {
     for (host, key, files, tools) in deny_hosts() {
@@ -912,9 +914,40 @@ fn settings_deny_rules_mark_the_tools_they_name() {
                 .to_string();
             let lower = t1.to_lowercase();
             let upper = format!("{}(./.env)", t2.to_uppercase());
-            write_rules(&env, f, &key, &[&lower, &upper, &other]);
-            let (rt, _) = shown_tools(&env, h, "lister");
-            assert_eq!(rt["tools"], plain["tools"], "{h} {f}");
+            // Rules the host drops or that name no tool as written (nothing is
+            // trimmed): nothing denied, and each said so with why.
+            let empty = format!("{t1}()");
+            let spaced = format!("{t1} ");
+            write_rules(&env, f, &key, &[&lower, &upper, &other, &empty, &spaced]);
+            let (rt, human) = shown_tools(&env, h, "lister");
+            let mut got = rt["tools"].clone();
+            let ignored = got
+                .as_object_mut()
+                .unwrap()
+                .remove("settings_ignored")
+                .unwrap_or_else(|| panic!("{h} {f}: {rt}"));
+            assert_eq!(got, plain["tools"], "{h} {f}");
+            let ignored: Vec<(&str, &str)> = ignored
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| (i["rule"].as_str().unwrap(), i["why"].as_str().unwrap()))
+                .collect();
+            let rules: Vec<&str> = ignored.iter().map(|(r, _)| *r).collect();
+            assert_eq!(rules, [&lower, &empty, &spaced], "{h} {f}");
+            assert!(
+                ignored[0].1.contains("must start with uppercase"),
+                "{ignored:?}"
+            );
+            assert!(ignored[1].1.contains("Empty parentheses"), "{ignored:?}");
+            assert!(ignored[2].1.contains("names no tool"), "{ignored:?}");
+            // The human lines wrap: read them as one text.
+            let text = human.split_whitespace().collect::<Vec<_>>().join(" ");
+            for r in rules {
+                let said = format!("ignored `{r}` in `{key}` of ");
+                assert!(text.contains(&said), "{h} {f}: no {said:?}:\n{human}");
+            }
+            assert_eq!(text.matches(": denies nothing; ").count(), 3, "{human}");
         }
         // Every file at once: each rule marks its tool, naming its own file.
         clear_rules(&env, &files);
@@ -933,7 +966,8 @@ fn settings_deny_rules_mark_the_tools_they_name() {
 
 /// A role that names no tools inherits every tool of the session: a tool a bare
 /// rule names is marked denied among them, and one it does not list is taken from
-/// the rest of the session; another spelling changes nothing.
+/// the rest of the session; another spelling changes nothing (a lower-case one, a
+/// rule the host drops, is shown as ignored).
 #[test]
 fn settings_deny_rules_reach_inherited_tools() {
     for (host, key, files, tools) in deny_hosts() {
@@ -954,9 +988,21 @@ fn settings_deny_rules_reach_inherited_tools() {
         assert!(m.starts_with("denied by settings"), "{h}: {m}");
         let also = rt["tools"]["open"].as_str().unwrap();
         assert!(also.contains("`mcp__srv__tool`"), "{h}: {also}");
-        write_rules(&env, project_file, &key, &[&t1.to_lowercase()]);
+        // Another spelling names another tool; a lower-case one is a rule the host
+        // drops, which is said.
+        write_rules(&env, project_file, &key, &[&t1.to_uppercase()]);
         let (rt, _) = shown_tools(&env, h, "heir");
         assert_eq!(rt["tools"], plain["tools"], "{h}");
+        write_rules(&env, project_file, &key, &[&t1.to_lowercase()]);
+        let (rt, _) = shown_tools(&env, h, "heir");
+        let mut got = rt["tools"].clone();
+        let ignored = got.as_object_mut().unwrap().remove("settings_ignored");
+        assert_eq!(got, plain["tools"], "{h}");
+        assert_eq!(
+            ignored.unwrap()[0]["rule"],
+            t1.to_lowercase().as_str(),
+            "{h}"
+        );
     }
 }
 

@@ -183,6 +183,7 @@ pub(super) fn lists(p: &HostProfile, m: Option<&Node>, text: &str) -> Grants {
         open_except,
         mode,
         settings_denied: Vec::new(),
+        settings_ignored: Vec::new(),
         note,
     }
 }

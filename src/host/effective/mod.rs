@@ -43,7 +43,7 @@ mod settings;
 
 pub use reach::{Beyond, Reach, caps_of};
 pub use ruleset::{Rule, rule_access, rules, wildcard};
-pub use settings::{DenyRule, SettingsDenial};
+pub use settings::{DenyRule, IgnoredRule, SettingsDenial};
 
 /// How far the child may use a tool it gets.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -148,6 +148,8 @@ pub struct Grants {
     /// ([`Grants::deny_by_settings`]; none until they are applied).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub settings_denied: Vec<SettingsDenial>,
+    /// The deny rules of the host's own settings that deny nothing, and why.
+    pub settings_ignored: Vec<IgnoredRule>,
     /// Why, in words.
     pub note: String,
 }

@@ -265,6 +265,7 @@ pub(super) fn ruleset(p: &HostProfile, rs: &Ruleset, m: Option<&Node>) -> Grants
         open_except,
         mode: None,
         settings_denied: Vec::new(),
+        settings_ignored: Vec::new(),
         note,
     }
 }

@@ -39,6 +39,20 @@ impl SettingsDenial {
     }
 }
 
+/// A deny rule of the host's settings that denies nothing, and why: the host drops
+/// it as invalid, or it names no tool as written (Claude Code trims nothing).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IgnoredRule {
+    /// The rule as written.
+    pub rule: String,
+    /// The settings key that holds it (`permissions.deny`).
+    pub key: String,
+    /// The file it is in.
+    pub file: String,
+    /// Why it denies nothing, in the host's words where it has them.
+    pub why: String,
+}
+
 /// How much of a rule's text goes into a reason in words (the rule itself is
 /// untrusted and may be long; [`SettingsDenial::rule`] keeps it whole).
 const RULE_IN_WORDS: usize = 80;
@@ -64,9 +78,26 @@ impl Grants {
         };
         for r in rules {
             let rule = r.rule.as_str();
-            let Some((written, specifier)) = read_rule(rule) else {
-                continue;
+            let ignored = |why: String| IgnoredRule {
+                rule: r.rule.clone(),
+                key: r.key.clone(),
+                file: r.file.clone(),
+                why,
             };
+            let (written, specifier) = match read_rule(rule) {
+                Ok(read) => read,
+                Err(why) => {
+                    self.settings_ignored
+                        .push(ignored(format!("Claude Code drops it ({why})")));
+                    continue;
+                }
+            };
+            if rule.trim() != rule {
+                self.settings_ignored.push(ignored(
+                    "it names no tool: Claude Code keeps the spaces around a rule".to_string(),
+                ));
+                continue;
+            }
             let base = t.aliases.get(written).copied().unwrap_or(written);
             let whole = matches!(specifier, None | Some("*"));
             let shown = crate::text::snippet(rule, RULE_IN_WORDS);
@@ -132,19 +163,20 @@ impl Grants {
 }
 
 /// A deny rule as Claude Code 2.1.332 reads it: its tool name as written and its
-/// specifier (`Bash(rm *)`: `Bash`, `rm *`), or `None` for a rule it drops as
-/// invalid, which then denies nothing. Read in the binary (`bD`, the rule's shape;
-/// `Jpe`, the validator that drops a rule from the settings) and confirmed by the
-/// real CLI (tests/cli/every_host.rs): nothing is trimmed (`"Bash "` is valid and
-/// names no tool); a rule is malformed, and dropped, when it has a parenthesis
-/// but no unescaped `(` before an unescaped `)` that ends it, or one in the tool
-/// name (`Bash(ls`, `Bash(*) `); `Tool()` is dropped ("Empty parentheses"), and so
-/// are an empty or blank rule, an empty tool name, a name that starts with a
-/// lower-case letter and has no `_` (`bash`), and an MCP tool's rule with a
-/// specifier (`mcp__x(y)`).
-fn read_rule(rule: &str) -> Option<(&str, Option<&str>)> {
+/// specifier (`Bash(rm *)`: `Bash`, `rm *`), or, for a rule it drops as invalid
+/// (which then denies nothing), the reason in its own words. Read in the binary
+/// (`bD`, the rule's shape; `Jpe`, the validator that drops a rule from the
+/// settings) and confirmed by the real CLI (the host-oracle fixture
+/// `settings-deny-rules-it-drops-deny-nothing`): nothing is trimmed (`"Bash "` is
+/// valid and names no tool); a rule is malformed when it has a parenthesis but no
+/// unescaped `(` before an unescaped `)` that ends it, or one in the tool name
+/// (`Bash(ls`, `Bash(*) `); `Tool()` is dropped, and so are a blank rule, a name
+/// that starts with a lower-case letter and has no `_` (`bash`), and an MCP tool's
+/// rule with a specifier (`mcp__x(y)`). A rule without a name before its
+/// parenthesis (`(x)`) is its whole text as a name, which names no tool.
+fn read_rule(rule: &str) -> Result<(&str, Option<&str>), &'static str> {
     if rule.trim().is_empty() {
-        return None;
+        return Err("Permission rule cannot be empty");
     }
     // A parenthesis after an odd number of backslashes is escaped.
     let escaped = |at: usize| {
@@ -175,21 +207,22 @@ fn read_rule(rule: &str) -> Option<(&str, Option<&str>)> {
                     && !rule[..open].contains(['(', ')']) =>
             {
                 let content = &rule[open + 1..close];
-                if content.is_empty() {
-                    return None;
+                match (open, content.is_empty()) {
+                    (0, true) => return Err("Empty parentheses with no tool name"),
+                    (_, true) => return Err("Empty parentheses"),
+                    (0, false) => (rule, None),
+                    _ => (&rule[..open], Some(content)),
                 }
-                (&rule[..open], Some(content))
             }
-            _ => return None,
+            _ => return Err("Malformed Tool(content) rule"),
         }
     };
-    // An MCP tool's rule takes no specifier.
     if name.starts_with("mcp__") && specifier.is_some() {
-        return None;
+        return Err("MCP rules do not support patterns in parentheses");
     }
-    let first = name.chars().next()?;
+    let first = name.chars().next().unwrap_or_default();
     if !name.contains('_') && !first.to_uppercase().eq([first]) {
-        return None;
+        return Err("Tool names must start with uppercase");
     }
-    Some((name, specifier))
+    Ok((name, specifier))
 }

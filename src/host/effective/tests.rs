@@ -407,29 +407,47 @@ fn settings_deny_rules_reach_exactly_the_tools_they_name() {
                 assert_eq!(others(&g), others(&plain), "{fm} {spec}");
             }
             // A rule Claude Code drops as invalid, or reads as naming another tool
-            // (nothing is trimmed): nothing changes, for any of the tool's names.
+            // (nothing is trimmed): nothing changes, for any of the tool's names,
+            // and the rule is reported with why (the host's words where it drops it).
+            const MALFORMED: &str = "drops it (Malformed Tool(content) rule)";
+            const NO_TOOL: &str = "names no tool: Claude Code keeps the spaces";
             for name in &names {
+                let lower = name[..1].to_lowercase() + &name[1..];
                 let dropped = [
-                    format!("{name}()"),
-                    format!("{name} "),
-                    format!(" {name}"),
-                    format!("{name}(*) "),
-                    format!("{name}("),
-                    format!("{name}(x"),
-                    format!("{name})"),
-                    format!("{name}()x"),
-                    format!("{name}(a)(b"),
-                    format!("({name})"),
-                    format!("{name}\\(x\\)"),
-                    format!("{name}\\(x)"),
-                    name[..1].to_lowercase() + &name[1..],
+                    (format!("{name}()"), "drops it (Empty parentheses)"),
+                    (format!("{name} "), NO_TOOL),
+                    (format!(" {name}"), NO_TOOL),
+                    (format!("\t{name}"), NO_TOOL),
+                    (format!("{name}(*) "), MALFORMED),
+                    (format!("{name}("), MALFORMED),
+                    (format!("{name}(x"), MALFORMED),
+                    (format!("{name})"), MALFORMED),
+                    (format!("{name}()x"), MALFORMED),
+                    (format!("{name}(a)(b"), MALFORMED),
+                    (format!("{name}\\(x)"), MALFORMED),
+                    (lower, "drops it (Tool names must start with uppercase)"),
+                    ("()".to_string(), "(Empty parentheses with no tool name)"),
+                    ("  ".to_string(), "(Permission rule cannot be empty)"),
                 ];
-                for form in dropped {
+                for (form, why) in dropped {
                     let mut g = plain.clone();
                     g.deny_by_settings(p, &[rule(&form)]);
                     assert_eq!(g.tools, plain.tools, "{fm} {form:?}");
                     assert!(g.settings_denied.is_empty(), "{fm} {form:?}");
                     assert!(g.open_except.is_empty(), "{fm} {form:?}");
+                    assert_eq!(g.settings_ignored.len(), 1, "{fm} {form:?}");
+                    let got = &g.settings_ignored[0];
+                    assert!(got.why.contains(why), "{fm} {form:?}: {}", got.why);
+                    assert_eq!(got.rule, form);
+                }
+                // Names no tool, and is no rule Claude Code drops: nothing, unreported
+                // (an escaped parenthesis is part of the name; `(x)` is all name).
+                for form in [format!("{name}\\(x\\)"), format!("({name})")] {
+                    let mut g = plain.clone();
+                    g.deny_by_settings(p, &[rule(&form)]);
+                    assert_eq!(g.tools, plain.tools, "{fm} {form:?}");
+                    assert!(g.settings_denied.is_empty(), "{fm} {form:?}");
+                    assert!(g.settings_ignored.is_empty(), "{fm} {form:?}");
                 }
             }
             // Another spelling of the name is another tool to Claude Code.
