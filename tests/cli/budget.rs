@@ -26,7 +26,6 @@ both_generations! {
     a_report_complete_before_the_limit_is_kept => complete_report_is_kept;
 }
 
-/// A model that calls `ls` for ever.
 /// pi calling `ls` for ever; calls after the third are answered after 3 s, so a
 /// budget crossed by the second or third call stops the run within one more.
 fn endless_tools(generation: Gen, pi: PathBuf) -> World {

@@ -149,6 +149,7 @@ pub struct Grants {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub settings_denied: Vec<SettingsDenial>,
     /// The deny rules of the host's own settings that deny nothing, and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub settings_ignored: Vec<IgnoredRule>,
     /// Why, in words.
     pub note: String,
