@@ -9,7 +9,8 @@
 //! carrying `a<chars>b`; every front end then runs over it: `lint` in each
 //! `--format`, `lint -`, `list` and `show` (human and JSON, `show` once per role),
 //! `pwk lsp` (diagnostics, hover, document symbols of every role) and `pwk mcp`
-//! (`lint`, `list_roles`, `show_role` of every role).
+//! (`lint`, `list_roles`, `show_role` of every role). A Claude Code role whose
+//! project settings' deny rules carry the characters is shown too (CLI and MCP).
 
 use std::process::Command;
 use std::time::Duration;
@@ -131,6 +132,29 @@ fn role(field: &str, x: &str) -> (String, String, String) {
     (format!(".agents/agents/{file}.md"), name, text)
 }
 
+/// A Claude Code role and the project's `.claude/settings.json`, whose deny rules
+/// carry `x`: one a tool's specifier (`show`'s limit), the others rules the host
+/// drops or that name no tool (`show`'s `ignored` lines): the host's own settings
+/// reach the output too.
+const SETTINGS_ROLE: &str = "cc-deny";
+
+fn plant_host_settings(env: &TestEnv, x: &str) {
+    env.write(
+        &format!(".claude/agents/{SETTINGS_ROLE}.md"),
+        format!("---\nname: {SETTINGS_ROLE}\ndescription: Denied.\ntools: Read, Bash\n---\nD.\n"),
+    );
+    let rules = [
+        format!("Bash({x})"),
+        format!("{x}()"),
+        format!("Read{x}("),
+        format!("Read{x} "),
+    ];
+    env.write(
+        ".claude/settings.json",
+        json!({"permissions": {"deny": rules}}).to_string(),
+    );
+}
+
 /// `pwk lsp`: open every role, ask hover on its name and description and its
 /// document symbols; the raw bytes of everything the server sent.
 fn lsp(env: &TestEnv, roles: &[(String, String, String)]) -> Vec<u8> {
@@ -179,6 +203,10 @@ fn mcp(env: &TestEnv, roles: &[(String, String, String)]) -> Vec<u8> {
     for (_, name, _) in roles {
         calls.push(("show_role", json!({"name": name})));
     }
+    calls.push((
+        "show_role",
+        json!({"name": SETTINGS_ROLE, "host": "claude-code"}),
+    ));
     let input = mcp_session("inert-output", &calls);
     let mut cmd = env.pwk();
     cmd.arg("mcp");
@@ -218,6 +246,17 @@ fn outputs(env: &TestEnv, roles: &[(String, String, String)]) -> Vec<(String, Ve
                 cli(&["show", name, "--format", format]),
             ));
         }
+        out.push((
+            format!("show {SETTINGS_ROLE} (host settings) --format {format}"),
+            cli(&[
+                "show",
+                SETTINGS_ROLE,
+                "--host",
+                "claude-code",
+                "--format",
+                format,
+            ]),
+        ));
     }
     out.push(("lsp".into(), lsp(env, roles)));
     out.push(("mcp".into(), mcp(env, roles)));
@@ -234,6 +273,7 @@ fn class_cells(class: &str, chars: &[char]) -> (usize, Vec<String>) {
     for (rel, _, text) in &roles {
         env.write(rel, text);
     }
+    plant_host_settings(&env, &x);
     let mut failed = Vec::new();
     let outs = outputs(&env, &roles);
     for (front, bytes) in &outs {
