@@ -335,6 +335,15 @@ pub struct ConfigFileArg {
     pub file: Option<PathBuf>,
 }
 
+// Each flag of `lint` is an `Option<bool>`: `Some(true)` when given, `None` when not
+// (read it with `is_some()`). `lint` is the command a pre-commit hook, an editor and CI
+// run once per file, so its start-up is measured (`scripts/bench-lint.sh`). A `bool`
+// flag carries clap's default `false`, and clap runs every default through its value
+// parser at each parse: for `lint`'s 12 flags that was 66k instructions, a sixth of the
+// work a one-file lint does beyond `pwk --version`. A flag with no values
+// (`num_args = 0`), whose value when given is `true`, has no default to run; `--help`,
+// errors and repeats read as a `bool` flag's do. A test holds every flag of `lint` to
+// this form.
 #[derive(Debug, Args)]
 pub struct LintArgs {
     /// Files or directories to lint; `-` reads one role from stdin.
@@ -354,8 +363,8 @@ pub struct LintArgs {
     pub dir: Option<PathBuf>,
 
     /// Walk directories recursively.
-    #[arg(long, short = 'r')]
-    pub recursive: bool,
+    #[arg(long, short = 'r', num_args = 0, default_missing_value = "true")]
+    pub recursive: Option<bool>,
 
     #[arg(long, value_parser = parse_host, help = project_host_help())]
     pub host: Option<HostChoice>,
@@ -370,52 +379,62 @@ pub struct LintArgs {
     pub format: LintFormat,
 
     /// Exit 1 on warnings too.
-    #[arg(long)]
-    pub deny_warnings: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub deny_warnings: Option<bool>,
 
     /// Exit 0 even when findings remain (report without failing the step); pwk's
     /// own failures (bad usage, an unreadable file) still exit 2.
-    #[arg(long, conflicts_with = "deny_warnings")]
-    pub exit_zero: bool,
+    #[arg(
+        long,
+        conflicts_with = "deny_warnings",
+        num_args = 0,
+        default_missing_value = "true"
+    )]
+    pub exit_zero: Option<bool>,
 
     /// Print how many findings each rule raised (with its severity and how many
     /// `--fix` repairs) instead of the findings; with `--format json`, as a JSON
     /// document (`human`, `concise` or `json`).
-    #[arg(long)]
-    pub statistics: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub statistics: Option<bool>,
 
     /// Exit 0 when no file matched instead of 2.
-    #[arg(long)]
-    pub allow_empty: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub allow_empty: Option<bool>,
 
     /// Apply the safe fixes, then lint again and report what remains. Files are
     /// never fixed through a symbolic link: in the project, no link is followed
     /// below the project root (a symlinked `.agents` is refused); outside it
     /// (`--fix ../other`), none below the directory or file's directory you named.
     /// A symlinked file, a FIFO or a file with several hard links is reported.
-    #[arg(long)]
-    pub fix: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub fix: Option<bool>,
 
     /// With --fix or --diff: apply unsafe fixes too (guesses such as a misspelt key
     /// renamed to its one close match). Alone it means --fix --unsafe-fixes.
-    #[arg(long)]
-    pub unsafe_fixes: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub unsafe_fixes: Option<bool>,
 
     /// Print the fixes as a unified diff and write nothing; exit 1 if a file would
     /// change.
-    #[arg(long, conflicts_with = "fix")]
-    pub diff: bool,
+    #[arg(
+        long,
+        conflicts_with = "fix",
+        num_args = 0,
+        default_missing_value = "true"
+    )]
+    pub diff: Option<bool>,
 
     /// Ignore every `# pwk: ignore…` comment: report what they hide (an audit run).
-    #[arg(long)]
-    pub no_inline_suppressions: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub no_inline_suppressions: Option<bool>,
 
     /// Also check each `model` against the models pi lists on this machine
     /// (`unresolved-model`): runs the local `pi --list-models` once and reads
     /// `enabledModels` from pi's settings. Needs pi (`$PWK_PI_BIN` or PATH); makes no
     /// network call. Off by default: the answer depends on this machine.
-    #[arg(long)]
-    pub check_models: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub check_models: Option<bool>,
 
     /// Report only findings not listed in this baseline file (matched by path,
     /// rule and the flagged text, not by line). Beats `baseline` in pwk.toml.
@@ -426,8 +445,8 @@ pub struct LintArgs {
     /// `pwk-baseline.json`) with every current finding; its paths are relative to
     /// the baseline file. Written without following a symbolic link below the
     /// project root (or below the file's directory, outside the project).
-    #[arg(long)]
-    pub write_baseline: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub write_baseline: Option<bool>,
 
     /// Report only these rules (ids, comma-separated; beats pwk.toml: a rule it
     /// turns `off` is reported again, at its own severity).
@@ -447,8 +466,8 @@ pub struct LintArgs {
 
     /// Report errors only, and nothing else: warnings are neither shown nor counted,
     /// and no summary is printed, so a clean run prints nothing.
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
+    #[arg(long, short = 'q', num_args = 0, default_missing_value = "true")]
+    pub quiet: Option<bool>,
 }
 
 #[derive(Debug, Args)]
@@ -1077,5 +1096,78 @@ fn usage_error(e: clap::Error) -> ! {
             crate::display::eprintln_safe(&format!("pwk: {}", text.trim_end()));
             std::process::exit(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, FromArgMatches};
+
+    /// `lint`'s flags, built as clap builds them for a parse.
+    fn lint_flags() -> Vec<clap::Arg> {
+        let mut cli = Cli::command();
+        cli.build();
+        let lint = cli.find_subcommand("lint").expect("lint").clone();
+        let flags: Vec<clap::Arg> = lint
+            .get_arguments()
+            .filter(|a| !a.is_positional() && !a.get_num_args().is_some_and(|n| n.takes_values()))
+            .filter(|a| {
+                !matches!(
+                    a.get_action(),
+                    clap::ArgAction::Help | clap::ArgAction::HelpShort | clap::ArgAction::HelpLong
+                )
+            })
+            .cloned()
+            .collect();
+        assert!(flags.len() >= 12, "lint has its flags: {}", flags.len());
+        flags
+    }
+
+    fn parse(args: &[&str]) -> Result<LintArgs, clap::Error> {
+        let mut m = Cli::command().try_get_matches_from(args)?;
+        match Cli::from_arg_matches_mut(&mut m)?.command {
+            Command::Lint(a) => Ok(a),
+            other => panic!("not lint: {other:?}"),
+        }
+    }
+
+    /// Every flag of `lint` is an `Option<bool>` flag: no default value for clap to parse at
+    /// each run, `true` when given, refused with a value and when repeated (as a
+    /// `bool` flag is).
+    #[test]
+    fn every_lint_flag_has_no_default_and_reads_as_a_bool_flag() {
+        let none = parse(&["pwk", "lint"]).expect("bare lint parses");
+        for flag in lint_flags() {
+            let long = flag.get_long().expect("a long name");
+            assert!(
+                flag.get_default_values().is_empty(),
+                "--{long} has a default: clap parses it at every run (make it an `Option<bool>` with `num_args = 0`)"
+            );
+            let given = format!("--{long}");
+            let mut m = Cli::command()
+                .try_get_matches_from(["pwk", "lint", &given])
+                .unwrap_or_else(|e| panic!("{given}: {e}"));
+            let (_, sub) = m.remove_subcommand().expect("lint");
+            assert_eq!(
+                sub.get_one::<bool>(flag.get_id().as_str()),
+                Some(&true),
+                "{given}"
+            );
+            assert!(
+                parse(&["pwk", "lint", &format!("{given}=true")]).is_err(),
+                "{given}=true is refused"
+            );
+            assert!(
+                parse(&["pwk", "lint", &given, &given]).is_err(),
+                "{given} twice is refused"
+            );
+        }
+        assert_eq!(none.fix, None);
+        assert_eq!(none.quiet, None);
+        assert_eq!(
+            parse(&["pwk", "lint", "-rq"]).expect("-rq").recursive,
+            Some(true)
+        );
     }
 }

@@ -14,7 +14,7 @@ use crate::{Context, ExitStatus};
 const HUMAN_WIDTH: usize = 100;
 
 pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    if args.statistics && matches!(args.format, LintFormat::Sarif | LintFormat::Github) {
+    if args.statistics.is_some() && matches!(args.format, LintFormat::Sarif | LintFormat::Github) {
         anyhow::bail!(
             "--statistics prints a table (`--format human` or `concise`) or a JSON document (`--format json`), not `--format {}`",
             if args.format == LintFormat::Sarif {
@@ -27,11 +27,13 @@ pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let status = lint(args, ctx)?;
     // `--exit-zero`: findings (and `--diff`'s changes) do not fail the run; pwk's
     // own failures still do (they are errors, returned above).
-    Ok(if args.exit_zero && status == ExitStatus::Failure {
-        ExitStatus::Success
-    } else {
-        status
-    })
+    Ok(
+        if args.exit_zero.is_some() && status == ExitStatus::Failure {
+            ExitStatus::Success
+        } else {
+            status
+        },
+    )
 }
 
 fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
@@ -44,7 +46,7 @@ fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             config: args.config.file.as_deref(),
         },
     )?;
-    let models = if args.check_models {
+    let models = if args.check_models.is_some() {
         let program = crate::pi::locate(&ctx.env)
             .map_err(|e| anyhow::anyhow!("--check-models needs pi: {e}"))?;
         let agent_dir = ctx.env.agent_dir();
@@ -55,7 +57,7 @@ fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
         None
     };
     let base = crate::lint::FileSettings {
-        no_inline_suppressions: args.no_inline_suppressions,
+        no_inline_suppressions: args.no_inline_suppressions.is_some(),
         levels: flag_levels(&args.select, &args.extend_select, &args.ignore)?,
         // A rule named on the command line is reported even where pwk.toml turns
         // it off (as ruff's command line beats its configuration).
@@ -75,8 +77,8 @@ fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let set = project
         .file_set(&FileRequest {
             paths: args.paths.clone(),
-            recursive: args.recursive,
-            allow_empty: args.allow_empty,
+            recursive: args.recursive.is_some(),
+            allow_empty: args.allow_empty.is_some(),
         })
         .map_err(rel)?;
     let set_anchors = set.anchors.clone();
@@ -96,10 +98,10 @@ fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     // flagged text.
     let keep_text = matches!(args.format, LintFormat::Human | LintFormat::Sarif)
         || any_baseline
-        || args.write_baseline;
+        || args.write_baseline.is_some();
     // Files `--fix` could not write: named once each by the fatal path.
     let mut fix_errors: Vec<String> = Vec::new();
-    if args.fix || args.diff || args.unsafe_fixes {
+    if args.fix.is_some() || args.diff.is_some() || args.unsafe_fixes.is_some() {
         // What `--fix` / `--diff` did, over every host group.
         let mut tally = FixTally::default();
         for group in &plan.groups {
@@ -108,7 +110,7 @@ fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
             fix_step(args, ctx, place, &group.files, &opts, &mut tally);
         }
         fix_errors.append(&mut tally.failed);
-        if let Some(status) = tally.finish(args.diff) {
+        if let Some(status) = tally.finish(args.diff.is_some()) {
             // `--diff` ends here: paths it could not look at are named too.
             fix_errors.extend(plan.walk_errors.iter().map(|e| {
                 format!(
@@ -127,11 +129,11 @@ fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     // there is more than pi's one directory, where the summary's host says it all).
     let dirs_note = linted_dirs_note(ctx, &plan);
     let mut report = plan.lint(keep_text);
-    if args.quiet {
+    if args.quiet.is_some() {
         quiet(&mut report);
     }
     for (baseline, files) in &baselines {
-        if baseline.is_none() && !args.write_baseline {
+        if baseline.is_none() && args.write_baseline.is_none() {
             continue;
         }
         // Each baseline over the files it covers.
@@ -167,7 +169,7 @@ fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     }
     let mut text = render_report(args, ctx, &report, ctx.color_stdout);
     if let (Some(note), LintFormat::Human | LintFormat::Concise, false) =
-        (&dirs_note, args.format, args.quiet)
+        (&dirs_note, args.format, args.quiet.is_some())
     {
         text.push_str(note);
     }
@@ -197,7 +199,7 @@ fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
 /// github formats; JSON and SARIF carry it as data (`host.decisions`,
 /// `properties.hostDecisions`). `--quiet` keeps it quiet.
 fn say_decisions(args: &LintArgs, ctx: &Context, report: &crate::lint::LintReport) {
-    if args.quiet || matches!(args.format, LintFormat::Json | LintFormat::Sarif) {
+    if args.quiet.is_some() || matches!(args.format, LintFormat::Json | LintFormat::Sarif) {
         return;
     }
     let show = |p: &std::path::Path| shown(ctx, p);
@@ -215,7 +217,7 @@ fn say_decisions(args: &LintArgs, ctx: &Context, report: &crate::lint::LintRepor
 /// A host of the run installed here at a version newer than pwk's facts about it:
 /// said once per host on stderr (not with `--quiet`).
 fn say_newer_hosts(args: &LintArgs, ctx: &Context, report: &crate::lint::LintReport) {
-    if args.quiet {
+    if args.quiet.is_some() {
         return;
     }
     let detected: Vec<crate::host::Found> = report
@@ -235,7 +237,7 @@ fn say_newer_hosts(args: &LintArgs, ctx: &Context, report: &crate::lint::LintRep
 /// 1 when errors remain (or warnings, with `--deny-warnings`), else 0.
 fn exit_status(args: &LintArgs, report: &crate::lint::LintReport) -> ExitStatus {
     let (errors, warnings) = report.counts();
-    if errors > 0 || (args.deny_warnings && warnings > 0) {
+    if errors > 0 || (args.deny_warnings.is_some() && warnings > 0) {
         ExitStatus::Failure
     } else {
         ExitStatus::Success
@@ -292,9 +294,9 @@ fn render_report(
         width: HUMAN_WIDTH,
         // `--quiet` prints the findings and nothing else; with no file linted (each
         // path unreadable, said once by the fatal path), there is nothing to sum up.
-        summary: !args.quiet && (!report.files.is_empty() || report.failures.is_empty()),
+        summary: args.quiet.is_none() && (!report.files.is_empty() || report.failures.is_empty()),
     };
-    if args.statistics {
+    if args.statistics.is_some() {
         use crate::lint::render::statistics;
         return match args.format {
             LintFormat::Json => statistics::render_json(report),
@@ -338,7 +340,7 @@ fn stdin_requested(args: &LintArgs) -> anyhow::Result<bool> {
         );
     }
     let stdin = dash || args.stdin_filename.is_some();
-    if stdin && args.write_baseline {
+    if stdin && args.write_baseline.is_some() {
         anyhow::bail!(
             "--write-baseline records every finding of the project; it does not take `-` (stdin). Run `pwk lint --write-baseline` on the files"
         );
@@ -401,7 +403,7 @@ fn run_stdin(
     };
     let mut text = bytes;
     let mut fixed_out = None;
-    if args.fix || args.diff || args.unsafe_fixes {
+    if args.fix.is_some() || args.diff.is_some() || args.unsafe_fixes.is_some() {
         use crate::lint::fix::{Applicability, fix_text};
         let Ok(original) = std::str::from_utf8(&text) else {
             anyhow::bail!(
@@ -409,7 +411,7 @@ fn run_stdin(
                 crate::text::escape_line(&shown)
             );
         };
-        let applicability = if args.unsafe_fixes {
+        let applicability = if args.unsafe_fixes.is_some() {
             Applicability::All
         } else {
             Applicability::Safe
@@ -424,7 +426,7 @@ fn run_stdin(
         });
         let n = fixed.applied.len();
         let changed = usize::from(fixed.text != original);
-        if args.diff {
+        if args.diff.is_some() {
             let diff = crate::lint::rewrite::unified_diff(original, &fixed.text, &shown);
             write_stdout(crate::text::escape_block(&diff).as_bytes())
                 .context("cannot write to stdout")?;
@@ -450,7 +452,7 @@ fn run_stdin(
         fixed_out = Some(fixed.text);
     }
     let mut report = crate::lint::lint_text_report(&reported, text, &opts);
-    if args.quiet {
+    if args.quiet.is_some() {
         quiet(&mut report);
     }
     // `baseline` of the configuration that governs the named file.
@@ -632,12 +634,16 @@ fn fix_step(
 ) {
     use crate::lint::fix::Applicability;
     use crate::lint::rewrite::{Mode, Outcome, fix_file};
-    let applicability = if args.unsafe_fixes {
+    let applicability = if args.unsafe_fixes.is_some() {
         Applicability::All
     } else {
         Applicability::Safe
     };
-    let mode = if args.diff { Mode::Diff } else { Mode::Write };
+    let mode = if args.diff.is_some() {
+        Mode::Diff
+    } else {
+        Mode::Write
+    };
     for path in files {
         let shown = ctx.display_path(path);
         let out = fix_file(
@@ -705,7 +711,7 @@ fn baseline_step(
         .unwrap_or_default();
     let shown = ctx.display_path(&path);
     let exists = std::fs::symlink_metadata(&abs).is_ok();
-    let old = if exists || !args.write_baseline {
+    let old = if exists || args.write_baseline.is_none() {
         Some(Baseline::read(&path).map_err(|e| {
             anyhow::anyhow!(
                 "{e}{set_at}{}",
@@ -719,7 +725,7 @@ fn baseline_step(
     } else {
         None
     };
-    if args.write_baseline {
+    if args.write_baseline.is_some() {
         // Every current finding, those the old baseline hid included.
         let new = Baseline::of(report, &dir);
         let text = new.to_json();
