@@ -702,11 +702,10 @@ pub(crate) fn runtime_human(d: &Discovery, rt: &Runtime, style: Style) -> String
         "none".to_string()
     } else {
         rt.tools
-            .effective
-            .iter()
-            .map(|t| match rt.tools.limits.iter().find(|l| &l.tool == t) {
-                Some(l) => format!("{t} [{}]", l.calls),
-                None => t.clone(),
+            .granted()
+            .map(|(t, limit)| match limit {
+                Some(calls) => format!("{t} [{calls}]"),
+                None => t.to_string(),
             })
             .collect::<Vec<_>>()
             .join(", ")

@@ -125,6 +125,19 @@ pub(crate) struct Tools {
     pub mcp: Option<McpReach>,
 }
 
+impl Tools {
+    /// Each tool of `effective` with its limit, where it has one (`Bash`, `read-only
+    /// calls`): what every front end lists as the child's tools, so a tool the child
+    /// may not use on every call (or at all, `denied by settings`) is never shown as
+    /// a plain grant.
+    pub(crate) fn granted(&self) -> impl Iterator<Item = (&str, Option<&'static str>)> {
+        self.effective.iter().map(|t| {
+            let limit = self.limits.iter().find(|l| &l.tool == t).map(|l| l.calls);
+            (t.as_str(), limit)
+        })
+    }
+}
+
 /// A tool the child gets with a restriction.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Limit {

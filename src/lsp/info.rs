@@ -245,9 +245,13 @@ fn value_hover(
             let list = if t.effective.is_empty() {
                 "no tools".to_string()
             } else {
-                t.effective
-                    .iter()
-                    .map(|t| code(t))
+                // A tool with a limit carries it, as `pwk show` lists it: one
+                // the settings deny every call of is no grant.
+                t.granted()
+                    .map(|(t, limit)| match limit {
+                        Some(calls) => format!("{} ({calls})", code(t)),
+                        None => code(t),
+                    })
                     .collect::<Vec<_>>()
                     .join(", ")
             };

@@ -219,6 +219,32 @@ fn utf8_and_utf32_positions_when_the_client_offers_them() {
     }
 }
 
+/// Hover on `tools` lists each tool with its limit, as `pwk show` does: a tool the
+/// host's settings deny every call of is no grant, one they deny in part says so,
+/// and one they leave alone is plain.
+#[test]
+fn hover_on_tools_marks_the_tools_the_settings_deny() {
+    let env = TestEnv::new();
+    env.write(
+        ".claude/settings.json",
+        r#"{"permissions": {"deny": ["Bash", "Read(./.env)", "NotebookEdit"]}}"#,
+    );
+    let text = "---\nname: fetcher\ndescription: Fetches.\ntools: Read, Bash, WebFetch\n---\nF.\n";
+    let (mut c, uri) = opened(&env, ".claude/agents/fetcher.md", text, &[]);
+    let h = c.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 3, "character": 9}}),
+    );
+    let v = h["contents"]["value"].as_str().unwrap();
+    assert!(
+        v.contains(
+            "the child gets `Read` (partly denied by settings), `Bash` (denied by settings), `WebFetch` "
+        ),
+        "{v}"
+    );
+    c.shutdown();
+}
+
 #[test]
 fn hover_says_what_the_host_does_with_a_key_and_what_a_value_resolves_to() {
     let env = TestEnv::new();
