@@ -174,6 +174,11 @@ impl Grants {
 /// that starts with a lower-case letter and has no `_` (`bash`), and an MCP tool's
 /// rule with a specifier (`mcp__x(y)`). A rule without a name before its
 /// parenthesis (`(x)`) is its whole text as a name, which names no tool.
+///
+/// The same validator then reads the content of a rule with a specifier (`*`
+/// excepted: that is the whole tool), and drops the rule when its content has an
+/// escaped parenthesis beside unbalanced unescaped ones (`Edit(a\(b(c)`), or when the
+/// tool's own check refuses it ([`content_refused`]).
 fn read_rule(rule: &str) -> Result<(&str, Option<&str>), &'static str> {
     if rule.trim().is_empty() {
         return Err("Permission rule cannot be empty");
@@ -188,6 +193,9 @@ fn read_rule(rule: &str) -> Result<(&str, Option<&str>), &'static str> {
             % 2
             == 1
     };
+    // `raw`: the text between the parentheses, as written (also for `(x)`, whose
+    // name is its whole text).
+    let mut raw = None;
     let (name, specifier) = if !rule.contains(['(', ')']) {
         (rule, None)
     } else {
@@ -207,6 +215,7 @@ fn read_rule(rule: &str) -> Result<(&str, Option<&str>), &'static str> {
                     && !rule[..open].contains(['(', ')']) =>
             {
                 let content = &rule[open + 1..close];
+                raw = Some(content);
                 match (open, content.is_empty()) {
                     (0, true) => return Err("Empty parentheses with no tool name"),
                     (_, true) => return Err("Empty parentheses"),
@@ -224,5 +233,65 @@ fn read_rule(rule: &str) -> Result<(&str, Option<&str>), &'static str> {
     if !name.contains('_') && !first.to_uppercase().eq([first]) {
         return Err("Tool names must start with uppercase");
     }
+    if raw.is_some_and(ambiguous_escapes) {
+        return Err(r#"Ambiguous "\(" or "\)" beside an unescaped parenthesis"#);
+    }
+    if let Some(content) = specifier.filter(|s| *s != "*") {
+        // What the tool's check reads: `\(`, `\)` and `\\` unescaped.
+        let content = content
+            .replace("\\(", "(")
+            .replace("\\)", ")")
+            .replace("\\\\", "\\");
+        if let Some(why) = content_refused(name, &content) {
+            return Err(why);
+        }
+    }
     Ok((name, specifier))
+}
+
+/// The tools whose rule content is a file pattern (the binary's
+/// `filePatternTools`).
+const FILE_PATTERN_TOOLS: [&str; 7] = [
+    "Read",
+    "Write",
+    "Edit",
+    "Glob",
+    "NotebookRead",
+    "NotebookEdit",
+    "Cd",
+];
+
+/// Why Claude Code 2.1.332 refuses `content` as the specifier of a rule for `tool`,
+/// in its own words: each tool's own check in the binary's validator (`Jpe`):
+/// `customValidation` for WebSearch (no `*` or `?`) and WebFetch (`domain:` and a
+/// host name, not a URL), Bash's empty prefix (`Bash(:*)`), and `:*` in a file
+/// pattern (`Read(src:*)`: that syntax is Bash's).
+fn content_refused(tool: &str, content: &str) -> Option<&'static str> {
+    match tool {
+        "WebSearch" if content.contains(['*', '?']) => Some("WebSearch does not support wildcards"),
+        "WebFetch" if content.contains("://") || content.starts_with("http") => {
+            Some("WebFetch permissions use domain format, not URLs")
+        }
+        "WebFetch" if !content.starts_with("domain:") => {
+            Some(r#"WebFetch permissions must use "domain:" prefix"#)
+        }
+        "Bash" if content == ":*" => Some("Prefix cannot be empty before :*"),
+        t if FILE_PATTERN_TOOLS.contains(&t) && content.contains(":*") => {
+            Some(r#"The ":*" syntax is only for Bash prefix rules"#)
+        }
+        _ => None,
+    }
+}
+
+/// The binary's `zd`: `raw` holds an escaped parenthesis (`\(` or `\)` after a
+/// character other than a backslash, or first) and its unescaped `(` and `)` do not
+/// pair up in number.
+fn ambiguous_escapes(raw: &str) -> bool {
+    let b = raw.as_bytes();
+    // Whether the byte at `at` follows an odd run of backslashes.
+    let escaped = |at: usize| b[..at].iter().rev().take_while(|c| **c == b'\\').count() % 2 == 1;
+    let escaped_paren = (1..b.len())
+        .any(|i| b[i - 1] == b'\\' && matches!(b[i], b'(' | b')') && (i == 1 || b[i - 2] != b'\\'));
+    let unescaped = |p: u8| (0..b.len()).filter(|&i| b[i] == p && !escaped(i)).count();
+    escaped_paren && unescaped(b'(') != unescaped(b')')
 }

@@ -387,8 +387,18 @@ fn settings_deny_rules_reach_exactly_the_tools_they_name() {
             }
             // `Tool(specifier)`: some calls of it, never more than before (an old
             // name's too).
-            for name in &names {
-                let spec = format!("{name}(./.env)");
+            // Specifiers each tool's own check accepts (WebFetch's is a domain; escaped
+            // parentheses that pair up are no ambiguity).
+            let contents: &[&str] = if tool == "WebFetch" {
+                &["domain:example.com", "domain:a\\(b\\)"]
+            } else {
+                &["./.env", "a\\(b\\)"]
+            };
+            for (name, content) in names
+                .iter()
+                .flat_map(|n| contents.iter().map(move |c| (n, c)))
+            {
+                let spec = format!("{name}({content})");
                 let mut g = plain.clone();
                 g.deny_by_settings(p, &[rule(&spec)]);
                 let got = g.tools.iter().find(|t| t.tool == tool).unwrap();
@@ -428,7 +438,33 @@ fn settings_deny_rules_reach_exactly_the_tools_they_name() {
                     (lower, "drops it (Tool names must start with uppercase)"),
                     ("()".to_string(), "(Empty parentheses with no tool name)"),
                     ("  ".to_string(), "(Permission rule cannot be empty)"),
+                    (
+                        format!("{name}(a\\(b(c)"),
+                        "drops it (Ambiguous \"\\(\" or \"\\)\" beside an unescaped parenthesis)",
+                    ),
                 ];
+                // The content each tool's own check refuses (the binary's `Jpe`).
+                let refused: &[(&str, &str)] = match tool.as_str() {
+                    "WebSearch" => &[
+                        ("x*", "WebSearch does not support wildcards"),
+                        ("a?b", "WebSearch does not support wildcards"),
+                    ],
+                    "WebFetch" => &[
+                        ("https://example.com", "use domain format, not URLs"),
+                        ("http", "use domain format, not URLs"),
+                        ("example.com", "must use \"domain:\" prefix"),
+                    ],
+                    "Bash" => &[(":*", "Prefix cannot be empty before :*")],
+                    "Read" | "Write" | "Edit" | "Glob" | "NotebookEdit" => {
+                        &[("src:*", "only for Bash prefix rules")]
+                    }
+                    _ => &[],
+                };
+                let dropped = dropped.into_iter().chain(
+                    refused
+                        .iter()
+                        .map(|(c, why)| (format!("{name}({c})"), *why)),
+                );
                 for (form, why) in dropped {
                     let mut g = plain.clone();
                     g.deny_by_settings(p, &[rule(&form)]);

@@ -3,7 +3,7 @@
 // Each validator is `Validator::compile` of `host::schema::host_schema` for its profile.
 use super::*;
 
-pub(crate) const INPUTS: u64 = 0x0a56f3c737251acc;
+pub(crate) const INPUTS: u64 = 0xb293c42a8dda9932;
 
 pub(crate) static VALIDATORS: &[(&str, Validator)] = &[
     ("role", Validator { root: Schema::Keywords(Own::Static(&K15)) }),
