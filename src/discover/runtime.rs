@@ -407,6 +407,9 @@ impl OwnSettings {
         out: &mut Vec<ConfigFile>,
     ) -> OwnSettings {
         let mut files = Vec::new();
+        // The files located so far: when HOME is the project root, the user's and the
+        // project's settings are one file, whose rules count once.
+        let mut seen: Vec<std::path::PathBuf> = Vec::new();
         for f in &set.files {
             let Some(path) = f.locate(inputs.home, root) else {
                 out.push(ConfigFile {
@@ -417,6 +420,21 @@ impl OwnSettings {
                 continue;
             };
             let display = crate::display::display_path(inputs.cwd, &path);
+            let purpose = match f.layer {
+                "user" => "the host's user settings",
+                "project" => "the host's project settings",
+                "local" => "the host's local settings",
+                _ => "the host's settings",
+            };
+            if seen.contains(&path) {
+                out.push(ConfigFile {
+                    path: display,
+                    purpose,
+                    status: "the same file as above (HOME is the project): read once".to_string(),
+                });
+                continue;
+            }
+            seen.push(path.clone());
             let read = if f.path.ends_with(".jsonc") {
                 crate::pi::settings::read_jsonc(&path)
             } else {
@@ -432,12 +450,7 @@ impl OwnSettings {
             };
             out.push(ConfigFile {
                 path: display,
-                purpose: match f.layer {
-                    "user" => "the host's user settings",
-                    "project" => "the host's project settings",
-                    "local" => "the host's local settings",
-                    _ => "the host's settings",
-                },
+                purpose,
                 status,
             });
         }

@@ -1062,6 +1062,61 @@ fn settings_deny_entry_turns_the_role_off_from_any_file() {
     }
 }
 
+/// When HOME is the project root, a host's user settings file and its project
+/// settings file are one file: its deny rules count once, and `show` lists the
+/// second place as the same file, read once (every host whose settings deny tools,
+/// every pair of its files that meet so).
+#[test]
+fn settings_deny_rules_count_once_when_home_is_the_project() {
+    let mut pairs = 0;
+    for (host, key, files, tools) in deny_hosts() {
+        let h = host.as_str();
+        for f in files.iter().filter_map(|f| f.strip_prefix("{home}/")) {
+            if !files.iter().any(|g| g == f) {
+                continue;
+            }
+            pairs += 1;
+            let env = project();
+            let dir = host.project_dirs().next().unwrap().to_string();
+            env.write(
+                &format!("{dir}/lister.md"),
+                format!(
+                    "---\nname: lister\ndescription: Lists.\ntools: {}\n---\nL.\n",
+                    tools.join(", ")
+                ),
+            );
+            write_rules(&env, f, &key, &[&tools[0]]);
+            let json = run(env
+                .pwk()
+                .env("HOME", env.root())
+                .args(["show", "lister", "--host", h, "--format", "json"]));
+            assert_eq!(json.code, 0, "{h} {f}: {}", json.stderr);
+            let rt = &serde_json::from_str::<Value>(&json.stdout).unwrap()["runtime"];
+            let deny = rt["tools"]["settings_deny"].as_array().unwrap();
+            assert_eq!(deny.len(), 1, "{h} {f}: {deny:?}");
+            let listed: Vec<&Value> = rt["config_files"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c["path"].as_str().unwrap().ends_with(f))
+                .collect();
+            assert_eq!(listed.len(), 2, "{h} {f}: {listed:?}");
+            assert_eq!(listed[0]["status"], "read", "{h} {f}");
+            assert!(
+                listed[1]["status"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("the same file as above"),
+                "{h} {f}: {listed:?}"
+            );
+        }
+    }
+    assert!(
+        pairs > 0,
+        "no host has a user and a project settings file that can meet"
+    );
+}
+
 /// The human `show` of a Claude Code role whose tools the settings deny, whole and
 /// in part, from the project's and the local settings file, with one rule that
 /// names a tool the role does not get.
