@@ -746,6 +746,23 @@ fn tools(host: Host, role: &ResolvedRole, denies: &[crate::host::effective::Deny
             format!("`{rule}` (in `{}` of {})", d.key, d.file)
         })
         .collect();
+    // An extension's or MCP server's tool the role names that the settings deny
+    // (no open set to take it from): the note names it with its rule.
+    if g.open.is_none() {
+        let named: Vec<String> = g
+            .settings_denied
+            .iter()
+            .filter(|d| d.whole() && !g.tools.iter().any(|t| t.tool == d.tool))
+            .map(|d| {
+                let rule = crate::text::snippet(&d.rule, 80);
+                let tool = crate::text::snippet(&d.tool, 80);
+                format!("`{tool}` (`{rule}` in `{}` of {})", d.key, d.file)
+            })
+            .collect();
+        if !named.is_empty() {
+            note.push_str(&format!("; denied by settings: {}", named.join(", ")));
+        }
+    }
     Tools {
         effective: g.names(),
         declared: g.declared,

@@ -1062,6 +1062,36 @@ fn settings_deny_entry_turns_the_role_off_from_any_file() {
     }
 }
 
+/// A Claude Code deny rule naming an MCP server reaches the server's tools the role
+/// names: `show` lists each in JSON and names it with its rule in the human note; a
+/// tool of another server stays.
+#[test]
+fn show_applies_a_deny_rule_for_an_mcp_server() {
+    let env = project();
+    env.write(
+        ".claude/agents/gh.md",
+        "---\nname: gh\ndescription: GH.\ntools: Read, mcp__github__create_issue, mcp__github__get_me, mcp__slack__post\n---\nX.\n",
+    );
+    env.write(
+        ".claude/settings.json",
+        r#"{"permissions": {"deny": ["mcp__github"]}}"#,
+    );
+    let (rt, human) = shown_tools(&env, "claude-code", "gh");
+    let denied: Vec<&str> = rt["tools"]["settings_deny"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["tool"].as_str().unwrap())
+        .collect();
+    assert_eq!(denied, ["mcp__github__create_issue", "mcp__github__get_me"]);
+    let joined = human.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        joined.contains("denied by settings: `mcp__github__create_issue` (`mcp__github` in `permissions.deny` of .claude/settings.json)"),
+        "{human}"
+    );
+    assert!(!joined.contains("`mcp__slack__post` (`"), "{human}");
+}
+
 /// When HOME is the project root, a host's user settings file and its project
 /// settings file are one file: its deny rules count once, and `show` lists the
 /// second place as the same file, read once (every host whose settings deny tools,

@@ -141,9 +141,13 @@ const SETTINGS_ROLE: &str = "cc-deny";
 fn plant_host_settings(env: &TestEnv, x: &str) {
     env.write(
         &format!(".claude/agents/{SETTINGS_ROLE}.md"),
-        format!("---\nname: {SETTINGS_ROLE}\ndescription: Denied.\ntools: Read, Bash\n---\nD.\n"),
+        format!(
+            "---\nname: {SETTINGS_ROLE}\ndescription: Denied.\ntools: Read, Bash, mcp__srv__t{x}\n---\nD.\n"
+        ),
     );
+    // `mcp__srv` reaches the MCP tool whose name carries the class: the note names it.
     let rules = [
+        "mcp__srv".to_string(),
         format!("Bash({x})"),
         format!("{x}()"),
         format!("Read{x}("),

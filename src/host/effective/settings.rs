@@ -123,8 +123,12 @@ impl Grants {
             let already = |d: &[SettingsDenial], tool: &str| {
                 d.iter().any(|d| d.whole() && same(&d.tool, tool))
             };
+            // The tools it reaches: the one it names, or every tool of an MCP server
+            // it names whole (`mcp__github`, `mcp__github__*`, `mcp__*`) or by a
+            // pattern (`mcp__github__get_*`).
+            let reaches = |tool: &str| same(tool, base) || mcp_rule_reaches(base, tool);
             let mut hit = false;
-            for g in self.tools.iter_mut().filter(|g| same(&g.tool, base)) {
+            for g in self.tools.iter_mut().filter(|g| reaches(&g.tool)) {
                 hit = true;
                 if already(&self.settings_denied, &g.tool) {
                     continue;
@@ -144,9 +148,15 @@ impl Grants {
             // A tool the role names only as an extension's or MCP server's, or one
             // of the open set (every tool of the session) that it does not list: a
             // built-in of the host, or an extension's (`mcp__…`) by its exact name.
-            let before = self.provided.len();
-            self.provided.retain(|x| !same(x, base));
-            let provided = self.provided.len() != before;
+            let mut taken = Vec::new();
+            self.provided.retain(|x| {
+                let keep = !reaches(x);
+                if !keep {
+                    taken.push(x.clone());
+                }
+                keep
+            });
+            let provided = !taken.is_empty();
             let of_session = self.open.is_some()
                 && (t.builtins.iter().any(|b| same(b, base))
                     || t.extension_prefixes
@@ -155,11 +165,71 @@ impl Grants {
             if of_session {
                 self.open_except.push(base.to_string());
             }
-            if provided || of_session {
+            if provided && !of_session {
+                for tool in &taken {
+                    self.settings_denied.push(denial(tool));
+                }
+            } else if provided || of_session {
                 self.settings_denied.push(denial(base));
             }
         }
     }
+}
+
+/// An MCP tool's server and tool name as Claude Code 2.1.332 reads a name (`gr`):
+/// `mcp__github__create_issue` is `github`, `create_issue`; `mcp__github` is the
+/// server alone; anything else (no `mcp__`, an empty server) is no MCP name.
+fn mcp_name(name: &str) -> Option<(&str, Option<&str>)> {
+    let rest = name.strip_prefix("mcp__")?;
+    match rest.find("__") {
+        None if rest.is_empty() => None,
+        None => Some((rest, None)),
+        Some(0) => None,
+        Some(i) => Some((&rest[..i], Some(&rest[i + 2..]))),
+    }
+}
+
+/// Whether the deny rule `rule`, a bare name, reaches the MCP tool `tool` beyond
+/// naming it exactly, as Claude Code 2.1.332 matches it (`HZn`, and `aEt` for
+/// `mcp__*`): a rule naming a server whole (`mcp__github`, `mcp__github__*`)
+/// reaches each of its tools, `mcp__*` every MCP tool, and a tool pattern
+/// (`mcp__github__get_*`) the server's tools it matches (`*` is any text).
+fn mcp_rule_reaches(rule: &str, tool: &str) -> bool {
+    let (Some((server, pattern)), Some((tool_server, tool_name))) =
+        (mcp_name(rule), mcp_name(tool))
+    else {
+        return false;
+    };
+    let whole = matches!(pattern, None | Some("*"));
+    if server == "*" && whole {
+        return true;
+    }
+    server == tool_server
+        && (whole
+            || pattern
+                .is_some_and(|p| p.contains('*') && tool_name.is_some_and(|t| wildcard(p, t))))
+}
+
+/// `text` matches `pattern`, whose `*` stands for any text (none included): its
+/// first part starts it, its last ends it, and the parts between come in order
+/// (the binary's matcher; linear in the text).
+pub(super) fn wildcard(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let [first, .., last] = parts.as_slice() else {
+        return pattern == text;
+    };
+    if text.len() < first.len() + last.len() || !text.starts_with(first) || !text.ends_with(last) {
+        return false;
+    }
+    let end = text.len() - last.len();
+    let mut at = first.len();
+    for part in &parts[1..parts.len() - 1] {
+        match text[at..end].find(part) {
+            Some(i) => at += i + part.len(),
+            None => return false,
+        }
+    }
+    true
 }
 
 /// A deny rule as Claude Code 2.1.332 reads it: its tool name as written and its

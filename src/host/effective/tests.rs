@@ -510,3 +510,105 @@ fn settings_deny_rules_reach_exactly_the_tools_they_name() {
         }
     }
 }
+
+/// Claude Code's deny rules for MCP tools (2.1.332's `gr`, `HZn`, `aEt`): a rule
+/// naming a server whole reaches each of its tools the role lists, `mcp__*` every
+/// MCP tool, a tool pattern the tools it matches, an exact name that tool; a rule
+/// for another server, or a prefix of a server's name, none.
+#[test]
+fn settings_deny_rules_for_mcp_servers_reach_their_tools() {
+    let p = profile("claude-code");
+    let rule = |r: &str| DenyRule {
+        rule: r.to_string(),
+        key: "permissions.deny".to_string(),
+        file: ".claude/settings.json".to_string(),
+    };
+    let (gh1, gh2, sl) = (
+        "mcp__github__create_issue",
+        "mcp__github__get_me",
+        "mcp__slack__post",
+    );
+    let plain = of("claude-code", &format!("tools: Read, {gh1}, {gh2}, {sl}\n"));
+    let listed = |g: &Grants| -> Vec<String> {
+        g.tools
+            .iter()
+            .map(|t| t.tool.clone())
+            .chain(g.provided.iter().cloned())
+            .collect()
+    };
+    assert!(
+        [gh1, gh2, sl]
+            .iter()
+            .all(|t| listed(&plain).iter().any(|x| x == t)),
+        "{:?}",
+        listed(&plain)
+    );
+    let cases: &[(&str, &[&str])] = &[
+        ("mcp__github", &[gh1, gh2]),
+        ("mcp__github__*", &[gh1, gh2]),
+        ("mcp__*", &[gh1, gh2, sl]),
+        ("mcp__*__*", &[gh1, gh2, sl]),
+        ("mcp__github__get_*", &[gh2]),
+        ("mcp__github__*_issue", &[gh1]),
+        ("mcp__github__c*e*e", &[gh1]),
+        (gh1, &[gh1]),
+        ("mcp__githu", &[]),
+        ("mcp__github_", &[]),
+        ("mcp__gitlab", &[]),
+        ("mcp__github__get", &[]),
+        ("mcp__", &[]),
+        ("mcp____x", &[]),
+    ];
+    for (r, denied) in cases {
+        let mut g = plain.clone();
+        g.deny_by_settings(p, &[rule(r)]);
+        let mut got: Vec<&str> = g
+            .settings_denied
+            .iter()
+            .filter(|d| d.whole())
+            .map(|d| d.tool.as_str())
+            .collect();
+        got.sort_unstable();
+        let mut want = denied.to_vec();
+        want.sort_unstable();
+        assert_eq!(got, want, "{r}");
+        // Read is never reached.
+        assert!(!got.contains(&"Read"), "{r}");
+    }
+}
+
+/// The `*` matcher agrees with a plain recursive one on every pattern and text
+/// over a small alphabet (lengths up to 4 and 5).
+#[test]
+fn deny_rule_wildcard_agrees_with_a_reference() {
+    fn reference(p: &[u8], t: &[u8]) -> bool {
+        match p.split_first() {
+            None => t.is_empty(),
+            Some((b'*', rest)) => (0..=t.len()).any(|i| reference(rest, &t[i..])),
+            Some((c, rest)) => t.first() == Some(c) && reference(rest, &t[1..]),
+        }
+    }
+    fn all(alphabet: &[u8], max: usize) -> Vec<String> {
+        let mut out = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..max {
+            last = last
+                .iter()
+                .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{}", *c as char)))
+                .collect();
+            out.extend(last.iter().cloned());
+        }
+        out
+    }
+    let patterns = all(b"ab*", 4);
+    let texts = all(b"ab", 5);
+    for p in &patterns {
+        for t in &texts {
+            assert_eq!(
+                super::settings::wildcard(p, t),
+                reference(p.as_bytes(), t.as_bytes()),
+                "{p:?} {t:?}"
+            );
+        }
+    }
+}
