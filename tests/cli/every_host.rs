@@ -815,6 +815,21 @@ fn shown_tools(env: &TestEnv, host: &str, name: &str) -> (Value, String) {
     (doc["runtime"].clone(), human.stdout)
 }
 
+/// A project with the role `lister`, naming `tools`, in `host`'s first project
+/// directory of agents.
+fn lister_project(host: pwk::host::HostId, tools: &[String]) -> TestEnv {
+    let env = project();
+    let dir = host.project_dirs().next().unwrap().to_string();
+    env.write(
+        &format!("{dir}/lister.md"),
+        format!(
+            "---\nname: lister\ndescription: Lists.\ntools: {}\n---\nL.\n",
+            tools.join(", ")
+        ),
+    );
+    env
+}
+
 /// The settings file `path` of a profile (`{home}/…` under the test's HOME) with
 /// `rules` at `key`.
 fn write_rules(env: &TestEnv, path: &str, key: &str, rules: &[&str]) {
@@ -870,15 +885,7 @@ fn mark(rt: &Value, human: &str, tool: &str) -> Option<String> {
 fn settings_deny_rules_mark_the_tools_they_name() {
     for (host, key, files, tools) in deny_hosts() {
         let h = host.as_str();
-        let env = project();
-        let dir = host.project_dirs().next().unwrap().to_string();
-        env.write(
-            &format!("{dir}/lister.md"),
-            format!(
-                "---\nname: lister\ndescription: Lists.\ntools: {}\n---\nL.\n",
-                tools.join(", ")
-            ),
-        );
+        let env = lister_project(host, &tools);
         let (plain, _) = shown_tools(&env, h, "lister");
         assert!(plain["tools"]["settings_deny"].is_null(), "{h}: {plain}");
         let (t1, t2, t3) = (&tools[0], &tools[1], &tools[2]);
@@ -1106,15 +1113,7 @@ fn settings_deny_rules_count_once_when_home_is_the_project() {
                 continue;
             }
             pairs += 1;
-            let env = project();
-            let dir = host.project_dirs().next().unwrap().to_string();
-            env.write(
-                &format!("{dir}/lister.md"),
-                format!(
-                    "---\nname: lister\ndescription: Lists.\ntools: {}\n---\nL.\n",
-                    tools.join(", ")
-                ),
-            );
+            let env = lister_project(host, &tools);
             write_rules(&env, f, &key, &[&tools[0]]);
             let json = run(env
                 .pwk()

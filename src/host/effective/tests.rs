@@ -333,6 +333,15 @@ fn prefix_wildcards_are_named_as_what_they_grant() {
     }
 }
 
+/// A deny rule of Claude Code's project settings.
+fn deny_rule(r: &str) -> DenyRule {
+    DenyRule {
+        rule: r.to_string(),
+        key: "permissions.deny".to_string(),
+        file: ".claude/settings.json".to_string(),
+    }
+}
+
 /// Claude Code's `permissions.deny` rules over a role's tools, generated over the
 /// tools each role gets: a bare name denies every call of exactly that tool (case
 /// counts), `Tool(specifier)` some calls of it, a tool the role does not get is
@@ -341,11 +350,7 @@ fn prefix_wildcards_are_named_as_what_they_grant() {
 #[test]
 fn settings_deny_rules_reach_exactly_the_tools_they_name() {
     let p = profile("claude-code");
-    let rule = |r: &str| DenyRule {
-        rule: r.to_string(),
-        key: "permissions.deny".to_string(),
-        file: ".claude/settings.json".to_string(),
-    };
+    let rule = deny_rule;
     let cases = [
         "tools: Read, Bash, WebFetch\n",
         "tools: Read, Bash, Edit\npermissionMode: plan\n",
@@ -518,11 +523,7 @@ fn settings_deny_rules_reach_exactly_the_tools_they_name() {
 #[test]
 fn settings_deny_rules_for_mcp_servers_reach_their_tools() {
     let p = profile("claude-code");
-    let rule = |r: &str| DenyRule {
-        rule: r.to_string(),
-        key: "permissions.deny".to_string(),
-        file: ".claude/settings.json".to_string(),
-    };
+    let rule = deny_rule;
     let (gh1, gh2, sl) = (
         "mcp__github__create_issue",
         "mcp__github__get_me",
