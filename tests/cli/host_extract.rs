@@ -211,6 +211,33 @@ fn extractions_are_current() {
     assert!(stale.is_empty(), "{}", stale.join("\n"));
 }
 
+/// The table of deny rules Claude Code's own validator drops (the unit test
+/// `deny_rules_as_claude_code_reads_them` holds pwk to it) is what the provisioned
+/// binary's validator says: `scripts/host-extract/deny_rules.py --check` runs it again.
+#[test]
+fn deny_rule_table_is_current() {
+    let Some(py) = python() else { return };
+    let hosts_root = std::env::var_os("PWK_TEST_HOST_ROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".host-test"));
+    let binary = "cli/claude-code/node_modules/@anthropic-ai/claude-code-linux-x64/claude";
+    if !hosts_root.join(binary).exists() {
+        assert!(
+            !required(),
+            "CI: claude-code is not provisioned under {} (scripts/provision-hosts.sh)",
+            hosts_root.display()
+        );
+        skip("the deny-rule table: claude-code is not provisioned");
+        return;
+    }
+    let out = run(Command::new(py)
+        .arg(repo_root().join("scripts/host-extract/deny_rules.py"))
+        .arg("--check")
+        .env("PWK_HOST_TEST", &hosts_root));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("is current"), "{}", out.stdout);
+}
+
 fn spawn_check(py: &Path, host: &str, hosts_root: &Path) -> std::process::Child {
     Command::new(py)
         .arg(repo_root().join("scripts/host-extract/extract.py"))

@@ -249,6 +249,10 @@ pub(super) fn wildcard(pattern: &str, text: &str) -> bool {
 /// excepted: that is the whole tool), and drops the rule when its content has an
 /// escaped parenthesis beside unbalanced unescaped ones (`Edit(a\(b(c)`), or when the
 /// tool's own check refuses it ([`content_refused`]).
+///
+/// Held to the binary's own validator, run on 3,892 generated rules
+/// (`fixtures/deny-rules/claude-code@2.1.332.json`, written by
+/// `scripts/host-extract/deny_rules.py`): the same rules dropped, for the same reason.
 fn read_rule(rule: &str) -> Result<(&str, Option<&str>), &'static str> {
     if rule.trim().is_empty() {
         return Err("Permission rule cannot be empty");
@@ -364,4 +368,35 @@ fn ambiguous_escapes(raw: &str) -> bool {
         .any(|i| b[i - 1] == b'\\' && matches!(b[i], b'(' | b')') && (i == 1 || b[i - 2] != b'\\'));
     let unescaped = |p: u8| (0..b.len()).filter(|&i| b[i] == p && !escaped(i)).count();
     escaped_paren && unescaped(b'(') != unescaped(b')')
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every rule of the table `scripts/host-extract/deny_rules.py` wrote by running
+    /// Claude Code 2.1.332's own validator (cut out of its binary) on 3,892 generated
+    /// rules: pwk drops the rules it drops, with its reason, and keeps the others.
+    #[test]
+    fn deny_rules_as_claude_code_reads_them() {
+        let table: Vec<serde_json::Value> = serde_json::from_str(include_str!(
+            "../../../fixtures/deny-rules/claude-code@2.1.332.json"
+        ))
+        .expect("the table is JSON");
+        assert!(table.len() > 3000, "{}", table.len());
+        let mut wrong = Vec::new();
+        for row in &table {
+            let rule = row["rule"].as_str().expect("a rule");
+            let host = row["drops"].as_str();
+            let ours = super::read_rule(rule).err();
+            if ours != host {
+                wrong.push(format!("{rule:?}: Claude Code {host:?}, pwk {ours:?}"));
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "{} of {}:\n{}",
+            wrong.len(),
+            table.len(),
+            wrong.join("\n")
+        );
+    }
 }
