@@ -28,12 +28,15 @@ pub(crate) enum Work {
     Suppress,
     /// Source bytes of the snippets the human format shows.
     Snippet,
+    /// One deny rule of a host's settings matched against the role's tools: a lookup
+    /// and each tool it reaches, or one MCP tool pattern tried on one tool.
+    DenyMatch,
 }
 
-const NAMES: [&str; 4] = ["scan", "glob", "suppress", "snippet"];
+const NAMES: [&str; 5] = ["scan", "glob", "suppress", "snippet", "deny-match"];
 
 #[cfg(debug_assertions)]
-static COUNTS: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
+static COUNTS: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
 
 /// Count `n` units of `work`.
 #[inline]

@@ -185,6 +185,38 @@ const FAMILIES: &[Family] = &[
         commands: &[&["lint", "--format", "json"]],
         n: 200,
     },
+    Family {
+        // A Claude Code role naming n MCP tools of n servers, and settings with a
+        // rule of each kind per server (exact, whole server, pattern) and n names
+        // of tools it does not get: each rule a lookup, each pattern tried on its
+        // own server's tools.
+        name: "host settings deny rules x MCP tools",
+        build: |env, n| {
+            let tools: Vec<String> = (0..n).map(|i| format!("mcp__s{i}__t{i}")).collect();
+            env.write(
+                ".claude/agents/g.md",
+                format!(
+                    "---\nname: g\ndescription: d\ntools: Read, {}\n---\nB\n",
+                    tools.join(", ")
+                ),
+            );
+            let mut rules = Vec::new();
+            for i in 0..n {
+                rules.push(format!("mcp__s{i}__t{i}x"));
+                rules.push(format!("mcp__s{i}__t*"));
+                rules.push(format!("Other{i}"));
+                if i % 2 == 0 {
+                    rules.push(format!("mcp__s{i}"));
+                }
+            }
+            env.write(
+                ".claude/settings.json",
+                serde_json::json!({"permissions": {"deny": rules}}).to_string(),
+            );
+        },
+        commands: &[&["show", "g", "--format", "json"], &["show", "g"]],
+        n: 200,
+    },
 ];
 
 /// Each counter at 8n within 8 times (with a quarter's slack) its count at n, plus

@@ -53,6 +53,12 @@ pub struct IgnoredRule {
     pub why: String,
 }
 
+/// How many (MCP tool pattern, tool) pairs one role's settings are tried on: a
+/// pattern is matched against its server's tools only, so real settings stay far
+/// below; a settings file and a role made to multiply each other stop here, and the
+/// tools' note says so.
+const PATTERN_TESTS: usize = 100_000;
+
 /// How much of a rule's text goes into a reason in words (the rule itself is
 /// untrusted and may be long; [`SettingsDenial::rule`] keeps it whole).
 const RULE_IN_WORDS: usize = 80;
@@ -68,14 +74,39 @@ impl Grants {
     /// 2.1.332 reads a rule so: `(*)` is no specifier, and the name goes through its
     /// alias map.)
     pub fn deny_by_settings(&mut self, p: &HostProfile, rules: &[DenyRule]) {
+        use std::collections::{HashMap, HashSet};
         let t = &p.tools;
-        let same = |a: &str, b: &str| {
+        // A tool's name as the host compares names.
+        let norm = |a: &str| -> String {
             if t.case_insensitive {
-                a.eq_ignore_ascii_case(b)
+                a.to_ascii_lowercase()
             } else {
-                a == b
+                a.to_string()
             }
         };
+        // Where each name, and each MCP server's tools, are among the role's tools and
+        // the names it leaves to extensions: a rule costs a lookup, not a pass over
+        // every tool (a settings file and a role of thousands of entries each).
+        let index = |names: &mut dyn Iterator<Item = &str>| {
+            let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+            let mut by_server: HashMap<String, Vec<usize>> = HashMap::new();
+            for (i, name) in names.enumerate() {
+                by_name.entry(norm(name)).or_default().push(i);
+                if let Some((server, _)) = mcp_name(name) {
+                    by_server.entry(server.to_string()).or_default().push(i);
+                }
+            }
+            (by_name, by_server)
+        };
+        let (tool_at, tool_servers) = index(&mut self.tools.iter().map(|g| g.tool.as_str()));
+        let (provided_at, provided_servers) = index(&mut self.provided.iter().map(String::as_str));
+        let mut taken_provided = vec![false; self.provided.len()];
+        // The tools denied whole so far (the first rule that denies one says why).
+        let mut whole_denied: HashSet<String> = HashSet::new();
+        // A whole rule seen before does what it did the first time: nothing more.
+        let mut applied: HashSet<&str> = HashSet::new();
+        let mut pattern_tests = 0usize;
+        let mut untested: Vec<&str> = Vec::new();
         for r in rules {
             let rule = r.rule.as_str();
             let ignored = |why: String| IgnoredRule {
@@ -100,6 +131,57 @@ impl Grants {
             }
             let base = t.aliases.get(written).copied().unwrap_or(written);
             let whole = matches!(specifier, None | Some("*"));
+            if whole && !applied.insert(rule) {
+                continue;
+            }
+            // The tools it reaches: the one it names, or every tool of an MCP server
+            // it names whole (`mcp__github`, `mcp__github__*`, `mcp__*`) or by a
+            // pattern (`mcp__github__get_*`), as Claude Code 2.1.332 matches them
+            // ([`mcp_name`], [`wildcard`]).
+            let mut reach = |at: &HashMap<String, Vec<usize>>,
+                             servers: &HashMap<String, Vec<usize>>,
+                             name_of: &dyn Fn(usize) -> String|
+             -> Vec<usize> {
+                let mut out = at.get(&norm(base)).cloned().unwrap_or_default();
+                if let Some((server, pattern)) = mcp_name(base) {
+                    match pattern {
+                        None | Some("*") if server == "*" => {
+                            out.extend(servers.values().flatten().copied());
+                        }
+                        None | Some("*") => {
+                            out.extend(servers.get(server).into_iter().flatten().copied());
+                        }
+                        Some(pattern) if pattern.contains('*') => {
+                            for &i in servers.get(server).into_iter().flatten() {
+                                if pattern_tests == PATTERN_TESTS {
+                                    if !untested.contains(&rule) {
+                                        untested.push(rule);
+                                    }
+                                    break;
+                                }
+                                pattern_tests += 1;
+                                crate::meter::add(crate::meter::Work::DenyMatch, 1);
+                                let name = name_of(i);
+                                if mcp_name(&name)
+                                    .and_then(|(_, tool)| tool)
+                                    .is_some_and(|tool| wildcard(pattern, tool))
+                                {
+                                    out.push(i);
+                                }
+                            }
+                        }
+                        Some(_) => {}
+                    }
+                }
+                crate::meter::add(crate::meter::Work::DenyMatch, 1 + out.len());
+                out.sort_unstable();
+                out.dedup();
+                out
+            };
+            let tools_of = |i: usize| self.tools[i].tool.clone();
+            let reached = reach(&tool_at, &tool_servers, &tools_of);
+            let provided_of = |i: usize| self.provided[i].clone();
+            let reached_provided = reach(&provided_at, &provided_servers, &provided_of);
             let shown = crate::text::snippet(rule, RULE_IN_WORDS);
             let why = if whole {
                 format!(
@@ -119,59 +201,64 @@ impl Grants {
                 file: r.file.clone(),
                 denies: if whole { "every-call" } else { "some-calls" },
             };
-            // The first rule that denies a tool whole says why.
-            let already = |d: &[SettingsDenial], tool: &str| {
-                d.iter().any(|d| d.whole() && same(&d.tool, tool))
-            };
-            // The tools it reaches: the one it names, or every tool of an MCP server
-            // it names whole (`mcp__github`, `mcp__github__*`, `mcp__*`) or by a
-            // pattern (`mcp__github__get_*`).
-            let reaches = |tool: &str| same(tool, base) || mcp_rule_reaches(base, tool);
-            let mut hit = false;
-            for g in self.tools.iter_mut().filter(|g| reaches(&g.tool)) {
-                hit = true;
-                if already(&self.settings_denied, &g.tool) {
+            for &i in &reached {
+                let g = &mut self.tools[i];
+                if whole_denied.contains(&norm(&g.tool)) {
                     continue;
                 }
                 let before = std::mem::replace(&mut g.access, Access::Full);
                 // A bare name takes the tool whatever the role's own keys say.
                 g.access = if whole {
+                    whole_denied.insert(norm(&g.tool));
                     Access::Denied(why.clone())
                 } else {
                     before.and(Access::Limited(why.clone()))
                 };
                 self.settings_denied.push(denial(&g.tool));
             }
-            if hit || !whole || already(&self.settings_denied, base) {
+            if !reached.is_empty() || !whole || whole_denied.contains(&norm(base)) {
                 continue;
             }
             // A tool the role names only as an extension's or MCP server's, or one
             // of the open set (every tool of the session) that it does not list: a
             // built-in of the host, or an extension's (`mcp__…`) by its exact name.
-            let mut taken = Vec::new();
-            self.provided.retain(|x| {
-                let keep = !reaches(x);
-                if !keep {
-                    taken.push(x.clone());
-                }
-                keep
-            });
-            let provided = !taken.is_empty();
+            let taken: Vec<usize> = reached_provided
+                .into_iter()
+                .filter(|&i| !taken_provided[i])
+                .collect();
+            for &i in &taken {
+                taken_provided[i] = true;
+            }
             let of_session = self.open.is_some()
-                && (t.builtins.iter().any(|b| same(b, base))
+                && (t.builtins.iter().any(|b| norm(b) == norm(base))
                     || t.extension_prefixes
                         .iter()
                         .any(|pre| !pre.is_empty() && base.starts_with(*pre)));
             if of_session {
                 self.open_except.push(base.to_string());
             }
-            if provided && !of_session {
-                for tool in &taken {
-                    self.settings_denied.push(denial(tool));
+            if !taken.is_empty() && !of_session {
+                for &i in &taken {
+                    whole_denied.insert(norm(&self.provided[i]));
+                    self.settings_denied.push(denial(&self.provided[i]));
                 }
-            } else if provided || of_session {
+            } else if !taken.is_empty() || of_session {
+                whole_denied.insert(norm(base));
                 self.settings_denied.push(denial(base));
             }
+        }
+        if taken_provided.contains(&true) {
+            let mut at = 0;
+            self.provided.retain(|_| {
+                at += 1;
+                !taken_provided[at - 1]
+            });
+        }
+        if !untested.is_empty() {
+            self.note.push_str(&format!(
+                "; pwk stopped matching the settings' MCP tool patterns after {PATTERN_TESTS} tests: {} not tested to the end, so they may deny more",
+                untested.len()
+            ));
         }
     }
 }
@@ -187,27 +274,6 @@ fn mcp_name(name: &str) -> Option<(&str, Option<&str>)> {
         Some(0) => None,
         Some(i) => Some((&rest[..i], Some(&rest[i + 2..]))),
     }
-}
-
-/// Whether the deny rule `rule`, a bare name, reaches the MCP tool `tool` beyond
-/// naming it exactly, as Claude Code 2.1.332 matches it (`HZn`, and `aEt` for
-/// `mcp__*`): a rule naming a server whole (`mcp__github`, `mcp__github__*`)
-/// reaches each of its tools, `mcp__*` every MCP tool, and a tool pattern
-/// (`mcp__github__get_*`) the server's tools it matches (`*` is any text).
-fn mcp_rule_reaches(rule: &str, tool: &str) -> bool {
-    let (Some((server, pattern)), Some((tool_server, tool_name))) =
-        (mcp_name(rule), mcp_name(tool))
-    else {
-        return false;
-    };
-    let whole = matches!(pattern, None | Some("*"));
-    if server == "*" && whole {
-        return true;
-    }
-    server == tool_server
-        && (whole
-            || pattern
-                .is_some_and(|p| p.contains('*') && tool_name.is_some_and(|t| wildcard(p, t))))
 }
 
 /// `text` matches `pattern`, whose `*` stands for any text (none included): its

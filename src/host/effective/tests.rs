@@ -613,3 +613,34 @@ fn deny_rule_wildcard_agrees_with_a_reference() {
         }
     }
 }
+
+/// MCP tool patterns are tried on their own server's tools only, and a settings file
+/// and a role made to multiply each other stop at a fixed number of tests: the
+/// tools' note says the patterns left were not tried to the end, and what was tried
+/// before still holds.
+#[test]
+fn settings_tool_patterns_stop_at_a_bound_and_say_so() {
+    let p = profile("claude-code");
+    let tools: Vec<String> = (0..1000).map(|i| format!("mcp__s__t{i}")).collect();
+    let plain = of(
+        "claude-code",
+        &format!("tools: Read, {}\n", tools.join(", ")),
+    );
+    let mut rules = vec![deny_rule("mcp__s__t1*")];
+    rules.extend((0..200).map(|i| deny_rule(&format!("mcp__s__q{i}*"))));
+    let mut g = plain.clone();
+    g.deny_by_settings(p, &rules);
+    // t1, t10..t19, t100..t199.
+    let denied = g.settings_denied.iter().filter(|d| d.whole()).count();
+    assert_eq!(denied, 111, "{:?}", g.settings_denied.len());
+    assert!(
+        g.note
+            .contains("stopped matching the settings' MCP tool patterns after 100000 tests"),
+        "{}",
+        g.note
+    );
+    // Within the bound: no such note.
+    let mut g = plain.clone();
+    g.deny_by_settings(p, &rules[..50]);
+    assert!(!g.note.contains("stopped matching"), "{}", g.note);
+}
