@@ -154,7 +154,9 @@ impl Grants {
                         Some(pattern) if pattern.contains('*') => {
                             for &i in servers.get(server).into_iter().flatten() {
                                 if pattern_tests == PATTERN_TESTS {
-                                    if !untested.contains(&rule) {
+                                    // Its two lookups (tools, then provided
+                                    // names) come one after the other.
+                                    if untested.last() != Some(&rule) {
                                         untested.push(rule);
                                     }
                                     break;
