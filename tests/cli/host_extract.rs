@@ -143,21 +143,27 @@ fn cites_source(cite: &str) -> bool {
         && !path.to_ascii_lowercase().ends_with(".md")
 }
 
+/// Where the hosts are provisioned (`PWK_TEST_HOST_ROOT`, else `.host-test`).
+fn hosts_root() -> PathBuf {
+    std::env::var_os("PWK_TEST_HOST_ROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join(".host-test"))
+}
+
+/// Claude Code's binary under [`hosts_root`].
+const CLAUDE_BINARY: &str =
+    "cli/claude-code/node_modules/@anthropic-ai/claude-code-linux-x64/claude";
+
 /// The provisioned artifacts (scripts/provision-hosts.sh) still say what the committed
 /// extractions say: each extractor runs again and its output must be the committed
 /// file, byte for byte.
 #[test]
 fn extractions_are_current() {
     let Some(py) = python() else { return };
-    let hosts_root = std::env::var_os("PWK_TEST_HOST_ROOT")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join(".host-test"));
+    let hosts_root = hosts_root();
     let provisioned = |rel: &str| hosts_root.join(rel).exists();
     let hosts: [(&str, &str); 7] = [
-        (
-            "claude-code",
-            "cli/claude-code/node_modules/@anthropic-ai/claude-code-linux-x64/claude",
-        ),
+        ("claude-code", CLAUDE_BINARY),
         (
             "copilot",
             "cli/copilot/node_modules/@github/copilot-linux-x64/copilot",
@@ -217,11 +223,8 @@ fn extractions_are_current() {
 #[test]
 fn deny_rule_table_is_current() {
     let Some(py) = python() else { return };
-    let hosts_root = std::env::var_os("PWK_TEST_HOST_ROOT")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join(".host-test"));
-    let binary = "cli/claude-code/node_modules/@anthropic-ai/claude-code-linux-x64/claude";
-    if !hosts_root.join(binary).exists() {
+    let hosts_root = hosts_root();
+    if !hosts_root.join(CLAUDE_BINARY).exists() {
         assert!(
             !required(),
             "CI: claude-code is not provisioned under {} (scripts/provision-hosts.sh)",

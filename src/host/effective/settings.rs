@@ -74,7 +74,7 @@ impl Grants {
     /// 2.1.332 reads a rule so: `(*)` is no specifier, and the name goes through its
     /// alias map.)
     pub fn deny_by_settings(&mut self, p: &HostProfile, rules: &[DenyRule]) {
-        use std::collections::{HashMap, HashSet};
+        use std::collections::HashSet;
         let t = &p.tools;
         // A tool's name as the host compares names.
         let norm = |a: &str| -> String {
@@ -88,25 +88,30 @@ impl Grants {
         // the names it leaves to extensions: a rule costs a lookup, not a pass over
         // every tool (a settings file and a role of thousands of entries each).
         let index = |names: &mut dyn Iterator<Item = &str>| {
-            let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
-            let mut by_server: HashMap<String, Vec<usize>> = HashMap::new();
+            let mut at = Index::default();
             for (i, name) in names.enumerate() {
-                by_name.entry(norm(name)).or_default().push(i);
-                if let Some((server, _)) = mcp_name(name) {
-                    by_server.entry(server.to_string()).or_default().push(i);
+                at.by_name.entry(norm(name)).or_default().push(i);
+                if let Some((server, tool)) = mcp_name(name) {
+                    let tool = tool.map(str::to_string);
+                    at.by_server
+                        .entry(server.to_string())
+                        .or_default()
+                        .push((i, tool));
                 }
             }
-            (by_name, by_server)
+            at
         };
-        let (tool_at, tool_servers) = index(&mut self.tools.iter().map(|g| g.tool.as_str()));
-        let (provided_at, provided_servers) = index(&mut self.provided.iter().map(String::as_str));
+        let tools_at = index(&mut self.tools.iter().map(|g| g.tool.as_str()));
+        let provided_at = index(&mut self.provided.iter().map(String::as_str));
         let mut taken_provided = vec![false; self.provided.len()];
         // The tools denied whole so far (the first rule that denies one says why).
         let mut whole_denied: HashSet<String> = HashSet::new();
         // A whole rule seen before does what it did the first time: nothing more.
         let mut applied: HashSet<&str> = HashSet::new();
         let mut pattern_tests = 0usize;
-        let mut untested: Vec<&str> = Vec::new();
+        // The patterns the bound left untested (a rule's two lookups, tools then
+        // provided names, come one after the other).
+        let (mut untested, mut last_untested) = (0usize, None::<&str>);
         for r in rules {
             let rule = r.rule.as_str();
             let ignored = |why: String| IgnoredRule {
@@ -138,37 +143,28 @@ impl Grants {
             // it names whole (`mcp__github`, `mcp__github__*`, `mcp__*`) or by a
             // pattern (`mcp__github__get_*`), as Claude Code 2.1.332 matches them
             // ([`mcp_name`], [`wildcard`]).
-            let mut reach = |at: &HashMap<String, Vec<usize>>,
-                             servers: &HashMap<String, Vec<usize>>,
-                             name_of: &dyn Fn(usize) -> String|
-             -> Vec<usize> {
-                let mut out = at.get(&norm(base)).cloned().unwrap_or_default();
+            let mut reach = |at: &Index| -> Vec<usize> {
+                let mut out = at.by_name.get(&norm(base)).cloned().unwrap_or_default();
+                let tools_of = |server: &str| at.by_server.get(server).into_iter().flatten();
                 if let Some((server, pattern)) = mcp_name(base) {
                     match pattern {
                         None | Some("*") if server == "*" => {
-                            out.extend(servers.values().flatten().copied());
+                            out.extend(at.by_server.values().flatten().map(|(i, _)| *i));
                         }
-                        None | Some("*") => {
-                            out.extend(servers.get(server).into_iter().flatten().copied());
-                        }
+                        None | Some("*") => out.extend(tools_of(server).map(|(i, _)| *i)),
                         Some(pattern) if pattern.contains('*') => {
-                            for &i in servers.get(server).into_iter().flatten() {
+                            for (i, tool) in tools_of(server) {
                                 if pattern_tests == PATTERN_TESTS {
-                                    // Its two lookups (tools, then provided
-                                    // names) come one after the other.
-                                    if untested.last() != Some(&rule) {
-                                        untested.push(rule);
+                                    if last_untested != Some(rule) {
+                                        untested += 1;
+                                        last_untested = Some(rule);
                                     }
                                     break;
                                 }
                                 pattern_tests += 1;
                                 crate::meter::add(crate::meter::Work::DenyMatch, 1);
-                                let name = name_of(i);
-                                if mcp_name(&name)
-                                    .and_then(|(_, tool)| tool)
-                                    .is_some_and(|tool| wildcard(pattern, tool))
-                                {
-                                    out.push(i);
+                                if tool.as_deref().is_some_and(|t| wildcard(pattern, t)) {
+                                    out.push(*i);
                                 }
                             }
                         }
@@ -180,10 +176,8 @@ impl Grants {
                 out.dedup();
                 out
             };
-            let tools_of = |i: usize| self.tools[i].tool.clone();
-            let reached = reach(&tool_at, &tool_servers, &tools_of);
-            let provided_of = |i: usize| self.provided[i].clone();
-            let reached_provided = reach(&provided_at, &provided_servers, &provided_of);
+            let reached = reach(&tools_at);
+            let reached_provided = reach(&provided_at);
             let shown = crate::text::snippet(rule, RULE_IN_WORDS);
             let why = if whole {
                 format!(
@@ -256,13 +250,20 @@ impl Grants {
                 !taken_provided[at - 1]
             });
         }
-        if !untested.is_empty() {
+        if untested > 0 {
             self.note.push_str(&format!(
-                "; pwk stopped matching the settings' MCP tool patterns after {PATTERN_TESTS} tests: {} not tested to the end, so they may deny more",
-                untested.len()
+                "; pwk stopped matching the settings' MCP tool patterns after {PATTERN_TESTS} tests: {untested} not tested to the end, so they may deny more"
             ));
         }
     }
+}
+
+/// Where names are in a list of tools: by name as the host compares names, and by
+/// MCP server, each with its tool's name.
+#[derive(Default)]
+struct Index {
+    by_name: std::collections::HashMap<String, Vec<usize>>,
+    by_server: std::collections::HashMap<String, Vec<(usize, Option<String>)>>,
 }
 
 /// An MCP tool's server and tool name as Claude Code 2.1.332 reads a name (`gr`):
