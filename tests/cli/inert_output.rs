@@ -159,9 +159,18 @@ fn plant_host_settings(env: &TestEnv, x: &str) {
     );
 }
 
-/// `pwk lsp`: open every role, ask hover on its name and description and its
-/// document symbols; the raw bytes of everything the server sent.
+/// `pwk lsp`: open every role and the Claude Code role the host's settings reach,
+/// ask hover on its name, its description and its tools (what the child gets, with
+/// the settings' denials) and its document symbols; the raw bytes of everything the
+/// server sent.
 fn lsp(env: &TestEnv, roles: &[(String, String, String)]) -> Vec<u8> {
+    let settings_role = format!(".claude/agents/{SETTINGS_ROLE}.md");
+    let mut roles = roles.to_vec();
+    roles.push((
+        settings_role.clone(),
+        SETTINGS_ROLE.to_string(),
+        std::fs::read_to_string(env.path(&settings_role)).unwrap(),
+    ));
     let mut input = frame(&json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"processId": null, "rootUri": file_uri(env.root()), "capabilities": {}}}));
     input.extend(frame(
@@ -172,11 +181,11 @@ fn lsp(env: &TestEnv, roles: &[(String, String, String)]) -> Vec<u8> {
         let uri = file_uri(&env.path(rel));
         input.extend(frame(&json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
             "params": {"textDocument": {"uri": uri, "languageId": "markdown", "version": 1, "text": text}}})));
-        for (k, line) in [1, 2].into_iter().enumerate() {
+        for (k, (line, character)) in [(1, 2), (2, 2), (3, 8)].into_iter().enumerate() {
             let id = 100 + n * 10 + k;
             ids.push(id);
             input.extend(frame(&json!({"jsonrpc": "2.0", "id": id, "method": "textDocument/hover",
-                "params": {"textDocument": {"uri": uri}, "position": {"line": line, "character": 2}}})));
+                "params": {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}})));
         }
         let id = 100 + n * 10 + 5;
         ids.push(id);
