@@ -194,7 +194,7 @@ impl Project {
         path: &Path,
     ) -> Result<(crate::lint::ProfileFor, FileSettings), ConfigError> {
         let resolved = self.resolve_file(path)?;
-        let chosen = self.host_in(&resolved.host.value, path.parent().unwrap_or(path));
+        let chosen = self.host_in(&resolved.host.value, crate::fs::dir_of(path));
         let mut settings = resolved.settings();
         settings.skills = Some(self.skill_places());
         Ok((crate::lint::ProfileFor::of(&chosen), settings))
@@ -207,7 +207,7 @@ impl Project {
     /// ([`crate::host::infer_from_keys`], asked once the file is parsed).
     pub fn host_for(&self, path: &Path) -> Result<Chosen, ConfigError> {
         let resolved = self.resolve_file(path)?;
-        let mut chosen = self.host_in(&resolved.host.value, path.parent().unwrap_or(path));
+        let mut chosen = self.host_in(&resolved.host.value, crate::fs::dir_of(path));
         if chosen.detection.is_none() && resolved.host.origin != Origin::Flag("--host") {
             chosen.source = Some(describe_origin(&resolved.host.origin, &self.cwd));
         }
@@ -236,7 +236,7 @@ impl Project {
     /// root when none is found) and of pi's agent dir. Several projects in one tree
     /// each get their own host.
     pub fn detect_dir(&self, dir: &Path) -> Detection {
-        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let dir = crate::fs::absolute(dir);
         if let Some(d) = self.detections().get(&dir) {
             return d.clone();
         }
@@ -526,12 +526,11 @@ impl Project {
                     None
                 } else {
                     configs.for_file(&f)?.and_then(|c| {
-                        c.excludes(&std::path::absolute(&f).unwrap_or_else(|_| f.clone()))
-                            .then(|| {
-                                c.exclude()
-                                    .map(|e| describe_origin(&e.origin, &self.cwd))
-                                    .unwrap_or_default()
-                            })
+                        c.excludes(&crate::fs::absolute(&f)).then(|| {
+                            c.exclude()
+                                .map(|e| describe_origin(&e.origin, &self.cwd))
+                                .unwrap_or_default()
+                        })
                     })
                 };
                 match by {
@@ -619,7 +618,7 @@ impl Project {
                     let plain = !f
                         .file_name()
                         .is_some_and(|n| n.as_encoded_bytes().contains(&b'\\'));
-                    let dir = f.parent().unwrap_or(Path::new(""));
+                    let dir = crate::fs::dir_of(f);
                     let i = match &last_dir {
                         Some((d, i)) if plain && d == dir => *i,
                         _ => {

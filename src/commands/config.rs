@@ -46,7 +46,7 @@ pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let config = config.as_ref();
     // The profile the path is linted for, and why (as `pwk lint` decides it).
     let chosen = {
-        let abs = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
+        let abs = crate::fs::absolute(&path);
         let dir = if abs.is_dir() {
             abs.as_path()
         } else {

@@ -558,7 +558,7 @@ fn baselines(
         std::collections::HashMap::new();
     let mut out: Baselines = Vec::new();
     for f in files {
-        let dir = f.parent().unwrap_or(std::path::Path::new("."));
+        let dir = crate::fs::dir_of(f);
         let key = match by_dir.get(dir) {
             Some(k) => k.clone(),
             None => {

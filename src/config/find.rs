@@ -12,7 +12,7 @@ pub(super) fn find(
     path: &Path,
     root_of: impl FnOnce(&Path) -> PathBuf,
 ) -> Result<Option<PathBuf>, ConfigError> {
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let abs = crate::fs::absolute(path);
     let start = if abs.is_dir() {
         abs.clone()
     } else {
@@ -77,7 +77,7 @@ impl Configs {
 
     /// The configuration that governs `path` (a file or a directory), if any.
     pub(crate) fn for_path(&mut self, path: &Path) -> Result<Option<&Config>, ConfigError> {
-        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let abs = crate::fs::absolute(path);
         let dir = if abs.is_dir() {
             abs.clone()
         } else {
@@ -117,10 +117,7 @@ impl Configs {
 
     /// [`Configs::for_path`] for a path known to be a file (one a walk found).
     pub(crate) fn for_file(&mut self, file: &Path) -> Result<Option<&Config>, ConfigError> {
-        let dir = match file.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
+        let dir = crate::fs::dir_of(file);
         // A walk yields a directory's files together: the last answer is the usual one
         // (compared as bytes: hashing a path walks its components).
         if let Some((last, found)) = &self.last_dir
@@ -129,8 +126,7 @@ impl Configs {
             let found = found.clone();
             return self.load(found);
         }
-        let found =
-            self.lookup_dir(std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()))?;
+        let found = self.lookup_dir(crate::fs::absolute(dir))?;
         self.last_dir = Some((dir.to_path_buf(), found.clone()));
         self.load(found)
     }
@@ -146,7 +142,7 @@ impl Configs {
 
     /// The configuration resolved for the file at `path`.
     pub(crate) fn resolve(&mut self, path: &Path) -> Result<ResolvedConfig, ConfigError> {
-        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let abs = crate::fs::absolute(path);
         Ok(match self.for_path(path)? {
             Some(c) => c.resolve(&abs),
             None => ResolvedConfig::default_for(),
@@ -156,7 +152,7 @@ impl Configs {
     /// [`Configs::resolve`] for a path known to be a file.
     pub(crate) fn resolve_file(&mut self, file: &Path) -> Result<ResolvedConfig, ConfigError> {
         Ok(match self.for_file(file)? {
-            Some(c) => c.resolve(&std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf())),
+            Some(c) => c.resolve(&crate::fs::absolute(file)),
             None => ResolvedConfig::default_for(),
         })
     }

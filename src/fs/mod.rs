@@ -52,6 +52,29 @@ use std::path::{Component, Path, PathBuf};
 
 pub(crate) use trust::trusted_dir;
 
+/// The directory holding `file`, as a path the file system takes: `.` for a bare
+/// file name. `Path::parent` gives the empty path there, which `stat` refuses and
+/// an upward walk ends at at once, so `pwk lint role.md` would be decided from no
+/// directory at all while `./role.md` is decided from the current one.
+pub(crate) fn dir_of(file: &Path) -> &Path {
+    match file.parent() {
+        Some(d) if d.as_os_str().is_empty() => Path::new("."),
+        Some(d) => d,
+        None => file,
+    }
+}
+
+/// `path` made absolute against the current directory, `..` kept (as
+/// [`std::path::absolute`]); the empty path is the current directory itself.
+pub(crate) fn absolute(path: &Path) -> PathBuf {
+    let path = if path.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        path
+    };
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 pub(crate) use read::{Kind, ReadError, read_stream};
 pub(crate) use write::{
     Expected, Hooks, Inspect, NoHooks, Replace, SafeDir, SafeWriteError, WriteOptions,
@@ -376,8 +399,7 @@ pub(crate) fn canonical_dir_path(cwd: &Path, path: &Path) -> PathBuf {
 /// For deciding whether code pwk would run is the project's (`pwk verify`): errs
 /// towards "the project's".
 pub(crate) fn in_project(root: &Path, path: &Path) -> bool {
-    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let mut roots = vec![lexical(&abs(root))];
+    let mut roots = vec![lexical(&absolute(root))];
     if let Ok(real) = std::fs::canonicalize(root)
         && !roots.contains(&real)
     {
@@ -388,7 +410,7 @@ pub(crate) fn in_project(root: &Path, path: &Path) -> bool {
             .iter()
             .any(|r| p.starts_with(r) && (!strictly || p != r.as_path()))
     };
-    let path = abs(path);
+    let path = absolute(path);
     if beneath(&lexical(&path), false)
         || std::fs::canonicalize(&path).is_ok_and(|real| beneath(&real, false))
     {
@@ -435,6 +457,26 @@ pub(crate) fn linked_dir_message(cwd: &Path, link: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every shape of a file path has a directory `stat` takes: a bare name's is
+    /// `.`, never the empty path; and the empty path made absolute is the current
+    /// directory.
+    #[test]
+    fn a_files_directory_is_never_the_empty_path() {
+        for (file, dir) in [
+            ("r.md", "."),
+            ("./r.md", "."),
+            ("a/r.md", "a"),
+            ("../r.md", ".."),
+            ("/r.md", "/"),
+            ("/a/b/r.md", "/a/b"),
+        ] {
+            assert_eq!(dir_of(Path::new(file)), Path::new(dir), "{file}");
+        }
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(absolute(Path::new("")), cwd);
+        assert_eq!(absolute(Path::new("r.md")), cwd.join("r.md"));
+    }
 
     #[test]
     fn paths_inside_the_project_are_anchored_at_the_root() {

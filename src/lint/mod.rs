@@ -479,7 +479,7 @@ fn decisions(
     // (host, directory) -> (files, keys in order first seen, the one file).
     let mut by: Vec<(crate::host::HostId, &Path, usize, Vec<&'static str>, &Path)> = Vec::new();
     for (file, host, keys) in inferred {
-        let dir = file.parent().unwrap_or(Path::new(""));
+        let dir = crate::fs::dir_of(file);
         match by.iter_mut().find(|(h, d, ..)| h == host && *d == dir) {
             Some((_, _, n, ks, _)) => {
                 *n += 1;

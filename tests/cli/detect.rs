@@ -963,3 +963,109 @@ fn setup_with_no_host_names_the_readers_of_the_shared_directory() {
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     assert!(!out.stdout.contains("Readers of"), "{}", out.stdout);
 }
+
+/// What one run decided for a file: the profile's host, the basis, and the findings'
+/// rules in order.
+fn decision_of(doc: &Value) -> (String, String, Vec<String>) {
+    let d = &doc["host"]["decisions"][0];
+    // A host the configuration names is the run's profile, with no decision.
+    let host = d["profile"]
+        .as_str()
+        .or(doc["host"]["profile"].as_str())
+        .unwrap_or("none");
+    (
+        host.split('@').next().unwrap().to_string(),
+        d["basis"].as_str().unwrap_or("none").to_string(),
+        diagnostics(doc)
+            .iter()
+            .map(|x| x["rule"].as_str().unwrap_or("?").to_string())
+            .collect(),
+    )
+}
+
+/// Every way to name one role file is decided alike: from the project root, from
+/// the file's own directory, from the directory above it and from a sibling
+/// directory; bare, `./`-led, `../`-led and absolute; on the command line and as
+/// `--stdin-filename`. Each detection source, and the configuration's `host`, is
+/// asked through each spelling. (A bare name's directory was the empty path, which
+/// `stat` refuses and an upward walk ends at at once: `pwk lint r.md` in a plugin's
+/// `agents/` linted for the portable profile while `./r.md` was a Claude Code
+/// agent.)
+#[test]
+fn every_spelling_of_a_files_path_is_decided_alike() {
+    let mut cases: Vec<Source> = sources()
+        .into_iter()
+        .filter(|s| s.basis != "keys")
+        .collect();
+    cases.push(Source {
+        name: "the configuration's host",
+        host: "herdr",
+        basis: "configuration",
+        file: ".pi/agents/r.md",
+        role: PLAIN,
+        fires: &[("pwk.toml", "host = \"herdr\"\n")],
+        near_miss: &[],
+    });
+    let mut wrong = Vec::new();
+    let mut asked = 0;
+    for Source {
+        name,
+        host,
+        fires,
+        file,
+        role,
+        ..
+    } in cases
+    {
+        let name = format!("{name} / {host}");
+        let env = TestEnv::new();
+        std::fs::create_dir_all(env.path(".git")).unwrap();
+        std::fs::create_dir_all(env.path("elsewhere")).unwrap();
+        for (p, text) in fires {
+            env.write(p, text);
+        }
+        let abs = env.write(file, role);
+        let abs = abs.to_str().unwrap();
+        let (dir, base) = file.rsplit_once('/').unwrap_or((".", file));
+        let mut spellings: Vec<(String, String)> = vec![
+            (".".into(), file.into()),
+            (".".into(), format!("./{file}")),
+            (".".into(), abs.into()),
+            (dir.into(), base.into()),
+            (dir.into(), format!("./{base}")),
+            (dir.into(), abs.into()),
+            ("elsewhere".into(), format!("../{file}")),
+        ];
+        if let Some((up, last)) = dir.rsplit_once('/') {
+            spellings.push((up.into(), format!("{last}/{base}")));
+        }
+        let reference = decision_of(&json(&run(env
+            .pwk()
+            .args(["lint", "--format", "json", abs]))));
+        if reference.0 != host {
+            wrong.push(format!("{name}: `{abs}` from the root gave {reference:?}"));
+        }
+        for (cwd, arg) in &spellings {
+            for stdin in [false, true] {
+                let mut cmd = env.pwk();
+                cmd.current_dir(env.path(cwd));
+                let out = if stdin {
+                    cmd.args(["lint", "--format", "json", "--stdin-filename", arg, "-"]);
+                    crate::support::run_with_stdin(&mut cmd, role.as_bytes())
+                } else {
+                    run(cmd.args(["lint", "--format", "json", arg]))
+                };
+                asked += 1;
+                let got = decision_of(&json(&out));
+                if got != reference {
+                    let how = if stdin { "--stdin-filename " } else { "" };
+                    wrong.push(format!(
+                        "{name}: `{how}{arg}` from `{cwd}` gave {got:?}, not {reference:?}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(asked >= 150, "only {asked} spellings asked");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
