@@ -240,12 +240,8 @@ impl Project {
         if let Some(d) = self.detections().get(&dir) {
             return d.clone();
         }
-        let found = self.configs().root_of(&dir);
-        let project = match found.marker {
-            Some(_) => found.root,
-            None => self.root.clone(),
-        };
-        let d = match crate::host::detect_dir(&dir, &project) {
+        let (project, place) = self.place_of(&dir);
+        let d = match place {
             Some(d) => d,
             None => {
                 let key = project.join(".pi");
@@ -262,6 +258,26 @@ impl Project {
         };
         self.detections().insert(dir, d.clone());
         d
+    }
+
+    /// What the directory `dir` alone says of the host its files are written for
+    /// (a host's own agents directory, a Claude Code plugin's agents), as
+    /// [`Project::detect_dir`] asks it first; `None`: the settings decide.
+    pub fn detect_place(&self, dir: &Path) -> Option<Detection> {
+        self.place_of(&crate::fs::absolute(dir)).1
+    }
+
+    /// The project root above the absolute directory `dir` (this project's root
+    /// when no marker is found), and what `dir` alone says
+    /// ([`crate::host::detect_dir`], asked up to that root).
+    fn place_of(&self, dir: &Path) -> (PathBuf, Option<Detection>) {
+        let found = self.configs().root_of(dir);
+        let project = match found.marker {
+            Some(_) => found.root,
+            None => self.root.clone(),
+        };
+        let place = crate::host::detect_dir(dir, &project);
+        (project, place)
     }
 
     fn detections(

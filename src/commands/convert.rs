@@ -294,10 +294,13 @@ fn source_host(
     if let HostChoice::Spec(spec) = choice {
         return Ok((spec.profile().map_err(|e| e.to_string())?, "--from".into()));
     }
-    let rel = file.strip_prefix(&ctx.cwd).unwrap_or(file).to_path_buf();
-    if let Some(d) = detect_from_paths(&[rel]) {
+    // The file's place first (a host's own directory, a plugin's agents), however
+    // the path was spelled, as `lint` decides it.
+    let place = detect_from_paths(std::slice::from_ref(&file.to_path_buf()))
+        .or_else(|| project.detect_place(crate::fs::dir_of(file)));
+    if let Some(d) = place {
         let reason = d
-            .reason
+            .reason_from(&ctx.cwd)
             .replace("`--host H` to choose", "`--from H` to choose");
         return Ok((d.spec.profile().map_err(|e| e.to_string())?, reason));
     }

@@ -985,12 +985,12 @@ fn decision_of(doc: &Value) -> (String, String, Vec<String>) {
 
 /// Every way to name one role file is decided alike: from the project root, from
 /// the file's own directory, from the directory above it and from a sibling
-/// directory; bare, `./`-led, `../`-led and absolute; on the command line and as
-/// `--stdin-filename`. Each detection source, and the configuration's `host`, is
-/// asked through each spelling. (A bare name's directory was the empty path, which
+/// directory; bare, `./`-led, `../`-led and absolute; on the command line, as
+/// `--stdin-filename`, and to `convert` (the host it converts from). Each detection
+/// source, and the configuration's `host`, is asked through each spelling. (A bare name's directory was the empty path, which
 /// `stat` refuses and an upward walk ends at at once: `pwk lint r.md` in a plugin's
 /// `agents/` linted for the portable profile while `./r.md` was a Claude Code
-/// agent.)
+/// agent, and `convert r.md` in `.claude/agents/` could not tell its host.)
 #[test]
 fn every_spelling_of_a_files_path_is_decided_alike() {
     let mut cases: Vec<Source> = sources()
@@ -1064,8 +1064,31 @@ fn every_spelling_of_a_files_path_is_decided_alike() {
                     ));
                 }
             }
+            // `convert` reads the file as written for the same host.
+            let to = if host == "opencode" {
+                "claude-code"
+            } else {
+                "opencode"
+            };
+            let doc = json(&run(env.pwk().current_dir(env.path(cwd)).args([
+                "convert",
+                "--to",
+                to,
+                "--dry-run",
+                "--format",
+                "json",
+                arg,
+            ])));
+            asked += 1;
+            let from = doc["files"][0]["from"].as_str().unwrap_or("none");
+            if from.split('@').next() != Some(reference.0.as_str()) {
+                wrong.push(format!(
+                    "{name}: `convert {arg}` from `{cwd}` read it as {from}, not {}: {}",
+                    reference.0, doc["errors"]
+                ));
+            }
         }
     }
-    assert!(asked >= 150, "only {asked} spellings asked");
+    assert!(asked >= 200, "only {asked} spellings asked");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
