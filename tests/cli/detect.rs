@@ -986,7 +986,8 @@ fn decision_of(doc: &Value) -> (String, String, Vec<String>) {
 /// Every way to name one role file is decided alike: from the project root, from
 /// the file's own directory, from the directory above it and from a sibling
 /// directory; bare, `./`-led, `../`-led and absolute; on the command line, as
-/// `--stdin-filename`, and to `convert` (the host it converts from). Each detection
+/// `--stdin-filename`, to `config` (the profile it names) and to `convert` (the
+/// host it converts from). Each detection
 /// source, and the configuration's `host`, is asked through each spelling. (A bare name's directory was the empty path, which
 /// `stat` refuses and an upward walk ends at at once: `pwk lint r.md` in a plugin's
 /// `agents/` linted for the portable profile while `./r.md` was a Claude Code
@@ -1064,6 +1065,19 @@ fn every_spelling_of_a_files_path_is_decided_alike() {
                     ));
                 }
             }
+            // `config` names the profile the file is linted for.
+            let doc = json(&run(env
+                .pwk()
+                .current_dir(env.path(cwd))
+                .args(["config", "--format", "json", arg])));
+            asked += 1;
+            let profile = doc["profile"]["value"].as_str().unwrap_or("none");
+            if profile.split('@').next() != Some(reference.0.as_str()) {
+                wrong.push(format!(
+                    "{name}: `config {arg}` from `{cwd}` gave {profile}, not {}",
+                    reference.0
+                ));
+            }
             // `convert` reads the file as written for the same host.
             let to = if host == "opencode" {
                 "claude-code"
@@ -1089,6 +1103,6 @@ fn every_spelling_of_a_files_path_is_decided_alike() {
             }
         }
     }
-    assert!(asked >= 200, "only {asked} spellings asked");
+    assert!(asked >= 300, "only {asked} spellings asked");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
