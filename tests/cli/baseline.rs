@@ -342,3 +342,66 @@ fn the_baseline_of_each_files_configuration_applies_from_any_start() {
         }
     }
 }
+
+/// However the file is spelled — bare in its own directory, `./`-led, from the
+/// directory above, from a sibling, absolute — `--write-baseline` writes the baseline
+/// its configuration names and nothing else, and the baseline then applies. (A bare
+/// name's directory was the empty path: the configuration above was not found and
+/// `pwk-baseline.json` was written beside the file.)
+#[test]
+fn every_spelling_of_a_file_writes_the_baseline_its_configuration_names() {
+    // `None`: the file's absolute path.
+    let spellings: [(&str, Option<&str>); 7] = [
+        ("", Some("team/roles/a.md")),
+        ("", Some("./team/roles/a.md")),
+        ("team/roles", Some("a.md")),
+        ("team/roles", Some("./a.md")),
+        ("team/roles", None),
+        ("team", Some("roles/a.md")),
+        ("other", Some("../team/roles/a.md")),
+    ];
+    for (start, arg) in spellings {
+        let env = TestEnv::new();
+        std::fs::create_dir_all(env.path(".git")).unwrap();
+        std::fs::create_dir_all(env.path("other")).unwrap();
+        env.write("team/pwk.toml", "baseline = \"ci/pwk-baseline.json\"\n");
+        let file = env.write("team/roles/a.md", ROLE);
+        let arg = arg.map_or_else(|| file.to_str().unwrap().to_string(), str::to_string);
+        let pwk = |args: &[&str]| {
+            let mut cmd = env.pwk();
+            cmd.current_dir(env.path(start))
+                .args(["lint", "--host", "pwk"])
+                .args(args)
+                .arg(&arg);
+            run(&mut cmd)
+        };
+        let w = pwk(&["--write-baseline"]);
+        assert_eq!(
+            w.code, 0,
+            "`{arg}` from `{start}`: {}{}",
+            w.stdout, w.stderr
+        );
+        assert!(
+            env.path("team/ci/pwk-baseline.json").is_file(),
+            "`{arg}` from `{start}`: no team/ci/pwk-baseline.json: {}",
+            w.stderr
+        );
+        for stray in [
+            "pwk-baseline.json",
+            "team/roles/pwk-baseline.json",
+            "team/pwk-baseline.json",
+            "other/pwk-baseline.json",
+        ] {
+            assert!(
+                !env.path(stray).exists(),
+                "`{arg}` from `{start}` wrote {stray}"
+            );
+        }
+        let again = pwk(&[]);
+        assert_eq!(
+            again.code, 0,
+            "`{arg}` from `{start}`: the baseline applies: {}{}",
+            again.stdout, again.stderr
+        );
+    }
+}
