@@ -85,6 +85,23 @@ impl Unpacker {
         Ok(u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
     }
 
+    /// The error for a value of another form than `wanted` (one place, out of
+    /// every type's reading).
+    #[cold]
+    #[inline(never)]
+    fn unexpected(tag: u8, wanted: &str) -> Error {
+        let found = match tag {
+            NULL => "null",
+            FALSE | TRUE => "a boolean",
+            UINT | INT | FLOAT => "a number",
+            STR => "a string",
+            ARRAY => "an array",
+            OBJECT => "an object",
+            _ => return Error(format!("unknown tag {tag}")),
+        };
+        Error(format!("invalid type: {found}, expected {wanted}"))
+    }
+
     /// A string: its place in the text (checked to be whole characters there).
     fn str(&mut self) -> Result<&'static str, Error> {
         let start = self.len()?;
@@ -99,6 +116,26 @@ impl Unpacker {
 struct Items<'a> {
     u: &'a mut Unpacker,
     left: usize,
+}
+
+impl Items<'_> {
+    /// Every item was read.
+    fn done(&self) -> Result<(), Error> {
+        match self.left {
+            0 => Ok(()),
+            n => Err(Error(format!("{n} array items left unread"))),
+        }
+    }
+}
+
+impl Members<'_> {
+    /// Every member was read.
+    fn done(&self) -> Result<(), Error> {
+        match self.left {
+            0 => Ok(()),
+            n => Err(Error(format!("{n} object members left unread"))),
+        }
+    }
 }
 
 impl<'de> de::SeqAccess<'de> for Items<'_>
@@ -222,19 +259,15 @@ where
                 let left = self.len()?;
                 let mut items = Items { u: self, left };
                 let v = visitor.visit_seq(&mut items)?;
-                match items.left {
-                    0 => Ok(v),
-                    n => Err(Error(format!("{n} array items left unread"))),
-                }
+                items.done()?;
+                Ok(v)
             }
             OBJECT => {
                 let left = self.len()?;
                 let mut members = Members { u: self, left };
                 let v = visitor.visit_map(&mut members)?;
-                match members.left {
-                    0 => Ok(v),
-                    n => Err(Error(format!("{n} object members left unread"))),
-                }
+                members.done()?;
+                Ok(v)
             }
             t => Err(Error(format!("unknown tag {t}"))),
         }
@@ -272,10 +305,110 @@ where
         }
     }
 
+    // What a profile's types ask for, each read for the one form it takes, so that
+    // a type's reading holds only its own form's code (forwarded to
+    // `deserialize_any`, every struct, list, map and string reader of every type
+    // held all nine forms' visitors, most of them error paths: a one-file lint
+    // runs ~40 such readers once, and their code was read in cold). A value of
+    // another form is the same error serde_json gives, worded once
+    // ([`Unpacker::unexpected`]).
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_map(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.tag()? {
+            OBJECT => {
+                let left = self.len()?;
+                let mut members = Members { u: self, left };
+                let v = visitor.visit_map(&mut members)?;
+                members.done()?;
+                Ok(v)
+            }
+            t => Err(Unpacker::unexpected(t, "an object")),
+        }
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.tag()? {
+            ARRAY => {
+                let left = self.len()?;
+                let mut items = Items { u: self, left };
+                let v = visitor.visit_seq(&mut items)?;
+                items.done()?;
+                Ok(v)
+            }
+            t => Err(Unpacker::unexpected(t, "an array")),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.tag()? {
+            STR => visitor.visit_borrowed_str(self.str()?),
+            t => Err(Unpacker::unexpected(t, "a string")),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.tag()? {
+            FALSE => visitor.visit_bool(false),
+            TRUE => visitor.visit_bool(true),
+            t => Err(Unpacker::unexpected(t, "a boolean")),
+        }
+    }
+
+    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.tag()? {
+            UINT => visitor.visit_u64(self.word()?),
+            INT => visitor.visit_i64(self.word()? as i64),
+            t => Err(Unpacker::unexpected(t, "an integer")),
+        }
+    }
+
+    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_u64(visitor)
+    }
+
+    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_u64(visitor)
+    }
+
+    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_u64(visitor)
+    }
+
+    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_u64(visitor)
+    }
+
+    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_u64(visitor)
+    }
+
+    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_u64(visitor)
+    }
+
+    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_u64(visitor)
+    }
+
     serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-        bytes byte_buf unit unit_struct seq tuple tuple_struct map struct
-        identifier ignored_any
+        i128 u128 f32 f64 char bytes byte_buf unit unit_struct tuple tuple_struct
+        ignored_any
     }
 }
 
@@ -354,5 +487,52 @@ mod tests {
         let mut split = b.to_vec();
         split[5] = 1; // the end: inside the two bytes of `é`
         assert!(from_packed::<String>(split.leak(), t).is_err());
+    }
+
+    /// Each form read for what it is, as serde_json reads it: the same values, and a
+    /// value of another form is an error that says what was found and wanted.
+    #[test]
+    fn each_form_reads_as_serde_json_reads_it() {
+        use serde_json::json;
+        use std::collections::BTreeMap;
+        fn same<T>(v: serde_json::Value)
+        where
+            T: de::DeserializeOwned + PartialEq + std::fmt::Debug,
+        {
+            let want = serde_json::from_value::<T>(v.clone());
+            let got = read::<T>(packed(&v));
+            match (&want, &got) {
+                (Ok(w), Ok(g)) => assert_eq!(g, w, "{v}"),
+                (Err(_), Err(_)) => {}
+                _ => panic!("{v}: serde_json {want:?}, packed {got:?}"),
+            }
+        }
+        let values = [
+            json!(null),
+            json!(true),
+            json!(3),
+            json!(-3),
+            json!(300),
+            json!(0.5),
+            json!("x"),
+            json!([1, 2]),
+            json!({"a": 1}),
+        ];
+        for v in values {
+            same::<bool>(v.clone());
+            same::<u8>(v.clone());
+            same::<u32>(v.clone());
+            same::<u64>(v.clone());
+            same::<i8>(v.clone());
+            same::<i64>(v.clone());
+            same::<String>(v.clone());
+            same::<Vec<u8>>(v.clone());
+            same::<BTreeMap<String, u8>>(v.clone());
+            same::<Option<String>>(v.clone());
+        }
+        let e = read::<String>(packed(&json!([1]))).unwrap_err().to_string();
+        assert_eq!(e, "invalid type: an array, expected a string");
+        let e = read::<Vec<u8>>(packed(&json!({}))).unwrap_err().to_string();
+        assert_eq!(e, "invalid type: an object, expected an array");
     }
 }
