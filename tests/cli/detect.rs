@@ -1036,6 +1036,8 @@ fn every_spelling_of_a_files_path_is_decided_alike() {
             (dir.into(), format!("./{base}")),
             (dir.into(), abs.into()),
             ("elsewhere".into(), format!("../{file}")),
+            (".".into(), format!("elsewhere/../{file}")),
+            (".".into(), format!("{dir}/./{base}")),
         ];
         if let Some((up, last)) = dir.rsplit_once('/') {
             spellings.push((up.into(), format!("{last}/{base}")));
