@@ -85,6 +85,34 @@ impl Unpacker {
         Ok(u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
     }
 
+    /// The items of an array whose tag was read, all of them.
+    fn items<'de, V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error>
+    where
+        'de: 'static,
+    {
+        let left = self.len()?;
+        let mut items = Items { u: self, left };
+        let v = visitor.visit_seq(&mut items)?;
+        match items.left {
+            0 => Ok(v),
+            n => Err(Error(format!("{n} array items left unread"))),
+        }
+    }
+
+    /// The members of an object whose tag was read, all of them.
+    fn members<'de, V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error>
+    where
+        'de: 'static,
+    {
+        let left = self.len()?;
+        let mut members = Members { u: self, left };
+        let v = visitor.visit_map(&mut members)?;
+        match members.left {
+            0 => Ok(v),
+            n => Err(Error(format!("{n} object members left unread"))),
+        }
+    }
+
     /// The error for a value of another form than `wanted` (one place, out of
     /// every type's reading).
     #[cold]
@@ -116,26 +144,6 @@ impl Unpacker {
 struct Items<'a> {
     u: &'a mut Unpacker,
     left: usize,
-}
-
-impl Items<'_> {
-    /// Every item was read.
-    fn done(&self) -> Result<(), Error> {
-        match self.left {
-            0 => Ok(()),
-            n => Err(Error(format!("{n} array items left unread"))),
-        }
-    }
-}
-
-impl Members<'_> {
-    /// Every member was read.
-    fn done(&self) -> Result<(), Error> {
-        match self.left {
-            0 => Ok(()),
-            n => Err(Error(format!("{n} object members left unread"))),
-        }
-    }
 }
 
 impl<'de> de::SeqAccess<'de> for Items<'_>
@@ -255,20 +263,8 @@ where
             INT => visitor.visit_i64(self.word()? as i64),
             FLOAT => visitor.visit_f64(f64::from_bits(self.word()?)),
             STR => visitor.visit_borrowed_str(self.str()?),
-            ARRAY => {
-                let left = self.len()?;
-                let mut items = Items { u: self, left };
-                let v = visitor.visit_seq(&mut items)?;
-                items.done()?;
-                Ok(v)
-            }
-            OBJECT => {
-                let left = self.len()?;
-                let mut members = Members { u: self, left };
-                let v = visitor.visit_map(&mut members)?;
-                members.done()?;
-                Ok(v)
-            }
+            ARRAY => self.items(visitor),
+            OBJECT => self.members(visitor),
             t => Err(Error(format!("unknown tag {t}"))),
         }
     }
@@ -323,26 +319,14 @@ where
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.tag()? {
-            OBJECT => {
-                let left = self.len()?;
-                let mut members = Members { u: self, left };
-                let v = visitor.visit_map(&mut members)?;
-                members.done()?;
-                Ok(v)
-            }
+            OBJECT => self.members(visitor),
             t => Err(Unpacker::unexpected(t, "an object")),
         }
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         match self.tag()? {
-            ARRAY => {
-                let left = self.len()?;
-                let mut items = Items { u: self, left };
-                let v = visitor.visit_seq(&mut items)?;
-                items.done()?;
-                Ok(v)
-            }
+            ARRAY => self.items(visitor),
             t => Err(Unpacker::unexpected(t, "an array")),
         }
     }
