@@ -248,6 +248,16 @@ where
     }
 }
 
+/// Integer readers that read as [`de::Deserializer::deserialize_u64`] does (the
+/// visitor checks the range, as with serde_json).
+macro_rules! integers_as_u64 {
+    ($($method:ident)*) => {$(
+        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+            self.deserialize_u64(visitor)
+        }
+    )*};
+}
+
 impl<'de> de::Deserializer<'de> for &mut Unpacker
 where
     'de: 'static,
@@ -362,32 +372,9 @@ where
         }
     }
 
-    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.deserialize_u64(visitor)
-    }
-
-    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.deserialize_u64(visitor)
-    }
-
-    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.deserialize_u64(visitor)
-    }
-
-    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.deserialize_u64(visitor)
-    }
-
-    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.deserialize_u64(visitor)
-    }
-
-    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.deserialize_u64(visitor)
-    }
-
-    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        self.deserialize_u64(visitor)
+    integers_as_u64! {
+        deserialize_u32 deserialize_u16 deserialize_u8 deserialize_i64 deserialize_i32
+        deserialize_i16 deserialize_i8
     }
 
     serde::forward_to_deserialize_any! {
