@@ -296,7 +296,7 @@ fn source_host(
     }
     // The file's place first (a host's own directory, a plugin's agents), however
     // the path was spelled, as `lint` decides it.
-    let place = detect_from_paths(std::slice::from_ref(&file.to_path_buf()))
+    let place = detect_from_paths(&[file.to_path_buf()])
         .or_else(|| project.detect_place(crate::fs::dir_of(file)));
     if let Some(d) = place {
         let reason = d
