@@ -364,7 +364,7 @@ impl Convert {
         let schema = if fact.schema.as_str() == Some("role") {
             crate::role::schema::schema()["properties"][tk].clone()
         } else {
-            fact.schema.clone()
+            (*fact.schema).clone()
         };
         let ok = crate::role::validate::Validator::compile(&schema)
             .map(|v| v.is_valid(&node.to_json()))

@@ -37,6 +37,7 @@ pub use detect::{
     infer_from_keys, project_dir_of,
 };
 pub use profile::*;
+pub use unpack::LazyJson;
 
 include!(concat!(env!("OUT_DIR"), "/host_ids.rs"));
 
@@ -831,7 +832,7 @@ mod tests {
 
     /// The packed table reads as the source files do: each row's profile is its
     /// host's file resolved to that version (`notes` left out), and its light view
-    /// reads too, with the same keys.
+    /// reads too, with the same keys and schemas.
     #[test]
     fn packed_rows_read_as_the_source_files() {
         for h in ALL {
@@ -849,6 +850,15 @@ mod tests {
                 );
                 let view = light(i);
                 assert!(view.keys.keys().eq(got.keys.keys()), "{h}@{}", got.version);
+                // Each schema, stepped over when the row was read, reads whole on
+                // first use, as the full profile's.
+                for (key, fact) in &view.keys {
+                    assert_eq!(
+                        *fact.schema, *got.keys[key].schema,
+                        "{h}@{} {key}",
+                        got.version
+                    );
+                }
             }
         }
     }

@@ -21,8 +21,11 @@
 //! | 4 | a negative integer | 8 bytes (two's complement) |
 //! | 5 | any other number | 8 bytes (an `f64`'s bits) |
 //! | 6 | a string | its start and end in the text (4 bytes each) |
-//! | 7 | an array | the number of items (4 bytes), then the items |
-//! | 8 | an object | the number of members (4 bytes), then each key (a string's start and end, no tag) and value |
+//! | 7 | an array | the number of items (4 bytes), the items' size in bytes (4 bytes), then the items |
+//! | 8 | an object | the number of members (4 bytes), the members' size in bytes (4 bytes), then each key (a string's start and end, no tag) and value |
+//!
+//! A container's size lets a reader step over it without reading its parts (a key
+//! fact's schema, read on first use: [`super::LazyJson`]).
 //!
 //! Shared by build.rs (which writes it) and the host tests.
 
@@ -72,17 +75,32 @@ pub(super) fn pack(v: &serde_json::Value, out: &mut Packer) {
         Value::Array(items) => {
             out.bytes.push(ARRAY);
             pack_u32(items.len(), &mut out.bytes);
+            let size = open(out);
             items.iter().for_each(|x| pack(x, out));
+            close(out, size);
         }
         Value::Object(members) => {
             out.bytes.push(OBJECT);
             pack_u32(members.len(), &mut out.bytes);
+            let size = open(out);
             for (k, x) in members {
                 pack_str(k, out);
                 pack(x, out);
             }
+            close(out, size);
         }
     }
+}
+
+/// Leave room for a container's size; [`close`] writes it once its parts are.
+fn open(out: &mut Packer) -> usize {
+    out.bytes.extend_from_slice(&[0; 4]);
+    out.bytes.len()
+}
+
+fn close(out: &mut Packer, parts_start: usize) {
+    let size = u32::try_from(out.bytes.len() - parts_start).expect("shorter than 4 GiB");
+    out.bytes[parts_start - 4..parts_start].copy_from_slice(&size.to_le_bytes());
 }
 
 fn pack_str(s: &str, out: &mut Packer) {

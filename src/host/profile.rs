@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use super::LazyJson;
 use crate::severity::Severity;
 
 /// A fact's provenance.
@@ -524,8 +525,9 @@ pub struct Required {
 pub struct KeyFact {
     /// What the loader accepts without misreading, as a JSON Schema fragment, or the
     /// string `"role"`: as `schemas/role.schema.json` documents it.
+    /// Read on first use ([`LazyJson`]).
     #[serde(default = "any_schema")]
-    pub schema: serde_json::Value,
+    pub schema: LazyJson,
     /// Human description of the key under this host.
     #[serde(default)]
     pub note: Option<&'static str>,
@@ -564,8 +566,8 @@ pub enum ParsedAs {
     Yaml,
 }
 
-fn any_schema() -> serde_json::Value {
-    serde_json::json!({})
+fn any_schema() -> LazyJson {
+    LazyJson::ready(serde_json::json!({}))
 }
 
 #[derive(Debug, Clone, Deserialize)]

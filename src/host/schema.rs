@@ -103,7 +103,7 @@ fn derive(p: &HostProfile) -> Value {
         let mut prop = if fact.schema.as_str() == Some("role") {
             role_props.get(*key).cloned().unwrap_or_else(|| json!({}))
         } else {
-            fact.schema.clone()
+            (*fact.schema).clone()
         };
         if let Some(note) = &fact.note {
             prop["description"] = format!("{}: {note}", p.label()).into();

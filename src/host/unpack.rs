@@ -2,6 +2,8 @@
 //! `Deserialize`, as `serde_json` reads their JSON: the same values, the same
 //! enum and option forms, so either source gives the same profile.
 
+use std::sync::OnceLock;
+
 use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 
 use super::packed::{ARRAY, FALSE, FLOAT, INT, NULL, OBJECT, STR, TRUE, UINT};
@@ -85,16 +87,40 @@ impl Unpacker {
         Ok(u32::from_le_bytes(b.try_into().expect("4 bytes")) as usize)
     }
 
+    /// A container's count and the end of its parts (its tag read): the parts are
+    /// then read, and must end there.
+    fn container(&mut self) -> Result<(usize, usize), Error> {
+        let count = self.len()?;
+        let size = self.len()?;
+        let end = self
+            .pos
+            .checked_add(size)
+            .filter(|&end| end <= self.bytes.len())
+            .ok_or_else(|| Error("cut short".into()))?;
+        Ok((count, end))
+    }
+
+    /// Where a container's parts ended, against where its size said they would.
+    fn ended(&self, end: usize) -> Result<(), Error> {
+        match self.pos == end {
+            true => Ok(()),
+            false => Err(Error(format!(
+                "a container's parts end at {}, not at {end} as its size says",
+                self.pos
+            ))),
+        }
+    }
+
     /// The items of an array whose tag was read, all of them.
     fn items<'de, V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value, Error>
     where
         'de: 'static,
     {
-        let left = self.len()?;
+        let (left, end) = self.container()?;
         let mut items = Items { u: self, left };
         let v = visitor.visit_seq(&mut items)?;
         match items.left {
-            0 => Ok(v),
+            0 => self.ended(end).map(|()| v),
             n => Err(Error(format!("{n} array items left unread"))),
         }
     }
@@ -104,11 +130,11 @@ impl Unpacker {
     where
         'de: 'static,
     {
-        let left = self.len()?;
+        let (left, end) = self.container()?;
         let mut members = Members { u: self, left };
         let v = visitor.visit_map(&mut members)?;
         match members.left {
-            0 => Ok(v),
+            0 => self.ended(end).map(|()| v),
             n => Err(Error(format!("{n} object members left unread"))),
         }
     }
@@ -137,6 +163,138 @@ impl Unpacker {
         let text = self.text;
         text.get(start..end)
             .ok_or_else(|| Error(format!("no string at {start}..{end}")))
+    }
+
+    /// Step over one value, building nothing: its extent is all a [`LazyJson`]
+    /// keeps. A container is stepped over by its size, its parts unread: the value
+    /// is read whole when it is first used (every profile's every such value is, in
+    /// the tests).
+    fn skip(&mut self) -> Result<(), Error> {
+        match self.tag()? {
+            NULL | FALSE | TRUE => {}
+            // A number's 8 bytes, or a string's start and end (4 bytes each).
+            UINT | INT | FLOAT | STR => {
+                self.take(8)?;
+            }
+            ARRAY | OBJECT => {
+                let (_, end) = self.container()?;
+                self.pos = end;
+            }
+            t => return Err(Error(format!("unknown tag {t}"))),
+        }
+        Ok(())
+    }
+}
+
+/// The name [`LazyJson`] asks a deserializer for: the [`Unpacker`] then hands it the
+/// packed value's extent instead of the value; any other deserializer reads the
+/// value.
+const LAZY_JSON: &str = "$pwk::host::LazyJson";
+
+/// A JSON value in a profile (a key fact's schema), read from its packed form on
+/// first use. A lint that finds a problem consults every pi host's every version,
+/// and reading each key's schema into a `serde_json::Value` was half of that work
+/// (600k of 1.1M instructions), for values that one check in a run looks at.
+#[derive(Clone)]
+pub struct LazyJson {
+    /// The packed value and the text its strings are in (`None`: read from another
+    /// source, or a default: `value` is set).
+    packed: Option<(&'static [u8], &'static str)>,
+    value: OnceLock<serde_json::Value>,
+}
+
+impl LazyJson {
+    /// A value already read.
+    pub fn ready(value: serde_json::Value) -> Self {
+        LazyJson {
+            packed: None,
+            value: OnceLock::from(value),
+        }
+    }
+}
+
+impl std::ops::Deref for LazyJson {
+    type Target = serde_json::Value;
+    fn deref(&self) -> &serde_json::Value {
+        self.value.get_or_init(|| {
+            let (bytes, text) = self.packed.expect("a LazyJson without a value is packed");
+            from_packed(bytes, text).expect("a value stepped over reads (tested)")
+        })
+    }
+}
+
+impl std::fmt::Debug for LazyJson {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<'de> de::Deserialize<'de> for LazyJson
+where
+    'de: 'static,
+{
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Lazy;
+        impl<'de> Visitor<'de> for Lazy
+        where
+            'de: 'static,
+        {
+            type Value = LazyJson;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            // Any deserializer but the Unpacker: the value, read now.
+            fn visit_newtype_struct<D: de::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<LazyJson, D::Error> {
+                de::Deserialize::deserialize(d).map(LazyJson::ready)
+            }
+            // The Unpacker: the packed value and its text.
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<LazyJson, A::Error> {
+                let bytes: &'static [u8] = seq
+                    .next_element()?
+                    .ok_or_else(|| de::Error::invalid_length(0, &self))?;
+                let text: &'static str = seq
+                    .next_element()?
+                    .ok_or_else(|| de::Error::invalid_length(1, &self))?;
+                Ok(LazyJson {
+                    packed: Some((bytes, text)),
+                    value: OnceLock::new(),
+                })
+            }
+        }
+        d.deserialize_newtype_struct(LAZY_JSON, Lazy)
+    }
+}
+
+/// A packed value's extent and its text, as a [`LazyJson`] takes them.
+struct Extent {
+    bytes: Option<&'static [u8]>,
+    text: Option<&'static str>,
+}
+
+impl<'de> de::SeqAccess<'de> for Extent
+where
+    'de: 'static,
+{
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(
+        &mut self,
+        seed: T,
+    ) -> Result<Option<T::Value>, Error> {
+        if let Some(bytes) = self.bytes.take() {
+            return seed
+                .deserialize(de::value::BorrowedBytesDeserializer::new(bytes))
+                .map(Some);
+        }
+        match self.text.take() {
+            Some(text) => seed
+                .deserialize(de::value::BorrowedStrDeserializer::new(text))
+                .map(Some),
+            None => Ok(None),
+        }
     }
 }
 
@@ -290,9 +448,18 @@ where
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
-        _name: &'static str,
+        name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Error> {
+        if name == LAZY_JSON {
+            let start = self.pos;
+            self.skip()?;
+            let bytes = &self.bytes[start..self.pos];
+            return visitor.visit_seq(Extent {
+                bytes: Some(bytes),
+                text: Some(self.text),
+            });
+        }
         visitor.visit_newtype_struct(self)
     }
 
@@ -304,7 +471,15 @@ where
     ) -> Result<V::Value, Error> {
         match self.tag()? {
             STR => visitor.visit_enum(self.str()?.into_deserializer()),
-            OBJECT if self.len()? == 1 => visitor.visit_enum(Variant { u: self }),
+            OBJECT => match self.container()? {
+                (1, end) => {
+                    let v = visitor.visit_enum(Variant { u: &mut *self })?;
+                    self.ended(end).map(|()| v)
+                }
+                _ => Err(Error(
+                    "an enum is a variant's name or an object of one member".into(),
+                )),
+            },
             _ => Err(Error(
                 "an enum is a variant's name or an object of one member".into(),
             )),
@@ -451,6 +626,25 @@ mod tests {
         let mut longer = bytes.to_vec();
         longer.push(NULL);
         assert!(from_packed::<serde_json::Value>(longer.leak(), text).is_err());
+        // A container whose size is not its parts' (bytes 5..9 after its tag and
+        // count), one byte either way.
+        for v in [
+            serde_json::json!([1, "x"]),
+            serde_json::json!({"a": [true]}),
+        ] {
+            let (b, t) = packed(&v);
+            assert!(from_packed::<serde_json::Value>(b, t).is_ok());
+            for delta in [-1i64, 1] {
+                let mut wrong = b.to_vec();
+                let size = u32::from_le_bytes(wrong[5..9].try_into().unwrap()) as i64;
+                wrong[5..9].copy_from_slice(&((size + delta) as u32).to_le_bytes());
+                let wrong: &'static [u8] = wrong.leak();
+                assert!(
+                    from_packed::<serde_json::Value>(wrong, t).is_err(),
+                    "{v} {delta}"
+                );
+            }
+        }
         // A string whose place is outside the text, or splits a character.
         let (b, t) = packed(&serde_json::json!("é"));
         assert_eq!(read::<String>((b, t)).unwrap(), "é");
@@ -505,5 +699,48 @@ mod tests {
         assert_eq!(e, "invalid type: an array, expected a string");
         let e = read::<Vec<u8>>(packed(&json!({}))).unwrap_err().to_string();
         assert_eq!(e, "invalid type: an object, expected an array");
+    }
+
+    /// A [`LazyJson`] between other fields is stepped over whole: the fields after
+    /// it read, and it reads as the value it stands for, whatever its form and
+    /// nesting; from serde_json it is the same value. Cut short, it is an error
+    /// when the struct is read, not a panic later.
+    #[test]
+    fn a_lazy_value_is_stepped_over_and_reads_as_itself() {
+        use serde_json::json;
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct S {
+            before: &'static str,
+            lazy: LazyJson,
+            after: Vec<u8>,
+        }
+        let forms = [
+            json!(null),
+            json!(false),
+            json!(true),
+            json!(7),
+            json!(-7),
+            json!(0.25),
+            json!("s é"),
+            json!([]),
+            json!({}),
+            json!([1, "a", [null, {"k": [true]}], {}]),
+            json!({"type": "string", "enum": ["a", "b"], "x": {"y": {"z": [1.5, -2]}}}),
+        ];
+        for v in forms {
+            let doc = json!({"before": "b", "lazy": v, "after": [1, 2]});
+            let got: S = read(packed(&doc)).unwrap();
+            assert_eq!((got.before, &got.after[..]), ("b", &[1u8, 2][..]), "{v}");
+            assert_eq!(*got.lazy, v);
+            let doc: &'static serde_json::Value = Box::leak(Box::new(doc));
+            let from_json = <S as de::Deserialize>::deserialize(doc).unwrap();
+            assert_eq!(*from_json.lazy, v);
+            assert_eq!(format!("{:?}", got.lazy), format!("{v:?}"));
+            let (bytes, text) = packed(doc);
+            for cut in 0..bytes.len() {
+                assert!(from_packed::<S>(&bytes[..cut], text).is_err(), "{v}: {cut}");
+            }
+        }
     }
 }
