@@ -175,7 +175,7 @@ impl Convert {
             };
             set(self, &key, text);
         }
-        if let (Some(mode), Some(pm)) = (self.plan.mode.clone(), &to.permission_modes) {
+        if let (Some(mode), Some(pm)) = (self.plan.mode.clone(), &*to.permission_modes) {
             let key = pm.key;
             set(self, key, emit::string_entry(key, &mode));
         }
@@ -256,7 +256,7 @@ impl Convert {
     /// A target with permission modes: the least restrictive mode with which the
     /// output grants nothing more, when there is one.
     fn try_modes(&mut self, source: &Reach, assemble: &dyn Fn(&Convert) -> String) -> bool {
-        let Some(pm) = &self.to.permission_modes else {
+        let Some(pm) = &*self.to.permission_modes else {
             return false;
         };
         if self.plan.mode.is_some() || !self.to.reads(pm.key) {

@@ -380,7 +380,7 @@ pub(crate) fn convert_doc(
         c.absent_tools();
     }
     // Keys the target requires that nothing supplied.
-    for req in &to.required {
+    for req in &*to.required {
         if !c.lines.iter().any(|l| l.key == req.key) {
             c.item(
                 Outcome::Decision,
@@ -392,7 +392,7 @@ pub(crate) fn convert_doc(
     }
     // A key the target needs before it delegates to the role (Antigravity CLI:
     // `subagent: true`): a role converted for a host is meant to be delegated to.
-    if let Some(need) = &to.invocable {
+    if let Some(need) = &*to.invocable {
         let value = need.value.to_string();
         if c.push(need.key, format!("{}: {value}\n", need.key)) {
             c.item(

@@ -229,7 +229,7 @@ fn render(from: &HostProfile, s: &Shape) -> String {
         if let Some(k) = key_of(from, "deny-tools") {
             out.push_str(&list(&k, &s.deny));
         }
-        if let (Some(pm), Some(i)) = (&from.permission_modes, s.mode) {
+        if let (Some(pm), Some(i)) = (&*from.permission_modes, s.mode) {
             let modes: Vec<&&str> = pm.modes.keys().collect();
             if i < modes.len() {
                 out.push_str(&format!("{}: {}\n", pm.key, modes[i]));

@@ -236,7 +236,7 @@ fn reader_problem(doc: &RoleDoc, host: Host) -> Option<String> {
         Some(Ok(_)) => {}
     }
     let mapping = doc.mapping()?;
-    for required in &host.required {
+    for required in &*host.required {
         let key = required.key;
         match mapping.get(key) {
             None => return Some(format!("missing `{key}`")),

@@ -285,7 +285,7 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
     // pi's settings matter only where the child runs on pi.
     let on_pi = host.host.is_pi();
     // A host with its own CLI reads its own settings files, where pwk knows them.
-    let own = match (&host.settings, on_pi) {
+    let own = match (&*host.settings, on_pi) {
         (Some(set), false) => inputs
             .root
             .map(|root| OwnSettings::load(set, root, inputs, &mut config_files)),
@@ -299,7 +299,7 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
             default_thinking: None,
         }
     };
-    let denies = match (&host.settings, &own) {
+    let denies = match (&*host.settings, &own) {
         (Some(set), Some(own)) => own.deny_rules(set),
         _ => Vec::new(),
     };
@@ -348,7 +348,7 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
                 .model_config
                 .as_ref()
                 .map(|c| HerdrConfig::load(c, inputs, &role.name, &mut config_files));
-            let mut model = match (&host.settings, &own) {
+            let mut model = match (&*host.settings, &own) {
                 (Some(set), Some(own)) => host_chain(role, inputs, set, own),
                 _ => model_chain(role, inputs, herdr.as_ref(), &settings),
             };
@@ -363,7 +363,7 @@ pub(crate) fn resolve_runtime(role: &ResolvedRole, inputs: &RuntimeInputs<'_>) -
     };
     let mut max_turns = max_turns;
     let mut disabled = None;
-    let (settings, settings_unread) = match (&host.settings, &own) {
+    let (settings, settings_unread) = match (&*host.settings, &own) {
         (Some(set), Some(own)) => {
             own.apply(set, role, &mut max_turns, &mut disabled);
             (
@@ -802,7 +802,7 @@ fn setting_key(
             "model" => "model",
             _ => return None,
         };
-        return host.keys.get_key_value(key).map(|(k, f)| (*k, f));
+        return host.keys.get_key_value(key).map(|(k, f)| (*k, &**f));
     }
     // Two spellings of one setting (OpenCode: `steps`, and `maxSteps`, read only when
     // `steps` is absent): the current one, unless the role has only the old one.
@@ -817,7 +817,7 @@ fn setting_key(
                 f.note.is_some_and(|n| n.starts_with("deprecated")),
             )
         })
-        .map(|(k, f)| (*k, f))
+        .map(|(k, f)| (*k, &**f))
 }
 
 /// A setting the host reads under a key of its own (Claude Code `effort`,

@@ -351,6 +351,7 @@ pub(crate) fn for_host(
         .keys
         .iter()
         .filter(|(k, _)| !shown.contains(*k))
+        .map(|(k, f)| (k, &**f))
         .collect();
     if !others.is_empty() {
         out.push('\n');

@@ -25,7 +25,7 @@
 //! | 8 | an object | the number of members (4 bytes), the members' size in bytes (4 bytes), then each key (a string's start and end, no tag) and value |
 //!
 //! A container's size lets a reader step over it without reading its parts (a key
-//! fact's schema, read on first use: [`super::LazyJson`]).
+//! section or key fact, read on first use: [`super::Lazy`]).
 //!
 //! Shared by build.rs (which writes it) and the host tests.
 

@@ -7,13 +7,15 @@
 //! observation (`observed: …`) or a changelog line (then it is at most a warning).
 //!
 //! Every string is `&'static str`, borrowed from the profile text compiled into the
-//! binary ([`super::unpack`] lends it): reading a profile allocates no strings.
+//! binary ([`super::unpack`] lends it): reading a profile allocates no strings. Its
+//! sections and each key's fact are [`Lazy`]: reading a profile reads its top-level
+//! fields, and a section is read when something first looks at it.
 
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::LazyJson;
+use super::{Lazy, LazyJson};
 use crate::severity::Severity;
 
 /// A fact's provenance.
@@ -33,26 +35,26 @@ pub struct Profile {
     pub source: &'static str,
     /// Human name, e.g. `@tintinweb/pi-subagents 0.18`.
     pub title: &'static str,
-    pub discovery: Discovery,
-    pub identity: Identity,
-    pub parser: Parser,
+    pub discovery: Lazy<Discovery>,
+    pub identity: Lazy<Identity>,
+    pub parser: Lazy<Parser>,
     /// What the host does with a file whose frontmatter it cannot parse.
-    pub bad_file: BadFile,
+    pub bad_file: Lazy<BadFile>,
     /// What the host does with a file that has no frontmatter (or no keys in it).
-    pub no_frontmatter: NoFrontmatter,
+    pub no_frontmatter: Lazy<NoFrontmatter>,
     /// Keys without which the host skips the role.
     #[serde(default)]
-    pub required: Vec<Required>,
+    pub required: Lazy<Vec<Required>>,
     /// Every frontmatter key the host's loader reads, and nothing else.
-    pub keys: BTreeMap<&'static str, KeyFact>,
+    pub keys: BTreeMap<&'static str, Lazy<KeyFact>>,
     /// Keys the host reads only as one unquoted `key: value` line, and what it does
     /// with a YAML list or a quoted value there (herdr 3.x: removes the role).
     #[serde(default)]
-    pub strict_lines: Option<StrictLines>,
+    pub strict_lines: Lazy<Option<StrictLines>>,
     /// What the host does with a key it does not read, when it says something
     /// (Copilot CLI: loads the agent and warns).
     #[serde(default)]
-    pub unknown_keys: Option<Fact>,
+    pub unknown_keys: Lazy<Option<Fact>>,
     /// For documented keys the host does not read: what it reads instead.
     #[serde(default)]
     pub instead: BTreeMap<&'static str, &'static str>,
@@ -62,34 +64,34 @@ pub struct Profile {
     pub default_values: BTreeMap<&'static str, &'static str>,
     /// Keys that make the host refuse the role.
     #[serde(default)]
-    pub rejected: BTreeMap<&'static str, Fact>,
+    pub rejected: Lazy<BTreeMap<&'static str, Fact>>,
     /// Set when the host refuses a role that declares a hook under a key other
     /// than `hooks` (Claude Code: a misplaced permission guard).
     #[serde(default)]
-    pub misplaced_hooks: Option<Fact>,
+    pub misplaced_hooks: Lazy<Option<Fact>>,
     /// Set when the host refuses a role with ANY key it does not read (Gemini
     /// CLI's strict schema): then an unread key is an error, not a warning.
     #[serde(default)]
-    pub strict_keys: Option<Fact>,
-    pub tools: Tools,
+    pub strict_keys: Lazy<Option<Fact>>,
+    pub tools: Lazy<Tools>,
     /// Where the host looks for the skills a role names in `skills:` (`None`: the
     /// host reads no such key, or pwk does not know where it looks).
     #[serde(default)]
-    pub skill_dirs: Option<SkillDirs>,
+    pub skill_dirs: Lazy<Option<SkillDirs>>,
     /// What the host does with a `model` it cannot resolve.
-    pub unresolvable_model: Fact,
+    pub unresolvable_model: Lazy<Fact>,
     /// A configuration file the host reads model defaults from, per role and for
     /// every role (pi-herdr-agents' `herdr-agents/config.json`): the model chain's
     /// per-agent and global links.
     #[serde(default)]
-    pub model_config: Option<ModelConfig>,
+    pub model_config: Lazy<Option<ModelConfig>>,
     /// A host with its own CLI: its own settings files, what in them changes a
     /// sub-agent, and its model chain (`None`: not known to pwk).
     #[serde(default)]
-    pub settings: Option<HostSettings>,
+    pub settings: Lazy<Option<HostSettings>>,
     /// How the host names models.
     #[serde(default)]
-    pub models: Models,
+    pub models: Lazy<Models>,
     /// Rule severities that differ for this host.
     #[serde(default)]
     pub severity: BTreeMap<&'static str, Severity>,
@@ -99,11 +101,11 @@ pub struct Profile {
     pub notes: Vec<&'static str>,
     /// The role's permission mode, where the host has one (Claude Code).
     #[serde(default)]
-    pub permission_modes: Option<PermissionModes>,
+    pub permission_modes: Lazy<Option<PermissionModes>>,
     /// Keys that are different hosts' spellings of one setting (portable profile):
     /// a role that sets it for every host in their own spellings is not warned.
     #[serde(default)]
-    pub equivalents: Vec<Equivalent>,
+    pub equivalents: Lazy<Vec<Equivalent>>,
     /// How well the host is known as a whole: `docs` for a host pwk knows only from
     /// its documentation and issues (no loader read, nothing run: Antigravity CLI,
     /// goose), and then every finding under this profile is a warning at most.
@@ -113,12 +115,12 @@ pub struct Profile {
     /// offers the agent for delegation (Antigravity CLI: `subagent: true`, else
     /// `invoke_subagent` never reaches it): `not-invocable`.
     #[serde(default)]
-    pub invocable: Option<Invocable>,
+    pub invocable: Lazy<Option<Invocable>>,
     /// Kinds of agent the host tells apart by one key's value, each with its own keys
     /// and required keys (Gemini CLI: `kind: local` and `kind: remote`): a key fact's
     /// and a required key's `kinds` say which kinds they belong to.
     #[serde(default)]
-    pub variants: Option<Variants>,
+    pub variants: Lazy<Option<Variants>>,
 }
 
 /// The key and value that make a loaded agent callable ([`Profile::invocable`]).

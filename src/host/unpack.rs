@@ -165,7 +165,7 @@ impl Unpacker {
             .ok_or_else(|| Error(format!("no string at {start}..{end}")))
     }
 
-    /// Step over one value, building nothing: its extent is all a [`LazyJson`]
+    /// Step over one value, building nothing: its extent is all a [`Lazy`]
     /// keeps. A container is stepped over by its size, its parts unread: the value
     /// is read whole when it is first used (every profile's every such value is, in
     /// the tests).
@@ -186,89 +186,121 @@ impl Unpacker {
     }
 }
 
-/// The name [`LazyJson`] asks a deserializer for: the [`Unpacker`] then hands it the
+/// The name [`Lazy`] asks a deserializer for: the [`Unpacker`] then hands it the
 /// packed value's extent instead of the value; any other deserializer reads the
 /// value.
-const LAZY_JSON: &str = "$pwk::host::LazyJson";
+const LAZY: &str = "$pwk::host::Lazy";
 
-/// A JSON value in a profile (a key fact's schema), read from its packed form on
-/// first use. A lint that finds a problem consults every pi host's every version,
-/// and reading each key's schema into a `serde_json::Value` was half of that work
-/// (600k of 1.1M instructions), for values that one check in a run looks at.
-#[derive(Clone)]
-pub struct LazyJson {
+/// A part of a profile (a section, a key fact's schema), read from its packed form
+/// on first use. A lint that finds a problem consults every pi host's every version,
+/// and reading each row whole was most of that run's work, for rows of which one
+/// check looks at one section: a row is now read as its top-level fields, each
+/// section's extent kept, and a section is read when a check first looks at it.
+/// From any deserializer but the [`Unpacker`], the part is read at once.
+pub struct Lazy<T> {
     /// The packed value and the text its strings are in (`None`: read from another
     /// source, or a default: `value` is set).
     packed: Option<(&'static [u8], &'static str)>,
-    value: OnceLock<serde_json::Value>,
+    value: OnceLock<T>,
 }
 
-impl LazyJson {
+/// A key fact's schema, read on first use.
+pub type LazyJson = Lazy<serde_json::Value>;
+
+impl<T> Lazy<T> {
     /// A value already read.
-    pub fn ready(value: serde_json::Value) -> Self {
-        LazyJson {
+    pub fn ready(value: T) -> Self {
+        Lazy {
             packed: None,
             value: OnceLock::from(value),
         }
     }
 }
 
-impl std::ops::Deref for LazyJson {
-    type Target = serde_json::Value;
-    fn deref(&self) -> &serde_json::Value {
+impl<T: de::Deserialize<'static>> Lazy<T> {
+    fn get(&self) -> &T {
         self.value.get_or_init(|| {
-            let (bytes, text) = self.packed.expect("a LazyJson without a value is packed");
-            from_packed(bytes, text).expect("a value stepped over reads (tested)")
+            let (bytes, text) = self.packed.expect("a Lazy without a value is packed");
+            from_packed(bytes, text).expect("a part stepped over reads (tested)")
         })
     }
 }
 
-impl std::fmt::Debug for LazyJson {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&**self, f)
+impl<T: de::Deserialize<'static>> std::ops::Deref for Lazy<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.get()
     }
 }
 
-impl<'de> de::Deserialize<'de> for LazyJson
+impl<T: de::Deserialize<'static>> std::ops::DerefMut for Lazy<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.get();
+        self.value.get_mut().expect("read just now")
+    }
+}
+
+impl<T: Clone> Clone for Lazy<T> {
+    fn clone(&self) -> Self {
+        Lazy {
+            packed: self.packed,
+            value: self.value.clone(),
+        }
+    }
+}
+
+impl<T: Default> Default for Lazy<T> {
+    fn default() -> Self {
+        Lazy::ready(T::default())
+    }
+}
+
+impl<T: de::Deserialize<'static> + std::fmt::Debug> std::fmt::Debug for Lazy<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(self.get(), f)
+    }
+}
+
+impl<'de, T: de::Deserialize<'de>> de::Deserialize<'de> for Lazy<T>
 where
     'de: 'static,
 {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Lazy;
-        impl<'de> Visitor<'de> for Lazy
+        struct Parts<T>(std::marker::PhantomData<T>);
+        impl<'de, T: de::Deserialize<'de>> Visitor<'de> for Parts<T>
         where
             'de: 'static,
         {
-            type Value = LazyJson;
+            type Value = Lazy<T>;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a JSON value")
+                f.write_str("a profile's part")
             }
-            // Any deserializer but the Unpacker: the value, read now.
+            // Any deserializer but the Unpacker: the part, read now.
             fn visit_newtype_struct<D: de::Deserializer<'de>>(
                 self,
                 d: D,
-            ) -> Result<LazyJson, D::Error> {
-                de::Deserialize::deserialize(d).map(LazyJson::ready)
+            ) -> Result<Lazy<T>, D::Error> {
+                T::deserialize(d).map(Lazy::ready)
             }
-            // The Unpacker: the packed value and its text.
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<LazyJson, A::Error> {
+            // The Unpacker: the packed part and its text.
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Lazy<T>, A::Error> {
                 let bytes: &'static [u8] = seq
                     .next_element()?
                     .ok_or_else(|| de::Error::invalid_length(0, &self))?;
                 let text: &'static str = seq
                     .next_element()?
                     .ok_or_else(|| de::Error::invalid_length(1, &self))?;
-                Ok(LazyJson {
+                Ok(Lazy {
                     packed: Some((bytes, text)),
                     value: OnceLock::new(),
                 })
             }
         }
-        d.deserialize_newtype_struct(LAZY_JSON, Lazy)
+        d.deserialize_newtype_struct(LAZY, Parts(std::marker::PhantomData))
     }
 }
 
-/// A packed value's extent and its text, as a [`LazyJson`] takes them.
+/// A packed value's extent and its text, as a [`Lazy`] takes them.
 struct Extent {
     bytes: Option<&'static [u8]>,
     text: Option<&'static str>,
@@ -451,7 +483,7 @@ where
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, Error> {
-        if name == LAZY_JSON {
+        if name == LAZY {
             let start = self.pos;
             self.skip()?;
             let bytes = &self.bytes[start..self.pos];
@@ -701,10 +733,11 @@ mod tests {
         assert_eq!(e, "invalid type: an object, expected an array");
     }
 
-    /// A [`LazyJson`] between other fields is stepped over whole: the fields after
-    /// it read, and it reads as the value it stands for, whatever its form and
-    /// nesting; from serde_json it is the same value. Cut short, it is an error
-    /// when the struct is read, not a panic later.
+    /// A [`Lazy`] part between other fields is stepped over whole: the fields after
+    /// it read, and it reads as the value it stands for (a JSON value of any form
+    /// and nesting, or a typed part, absent or present, and changed in place);
+    /// from serde_json it is the same value. Cut short, it is an error when the
+    /// struct is read, not a panic later.
     #[test]
     fn a_lazy_value_is_stepped_over_and_reads_as_itself() {
         use serde_json::json;
@@ -714,6 +747,8 @@ mod tests {
             before: &'static str,
             lazy: LazyJson,
             after: Vec<u8>,
+            #[serde(default)]
+            typed: Lazy<Option<Vec<&'static str>>>,
         }
         let forms = [
             json!(null),
@@ -729,10 +764,15 @@ mod tests {
             json!({"type": "string", "enum": ["a", "b"], "x": {"y": {"z": [1.5, -2]}}}),
         ];
         for v in forms {
-            let doc = json!({"before": "b", "lazy": v, "after": [1, 2]});
-            let got: S = read(packed(&doc)).unwrap();
+            let doc = json!({"before": "b", "lazy": v, "after": [1, 2], "typed": ["x", "y"]});
+            let mut got: S = read(packed(&doc)).unwrap();
             assert_eq!((got.before, &got.after[..]), ("b", &[1u8, 2][..]), "{v}");
             assert_eq!(*got.lazy, v);
+            assert_eq!(*got.typed, Some(vec!["x", "y"]));
+            got.typed.as_mut().unwrap().push("z");
+            assert_eq!(got.typed.as_deref(), Some(&["x", "y", "z"][..]));
+            let absent = json!({"before": "b", "lazy": v, "after": []});
+            assert_eq!(*read::<S>(packed(&absent)).unwrap().typed, None);
             let doc: &'static serde_json::Value = Box::leak(Box::new(doc));
             let from_json = <S as de::Deserialize>::deserialize(doc).unwrap();
             assert_eq!(*from_json.lazy, v);

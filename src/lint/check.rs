@@ -437,7 +437,7 @@ fn documented_only(cx: &mut Checker<'_>, top: &str, before: usize) {
 /// Whether `key`, which the host requires of some agents, is required of this one
 /// (the profile's `variants`: Gemini CLI needs no `description` of a remote agent).
 fn required_of_kind(p: &HostProfile, tree: &Node, key: &str) -> bool {
-    match (p.requires(key), &p.variants) {
+    match (p.requires(key), &*p.variants) {
         (Some(r), Some(v)) if !r.kinds.is_empty() => r.kinds.iter().any(|k| *k == v.kind_of(tree)),
         _ => true,
     }

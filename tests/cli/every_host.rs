@@ -550,7 +550,7 @@ fn each_cli_hosts_own_settings_files_and_model_chain() {
         let notes = with_model["runtime"]["model"]["notes"].to_string();
         assert!(notes.contains("`--model x/y` is not used"), "{h}: {notes}");
         assert_ne!(with_model["runtime"]["model"]["effective"], "x/y", "{h}");
-        let Some(set) = &profile.settings else {
+        let Some(set) = &*profile.settings else {
             let doc = show(&[]);
             let unread = doc["runtime"]["settings_unread"].to_string();
             assert!(unread.contains("not known to pwk"), "{h}: {unread}");
@@ -782,7 +782,7 @@ fn deny_hosts() -> Vec<(pwk::host::HostId, String, Vec<String>, Vec<String>)> {
     let mut out = Vec::new();
     for host in cli_hosts() {
         let p = host.newest();
-        let Some(set) = &p.settings else { continue };
+        let Some(set) = &*p.settings else { continue };
         for k in set.keys.iter().filter(|k| k.denies_tools.is_some()) {
             let files = set.files.iter().map(|f| f.path.to_string()).collect();
             // Three tools the host gives a subagent that names them (not `Agent`,
@@ -1020,7 +1020,7 @@ fn settings_deny_rules_reach_inherited_tools() {
 fn settings_deny_entry_turns_the_role_off_from_any_file() {
     for host in cli_hosts() {
         let h = host.as_str();
-        let Some(set) = &host.newest().settings else {
+        let Some(set) = &*host.newest().settings else {
             continue;
         };
         for k in set.keys.iter().filter(|k| k.disables_entry.is_some()) {

@@ -138,7 +138,7 @@ pub(super) fn lists(p: &HostProfile, m: Option<&Node>, text: &str) -> Grants {
     }
     // The permission mode: what it lets each kind of tool do when called.
     let mut mode = None;
-    if let Some(pm) = &p.permission_modes
+    if let Some(pm) = &*p.permission_modes
         && let Some(word) = m.and_then(|m| m.get(pm.key)).and_then(Node::as_str)
         && let Some(effect) = pm.modes.get(word)
     {

@@ -17,7 +17,7 @@ pub(crate) const RULE: Rule = Rule {
 
 pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
     // A kind of agent without a prompt (a Gemini CLI remote agent).
-    if let (Some(v), Some(Ok(tree))) = (&cx.profile.variants, &cx.doc.tree)
+    if let (Some(v), Some(Ok(tree))) = (&*cx.profile.variants, &cx.doc.tree)
         && !v.has_prompt(v.kind_of(tree))
     {
         return;

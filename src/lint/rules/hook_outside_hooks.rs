@@ -148,7 +148,7 @@ fn misplaced(tree: &Node) -> Option<Option<&crate::role::Key>> {
 }
 
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
-    let Some(fact) = &cx.profile.misplaced_hooks else {
+    let Some(fact) = &*cx.profile.misplaced_hooks else {
         return;
     };
     let Some(found) = misplaced(tree) else {

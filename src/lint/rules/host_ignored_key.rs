@@ -67,7 +67,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             Some(note) => format!(": {note}"),
             None => String::new(),
         };
-        match &p.strict_keys {
+        match &*p.strict_keys {
             // A host with a strict schema does not ignore the key: it refuses the
             // role.
             Some(strict) => {

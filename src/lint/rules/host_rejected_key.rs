@@ -53,7 +53,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
             continue;
         }
         // A key of another kind of agent (Gemini CLI: `tools` in a remote agent).
-        if let (Some(v), Some(f)) = (&p.variants, p.key(k))
+        if let (Some(v), Some(f)) = (&*p.variants, p.key(k))
             && !f.kinds.is_empty()
             && !f.kinds.iter().any(|x| *x == v.kind_of(tree))
         {
@@ -88,7 +88,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
 /// `agent_card_url` or `agent_card_json`): an error when it has none or several.
 pub(crate) fn check_one_of(cx: &mut Checker<'_>, tree: &Node) {
     let p = cx.profile;
-    let Some(v) = &p.variants else { return };
+    let Some(v) = &*p.variants else { return };
     let kind = v.kind_of(tree);
     for group in v.one_of.iter().filter(|g| g.kinds.contains(&kind)) {
         let present: Vec<&&str> = group

@@ -67,7 +67,7 @@ fn plain_item(s: &str) -> bool {
 /// Whether `key` is one the host reads only as one unquoted line and `tree` writes
 /// it as a YAML list or quoted ([`crate::host::Profile::strict_lines`]).
 pub(crate) fn strict_line_broken(cx: &Checker<'_>, tree: &Node, key: &str) -> bool {
-    let Some(strict) = &cx.profile.strict_lines else {
+    let Some(strict) = &*cx.profile.strict_lines else {
         return false;
     };
     if !strict.keys.contains(&key) {
@@ -85,7 +85,7 @@ pub(crate) fn strict_line_broken(cx: &Checker<'_>, tree: &Node, key: &str) -> bo
 /// list or quoted: what the host does with the role (herdr 3.x removes it).
 fn strict_lines(cx: &mut Checker<'_>, tree: &Node) {
     let p = cx.profile;
-    let Some(strict) = &p.strict_lines else {
+    let Some(strict) = &*p.strict_lines else {
         return;
     };
     for key in &strict.keys {

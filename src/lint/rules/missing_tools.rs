@@ -27,7 +27,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
         return;
     }
     // A kind of agent that takes no `tools` (a Gemini CLI remote agent).
-    if let (Some(v), Some(f)) = (&p.variants, p.key("tools"))
+    if let (Some(v), Some(f)) = (&*p.variants, p.key("tools"))
         && !f.kinds.is_empty()
         && !f.kinds.iter().any(|k| *k == v.kind_of(tree))
     {

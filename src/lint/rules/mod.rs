@@ -141,7 +141,7 @@ pub(crate) fn host_fact(rule: &str, p: &crate::host::HostProfile) -> Option<Stri
         }
         "name-mismatch" => format!("identity: {}", p.identity.by.describe()),
         "missing-tools" => format!("without `tools` the child gets {}", p.tools.missing),
-        "unknown-skill" => match &p.skill_dirs {
+        "unknown-skill" => match &*p.skill_dirs {
             Some(s) => format!(
                 "finds skills in {}{}",
                 s.dirs

@@ -18,7 +18,7 @@ pub(crate) const RULE: Rule = Rule {
 
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     let p = cx.profile;
-    let Some(need) = &p.invocable else {
+    let Some(need) = &*p.invocable else {
         return;
     };
     let want = need.value.to_string();

@@ -84,7 +84,7 @@ pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {
         .collect();
     let who = if p.is_portable() {
         "no supported host reads it".to_string()
-    } else if let Some(f) = &p.unknown_keys {
+    } else if let Some(f) = &*p.unknown_keys {
         format!("{} does not read it: {}", p.label(), f.note)
     } else {
         format!("{} does not read it", p.label())
@@ -114,7 +114,7 @@ pub(crate) fn report(cx: &mut Checker<'_>, tree: &Node, key: &str) {
     };
     // A likely typo loses the key's effect: an error. Otherwise every host just
     // ignores it (a repository's own extension key, say): a warning.
-    if let Some(strict) = &p.strict_keys {
+    if let Some(strict) = &*p.strict_keys {
         message.push_str(&format!("; {} {}", p.label(), strict.note));
     }
     let severity = if p.strict_keys.is_some() || suggested.is_some() {

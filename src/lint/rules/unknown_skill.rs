@@ -24,7 +24,7 @@ const TOKENS: [&str; 3] = ["true", "false", "none"];
 
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node, places: &SkillPlaces) {
     let p = cx.profile;
-    let Some(facts) = &p.skill_dirs else { return };
+    let Some(facts) = &*p.skill_dirs else { return };
     let mut found: Option<Vec<String>> = None;
     for key in ["skills", "skill"] {
         if !(p.reads(key) || p.is_portable()) {
