@@ -354,6 +354,12 @@ fn detect_in(
     }
     let looked = places.clone();
     for base in &places {
+        // A base that is not there (no `.pi/` in this project, no pi installed)
+        // holds none of the files below: one question instead of five. Anything
+        // else at that path is asked file by file, so what cannot be read is said.
+        if matches!(std::fs::metadata(base), Err(e) if e.kind() == std::io::ErrorKind::NotFound) {
+            continue;
+        }
         let settings = base.join("settings.json");
         // A settings file pwk cannot read: a host it names is unknown, and said so
         // (never a silent portable profile).
@@ -909,6 +915,80 @@ mod tests {
             "{}",
             both.reason
         );
+    }
+
+    /// A settings base (`.pi/`, the agent dir) in every state it can be in: one that
+    /// is not there (absent, a link to nothing) is stepped over and says nothing;
+    /// anything else in its place is still asked file by file, so what pwk cannot
+    /// read is said; a real directory still names its host. Each state, for the
+    /// project's base and the agent dir alike.
+    #[test]
+    fn a_settings_base_that_is_not_there_is_stepped_over_and_nothing_else_is() {
+        type Make = fn(&Path);
+        let states: [(&str, Make, Option<bool>); 6] = [
+            // (state, how to make it, Some(named tintinweb) / None: unreadable said)
+            ("absent", |_| {}, Some(false)),
+            (
+                "a link to nothing",
+                |b| std::os::unix::fs::symlink(b.with_extension("gone"), b).unwrap(),
+                Some(false),
+            ),
+            ("a regular file", |b| std::fs::write(b, "x").unwrap(), None),
+            (
+                "an empty directory",
+                |b| std::fs::create_dir_all(b).unwrap(),
+                Some(false),
+            ),
+            (
+                "a directory with the host's settings",
+                |b| {
+                    std::fs::create_dir_all(b).unwrap();
+                    std::fs::write(b.join("subagents.json"), "{}").unwrap();
+                },
+                Some(true),
+            ),
+            (
+                "a link to such a directory",
+                |b| {
+                    let real = b.with_extension("real");
+                    std::fs::create_dir_all(&real).unwrap();
+                    std::fs::write(real.join("subagents.json"), "{}").unwrap();
+                    std::os::unix::fs::symlink(&real, b).unwrap();
+                },
+                Some(true),
+            ),
+        ];
+        for (state, make, want) in states {
+            for agent_side in [false, true] {
+                let t = tempfile::tempdir().unwrap();
+                let root = t.path().join("proj");
+                std::fs::create_dir_all(&root).unwrap();
+                let agent = t.path().join("agent");
+                let base = if agent_side {
+                    agent.clone()
+                } else {
+                    root.join(".pi")
+                };
+                make(&base);
+                let d = detect(&root, Some(&agent));
+                let at = format!("{state}, {}", if agent_side { "agent dir" } else { ".pi/" });
+                match want {
+                    Some(named) => {
+                        assert!(d.unreadable.is_empty(), "{at}: {:?}", d.unreadable);
+                        assert_eq!(d.spec.host == HostId::Tintinweb, named, "{at}: {d:?}");
+                    }
+                    None => {
+                        assert!(
+                            d.unreadable.iter().any(|(p, _)| p.starts_with(&base)),
+                            "{at}: {:?}",
+                            d.unreadable
+                        );
+                        assert_eq!(d.spec.host, HostId::Pwk, "{at}");
+                    }
+                }
+                assert_eq!(d.looked.len(), 2, "{at}: both bases are named as looked at");
+            }
+        }
     }
 
     /// Each host's own settings name it; a file of another shape or place does not.
