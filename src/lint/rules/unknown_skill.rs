@@ -24,6 +24,10 @@ const TOKENS: [&str; 3] = ["true", "false", "none"];
 
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node, places: &SkillPlaces) {
     let p = cx.profile;
+    // Most roles name no skill: the host's skill facts are not read for them.
+    if !["skills", "skill"].iter().any(|k| tree.get(k).is_some()) {
+        return;
+    }
     let Some(facts) = &*p.skill_dirs else { return };
     let mut found: Option<Vec<String>> = None;
     for key in ["skills", "skill"] {
