@@ -3,20 +3,23 @@
 # throughput against `cat` over the same role files.
 #
 #   scripts/bench-lint.sh            # builds --release if needed
-#   RUNS=9 ONE_RUNS=41 scripts/bench-lint.sh   # more repetitions (medians are reported)
+#   RUNS=9 ONE_RUNS=201 scripts/bench-lint.sh  # more repetitions (medians are reported)
 #
 # Prints:
 #   - one file: the median wall time of `pwk lint FILE` (portable profile, the
 #     default when no host is detected), of `pwk lint --host tintinweb FILE` and of
 #     `pwk --version` (the process floor: exec, dynamic loading, argument parsing),
-#     over ONE_RUNS (>= 20) alternating runs, and each lint's ratio to it (target
-#     <= 1.10, issue 32);
+#     over ONE_RUNS (default 101, at least 20) rounds of the three in rotated order,
+#     and each lint's ratio to it (target <= 1.10, issue 32). On a shared 2-core VM
+#     one binary's ratio moved 1.11-1.15 between runs of 101 rounds within an hour:
+#     compare binaries in interleaved runs (`ONE_ONLY=1`; docs/src/perf.md, step 27);
 #   - 10,000 files (scripts/gen-roles.py: ~700 bytes each, every 20th invalid),
 #     linted for the host they are written for (`--host tintinweb`), vs
 #     `cat DIR/*.md > /dev/null`: median wall and CPU time, ratio (target <= 0.6 at
 #     10k, pwk on every core), and the 10k/1k scaling (target <= 11); then the 10k
 #     under the portable profile against --host tintinweb in the same run (target
 #     <= 1.0: medians of alternating pairs; `PORTABLE_ONLY=1` measures that alone).
+#   `ONE_ONLY=1` measures the one-file ratios alone.
 # Wall times are taken with bash's $EPOCHREALTIME around the command (no fork for
 # the clock); the machine's load is printed because shared cores make wall time noisy.
 set -euo pipefail
@@ -24,7 +27,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 pwk=${PWK_BIN:-$root/target/release/pwk}
 runs=${RUNS:-7}
-one_runs=${ONE_RUNS:-31}
+one_runs=${ONE_RUNS:-101}
 if ((one_runs < 20)); then one_runs=20; fi
 if [[ -z ${PWK_BIN:-} ]]; then
   cargo build --release --quiet --manifest-path "$root/Cargo.toml"
@@ -61,6 +64,45 @@ measure() {
 }
 
 cat_all() { cat "$1"/*.md >/dev/null; }
+
+# One file against --version: `pwk lint FILE` (portable), `pwk lint --host tintinweb
+# FILE` and `pwk --version`, ONE_RUNS rounds; sets one, one_host and version (medians,
+# ms). Each round runs the three in a rotated order, so no command always follows the
+# same one (what ran just before warms or evicts the caches they share).
+measure_one() {
+  local file=$1 r k
+  "$pwk" lint "$file" >/dev/null 2>&1 || true
+  "$pwk" --version >/dev/null 2>&1 || true
+  "$pwk" lint --host tintinweb "$file" >/dev/null 2>&1 || true
+  local ones=() hosts=() versions=()
+  for ((r = 0; r < one_runs; r++)); do
+    for k in 0 1 2; do
+      case $(((k + r) % 3)) in
+        0) ones+=("$(wall_ms "$pwk" lint "$file")") ;;
+        1) hosts+=("$(wall_ms "$pwk" lint --host tintinweb "$file")") ;;
+        2) versions+=("$(wall_ms "$pwk" --version)") ;;
+      esac
+    done
+  done
+  one=$(printf '%s\n' "${ones[@]}" | median)
+  one_host=$(printf '%s\n' "${hosts[@]}" | median)
+  version=$(printf '%s\n' "${versions[@]}" | median)
+}
+say_one() {
+  awk -v one="$one" -v oneh="$one_host" -v ver="$version" -v n1="$one_runs" 'BEGIN {
+  printf "  pwk --version: %.2f ms (median of %d)\n", ver, n1
+  printf "  one file, portable profile: %.2f ms; ratio to --version %.2f (target <= 1.10)\n", one, one / ver
+  printf "  one file, --host tintinweb: %.2f ms; ratio to --version %.2f (target <= 1.10)\n", oneh, oneh / ver
+}'
+}
+# `ONE_ONLY=1`: the one-file ratios alone (a few seconds).
+if [[ -n ${ONE_ONLY:-} ]]; then
+  python3 "$root/scripts/gen-roles.py" 1000 "$work/1k" >/dev/null
+  echo "pwk lint, one file against --version ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg); $pwk)"
+  measure_one "$work/1k/role-00000.md"
+  say_one
+  exit 0
+fi
 
 python3 "$root/scripts/gen-roles.py" 10000 "$work/10k"
 
@@ -108,20 +150,7 @@ python3 "$root/scripts/gen-roles.py" 1000 "$work/1k"
 bytes=$(du -sb "$work/10k" | cut -f1)
 errors=$("$pwk" lint --format json "$work/10k" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["summary"]["errors"], "errors in", d["files"], "files")' || true)
 
-# One file against --version: alternate the two so drifting load hits both alike.
-file="$work/1k/role-00000.md"
-"$pwk" lint "$file" >/dev/null 2>&1 || true
-"$pwk" --version >/dev/null 2>&1 || true
-"$pwk" lint --host tintinweb "$file" >/dev/null 2>&1 || true
-ones=() hosts=() versions=()
-for ((r = 0; r < one_runs; r++)); do
-  ones+=("$(wall_ms "$pwk" lint "$file")")
-  hosts+=("$(wall_ms "$pwk" lint --host tintinweb "$file")")
-  versions+=("$(wall_ms "$pwk" --version)")
-done
-one=$(printf '%s\n' "${ones[@]}" | median)
-one_host=$(printf '%s\n' "${hosts[@]}" | median)
-version=$(printf '%s\n' "${versions[@]}" | median)
+measure_one "$work/1k/role-00000.md"
 
 # Throughput for the host the corpus is written for (tintinweb: the same findings as
 # the measurements before the host model, 1 file in 20 with an error), then the
@@ -132,13 +161,10 @@ read -r pwk_10k pwk_10k_cpu < <(measure "$runs" "$pwk" lint --host tintinweb "$w
 read -r cat_10k cat_10k_cpu < <(measure "$runs" cat_all "$work/10k")
 
 echo "pwk lint benchmark ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg); 10k corpus: $((bytes / 10000)) bytes/file, $errors)"
-awk -v one="$one" -v oneh="$one_host" -v ver="$version" -v n1="$one_runs" \
-    -v p1="$pwk_1k" -v c1="$cat_1k" -v p10="$pwk_10k" -v c10="$cat_10k" \
+say_one
+awk -v p1="$pwk_1k" -v c1="$cat_1k" -v p10="$pwk_10k" -v c10="$cat_10k" \
     -v p1c="$pwk_1k_cpu" -v c1c="$cat_1k_cpu" -v p10c="$pwk_10k_cpu" -v c10c="$cat_10k_cpu" \
     -v runs="$runs" 'BEGIN {
-  printf "  pwk --version: %.2f ms (median of %d)\n", ver, n1
-  printf "  one file, portable profile: %.2f ms; ratio to --version %.2f (target <= 1.10)\n", one, one / ver
-  printf "  one file, --host tintinweb: %.2f ms; ratio to --version %.2f (target <= 1.10)\n", oneh, oneh / ver
   printf "  %-8s %10s %10s %8s   %12s %12s   (--host tintinweb; medians of %d)\n", "files", "pwk ms", "cat ms", "pwk/cat", "pwk cpu ms", "cat cpu ms", runs
   printf "  %-8s %10.2f %10.2f %8.2f   %12.2f %12.2f\n", "1,000", p1, c1, p1 / c1, p1c, c1c
   printf "  %-8s %10.2f %10.2f %8.2f   %12.2f %12.2f   (target pwk/cat <= 0.6)\n", "10,000", p10, c10, p10 / c10, p10c, c10c
