@@ -22,15 +22,18 @@ pub(crate) const RULE: Rule = Rule {
 /// Values that are switches, not skill names (tintinweb: `true`, `false`, `none`).
 const TOKENS: [&str; 3] = ["true", "false", "none"];
 
+/// The keys a role names its skills under.
+const KEYS: [&str; 2] = ["skills", "skill"];
+
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node, places: &SkillPlaces) {
     let p = cx.profile;
     // Most roles name no skill: the host's skill facts are not read for them.
-    if !["skills", "skill"].iter().any(|k| tree.get(k).is_some()) {
+    if !KEYS.iter().any(|k| tree.get(k).is_some()) {
         return;
     }
     let Some(facts) = &*p.skill_dirs else { return };
     let mut found: Option<Vec<String>> = None;
-    for key in ["skills", "skill"] {
+    for key in KEYS {
         if !(p.reads(key) || p.is_portable()) {
             continue;
         }
