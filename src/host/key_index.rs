@@ -15,7 +15,6 @@ pub(super) fn hash(key: &str) -> usize {
 }
 
 /// The slots for `keys`, each at its place in the slice.
-#[cfg_attr(not(test), allow(dead_code))] // build.rs lays slots out; pwk reads them
 pub(super) fn slots(keys: &[&str]) -> Vec<u8> {
     assert!(keys.len() < 256, "a key's place fits a byte");
     let size = (keys.len() * 4).next_power_of_two().max(16);

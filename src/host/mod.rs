@@ -21,6 +21,7 @@ pub mod effective;
 // build.rs's patching; the tests resolve the sources again with it, and a debug
 // build applies `PWK_DEBUG_PROFILE_PATCH` with it.
 mod key_index;
+mod key_map;
 mod merge;
 mod packed;
 mod profile;
@@ -36,6 +37,7 @@ pub use detect::{
     detect, detect_dir, detect_from_paths, example_extension_dir, host_of_path, host_reads_dir,
     infer_from_keys, project_dir_of,
 };
+pub use key_map::KeyMap;
 pub use profile::*;
 pub use unpack::{Lazy, LazyJson};
 

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
-use super::{Lazy, LazyJson};
+use super::{KeyMap, Lazy, LazyJson};
 use crate::severity::Severity;
 
 /// A fact's provenance.
@@ -46,7 +46,7 @@ pub struct Profile {
     #[serde(default)]
     pub required: Lazy<Vec<Required>>,
     /// Every frontmatter key the host's loader reads, and nothing else.
-    pub keys: BTreeMap<&'static str, Lazy<KeyFact>>,
+    pub keys: KeyMap<Lazy<KeyFact>>,
     /// Keys the host reads only as one unquoted `key: value` line, and what it does
     /// with a YAML list or a quoted value there (herdr 3.x: removes the role).
     #[serde(default)]

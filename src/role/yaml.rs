@@ -397,8 +397,9 @@ fn parse_simple(file: &str, yaml: &Span) -> Option<Node> {
         return None;
     }
     let mut entries: Vec<(Key, Node)> = Vec::with_capacity(12);
-    // The keys seen so far, by hash: a duplicate is found in O(1) whatever the
-    // number of keys (an 80,000-key role was quadratic with a scan of `entries`).
+    // The keys seen so far: a scan of `entries` while they are few (a role's
+    // dozen keys, no hashing), then by hash, so a duplicate is found in O(1)
+    // whatever the number of keys (an 80,000-key role was quadratic with a scan).
     let mut seen: HashSet<&str> = HashSet::new();
     let mut pos = 0;
     while pos < slice.len() {
@@ -457,7 +458,15 @@ fn parse_simple(file: &str, yaml: &Span) -> Option<Node> {
             _ => return None,
         };
         let key = &line[..klen];
-        if !seen.insert(key) {
+        let repeated = if entries.len() < Mapping::INDEX_FROM {
+            entries.iter().any(|(k, _)| k.text == key)
+        } else {
+            if seen.is_empty() {
+                seen.extend(entries.iter().map(|(k, _)| &file[k.span.clone()]));
+            }
+            !seen.insert(key)
+        };
+        if repeated {
             return None;
         }
         let start = base + v;
@@ -959,10 +968,30 @@ mod tests {
         );
     }
 
+    /// Around the point where the fast path's duplicate check turns from a scan of
+    /// the keys so far into a hash set: every earlier key repeated after any number
+    /// of keys is found, and distinct keys are never taken for a repeat.
+    #[test]
+    fn a_repeated_key_is_found_wherever_it_falls_around_the_switch_to_hashing() {
+        let keys: Vec<String> = (0..2 * Mapping::INDEX_FROM + 2)
+            .map(|i| format!("k{i}: v\n"))
+            .collect();
+        for n in 1..keys.len() {
+            let t = keys[..n].concat();
+            let tree = parse_simple(&t, &(0..t.len())).expect("distinct keys");
+            assert_eq!(tree.as_mapping().map(|m| m.len()), Some(n));
+            for j in 0..n {
+                let t = format!("{t}k{j}: w\n");
+                assert!(parse_simple(&t, &(0..t.len())).is_none(), "k{j} after {n}");
+            }
+        }
+    }
+
     #[test]
     fn many_one_line_keys_keep_every_key_and_still_find_a_late_duplicate() {
-        // The fast path's duplicate check is by hash (a scan of the earlier keys
-        // made 80,000 keys quadratic); the tree and the error stay the same.
+        // Past a few keys the fast path's duplicate check is by hash (a scan of the
+        // earlier keys made 80,000 keys quadratic); the tree and the error stay the
+        // same.
         let mut t = String::new();
         for i in 0..20_000 {
             t.push_str(&format!("x-k{i}: v\n"));

@@ -73,8 +73,7 @@ fn one(
     if value.is_empty() || node.span.end > text.len() {
         return;
     }
-    let eol = text[node.span.end..]
-        .find('\n')
+    let eol = crate::text::scan::find_byte(b'\n', &text.as_bytes()[node.span.end..])
         .map_or(text.len(), |i| node.span.end + i);
     // On the scalar's own line, right after it (the parser ended it there).
     let rest = &text[node.span.end..eol];
@@ -87,7 +86,8 @@ fn one(
         let mut found = None;
         let mut pos = (eol + 1).min(text.len());
         while pos < until.min(text.len()) {
-            let end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+            let end = crate::text::scan::find_byte(b'\n', &text.as_bytes()[pos..])
+                .map_or(text.len(), |i| pos + i);
             let line = text[pos..end].trim_end_matches('\r');
             let body = line.trim_start_matches([' ', '\t']);
             if body.is_empty() || body.starts_with('#') || body.len() == line.len() {

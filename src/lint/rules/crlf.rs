@@ -17,7 +17,7 @@ pub(crate) const RULE: Rule = Rule {
 
 pub(crate) fn check(cx: &mut Checker<'_>) {
     // A byte search first: most files have no `\r` at all.
-    let Some(first_cr) = cx.doc.text.find('\r') else {
+    let Some(first_cr) = crate::text::scan::find_byte(b'\r', cx.doc.text.as_bytes()) else {
         return;
     };
     let Some(at) = cx.doc.text[first_cr..].find("\r\n").map(|i| first_cr + i) else {

@@ -66,10 +66,12 @@ pub(crate) fn check(cx: &mut Checker<'_>) {
 /// Where `dir` (a path relative to the project) sits in a file's path `comps`: the
 /// index just after it.
 fn after(comps: &[Component<'_>], dir: &str) -> Option<usize> {
-    let want: Vec<Component<'_>> = Path::new(dir).components().collect();
-    let n = want.len();
+    // The rest of `dir` is parsed again only where its first component matches.
+    let mut want = Path::new(dir).components();
+    let first = want.next()?;
+    let n = 1 + want.clone().count();
     (0..comps.len().saturating_sub(n))
-        .find(|&i| comps[i..i + n] == want[..])
+        .find(|&i| comps[i] == first && comps[i + 1..i + n].iter().copied().eq(want.clone()))
         .map(|i| i + n)
 }
 

@@ -38,7 +38,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, fences: &Fences) {
     let text = &cx.doc.text;
     let yaml = &text[fences.yaml.clone()];
     // A byte search first: most frontmatter has no `\r` at all.
-    if !yaml.contains('\r') {
+    if crate::text::scan::find_byte(b'\r', yaml.as_bytes()).is_none() {
         return;
     }
     let base = fences.yaml.start;

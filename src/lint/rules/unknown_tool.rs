@@ -61,8 +61,12 @@ pub(crate) fn entries<'a>(
             let mut out = Vec::new();
             let mut pos = 0;
             for name in tools.split(value) {
-                // Each entry is a slice of `value`, in order.
-                let at = value[pos..].find(name).map_or(pos, |i| pos + i);
+                // Each entry is a slice of `value`, in order: its place is where it
+                // starts in `value` (no search).
+                let at = (name.as_ptr() as usize)
+                    .checked_sub(value.as_ptr() as usize)
+                    .filter(|&at| value.get(at..at + name.len()) == Some(name))
+                    .unwrap_or(pos);
                 let span = match offset {
                     Some(o) => {
                         let s = node.span.start + o + at;
