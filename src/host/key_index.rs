@@ -1,9 +1,10 @@
-//! Key tables indexed at build time: open addressing with linear probing, at most
-//! a quarter full, a byte a slot (0: empty, else 1 + the key's place in its table).
+//! Key tables indexed by hash: open addressing with linear probing, at most a
+//! quarter full, a byte a slot (0: empty, else 1 + the key's place in its table).
 //!
 //! build.rs lays the slots out for the tables it writes (the pi rows' keys, the
 //! keys that name a host), so a run looks a key up without first building a map
-//! (`--host auto`'s key map alone cost ~33k instructions of a one-file lint).
+//! (`--host auto`'s key map alone cost ~33k instructions of a one-file lint); a
+//! profile's keys get theirs when the profile is read ([`super::key_map`]).
 //! Shared by build.rs and `host`.
 
 /// FNV-1a of the key, folded: short keys hash in a few instructions.

@@ -18,10 +18,10 @@
 
 mod detect;
 pub mod effective;
-// build.rs's patching; the tests resolve the sources again with it, and a debug
-// build applies `PWK_DEBUG_PROFILE_PATCH` with it.
 mod key_index;
 mod key_map;
+// build.rs's patching; the tests resolve the sources again with it, and a debug
+// build applies `PWK_DEBUG_PROFILE_PATCH` with it.
 mod merge;
 mod packed;
 mod profile;
