@@ -20,9 +20,12 @@ across the package, global and project layers, and runs delegated work on the re
     after_long_help = top_after_help()
 )]
 pub struct Cli {
-    /// When to use colour: auto, always or never (NO_COLOR is honoured).
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, global = true)]
-    pub color: ColorChoice,
+    /// When to use colour: auto (the default: on a terminal), always or never
+    /// (NO_COLOR is honoured).
+    // No `default_value_t`: clap would parse the default and copy it into every
+    // subcommand's matches at each run (~20k instructions of a one-file lint).
+    #[arg(long, value_enum, global = true)]
+    pub color: Option<ColorChoice>,
 
     #[command(subcommand)]
     pub command: Command,
@@ -372,11 +375,13 @@ pub struct LintArgs {
     #[command(flatten)]
     pub config: ConfigFileArg,
 
-    /// Output format: `human` (each finding with its source lines), `concise` (one
-    /// line per finding), `json`, `sarif` or `github` (annotations). A finding marked
-    /// `[*]` has a safe fix (`--fix`).
-    #[arg(long, value_enum, default_value_t = LintFormat::Human)]
-    pub format: LintFormat,
+    /// Output format: `human` (the default: each finding with its source lines),
+    /// `concise` (one line per finding), `json`, `sarif` or `github` (annotations).
+    /// A finding marked `[*]` has a safe fix (`--fix`).
+    // No `default_value_t`: clap would parse the default at each run; read it
+    // with [`LintArgs::format`].
+    #[arg(long, value_enum)]
+    pub format: Option<LintFormat>,
 
     /// Exit 1 on warnings too.
     #[arg(long, num_args = 0, default_missing_value = "true")]
@@ -468,6 +473,13 @@ pub struct LintArgs {
     /// and no summary is printed, so a clean run prints nothing.
     #[arg(long, short = 'q', num_args = 0, default_missing_value = "true")]
     pub quiet: Option<bool>,
+}
+
+impl LintArgs {
+    /// `--format`, `human` when not given.
+    pub fn format(&self) -> LintFormat {
+        self.format.unwrap_or(LintFormat::Human)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -1041,7 +1053,7 @@ impl Command {
     pub fn answers_in_json(&self) -> bool {
         let json = |f: Format| f == Format::Json;
         match self {
-            Command::Lint(a) => a.format == LintFormat::Json,
+            Command::Lint(a) => a.format() == LintFormat::Json,
             Command::Schema(a) => json(a.format),
             Command::Config(a) => json(a.format),
             Command::Rules(a) => json(a.format),
@@ -1130,6 +1142,45 @@ mod tests {
             Command::Lint(a) => Ok(a),
             other => panic!("not lint: {other:?}"),
         }
+    }
+
+    /// A global option (`--color`) and every option of `lint` have no default value
+    /// for clap to parse (and, global, copy into every subcommand's matches) at each
+    /// run: not given, it is `None`, and the command layer takes the default.
+    #[test]
+    fn global_and_lint_options_have_no_default() {
+        let mut cli = Cli::command();
+        cli.build();
+        let globals: Vec<&clap::Arg> = cli.get_arguments().filter(|a| a.is_global_set()).collect();
+        assert!(!globals.is_empty(), "--color is global");
+        let lint = cli.find_subcommand("lint").expect("lint");
+        for a in globals.into_iter().chain(lint.get_arguments()) {
+            assert!(
+                a.get_default_values().is_empty(),
+                "--{} has a default",
+                a.get_long().unwrap_or_default()
+            );
+        }
+        assert_eq!(
+            parse(&["pwk", "lint"]).expect("parses").format(),
+            LintFormat::Human
+        );
+        assert_eq!(
+            parse(&["pwk", "lint", "--format", "sarif"])
+                .expect("parses")
+                .format(),
+            LintFormat::Sarif
+        );
+        let color = |args: &[&str]| Cli::try_parse_from(args).expect("parses").color;
+        assert_eq!(color(&["pwk", "lint"]), None);
+        assert_eq!(
+            color(&["pwk", "lint", "--color", "never"]),
+            Some(ColorChoice::Never)
+        );
+        assert_eq!(
+            color(&["pwk", "--color=always", "lint"]),
+            Some(ColorChoice::Always)
+        );
     }
 
     /// Every flag of `lint` is an `Option<bool>` flag: no default value for clap to parse at

@@ -14,10 +14,11 @@ use crate::{Context, ExitStatus};
 const HUMAN_WIDTH: usize = 100;
 
 pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
-    if args.statistics.is_some() && matches!(args.format, LintFormat::Sarif | LintFormat::Github) {
+    if args.statistics.is_some() && matches!(args.format(), LintFormat::Sarif | LintFormat::Github)
+    {
         anyhow::bail!(
             "--statistics prints a table (`--format human` or `concise`) or a JSON document (`--format json`), not `--format {}`",
-            if args.format == LintFormat::Sarif {
+            if args.format() == LintFormat::Sarif {
                 "sarif"
             } else {
                 "github"
@@ -96,7 +97,7 @@ fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let any_baseline = baselines.iter().any(|(b, _)| b.is_some());
     // Human output shows the source; SARIF fingerprints and the baseline hash the
     // flagged text.
-    let keep_text = matches!(args.format, LintFormat::Human | LintFormat::Sarif)
+    let keep_text = matches!(args.format(), LintFormat::Human | LintFormat::Sarif)
         || any_baseline
         || args.write_baseline.is_some();
     // Files `--fix` could not write: named once each by the fatal path.
@@ -161,7 +162,7 @@ fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     report.files.sort_by(|a, b| a.path.cmp(&b.path));
     // The documents, and GitHub's annotations (stderr is no annotation), keep it.
     let documents = matches!(
-        args.format,
+        args.format(),
         LintFormat::Json | LintFormat::Sarif | LintFormat::Github
     );
     if !documents {
@@ -169,7 +170,7 @@ fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     }
     let mut text = render_report(args, ctx, &report, ctx.color_stdout);
     if let (Some(note), LintFormat::Human | LintFormat::Concise, false) =
-        (&dirs_note, args.format, args.quiet.is_some())
+        (&dirs_note, args.format(), args.quiet.is_some())
     {
         text.push_str(note);
     }
@@ -199,7 +200,7 @@ fn lint(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
 /// github formats; JSON and SARIF carry it as data (`host.decisions`,
 /// `properties.hostDecisions`). `--quiet` keeps it quiet.
 fn say_decisions(args: &LintArgs, ctx: &Context, report: &crate::lint::LintReport) {
-    if args.quiet.is_some() || matches!(args.format, LintFormat::Json | LintFormat::Sarif) {
+    if args.quiet.is_some() || matches!(args.format(), LintFormat::Json | LintFormat::Sarif) {
         return;
     }
     let show = |p: &std::path::Path| shown(ctx, p);
@@ -298,12 +299,12 @@ fn render_report(
     };
     if args.statistics.is_some() {
         use crate::lint::render::statistics;
-        return match args.format {
+        return match args.format() {
             LintFormat::Json => statistics::render_json(report),
             _ => statistics::render_human(report, &render_opts),
         };
     }
-    let format = match args.format {
+    let format = match args.format() {
         LintFormat::Human => crate::lint::render::Format::Human,
         LintFormat::Concise => crate::lint::render::Format::Concise,
         LintFormat::Json => crate::lint::render::Format::Json,

@@ -81,7 +81,7 @@ pub fn run(cli: Cli) -> ExitStatus {
     if crate::env::debug_panic_requested() {
         panic!("PWK_DEBUG_PANIC is set: a debug build panics on purpose");
     }
-    let ctx = match Context::from_process(cli.color) {
+    let ctx = match Context::from_process(cli.color.unwrap_or(crate::cli::ColorChoice::Auto)) {
         Ok(ctx) => ctx,
         Err(err) => return report_fatal(&err),
     };
