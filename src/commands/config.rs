@@ -19,6 +19,7 @@ fn host_text(h: &HostChoice) -> String {
     }
 }
 
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &ConfigArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let path = args.path.clone().unwrap_or_else(|| PathBuf::from("."));
     if std::fs::symlink_metadata(&path).is_err() {

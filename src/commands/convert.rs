@@ -63,6 +63,7 @@ struct Done {
     from_reason: String,
 }
 
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let to = args.to.profile()?;
     let model_map = model_map(&args.model_map)?;

@@ -6,6 +6,7 @@ use crate::display::write_stdout;
 use crate::text::escape_line;
 use crate::{Context, ExitStatus};
 
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &CoverageArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
     let parsed = read_stdin().and_then(|bytes| {
         crate::provider::coverage::parse_input(&bytes).map_err(|e| {

@@ -17,6 +17,7 @@ use crate::{Context, ExitStatus};
 /// The largest request accepted.
 const MAX_REQUEST: u64 = crate::fs::Kind::Request.cap();
 
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &DelegateArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let bytes = read_request(args.request.as_deref())?;
     let map = match request::parse(&bytes) {

@@ -13,6 +13,7 @@ use crate::{Context, ExitStatus};
 /// Width of human output: fixed, so output does not depend on the terminal.
 const HUMAN_WIDTH: usize = 100;
 
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &LintArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     if args.statistics.is_some() && matches!(args.format(), LintFormat::Sarif | LintFormat::Github)
     {

@@ -7,6 +7,7 @@ use crate::display::write_stdout;
 use crate::{Context, ExitStatus};
 
 /// `pwk list`: exit 0, or 1 when a role file is broken (for any host listed).
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &ListArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let (_, views) = super::discover(
         ctx,

@@ -7,6 +7,7 @@ use crate::display::eprintln_safe;
 use crate::lsp::{Options, ServeError, serve};
 use crate::{Context, ExitStatus};
 
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &LspArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     // The one project-root rule (`--dir` must name an existing directory); the
     // server then follows the client's workspace folders unless `--dir` fixed it.

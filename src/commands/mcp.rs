@@ -4,6 +4,7 @@
 use crate::cli::McpArgs;
 use crate::{Context, ExitStatus};
 
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &McpArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     // The one project-root rule; without --dir the server keeps the directory it
     // was started in (a host starts it in the project) as the base of relative paths.

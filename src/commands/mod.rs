@@ -236,6 +236,7 @@ pub fn complete_if_asked() {
 /// `pwk completions SHELL`: the registration script. On Tab it asks pwk itself, so
 /// it completes subcommands and flags, the project's role names (`show`, `smoke`)
 /// and rule ids (`rules`).
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 fn completions(args: &crate::cli::CompletionsArgs) -> anyhow::Result<ExitStatus> {
     use clap_complete::env::EnvCompleter;
     let shell: &dyn EnvCompleter = match args.shell {

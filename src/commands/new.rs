@@ -10,6 +10,7 @@ use crate::display::write_stdout;
 use crate::{Context, ExitStatus};
 
 /// `pwk new NAME`: exit 0 when written; 2 for a bad name, an existing file or an I/O error.
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &NewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     template::validate_name(&args.name)?;
     let kind = match args.kind {

@@ -5,6 +5,7 @@ use crate::cli::ReviewArgs;
 use crate::provider::request::{DelegationRequest, LogicalRole, Operation};
 use crate::{Context, ExitStatus};
 
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &ReviewArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let settings = run_settings(&args.run)?;
     let cwd = repo_root(args.dir.as_deref(), ctx)?;

@@ -7,6 +7,7 @@ use crate::host::{self};
 use crate::lint::rules;
 use crate::{Context, ExitStatus};
 
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
     let Some(id) = &args.rule else {
         let text = match args.format {
@@ -42,6 +43,7 @@ pub fn run(args: &RulesArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
 }
 
 /// `pwk explain RULE`: `pwk rules RULE` under the name ruff users know.
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn explain(args: &ExplainArgs, _ctx: &Context) -> anyhow::Result<ExitStatus> {
     explain_rule(&args.rule, args.format)
 }

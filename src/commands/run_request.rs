@@ -7,6 +7,7 @@ use crate::provider::RunOutput;
 use crate::provider::request::{self};
 use crate::{Context, ExitStatus};
 
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &RunRequestArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let mut settings = settings(&args.roles)?;
     settings.budget = default_budget(ctx, None, args.config.file.as_deref())?;

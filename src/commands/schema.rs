@@ -6,6 +6,7 @@ use crate::display::write_stdout;
 use crate::host::{self, HostChoice};
 use crate::{Context, ExitStatus};
 
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &SchemaArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     if args.config {
         let mut text = serde_json::to_string_pretty(&crate::config::schema::config_schema())?;

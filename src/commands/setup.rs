@@ -12,6 +12,7 @@ use crate::install::plan::{Options, Outcome};
 use crate::install::render::Report;
 use crate::{Context, ExitStatus};
 
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &SetupArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let fast_model = args
         .fast_model

@@ -9,6 +9,7 @@ use crate::{Context, ExitStatus};
 
 /// `pwk show NAME`: exit 0; 1 when the name exists but the host cannot load it;
 /// 2 when nothing answers to the name.
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &ShowArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let (project, views) = super::discover(
         ctx,

@@ -19,6 +19,7 @@ const SMOKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(180);
 ///
 /// Exit 0 when the role lints without errors (and, with `--run`, completed); 1 when it
 /// has lint errors or the run did not complete; 2 when no role answers to the name.
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &SmokeArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     use crate::delegate::{PiRunSpec, plan_launch, run_pi};
 

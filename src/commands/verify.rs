@@ -11,6 +11,7 @@ use crate::{Context, ExitStatus};
 
 /// `pwk verify`: 0 when pwk and every host asked agree, 1 on a disagreement, 2 when
 /// no host could be asked (none installed, none with role files, or each failed).
+#[inline(never)] // commands::run dispatches: each command its own code (docs/src/perf.md, step 30)
 pub fn run(args: &VerifyArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     let project = super::open_project(
         ctx,
