@@ -9,7 +9,10 @@
 //! `notes`) and its light view (key facts reduced to their schemas) in packed form
 //! (`src/host/packed.rs`: lexed once, strings borrowed from one text), and
 //! `src/host/mod.rs` reads only what a run asks for. The key tables a run looks
-//! keys up in come with their slots laid out (`src/host/key_index.rs`).
+//! keys up in come with their slots laid out (`src/host/key_index.rs`). Each
+//! profile and view is also laid out (`layout`): its strings' places, its keys' and
+//! each part's packed extent, so making a row's profile runs no reader; a part is
+//! read when a check first looks at it.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -82,6 +85,205 @@ fn light(full: &Value) -> Value {
         }
     }
     v
+}
+
+/// `host::Profile`'s fields, by how [`layout`] lays each out: a string as its place
+/// in the text; `keys` as its facts' places and their slots; `notes` empty (left
+/// out of the binary); every other field as its packed extent, or [`ABSENT`] where
+/// the file leaves it out (`#[serde(default)]`: the field's default). A field of
+/// `Profile` missing here, or one here that `Profile` lacks, does not compile; a
+/// field a file has that is not here stops the build.
+const PROFILE_STRINGS: [&str; 5] = ["version", "applies", "measured", "source", "title"];
+const PROFILE_PARTS: [&str; 7] = [
+    "discovery",
+    "identity",
+    "parser",
+    "bad_file",
+    "no_frontmatter",
+    "tools",
+    "unresolvable_model",
+];
+const PROFILE_DEFAULTED: [&str; 18] = [
+    "required",
+    "strict_lines",
+    "unknown_keys",
+    "instead",
+    "default_values",
+    "rejected",
+    "misplaced_hooks",
+    "strict_keys",
+    "skill_dirs",
+    "model_config",
+    "settings",
+    "models",
+    "severity",
+    "permission_modes",
+    "equivalents",
+    "confidence",
+    "invocable",
+    "variants",
+];
+
+/// A packed value's start and end in `profiles.packed`.
+type Extent = (u32, u32);
+
+/// A defaulted field the file leaves out, in a row's layout.
+const ABSENT: (usize, usize) = (u32::MAX as usize, u32::MAX as usize);
+
+/// The packed object at `at` (its tag): each member's key and its value's extent.
+fn packed_members<'t>(bytes: &[u8], text: &'t str, at: usize) -> Vec<(&'t str, (usize, usize))> {
+    let word = |p: usize| -> usize {
+        u32::from_le_bytes(bytes[p..p + 4].try_into().expect("4 bytes")) as usize
+    };
+    assert_eq!(bytes[at], packed::OBJECT, "an object");
+    let mut p = at + 9;
+    let mut members = Vec::new();
+    for _ in 0..word(at + 1) {
+        let key = &text[word(p)..word(p + 4)];
+        p += 8;
+        let len = match bytes[p] {
+            packed::NULL | packed::FALSE | packed::TRUE => 1,
+            packed::UINT | packed::INT | packed::FLOAT | packed::STR => 9,
+            packed::ARRAY | packed::OBJECT => 9 + word(p + 5),
+            t => panic!("unknown tag {t}"),
+        };
+        members.push((key, (p, p + len)));
+        p += len;
+    }
+    assert_eq!(p, at + 9 + word(at + 5), "the members fill the object");
+    members
+}
+
+/// What build.rs lays the rows out in (`host::generated`): integers only, so the
+/// tables need no relocation at start-up and a run reads the pages of the rows it
+/// uses.
+#[derive(Default)]
+struct Layouts {
+    /// Per row: each field's extent (strings: their place in the text), in the order
+    /// of [`layout_fields`], then its keys' range in `keys` and its slots' in `slots`.
+    rows: Vec<Vec<(usize, usize)>>,
+    /// Each key's place in the text and its fact's extent.
+    keys: Vec<(usize, usize, usize, usize)>,
+    slots: Vec<u8>,
+}
+
+/// Every field a row's layout lists, in order.
+fn layout_fields() -> impl Iterator<Item = &'static str> {
+    PROFILE_STRINGS
+        .into_iter()
+        .chain(PROFILE_PARTS)
+        .chain(PROFILE_DEFAULTED)
+}
+
+/// Lay out the packed row at `(start, end)` (`label` names it in messages).
+fn layout(label: &str, &(start, end): &Extent, packed_all: &packed::Packer, out: &mut Layouts) {
+    let (bytes, text) = (&packed_all.bytes[..], &packed_all.text[..]);
+    let word = |p: usize| -> usize {
+        u32::from_le_bytes(bytes[p..p + 4].try_into().expect("4 bytes")) as usize
+    };
+    let members = packed_members(bytes, text, start as usize);
+    assert_eq!(
+        members.last().map(|m| m.1.1),
+        Some(end as usize),
+        "{label}: the row ends with its last member"
+    );
+    for (key, _) in &members {
+        assert!(
+            *key == "keys" || layout_fields().any(|f| f == *key),
+            "{label}: `{key}` is not a field of a profile laid out (`notes` are left out)"
+        );
+    }
+    let find = |k: &str| members.iter().find(|m| m.0 == k).map(|m| m.1);
+    let mut row = Vec::new();
+    for field in layout_fields() {
+        row.push(match find(field) {
+            Some(extent) if PROFILE_STRINGS.contains(&field) => {
+                assert_eq!(
+                    bytes[extent.0],
+                    packed::STR,
+                    "{label}: `{field}` is a string"
+                );
+                (word(extent.0 + 1), word(extent.0 + 5))
+            }
+            Some(extent) => extent,
+            None if PROFILE_DEFAULTED.contains(&field) => ABSENT,
+            None => panic!("{label}: no `{field}`"),
+        });
+    }
+    let facts = packed_members(bytes, text, find("keys").expect("keys").0);
+    let names: Vec<&str> = facts.iter().map(|f| f.0).collect();
+    assert!(names.is_sorted(), "{label}: keys sorted");
+    assert!(names.len() <= 255, "{label}: at most 255 keys");
+    row.push((out.keys.len(), out.keys.len() + facts.len()));
+    for (name, (a, b)) in &facts {
+        let place = name.as_ptr() as usize - text.as_ptr() as usize;
+        out.keys.push((place, place + name.len(), *a, *b));
+    }
+    let slots = key_index::slots(&names);
+    row.push((out.slots.len(), out.slots.len() + slots.len()));
+    out.slots.extend(slots);
+    out.rows.push(row);
+}
+
+/// The layouts as Rust: the tables, and `laid_out`, which makes a row's `Profile`
+/// from them (no reader runs: each part is read when a check first looks at it).
+fn layout_code(l: &Layouts, code: &mut String) {
+    let n = layout_fields().count() + 2;
+    let rows: Vec<String> = l.rows.iter().map(|r| format!("{r:?}")).collect();
+    writeln!(
+        code,
+        "/// Each row's profile and light view (`2 * row`, `2 * row + 1`): its fields'\n\
+         /// extents in `PACKED` (strings: in `PACKED_TEXT`), then its keys' range in\n\
+         /// `KEY_PLACES` and its slots' in `KEY_SLOTS` (`layout` in build.rs).\n\
+         static LAYOUT: [[(u32, u32); {n}]; {}] = [{}];",
+        l.rows.len(),
+        rows.join(", ")
+    )
+    .expect("write");
+    writeln!(
+        code,
+        "/// Each key's place in `PACKED_TEXT` and its fact's extent in `PACKED`.\nstatic KEY_PLACES: [(u32, u32, u32, u32); {}] = {:?};",
+        l.keys.len(),
+        l.keys
+    )
+    .expect("write");
+    writeln!(
+        code,
+        "/// Each row's key slots (`host::key_index`).\nstatic KEY_SLOTS: [u8; {}] = {:?};",
+        l.slots.len(),
+        l.slots
+    )
+    .expect("write");
+    let mut fields = String::new();
+    for (i, f) in layout_fields().enumerate() {
+        let how = if PROFILE_STRINGS.contains(&f) {
+            "text"
+        } else if PROFILE_PARTS.contains(&f) {
+            "part"
+        } else {
+            "part_or_default"
+        };
+        writeln!(fields, "        {f}: {how}(row[{i}]),").expect("write");
+    }
+    writeln!(
+        code,
+        "/// Row `n` of `LAYOUT` as a profile.\n\
+         pub fn laid_out(n: usize) -> super::Profile {{\n    \
+             let row = &LAYOUT[n];\n    \
+             let (keys, slots) = (row[{keys}], row[{slots}]);\n    \
+             let keys = KEY_PLACES[keys.0 as usize..keys.1 as usize]\n        \
+                 .iter()\n        \
+                 .map(|&(a, b, c, d)| (text((a, b)), part((c, d))))\n        \
+                 .collect();\n    \
+             super::Profile {{\n{fields}        \
+                 keys: super::KeyMap::laid_out(keys, &KEY_SLOTS[slots.0 as usize..slots.1 as usize]),\n        \
+                 notes: Vec::new(),\n    \
+             }}\n\
+         }}",
+        keys = n - 2,
+        slots = n - 1,
+    )
+    .expect("write");
 }
 
 fn main() {
@@ -164,6 +366,8 @@ fn main() {
         registry(&files, &pi_hosts),
     )
     .expect("write");
+    // (host, profile, light view) of each row, to lay out (`layout`).
+    let mut rows: Vec<(&str, Extent, Extent)> = Vec::new();
     for (host, file) in &files {
         let host = *host;
         let package = file["package"].as_str().unwrap_or_default();
@@ -181,6 +385,7 @@ fn main() {
             let applies = full["applies"].as_str().expect("applies").to_string();
             let full_range = pack(&full);
             let light_range = pack(&light(&full));
+            rows.push((host, full_range, light_range));
             // What `--host auto` matches a path against, without parsing a profile.
             let dirs: Vec<&str> = full["discovery"]["dirs"]
                 .as_array()
@@ -272,8 +477,28 @@ fn main() {
     std::fs::write(Path::new(&out).join("profiles.text"), &packed_all.text).expect("write");
     code.push_str(
         "/// Every profile and light view, packed (`host::packed`).\npub static PACKED: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/profiles.packed\"));\n\
-         /// Their strings, each once.\npub static PACKED_TEXT: &str = include_str!(concat!(env!(\"OUT_DIR\"), \"/profiles.text\"));\n",
+         /// Their strings, each once.\npub static PACKED_TEXT: &str = include_str!(concat!(env!(\"OUT_DIR\"), \"/profiles.text\"));\n\
+         /// A defaulted field the file leaves out (`LAYOUT`).\nconst ABSENT: (u32, u32) = (u32::MAX, u32::MAX);\n\
+         /// The string at `place` in `PACKED_TEXT`.\nfn text((start, end): (u32, u32)) -> &'static str {\n    &PACKED_TEXT[start as usize..end as usize]\n}\n\
+         /// The part packed at `extent`, read on first use.\nfn part<T>((start, end): (u32, u32)) -> super::Lazy<T> {\n    super::Lazy::packed(&PACKED[start as usize..end as usize], PACKED_TEXT)\n}\n\
+         /// The part packed at `extent`, or `T`'s default where the file leaves it out.\nfn part_or_default<T: Default>(extent: (u32, u32)) -> super::Lazy<T> {\n    match extent {\n        ABSENT => super::Lazy::by_default(),\n        _ => part(extent),\n    }\n}\n",
     );
+    let mut layouts = Layouts::default();
+    for (host, full, view) in &rows {
+        layout(
+            &format!("{host} (profile)"),
+            full,
+            &packed_all,
+            &mut layouts,
+        );
+        layout(
+            &format!("{host} (light view)"),
+            view,
+            &packed_all,
+            &mut layouts,
+        );
+    }
+    layout_code(&layouts, &mut code);
     pi_rows.push_str("];\n");
     code.push_str(&pi_rows);
     // Every key some pi row reads or refuses, sorted (a key's place is its id in
@@ -458,19 +683,21 @@ fn pi_facts(out: &Path) {
     std::fs::write(out.join("pi_thinking.rs"), thinking).expect("write");
 }
 
+/// A host's `HostId` variant (`claude-code` → `ClaudeCode`).
+fn variant(id: &str) -> String {
+    id.split('-')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
 /// The host registry as Rust (`host::HostId`, `ALL`, `PI_HOSTS`, each host's name,
 /// kind and repository, and, for the tests, its file as shipped).
 fn registry(files: &[(&str, Value)], pi_hosts: &[&str]) -> String {
-    let variant = |id: &str| -> String {
-        id.split('-')
-            .map(|w| {
-                let mut c = w.chars();
-                c.next()
-                    .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-                    .unwrap_or_default()
-            })
-            .collect()
-    };
     let mut code = String::from(
         "/// The hosts pwk has profiles for (the registry in build.rs; each host's facts are\n\
          /// in `schemas/hosts/<id>.json`).\n\

@@ -7,29 +7,41 @@
 //! ~40 keys answered each with half a dozen string comparisons, about 10% of the
 //! per-file work; a slot answers with a short hash and one comparison.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 
 use super::key_index;
 
-/// Keys in order, each with its value, and their slots.
+/// Keys in order, each with its value, and their slots (laid out by build.rs for
+/// a compiled-in profile).
 #[derive(Clone)]
 pub struct KeyMap<V> {
     entries: Vec<(&'static str, V)>,
-    slots: Vec<u8>,
+    slots: Cow<'static, [u8]>,
 }
 
 impl<V> Default for KeyMap<V> {
     fn default() -> Self {
         KeyMap {
             entries: Vec::new(),
-            slots: Vec::new(),
+            slots: Cow::Borrowed(&[]),
         }
     }
 }
 
 impl<V> KeyMap<V> {
+    /// A compiled-in profile's map, as build.rs laid it out: `entries` sorted by
+    /// key, distinct, and their `slots` (`key_index::slots`). The compiled-in rows
+    /// are compared with their source files in a test.
+    pub(super) fn laid_out(entries: Vec<(&'static str, V)>, slots: &'static [u8]) -> Self {
+        KeyMap {
+            entries,
+            slots: Cow::Borrowed(slots),
+        }
+    }
+
     /// The map of `entries`, sorted by key; `Err` names a key given twice, or says
     /// there are more keys than a slot can name.
     pub fn new(mut entries: Vec<(&'static str, V)>) -> Result<Self, String> {
@@ -46,7 +58,7 @@ impl<V> KeyMap<V> {
             }
         }
         let keys: Vec<&str> = entries.iter().map(|e| e.0).collect();
-        let slots = key_index::slots(&keys);
+        let slots = Cow::Owned(key_index::slots(&keys));
         Ok(KeyMap { entries, slots })
     }
 

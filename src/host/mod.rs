@@ -185,22 +185,25 @@ fn cell(cells: &'static Cells, i: usize) -> &'static OnceLock<Box<HostProfile>> 
 /// Row `i` of the table, fully (what `--host` uses).
 fn full(i: usize) -> &'static HostProfile {
     static CELLS: Cells = OnceLock::new();
-    cell(&CELLS, i).get_or_init(|| Box::new(parse(i, generated::PROFILES[i].4)))
+    cell(&CELLS, i).get_or_init(|| Box::new(make(i, 2 * i, generated::PROFILES[i].4)))
 }
 
 /// Row `i`, as the light view (every fact but the key facts' notes and sources):
 /// what the portable profile consults about every host.
 fn light(i: usize) -> &'static HostProfile {
     static CELLS: Cells = OnceLock::new();
-    cell(&CELLS, i).get_or_init(|| Box::new(parse(i, generated::PROFILES[i].5)))
+    cell(&CELLS, i).get_or_init(|| Box::new(make(i, 2 * i + 1, generated::PROFILES[i].5)))
 }
 
-/// Row `i`'s profile or view, read from its packed form (`range` in the table).
-fn parse(i: usize, (start, end): (u32, u32)) -> HostProfile {
+/// Row `i`'s profile or view: as build.rs laid it out (`layout`, a row of
+/// `generated::LAYOUT`), each part read on first use; in a debug build run with
+/// `PWK_DEBUG_PROFILE_PATCH` naming its host, its packed form (`range` in the
+/// table) read and patched.
+fn make(i: usize, layout: usize, (start, end): (u32, u32)) -> HostProfile {
     let (host, ..) = generated::PROFILES[i];
-    let packed = &generated::PACKED[start as usize..end as usize];
-    let profile: Profile = match crate::env::debug_profile_patch() {
+    let profile = match crate::env::debug_profile_patch() {
         Some((h, patch)) if h == host => {
+            let packed = &generated::PACKED[start as usize..end as usize];
             let mut v: serde_json::Value =
                 unpack::from_packed(packed, generated::PACKED_TEXT).expect("tested");
             let patch = serde_json::from_str(&patch).expect("PWK_DEBUG_PROFILE_PATCH: JSON");
@@ -213,8 +216,7 @@ fn parse(i: usize, (start, end): (u32, u32)) -> HostProfile {
             unpack::from_packed(out.bytes.leak(), out.text.leak())
                 .expect("PWK_DEBUG_PROFILE_PATCH: a profile")
         }
-        _ => unpack::from_packed(packed, generated::PACKED_TEXT)
-            .unwrap_or_else(|e| panic!("schemas/hosts/{host}.json, row {i}: {e} (tested)")),
+        _ => generated::laid_out(layout),
     };
     HostProfile {
         host: HostId::from_name(host).expect("a known host"),
@@ -834,7 +836,8 @@ mod tests {
 
     /// The packed table reads as the source files do: each row's profile is its
     /// host's file resolved to that version (`notes` left out), and its light view
-    /// reads too, with the same keys and schemas.
+    /// reads too, with the same keys and schemas; each static row and view reads
+    /// as its packed form.
     #[test]
     fn packed_rows_read_as_the_source_files() {
         for h in ALL {
@@ -850,6 +853,22 @@ mod tests {
                     "{h}@{}",
                     want.version
                 );
+                // The static row build.rs laid out reads as its packed form does (what
+                // a debug build's PWK_DEBUG_PROFILE_PATCH reads), view and all.
+                for (laid_out, (start, end)) in [
+                    (got, generated::PROFILES[i].4),
+                    (light(i), generated::PROFILES[i].5),
+                ] {
+                    let packed = &generated::PACKED[start as usize..end as usize];
+                    let read: Profile =
+                        unpack::from_packed(packed, generated::PACKED_TEXT).unwrap();
+                    assert_eq!(
+                        format!("{:?}", laid_out.profile),
+                        format!("{read:?}"),
+                        "{h}@{}",
+                        want.version
+                    );
+                }
                 let view = light(i);
                 assert!(view.keys.keys().eq(got.keys.keys()), "{h}@{}", got.version);
                 // Each part stepped over when the row was read (every lazy section

@@ -8,8 +8,9 @@
 //!
 //! Every string is `&'static str`, borrowed from the profile text compiled into the
 //! binary ([`super::unpack`] lends it): reading a profile allocates no strings. Its
-//! sections and each key's fact are [`Lazy`]: reading a profile reads its top-level
-//! fields, and a section is read when something first looks at it.
+//! sections and each key's fact are [`Lazy`], read when something first looks at
+//! them. A compiled-in profile's top level is laid out by build.rs (each field's
+//! place in the packed form), so making one runs no reader.
 
 use std::collections::BTreeMap;
 
@@ -57,11 +58,11 @@ pub struct Profile {
     pub unknown_keys: Lazy<Option<Fact>>,
     /// For documented keys the host does not read: what it reads instead.
     #[serde(default)]
-    pub instead: BTreeMap<&'static str, &'static str>,
+    pub instead: Lazy<BTreeMap<&'static str, &'static str>>,
     /// For an unread key, the value that matches what the host does anyway (then
     /// the key is harmless there and not reported).
     #[serde(default)]
-    pub default_values: BTreeMap<&'static str, &'static str>,
+    pub default_values: Lazy<BTreeMap<&'static str, &'static str>>,
     /// Keys that make the host refuse the role.
     #[serde(default)]
     pub rejected: Lazy<BTreeMap<&'static str, Fact>>,
@@ -94,7 +95,7 @@ pub struct Profile {
     pub models: Lazy<Models>,
     /// Rule severities that differ for this host.
     #[serde(default)]
-    pub severity: BTreeMap<&'static str, Severity>,
+    pub severity: Lazy<BTreeMap<&'static str, Severity>>,
     /// Other facts worth knowing, each with its source: for people reading the file
     /// (build.rs leaves them out of the binary, so this is empty at run time).
     #[serde(default)]
@@ -110,7 +111,7 @@ pub struct Profile {
     /// its documentation and issues (no loader read, nothing run: Antigravity CLI,
     /// goose), and then every finding under this profile is a warning at most.
     #[serde(default)]
-    pub confidence: Confidence,
+    pub confidence: Lazy<Confidence>,
     /// A key the host loads the file without but needs, with this value, before it
     /// offers the agent for delegation (Antigravity CLI: `subagent: true`, else
     /// `invoke_subagent` never reaches it): `not-invocable`.

@@ -198,11 +198,28 @@ const LAZY: &str = "$pwk::host::Lazy";
 /// section's extent kept, and a section is read when a check first looks at it.
 /// From any deserializer but the [`Unpacker`], the part is read at once.
 pub struct Lazy<T> {
-    /// The packed value and the text its strings are in (`None`: read from another
-    /// source, or a default: `value` is set).
-    packed: Option<(&'static [u8], &'static str)>,
+    /// Where the value comes from when it is first asked for.
+    source: Source<T>,
     value: OnceLock<T>,
 }
+
+/// What a [`Lazy`] reads its value from.
+enum Source<T> {
+    /// The packed value and the text its strings are in.
+    Packed(&'static [u8], &'static str),
+    /// A default: a part a compiled-in profile leaves out.
+    Made(fn() -> T),
+    /// Read already (from another source, or a default): the value is set.
+    Ready,
+}
+
+impl<T> Clone for Source<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Source<T> {}
 
 /// A key fact's schema, read on first use.
 pub type LazyJson = Lazy<serde_json::Value>;
@@ -211,17 +228,40 @@ impl<T> Lazy<T> {
     /// A value already read.
     pub fn ready(value: T) -> Self {
         Lazy {
-            packed: None,
+            source: Source::Ready,
             value: OnceLock::from(value),
+        }
+    }
+
+    /// The packed value `bytes` holds, its strings in `text`, read on first use: a
+    /// part the Unpacker stepped over, or one of a profile build.rs laid out.
+    pub(super) const fn packed(bytes: &'static [u8], text: &'static str) -> Self {
+        Lazy {
+            source: Source::Packed(bytes, text),
+            value: OnceLock::new(),
+        }
+    }
+
+    /// `T`'s default, made on first use: a part a compiled-in profile leaves out.
+    pub(super) const fn by_default() -> Self
+    where
+        T: Default,
+    {
+        Lazy {
+            source: Source::Made(T::default),
+            value: OnceLock::new(),
         }
     }
 }
 
 impl<T: de::Deserialize<'static>> Lazy<T> {
     fn get(&self) -> &T {
-        self.value.get_or_init(|| {
-            let (bytes, text) = self.packed.expect("a Lazy without a value is packed");
-            from_packed(bytes, text).expect("a part stepped over reads (tested)")
+        self.value.get_or_init(|| match self.source {
+            Source::Packed(bytes, text) => {
+                from_packed(bytes, text).expect("a part stepped over reads (tested)")
+            }
+            Source::Made(make) => make(),
+            Source::Ready => unreachable!("a ready Lazy holds its value"),
         })
     }
 }
@@ -243,7 +283,7 @@ impl<T: de::Deserialize<'static>> std::ops::DerefMut for Lazy<T> {
 impl<T: Clone> Clone for Lazy<T> {
     fn clone(&self) -> Self {
         Lazy {
-            packed: self.packed,
+            source: self.source,
             value: self.value.clone(),
         }
     }
@@ -290,10 +330,7 @@ where
                 let text: &'static str = seq
                     .next_element()?
                     .ok_or_else(|| de::Error::invalid_length(1, &self))?;
-                Ok(Lazy {
-                    packed: Some((bytes, text)),
-                    value: OnceLock::new(),
-                })
+                Ok(Lazy::packed(bytes, text))
             }
         }
         d.deserialize_newtype_struct(LAZY, Parts(std::marker::PhantomData))
