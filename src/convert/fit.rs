@@ -27,7 +27,7 @@ thread_local! {
 impl Convert {
     /// The target key the tools are written under (OpenCode: `permission`).
     pub(super) fn tools_key(&self) -> Option<String> {
-        match &self.to.tools.ruleset {
+        match &*self.to.tools.ruleset {
             Some(rs) => Some(rs.permission_key.to_string()),
             None => self.target_key("tools"),
         }
@@ -35,7 +35,7 @@ impl Convert {
 
     /// The target key denials are written under.
     pub(super) fn deny_key(&self) -> Option<String> {
-        match &self.to.tools.ruleset {
+        match &*self.to.tools.ruleset {
             Some(rs) => Some(rs.permission_key.to_string()),
             None => self.target_key("deny-tools"),
         }
@@ -107,7 +107,7 @@ impl Convert {
             let i = c.slot(key);
             c.lines[i].text = text;
         };
-        if let Some(rs) = &to.tools.ruleset {
+        if let Some(rs) = &*to.tools.ruleset {
             let key = rs.permission_key;
             if self.plan.allow.is_none() && self.plan.deny.is_empty() && self.plan.ask.is_empty() {
                 if self.lines.iter().any(|l| l.key == key) {
@@ -364,7 +364,7 @@ impl Convert {
                 .as_ref()
                 .is_none_or(|a| matches!(a, Access::Denied(_)));
             let mut did = false;
-            if let Some(rs) = &to.tools.ruleset {
+            if let Some(rs) = &*to.tools.ruleset {
                 let perms: Vec<&str> = offending.iter().map(|t| rs.permission(t)).collect();
                 if matches!(b.other, Some(Access::Ask(_))) {
                     for t in &offending {

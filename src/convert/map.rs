@@ -207,7 +207,7 @@ impl Convert {
         let (from, to) = (self.from, self.to);
         // The tool ruleset (OpenCode's `tools` and `permission`) converts as one,
         // from what it grants; a permission mode goes through the tool plan.
-        if let Some(rs) = &from.tools.ruleset
+        if let Some(rs) = &*from.tools.ruleset
             && (k == rs.tools_key || k == rs.permission_key)
         {
             self.ruleset_source(k, rs);

@@ -301,7 +301,7 @@ pub(crate) fn convert_doc(
         last_slot: None,
         identity: None,
     };
-    if let Some(rs) = &from.tools.ruleset {
+    if let Some(rs) = &*from.tools.ruleset {
         c.plan.ruleset_keys = entries
             .iter()
             .map(|(k, _)| k.text.clone())

@@ -185,7 +185,7 @@ fn render(from: &HostProfile, s: &Shape) -> String {
         }
     };
     let mut out = String::from("---\nname: r\ndescription: d\n");
-    if let Some(rs) = &from.tools.ruleset {
+    if let Some(rs) = &*from.tools.ruleset {
         if let Some(map) = &s.tool_map {
             if map.is_empty() {
                 out.push_str(&format!("{}: {{}}\n", rs.tools_key));

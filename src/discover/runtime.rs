@@ -707,7 +707,7 @@ fn tools(host: Host, role: &ResolvedRole, denies: &[crate::host::effective::Deny
         Some(l) => Some(Some(l.as_slice())),
         None => Some(None),
     };
-    let mcp = match (&host.tools.mcp, read_list) {
+    let mcp = match (&*host.tools.mcp, read_list) {
         (Some(fact), Some(list)) => mcp_reach(fact, list),
         _ => None,
     };

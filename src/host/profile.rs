@@ -617,7 +617,7 @@ pub struct Tools {
     /// Names the host accepts in `tools` but never gives the child (Claude Code
     /// 2.1.332: `TaskCreate`, `Search`; Gemini CLI 0.61: `read_many_files`).
     #[serde(default)]
-    pub dropped: Option<Dropped>,
+    pub dropped: Lazy<Option<Dropped>>,
     /// Whether an entry may carry a specifier (`Bash(git *)`, `Agent(reviewer)`):
     /// the tool is the name before `(`.
     #[serde(default)]
@@ -644,7 +644,7 @@ pub struct Tools {
     /// What pi's own MCP support makes of the role's tools, where the host hands
     /// them to pi's tool allow-list (`pi --tools`): `None` when pwk has no such fact.
     #[serde(default)]
-    pub mcp: Option<McpReach>,
+    pub mcp: Lazy<Option<McpReach>>,
     /// Set when no `tools` (or an all-token) gives the child every tool of the
     /// session, beyond the names in `default`: MCP servers' tools and whatever the
     /// parent has (Claude Code, Copilot, Gemini CLI, OpenCode).
@@ -653,11 +653,11 @@ pub struct Tools {
     /// Set when the role limits its tools with a permission ruleset rather than
     /// lists (OpenCode: a `tools` map of tool → true | false and a `permission` map).
     #[serde(default)]
-    pub ruleset: Option<Ruleset>,
+    pub ruleset: Lazy<Option<Ruleset>>,
     /// Tools the host adds to an allow-list when a key is set (Claude Code:
     /// `memory` adds Read, Write and Edit), by key.
     #[serde(default)]
-    pub added_by: BTreeMap<&'static str, AddedTools>,
+    pub added_by: Lazy<BTreeMap<&'static str, AddedTools>>,
     /// Set when an entry `<tool>/<name>` names the tool before the `/` (Copilot:
     /// `search/codebase` is `search`, `execute/*` is `execute`); any other
     /// `<server>/<tool>` names an MCP server's tool.

@@ -84,7 +84,7 @@ pub(super) fn lists(p: &HostProfile, m: Option<&Node>, text: &str) -> Grants {
     };
     // Tools a key adds to an allow-list (Claude Code's `memory`).
     if open.is_none() && !host_default {
-        for (key, add) in &t.added_by {
+        for (key, add) in &*t.added_by {
             if m.and_then(|m| m.get(key))
                 .is_some_and(|n| !n.to_json().is_null())
             {

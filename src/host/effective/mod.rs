@@ -194,7 +194,7 @@ pub fn grants(p: &HostProfile, doc: &RoleDoc) -> Grants {
         .mapping()
         .filter(|m| m.as_mapping().is_some())
         .filter(|_| !dots);
-    match &p.tools.ruleset {
+    match &*p.tools.ruleset {
         Some(rs) => ruleset::ruleset(p, rs, m),
         None => lists::lists(p, m, &doc.text),
     }

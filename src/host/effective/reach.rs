@@ -42,7 +42,7 @@ impl Grants {
         }
         // pi's MCP tools: a role without an allow-list reaches every one on the pi
         // generation that has them, where the host hands `tools` to pi.
-        if let Some(mcp) = &p.tools.mcp
+        if let Some(mcp) = &*p.tools.mcp
             && self.declared.is_none()
             && mcp.missing_reaches
         {

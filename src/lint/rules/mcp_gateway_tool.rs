@@ -33,7 +33,7 @@ fn mentions(hay: &str, needle: &str) -> bool {
 
 pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     let p = cx.profile;
-    let Some(mcp) = &p.tools.mcp else { return };
+    let Some(mcp) = &*p.tools.mcp else { return };
     let Some(node) = tree.get("tools") else {
         return;
     };

@@ -47,7 +47,7 @@ pub(crate) fn check(cx: &mut Checker<'_>, tree: &Node) {
     };
     // pi ≥ 1.0.4 declares the MCP tools of `mcp.json` (or a gateway to them) to a
     // run without an allow-list.
-    let effect = match &p.tools.mcp {
+    let effect = match &*p.tools.mcp {
         Some(m) if m.missing_reaches && !p.is_portable() => format!(
             "{effect}, and on pi {} every MCP tool configured in pi's `mcp.json`",
             m.pi

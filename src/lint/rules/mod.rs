@@ -156,7 +156,7 @@ pub(crate) fn host_fact(rule: &str, p: &crate::host::HostProfile) -> Option<Stri
             ),
             None => return None,
         },
-        "mcp-gateway-tool" => match &p.tools.mcp {
+        "mcp-gateway-tool" => match &*p.tools.mcp {
             Some(m) => format!("on pi {}: {}", m.pi, m.note),
             None => return None,
         },
