@@ -880,7 +880,7 @@ pub(crate) fn describe_origin(origin: &Origin, cwd: &Path) -> String {
 /// Everything of the project another user controls, so that pwk says what it does
 /// not use: `walk` (what the root walk stopped at), the configuration files from
 /// `cwd` up to `root`, the role directories of `root`. Each path once.
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
+#[inline(never)] // off a clean file's path: docs/src/perf.md, step 30
 fn ignored_files(cwd: &Path, root: &Path, walk: Option<Untrusted>) -> Vec<Untrusted> {
     let mut out: Vec<Untrusted> = walk.into_iter().collect();
     let mut add = |u: Untrusted| {

@@ -356,7 +356,7 @@ fn stdin_requested(args: &LintArgs) -> anyhow::Result<bool> {
 /// linted even if `exclude` lists it, as any file named on the command line.
 /// With `--fix`, the fixed text goes to stdout and the findings that remain to
 /// stderr (as ruff does); with `--diff`, the diff to stdout.
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
+#[inline(never)] // off a clean file's path: docs/src/perf.md, step 30
 fn run_stdin(
     args: &LintArgs,
     ctx: &Context,
@@ -627,7 +627,7 @@ impl FixTally {
 /// the unsafe ones with `--unsafe-fixes`), reading and writing it through the
 /// file set's trust anchors; `--diff` collects the diffs, `--fix` writes and says
 /// what it fixed on stderr.
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
+#[inline(never)] // off a clean file's path: docs/src/perf.md, step 30
 fn fix_step(
     args: &LintArgs,
     ctx: &Context,

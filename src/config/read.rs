@@ -16,7 +16,7 @@ const MAX_EXTEND: usize = 8;
 
 impl Config {
     /// Read the configuration file at `path` and the files it extends.
-    #[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
+    #[inline(never)] // off a clean file's path: docs/src/perf.md, step 30
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
         let mut layers = Vec::new();
         let mut next = Some((path.to_path_buf(), None::<Origin>));

@@ -162,7 +162,7 @@ impl Detection {
         out
     }
 
-    #[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
+    #[inline(never)] // off a clean file's path: docs/src/perf.md, step 30
     fn describe_found(&self, show: &dyn Fn(&Path) -> String) -> String {
         let label = |f: &Found| {
             let spec = HostSpec {

@@ -12,7 +12,6 @@ use crate::host::{HostProfile, ListReading};
 use crate::role::{Fences, Node, RoleDoc, SplitError};
 
 /// `unresolved-model` for `doc` against the models pi lists (`--check-models`).
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
 pub(crate) fn check_models(
     doc: &RoleDoc,
     profile: &'static HostProfile,
@@ -76,7 +75,6 @@ fn documented_host(profile: &HostProfile, out: &mut [Diagnostic]) {
 
 /// The checks that look at the machine, not only the file: the skills a role
 /// names, against the skill directories the host reads (`places`).
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
 pub(crate) fn check_skills(
     doc: &RoleDoc,
     profile: &'static HostProfile,
@@ -252,7 +250,6 @@ fn repaired(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlError)
     true
 }
 
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
 fn yaml_error(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlError) {
     let before = cx.out.len();
     yaml_error_findings(cx, fences, err);

@@ -135,7 +135,7 @@ impl LintReport {
 
     /// Two runs' reports as one (files linted for different host profiles, by
     /// `[[overrides]]`): files sorted by path, the profiles named together.
-    #[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
+    #[inline(never)] // off a clean file's path: docs/src/perf.md, step 30
     pub fn merge(mut self, other: LintReport) -> LintReport {
         self.files.extend(other.files);
         self.files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -882,7 +882,7 @@ fn too_large(path: &Path, host: &'static HostProfile, err: &ReadError) -> Diagno
 /// The cross-file findings (`duplicate-name`) over a set of files, with the host's
 /// severities: `(index into paths, finding)`. `sites[i]` is where `paths[i]`
 /// declares its name.
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
+#[inline(never)] // off a clean file's path: docs/src/perf.md, step 30
 pub fn cross_file(
     paths: &[&Path],
     sites: &[Option<&NameSite>],

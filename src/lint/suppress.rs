@@ -502,7 +502,6 @@ pub(crate) fn apply(
 /// is open at that position kept per rule in file order: O((findings + directives)
 /// log directives), where trying every directive on every finding was quadratic
 /// (n keys each with its own `# pwk: ignore`).
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
 fn hiding(dirs: &[Directive], diagnostics: &[Diagnostic]) -> Vec<Option<(usize, usize)>> {
     use std::collections::{BTreeSet, HashMap};
     // The first position of each rule in a directive's list (a repeated id is

@@ -83,7 +83,7 @@ pub(crate) struct HostFacts {
 /// `packages` is parsed: the rest is skipped without a depth limit (N25: pi's
 /// `JSON.parse` reads a file nested deeper than serde_json's 128 levels, so pwk must
 /// too).
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
+#[inline(never)] // off a clean file's path: docs/src/perf.md, step 30
 pub(crate) fn read_host_facts(path: &Path) -> Result<HostFacts, String> {
     /// Whether a value is a JSON object, read without keeping it.
     struct IsObject(bool);

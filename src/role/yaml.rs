@@ -520,7 +520,6 @@ fn simple_plain(b: &[u8]) -> bool {
 }
 
 /// [`parse`] by the YAML parser.
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
 fn parse_full(file: &str, yaml: Span) -> Result<Node, YamlError> {
     let offsets = Offsets::new(file, &yaml);
     let original = &file[yaml.clone()];

@@ -71,6 +71,24 @@ pub fn find_iter<'h>(hay: &'h [u8], needle: &'h [u8]) -> impl Iterator<Item = us
     })
 }
 
+/// The offset of the first byte of `hay` that is not ASCII (0x80 and above),
+/// eight bytes at a time: most of a role file is ASCII, and a scan for characters
+/// that are not (invisible ones) skips it this way.
+pub fn find_non_ascii(hay: &[u8]) -> Option<usize> {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = hay.chunks_exact(8);
+    let mut at = 0;
+    for word in &mut words {
+        let high = u64::from_le_bytes(word.try_into().expect("8 bytes")) & HIGH;
+        if high != 0 {
+            return Some(at + high.trailing_zeros() as usize / 8);
+        }
+        at += 8;
+    }
+    let rest = words.remainder();
+    rest.iter().position(|b| !b.is_ascii()).map(|i| at + i)
+}
+
 /// [`find`] from offset `from` on (the offset returned is `hay`'s).
 fn find_from(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
     let (&first, rest) = needle.split_first()?;
@@ -114,11 +132,35 @@ mod tests {
                 );
             }
             prop_assert_eq!(find_byte2(b'\n', b'\r', &hay), memchr::memchr2(b'\n', b'\r', &hay));
+            // At every start, so each place in a word and each remainder is tried.
+            for from in 0..hay.len().min(17) {
+                prop_assert_eq!(
+                    find_non_ascii(&hay[from..]),
+                    hay[from..].iter().position(|b| !b.is_ascii())
+                );
+            }
             prop_assert_eq!(find(&hay, &needle), memchr::memmem::find(&hay, &needle));
             prop_assert_eq!(
                 find_iter(&hay, &needle).collect::<Vec<_>>(),
                 memchr::memmem::find_iter(&hay, &needle).collect::<Vec<_>>()
             );
+        }
+
+        /// ASCII text with one byte that is not, anywhere (in each place of a word
+        /// and in the remainder), or none.
+        #[test]
+        fn finds_the_first_byte_that_is_not_ascii(
+            ascii in proptest::collection::vec(0u8..0x80, 0..100),
+            place in any::<proptest::sample::Index>(),
+            high in 0x80u8..=0xFF,
+            with in any::<bool>(),
+        ) {
+            let mut hay = ascii;
+            let want = with.then(|| place.index(hay.len() + 1));
+            if let Some(at) = want {
+                hay.insert(at, high);
+            }
+            prop_assert_eq!(find_non_ascii(&hay), want);
         }
     }
 }

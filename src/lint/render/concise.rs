@@ -6,7 +6,7 @@ use super::RenderOptions;
 use crate::lint::LintReport;
 use crate::text::escape_line;
 
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
+#[inline(never)] // off a clean file's path: docs/src/perf.md, step 30
 pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     let mut out = String::new();
     for d in report.diagnostics() {

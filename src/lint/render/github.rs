@@ -16,7 +16,7 @@ pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
+#[inline(never)] // off a clean file's path: docs/src/perf.md, step 30
 pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     let mut out = String::new();
     for d in report.diagnostics() {

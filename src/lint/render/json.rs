@@ -108,7 +108,7 @@ fn entry<'a>(d: &'a crate::lint::Diagnostic, opts: &RenderOptions<'_>) -> Entry<
     }
 }
 
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
+#[inline(never)] // off a clean file's path: docs/src/perf.md, step 30
 pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     let (errors, warnings) = report.counts();
     let (fixable, unsafe_fixable) = super::fix_counts(report);

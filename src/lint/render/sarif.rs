@@ -105,7 +105,7 @@ fn fixes(fixes: &[crate::lint::fix::Fix], uri: &str) -> serde_json::Value {
         .collect()
 }
 
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
+#[inline(never)] // off a clean file's path: docs/src/perf.md, step 30
 pub fn render(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     let used: BTreeMap<&str, usize> = {
         let mut ids: Vec<&str> = report

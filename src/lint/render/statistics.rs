@@ -52,7 +52,7 @@ pub fn counts(report: &LintReport) -> Vec<RuleCount> {
 
 /// `  3  error    unknown-key    [*] unknown key …` per rule, then the summary of
 /// human output (none with `summary: false`).
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
+#[inline(never)] // off a clean file's path: docs/src/perf.md, step 30
 pub fn render_human(report: &LintReport, opts: &RenderOptions<'_>) -> String {
     let rows = counts(report);
     let count_w = rows
@@ -100,7 +100,7 @@ struct Summary {
 
 /// `{"version": 1, "host": …, "files": N, "statistics": [{rule, severity, count,
 /// fixable, summary, url}], "summary": …}`.
-#[inline(never)] // off a clean file's path: docs/src/perf.md, step 31
+#[inline(never)] // off a clean file's path: docs/src/perf.md, step 30
 pub fn render_json(report: &LintReport) -> String {
     let (errors, warnings) = report.counts();
     let (fixable, unsafe_fixable) = super::fix_counts(report);

@@ -47,7 +47,12 @@ fn runs(text: &str) -> Vec<Run> {
     let mut i = 0;
     while i < bytes.len() {
         if !may_start(bytes[i]) {
-            i += 1;
+            // No invisible character starts with an ASCII byte: skip to the next
+            // byte that is not ASCII (most role files are mostly ASCII).
+            match crate::text::scan::find_non_ascii(&bytes[i + 1..]) {
+                Some(n) => i += 1 + n,
+                None => break,
+            }
             continue;
         }
         let Some(c) = text[i..].chars().next() else {
