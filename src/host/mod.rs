@@ -836,8 +836,8 @@ mod tests {
 
     /// The packed table reads as the source files do: each row's profile is its
     /// host's file resolved to that version (`notes` left out), and its light view
-    /// reads too, with the same keys and schemas; each static row and view reads
-    /// as its packed form.
+    /// reads too, with the same keys and schemas; each row and view as build.rs
+    /// laid it out reads as its packed form.
     #[test]
     fn packed_rows_read_as_the_source_files() {
         for h in ALL {
@@ -853,7 +853,7 @@ mod tests {
                     "{h}@{}",
                     want.version
                 );
-                // The static row build.rs laid out reads as its packed form does (what
+                // The row as build.rs laid it out reads as its packed form does (what
                 // a debug build's PWK_DEBUG_PROFILE_PATCH reads), view and all.
                 for (laid_out, (start, end)) in [
                     (got, generated::PROFILES[i].4),
