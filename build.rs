@@ -130,16 +130,27 @@ type Extent = (u32, u32);
 /// A defaulted field the file leaves out, in a row's layout.
 const ABSENT: (usize, usize) = (u32::MAX as usize, u32::MAX as usize);
 
-/// The packed object at `at` (its tag): each member's key and its value's extent.
-fn packed_members<'t>(bytes: &[u8], text: &'t str, at: usize) -> Vec<(&'t str, (usize, usize))> {
-    let word = |p: usize| -> usize {
-        u32::from_le_bytes(bytes[p..p + 4].try_into().expect("4 bytes")) as usize
-    };
+/// The 4-byte little-endian number at `p` of a packed form.
+fn packed_word(bytes: &[u8], p: usize) -> usize {
+    u32::from_le_bytes(bytes[p..p + 4].try_into().expect("4 bytes")) as usize
+}
+
+/// A member of a packed object: its key, the key's place in the text, and its
+/// value's extent.
+struct Member<'t> {
+    key: &'t str,
+    place: (usize, usize),
+    extent: (usize, usize),
+}
+
+/// The members of the packed object at `at` (its tag).
+fn packed_members<'t>(bytes: &[u8], text: &'t str, at: usize) -> Vec<Member<'t>> {
+    let word = |p: usize| packed_word(bytes, p);
     assert_eq!(bytes[at], packed::OBJECT, "an object");
     let mut p = at + 9;
     let mut members = Vec::new();
     for _ in 0..word(at + 1) {
-        let key = &text[word(p)..word(p + 4)];
+        let place = (word(p), word(p + 4));
         p += 8;
         let len = match bytes[p] {
             packed::NULL | packed::FALSE | packed::TRUE => 1,
@@ -147,7 +158,11 @@ fn packed_members<'t>(bytes: &[u8], text: &'t str, at: usize) -> Vec<(&'t str, (
             packed::ARRAY | packed::OBJECT => 9 + word(p + 5),
             t => panic!("unknown tag {t}"),
         };
-        members.push((key, (p, p + len)));
+        members.push(Member {
+            key: &text[place.0..place.1],
+            place,
+            extent: (p, p + len),
+        });
         p += len;
     }
     assert_eq!(p, at + 9 + word(at + 5), "the members fill the object");
@@ -178,22 +193,20 @@ fn layout_fields() -> impl Iterator<Item = &'static str> {
 /// Lay out the packed row at `(start, end)` (`label` names it in messages).
 fn layout(label: &str, &(start, end): &Extent, packed_all: &packed::Packer, out: &mut Layouts) {
     let (bytes, text) = (&packed_all.bytes[..], &packed_all.text[..]);
-    let word = |p: usize| -> usize {
-        u32::from_le_bytes(bytes[p..p + 4].try_into().expect("4 bytes")) as usize
-    };
     let members = packed_members(bytes, text, start as usize);
     assert_eq!(
-        members.last().map(|m| m.1.1),
+        members.last().map(|m| m.extent.1),
         Some(end as usize),
         "{label}: the row ends with its last member"
     );
-    for (key, _) in &members {
+    for m in &members {
         assert!(
-            *key == "keys" || layout_fields().any(|f| f == *key),
-            "{label}: `{key}` is not a field of a profile laid out (`notes` are left out)"
+            m.key == "keys" || layout_fields().any(|f| f == m.key),
+            "{label}: `{}` is not a field of a profile laid out (`notes` are left out)",
+            m.key
         );
     }
-    let find = |k: &str| members.iter().find(|m| m.0 == k).map(|m| m.1);
+    let find = |k: &str| members.iter().find(|m| m.key == k).map(|m| m.extent);
     let mut row = Vec::new();
     for field in layout_fields() {
         row.push(match find(field) {
@@ -203,7 +216,10 @@ fn layout(label: &str, &(start, end): &Extent, packed_all: &packed::Packer, out:
                     packed::STR,
                     "{label}: `{field}` is a string"
                 );
-                (word(extent.0 + 1), word(extent.0 + 5))
+                (
+                    packed_word(bytes, extent.0 + 1),
+                    packed_word(bytes, extent.0 + 5),
+                )
             }
             Some(extent) => extent,
             None if PROFILE_DEFAULTED.contains(&field) => ABSENT,
@@ -211,14 +227,15 @@ fn layout(label: &str, &(start, end): &Extent, packed_all: &packed::Packer, out:
         });
     }
     let facts = packed_members(bytes, text, find("keys").expect("keys").0);
-    let names: Vec<&str> = facts.iter().map(|f| f.0).collect();
+    let names: Vec<&str> = facts.iter().map(|f| f.key).collect();
     assert!(names.is_sorted(), "{label}: keys sorted");
     assert!(names.len() <= 255, "{label}: at most 255 keys");
     row.push((out.keys.len(), out.keys.len() + facts.len()));
-    for (name, (a, b)) in &facts {
-        let place = name.as_ptr() as usize - text.as_ptr() as usize;
-        out.keys.push((place, place + name.len(), *a, *b));
-    }
+    out.keys.extend(
+        facts
+            .iter()
+            .map(|f| (f.place.0, f.place.1, f.extent.0, f.extent.1)),
+    );
     let slots = key_index::slots(&names);
     row.push((out.slots.len(), out.slots.len() + slots.len()));
     out.slots.extend(slots);
