@@ -17,11 +17,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
     long_about = "pwk checks agent role definitions (Markdown with YAML frontmatter) against a \
 documented schema, installs the canonical PWK roles safely, shows which role definition wins \
 across the package, global and project layers, and runs delegated work on the real `pi` CLI.",
-    after_long_help = top_after_help(),
-    // pwk has no required top-level argument: this only spares clap working out the
-    // (empty) list of them at each run, for the subcommand's usage line
-    // (docs/src/perf.md, step 33).
-    subcommand_negates_reqs = true
+    after_long_help = top_after_help()
 )]
 pub struct Cli {
     /// When to use colour: auto (the default: on a terminal), always or never
