@@ -290,13 +290,14 @@ impl Project {
         self.configs.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Where the skill directories of this project, this user and pi are.
-    pub fn skill_places(&self) -> crate::host::skills::SkillPlaces {
-        crate::host::skills::SkillPlaces {
+    /// Where the skill directories of this project, this user and pi are: shared by
+    /// every file's settings (a lint run copies them per file).
+    pub fn skill_places(&self) -> Arc<crate::host::skills::SkillPlaces> {
+        Arc::new(crate::host::skills::SkillPlaces {
             root: self.root.clone(),
             home: self.home.clone(),
             agent_dir: self.agent_dir.clone(),
-        }
+        })
     }
 
     /// Discovery's starting points for this project.

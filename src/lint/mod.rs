@@ -315,8 +315,10 @@ pub struct FileSettings {
     /// turns them `off` (at their own severity); applied by `crate::project::Project::plan`.
     pub enable: std::collections::BTreeSet<String>,
     /// Where the skill directories are (`unknown-skill`); `None`: not known (text
-    /// linted outside a project), and skill names are not checked.
-    pub skills: Option<crate::host::skills::SkillPlaces>,
+    /// linted outside a project), and skill names are not checked. Shared: every
+    /// file's settings start as a copy of the run's (no paths copied per file, and
+    /// compared by identity first: `SkillPlaces` is `Eq`).
+    pub skills: Option<std::sync::Arc<crate::host::skills::SkillPlaces>>,
     /// `--check-models`: what pi lists on this machine (`unresolved-model`).
     pub models: Option<Models>,
 }

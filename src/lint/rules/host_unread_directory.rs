@@ -66,13 +66,17 @@ pub(crate) fn check(cx: &mut Checker<'_>) {
 /// Where `dir` (a path relative to the project) sits in a file's path `comps`: the
 /// index just after it.
 fn after(comps: &[Component<'_>], dir: &str) -> Option<usize> {
-    // The rest of `dir` is parsed again only where its first component matches.
+    // The rest of `dir` is parsed only where its first component matches (asked
+    // for each of the profile's directories, for every file of a run).
     let mut want = Path::new(dir).components();
     let first = want.next()?;
-    let n = 1 + want.clone().count();
-    (0..comps.len().saturating_sub(n))
-        .find(|&i| comps[i] == first && comps[i + 1..i + n].iter().copied().eq(want.clone()))
-        .map(|i| i + n)
+    (0..comps.len())
+        .filter(|&i| comps[i] == first)
+        .find_map(|i| {
+            let n = 1 + want.clone().count();
+            (i + n < comps.len() && comps[i + 1..i + n].iter().copied().eq(want.clone()))
+                .then_some(i + n)
+        })
 }
 
 /// The project directory of `p` from which the host reads the file at `path` (one it
@@ -80,6 +84,11 @@ fn after(comps: &[Component<'_>], dir: &str) -> Option<usize> {
 /// directly), if any.
 pub(crate) fn reading_dir<'p>(p: &'p HostProfile, path: &Path) -> Option<&'p DiscoveryDir> {
     let comps: Vec<_> = path.components().collect();
+    reading_dir_of(p, &comps)
+}
+
+/// [`reading_dir`] for a path already split into its components.
+fn reading_dir_of<'p>(p: &'p HostProfile, comps: &[Component<'_>]) -> Option<&'p DiscoveryDir> {
     let project = || {
         p.discovery
             .dirs
@@ -87,8 +96,8 @@ pub(crate) fn reading_dir<'p>(p: &'p HostProfile, path: &Path) -> Option<&'p Dis
             .filter(|d| d.layer == DirLayer::Project)
     };
     project()
-        .find(|d| d.recursive && after(&comps, d.path).is_some())
-        .or_else(|| project().find(|d| after(&comps, d.path).is_some_and(|i| i + 1 == comps.len())))
+        .find(|d| d.recursive && after(comps, d.path).is_some())
+        .or_else(|| project().find(|d| after(comps, d.path).is_some_and(|i| i + 1 == comps.len())))
 }
 
 /// A role in a subdirectory of a project directory the host reads only one level
@@ -96,7 +105,7 @@ pub(crate) fn reading_dir<'p>(p: &'p HostProfile, path: &Path) -> Option<&'p Dis
 /// `*.md` files), when no directory it reads recursively holds the file.
 fn in_subdirectory(cx: &mut Checker<'_>, comps: &[Component<'_>]) {
     let p = cx.profile;
-    if reading_dir(p, &cx.doc.path).is_some() {
+    if reading_dir_of(p, comps).is_some() {
         return;
     }
     for d in p
@@ -124,5 +133,51 @@ fn in_subdirectory(cx: &mut Checker<'_>, comps: &[Component<'_>]) {
             Some(format!("move the file up into `{dir}/`")),
         );
         return;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The search `after` replaced: every start tried, the whole of `dir` parsed
+    /// before the first comparison.
+    fn after_by_every_start(comps: &[Component<'_>], dir: &str) -> Option<usize> {
+        let mut want = Path::new(dir).components();
+        let first = want.next()?;
+        let n = 1 + want.clone().count();
+        (0..comps.len().saturating_sub(n))
+            .find(|&i| comps[i] == first && comps[i + 1..i + n].iter().copied().eq(want.clone()))
+            .map(|i| i + n)
+    }
+
+    fn part() -> impl Strategy<Value = &'static str> {
+        prop_oneof![
+            Just(".agents"),
+            Just("agents"),
+            Just(".pi"),
+            Just("a"),
+            Just("."),
+            Just(".."),
+            Just(""),
+        ]
+    }
+
+    proptest! {
+        /// Wherever a directory sits in a path (at its start, its end, twice,
+        /// partly, written with `//`, `.` or a leading `/`), or does not,
+        /// `after` finds the place trying every start finds.
+        #[test]
+        fn after_finds_what_trying_every_start_finds(
+            path in proptest::collection::vec(part(), 0..9),
+            dir in proptest::collection::vec(part(), 0..4),
+            absolute in any::<bool>(),
+        ) {
+            let path = format!("{}{}", if absolute { "/" } else { "" }, path.join("/"));
+            let dir = dir.join("/");
+            let comps: Vec<_> = Path::new(&path).components().collect();
+            prop_assert_eq!(after(&comps, &dir), after_by_every_start(&comps, &dir));
+        }
     }
 }
