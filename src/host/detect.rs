@@ -97,9 +97,10 @@ pub struct Found {
 pub struct Detection {
     /// The profile to use.
     pub spec: HostSpec,
-    /// Why, in one sentence (shown by lint, list, show, new and config), with the
-    /// paths as they are; [`Detection::describe`] shows them otherwise.
-    pub reason: String,
+    /// The reason when it names the role files themselves ([`detect_from_paths`]);
+    /// otherwise [`Detection::reason`] says it from the rest, when asked (most runs
+    /// show it with the paths relative: [`Detection::reason_from`]).
+    named_files: Option<String>,
     pub basis: Basis,
     /// Where the decision holds: the project whose settings were read, the host's
     /// agents directory, the plugin's, or the file.
@@ -120,6 +121,18 @@ pub struct Detection {
 pub const CHOOSE_HINT: &str = "`--host H` to choose";
 
 impl Detection {
+    /// Why, in one sentence (shown by lint, list, show, new and config), with the
+    /// paths as they are; [`Detection::reason_from`] shows them from a directory.
+    pub fn reason(&self) -> String {
+        match &self.named_files {
+            Some(r) => r.clone(),
+            None => format!(
+                "{} ({CHOOSE_HINT})",
+                self.describe(&|p: &Path| p.display().to_string())
+            ),
+        }
+    }
+
     /// `reason` with the paths it names shown as every other path of the output is:
     /// relative to `cwd` when under it (`pwk config`, `convert`, `show`, the lint
     /// report's `host_reason`).
@@ -132,7 +145,7 @@ impl Detection {
         let mut paths: Vec<&PathBuf> = self.files.iter().collect();
         // The longest first: a path that begins another is replaced after it.
         paths.sort_by_key(|p| std::cmp::Reverse(p.as_os_str().len()));
-        let mut out = self.reason.clone();
+        let mut out = self.reason();
         for p in paths {
             out = out.replace(&p.display().to_string(), &show(p));
         }
@@ -308,21 +321,16 @@ impl Detection {
             }
             _ => (Basis::Several, HostSpec::newest(HostId::Pwk)),
         };
-        let mut d = Detection {
+        Detection {
             spec,
-            reason: String::new(),
+            named_files: None,
             basis,
             scope,
             found,
             looked,
             unreadable: Vec::new(),
             files: Vec::new(),
-        };
-        d.reason = format!(
-            "{} ({CHOOSE_HINT})",
-            d.describe(&|p: &Path| p.display().to_string())
-        );
-        d
+        }
     }
 }
 
@@ -332,13 +340,7 @@ impl Detection {
 pub fn detect(project_root: &Path, agent_dir: Option<&Path>) -> Detection {
     let mut unreadable = Vec::new();
     let mut d = detect_in(project_root, agent_dir, &mut unreadable);
-    if !unreadable.is_empty() {
-        d.unreadable = unreadable;
-        d.reason = format!(
-            "{} ({CHOOSE_HINT})",
-            d.describe(&|p: &Path| p.display().to_string())
-        );
-    }
+    d.unreadable = unreadable;
     d
 }
 
@@ -580,7 +582,9 @@ pub fn detect_from_paths(files: &[PathBuf]) -> Option<Detection> {
     } else {
         format!("all {} files are", files.len())
     };
-    d.reason = format!("{shown} under `{dir}/`, where {host} reads its agents ({CHOOSE_HINT})");
+    d.named_files = Some(format!(
+        "{shown} under `{dir}/`, where {host} reads its agents ({CHOOSE_HINT})"
+    ));
     d.files = vec![first.clone()];
     Some(d)
 }
@@ -859,9 +863,9 @@ mod tests {
         assert_eq!(d.spec.host, HostId::PiExample);
         assert_eq!(d.basis, Basis::Settings);
         assert!(
-            d.reason.contains("example subagent extension"),
+            d.reason().contains("example subagent extension"),
             "{}",
-            d.reason
+            d.reason()
         );
     }
 
@@ -872,7 +876,7 @@ mod tests {
             .unwrap();
         assert_eq!(d.spec.host, HostId::ClaudeCode);
         assert_eq!(d.basis, Basis::Directory);
-        assert!(d.reason.contains(".claude/agents/"), "{}", d.reason);
+        assert!(d.reason().contains(".claude/agents/"), "{}", d.reason());
         assert!(detect_from_paths(&[p(".claude/agents/a.md"), p(".pi/agents/b.md")]).is_none());
         assert!(detect_from_paths(&[p(".pi/agents/b.md")]).is_none());
         assert!(detect_from_paths(&[p("claude/agents/b.md")]).is_none());
@@ -901,7 +905,7 @@ mod tests {
         let d = detect(&root, Some(&agent));
         assert_eq!(d.spec.host, HostId::Nicobailon);
         assert_eq!(d.spec.version.as_deref(), Some("0.67.0"));
-        assert!(d.reason.contains("0.67.0"), "{}", d.reason);
+        assert!(d.reason().contains("0.67.0"), "{}", d.reason());
         std::fs::write(
             agent.join("settings.json"),
             r#"{"packages": ["npm:@tintinweb/pi-subagents@0.14.1"]}"#,
@@ -912,9 +916,9 @@ mod tests {
         assert_eq!(both.basis, Basis::Several);
         assert_eq!(both.found.len(), 2);
         assert!(
-            both.reason.contains("nicobailon (") && both.reason.contains("tintinweb ("),
+            both.reason().contains("nicobailon (") && both.reason().contains("tintinweb ("),
             "{}",
-            both.reason
+            both.reason()
         );
     }
 
@@ -1012,9 +1016,9 @@ mod tests {
             (HostId::Tintinweb, Basis::Settings)
         );
         assert!(
-            tw.reason.contains("tintinweb's own settings"),
+            tw.reason().contains("tintinweb's own settings"),
             "{}",
-            tw.reason
+            tw.reason()
         );
         let nb = case(
             "nb",
@@ -1186,9 +1190,9 @@ mod tests {
             PathBuf::from(".pi/agents/a.md"),
         );
         assert!(
-            d.reason.contains("`prompt_mode`") && d.reason.contains("only tintinweb reads"),
+            d.reason().contains("`prompt_mode`") && d.reason().contains("only tintinweb reads"),
             "{}",
-            d.reason
+            d.reason()
         );
     }
 

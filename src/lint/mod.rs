@@ -628,6 +628,10 @@ pub(crate) fn map_ordered<T: Sync, S, R: Send>(
     state: impl Fn() -> S + Sync,
     f: impl Fn(&S, &T) -> R + Sync,
 ) -> Vec<R> {
+    // No items, no state (the human renderer's handlers on a clean run).
+    if items.is_empty() {
+        return Vec::new();
+    }
     let serial = |items: &[T]| {
         let s = state();
         items.iter().map(|i| f(&s, i)).collect::<Vec<R>>()
