@@ -363,75 +363,87 @@ fn detect_in(
         if matches!(std::fs::metadata(base), Err(e) if e.kind() == std::io::ErrorKind::NotFound) {
             continue;
         }
-        let settings = base.join("settings.json");
-        // A settings file pwk cannot read: a host it names is unknown, and said so
-        // (never a silent portable profile).
-        let facts = crate::pi::settings::read_host_facts(&settings).unwrap_or_else(|why| {
-            unreadable.push((settings.clone(), why));
-            Default::default()
-        });
-        {
-            for source in facts.packages {
-                let Some((host, pinned)) = match_source(&source) else {
-                    continue;
-                };
-                if found.iter().any(|f| f.host == host && f.version.is_some()) {
-                    continue; // the project's entry wins over the global one
-                }
-                let version = pinned.or_else(|| installed_version(base, host, &source));
-                found.push(Found {
-                    host,
-                    version,
-                    settings: settings.clone(),
-                    evidence: Evidence::Package { source },
-                });
+        read_settings_at(base, agent_dir, unreadable, &mut found);
+    }
+    Detection::decide(Basis::Settings, project_root.to_path_buf(), found, looked)
+}
+
+/// What the settings under `base` (a project's `.pi/`, pi's agent dir) say: out of
+/// the pages of a run where neither is there (docs/src/perf.md, step 35).
+#[inline(never)]
+fn read_settings_at(
+    base: &Path,
+    agent_dir: Option<&Path>,
+    unreadable: &mut Vec<(PathBuf, String)>,
+    found: &mut Vec<Found>,
+) {
+    let settings = base.join("settings.json");
+    // A settings file pwk cannot read: a host it names is unknown, and said so
+    // (never a silent portable profile).
+    let facts = crate::pi::settings::read_host_facts(&settings).unwrap_or_else(|why| {
+        unreadable.push((settings.clone(), why));
+        Default::default()
+    });
+    {
+        for source in facts.packages {
+            let Some((host, pinned)) = match_source(&source) else {
+                continue;
+            };
+            if found.iter().any(|f| f.host == host && f.version.is_some()) {
+                continue; // the project's entry wins over the global one
             }
-            // nicobailon keeps its overrides under `subagents` in pi's settings.
-            if facts.subagents_object {
-                found.push(Found {
-                    host: HostId::Nicobailon,
-                    version: None,
-                    settings: settings.clone(),
-                    evidence: Evidence::HostSettings,
-                });
-            }
-        }
-        // tintinweb's own settings file.
-        let tintinweb = base.join("subagents.json");
-        if marker(&tintinweb, unreadable) {
+            let version = pinned.or_else(|| installed_version(base, host, &source));
             found.push(Found {
-                host: HostId::Tintinweb,
-                version: None,
-                settings: tintinweb,
-                evidence: Evidence::HostSettings,
+                host,
+                version,
+                settings: settings.clone(),
+                evidence: Evidence::Package { source },
             });
         }
-        // subagents-lite's one settings file, in the agent dir only
-        // (IIwate/pi-subagents-lite@22d9f3c src/platform/fs/config-paths.ts:13-15,
-        // `configFilePath`: `<agent dir>/subagents-lite.json`; the same at 2aeae37).
-        let lite = base.join("subagents-lite.json");
-        if Some(base.as_path()) == agent_dir && marker(&lite, unreadable) {
+        // nicobailon keeps its overrides under `subagents` in pi's settings.
+        if facts.subagents_object {
             found.push(Found {
-                host: HostId::SubagentsLite,
+                host: HostId::Nicobailon,
                 version: None,
-                settings: lite,
+                settings: settings.clone(),
                 evidence: Evidence::HostSettings,
-            });
-        }
-        // pi's example extension, copied in.
-        let example = example_extension_dir(base);
-        if marker(&example.join("agents.ts"), unreadable)
-            & marker(&example.join("index.ts"), unreadable)
-        {
-            found.push(Found {
-                host: HostId::PiExample,
-                version: None,
-                settings: example,
-                evidence: Evidence::Extension,
             });
         }
     }
-    Detection::decide(Basis::Settings, project_root.to_path_buf(), found, looked)
+    // tintinweb's own settings file.
+    let tintinweb = base.join("subagents.json");
+    if marker(&tintinweb, unreadable) {
+        found.push(Found {
+            host: HostId::Tintinweb,
+            version: None,
+            settings: tintinweb,
+            evidence: Evidence::HostSettings,
+        });
+    }
+    // subagents-lite's one settings file, in the agent dir only
+    // (IIwate/pi-subagents-lite@22d9f3c src/platform/fs/config-paths.ts:13-15,
+    // `configFilePath`: `<agent dir>/subagents-lite.json`; the same at 2aeae37).
+    let lite = base.join("subagents-lite.json");
+    if Some(base) == agent_dir && marker(&lite, unreadable) {
+        found.push(Found {
+            host: HostId::SubagentsLite,
+            version: None,
+            settings: lite,
+            evidence: Evidence::HostSettings,
+        });
+    }
+    // pi's example extension, copied in.
+    let example = example_extension_dir(base);
+    if marker(&example.join("agents.ts"), unreadable)
+        & marker(&example.join("index.ts"), unreadable)
+    {
+        found.push(Found {
+            host: HostId::PiExample,
+            version: None,
+            settings: example,
+            evidence: Evidence::Extension,
+        });
+    }
 }
 
 /// Where pi's example subagent extension is vendored under a pi base directory (the

@@ -348,6 +348,14 @@ fn schema(cx: &mut Checker<'_>, tree: &Node) {
     if validator.is_valid(tree) {
         return;
     }
+    schema_errors(cx, tree, validator);
+}
+
+/// What [`schema`] says of a frontmatter the schema rejects: off a valid file's
+/// path, and out of its pages (docs/src/perf.md, step 35).
+#[cold]
+#[inline(never)]
+fn schema_errors(cx: &mut Checker<'_>, tree: &Node, validator: &crate::role::validate::Validator) {
     let mut seen: HashSet<(String, &'static str)> = HashSet::new();
     for err in validator.iter_errors(tree) {
         let pointer = err.instance_path().as_str().to_string();

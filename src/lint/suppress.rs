@@ -408,6 +408,18 @@ pub(crate) fn apply(
     if crate::text::scan::find(doc.text.as_bytes(), b"pwk:").is_none() {
         return (diagnostics, Vec::new());
     }
+    apply_directives(doc, profile, diagnostics)
+}
+
+/// [`apply`] for a file that mentions `pwk:`: off a clean file's path, and out of
+/// its pages (docs/src/perf.md, step 35).
+#[cold]
+#[inline(never)]
+fn apply_directives(
+    doc: &RoleDoc,
+    profile: &'static HostProfile,
+    diagnostics: Vec<Diagnostic>,
+) -> (Vec<Diagnostic>, Vec<Suppressed>) {
     let mut problems = Vec::new();
     let mut dirs = directives(doc, profile, &mut problems);
     if dirs.is_empty() && problems.is_empty() {

@@ -29,6 +29,15 @@ pub(crate) fn check(cx: &mut Checker<'_>, _fences: &Fences) {
     let Some((cut, at)) = cx.doc.cut_at_early_dashes() else {
         return;
     };
+    early_dashes(cx, cut, at);
+}
+
+/// [`check`] for a frontmatter a `---` line cuts early: off a clean file's path,
+/// and out of its pages (docs/src/perf.md, step 35).
+#[cold]
+#[inline(never)]
+fn early_dashes(cx: &mut Checker<'_>, cut: crate::role::RoleDoc, at: usize) {
+    let p = cx.profile;
     let label = p.label();
     // What the author wrote (as the host would repair it) and what the host reads.
     let whole = cx.doc.clone().as_read_by(Closing::Line, p.parser.repair);
