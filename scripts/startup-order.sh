@@ -9,9 +9,11 @@
 #
 # Names are the binary's symbols as valgrind's callgrind sees them (--demangle=no),
 # v0-mangled (.cargo/config.toml), so other code's changes leave them as they are:
-# regenerate after a toolchain or dependency update or a change of start-up code
-# (`--check` says how many still match), and commit the file. A stale list costs
-# start-up time, never correctness.
+# regenerate after a toolchain or dependency update or a change of start-up code,
+# and commit the file. `--check` says how many listed names the binary still has,
+# not how well they still lay it out: a list that found 641 of its 643 names cost
+# the one-file lint 10 page faults and 0.015 of its ratio to --version
+# (docs/src/perf.md, step 35). A stale list costs start-up time, never correctness.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
