@@ -99,18 +99,7 @@ pub(crate) fn run(cx: &mut Checker<'_>) {
     rules::host_unread_directory::check(cx);
     let fences = match &cx.doc.fences {
         Ok(f) => f.clone(),
-        Err(SplitError::MissingOpeningFence { first_line }) => {
-            if !rules::readme_in_agents_dir::check(cx) {
-                rules::missing_frontmatter::check(cx, first_line.clone());
-            }
-            return;
-        }
-        Err(SplitError::Unterminated { open }) => {
-            if !rules::dashes_end_frontmatter::check_unterminated(cx, run) {
-                rules::unterminated_frontmatter::check(cx, open.clone());
-            }
-            return;
-        }
+        Err(e) => return no_frontmatter(cx, e),
     };
     rules::lone_carriage_return::check(cx, &fences);
     rules::dot_closing_fence::check(cx, &fences);
@@ -128,6 +117,25 @@ pub(crate) fn run(cx: &mut Checker<'_>) {
         None => return,
     };
     run_tree(cx, &fences, tree);
+}
+
+/// A file without a whole frontmatter: off a role's path, and out of its pages
+/// (docs/src/perf.md, step 35).
+#[cold]
+#[inline(never)]
+fn no_frontmatter(cx: &mut Checker<'_>, e: &SplitError) {
+    match e {
+        SplitError::MissingOpeningFence { first_line } => {
+            if !rules::readme_in_agents_dir::check(cx) {
+                rules::missing_frontmatter::check(cx, first_line.clone());
+            }
+        }
+        SplitError::Unterminated { open } => {
+            if !rules::dashes_end_frontmatter::check_unterminated(cx, run) {
+                rules::unterminated_frontmatter::check(cx, open.clone());
+            }
+        }
+    }
 }
 
 /// The checks of a frontmatter that parsed.
@@ -159,6 +167,10 @@ fn run_tree(cx: &mut Checker<'_>, fences: &Fences, tree: &Node) {
 /// the repaired text parses: the YAML finding is a warning that says what the host
 /// changed (`--fix` quotes the values as the host does), and the rest is checked on
 /// the repaired text. `false` when the profile has no repair or it does not help.
+// Only for a frontmatter that does not parse: out of a clean file's pages
+// (docs/src/perf.md, step 35).
+#[cold]
+#[inline(never)]
 fn repaired(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlError) -> bool {
     let Some((doc, lines)) = cx.doc.repaired(cx.profile.parser.repair) else {
         return false;
@@ -250,6 +262,10 @@ fn repaired(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlError)
     true
 }
 
+// Only for a frontmatter that does not parse: out of a clean file's pages
+// (docs/src/perf.md, step 35).
+#[cold]
+#[inline(never)]
 fn yaml_error(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlError) {
     let before = cx.out.len();
     yaml_error_findings(cx, fences, err);
