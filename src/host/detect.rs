@@ -384,31 +384,29 @@ fn read_settings_at(
         unreadable.push((settings.clone(), why));
         Default::default()
     });
-    {
-        for source in facts.packages {
-            let Some((host, pinned)) = match_source(&source) else {
-                continue;
-            };
-            if found.iter().any(|f| f.host == host && f.version.is_some()) {
-                continue; // the project's entry wins over the global one
-            }
-            let version = pinned.or_else(|| installed_version(base, host, &source));
-            found.push(Found {
-                host,
-                version,
-                settings: settings.clone(),
-                evidence: Evidence::Package { source },
-            });
+    for source in facts.packages {
+        let Some((host, pinned)) = match_source(&source) else {
+            continue;
+        };
+        if found.iter().any(|f| f.host == host && f.version.is_some()) {
+            continue; // the project's entry wins over the global one
         }
-        // nicobailon keeps its overrides under `subagents` in pi's settings.
-        if facts.subagents_object {
-            found.push(Found {
-                host: HostId::Nicobailon,
-                version: None,
-                settings: settings.clone(),
-                evidence: Evidence::HostSettings,
-            });
-        }
+        let version = pinned.or_else(|| installed_version(base, host, &source));
+        found.push(Found {
+            host,
+            version,
+            settings: settings.clone(),
+            evidence: Evidence::Package { source },
+        });
+    }
+    // nicobailon keeps its overrides under `subagents` in pi's settings.
+    if facts.subagents_object {
+        found.push(Found {
+            host: HostId::Nicobailon,
+            version: None,
+            settings: settings.clone(),
+            evidence: Evidence::HostSettings,
+        });
     }
     // tintinweb's own settings file.
     let tintinweb = base.join("subagents.json");
