@@ -3,16 +3,17 @@
 # throughput against `cat` over the same role files.
 #
 #   scripts/bench-lint.sh            # builds --release if needed
-#   RUNS=9 ONE_RUNS=201 scripts/bench-lint.sh  # more repetitions (medians are reported)
+#   RUNS=9 ONE_RUNS=601 scripts/bench-lint.sh  # more repetitions (medians are reported)
 #
 # Prints:
 #   - one file: the median wall time of `pwk lint FILE` (portable profile, the
 #     default when no host is detected), of `pwk lint --host tintinweb FILE` and of
 #     `pwk --version` (the process floor: exec, dynamic loading, argument parsing),
-#     over ONE_RUNS (default 101, at least 20) rounds of the three in rotated order,
-#     and each lint's ratio to it (target <= 1.10, issue 32). On a shared 2-core VM
-#     one binary's ratio moved 1.11-1.15 between runs of 101 rounds within an hour:
-#     compare binaries in interleaved runs (`ONE_ONLY=1`; docs/src/perf.md, step 27);
+#     over ONE_RUNS (default 301, at least 20) rounds of the three in rotated order,
+#     and each lint's ratio to it (target <= 1.10, issue 32). A median of 101 rounds
+#     moved a ratio +-0.02 from run to run (the two lints, nearly the same work, read
+#     up to 0.04 apart in one run); 301 rounds halve that (docs/src/perf.md, step 36).
+#     Compare binaries in interleaved runs (`ONE_ONLY=1`; perf.md, step 27);
 #   - 10,000 files (scripts/gen-roles.py: ~700 bytes each, every 20th invalid),
 #     linted for the host they are written for (`--host tintinweb`), vs
 #     `cat DIR/*.md > /dev/null`: median wall and CPU time, ratio (target <= 0.6 at
@@ -27,7 +28,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 pwk=${PWK_BIN:-$root/target/release/pwk}
 runs=${RUNS:-7}
-one_runs=${ONE_RUNS:-101}
+one_runs=${ONE_RUNS:-301}
 if ((one_runs < 20)); then one_runs=20; fi
 if [[ -z ${PWK_BIN:-} ]]; then
   cargo build --release --quiet --manifest-path "$root/Cargo.toml"
