@@ -35,8 +35,53 @@ pub(crate) fn write_stdout(bytes: &[u8]) -> std::io::Result<()> {
     }
 }
 
-/// Write a string plus newline to stderr, ignoring a closed pipe.
+/// Write a string plus newline to stderr, ignoring a closed pipe: in one `write`,
+/// so that another process writing to the same stderr (a hook runner's other
+/// hooks, a parallel job) cannot land between a line and its end (up to the
+/// pipe's atomic size, 4 KiB).
 pub(crate) fn eprintln_safe(text: &str) {
-    let mut err = std::io::stderr().lock();
-    let _ = writeln!(err, "{text}");
+    let _ = write_line(&mut std::io::stderr().lock(), text);
+}
+
+/// `text` and a newline, handed to `w` in one `write_all` (stderr is unbuffered:
+/// `writeln!` hands it each piece of the format on its own).
+fn write_line(w: &mut impl Write, text: &str) -> std::io::Result<()> {
+    let mut line = String::with_capacity(text.len() + 1);
+    line.push_str(text);
+    line.push('\n');
+    w.write_all(line.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    /// Each `write` a writer is handed, as it was handed.
+    #[derive(Default)]
+    struct Calls(Vec<Vec<u8>>);
+
+    impl std::io::Write for Calls {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.push(buf.to_vec());
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A line reaches stderr in one write, its newline with it, whatever it holds
+    /// (`writeln!` would hand the text and the newline over apart).
+    #[test]
+    fn a_line_is_one_write() {
+        for text in [
+            "",
+            "pwk: warning: x",
+            "a{b}c",
+            "ünïcode ✓",
+            &"x".repeat(5000),
+        ] {
+            let mut w = Calls::default();
+            super::write_line(&mut w, text).unwrap();
+            assert_eq!(w.0, vec![format!("{text}\n").into_bytes()], "{text:.20}");
+        }
+    }
 }

@@ -68,9 +68,7 @@ impl ProgressDisplay {
         if self.tty {
             self.redraw(rows, drawn);
         } else if changed_state && p.state != RoleState::Queued {
-            let mut err = std::io::stderr().lock();
-            let _ = writeln!(err, "{}", self.render(row));
-            let _ = err.flush();
+            crate::display::eprintln_safe(&self.render(row));
         }
     }
 
