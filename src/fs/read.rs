@@ -223,19 +223,13 @@ fn read_fd(fd: OwnedFd, kind: Kind) -> Result<Vec<u8>, ReadError> {
 
 /// The `size` bytes `fstat` gave (within the cap): the file as it was when it was
 /// opened, fewer bytes if it shrank since. Reading to the end would take one more
-/// `read` a file, the one that returns nothing: a tenth of a lint run's system calls.
-fn sized(mut file: std::fs::File, size: usize) -> Result<Vec<u8>, ReadError> {
-    let mut buf = vec![0u8; size];
-    let mut filled = 0;
-    while filled < size {
-        match file.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(ReadError::Io(e)),
-        }
-    }
-    buf.truncate(filled);
+/// `read` a file, the one that returns nothing: a fifth of a lint run's system
+/// calls. (`Take` at the size answers the end itself; the buffer is not zeroed.)
+fn sized(file: std::fs::File, size: usize) -> Result<Vec<u8>, ReadError> {
+    let mut buf = Vec::with_capacity(size);
+    file.take(size as u64)
+        .read_to_end(&mut buf)
+        .map_err(ReadError::Io)?;
     Ok(buf)
 }
 
