@@ -243,7 +243,8 @@ pub(crate) fn read_stream(stream: impl Read, kind: Kind) -> Result<Vec<u8>, Read
 fn capped(r: impl Read, kind: Kind) -> Result<Vec<u8>, ReadError> {
     let cap = kind.cap();
     let mut buf = Vec::new();
-    // Read one byte past the cap so a stream past it is caught, not cut.
+    // Read one byte past the cap so what runs past it (a stream, a file whose size
+    // said 0) is caught, not cut.
     r.take(cap + 1)
         .read_to_end(&mut buf)
         .map_err(ReadError::Io)?;
