@@ -17,6 +17,8 @@
 #          server's peak memory
 #   flow   one role file with N items in one flow mapping on one line (up to 80,000:
 #          N6, quadratic once)
+#   seq    one role file with N plain items in one flow sequence on one line (up to
+#          200,000 `read`s: each item's trailing comment was sought to the line's end)
 #   line   one role file whose unknown key's value is one line of N characters (up
 #          to 800,000): one finding on it, human output (the renderer's window)
 #   findings one line `tools: read, nope0, …` with N unknown tools (up to 40,000
@@ -256,6 +258,16 @@ make_flow() { # n items in one flow mapping on one line
 }
 header "flow: one file, N items in one flow mapping on one line, lint --format json"
 series flow $(scaled 10000) $(scaled 20000) $(scaled 40000) $(scaled 80000)
+
+make_seq() { # n plain items in one flow sequence on one line (just under 1 MiB at 200,000)
+  mkdir -p "$2/.git"
+  awk -v n="$1" 'BEGIN { print "---"; print "name: seq"; print "description: d"
+    printf "tools: [read"; for (i = 0; i < n; i++) printf ",read"; print "]"
+    print "---"; print "Body." }' > "$2/seq.md"
+  echo "lint --format json seq.md"
+}
+header "seq: one file, N plain items in one flow sequence on one line (each read for a comment after it), lint --format json"
+series seq $(scaled 25000) $(scaled 50000) $(scaled 100000) $(scaled 200000)
 
 make_line() { # one unknown key whose value is one line of n characters
   mkdir -p "$2/.git"

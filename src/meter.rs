@@ -4,7 +4,9 @@
 //!
 //! Each counter is charged where a loop's cost could grow with something other than
 //! the item it works on — the places a quadratic cost hid before: the bytes the
-//! YAML span code and the frontmatter scanners read, the glob tests of `exclude`,
+//! YAML span code and the frontmatter scanners read (and every search of
+//! [`crate::text::scan`], whoever asks it: N6 and N7 came back through a rule that
+//! sought each flow item's comment to the line's end), the glob tests of `exclude`,
 //! `paths` and `[[overrides]]`, the suppression tests, the source bytes a rendered
 //! finding shows. Third-party parsers (yaml-rust2, marked-yaml, serde_json) are
 //! measured by `scripts/bench-hostile.sh`, not here.

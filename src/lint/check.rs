@@ -241,9 +241,7 @@ fn repaired(cx: &mut Checker<'_>, fences: &Fences, err: &crate::role::YamlError)
         let line = doc.lines.line_of(o) + 1;
         let col = o - doc.lines.line_start(line).unwrap_or(0);
         let start = cx.doc.lines.line_start(line).unwrap_or(cx.doc.text.len());
-        let end = cx.doc.text[start..]
-            .find('\n')
-            .map_or(cx.doc.text.len(), |i| start + i);
+        let end = cx.doc.lines.line_end(&cx.doc.text, start);
         (start + col).min(end)
     };
     for mut d in inner.out {

@@ -85,6 +85,15 @@ impl LineIndex {
         self.starts.get(line.checked_sub(1)?).copied()
     }
 
+    /// Where the line holding byte `offset` of `text` ends: its `\n`, or the end of
+    /// the text. A lookup, not a scan: asked for each finding or item on one long
+    /// line, it stays linear.
+    pub fn line_end(&self, text: &str, offset: usize) -> usize {
+        self.starts
+            .get(self.line_of(offset) + 1)
+            .map_or(text.len(), |next| next - 1)
+    }
+
     pub fn line_count(&self) -> usize {
         self.starts.len()
     }
@@ -93,6 +102,29 @@ impl LineIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The end of every offset's line is where a scan for `\n` from it stops.
+    #[test]
+    fn line_end_is_where_a_scan_stops() {
+        for text in [
+            "",
+            "a",
+            "\n",
+            "ab\ncd",
+            "ab\r\ncd\n",
+            "\n\nx\n\n",
+            "日本\né\n",
+        ] {
+            let idx = LineIndex::new(text);
+            for o in 0..=text.len() {
+                let want = text.as_bytes()[o..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(text.len(), |i| o + i);
+                assert_eq!(idx.line_end(text, o), want, "{text:?} at {o}");
+            }
+        }
+    }
 
     #[test]
     fn columns_count_characters_on_long_lines() {

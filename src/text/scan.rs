@@ -8,6 +8,10 @@
 //! above `pwk --version`). The searchers here are SSE2's, which every x86-64 CPU has
 //! (chosen at compile time), and the portable word-at-a-time ones elsewhere; on
 //! the short texts of role files they do the same work.
+//!
+//! Each search charges the bytes it examined to [`crate::meter`]'s `Scan` counter
+//! (debug builds): a caller that searches from each item of a line to the line's
+//! end (a quadratic cost) shows in the growth tests whoever the caller is.
 
 #[cfg(target_arch = "x86_64")]
 mod arch {
@@ -37,12 +41,22 @@ mod arch {
 
 /// The offset of the first `b` in `hay`.
 pub fn find_byte(b: u8, hay: &[u8]) -> Option<usize> {
-    arch::one(b).find(hay)
+    let found = arch::one(b).find(hay);
+    examined(found.map_or(hay.len(), |i| i + 1));
+    found
 }
 
 /// The offset of the first `a` or `b` in `hay`.
 pub fn find_byte2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
-    arch::two(a, b).find(hay)
+    let found = arch::two(a, b).find(hay);
+    examined(found.map_or(hay.len(), |i| i + 1));
+    found
+}
+
+/// Charge `n` examined bytes to the work counters (nothing in a release build).
+#[inline]
+fn examined(n: usize) {
+    crate::meter::add(crate::meter::Work::Scan, n);
 }
 
 /// The offsets of every `b` in `hay`, in order.
@@ -50,7 +64,13 @@ pub fn byte_positions(b: u8, hay: &[u8]) -> impl Iterator<Item = usize> + '_ {
     let one = arch::one(b);
     let mut at = 0;
     std::iter::from_fn(move || {
-        let i = at + one.find(hay.get(at..)?)?;
+        let rest = hay.get(at..)?;
+        let Some(i) = one.find(rest).map(|i| at + i) else {
+            examined(rest.len());
+            at = hay.len() + 1;
+            return None;
+        };
+        examined(i + 1 - at);
         at = i + 1;
         Some(i)
     })
@@ -81,12 +101,16 @@ pub fn find_non_ascii(hay: &[u8]) -> Option<usize> {
     for word in &mut words {
         let high = u64::from_le_bytes(word.try_into().expect("8 bytes")) & HIGH;
         if high != 0 {
-            return Some(at + high.trailing_zeros() as usize / 8);
+            let found = at + high.trailing_zeros() as usize / 8;
+            examined(found + 1);
+            return Some(found);
         }
         at += 8;
     }
     let rest = words.remainder();
-    rest.iter().position(|b| !b.is_ascii()).map(|i| at + i)
+    let found = rest.iter().position(|b| !b.is_ascii()).map(|i| at + i);
+    examined(found.map_or(hay.len(), |i| i + 1));
+    found
 }
 
 /// [`find`] from offset `from` on (the offset returned is `hay`'s).
@@ -95,7 +119,11 @@ fn find_from(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
     let one = arch::one(first);
     let mut at = from;
     while at < hay.len() {
-        let i = at + one.find(&hay[at..])?;
+        let Some(i) = one.find(&hay[at..]).map(|i| at + i) else {
+            examined(hay.len() - at);
+            return None;
+        };
+        examined(i + 1 - at + rest.len().min(hay.len() - i - 1));
         if hay[i + 1..].starts_with(rest) {
             return Some(i);
         }

@@ -102,6 +102,27 @@ const FAMILIES: &[Family] = &[
         n: 150,
     },
     Family {
+        // Claude Code keeps the last of repeated keys: pwk lints the document with
+        // the earlier one commented out and moves each finding back to its line in
+        // the file, one lookup each (a scan of the line each was quadratic).
+        name: "findings on one line of a repaired document",
+        build: |env, n| {
+            let tools: Vec<String> = (0..n).map(|i| format!("Unknown{i}")).collect();
+            env.write(
+                ".claude/agents/g.md",
+                format!(
+                    "---\nname: g\ndescription: d\ndescription: Reviews a diff.\ntools: {}\n---\nB\n",
+                    tools.join(", ")
+                ),
+            );
+        },
+        commands: &[
+            &["lint", "--format", "json"],
+            &["lint", "--format", "human"],
+        ],
+        n: 150,
+    },
+    Family {
         name: "line length",
         build: |env, n| {
             let desc = "Reviews a diff carefully. ".repeat(n);

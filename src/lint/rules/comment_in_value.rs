@@ -73,21 +73,36 @@ fn one(
     if value.is_empty() || node.span.end > text.len() {
         return;
     }
-    let eol = crate::text::scan::find_byte(b'\n', &text.as_bytes()[node.span.end..])
-        .map_or(text.len(), |i| node.span.end + i);
-    // On the scalar's own line, right after it (the parser ended it there).
-    let rest = &text[node.span.end..eol];
-    let trimmed = rest.trim_start_matches([' ', '\t']);
-    let (start, continued) = if trimmed.len() < rest.len() && trimmed.starts_with('#') {
-        (eol - trimmed.len(), false)
-    } else if item.is_none() && trimmed.trim_end_matches('\r').is_empty() {
+    // Only what follows the scalar on its own line is read here, never the rest of
+    // the line: the items of a flow list share one line, and a scan from each to
+    // the line's end would cost the line's length per item (quadratic).
+    let bytes = text.as_bytes();
+    let blank = |b: &u8| matches!(b, b' ' | b'\t');
+    let after = node.span.end
+        + bytes[node.span.end..]
+            .iter()
+            .take_while(|b| blank(b))
+            .count();
+    // What is left of the line once blanks and `\r`s are passed: nothing, if the
+    // value may go on below.
+    let line_ends = |from: usize| {
+        let mut p = from;
+        while bytes.get(p) == Some(&b'\r') {
+            p += 1;
+        }
+        (p == bytes.len() || bytes[p] == b'\n').then_some(p)
+    };
+    let (start, continued) = if after > node.span.end && bytes.get(after) == Some(&b'#') {
+        // On the scalar's own line, right after it (the parser ended it there).
+        (after, false)
+    } else if let (None, Some(eol)) = (item, line_ends(after)) {
         // On a continuation line: more indented than the key, not blank, not a
         // comment of its own (either ends the value).
         let mut found = None;
         let mut pos = (eol + 1).min(text.len());
         while pos < until.min(text.len()) {
-            let end = crate::text::scan::find_byte(b'\n', &text.as_bytes()[pos..])
-                .map_or(text.len(), |i| pos + i);
+            let end =
+                crate::text::scan::find_byte(b'\n', &bytes[pos..]).map_or(text.len(), |i| pos + i);
             let line = text[pos..end].trim_end_matches('\r');
             let body = line.trim_start_matches([' ', '\t']);
             if body.is_empty() || body.starts_with('#') || body.len() == line.len() {
@@ -106,7 +121,10 @@ fn one(
     } else {
         return;
     };
-    let eol = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    // A comment runs to the end of its line, and a line holds one: each line is
+    // read here once.
+    let eol =
+        crate::text::scan::find_byte(b'\n', &bytes[start..]).map_or(text.len(), |i| start + i);
     let comment = text[start..eol].trim_end_matches(['\r', ' ', '\t']);
     let glued = comment[1..].starts_with(|c: char| !c.is_whitespace());
     if key != "description" && !glued {
@@ -261,6 +279,61 @@ mod tests {
             }
         }
         assert_eq!(cases, 66);
+    }
+
+    /// The same findings whatever ends the lines (`\n`, `\r\n`) and whatever blanks
+    /// come before the `#`, for a value on one line, on continuation lines, and for
+    /// items of block and flow lists (one flow line holding every item).
+    #[test]
+    fn line_endings_and_blanks_do_not_change_what_is_found() {
+        // Each shape, and how many findings it has.
+        let shapes = [
+            ("description: Fix bugs{b}#1 priority\n", 1),
+            (
+                "description: first line\n  continued{b}#2 more\ntools: Read\n",
+                1,
+            ),
+            ("description: d\ntools:\n  - Read{b}#Grep\n  - Bash\n", 1),
+            ("description: d\ntools: [Read, Bash{b}#Grep\n  , Edit]\n", 1),
+            ("description: d\ntools: [Read, Bash, Edit]{b}#x\n", 0),
+            ("description: d\nmodel: sonnet{b}#fast\n", 1),
+            ("description: d\nmodel: sonnet{b}# the fast tier\n", 0),
+        ];
+        for (shape, want) in shapes {
+            let mut seen: Option<Vec<String>> = None;
+            for eol in ["\n", "\r\n"] {
+                for b in [" ", "\t", "  ", " \t"] {
+                    let yaml = shape.replace("{b}", b).replace('\n', eol);
+                    // What each finding says up to its first `:` (the comment it
+                    // names), columns aside (the blanks move them).
+                    let said: Vec<String> = found(&yaml)
+                        .into_iter()
+                        .map(|(_, msg)| msg.split(':').next().unwrap_or("").to_string())
+                        .collect();
+                    assert_eq!(said.len(), want, "{yaml:?}: {said:?}");
+                    match &seen {
+                        None => seen = Some(said),
+                        Some(first) => assert_eq!(&said, first, "{yaml:?}"),
+                    }
+                }
+            }
+        }
+        // And one flow line holding every item: each item read once.
+        let items: Vec<String> = (0..2000).map(|i| format!("T{i}")).collect();
+        let m = found(&format!(
+            "description: d\ntools: [{}] #x\n",
+            items.join(",")
+        ));
+        assert!(m.is_empty(), "{m:?}");
+        let m = found(&format!(
+            "description: d\ntools: [{} #Grep\n  ]\n",
+            items.join(",")
+        ));
+        assert_eq!(m.len(), 1, "{m:?}");
+        assert!(
+            m[0].1.contains("item 2000 of `tools` as \"T1999\""),
+            "{m:?}"
+        );
     }
 
     #[test]
