@@ -33,12 +33,21 @@ pub(crate) enum Work {
     /// One deny rule of a host's settings matched against the role's tools: a lookup
     /// and each tool it reaches, or one MCP tool pattern tried on one tool.
     DenyMatch,
+    /// Two fix edits compared for overlap (`--fix`, the editor's fix-all).
+    Overlap,
 }
 
-const NAMES: [&str; 5] = ["scan", "glob", "suppress", "snippet", "deny-match"];
+const NAMES: [&str; 6] = [
+    "scan",
+    "glob",
+    "suppress",
+    "snippet",
+    "deny-match",
+    "overlap",
+];
 
 #[cfg(debug_assertions)]
-static COUNTS: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
+static COUNTS: [AtomicU64; 6] = [const { AtomicU64::new(0) }; 6];
 
 /// Count `n` units of `work`.
 #[inline]

@@ -34,6 +34,9 @@ enum Place {
 #[derive(Debug, Default)]
 pub(super) struct Placed {
     notes: Vec<(Note, Place)>,
+    /// The notes of each entry (indices into `notes`, in file order): asked once
+    /// per entry, a lookup each.
+    by_entry: std::collections::HashMap<usize, Vec<usize>>,
 }
 
 impl Placed {
@@ -42,8 +45,11 @@ impl Placed {
         for c in crate::lint::suppress::comments(doc) {
             let text = c.text.trim_end_matches('\r').to_string();
             let directive = text.trim_start();
-            // The last entry starting at or before the comment.
-            let before = entries.iter().rposition(|(k, _)| k.span.start <= c.at);
+            // The last entry starting at or before the comment (the entries are in
+            // file order: a binary search, not a pass over them per comment).
+            let before = entries
+                .partition_point(|(k, _)| k.span.start <= c.at)
+                .checked_sub(1);
             let place = if directive.starts_with("pwk: ignore-file") {
                 Place::Head
             } else if !c.own_line {
@@ -71,16 +77,20 @@ impl Placed {
                 place,
             ));
         }
-        Placed { notes }
+        let mut by_entry: std::collections::HashMap<usize, Vec<usize>> = Default::default();
+        for (i, (_, place)) in notes.iter().enumerate() {
+            if let Place::Entry(e) = place {
+                by_entry.entry(*e).or_default().push(i);
+            }
+        }
+        Placed { notes, by_entry }
     }
 
     /// The comments that go with source entry `index`, in file order.
     pub(super) fn of_entry(&self, index: usize) -> Vec<Note> {
-        self.notes
-            .iter()
-            .filter(|(_, p)| *p == Place::Entry(index))
-            .map(|(n, _)| n.clone())
-            .collect()
+        self.by_entry.get(&index).map_or(Vec::new(), |at| {
+            at.iter().map(|&i| self.notes[i].0.clone()).collect()
+        })
     }
 
     /// The file's own comments, each with whether it goes before the entries.

@@ -44,7 +44,7 @@ impl Convert {
     /// The output line for `key` that the plan writes: an existing slot, else a new
     /// one here. A carried entry of the same key gives way (reported).
     fn slot(&mut self, key: &str) -> usize {
-        if let Some(i) = self.lines.iter().position(|l| l.key == key) {
+        if let Some(i) = self.line_of(key) {
             if !self.lines[i].slot {
                 self.lines[i].slot = true;
                 self.item(
@@ -60,13 +60,12 @@ impl Convert {
             self.last_slot = Some(i);
             return i;
         }
-        self.lines.push(super::map::Line {
+        self.add_line(super::map::Line {
             key: key.to_string(),
             text: String::new(),
             notes: Vec::new(),
             slot: true,
-        });
-        self.lines.len() - 1
+        })
     }
 
     /// The allow-list, under `key`.
@@ -110,7 +109,7 @@ impl Convert {
         if let Some(rs) = &*to.tools.ruleset {
             let key = rs.permission_key;
             if self.plan.allow.is_none() && self.plan.deny.is_empty() && self.plan.ask.is_empty() {
-                if self.lines.iter().any(|l| l.key == key) {
+                if self.line_of(key).is_some() {
                     set(self, key, String::new());
                 }
                 return;
@@ -297,7 +296,7 @@ impl Convert {
         }
         self.plan.mode = None;
         let key = pm.key;
-        if let Some(i) = self.lines.iter().position(|l| l.key == key && l.slot) {
+        if let Some(i) = self.line_of(key).filter(|&i| self.lines[i].slot) {
             self.lines[i].text.clear();
         }
         false

@@ -50,7 +50,12 @@ pub(super) struct Convert {
     pub(super) from: &'static HostProfile,
     pub(super) to: &'static HostProfile,
     pub(super) items: Vec<Item>,
+    /// The output entries, in order; each key once. Added through
+    /// [`Convert::add_line`], which keeps [`Convert::line_of`]'s index.
     pub(super) lines: Vec<Line>,
+    /// Each output key's line: a lookup per entry, not a pass over the lines
+    /// written (a role of n keys converted in n lookups, not n² comparisons).
+    pub(super) by_key: std::collections::HashMap<String, usize>,
     /// What the source role may do, as its host works it out.
     pub(super) source: Grants,
     /// The target's tools, deny-list and permissions, written at the end.
@@ -88,7 +93,7 @@ impl Convert {
         if self.written(key) {
             return false;
         }
-        self.lines.push(Line {
+        self.add_line(Line {
             key: key.to_string(),
             text,
             notes: Vec::new(),
@@ -97,9 +102,23 @@ impl Convert {
         true
     }
 
+    /// Append an output line (its key not yet written), indexed; its place.
+    pub(super) fn add_line(&mut self, line: Line) -> usize {
+        debug_assert!(!self.by_key.contains_key(&line.key), "{} twice", line.key);
+        let i = self.lines.len();
+        self.by_key.insert(line.key.clone(), i);
+        self.lines.push(line);
+        i
+    }
+
+    /// The output line of `key`, if written.
+    pub(super) fn line_of(&self, key: &str) -> Option<usize> {
+        self.by_key.get(key).copied()
+    }
+
     /// Whether the output has an entry for `key`.
     pub(super) fn written(&self, key: &str) -> bool {
-        self.lines.iter().any(|l| l.key == key)
+        self.by_key.contains_key(key)
     }
 
     /// The setting a source key carries.
@@ -307,7 +326,7 @@ impl Convert {
         {
             if node.as_str() == Some(identity.as_str()) {
                 // The identity line is this value: its comments go there too.
-                self.last_slot = self.lines.iter().position(|l| l.key == tk);
+                self.last_slot = self.line_of(tk);
                 return true;
             }
             let note = format!(

@@ -296,6 +296,7 @@ pub(crate) fn convert_doc(
         to,
         items: repair_items,
         lines: Vec::new(),
+        by_key: Default::default(),
         source: crate::host::effective::grants(from, doc),
         plan: map::ToolPlan::default(),
         last_slot: None,
@@ -381,7 +382,7 @@ pub(crate) fn convert_doc(
     }
     // Keys the target requires that nothing supplied.
     for req in &*to.required {
-        if !c.lines.iter().any(|l| l.key == req.key) {
+        if c.line_of(req.key).is_none() {
             c.item(
                 Outcome::Decision,
                 req.key,

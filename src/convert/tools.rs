@@ -277,9 +277,7 @@ impl Convert {
         let (from, to) = (self.from, self.to);
         if let Some(first) = self.plan.ruleset_from.clone() {
             let at = self.plan.allow_key.clone().or(self.plan.deny_key.clone());
-            self.last_slot = at
-                .as_deref()
-                .and_then(|key| self.lines.iter().position(|l| l.key == key));
+            self.last_slot = at.as_deref().and_then(|key| self.line_of(key));
             self.item(
                 Outcome::Converted,
                 k,

@@ -94,6 +94,7 @@ impl Applicability {
 /// Whether two edits touch the same bytes (two insertions at one offset count:
 /// their order would be a guess).
 fn overlaps(a: &Edit, b: &Edit) -> bool {
+    crate::meter::add(crate::meter::Work::Overlap, 1);
     (a.range.start < b.range.end && b.range.start < a.range.end)
         || (a.range.start == b.range.start && (a.range.is_empty() || b.range.is_empty()))
 }
@@ -104,9 +105,23 @@ fn overlaps(a: &Edit, b: &Edit) -> bool {
 /// text). Returns the new text and the indices of the fixes applied. Bytes
 /// outside the taken edits are copied unchanged.
 pub(crate) fn apply(text: &str, fixes: &[&Fix]) -> (String, Vec<usize>) {
-    let mut taken: Vec<&Edit> = Vec::new();
-    let mut made: Vec<&str> = Vec::new();
+    // The edits taken so far by (start, end): pairwise apart, so their starts differ
+    // and only the two taken edits around a new one's start can overlap it (a
+    // lookup each, not a pass over every edit taken: a file with a fix on each of
+    // its lines, or one fix with an edit on each, stays linear).
+    let mut taken: std::collections::BTreeMap<(usize, usize), &Edit> =
+        std::collections::BTreeMap::new();
+    let mut made: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut applied = Vec::new();
+    let clashes_taken = |taken: &std::collections::BTreeMap<(usize, usize), &Edit>, e: &Edit| {
+        use std::ops::Bound::{Excluded, Unbounded};
+        let start = e.range.start;
+        let before = taken.range(..=(start, usize::MAX)).next_back();
+        let after = taken
+            .range((Excluded((start, usize::MAX)), Unbounded))
+            .next();
+        before.into_iter().chain(after).any(|(_, t)| overlaps(e, t))
+    };
     for (i, fix) in fixes.iter().enumerate() {
         let fits = fix.edits.iter().all(|e| {
             e.range.start <= e.range.end
@@ -114,23 +129,24 @@ pub(crate) fn apply(text: &str, fixes: &[&Fix]) -> (String, Vec<usize>) {
                 && text.is_char_boundary(e.range.start)
                 && text.is_char_boundary(e.range.end)
         });
-        let clashes = fix.edits.iter().enumerate().any(|(j, e)| {
-            fix.edits[..j].iter().any(|f| overlaps(e, f)) || taken.iter().any(|t| overlaps(e, t))
+        // The fix's own edits apart too, checked the same way: a fix may hold an
+        // edit for each line (a file's line endings).
+        let mut own = std::collections::BTreeMap::new();
+        let clashes = fix.edits.iter().any(|e| {
+            let clash = clashes_taken(&own, e) || clashes_taken(&taken, e);
+            own.insert((e.range.start, e.range.end), e);
+            clash
         });
-        let collides = fix
-            .creates_key
-            .as_deref()
-            .is_some_and(|k| made.contains(&k));
+        let collides = fix.creates_key.as_deref().is_some_and(|k| made.contains(k));
         if fits && !clashes && !collides {
-            taken.extend(fix.edits.iter());
+            taken.extend(fix.edits.iter().map(|e| ((e.range.start, e.range.end), e)));
             made.extend(fix.creates_key.as_deref());
             applied.push(i);
         }
     }
-    taken.sort_by_key(|e| (e.range.start, e.range.end));
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for e in taken {
+    for e in taken.values() {
         out.push_str(&text[at..e.range.start]);
         out.push_str(&e.replacement);
         at = e.range.end;
@@ -228,6 +244,55 @@ mod tests {
     fn refuses_edits_outside_the_text() {
         let bad = Fix::replace("x", Safety::Safe, 2..9, "");
         assert_eq!(apply("abc", &[&bad]), ("abc".to_string(), vec![]));
+    }
+
+    /// The indexed overlap test takes exactly what a pass over every edit taken
+    /// takes, on random fixes of one to three edits: replacements, deletions and
+    /// insertions (empty ranges), many sharing or touching offsets, some outside
+    /// the text.
+    mod indexed_overlap {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        /// The rule as written: each fix against every edit already taken.
+        fn naive(text: &str, fixes: &[&Fix]) -> Vec<usize> {
+            let mut taken: Vec<&Edit> = Vec::new();
+            let mut applied = Vec::new();
+            for (i, fix) in fixes.iter().enumerate() {
+                let fits = fix.edits.iter().all(|e| e.range.end <= text.len());
+                let clashes = fix.edits.iter().enumerate().any(|(j, e)| {
+                    fix.edits[..j].iter().any(|f| overlaps(e, f))
+                        || taken.iter().any(|t| overlaps(e, t))
+                });
+                if fits && !clashes {
+                    taken.extend(fix.edits.iter());
+                    applied.push(i);
+                }
+            }
+            applied
+        }
+
+        fn edit() -> impl Strategy<Value = Edit> {
+            (0usize..24, 0usize..4).prop_map(|(start, len)| Edit {
+                range: start..start + len,
+                replacement: "x".repeat(len % 3),
+            })
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+            #[test]
+            fn takes_what_a_pass_over_every_edit_takes(
+                fixes in proptest::collection::vec(proptest::collection::vec(edit(), 1..4), 0..30)
+            ) {
+                let text = "abcdefghijklmnopqrstu";
+                let fixes: Vec<Fix> =
+                    fixes.into_iter().map(|e| Fix::new("f", Safety::Safe, e)).collect();
+                let refs: Vec<&Fix> = fixes.iter().collect();
+                let (_, applied) = apply(text, &refs);
+                prop_assert_eq!(applied, naive(text, &refs));
+            }
+        }
     }
 
     mod property {

@@ -123,6 +123,54 @@ const FAMILIES: &[Family] = &[
         n: 150,
     },
     Family {
+        // A fix on each line, taken in one round: each edit is checked against the
+        // edits already taken around it, not against every one.
+        name: "a fix on each line (--fix)",
+        build: |env, n| {
+            let keys: String = (0..n).map(|i| format!("x-k{i}: v #c{i}\n")).collect();
+            role(env, &format!("{HEAD}{keys}"), "B");
+        },
+        commands: &[&["lint", "--fix", "--unsafe-fixes", "--format", "json"]],
+        n: 200,
+    },
+    Family {
+        // One fix with an edit on each line (a CRLF file's line endings).
+        name: "one fix, an edit on each line (--fix)",
+        build: |env, n| {
+            let keys: String = (0..n).map(|i| format!("x-k{i}: v\r\n")).collect();
+            env.write(
+                ".agents/agents/g.md",
+                format!("---\r\n{}{keys}---\r\nB\r\n", HEAD.replace('\n', "\r\n")),
+            );
+        },
+        commands: &[&["lint", "--fix", "--format", "json"]],
+        n: 300,
+    },
+    Family {
+        // Keys with comments of their own converted: each entry's comments and
+        // output line found by a lookup.
+        name: "commented keys (convert)",
+        build: |env, n| {
+            let keys: String = (0..n)
+                .map(|i| format!("# about k{i}\nx-k{i}: v # trailing {i}\n"))
+                .collect();
+            env.write(
+                ".claude/agents/g.md",
+                format!("---\n{HEAD}{keys}---\nB\n").replace("tools: read", "tools: Read"),
+            );
+            std::fs::create_dir_all(env.path("out")).unwrap();
+        },
+        commands: &[&[
+            "convert",
+            "--to",
+            "tintinweb",
+            "--out",
+            "out",
+            ".claude/agents/g.md",
+        ]],
+        n: 200,
+    },
+    Family {
         name: "line length",
         build: |env, n| {
             let desc = "Reviews a diff carefully. ".repeat(n);
