@@ -1118,3 +1118,52 @@ fn a_symlinked_role_directory_is_reported_not_read() {
     let (status, stderr) = c.shutdown();
     assert!(status.success(), "{stderr}");
 }
+
+/// An editor session on a role with n findings on one line (unknown tools in one
+/// flow list), at n and 8n: opening it, a code action over the whole buffer, and an
+/// edit. Each position of a finding is a lookup and a count of at most a block of
+/// the line, so the bytes counted grow with n (a count from the line's start for
+/// each finding grew with n², as the CLI's once did).
+#[test]
+fn positions_of_many_findings_on_one_line_cost_what_the_findings_do() {
+    let scanned = |n: usize| {
+        let env = TestEnv::new();
+        std::fs::create_dir(env.path(".git")).unwrap();
+        let tools: Vec<String> = (0..n).map(|i| format!("T{i}")).collect();
+        let text = format!(
+            "---\nname: g\ndescription: Reviews a diff.\ntools: [{}]\n---\nB\n",
+            tools.join(", ")
+        );
+        let meter = env.path("meter.json");
+        let uri = file_uri(&env.write(".claude/agents/g.md", &text));
+        let mut cmd = env.pwk();
+        cmd.arg("lsp").env("PWK_METER", &meter);
+        let mut c = LspClient::start(cmd);
+        c.initialize(&file_uri(env.root()));
+        open(&mut c, &uri, &text);
+        let diags = c.diagnostics(&uri, 1);
+        assert!(diags.len() >= n, "{} findings for {n} tools", diags.len());
+        c.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0},
+                "end": {"line": 6, "character": 0}}, "context": {"diagnostics": []}}),
+        );
+        c.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"range":
+                {"start": {"line": 3, "character": 8}, "end": {"line": 3, "character": 8}},
+                "text": "X"}]}),
+        );
+        c.diagnostics(&uri, 2);
+        let (status, _) = c.shutdown();
+        assert!(status.success());
+        let doc: Value = serde_json::from_slice(&std::fs::read(&meter).unwrap()).unwrap();
+        doc["scan"].as_u64().unwrap()
+    };
+    let (at_n, at_8n) = (scanned(300), scanned(2400));
+    assert!(
+        at_8n <= at_n * 10 + 4096,
+        "bytes scanned: {at_n} at n = 300, {at_8n} at 8n ({:.1}x)",
+        at_8n as f64 / at_n as f64
+    );
+}
