@@ -102,7 +102,9 @@ pub fn run(args: &ConvertArgs, ctx: &Context) -> anyhow::Result<ExitStatus> {
     // (unreadable, no source host, two files to one target) is an error (exit 2).
     let mut errors: Vec<String> = Vec::new();
     let mut refused: Vec<String> = Vec::new();
-    let mut targets: Vec<PathBuf> = Vec::new();
+    // The outputs so far, asked once per file (a set: a directory of n files is n
+    // lookups, not n² path comparisons).
+    let mut targets: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     for file in &files {
         match batch.one(file, &mut targets) {
             Ok(d) => done.push(d),
@@ -216,7 +218,11 @@ impl Batch<'_> {
     /// Convert one file, lint the output where it would go, and write it unless
     /// this is a dry run or the output would widen. `targets` holds the outputs so
     /// far (two files to one target is an error).
-    fn one(&self, file: &Path, targets: &mut Vec<PathBuf>) -> Result<Done, NotConverted> {
+    fn one(
+        &self,
+        file: &Path,
+        targets: &mut std::collections::HashSet<PathBuf>,
+    ) -> Result<Done, NotConverted> {
         let (args, ctx, project) = (self.args, self.ctx, self.project);
         let shown = ctx.display_path(file);
         let (from, from_reason) = source_host(&args.from, file, project, ctx)
@@ -250,7 +256,7 @@ impl Batch<'_> {
                 escape_line(&ctx.display_path(&target))
             )));
         }
-        targets.push(target);
+        targets.insert(target);
         let mut write_failed = false;
         let (write_result, write_error) = if args.out.is_none() && !args.in_place {
             // --dry-run with no destination.

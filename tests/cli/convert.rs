@@ -1046,3 +1046,53 @@ fn from_the_portable_profile_is_refused_like_to() {
     assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
     assert!(out.stderr.contains("pass `--from HOST`"), "{}", out.stderr);
 }
+
+/// Two files that convert to one output: the second is an error that names both,
+/// and the first is written. Among many files, each output is checked against the
+/// others by a lookup (a directory of thousands converted in linear time).
+#[test]
+fn two_files_to_one_output_are_refused_and_many_distinct_ones_are_written() {
+    let env = TestEnv::new();
+    std::fs::create_dir(env.path(".git")).unwrap();
+    let role = |name: &str| {
+        format!("---\nname: {name}\ndescription: Reviews a diff.\ntools: Read\n---\nBody.\n")
+    };
+    env.write(".claude/agents/a.md", role("a"));
+    env.write("more/.claude/agents/a.md", role("a"));
+    for i in 0..300 {
+        env.write(
+            &format!("many/.claude/agents/r{i}.md"),
+            role(&format!("r{i}")),
+        );
+    }
+    std::fs::create_dir(env.path("out")).unwrap();
+    let out = run(env.pwk().args([
+        "convert",
+        "--to",
+        "tintinweb",
+        "--out",
+        "out",
+        ".claude/agents/a.md",
+        "more/.claude/agents/a.md",
+    ]));
+    assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr
+            .contains("`more/.claude/agents/a.md` and an earlier file both convert to `out/a.md`"),
+        "{}",
+        out.stderr
+    );
+    assert!(env.path("out/a.md").is_file());
+    std::fs::create_dir(env.path("out2")).unwrap();
+    let out = run(env.pwk().args([
+        "convert",
+        "--to",
+        "tintinweb",
+        "--out",
+        "out2",
+        "many/.claude/agents",
+    ]));
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let written = std::fs::read_dir(env.path("out2")).unwrap().count();
+    assert_eq!(written, 300);
+}
