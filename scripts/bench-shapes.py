@@ -6,6 +6,7 @@ shows as a ratio well over 4, whichever rule, renderer or command has the loop.
     scripts/bench-shapes.py                 # release build (builds it if needed); about 10 min
     PWK_BIN=target/debug/pwk scripts/bench-shapes.py
     scripts/bench-shapes.py flow_items crlf # only these shapes
+    scripts/bench-shapes.py files           # only the many-files table
     SCALE=0.25 scripts/bench-shapes.py      # smaller sizes (quicker, noisier)
 
 The growth tests (tests/cli/growth.rs) count pwk's own work deterministically, but
@@ -21,7 +22,9 @@ Prints, per shape, the worst ratio over the hosts (`lint --format json --host H`
 and over the front ends (a Claude Code project: `show`, `show --format json`,
 `list`, `convert --to` three hosts, `lint --fix --unsafe-fixes`, an editor session
 with `pwk lsp` and a `lint` call to `pwk mcp`, the servers' own CPU time), and flags a ratio
-over 6 whose 4n run took over 0.1 s. Exits 1 when one is flagged.
+over 6 whose 4n run took over 0.1 s. Then, with no shape named, the same over a
+project of 2,000 and 8,000 role files (lint, list, show, convert of the directory,
+`--fix`). Exits 1 when one is flagged.
 """
 
 import json
@@ -253,11 +256,51 @@ def worst(cases, run):
     return out
 
 
+# Many files: each command over a Claude Code project of n and 4n roles (the
+# generator's ~700-byte pi roles, every 20th with an error), the same files for each.
+MANY = {
+    "lint": ["lint", "--format", "json"],
+    "lint-human": ["lint"],
+    "list": ["list", "--format", "json"],
+    "show": ["show", "role-00001"],
+    "convert": ["convert", "--to", "tintinweb", "--out", "out", ".claude/agents"],
+    "fix": ["lint", "--fix"],
+}
+
+
+def many_files(work):
+    """The worst ratio over MANY, for 2,000 and 8,000 files (scaled)."""
+    n = max(10, int(2000 * SCALE))
+    dirs = []
+    for i, count in enumerate((n, 4 * n)):
+        d = os.path.join(work, f"many{i}")
+        os.makedirs(os.path.join(d, ".git"))
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen-roles.py"), str(count),
+                        os.path.join(d, ".claude", "agents")], check=True, stdout=subprocess.DEVNULL)
+        dirs.append(d)
+
+    def run(name, i):
+        d = dirs[i]
+        shutil.rmtree(os.path.join(d, "out"), ignore_errors=True)
+        os.makedirs(os.path.join(d, "out"))
+        if name == "fix":
+            # The same files each time: --fix rewrites them.
+            shutil.copytree(os.path.join(d, ".claude"), os.path.join(d, "fixing"), dirs_exist_ok=True)
+            used = cpu(MANY[name], d)
+            shutil.rmtree(os.path.join(d, ".claude"))
+            os.rename(os.path.join(d, "fixing"), os.path.join(d, ".claude"))
+            return used
+        return cpu(MANY[name], d)
+
+    return n, worst(MANY, run)
+
+
 def main():
     if not os.environ.get("PWK_BIN") and not os.path.exists(PWK):
         subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     only = sys.argv[1:]
-    unknown = [s for s in only if s not in SHAPES]
+    files_only = only == ["files"]
+    unknown = [s for s in only if s not in SHAPES and not files_only]
     if unknown:
         sys.exit(f"unknown shapes: {', '.join(unknown)} (known: {', '.join(SHAPES)})")
     work = tempfile.mkdtemp(prefix="pwk-shapes.")
@@ -295,6 +338,13 @@ def main():
                     flagged.append(f"{name} x {case}: {small:.3f} s -> {large:.3f} s ({ratio:.1f}x)")
                 cells.append(f"{case:17} {small:.3f}->{large:.3f} s {ratio:5.1f}x{' !' if bad else '  '}")
             print(f"{name:24} {n:>7}  {cells[0]:40}  {cells[1]:46}", flush=True)
+        if not only or files_only:
+            n, (ratio, case, small, large) = many_files(work)
+            bad = ratio > 6 and large > 0.1
+            if bad:
+                flagged.append(f"many files x {case}: {small:.3f} s -> {large:.3f} s ({ratio:.1f}x)")
+            cell = f"{case:17} {small:.3f}->{large:.3f} s {ratio:5.1f}x{' !' if bad else '  '}"
+            print(f"{'files (n roles)':24} {n:>7}  {'':40}  {cell:46}", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("ratio: CPU time at 4n over n (linear: about 4); '!' over 6 with the 4n run over 0.1 s")
