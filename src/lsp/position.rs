@@ -69,21 +69,25 @@ fn units_in(bytes: &[u8], enc: Encoding) -> usize {
 /// Where each line of a text starts (bytes), and code-unit checkpoints: a
 /// position costs a binary search and a count of at most [`BLOCK`] bytes,
 /// whatever the length of its line (thousands of findings on one long line
-/// stay linear, as [`crate::role::LineIndex`] keeps the CLI's).
+/// stay linear, as [`crate::role::LineIndex`] keeps the CLI's). The checkpoints
+/// are counted the first time a position lies more than a block into its line:
+/// a buffer of short lines, rebuilt on every edit, never pays for them.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Lines {
     starts: Vec<usize>,
-    /// `utf16[k]`, `utf32[k]`: the code units of the characters starting before byte
-    /// `k * BLOCK`.
+    checkpoints: std::sync::OnceLock<Checkpoints>,
+}
+
+/// `utf16[k]`, `utf32[k]`: the code units of the characters starting before byte
+/// `k * BLOCK`.
+#[derive(Debug, Clone, Default)]
+struct Checkpoints {
     utf16: Vec<usize>,
     utf32: Vec<usize>,
 }
 
-impl Lines {
-    pub(crate) fn new(text: &str) -> Lines {
-        let mut starts = Vec::with_capacity(text.len() / 32 + 2);
-        starts.push(0);
-        starts.extend(crate::text::scan::byte_positions(b'\n', text.as_bytes()).map(|i| i + 1));
+impl Checkpoints {
+    fn of(text: &str) -> Checkpoints {
         let blocks = text.len() / BLOCK + 1;
         let (mut utf16, mut utf32) = (Vec::with_capacity(blocks), Vec::with_capacity(blocks));
         let (mut at16, mut at32) = (0, 0);
@@ -95,22 +99,34 @@ impl Lines {
             utf16.push(at16);
             utf32.push(at32);
         }
+        Checkpoints { utf16, utf32 }
+    }
+}
+
+impl Lines {
+    pub(crate) fn new(text: &str) -> Lines {
+        let mut starts = Vec::with_capacity(text.len() / 32 + 2);
+        starts.push(0);
+        starts.extend(crate::text::scan::byte_positions(b'\n', text.as_bytes()).map(|i| i + 1));
         Lines {
             starts,
-            utf16,
-            utf32,
+            checkpoints: std::sync::OnceLock::new(),
         }
     }
 
-    /// The code units of the characters starting before byte `offset`.
-    fn units_before(&self, bytes: &[u8], offset: usize, enc: Encoding) -> usize {
+    /// The code units of the characters starting before byte `offset` of `text`
+    /// (the text these lines are of).
+    fn units_before(&self, text: &str, offset: usize, enc: Encoding) -> usize {
+        if enc == Encoding::Utf8 {
+            return offset;
+        }
         let block = offset / BLOCK;
+        let at = self.checkpoints.get_or_init(|| Checkpoints::of(text));
         let base = match enc {
-            Encoding::Utf8 => return offset,
-            Encoding::Utf16 => self.utf16[block],
-            Encoding::Utf32 => self.utf32[block],
+            Encoding::Utf16 => at.utf16[block],
+            _ => at.utf32[block],
         };
-        base + units_in(&bytes[block * BLOCK..offset], enc)
+        base + units_in(&text.as_bytes()[block * BLOCK..offset], enc)
     }
 
     /// The text of 0-based `line` without its line break; `None` past the end.
@@ -137,7 +153,7 @@ impl Lines {
         let column = if offset - start <= BLOCK {
             units_in(&bytes[start..offset], enc)
         } else {
-            self.units_before(bytes, offset, enc) - self.units_before(bytes, start, enc)
+            self.units_before(text, offset, enc) - self.units_before(text, start, enc)
         };
         Position::new(line as u32, column as u32)
     }
