@@ -7,6 +7,8 @@
 
 use lsp_types::{Position, PositionEncodingKind};
 
+use crate::role::lines::{BLOCK, count_chars, count_utf16};
+
 /// The unit of a position's `character`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Encoding {
@@ -47,22 +49,14 @@ impl Encoding {
     }
 }
 
-/// Bytes between two code-unit checkpoints.
-const BLOCK: usize = 1024;
-
-/// The code units of the characters that start in `bytes` (a character split at
-/// either end counts where its first byte is): UTF-32 one per first byte, UTF-16
-/// one more for a four-byte character's.
+/// The code units of the characters that start in `bytes`, counted as the CLI's
+/// [`crate::role::LineIndex`] counts characters.
 fn units_in(bytes: &[u8], enc: Encoding) -> usize {
     crate::meter::add(crate::meter::Work::Scan, bytes.len());
-    let first = |b: u8| usize::from((b as i8) >= -0x40);
     match enc {
         Encoding::Utf8 => bytes.len(),
-        Encoding::Utf32 => bytes.iter().map(|&b| first(b)).sum(),
-        Encoding::Utf16 => bytes
-            .iter()
-            .map(|&b| first(b) + usize::from(b >= 0xF0))
-            .sum(),
+        Encoding::Utf32 => count_chars(bytes),
+        Encoding::Utf16 => count_utf16(bytes),
     }
 }
 

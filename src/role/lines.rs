@@ -19,12 +19,20 @@ pub struct Position {
     pub column: usize,
 }
 
-/// Bytes between two character-count checkpoints.
-const BLOCK: usize = 1024;
+/// Bytes between two character-count checkpoints (the language server's
+/// code-unit checkpoints too).
+pub(crate) const BLOCK: usize = 1024;
 
-/// Characters starting in `bytes`: every byte that is not a UTF-8 continuation byte.
-fn count_chars(bytes: &[u8]) -> usize {
+/// Characters starting in `bytes`: every byte that is not a UTF-8 continuation byte
+/// (a character split at either end counts where its first byte is).
+pub(crate) fn count_chars(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
+/// UTF-16 code units of the characters starting in `bytes`: one per character, and
+/// one more for a four-byte character (a surrogate pair).
+pub(crate) fn count_utf16(bytes: &[u8]) -> usize {
+    count_chars(bytes) + bytes.iter().filter(|&&b| b >= 0xF0).count()
 }
 
 impl LineIndex {
